@@ -1,0 +1,35 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ApiKeyGuard } from './common/auth/api-key.guard.js';
+import { RedisModule } from './common/redis/redis.module.js';
+import type { AppConfig } from './config/config.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { AccountsModule } from './modules/accounts/accounts.module.js';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import { QueueModule } from './modules/dispatch/queue.module.js';
+import { HealthModule } from './modules/health/health.module.js';
+import { SmsModule } from './modules/sms/sms.module.js';
+import { WorkerModule } from './worker.module.js';
+
+/** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        RedisModule,
+        QueueModule,
+        AccountsModule,
+        ApiKeysModule,
+        HealthModule,
+        SmsModule,
+        ...(config.runWorkers ? [WorkerModule] : []),
+      ],
+      providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
+    };
+  }
+}

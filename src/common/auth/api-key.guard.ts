@@ -1,0 +1,43 @@
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiKeysService } from '../../modules/api-keys/api-keys.service.js';
+import { AppException } from '../errors/app.exception.js';
+import type { AuthedRequest } from './auth-context.js';
+import { extractApiKey } from './extract-api-key.js';
+import { IS_PUBLIC } from './public.decorator.js';
+
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="bulk-messaging", Basic realm="bulk-messaging"' };
+
+/** First guard of the chain: every route not marked @Public() needs a live API key. */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly keys: ApiKeysService,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
+    const req = ctx.switchToHttp().getRequest<AuthedRequest>();
+    const presented = extractApiKey(req.headers);
+    if (!presented) {
+      throw new AppException('MISSING_API_KEY', 'An API key is required (X-API-Key, Bearer or Basic).', [], CHALLENGE);
+    }
+    const found = presented.length <= 256 ? await this.keys.resolve(presented) : null;
+    if (!found || found.key.revokedAt) {
+      throw new AppException('INVALID_API_KEY', 'The API key is not valid.', [], {
+        'WWW-Authenticate': 'Bearer realm="bulk-messaging", error="invalid_token"',
+      });
+    }
+    if (found.key.expiresAt && found.key.expiresAt.getTime() <= Date.now()) {
+      throw new AppException('API_KEY_EXPIRED', 'The API key has expired.', [], {
+        'WWW-Authenticate': 'Bearer realm="bulk-messaging", error="invalid_token", error_description="expired"',
+      });
+    }
+    if (found.account.status !== 'active') {
+      throw new AppException('ACCOUNT_SUSPENDED', 'The account is suspended.');
+    }
+    req.auth = found;
+    return true;
+  }
+}

@@ -1,0 +1,18 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import type { Account } from '../../modules/accounts/account.entity.js';
+import type { ApiKey } from '../../modules/api-keys/api-key.entity.js';
+
+/** Who is calling, as the auth guard found it. */
+export interface AuthContext {
+  key: ApiKey;
+  account: Account;
+}
+
+export type AuthedRequest = Request & { id: string; auth?: AuthContext };
+
+export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {
+  const req = ctx.switchToHttp().getRequest<AuthedRequest>();
+  if (!req.auth) throw new Error('Auth used on a route without the API key guard');
+  return req.auth;
+});

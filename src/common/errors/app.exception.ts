@@ -1,0 +1,25 @@
+import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from './error-codes.js';
+
+/**
+ * The one exception type the application throws on purpose. The global filter turns it into
+ * the error envelope of decisions §3; `headers` are added to the response (WWW-Authenticate,
+ * Retry-After).
+ */
+export class AppException extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppException';
+    this.status = ERROR_STATUS[code];
+  }
+
+  static validation(details: ErrorDetail[], message = 'The request is not valid.'): AppException {
+    return new AppException('VALIDATION_ERROR', message, details);
+  }
+}

@@ -1,0 +1,37 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AppConfig } from '../../config/config.js';
+import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
+import { classifyError } from '../errors/classify-error.js';
+import { sendError } from '../errors/error-body.js';
+import { AppValidationPipe } from '../validation/app-validation.pipe.js';
+import { requestIdMiddleware } from './request-id.middleware.js';
+
+function trustProxySetting(value: string | undefined): boolean | string | string[] {
+  if (!value) return false;
+  if (value === 'true') return true;
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * Everything the HTTP app needs beyond its modules; shared by main.ts and the e2e tests so
+ * both run the same stack. Create the app with `bodyParser: false`.
+ */
+export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', trustProxySetting(config.trustProxy));
+  app.use(requestIdMiddleware);
+  // The XML endpoint is read as text whatever Content-Type says (decisions §10).
+  app.use('/api/v1/xml', express.text({ type: () => true, limit: config.bodyLimit }));
+  app.use(express.json({ limit: config.bodyLimit, strict: true }));
+  // Body-parser errors happen before Nest's router: answer them in the same envelope here.
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const c = classifyError(err);
+    sendError(req, res, c.status, c.code, c.message, c.details, c.headers);
+  });
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalPipes(new AppValidationPipe());
+  app.enableShutdownHooks();
+}

@@ -1,0 +1,27 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+
+export const REDIS = Symbol('REDIS');
+
+/** The app's own Redis connection (health, cache invalidation, rate limits); Bull keeps its own. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REDIS,
+      inject: [APP_CONFIG],
+      // Fail fast while Redis is down instead of queueing commands in memory: callers decide what to do.
+      useFactory: (c: AppConfig) =>
+        new Redis(c.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, lazyConnect: false }),
+    },
+  ],
+  exports: [REDIS],
+})
+export class RedisModule implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    this.redis.disconnect();
+  }
+}

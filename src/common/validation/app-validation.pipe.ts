@@ -1,0 +1,35 @@
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { AppException } from '../errors/app.exception.js';
+import type { ErrorDetail } from '../errors/error-codes.js';
+
+function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  for (const e of errors) {
+    const field = prefix ? (/^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`) : e.property;
+    for (const message of Object.values(e.constraints ?? {})) out.push({ field, message });
+    if (e.children?.length) out.push(...flatten(e.children, field));
+  }
+  return out;
+}
+
+/** class-validator DTOs, with failures in the error envelope's `details` form. */
+export class AppValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      whitelist: true,
+      forbidUnknownValues: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => AppException.validation(flatten(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object && metadata.metatype !== String) {
+      if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
+        throw AppException.validation([{ field: 'body', message: 'the body must be a JSON object' }], 'The request body must be a JSON object.');
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}

@@ -1,0 +1,150 @@
+import 'reflect-metadata';
+import { existsSync, readFileSync } from 'node:fs';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { EnvSchema } from './env.schema.js';
+
+export type Channel = 'sms' | 'email' | 'chat';
+
+export interface DatabaseConfig {
+  host: string;
+  port: number;
+  username: string;
+  password: string;
+  database: string;
+}
+
+export interface RateLimit {
+  limit: number;
+  windowSeconds: number;
+}
+
+/** The validated configuration: the only place the rest of the code learns about the environment. */
+export interface AppConfig {
+  port: number;
+  env: string;
+  serviceName: string;
+  version: string;
+  database: DatabaseConfig;
+  logDatabase: DatabaseConfig;
+  notificationDatabase: DatabaseConfig;
+  dbPoolSize: number;
+  redisUrl: string;
+  queuePrefix: string;
+  runWorkers: boolean;
+  workerConcurrency: number;
+  transports: { sms: string; email: string; chat: string };
+  smppUrl?: string;
+  smtpUrl?: string;
+  chatApiUrl?: string;
+  chatApiToken?: string;
+  sandboxDeliveryDelayMs: number;
+  callbackAllowPrivateNetworks: boolean;
+  maxRecipients: number;
+  trustProxy?: string;
+  bodyLimit: string;
+  logLevel: string;
+  shutdownGraceMs: number;
+  defaultRateLimit: RateLimit;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** A DI token: inject with `@Inject(APP_CONFIG) config: AppConfig`. */
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+function parseMysqlUrl(url: string): DatabaseConfig {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: u.port ? Number(u.port) : 3306,
+    username: decodeURIComponent(u.username || 'root'),
+    password: decodeURIComponent(u.password),
+    database: u.pathname.replace(/^\//, ''),
+  };
+}
+
+function siblingUrl(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+let packageVersion: string | undefined;
+function readVersion(): string {
+  if (packageVersion) return packageVersion;
+  // The compiled file lives one level deeper (dist/src/config) than the source (src/config).
+  for (const rel of ['../../package.json', '../../../package.json']) {
+    const url = new URL(rel, import.meta.url);
+    if (existsSync(url)) {
+      packageVersion = (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+      return packageVersion;
+    }
+  }
+  return '0.0.0';
+}
+
+let dotenvLoaded = false;
+/** Reads `.env` once, if present; variables already set in the environment win. */
+export function loadDotenv(): void {
+  if (dotenvLoaded) return;
+  dotenvLoaded = true;
+  if (existsSync('.env')) process.loadEnvFile('.env');
+}
+
+/**
+ * Validates the environment (plus overrides, used by tests) and returns the configuration.
+ * Throws ConfigError naming every bad variable.
+ */
+export function loadConfig(overrides: Record<string, string | undefined> = {}): AppConfig {
+  loadDotenv();
+  const raw: Record<string, string | undefined> = { ...process.env, ...overrides };
+  const env = plainToInstance(EnvSchema, raw, { excludeExtraneousValues: false });
+  const errors = validateSync(env, { whitelist: false, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    throw new ConfigError(
+      errors.map((e) => `${e.property}=${JSON.stringify(raw[e.property] ?? '')}: ${Object.values(e.constraints ?? {}).join('; ')}`),
+    );
+  }
+  const databaseUrl = env.DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/bulk_messaging';
+  const database = parseMysqlUrl(databaseUrl);
+  const [limit, windowSeconds] = (env.RATE_LIMIT_DEFAULT ?? '100/1').split('/').map(Number);
+  return {
+    port: env.PORT ?? 3000,
+    env: env.APP_ENV ?? 'development',
+    serviceName: 'bulk-messaging',
+    version: readVersion(),
+    database,
+    logDatabase: parseMysqlUrl(env.LOG_DATABASE_URL ?? siblingUrl(databaseUrl, `${database.database}_log`)),
+    notificationDatabase: parseMysqlUrl(
+      env.NOTIFICATION_DATABASE_URL ?? siblingUrl(databaseUrl, `${database.database}_notification`),
+    ),
+    dbPoolSize: env.DB_POOL_SIZE ?? 20,
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    queuePrefix: env.QUEUE_PREFIX ?? 'bull',
+    runWorkers: env.RUN_WORKERS ?? true,
+    workerConcurrency: env.WORKER_CONCURRENCY ?? 8,
+    transports: {
+      sms: env.SMS_TRANSPORT ?? 'sandbox',
+      email: env.EMAIL_TRANSPORT ?? 'sandbox',
+      chat: env.CHAT_TRANSPORT ?? 'sandbox',
+    },
+    smppUrl: env.SMPP_URL,
+    smtpUrl: env.SMTP_URL,
+    chatApiUrl: env.CHAT_API_URL,
+    chatApiToken: env.CHAT_API_TOKEN,
+    sandboxDeliveryDelayMs: env.SANDBOX_DELIVERY_DELAY_MS ?? 1000,
+    callbackAllowPrivateNetworks: env.CALLBACK_ALLOW_PRIVATE_NETWORKS ?? false,
+    maxRecipients: env.MAX_RECIPIENTS ?? 10_000,
+    trustProxy: env.TRUST_PROXY,
+    bodyLimit: env.BODY_LIMIT ?? '4mb',
+    logLevel: env.LOG_LEVEL ?? 'info',
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 25_000,
+    defaultRateLimit: { limit, windowSeconds },
+  };
+}

@@ -1,0 +1,101 @@
+import { Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : ['true', '1', 'yes'].includes(String(value).toLowerCase()) ? true : ['false', '0', 'no'].includes(String(value).toLowerCase()) ? false : value;
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+
+const MYSQL_URL = /^mysql:\/\/[^/\s]+\/[A-Za-z0-9_]+(\?.*)?$/;
+const REDIS_URL = /^rediss?:\/\/[^\s]+$/;
+
+/** The environment as the service reads it (decisions §2). Defaults live in config.ts. */
+export class EnvSchema {
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT?: number;
+
+  @IsOptional() @Matches(MYSQL_URL, { message: 'must look like mysql://user:password@host:3306/database' })
+  DATABASE_URL?: string;
+
+  @IsOptional() @Matches(MYSQL_URL, { message: 'must look like mysql://user:password@host:3306/database' })
+  LOG_DATABASE_URL?: string;
+
+  @IsOptional() @Matches(MYSQL_URL, { message: 'must look like mysql://user:password@host:3306/database' })
+  NOTIFICATION_DATABASE_URL?: string;
+
+  @IsOptional() @Matches(REDIS_URL, { message: 'must look like redis://host:6379' })
+  REDIS_URL?: string;
+
+  @IsOptional() @IsString() @Matches(/^[A-Za-z0-9_-]{1,32}$/, { message: 'must be a short word such as production' })
+  APP_ENV?: string;
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  RUN_WORKERS?: boolean;
+
+  @IsOptional() @IsIn(['sandbox', 'smpp'])
+  SMS_TRANSPORT?: string;
+
+  @IsOptional() @IsIn(['sandbox', 'smtp'])
+  EMAIL_TRANSPORT?: string;
+
+  @IsOptional() @IsIn(['sandbox', 'http'])
+  CHAT_TRANSPORT?: string;
+
+  @ValidateIf((o: EnvSchema) => o.SMS_TRANSPORT === 'smpp' || o.SMPP_URL !== undefined)
+  @Matches(/^smpps?:\/\/[^\s]+$/, { message: 'must look like smpp://system_id:password@host:2775 (required when SMS_TRANSPORT=smpp)' })
+  SMPP_URL?: string;
+
+  @ValidateIf((o: EnvSchema) => o.EMAIL_TRANSPORT === 'smtp' || o.SMTP_URL !== undefined)
+  @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'must look like smtp://user:password@host:587 (required when EMAIL_TRANSPORT=smtp)' })
+  SMTP_URL?: string;
+
+  @ValidateIf((o: EnvSchema) => o.CHAT_TRANSPORT === 'http' || o.CHAT_API_URL !== undefined)
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL (required when CHAT_TRANSPORT=http)' })
+  CHAT_API_URL?: string;
+
+  @IsOptional() @IsString()
+  CHAT_API_TOKEN?: string;
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  CALLBACK_ALLOW_PRIVATE_NETWORKS?: boolean;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  MAX_RECIPIENTS?: number;
+
+  @IsOptional() @IsString() @Matches(/^[^\s]+$/, { message: 'must be a comma-separated list of addresses or CIDR ranges, or true/loopback' })
+  TRUST_PROXY?: string;
+
+  @IsOptional() @Matches(/^\d+(kb|mb)?$/i, { message: 'must be a size such as 2mb or 512kb' })
+  BODY_LIMIT?: string;
+
+  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL?: string;
+
+  @IsOptional() @Matches(/^[A-Za-z0-9_:-]{1,64}$/, { message: 'must be letters, digits, _ : or -' })
+  QUEUE_PREFIX?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  SANDBOX_DELIVERY_DELAY_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  WORKER_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  DB_POOL_SIZE?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
+  SHUTDOWN_GRACE_MS?: number;
+
+  @IsOptional() @Matches(/^\d+\/\d+$/, { message: 'must be N/SECONDS, for example 100/1' })
+  RATE_LIMIT_DEFAULT?: string;
+}

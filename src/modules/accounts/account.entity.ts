@@ -1,0 +1,33 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+export type AccountStatus = 'active' | 'suspended';
+
+@Entity('accounts')
+export class Account {
+  @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
+  id: string;
+
+  @Column({ name: 'client_id', type: 'char', length: 36, unique: true })
+  clientId: string;
+
+  @Column({ type: 'varchar', length: 64, unique: true })
+  username: string;
+
+  @Column({ name: 'password_hash', type: 'varchar', length: 255, select: false })
+  passwordHash: string;
+
+  @Column({ type: 'enum', enum: ['active', 'suspended'], default: 'active' })
+  status: AccountStatus;
+
+  @Column({ type: 'char', length: 3 })
+  currency: string;
+
+  @Column({ name: 'callback_secret', type: 'varchar', length: 128, select: false })
+  callbackSecret: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
+  updatedAt: Date;
+}

@@ -1,0 +1,46 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity('api_keys')
+export class ApiKey {
+  @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
+  id: string;
+
+  @Index()
+  @Column({ name: 'account_id', type: 'bigint', unsigned: true })
+  accountId: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  /** SHA-256 of the key: the key itself is high-entropy, so a fast hash is enough and lookups stay cheap. */
+  @Column({ name: 'key_hash', type: 'binary', length: 32, unique: true, select: false })
+  keyHash: Buffer;
+
+  /** The first characters of the key, to tell keys apart in listings without storing them. */
+  @Column({ name: 'key_prefix', type: 'varchar', length: 16 })
+  keyPrefix: string;
+
+  @Column({ name: 'allowed_ips', type: 'json', nullable: true })
+  allowedIps: string[] | null;
+
+  @Column({ name: 'expires_at', type: 'datetime', precision: 3, nullable: true })
+  expiresAt: Date | null;
+
+  @Column({ name: 'rate_limit', type: 'int', unsigned: true, nullable: true })
+  rateLimit: number | null;
+
+  @Column({ name: 'rate_window_seconds', type: 'int', unsigned: true, nullable: true })
+  rateWindowSeconds: number | null;
+
+  @Column({ name: 'revoked_at', type: 'datetime', precision: 3, nullable: true })
+  revokedAt: Date | null;
+
+  @Column({ name: 'last_used_at', type: 'datetime', precision: 3, nullable: true })
+  lastUsedAt: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
+  updatedAt: Date;
+}

@@ -1,0 +1,96 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, IsNull } from 'typeorm';
+import { Account } from '../accounts/account.entity.js';
+import { ApiKey } from './api-key.entity.js';
+import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util.js';
+
+export class ApiKeyError extends Error {}
+
+export interface ResolvedKey {
+  key: ApiKey;
+  account: Account;
+}
+
+export interface CreateKeyInput {
+  username: string;
+  name: string;
+  allowedIps?: string[];
+  expiresAt?: Date | null;
+  rateLimit?: { limit: number; windowSeconds: number } | null;
+}
+
+@Injectable()
+export class ApiKeysService {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Returns the stored key and, once only, its secret. */
+  async create(input: CreateKeyInput): Promise<{ apiKey: ApiKey; secret: string }> {
+    const account = await this.ds.getRepository(Account).findOne({ where: { username: input.username } });
+    if (!account) throw new ApiKeyError(`no account named ${input.username}`);
+    const name = input.name.trim();
+    if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw new ApiKeyError('expires-at is in the past');
+    const secret = generateApiKey();
+    const repo = this.ds.getRepository(ApiKey);
+    const apiKey = repo.create({
+      accountId: account.id,
+      name,
+      keyHash: hashApiKey(secret),
+      keyPrefix: displayPrefix(secret),
+      allowedIps: input.allowedIps?.length ? input.allowedIps : null,
+      expiresAt: input.expiresAt ?? null,
+      rateLimit: input.rateLimit?.limit ?? null,
+      rateWindowSeconds: input.rateLimit?.windowSeconds ?? null,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
+    await repo.insert(apiKey);
+    const stored = await repo.findOneByOrFail({ id: apiKey.id });
+    return { apiKey: stored, secret };
+  }
+
+  async list(username?: string): Promise<Array<ApiKey & { username: string }>> {
+    const qb = this.ds
+      .getRepository(ApiKey)
+      .createQueryBuilder('k')
+      .innerJoin(Account, 'a', 'a.id = k.accountId')
+      .addSelect('a.username', 'username')
+      .orderBy('k.id', 'ASC');
+    if (username) qb.where('a.username = :username', { username });
+    const { entities, raw } = await qb.getRawAndEntities<{ username: string }>();
+    return entities.map((k, i) => Object.assign(k, { username: raw[i].username }));
+  }
+
+  async get(id: string): Promise<ApiKey> {
+    if (!/^\d{1,19}$/.test(id)) throw new ApiKeyError(`no key with id ${id}`);
+    const key = await this.ds.getRepository(ApiKey).findOne({ where: { id } });
+    if (!key) throw new ApiKeyError(`no key with id ${id}`);
+    return key;
+  }
+
+  async revoke(id: string): Promise<ApiKey> {
+    const key = await this.get(id);
+    if (!key.revokedAt) {
+      await this.ds.getRepository(ApiKey).update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+    }
+    return this.get(id);
+  }
+
+  /** Looks a presented key up by its hash; null when unknown. Revocation and expiry are the caller's to judge. */
+  async resolve(presented: string): Promise<ResolvedKey | null> {
+    const hash = hashApiKey(presented);
+    const row = await this.ds
+      .getRepository(ApiKey)
+      .createQueryBuilder('k')
+      .addSelect('k.keyHash')
+      .innerJoinAndMapOne('k.account', Account, 'a', 'a.id = k.accountId')
+      .where('k.keyHash = :hash', { hash })
+      .getOne();
+    // The index lookup already matched; the constant-time compare keeps the final check free of timing signal.
+    if (!row || !timingSafeEqual(row.keyHash, hash)) return null;
+    const { account, ...key } = row as ApiKey & { account: Account };
+    return { key: key as ApiKey, account };
+  }
+}

@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Channel } from '../messaging/channel.js';
+import { AccountChannel } from './account-channel.entity.js';
+import type { LedgerKind } from './ledger-entry.entity.js';
+import { isPositive, money } from './money.js';
+
+export class InsufficientBalance extends Error {
+  constructor(
+    readonly needed: string,
+    readonly available: string,
+  ) {
+    super('insufficient balance');
+  }
+}
+
+/** Every movement of money goes through here: a ledger row and a balance change in one transaction. */
+@Injectable()
+export class BalanceService {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async channels(accountId: string): Promise<AccountChannel[]> {
+    return this.ds.getRepository(AccountChannel).find({ where: { accountId } });
+  }
+
+  async channel(accountId: string, channel: Channel, em: EntityManager = this.ds.manager): Promise<AccountChannel> {
+    return em.getRepository(AccountChannel).findOneByOrFail({ accountId, channel });
+  }
+
+  /**
+   * Takes `amount` from the channel balance inside the caller's transaction. The conditional
+   * UPDATE cannot overdraw however many transactions race; it throws InsufficientBalance instead.
+   */
+  async debit(em: EntityManager, accountId: string, channel: Channel, amount: string, sendRequestId: string): Promise<void> {
+    if (!isPositive(amount)) return;
+    const res = (await em.query(
+      'UPDATE account_channels SET balance = balance - ? WHERE account_id = ? AND channel = ? AND balance >= ?',
+      [amount, accountId, channel, amount],
+    )) as { affectedRows: number };
+    if (res.affectedRows !== 1) {
+      const row = await em.query('SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?', [accountId, channel]);
+      throw new InsufficientBalance(amount, money(row[0]?.balance ?? 0));
+    }
+    await this.ledger(em, accountId, channel, 'charge', `-${amount}`, sendRequestId, null, null);
+  }
+
+  async topUp(accountId: string, channel: Channel, amount: string, note?: string): Promise<AccountChannel> {
+    return this.ds.transaction(async (em) => {
+      await em.query('UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?', [amount, accountId, channel]);
+      await this.ledger(em, accountId, channel, 'topup', amount, null, null, note ?? null);
+      return this.channel(accountId, channel, em);
+    });
+  }
+
+  async setPrice(accountId: string, channel: Channel, costPerUnit: string): Promise<AccountChannel> {
+    await this.ds.getRepository(AccountChannel).update({ accountId, channel }, { costPerUnit });
+    return this.channel(accountId, channel);
+  }
+
+  /**
+   * Gives a message's charge back. Safe to call more than once: the ledger's unique key on
+   * (kind, message_id) lets only the first refund through. Returns whether it refunded.
+   */
+  async refundMessage(
+    em: EntityManager,
+    m: { id: string; accountId: string; channel: Channel; cost: string; sendRequestId: string },
+  ): Promise<boolean> {
+    if (!isPositive(m.cost)) return false;
+    const res = (await em.query(
+      `INSERT IGNORE INTO ledger_entries (account_id, channel, kind, amount, send_request_id, message_id, note)
+       VALUES (?, ?, 'refund', ?, ?, ?, NULL)`,
+      [m.accountId, m.channel, m.cost, m.sendRequestId, m.id],
+    )) as { affectedRows: number };
+    if (res.affectedRows !== 1) return false;
+    await em.query('UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?', [m.cost, m.accountId, m.channel]);
+    return true;
+  }
+
+  private async ledger(
+    em: EntityManager,
+    accountId: string,
+    channel: Channel,
+    kind: LedgerKind,
+    amount: string,
+    sendRequestId: string | null,
+    messageId: string | null,
+    note: string | null,
+  ): Promise<void> {
+    // Raw INSERT: the repository would re-read defaults with a second query on the hot path.
+    await em.query(
+      'INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id, message_id, note) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [accountId, channel, kind, amount, sendRequestId, messageId, note],
+    );
+  }
+}

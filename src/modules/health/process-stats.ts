@@ -1,0 +1,44 @@
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+
+const SAMPLE_MS = 5000;
+
+/** CPU use over the last sampling interval (not since start), as a percentage of one core. */
+@Injectable()
+export class ProcessStats implements OnModuleInit, OnModuleDestroy {
+  readonly startedAt = Date.now();
+  private last = { at: performance.now(), cpu: process.cpuUsage() };
+  private percent = 0;
+  private timer?: NodeJS.Timeout;
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => this.sample(), SAMPLE_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    const now = performance.now();
+    const cpu = process.cpuUsage();
+    const usedMicros = cpu.user - this.last.cpu.user + (cpu.system - this.last.cpu.system);
+    const elapsedMicros = (now - this.last.at) * 1000;
+    this.percent = elapsedMicros > 0 ? (usedMicros / elapsedMicros) * 100 : 0;
+    this.last = { at: now, cpu };
+  }
+
+  cpuPercent(): number {
+    // Before the first full interval, measure what has passed so far.
+    if (performance.now() - this.last.at >= SAMPLE_MS || this.percent === 0) this.sample();
+    return Math.round(this.percent * 100) / 100;
+  }
+
+  memoryMb(): number {
+    return Math.round((process.memoryUsage.rss() / 1048576) * 100) / 100;
+  }
+
+  uptimeSeconds(): number {
+    return Math.floor((Date.now() - this.startedAt) / 1000);
+  }
+}

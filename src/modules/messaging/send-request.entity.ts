@@ -1,0 +1,67 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { CHANNELS, type Channel } from './channel.js';
+
+/** One row per accepted send request. Its id is the api_reference. */
+@Entity('send_requests')
+@Index('uq_send_requests_reference', ['accountId', 'channel', 'userReferenceId'], { unique: true })
+export class SendRequest {
+  @PrimaryColumn({ type: 'bigint', unsigned: true })
+  id: string;
+
+  @Column({ name: 'account_id', type: 'bigint', unsigned: true })
+  accountId: string;
+
+  @Column({ name: 'api_key_id', type: 'bigint', unsigned: true })
+  apiKeyId: string;
+
+  @Column({ type: 'enum', enum: CHANNELS })
+  channel: Channel;
+
+  @Column({ type: 'varchar', length: 320 })
+  sender: string;
+
+  @Column({ type: 'text', nullable: true })
+  subject: string | null;
+
+  @Column({ type: 'mediumtext' })
+  body: string;
+
+  @Column({ name: 'reply_to', type: 'varchar', length: 320, nullable: true })
+  replyTo: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  source: string | null;
+
+  @Column({ name: 'callback_url', type: 'varchar', length: 2048, nullable: true })
+  callbackUrl: string | null;
+
+  @Column({ name: 'user_reference_id', type: 'varchar', length: 255, nullable: true })
+  userReferenceId: string | null;
+
+  /** SHA-256 of the canonical request, to tell a replay from a different request with the same reference. */
+  @Column({ name: 'request_hash', type: 'binary', length: 32 })
+  requestHash: Buffer;
+
+  @Column({ name: 'recipient_count', type: 'int', unsigned: true })
+  recipientCount: number;
+
+  @Column({ name: 'accepted_count', type: 'int', unsigned: true })
+  acceptedCount: number;
+
+  @Column({ name: 'units_per_recipient', type: 'smallint', unsigned: true })
+  unitsPerRecipient: number;
+
+  @Column({ type: 'decimal', precision: 20, scale: 6 })
+  cost: string;
+
+  @Column({ type: 'char', length: 3 })
+  currency: string;
+
+  /** Set once the dispatch jobs are in Redis; the recovery sweep enqueues rows where it stays NULL. */
+  @Index()
+  @Column({ name: 'enqueued_at', type: 'datetime', precision: 3, nullable: true })
+  enqueuedAt: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt: Date;
+}

@@ -1,0 +1,214 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { v7 as uuidv7 } from 'uuid';
+import type { AuthContext } from '../../common/auth/auth-context.js';
+import { AppException } from '../../common/errors/app.exception.js';
+import type { ErrorDetail } from '../../common/errors/error-codes.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { BalanceService, InsufficientBalance } from '../balance/balance.service.js';
+import { priceOf } from '../balance/money.js';
+import { DispatchProducer } from '../dispatch/dispatch.producer.js';
+import { checkCallbackUrl } from './callback-url.js';
+import type { ChannelPolicy, SendInput } from './channel-policy.js';
+import type { Channel } from './channel.js';
+import { IdGenerator } from './id-generator.js';
+import { insertMessages, type NewMessageRow } from './message-rows.js';
+
+export interface SendEntry {
+  messageId: string;
+  uuid: string;
+  recipient: string;
+  status: 'ACKNOWLEDGED' | 'REJECTED';
+  reason?: string;
+}
+
+export interface SendOutcome {
+  apiReference: string;
+  channel: Channel;
+  entries: SendEntry[];
+  acceptedCount: number;
+  unitsPerRecipient: number;
+  cost: string;
+  currency: string;
+  createdAt: Date;
+  replayed: boolean;
+}
+
+class DuplicateReference extends Error {}
+
+const MYSQL_DUP = 1062;
+
+/**
+ * The one send pipeline for every channel: normalise recipients, price, store the request,
+ * its messages and the charge in ONE transaction, then enqueue dispatch jobs.
+ */
+@Injectable()
+export class SendService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly ids: IdGenerator,
+    private readonly balances: BalanceService,
+    private readonly dispatch: DispatchProducer,
+  ) {}
+
+  async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
+    const { channel } = policy;
+    if (input.recipients.length > this.config.maxRecipients) {
+      throw new AppException(
+        'TOO_MANY_RECIPIENTS',
+        `A request may name at most ${this.config.maxRecipients} recipients; this one names ${input.recipients.length}.`,
+        [{ field: policy.recipientField, message: `at most ${this.config.maxRecipients} recipients` }],
+      );
+    }
+    policy.validate(input);
+    const callbackUrl = input.callbackUrl
+      ? checkCallbackUrl(input.callbackUrl, this.config.callbackAllowPrivateNetworks)
+      : null;
+
+    const entries = this.sortRecipients(policy, input.recipients);
+    const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
+    if (accepted.length === 0) {
+      const details: ErrorDetail[] = input.recipients.length
+        ? entries.map((e) => ({ field: `${policy.recipientField}[${e.index}]`, message: e.reason ?? 'invalid' }))
+        : [{ field: policy.recipientField, message: 'at least one recipient is required' }];
+      throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
+    }
+
+    const unitsPerRecipient = policy.unitsPerRecipient(input);
+    const price = await this.balances.channel(auth.account.id, channel);
+    const unitCost = priceOf(price.costPerUnit, unitsPerRecipient);
+    const cost = priceOf(unitCost, accepted.length);
+    const requestHash = this.hash(channel, input, callbackUrl);
+    const apiReference = this.ids.next();
+    const createdAt = new Date();
+
+    const rows: NewMessageRow[] = entries.map((e) => ({
+      id: e.messageId,
+      uuid: e.uuid,
+      recipient: e.recipient,
+      status: e.status,
+      reason: e.reason ?? null,
+      units: e.status === 'ACKNOWLEDGED' ? unitsPerRecipient : 0,
+      cost: e.status === 'ACKNOWLEDGED' ? unitCost : '0',
+    }));
+
+    try {
+      await this.ds.transaction(async (em) => {
+        // The request row goes first: a racing duplicate of user_reference_id waits on its unique key here.
+        try {
+          await em.query(
+            `INSERT INTO send_requests (id, account_id, api_key_id, channel, sender, subject, body, reply_to, source,
+               callback_url, user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient,
+               cost, currency, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            [
+              apiReference, auth.account.id, auth.key.id, channel, input.sender, input.subject ?? null, input.body,
+              input.replyTo ?? null, input.source ?? null, callbackUrl, input.userReferenceId ?? null, requestHash,
+              entries.length, accepted.length, unitsPerRecipient, cost, auth.account.currency, createdAt,
+            ],
+          );
+        } catch (err) {
+          if ((err as { errno?: number }).errno === MYSQL_DUP) throw new DuplicateReference();
+          throw err;
+        }
+        await insertMessages(em, { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt }, rows);
+        // The debit comes last so the hot balance row stays locked for as short a time as possible.
+        await this.balances.debit(em, auth.account.id, channel, cost, apiReference);
+      });
+    } catch (err) {
+      if (err instanceof DuplicateReference) return this.replay(auth, channel, input.userReferenceId!, requestHash);
+      if (err instanceof InsufficientBalance) {
+        throw new AppException(
+          'INSUFFICIENT_BALANCE',
+          `The ${channel} balance cannot pay for this request: it costs ${err.needed} ${auth.account.currency}, the balance is ${err.available}.`,
+          [{ field: 'balance', message: `needed ${err.needed}, available ${err.available}` }],
+        );
+      }
+      throw err;
+    }
+
+    await this.dispatch.enqueue(channel, apiReference, accepted.map((e) => e.messageId));
+    return {
+      apiReference,
+      channel,
+      entries: entries.map(({ messageId, uuid, recipient, status, reason }) => ({ messageId, uuid, recipient, status, reason })),
+      acceptedCount: accepted.length,
+      unitsPerRecipient,
+      cost,
+      currency: auth.account.currency,
+      createdAt,
+      replayed: false,
+    };
+  }
+
+  /** Normalises, drops repeats (listed once) and marks invalid recipients REJECTED, keeping input order. */
+  private sortRecipients(policy: ChannelPolicy, raw: string[]) {
+    const seen = new Set<string>();
+    const out: Array<SendEntry & { index: number }> = [];
+    raw.forEach((value, index) => {
+      const check = policy.normaliseRecipient(value);
+      const recipient = check.ok ? check.value : String(value).slice(0, 320);
+      if (seen.has(recipient)) return;
+      seen.add(recipient);
+      out.push({
+        index,
+        messageId: this.ids.next(),
+        uuid: uuidv7(),
+        recipient,
+        status: check.ok ? 'ACKNOWLEDGED' : 'REJECTED',
+        reason: check.ok ? undefined : check.reason,
+      });
+    });
+    return out;
+  }
+
+  private hash(channel: Channel, input: SendInput, callbackUrl: string | null): Buffer {
+    const canonical = JSON.stringify([
+      channel, input.sender, input.recipients, input.body, input.subject ?? null, input.replyTo ?? null,
+      input.source ?? null, callbackUrl,
+    ]);
+    return createHash('sha256').update(canonical).digest();
+  }
+
+  /** decisions §8: the same body gets the first answer again; a different one is a conflict. */
+  private async replay(auth: AuthContext, channel: Channel, userReferenceId: string, requestHash: Buffer): Promise<SendOutcome> {
+    const [req] = (await this.ds.query(
+      `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at
+         FROM send_requests WHERE account_id = ? AND channel = ? AND user_reference_id = ?`,
+      [auth.account.id, channel, userReferenceId],
+    )) as Array<{ id: string; request_hash: Buffer; accepted_count: number; units_per_recipient: number; cost: string; currency: string; created_at: Date }>;
+    if (!req) throw new Error('duplicate reference reported but no request found');
+    if (!req.request_hash.equals(requestHash)) {
+      throw new AppException(
+        'DUPLICATE_REFERENCE',
+        `user_reference_id ${JSON.stringify(userReferenceId)} was already used for a different ${channel} request (api_reference ${req.id}).`,
+        [{ field: 'user_reference_id', message: 'already used with a different body' }],
+      );
+    }
+    const messages = (await this.ds.query(
+      'SELECT id, uuid, recipient, reason, units FROM messages WHERE send_request_id = ? ORDER BY id',
+      [req.id],
+    )) as Array<{ id: string; uuid: string; recipient: string; reason: string | null; units: number }>;
+    return {
+      apiReference: req.id,
+      channel,
+      // The first answer said ACKNOWLEDGED for every charged message and REJECTED for the rest.
+      entries: messages.map((m) => ({
+        messageId: m.id,
+        uuid: m.uuid,
+        recipient: m.recipient,
+        status: m.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED',
+        reason: m.units > 0 ? undefined : (m.reason ?? undefined),
+      })),
+      acceptedCount: req.accepted_count,
+      unitsPerRecipient: req.units_per_recipient,
+      cost: req.cost,
+      currency: req.currency,
+      createdAt: req.created_at,
+      replayed: true,
+    };
+  }
+}

@@ -1,0 +1,35 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
+import { SendService, type SendOutcome } from '../messaging/send.service.js';
+import { SmsSendDto } from './sms-send.dto.js';
+import { smsInput } from './sms-input.js';
+import { SmsPolicy } from './sms.policy.js';
+
+/** spec §2.2 */
+export function smsResponse(o: SendOutcome) {
+  return {
+    api_reference: o.apiReference,
+    data: o.entries.map((e) => ({
+      message_id: e.uuid,
+      mobile_number: e.recipient,
+      status: e.status,
+      ...(e.reason ? { reason: e.reason } : {}),
+    })),
+    message: 'successful',
+    success: true,
+  };
+}
+
+@Controller('api/v1/json/bulk/sms')
+export class SmsController {
+  constructor(
+    private readonly sends: SendService,
+    private readonly policy: SmsPolicy,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  async send(@Auth() auth: AuthContext, @Body() dto: SmsSendDto) {
+    return smsResponse(await this.sends.send(this.policy, auth, smsInput(dto as Record<string, unknown>)));
+  }
+}

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
+import type { Account } from '../../src/modules/accounts/account.entity.js';
+import { ApiKeysService, type CreateKeyInput } from '../../src/modules/api-keys/api-keys.service.js';
+import type { ApiKey } from '../../src/modules/api-keys/api-key.entity.js';
+import { BalanceService } from '../../src/modules/balance/balance.service.js';
+import type { Channel } from '../../src/modules/messaging/channel.js';
+import type { TestApp } from '../support/test-app.js';
+
+export interface Tenant {
+  account: Account;
+  apiKey: ApiKey;
+  key: string;
+  username: string;
+  password: string;
+}
+
+/** An account with balances, prices and one API key, in one call. */
+export async function createTenant(
+  t: TestApp,
+  opts: {
+    balances?: Partial<Record<Channel, string>>;
+    prices?: Partial<Record<Channel, string>>;
+    key?: Omit<CreateKeyInput, 'username' | 'name'>;
+    currency?: string;
+  } = {},
+): Promise<Tenant> {
+  const username = `user_${randomBytes(4).toString('hex')}`;
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const account = await t.app.get(AccountsService).create({ username, password, currency: opts.currency ?? 'ZMW' });
+  const balances = t.app.get(BalanceService);
+  for (const [channel, price] of Object.entries(opts.prices ?? {})) await balances.setPrice(account.id, channel as Channel, price);
+  const amounts = opts.balances ?? { sms: '1000', email: '1000', chat: '1000' };
+  for (const [channel, amount] of Object.entries(amounts)) await balances.topUp(account.id, channel as Channel, amount);
+  const { apiKey, secret } = await t.app.get(ApiKeysService).create({ username, name: 'test key', ...(opts.key ?? {}) });
+  return { account, apiKey, key: secret, username, password };
+}

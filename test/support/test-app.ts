@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { Redis } from 'ioredis';
+import { createConnection } from 'mysql2/promise';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../../src/app.module.js';
+import { configureApp } from '../../src/common/http/configure-app.js';
+import { loadConfig, type AppConfig } from '../../src/config/config.js';
+
+export const MYSQL_ROOT = 'mysql://root@127.0.0.1:3306';
+
+/** A unique name per suite: its own three databases and its own Bull prefix, so suites run in parallel. */
+export function uniqueName(): string {
+  return `bmt_${process.pid}_${randomBytes(3).toString('hex')}`;
+}
+
+export function testEnv(name: string, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: `${MYSQL_ROOT}/${name}`,
+    QUEUE_PREFIX: name,
+    RUN_WORKERS: 'false',
+    APP_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  };
+}
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  name: string;
+  http: () => ReturnType<typeof request>;
+  ds: DataSource;
+  queue: (name: string) => Queue;
+  close: () => Promise<void>;
+}
+
+export async function startTestApp(overrides: Record<string, string> = {}, name = uniqueName()): Promise<TestApp> {
+  const config = loadConfig(testEnv(name, overrides));
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
+  configureApp(app, config);
+  await app.init();
+  const server = app.getHttpServer();
+  return {
+    app,
+    config,
+    name,
+    http: () => request(server),
+    ds: app.get(DataSource),
+    queue: (q: string) => app.get<Queue>(getQueueToken(q)),
+    close: async () => {
+      await app.close();
+      await dropTestState(name, config.redisUrl);
+    },
+  };
+}
+
+export async function dropTestState(name: string, redisUrl = 'redis://127.0.0.1:6379'): Promise<void> {
+  const conn = await createConnection({ host: '127.0.0.1', user: 'root' });
+  try {
+    for (const db of [name, `${name}_log`, `${name}_notification`]) await conn.query(`DROP DATABASE IF EXISTS \`${db}\``);
+  } finally {
+    await conn.end();
+  }
+  const redis = new Redis(redisUrl);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** All message ids queued on a channel's queue (jobs carry chunks of ids). */
+export async function queuedMessageIds(queue: Queue): Promise<string[]> {
+  const jobs = await queue.getJobs(['waiting', 'delayed', 'active', 'paused']);
+  return jobs.flatMap((j) => (j?.data as { messageIds: string[] }).messageIds);
+}
