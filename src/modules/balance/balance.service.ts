@@ -4,7 +4,8 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { Channel } from '../messaging/channel.js';
 import { AccountChannel } from './account-channel.entity.js';
 import type { LedgerKind } from './ledger-entry.entity.js';
-import { isPositive, money } from './money.js';
+import type { Account } from '../accounts/account.entity.js';
+import { creditsOf, isPositive, money, sum, toNumber } from './money.js';
 
 export class InsufficientBalance extends Error {
   constructor(
@@ -19,6 +20,29 @@ export class InsufficientBalance extends Error {
 @Injectable()
 export class BalanceService {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** spec §2.8: per-channel value, price and credits; total_value is their sum, computed exactly. */
+  async report(account: Account) {
+    const rows = await this.channels(account.id);
+    const balances: Record<string, { balance_value: number; cost_per_unit: number; credits: number }> = {};
+    let lastUpdated = account.createdAt;
+    for (const ch of ['email', 'sms', 'chat'] as const) {
+      const row = rows.find((r) => r.channel === ch);
+      const value = row?.balance ?? '0';
+      const price = row?.costPerUnit ?? '0';
+      balances[ch] = { balance_value: toNumber(value), cost_per_unit: toNumber(price), credits: creditsOf(value, price) };
+      if (row && row.updatedAt > lastUpdated) lastUpdated = row.updatedAt;
+    }
+    return {
+      status: 'success',
+      account_status: account.status,
+      client_id: account.clientId,
+      currency: account.currency,
+      last_updated: lastUpdated.toISOString(),
+      total_value: toNumber(sum(rows.map((r) => r.balance))),
+      balances,
+    };
+  }
 
   async channels(accountId: string): Promise<AccountChannel[]> {
     return this.ds.getRepository(AccountChannel).find({ where: { accountId } });

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const SMS = '/api/v1/json/bulk/sms';
+const body = { from: 'ACME', to: '260971234567', message: 'hi' };
+
+describe('API key authentication', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    tenant = await createTenant(t);
+  });
+  afterAll(async () => t?.close());
+
+  it('accepts the key in X-API-Key', async () => {
+    expect((await t.http().post(SMS).set('X-API-Key', tenant.key).send(body)).status).toBe(200);
+  });
+
+  it('accepts the key as a Bearer token', async () => {
+    expect((await t.http().post(SMS).set('Authorization', `Bearer ${tenant.key}`).send(body)).status).toBe(200);
+  });
+
+  it('accepts the key as the Basic user name with an empty password', async () => {
+    const basic = Buffer.from(`${tenant.key}:`).toString('base64');
+    expect((await t.http().post(SMS).set('Authorization', `Basic ${basic}`).send(body)).status).toBe(200);
+  });
+
+  it('refuses a request without a key with 401 MISSING_API_KEY and a WWW-Authenticate challenge', async () => {
+    const res = await t.http().post(SMS).send(body);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('MISSING_API_KEY');
+    expect(res.headers['www-authenticate']).toMatch(/Bearer/);
+  });
+
+  it('refuses an unknown key with 401 INVALID_API_KEY', async () => {
+    const res = await t.http().post(SMS).set('X-API-Key', 'bmk_notarealkey').send(body);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('INVALID_API_KEY');
+    expect(res.headers['www-authenticate']).toBeTruthy();
+  });
+
+  it('refuses a Basic header whose user name is not a key', async () => {
+    const basic = Buffer.from('someone:secret').toString('base64');
+    const res = await t.http().post(SMS).set('Authorization', `Basic ${basic}`).send(body);
+    expect(res.body.error.code).toBe('INVALID_API_KEY');
+  });
+
+  it('refuses a revoked key with 401 INVALID_API_KEY', async () => {
+    const other = await createTenant(t);
+    await t.ds.query('UPDATE api_keys SET revoked_at = NOW(3) WHERE id = ?', [other.apiKey.id]);
+    const res = await t.http().post(SMS).set('X-API-Key', other.key).send(body);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('INVALID_API_KEY');
+  });
+
+  it('refuses an expired key with 401 API_KEY_EXPIRED', async () => {
+    const other = await createTenant(t);
+    await t.ds.query('UPDATE api_keys SET expires_at = NOW(3) - INTERVAL 1 SECOND WHERE id = ?', [other.apiKey.id]);
+    const res = await t.http().post(SMS).set('X-API-Key', other.key).send(body);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('API_KEY_EXPIRED');
+  });
+
+  it('refuses a suspended account with 403 ACCOUNT_SUSPENDED', async () => {
+    const other = await createTenant(t);
+    await t.ds.query("UPDATE accounts SET status = 'suspended' WHERE id = ?", [other.account.id]);
+    const res = await t.http().post(SMS).set('X-API-Key', other.key).send(body);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('ACCOUNT_SUSPENDED');
+  });
+
+  it('stores only a SHA-256 hash of the key, never the key', async () => {
+    const [row] = await t.ds.query('SELECT HEX(key_hash) AS h, key_prefix FROM api_keys WHERE id = ?', [tenant.apiKey.id]);
+    const { createHash } = await import('node:crypto');
+    expect(row.h.toLowerCase()).toBe(createHash('sha256').update(tenant.key).digest('hex'));
+    expect(tenant.key.length).toBeGreaterThanOrEqual(40);
+    expect(tenant.key.startsWith(row.key_prefix)).toBe(true);
+    expect(row.key_prefix.length).toBeLessThan(tenant.key.length / 2);
+  });
+
+  it('lets health probes through without a key', async () => {
+    expect((await t.http().get('/health')).status).toBe(200);
+    expect((await t.http().get('/health/live')).status).toBe(200);
+  });
+});
