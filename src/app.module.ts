@@ -7,6 +7,8 @@ import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AccountsModule } from './modules/accounts/accounts.module.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import { ChatModule } from './modules/chat/chat.module.js';
+import { EmailModule } from './modules/email/email.module.js';
 import { QueueModule } from './modules/dispatch/queue.module.js';
 import { HealthModule } from './modules/health/health.module.js';
 import { SmsModule } from './modules/sms/sms.module.js';
@@ -27,6 +29,8 @@ export class AppModule {
         ApiKeysModule,
         HealthModule,
         SmsModule,
+        EmailModule,
+        ChatModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
       providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],

@@ -1,0 +1,50 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
+import { AccountsService } from '../accounts/accounts.service.js';
+import { toNumber } from '../balance/money.js';
+import { SendService, type SendOutcome } from '../messaging/send.service.js';
+import { ChatSendDto } from './chat-send.dto.js';
+import { chatInput } from './chat-input.js';
+import { ChatPolicy } from './chat.policy.js';
+import { ChatDeliveryEstimator } from './delivery-estimate.js';
+
+/**
+ * spec §2.6. `count` is the messages queued (accepted recipients only). Invalid recipients are
+ * not sent, counted or charged (decisions §4); since this answer has no per-recipient list,
+ * they are named in `rejected: [{recipient, reason}]`, present only when there are any so a
+ * clean request gets exactly the spec's shape.
+ */
+export function chatResponse(o: SendOutcome, estimatedDelivery: string) {
+  const rejected = o.entries
+    .filter((e) => e.status === 'REJECTED')
+    .map((e) => ({ recipient: e.recipient, reason: e.reason ?? 'INVALID_NUMBER' }));
+  return {
+    cost: toNumber(o.cost),
+    count: o.acceptedCount,
+    currency: o.currency,
+    estimated_delivery: estimatedDelivery,
+    message: 'Chat messages queued successfully',
+    reference: o.apiReference,
+    status: 'success',
+    ...(rejected.length ? { rejected } : {}),
+  };
+}
+
+@Controller('api/v1/json/bulk/chat')
+export class ChatController {
+  constructor(
+    private readonly sends: SendService,
+    private readonly policy: ChatPolicy,
+    private readonly accounts: AccountsService,
+    private readonly estimator: ChatDeliveryEstimator,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  async send(@Auth() auth: AuthContext, @Body() dto: ChatSendDto) {
+    // Credentials first: a caller with the wrong password learns nothing about the rest of the body.
+    await this.accounts.verifyCredentials(auth.account.id, dto.username, dto.password);
+    const outcome = await this.sends.send(this.policy, auth, chatInput(dto as Record<string, unknown>));
+    return chatResponse(outcome, await this.estimator.estimate(outcome.acceptedCount));
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module.js';
+import { MessagingModule } from '../messaging/messaging.module.js';
+import { ChatController } from './chat.controller.js';
+import { ChatPolicy } from './chat.policy.js';
+import { ChatDeliveryEstimator } from './delivery-estimate.js';
+
+@Module({
+  imports: [MessagingModule, AccountsModule],
+  controllers: [ChatController],
+  providers: [ChatPolicy, ChatDeliveryEstimator],
+  exports: [ChatPolicy],
+})
+export class ChatModule {}

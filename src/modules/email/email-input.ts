@@ -1,0 +1,38 @@
+import type { ErrorDetail } from '../../common/errors/error-codes.js';
+import { asList } from '../../common/validation/validators.js';
+import type { SendInput } from '../messaging/channel-policy.js';
+import { throwIfProblems } from '../messaging/field-aliases.js';
+import { normaliseEmail } from '../messaging/recipients.js';
+
+function isBlank(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
+}
+
+/** An address as it will be stored: domain lower-cased when valid; left as sent otherwise for the policy to refuse. */
+function address(raw: string): string {
+  const check = normaliseEmail(raw);
+  return check.ok ? check.value : raw.trim();
+}
+
+/**
+ * Maps an e-mail body (spec §2.3) to the pipeline's input, checking required fields. The body
+ * and subject are kept exactly as sent: HTML and whitespace are content.
+ */
+export function emailInput(body: Record<string, unknown>): SendInput {
+  const problems: ErrorDetail[] = [];
+  for (const field of ['to', 'subject', 'email_body', 'from'] as const) {
+    if (isBlank(body[field])) problems.push({ field, message: `${field} is required` });
+  }
+  throwIfProblems(problems);
+  const replyTo = body.reply_to as string | undefined;
+  return {
+    sender: address(body.from as string),
+    recipients: asList(body.to as string | string[]),
+    body: body.email_body as string,
+    subject: body.subject as string,
+    // An empty reply_to means "none", the way most mail clients treat an empty header.
+    replyTo: replyTo === undefined || replyTo.trim() === '' ? null : address(replyTo),
+    source: (body.source as string | undefined) ?? null,
+    userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+  };
+}

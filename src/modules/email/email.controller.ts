@@ -1,0 +1,35 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
+import { SendService, type SendOutcome } from '../messaging/send.service.js';
+import { EmailSendDto } from './email-send.dto.js';
+import { emailInput } from './email-input.js';
+import { EmailPolicy } from './email.policy.js';
+
+/** spec §2.4; message_id is the numeric message id (decisions §5), not the UUID. */
+export function emailResponse(o: SendOutcome) {
+  return {
+    api_reference: o.apiReference,
+    data: o.entries.map((e) => ({
+      email_address: e.recipient,
+      message_id: e.messageId,
+      status: e.status,
+      ...(e.reason ? { reason: e.reason } : {}),
+    })),
+    message: 'successful',
+    success: true,
+  };
+}
+
+@Controller('api/v1/json/bulk/email')
+export class EmailController {
+  constructor(
+    private readonly sends: SendService,
+    private readonly policy: EmailPolicy,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  async send(@Auth() auth: AuthContext, @Body() dto: EmailSendDto) {
+    return emailResponse(await this.sends.send(this.policy, auth, emailInput(dto as Record<string, unknown>)));
+  }
+}

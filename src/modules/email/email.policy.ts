@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '../../common/errors/app.exception.js';
+import type { ErrorDetail } from '../../common/errors/error-codes.js';
+import type { ChannelPolicy, SendInput } from '../messaging/channel-policy.js';
+import { throwIfProblems } from '../messaging/field-aliases.js';
+import { normaliseEmail } from '../messaging/recipients.js';
+
+/** RFC 5322's line limit; a longer subject would have to be folded by every relay. */
+export const MAX_SUBJECT_CHARS = 998;
+/** 1 MiB of UTF-8: what the transport will actually carry, not JavaScript's UTF-16 length. */
+export const MAX_EMAIL_BODY_BYTES = 1024 * 1024;
+
+// An unpaired surrogate cannot be written as UTF-8: MySQL and SMTP would both get U+FFFD instead.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Unicode code points: UTF-16 units less one per surrogate pair (an emoji is one character). */
+export function codePointLength(s: string): number {
+  return s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
+}
+
+@Injectable()
+export class EmailPolicy implements ChannelPolicy {
+  readonly channel = 'email' as const;
+  readonly recipientField = 'to';
+
+  normaliseRecipient(raw: string) {
+    return normaliseEmail(raw);
+  }
+
+  validate(input: SendInput): void {
+    const problems: ErrorDetail[] = [];
+    if (!normaliseEmail(input.sender).ok) problems.push({ field: 'from', message: 'must be a valid e-mail address' });
+    if (input.replyTo != null && !normaliseEmail(input.replyTo).ok) {
+      problems.push({ field: 'reply_to', message: 'must be a valid e-mail address' });
+    }
+    const subject = input.subject ?? '';
+    if (codePointLength(subject) > MAX_SUBJECT_CHARS) {
+      problems.push({ field: 'subject', message: `at most ${MAX_SUBJECT_CHARS} characters` });
+    }
+    // A line break in a header value is header injection (a smuggled Bcc:), never a real subject.
+    if (/[\r\n]/.test(subject)) problems.push({ field: 'subject', message: 'must not contain line breaks' });
+    if (LONE_SURROGATE.test(subject)) problems.push({ field: 'subject', message: 'contains an unpaired UTF-16 surrogate' });
+    if (LONE_SURROGATE.test(input.body)) problems.push({ field: 'email_body', message: 'contains an unpaired UTF-16 surrogate' });
+    throwIfProblems(problems);
+
+    const bytes = Buffer.byteLength(input.body, 'utf8');
+    if (bytes > MAX_EMAIL_BODY_BYTES) {
+      throw new AppException(
+        'MESSAGE_TOO_LONG',
+        `The e-mail body is ${bytes} bytes of UTF-8; at most ${MAX_EMAIL_BODY_BYTES} are allowed.`,
+        [{ field: 'email_body', message: `${bytes} bytes, limit ${MAX_EMAIL_BODY_BYTES}` }],
+      );
+    }
+  }
+
+  unitsPerRecipient(): number {
+    return 1;
+  }
+}
