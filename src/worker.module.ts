@@ -1,5 +1,17 @@
 import { Module } from '@nestjs/common';
+import { BalanceModule } from './modules/balance/balance.module.js';
+import { CallbackSender } from './modules/callbacks/callback.sender.js';
+import { DeliveryReportService } from './modules/dispatch/delivery-report.service.js';
+import { Dispatcher } from './modules/dispatch/dispatcher.js';
+import { DispatchWorker } from './modules/dispatch/dispatch.worker.js';
+import { RecoverySweep } from './modules/dispatch/recovery.sweep.js';
+import { TransportRegistry } from './modules/dispatch/transport.registry.js';
+import { MessageStateService } from './modules/messaging/message-state.service.js';
 
 /** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
-@Module({})
+@Module({
+  imports: [BalanceModule],
+  providers: [TransportRegistry, MessageStateService, DeliveryReportService, Dispatcher, CallbackSender, RecoverySweep, DispatchWorker],
+  exports: [TransportRegistry, RecoverySweep, MessageStateService],
+})
 export class WorkerModule {}

@@ -33,6 +33,16 @@ export interface AppConfig {
   queuePrefix: string;
   runWorkers: boolean;
   workerConcurrency: number;
+  concurrency: { sms: number; email: number; chat: number; callbacks: number };
+  smppTps: number;
+  smppWindow: number;
+  queueLockMs: number;
+  dispatchSlice: number;
+  sweepIntervalMs: number;
+  sweepMinAgeMs: number;
+  callbackTimeoutMs: number;
+  callbackBackoffBaseMs: number;
+  callbackHttpsOnly: boolean;
   transports: { sms: string; email: string; chat: string };
   smppUrl?: string;
   smtpUrl?: string;
@@ -129,6 +139,21 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     queuePrefix: env.QUEUE_PREFIX ?? 'bull',
     runWorkers: env.RUN_WORKERS ?? true,
     workerConcurrency: env.WORKER_CONCURRENCY ?? 8,
+    concurrency: {
+      sms: env.SMS_CONCURRENCY ?? env.WORKER_CONCURRENCY ?? 8,
+      email: env.EMAIL_CONCURRENCY ?? env.WORKER_CONCURRENCY ?? 8,
+      chat: env.CHAT_CONCURRENCY ?? env.WORKER_CONCURRENCY ?? 8,
+      callbacks: env.CALLBACK_CONCURRENCY ?? 16,
+    },
+    smppTps: env.SMPP_TPS ?? 0,
+    smppWindow: env.SMPP_WINDOW ?? 100,
+    queueLockMs: env.QUEUE_LOCK_MS ?? 30_000,
+    dispatchSlice: env.DISPATCH_SLICE ?? 50,
+    sweepIntervalMs: env.SWEEP_INTERVAL_MS ?? 15_000,
+    sweepMinAgeMs: env.SWEEP_MIN_AGE_MS ?? 10_000,
+    callbackTimeoutMs: env.CALLBACK_TIMEOUT_MS ?? 5000,
+    callbackBackoffBaseMs: env.CALLBACK_BACKOFF_BASE_MS ?? 8000,
+    callbackHttpsOnly: env.CALLBACK_HTTPS_ONLY ?? false,
     transports: {
       sms: env.SMS_TRANSPORT ?? 'sandbox',
       email: env.EMAIL_TRANSPORT ?? 'sandbox',

@@ -90,6 +90,45 @@ export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
   WORKER_CONCURRENCY?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  SMS_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  EMAIL_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  CHAT_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  CALLBACK_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(100_000)
+  SMPP_TPS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  SMPP_WINDOW?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
+  QUEUE_LOCK_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  DISPATCH_SLICE?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  SWEEP_INTERVAL_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  SWEEP_MIN_AGE_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
+  CALLBACK_TIMEOUT_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(3_600_000)
+  CALLBACK_BACKOFF_BASE_MS?: number;
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  CALLBACK_HTTPS_ONLY?: boolean;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(200)
   DB_POOL_SIZE?: number;
 

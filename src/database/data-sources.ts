@@ -1,3 +1,4 @@
+import mysql2 from 'mysql2';
 import { createConnection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig, DatabaseConfig } from '../config/config.js';
@@ -16,9 +17,24 @@ export const MAIN_ENTITIES = [Account, ApiKey, AccountChannel, LedgerEntry, Send
 export const LOG_ENTITIES: DataSourceOptions['entities'] = [];
 export const NOTIFICATION_ENTITIES: DataSourceOptions['entities'] = [];
 
+/**
+ * mysql2 with every pooled connection's session in UTC, so column defaults such as
+ * CURRENT_TIMESTAMP(3) agree with the UTC values the driver writes (timezone 'Z'),
+ * whatever the server's own time zone.
+ */
+const utcMysql = {
+  ...mysql2,
+  createPool(options: mysql2.PoolOptions) {
+    const pool = mysql2.createPool(options);
+    pool.on('connection', (conn) => conn.query("SET time_zone = '+00:00'"));
+    return pool;
+  },
+};
+
 function mysqlOptions(db: DatabaseConfig, poolSize: number) {
   return {
     type: 'mysql' as const,
+    driver: utcMysql,
     host: db.host,
     port: db.port,
     username: db.username,

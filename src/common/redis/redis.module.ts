@@ -1,8 +1,10 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 
 export const REDIS = Symbol('REDIS');
+
+const logger = new Logger('Redis');
 
 /** The app's own Redis connection (health, cache invalidation, rate limits); Bull keeps its own. */
 @Global()
@@ -12,8 +14,20 @@ export const REDIS = Symbol('REDIS');
       provide: REDIS,
       inject: [APP_CONFIG],
       // Fail fast while Redis is down instead of queueing commands in memory: callers decide what to do.
-      useFactory: (c: AppConfig) =>
-        new Redis(c.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, lazyConnect: false }),
+      useFactory: (c: AppConfig) => {
+        const redis = new Redis(c.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, lazyConnect: false });
+        // ioredis reconnects by itself; say so once per outage rather than once per retry.
+        let down = false;
+        redis.on('error', (err: Error) => {
+          if (!down) logger.warn(`Redis unavailable (${err.message}); reconnecting`);
+          down = true;
+        });
+        redis.on('ready', () => {
+          if (down) logger.log('Redis is back');
+          down = false;
+        });
+        return redis;
+      },
     },
   ],
   exports: [REDIS],

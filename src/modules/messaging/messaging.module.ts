@@ -1,11 +1,14 @@
 import { Module } from '@nestjs/common';
 import { BalanceModule } from '../balance/balance.module.js';
 import { IdGenerator } from './id-generator.js';
+import { MessageQueryService } from './message-query.service.js';
+import { MessagesController } from './messages.controller.js';
 import { SendService } from './send.service.js';
 
 @Module({
   imports: [BalanceModule],
-  providers: [IdGenerator, SendService],
+  controllers: [MessagesController],
+  providers: [IdGenerator, SendService, MessageQueryService],
   exports: [SendService, IdGenerator],
 })
 export class MessagingModule {}

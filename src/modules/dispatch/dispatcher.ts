@@ -1,0 +1,98 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Job } from 'bull';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import type { Channel } from '../messaging/channel.js';
+import { MessageStateService, type Transition } from '../messaging/message-state.service.js';
+import type { DispatchJob } from './dispatch.constants.js';
+import { DeliveryReportService } from './delivery-report.service.js';
+import { TransportRegistry } from './transport.registry.js';
+import type { OutboundMessage } from './transports/transport.js';
+
+export class TransientDispatchError extends Error {}
+
+/**
+ * Hands one job's messages to the channel's transport. Error policy (as ghostfolio's
+ * processors): a permanent refusal ends the message REJECTED (refunded) and is not retried;
+ * a transient failure throws so Bull retries the job with backoff, and on the last attempt
+ * the messages still waiting end FAILED (refunded). Messages no longer ACKNOWLEDGED are
+ * skipped, so a retried or duplicated job never sends a message twice.
+ */
+@Injectable()
+export class Dispatcher {
+  private readonly logger = new Logger(Dispatcher.name);
+  private readonly slice: number;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly transports: TransportRegistry,
+    private readonly states: MessageStateService,
+    private readonly reports: DeliveryReportService,
+  ) {
+    this.slice = config.dispatchSlice;
+  }
+
+  async handle(channel: Channel, job: Job<DispatchJob>): Promise<{ sent: number; rejected: number; retrying: number }> {
+    const { sendRequestId, messageIds } = job.data;
+    const [request] = (await this.ds.query('SELECT sender, body, subject, reply_to FROM send_requests WHERE id = ?', [sendRequestId])) as Array<{
+      sender: string;
+      body: string;
+      subject: string | null;
+      reply_to: string | null;
+    }>;
+    if (!request) {
+      this.logger.warn(`job ${job.id}: request ${sendRequestId} not found; discarded`);
+      return { sent: 0, rejected: 0, retrying: 0 };
+    }
+    const rows = (await this.ds.query("SELECT id, uuid, recipient FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id", [
+      messageIds,
+    ])) as Array<{ id: string; uuid: string; recipient: string }>;
+    if (rows.length === 0) return { sent: 0, rejected: 0, retrying: 0 };
+
+    const outbound: OutboundMessage[] = rows.map((r) => ({
+      id: String(r.id),
+      uuid: r.uuid,
+      channel,
+      recipient: r.recipient,
+      sender: request.sender,
+      body: request.body,
+      subject: request.subject,
+      replyTo: request.reply_to,
+    }));
+    const transport = this.transports.get(channel);
+    const sent: Array<{ id: string; providerMessageId: string }> = [];
+    const transient: Array<{ id: string; reason: string }> = [];
+    let rejected = 0;
+    // Hand over in small slices and record each slice at once: a worker killed mid-job then
+    // leaves at most one slice whose fate is unknown (and sent again), not the whole job.
+    for (let i = 0; i < outbound.length; i += this.slice) {
+      const part = outbound.slice(i, i + this.slice);
+      const results = await transport.send(part);
+      const changes: Transition[] = [];
+      const partSent: typeof sent = [];
+      results.forEach((r, j) => {
+        const id = part[j].id;
+        if (r.kind === 'accepted') {
+          changes.push({ id, status: 'SENT', providerMessageId: r.providerMessageId });
+          partSent.push({ id, providerMessageId: r.providerMessageId });
+        } else if (r.kind === 'permanent') {
+          changes.push({ id, status: 'REJECTED', reason: r.reason.slice(0, 64) });
+          rejected++;
+        } else {
+          transient.push({ id, reason: r.reason.slice(0, 64) });
+        }
+      });
+      await this.states.apply(changes);
+      await this.reports.applyPending(partSent);
+      sent.push(...partSent);
+    }
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (lastAttempt) await this.states.apply(transient.map((t) => ({ id: t.id, status: 'FAILED' as const, reason: t.reason })));
+    if (transient.length && !lastAttempt) {
+      throw new TransientDispatchError(`${transient.length} of ${rows.length} messages not handed over: ${transient[0].reason}`);
+    }
+    return { sent: sent.length, rejected, retrying: 0 };
+  }
+}

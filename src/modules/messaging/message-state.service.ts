@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectQueue } from '@nestjs/bull';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bull';
+import { DataSource, type EntityManager } from 'typeorm';
+import { BalanceService } from '../balance/balance.service.js';
+import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
+import type { Channel, MessageStatus } from './channel.js';
+
+/** decisions §6: from which states each state may be reached. A state never goes back. */
+const ALLOWED_FROM: Record<MessageStatus, MessageStatus[]> = {
+  ACKNOWLEDGED: [],
+  SENT: ['ACKNOWLEDGED'],
+  // A report may overtake our own record of SENT: it is applied from ACKNOWLEDGED too.
+  DELIVERED: ['ACKNOWLEDGED', 'SENT'],
+  UNDELIVERED: ['ACKNOWLEDGED', 'SENT'],
+  EXPIRED: ['ACKNOWLEDGED', 'SENT'],
+  REJECTED: ['ACKNOWLEDGED', 'SENT'],
+  FAILED: ['ACKNOWLEDGED'],
+};
+
+const REFUNDED: ReadonlySet<MessageStatus> = new Set(['FAILED', 'REJECTED']);
+
+export interface Transition {
+  id: string;
+  status: MessageStatus;
+  reason?: string | null;
+  providerMessageId?: string | null;
+  at?: Date;
+}
+
+export interface CallbackJob {
+  eventId: string;
+  url: string;
+  accountId: string;
+  messageRowId: string;
+  payload: {
+    event_id: string;
+    message_id: string;
+    api_reference: string;
+    user_reference_id: string | null;
+    channel: Channel;
+    recipient: string;
+    status: MessageStatus;
+    reason: string | null;
+    occurred_at: string;
+  };
+}
+
+interface LockedRow {
+  id: string;
+  uuid: string;
+  status: MessageStatus;
+  account_id: string;
+  channel: Channel;
+  recipient: string;
+  cost: string;
+  send_request_id: string;
+  callback_url: string | null;
+  user_reference_id: string | null;
+}
+
+/**
+ * Moves messages between states: only forward, each change timestamped in message_events,
+ * refunds on FAILED/REJECTED exactly once, and a callback job per change when the request
+ * named a callback_url.
+ */
+@Injectable()
+export class MessageStateService {
+  private readonly logger = new Logger(MessageStateService.name);
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly balances: BalanceService,
+    @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
+  ) {}
+
+  /** Applies the transitions that are allowed and returns the ones that took effect. */
+  async apply(transitions: Transition[]): Promise<Transition[]> {
+    if (transitions.length === 0) return [];
+    const jobs: CallbackJob[] = [];
+    const applied = await this.ds.transaction(async (em) => {
+      const rows = (await em.query(
+        `SELECT m.id, m.uuid, m.status, m.account_id, m.channel, m.recipient, m.cost, m.send_request_id,
+                r.callback_url, r.user_reference_id
+           FROM messages m JOIN send_requests r ON r.id = m.send_request_id
+          WHERE m.id IN (?) FOR UPDATE`,
+        [transitions.map((t) => t.id)],
+      )) as LockedRow[];
+      const byId = new Map(rows.map((r) => [String(r.id), r]));
+      const done: Array<{ row: LockedRow; t: Transition & { at: Date } }> = [];
+      for (const t of transitions) {
+        const row = byId.get(t.id);
+        if (!row || !ALLOWED_FROM[t.status].includes(row.status)) continue;
+        const at = t.at ?? new Date();
+        row.status = t.status;
+        done.push({ row, t: { ...t, at } });
+        if (row.callback_url) jobs.push(this.callbackJob(row, t, at));
+      }
+      await this.write(em, done);
+      return done.map((d) => d.t);
+    });
+    if (jobs.length) {
+      await this.callbacks
+        .addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { jobId: data.eventId, attempts: 10, backoff: { type: 'jittered' }, removeOnComplete: true, removeOnFail: 5000 } })))
+        .catch((err: Error) => this.logger.warn(`callbacks not queued: ${err.message}`));
+    }
+    return applied;
+  }
+
+  /** One UPDATE per target state and one multi-row INSERT of history, whatever the batch size. */
+  private async write(em: EntityManager, done: Array<{ row: LockedRow; t: Transition & { at: Date } }>): Promise<void> {
+    if (done.length === 0) return;
+    const groups = new Map<MessageStatus, typeof done>();
+    for (const d of done) groups.set(d.t.status, [...(groups.get(d.t.status) ?? []), d]);
+    for (const [status, items] of groups) {
+      const ids = items.map((d) => d.row.id);
+      const caseOf = (pick: (d: (typeof items)[number]) => unknown) => {
+        const params: unknown[] = [];
+        const sql = items.map((d) => (params.push(d.row.id, pick(d)), 'WHEN ? THEN ?')).join(' ');
+        return { sql: `CASE id ${sql} END`, params };
+      };
+      const reason = caseOf((d) => d.t.reason ?? null);
+      const provider = caseOf((d) => d.t.providerMessageId ?? null);
+      const at = caseOf((d) => d.t.at);
+      const stamp = status === 'SENT' ? 'sent_at' : 'completed_at';
+      await em.query(
+        `UPDATE messages SET status = ?, reason = COALESCE(${reason.sql}, reason),
+                provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql}
+          WHERE id IN (?)`,
+        [status, ...reason.params, ...provider.params, ...at.params, ids],
+      );
+    }
+    await em.query(
+      `INSERT INTO message_events (message_id, status, reason, occurred_at) VALUES ${done.map(() => '(?, ?, ?, ?)').join(',')}`,
+      done.flatMap((d) => [d.row.id, d.t.status, d.t.reason ?? null, d.t.at]),
+    );
+    for (const { row, t } of done) {
+      if (!REFUNDED.has(t.status)) continue;
+      await this.balances.refundMessage(em, {
+        id: String(row.id),
+        accountId: String(row.account_id),
+        channel: row.channel,
+        cost: row.cost,
+        sendRequestId: String(row.send_request_id),
+      });
+    }
+  }
+
+  private callbackJob(row: LockedRow, t: Transition, at: Date): CallbackJob {
+    const eventId = randomUUID();
+    return {
+      eventId,
+      url: row.callback_url!,
+      accountId: String(row.account_id),
+      messageRowId: String(row.id),
+      payload: {
+        event_id: eventId,
+        // The id the send answer gave: the UUID for SMS and chat, the numeric id for e-mail.
+        message_id: row.channel === 'email' ? String(row.id) : row.uuid,
+        api_reference: String(row.send_request_id),
+        user_reference_id: row.user_reference_id,
+        channel: row.channel,
+        recipient: row.recipient,
+        status: t.status,
+        reason: t.reason ?? null,
+        occurred_at: at.toISOString(),
+      },
+    };
+  }
+}
