@@ -112,4 +112,24 @@ export class AccountsService {
   forgetVerifications(): void {
     this.verified.clear();
   }
+
+  /** The key that signs this account's delivery callbacks (decisions §9); never loaded by default. */
+  async callbackSecret(username: string): Promise<string> {
+    const row = await this.ds
+      .getRepository(Account)
+      .createQueryBuilder('a')
+      .addSelect('a.callbackSecret')
+      .where('a.username = :username', { username })
+      .getOne();
+    if (!row) throw new AccountError(`no account named ${username}`);
+    return row.callbackSecret;
+  }
+
+  /** Replaces the callback signing secret; callbacks signed from now on use the new one. */
+  async rotateCallbackSecret(username: string): Promise<string> {
+    const account = await this.requireByUsername(username);
+    const secret = randomBytes(32).toString('hex');
+    await this.ds.getRepository(Account).update({ id: account.id }, { callbackSecret: secret });
+    return secret;
+  }
 }

@@ -21,6 +21,14 @@ export interface CreateKeyInput {
   rateLimit?: { limit: number; windowSeconds: number } | null;
 }
 
+/** `undefined` leaves a field as it is; `null` clears it. */
+export interface UpdateKeyInput {
+  name?: string;
+  allowedIps?: string[] | null;
+  expiresAt?: Date | null;
+  rateLimit?: { limit: number; windowSeconds: number } | null;
+}
+
 @Injectable()
 export class ApiKeysService {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -74,7 +82,69 @@ export class ApiKeysService {
     const key = await this.get(id);
     if (!key.revokedAt) {
       await this.ds.getRepository(ApiKey).update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+      await this.onKeyChanged(id);
     }
+    return this.get(id);
+  }
+
+  /**
+   * Awaited after every change to a stored key (revoke, rotate, update). Nothing caches
+   * resolved keys yet; once the API-key lookup cache exists (decisions §11 `cache`), this is
+   * where it drops the entry, so a revoked or rotated key stops working at once in every process
+   * instead of when its cached copy expires.
+   */
+  async onKeyChanged(id: string): Promise<void> {
+    void id;
+  }
+
+  /** A key with its account's username, for display. */
+  async describe(id: string): Promise<ApiKey & { username: string }> {
+    const key = await this.get(id);
+    const account = await this.ds.getRepository(Account).findOneByOrFail({ id: key.accountId });
+    return Object.assign(key, { username: account.username });
+  }
+
+  /**
+   * Replaces a key's secret; the old one stops matching at once. A revoked key stays revoked:
+   * rotating it would hand out a secret that can never work.
+   */
+  async rotate(id: string): Promise<{ apiKey: ApiKey; secret: string }> {
+    const key = await this.get(id);
+    if (key.revokedAt) throw new ApiKeyError(`key ${id} is revoked and cannot be rotated`);
+    const secret = generateApiKey();
+    const res = await this.ds
+      .getRepository(ApiKey)
+      .update({ id, revokedAt: IsNull() }, { keyHash: hashApiKey(secret), keyPrefix: displayPrefix(secret) });
+    if (res.affected !== 1) throw new ApiKeyError(`key ${id} is revoked and cannot be rotated`);
+    await this.onKeyChanged(id);
+    return { apiKey: await this.get(id), secret };
+  }
+
+  /**
+   * Changes a key's name, allow list, expiry or rate limit. `null` clears: no allow list, no
+   * expiry, the default rate limit. A revoked key is final and is not edited.
+   */
+  async update(id: string, input: UpdateKeyInput): Promise<ApiKey> {
+    const key = await this.get(id);
+    if (key.revokedAt) throw new ApiKeyError(`key ${id} is revoked and cannot be changed`);
+    const changes: Partial<ApiKey> = {};
+    if (input.name !== undefined) {
+      const name = input.name.trim();
+      if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
+      changes.name = name;
+    }
+    if (input.allowedIps !== undefined) changes.allowedIps = input.allowedIps?.length ? input.allowedIps : null;
+    if (input.expiresAt !== undefined) {
+      if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw new ApiKeyError('expires-at is in the past');
+      changes.expiresAt = input.expiresAt;
+    }
+    if (input.rateLimit !== undefined) {
+      changes.rateLimit = input.rateLimit?.limit ?? null;
+      changes.rateWindowSeconds = input.rateLimit?.windowSeconds ?? null;
+    }
+    if (Object.keys(changes).length === 0) throw new ApiKeyError('nothing to change');
+    await this.ds.getRepository(ApiKey).update({ id }, changes);
+    await this.onKeyChanged(id);
     return this.get(id);
   }
 

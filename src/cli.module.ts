@@ -1,0 +1,25 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { RequestLogReader } from './common/cli/request-log-reader.js';
+import type { AppConfig } from './config/config.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { ACCOUNT_COMMANDS } from './modules/accounts/accounts.command.js';
+import { AccountsModule } from './modules/accounts/accounts.module.js';
+import { KEY_COMMANDS } from './modules/api-keys/keys.command.js';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import { BalanceModule } from './modules/balance/balance.module.js';
+
+/**
+ * The admin CLI (decisions §12): thin commands over the account, key and balance services.
+ * Databases only: no Redis, no queues, no HTTP, so it runs where only MySQL is reachable.
+ */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AccountsModule, ApiKeysModule, BalanceModule],
+      providers: [...ACCOUNT_COMMANDS, ...KEY_COMMANDS, RequestLogReader],
+    };
+  }
+}

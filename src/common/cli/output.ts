@@ -1,0 +1,39 @@
+/** stdout carries the answer only (one JSON object with --json); messages go to stderr. */
+export function printJson(value: object): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+export function printLine(text = ''): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/** A small aligned table; an empty list prints a note instead of bare headers. */
+export function printTable(
+  rows: Array<Record<string, unknown>>,
+  columns: Array<[key: string, title: string]>,
+): void {
+  if (rows.length === 0) {
+    printLine('(none)');
+    return;
+  }
+  const cells = rows.map((r) => columns.map(([key]) => cell(r[key])));
+  const widths = columns.map(([, title], i) => Math.max(title.length, ...cells.map((c) => c[i].length)));
+  const format = (values: string[]) =>
+    values
+      .map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  printLine(format(columns.map(([, title]) => title)));
+  for (const c of cells) printLine(format(c));
+}
+
+export function cell(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.length ? value.map(cell).join(',') : '-';
+  return String(value);
+}
+
+export function iso(value: Date | null | undefined): string | null {
+  return value ? value.toISOString() : null;
+}

@@ -1,0 +1,299 @@
+import { Command, Option, SubCommand } from 'nest-commander';
+import { CliCommand, CommandGroup } from '../../common/cli/cli-command.js';
+import { iso, printJson, printLine, printTable } from '../../common/cli/output.js';
+import {
+  parseChannel,
+  parseCostPerUnit,
+  parseCurrency,
+  parsePositiveAmount,
+} from '../../common/cli/parsers.js';
+import { BalanceService } from '../balance/balance.service.js';
+import { money } from '../balance/money.js';
+import type { Channel } from '../messaging/channel.js';
+import type { Account } from './account.entity.js';
+import { AccountsService } from './accounts.service.js';
+
+interface JsonOption {
+  json?: boolean;
+}
+
+function accountView(a: Account) {
+  return {
+    client_id: a.clientId,
+    username: a.username,
+    status: a.status,
+    currency: a.currency,
+    created_at: iso(a.createdAt),
+  };
+}
+
+@SubCommand({
+  name: 'create',
+  description: 'create an account with a balance of 0 on every channel at the default prices',
+})
+export class AccountsCreateCommand extends CliCommand {
+  constructor(private readonly accounts: AccountsService) {
+    super();
+  }
+
+  async run(
+    _: string[],
+    o: JsonOption & { username: string; password: string; currency?: string },
+  ): Promise<void> {
+    const a = await this.accounts.create({
+      username: o.username,
+      password: o.password,
+      currency: o.currency,
+    });
+    const view = { client_id: a.clientId, username: a.username, currency: a.currency };
+    if (o.json) return printJson(view);
+    printLine(`Created account ${view.username} (client_id ${view.client_id}, currency ${view.currency})`);
+  }
+
+  @Option({
+    flags: '--username <username>',
+    description: '3-64 characters: letters, digits, . _ @ -',
+    required: true,
+  })
+  parseUsername(v: string): string {
+    return v;
+  }
+
+  @Option({
+    flags: '--password <password>',
+    description: 'at least 8 characters (stored as an argon2id hash)',
+    required: true,
+  })
+  parsePassword(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--currency <code>', description: 'ISO 4217 code (default ZMW)' })
+  parseCurrency(v: string): string {
+    return parseCurrency(v);
+  }
+}
+
+@SubCommand({ name: 'list', description: 'list all accounts' })
+export class AccountsListCommand extends CliCommand {
+  constructor(private readonly accounts: AccountsService) {
+    super();
+  }
+
+  async run(_: string[], o: JsonOption): Promise<void> {
+    const accounts = (await this.accounts.list()).map(accountView);
+    if (o.json) return printJson({ accounts });
+    printTable(accounts, [
+      ['username', 'USERNAME'],
+      ['status', 'STATUS'],
+      ['currency', 'CURRENCY'],
+      ['client_id', 'CLIENT_ID'],
+      ['created_at', 'CREATED'],
+    ]);
+  }
+}
+
+@SubCommand({
+  name: 'show',
+  arguments: '<username>',
+  description: 'show an account with its balance and price per channel',
+})
+export class AccountsShowCommand extends CliCommand {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly balances: BalanceService,
+  ) {
+    super();
+  }
+
+  async run([username]: string[], o: JsonOption): Promise<void> {
+    const a = await this.accounts.requireByUsername(username);
+    const rows = await this.balances.channels(a.id);
+    const channels: Partial<Record<Channel, { balance: string; cost_per_unit: string }>> = {};
+    for (const c of rows)
+      channels[c.channel] = { balance: money(c.balance), cost_per_unit: money(c.costPerUnit) };
+    const view = { ...accountView(a), channels };
+    if (o.json) return printJson(view);
+    printLine(
+      `${view.username}  ${view.status}  ${view.currency}  client_id ${view.client_id}  created ${view.created_at}`,
+    );
+    printTable(
+      Object.entries(channels).map(([channel, c]) => ({ channel, ...c })),
+      [
+        ['channel', 'CHANNEL'],
+        ['balance', 'BALANCE'],
+        ['cost_per_unit', 'COST_PER_UNIT'],
+      ],
+    );
+  }
+}
+
+async function setStatus(
+  accounts: AccountsService,
+  username: string,
+  status: 'active' | 'suspended',
+  o: JsonOption,
+) {
+  const a = await accounts.setStatus(username, status);
+  if (o.json) return printJson({ username: a.username, status: a.status });
+  printLine(`Account ${a.username} is ${a.status}`);
+}
+
+@SubCommand({
+  name: 'suspend',
+  arguments: '<username>',
+  description: "refuse the account's API requests (ACCOUNT_SUSPENDED)",
+})
+export class AccountsSuspendCommand extends CliCommand {
+  constructor(private readonly accounts: AccountsService) {
+    super();
+  }
+
+  async run([username]: string[], o: JsonOption): Promise<void> {
+    await setStatus(this.accounts, username, 'suspended', o);
+  }
+}
+
+@SubCommand({
+  name: 'activate',
+  arguments: '<username>',
+  description: "accept the account's API requests again",
+})
+export class AccountsActivateCommand extends CliCommand {
+  constructor(private readonly accounts: AccountsService) {
+    super();
+  }
+
+  async run([username]: string[], o: JsonOption): Promise<void> {
+    await setStatus(this.accounts, username, 'active', o);
+  }
+}
+
+@SubCommand({ name: 'credit', description: "top up a channel balance (a ledger 'topup' row)" })
+export class AccountsCreditCommand extends CliCommand {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly balances: BalanceService,
+  ) {
+    super();
+  }
+
+  async run(
+    _: string[],
+    o: JsonOption & { username: string; channel: Channel; amount: string },
+  ): Promise<void> {
+    const a = await this.accounts.requireByUsername(o.username);
+    const row = await this.balances.topUp(a.id, o.channel, o.amount, 'admin cli');
+    const view = { username: a.username, channel: o.channel, amount: o.amount, balance: money(row.balance) };
+    if (o.json) return printJson(view);
+    printLine(`Credited ${view.amount} to ${view.username} ${view.channel}; balance now ${view.balance}`);
+  }
+
+  @Option({ flags: '--username <username>', required: true })
+  parseUsername(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--channel <channel>', description: 'sms, email or chat', required: true })
+  parseChannel(v: string): Channel {
+    return parseChannel(v);
+  }
+
+  @Option({
+    flags: '--amount <amount>',
+    description: 'positive, at most 6 decimal places, e.g. 100.00',
+    required: true,
+  })
+  parseAmount(v: string): string {
+    return parsePositiveAmount(v);
+  }
+}
+
+@SubCommand({ name: 'price', description: 'set the cost per unit of a channel' })
+export class AccountsPriceCommand extends CliCommand {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly balances: BalanceService,
+  ) {
+    super();
+  }
+
+  async run(
+    _: string[],
+    o: JsonOption & { username: string; channel: Channel; costPerUnit: string },
+  ): Promise<void> {
+    const a = await this.accounts.requireByUsername(o.username);
+    const row = await this.balances.setPrice(a.id, o.channel, o.costPerUnit);
+    const view = { username: a.username, channel: o.channel, cost_per_unit: money(row.costPerUnit) };
+    if (o.json) return printJson(view);
+    printLine(`${view.username} ${view.channel} now costs ${view.cost_per_unit} per unit`);
+  }
+
+  @Option({ flags: '--username <username>', required: true })
+  parseUsername(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--channel <channel>', description: 'sms, email or chat', required: true })
+  parseChannel(v: string): Channel {
+    return parseChannel(v);
+  }
+
+  @Option({
+    flags: '--cost-per-unit <price>',
+    description: 'zero or more, at most 6 decimal places, e.g. 0.25',
+    required: true,
+  })
+  parseCostPerUnit(v: string): string {
+    return parseCostPerUnit(v);
+  }
+}
+
+@SubCommand({
+  name: 'callback-secret',
+  description: 'print the secret that signs delivery callbacks; --rotate replaces it',
+})
+export class AccountsCallbackSecretCommand extends CliCommand {
+  constructor(private readonly accounts: AccountsService) {
+    super();
+  }
+
+  async run(_: string[], o: JsonOption & { username: string; rotate?: boolean }): Promise<void> {
+    const secret = o.rotate
+      ? await this.accounts.rotateCallbackSecret(o.username)
+      : await this.accounts.callbackSecret(o.username);
+    const view = { username: o.username, callback_secret: secret, rotated: !!o.rotate };
+    if (o.json) return printJson(view);
+    printLine(`${o.rotate ? 'New callback' : 'Callback'} secret for ${o.username}: ${secret}`);
+  }
+
+  @Option({ flags: '--username <username>', required: true })
+  parseUsername(v: string): string {
+    return v;
+  }
+
+  @Option({
+    flags: '--rotate',
+    description: 'replace the secret with 32 new random bytes (hex); old signatures stop verifying',
+  })
+  parseRotate(): boolean {
+    return true;
+  }
+}
+
+const SUBCOMMANDS = [
+  AccountsCreateCommand,
+  AccountsListCommand,
+  AccountsShowCommand,
+  AccountsSuspendCommand,
+  AccountsActivateCommand,
+  AccountsCreditCommand,
+  AccountsPriceCommand,
+  AccountsCallbackSecretCommand,
+];
+
+@Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: SUBCOMMANDS })
+export class AccountsCommand extends CommandGroup {}
+
+/** Every provider the accounts commands need registered (nest-commander discovers subcommands as providers). */
+export const ACCOUNT_COMMANDS = [AccountsCommand, ...SUBCOMMANDS];

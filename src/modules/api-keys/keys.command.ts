@@ -1,0 +1,331 @@
+import { Command, Help, Option, SubCommand } from 'nest-commander';
+import { CliCommand, CommandGroup } from '../../common/cli/cli-command.js';
+import { UsageError } from '../../common/cli/cli-errors.js';
+import { cell, iso, printJson, printLine, printTable } from '../../common/cli/output.js';
+import {
+  collect,
+  parseIpOrCidr,
+  parseIsoDate,
+  parseLimit,
+  parseRateLimit,
+  type RateLimitValue,
+} from '../../common/cli/parsers.js';
+import { RequestLogReader } from '../../common/cli/request-log-reader.js';
+import { AccountsService } from '../accounts/accounts.service.js';
+import type { ApiKey } from './api-key.entity.js';
+import { ApiKeysService, type UpdateKeyInput } from './api-keys.service.js';
+
+interface JsonOption {
+  json?: boolean;
+}
+
+const NEVER = 'never';
+const DEFAULT = 'default';
+
+const EXPIRY_HELP = `
+A date without an offset is UTC. An --expires-at that is already past is refused as a failure
+(exit 1, nothing changed); a value that is not an ISO 8601 date is a usage error (exit 2).`;
+
+/** What listings show: never the key or its hash. */
+function keyView(k: ApiKey & { username?: string }) {
+  const expired = !!k.expiresAt && k.expiresAt.getTime() <= Date.now();
+  return {
+    id: k.id,
+    name: k.name,
+    username: k.username ?? null,
+    key_prefix: k.keyPrefix,
+    status: k.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
+    allowed_ips: k.allowedIps ?? [],
+    expires_at: iso(k.expiresAt),
+    rate_limit: k.rateLimit && k.rateWindowSeconds ? `${k.rateLimit}/${k.rateWindowSeconds}` : null,
+    revoked_at: iso(k.revokedAt),
+    last_used_at: iso(k.lastUsedAt),
+    created_at: iso(k.createdAt),
+  };
+}
+
+function printKey(view: ReturnType<typeof keyView>): void {
+  for (const [field, value] of Object.entries(view)) printLine(`${`${field}:`.padEnd(14)}${cell(value)}`);
+}
+
+/** The JSON of create and rotate: the key right after its id. */
+function withSecret(view: ReturnType<typeof keyView>, key: string) {
+  const { id, ...rest } = view;
+  return { id, key, ...rest };
+}
+
+/** For create and rotate: the only two moments the secret is ever shown. */
+function printSecret(view: ReturnType<typeof keyView>, key: string, verb: string): void {
+  printLine(`${verb} key ${view.id} "${view.name}" for ${view.username} (prefix ${view.key_prefix})`);
+  printLine(`key: ${key}`);
+  printLine('Store it now: it is not shown again.');
+}
+
+@SubCommand({ name: 'create', description: 'create an API key for an account; prints the key once' })
+export class KeysCreateCommand extends CliCommand {
+  constructor(private readonly keys: ApiKeysService) {
+    super();
+  }
+
+  async run(
+    _: string[],
+    o: JsonOption & {
+      username: string;
+      name: string;
+      allowIp?: string[];
+      expiresAt?: Date;
+      rateLimit?: RateLimitValue;
+    },
+  ): Promise<void> {
+    const { apiKey, secret } = await this.keys.create({
+      username: o.username,
+      name: o.name,
+      allowedIps: o.allowIp,
+      expiresAt: o.expiresAt ?? null,
+      rateLimit: o.rateLimit ?? null,
+    });
+    const view = keyView(await this.keys.describe(apiKey.id));
+    if (o.json) return printJson(withSecret(view, secret));
+    printSecret(view, secret, 'Created');
+  }
+
+  @Option({ flags: '--username <username>', required: true })
+  parseUsername(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--name <name>', description: '1-100 characters, to tell keys apart', required: true })
+  parseName(v: string): string {
+    return v;
+  }
+
+  @Option({
+    flags: '--allow-ip <ip-or-cidr>',
+    description: 'accept requests only from here; repeat for several (default: anywhere)',
+  })
+  parseAllowIp(v: string, previous?: string[]): string[] {
+    return collect(parseIpOrCidr(v), previous);
+  }
+
+  @Option({
+    flags: '--expires-at <iso-date>',
+    description: 'the key stops working at this time (default: never)',
+  })
+  parseExpiresAt(v: string): Date {
+    return parseIsoDate(v);
+  }
+
+  @Option({
+    flags: '--rate-limit <n/seconds>',
+    description: 'at most N requests per SECONDS (default: the service default)',
+  })
+  parseRateLimit(v: string): RateLimitValue {
+    return parseRateLimit(v);
+  }
+
+  @Help('after')
+  expiryHelp(): string {
+    return EXPIRY_HELP;
+  }
+}
+
+@SubCommand({ name: 'list', description: 'list API keys (never the keys themselves)' })
+export class KeysListCommand extends CliCommand {
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly accounts: AccountsService,
+  ) {
+    super();
+  }
+
+  async run(_: string[], o: JsonOption & { username?: string }): Promise<void> {
+    if (o.username) await this.accounts.requireByUsername(o.username);
+    const keys = (await this.keys.list(o.username)).map(keyView);
+    if (o.json) return printJson({ keys });
+    printTable(keys, [
+      ['id', 'ID'],
+      ['username', 'USERNAME'],
+      ['name', 'NAME'],
+      ['key_prefix', 'PREFIX'],
+      ['status', 'STATUS'],
+      ['allowed_ips', 'ALLOWED_IPS'],
+      ['rate_limit', 'RATE'],
+      ['expires_at', 'EXPIRES'],
+    ]);
+  }
+
+  @Option({ flags: '--username <username>', description: "only this account's keys" })
+  parseUsername(v: string): string {
+    return v;
+  }
+}
+
+@SubCommand({ name: 'show', arguments: '<id>', description: 'show one API key (never the key itself)' })
+export class KeysShowCommand extends CliCommand {
+  constructor(private readonly keys: ApiKeysService) {
+    super();
+  }
+
+  async run([id]: string[], o: JsonOption): Promise<void> {
+    const view = keyView(await this.keys.describe(id));
+    if (o.json) return printJson(view);
+    printKey(view);
+  }
+}
+
+@SubCommand({ name: 'revoke', arguments: '<id>', description: 'revoke an API key for good' })
+export class KeysRevokeCommand extends CliCommand {
+  constructor(private readonly keys: ApiKeysService) {
+    super();
+  }
+
+  async run([id]: string[], o: JsonOption): Promise<void> {
+    await this.keys.revoke(id);
+    const view = keyView(await this.keys.describe(id));
+    if (o.json) return printJson(view);
+    printLine(`Key ${view.id} "${view.name}" revoked at ${view.revoked_at}`);
+  }
+}
+
+@SubCommand({
+  name: 'rotate',
+  arguments: '<id>',
+  description: 'replace the key with a new one, printed once; the old key stops working',
+})
+export class KeysRotateCommand extends CliCommand {
+  constructor(private readonly keys: ApiKeysService) {
+    super();
+  }
+
+  async run([id]: string[], o: JsonOption): Promise<void> {
+    const { secret } = await this.keys.rotate(id);
+    const view = keyView(await this.keys.describe(id));
+    if (o.json) return printJson(withSecret(view, secret));
+    printSecret(view, secret, 'Rotated');
+  }
+
+  @Help('after')
+  rotateHelp(): string {
+    return '\nA revoked key cannot be rotated (exit 1): create a new key instead.';
+  }
+}
+
+@SubCommand({
+  name: 'update',
+  arguments: '<id>',
+  description: "change a key's name, allow list, expiry or rate limit",
+})
+export class KeysUpdateCommand extends CliCommand {
+  constructor(private readonly keys: ApiKeysService) {
+    super();
+  }
+
+  async run(
+    [id]: string[],
+    o: JsonOption & {
+      name?: string;
+      allowIp?: string[];
+      clearAllowIp?: boolean;
+      expiresAt?: Date | typeof NEVER;
+      rateLimit?: RateLimitValue | typeof DEFAULT;
+    },
+  ): Promise<void> {
+    if (o.allowIp && o.clearAllowIp)
+      throw new UsageError('--allow-ip and --clear-allow-ip cannot be used together');
+    const input: UpdateKeyInput = {};
+    if (o.name !== undefined) input.name = o.name;
+    if (o.allowIp) input.allowedIps = o.allowIp;
+    if (o.clearAllowIp) input.allowedIps = null;
+    if (o.expiresAt !== undefined) input.expiresAt = o.expiresAt === NEVER ? null : o.expiresAt;
+    if (o.rateLimit !== undefined) input.rateLimit = o.rateLimit === DEFAULT ? null : o.rateLimit;
+    if (Object.keys(input).length === 0) {
+      throw new UsageError(
+        'nothing to change: give --name, --allow-ip, --clear-allow-ip, --expires-at or --rate-limit',
+      );
+    }
+    await this.keys.update(id, input);
+    const view = keyView(await this.keys.describe(id));
+    if (o.json) return printJson(view);
+    printKey(view);
+  }
+
+  @Option({ flags: '--name <name>', description: '1-100 characters' })
+  parseName(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--allow-ip <ip-or-cidr>', description: 'replace the allow list; repeat for several' })
+  parseAllowIp(v: string, previous?: string[]): string[] {
+    return collect(parseIpOrCidr(v), previous);
+  }
+
+  @Option({ flags: '--clear-allow-ip', description: 'accept requests from anywhere' })
+  parseClearAllowIp(): boolean {
+    return true;
+  }
+
+  // commander turns a parser's null into '', so "no value" travels as the sentinel word itself.
+  @Option({ flags: '--expires-at <iso-date|never>', description: 'a new expiry, or never' })
+  parseExpiresAt(v: string): Date | typeof NEVER {
+    return v.trim().toLowerCase() === NEVER ? NEVER : parseIsoDate(v);
+  }
+
+  @Option({
+    flags: '--rate-limit <n/seconds|default>',
+    description: 'a new limit, or default for the service default',
+  })
+  parseRateLimit(v: string): RateLimitValue | typeof DEFAULT {
+    return v.trim().toLowerCase() === DEFAULT ? DEFAULT : parseRateLimit(v);
+  }
+
+  @Help('after')
+  updateHelp(): string {
+    return `${EXPIRY_HELP}\nA revoked key cannot be changed (exit 1).`;
+  }
+}
+
+@SubCommand({ name: 'logs', arguments: '<id>', description: "a key's most recent requests, newest first" })
+export class KeysLogsCommand extends CliCommand {
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly logs: RequestLogReader,
+  ) {
+    super();
+  }
+
+  async run([id]: string[], o: JsonOption & { limit?: number }): Promise<void> {
+    const key = await this.keys.get(id);
+    const logs = await this.logs.forKey(key.id, o.limit ?? 50);
+    if (o.json) return printJson({ key_id: key.id, logs });
+    printTable(logs, [
+      ['created_at', 'TIME'],
+      ['method', 'METHOD'],
+      ['path', 'PATH'],
+      ['status', 'STATUS'],
+      ['duration_ms', 'MS'],
+      ['ip', 'IP'],
+      ['request_id', 'REQUEST_ID'],
+    ]);
+  }
+
+  @Option({ flags: '--limit <n>', description: 'how many, 1-1000 (default 50)' })
+  parseLimit(v: string): number {
+    return parseLimit(v);
+  }
+}
+
+const SUBCOMMANDS = [
+  KeysCreateCommand,
+  KeysListCommand,
+  KeysShowCommand,
+  KeysRevokeCommand,
+  KeysRotateCommand,
+  KeysUpdateCommand,
+  KeysLogsCommand,
+];
+
+@Command({ name: 'keys', description: 'manage API keys', subCommands: SUBCOMMANDS })
+export class KeysCommand extends CommandGroup {}
+
+/** Every provider the keys commands need registered (nest-commander discovers subcommands as providers). */
+export const KEY_COMMANDS = [KeysCommand, ...SUBCOMMANDS];

@@ -1,0 +1,357 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { createConnection, type Connection } from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { ConfigModule } from '../../src/config/config.module.js';
+import { DatabaseModule } from '../../src/database/database.module.js';
+import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
+import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
+import { MYSQL_ROOT, dropTestState, testEnv, uniqueName } from '../support/test-app.js';
+
+/** The compiled CLI, as an operator runs it (global setup builds dist/ first). */
+const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+const name = uniqueName();
+const env: Record<string, string> = {
+  PATH: process.env.PATH ?? '',
+  ...testEnv(name),
+  // Explicit, so a .env in the working directory cannot point the CLI elsewhere.
+  LOG_DATABASE_URL: `${MYSQL_ROOT}/${name}_log`,
+  NOTIFICATION_DATABASE_URL: `${MYSQL_ROOT}/${name}_notification`,
+};
+
+/** `cli('keys show 12 --json')`; arguments that contain spaces go after the line. */
+function cli(line = '', ...more: string[]): Promise<CliResult> {
+  const args = [...line.split(/\s+/).filter(Boolean), ...more];
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env, cwd: ROOT, timeout: 25_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
+
+const sha256Hex = (key: string) => createHash('sha256').update(key).digest('hex');
+const FUTURE = new Date(Date.now() + 30 * 86_400_000).toISOString();
+
+describe('admin CLI (node dist/cli.js)', () => {
+  let db: Connection;
+  let alice: CliResult;
+
+  beforeAll(async () => {
+    // The first run creates and migrates the databases; later runs can go in parallel.
+    alice = await cli('accounts create --username alice --password correct-horse --currency usd --json');
+    db = await createConnection({ host: '127.0.0.1', user: 'root', database: name });
+  });
+
+  afterAll(async () => {
+    await db?.end();
+    await dropTestState(name);
+  });
+
+  describe('accounts', () => {
+    it('create prints client_id, username and currency as one JSON object, and nothing else', () => {
+      expect(alice.code).toBe(0);
+      expect(alice.stderr).toBe('');
+      expect(alice.stdout.trim().split('\n')).toHaveLength(1);
+      expect(alice.json).toEqual({
+        client_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        username: 'alice',
+        currency: 'USD',
+      });
+    });
+
+    it('refuses a duplicate username with exit 1 and a message on stderr', async () => {
+      const r = await cli('accounts create --username alice --password another-password --json');
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/already exists/);
+    });
+
+    it('credit adds topup ledger rows and show reports the balance per channel', async () => {
+      const first = await cli('accounts credit --username alice --channel sms --amount 100.50 --json');
+      expect(first.code).toBe(0);
+      expect(first.json).toMatchObject({
+        username: 'alice',
+        channel: 'sms',
+        amount: '100.500000',
+        balance: '100.500000',
+      });
+      const second = await cli('accounts credit --username alice --channel sms --amount 0.25 --json');
+      expect(second.json.balance).toBe('100.750000');
+
+      const show = await cli('accounts show alice --json');
+      expect(show.code).toBe(0);
+      expect(show.json).toMatchObject({
+        client_id: alice.json.client_id,
+        username: 'alice',
+        status: 'active',
+        currency: 'USD',
+        created_at: expect.any(String),
+        channels: {
+          sms: { balance: '100.750000', cost_per_unit: '0.250000' },
+          email: { balance: '0.000000', cost_per_unit: expect.any(String) },
+          chat: { balance: '0.000000', cost_per_unit: expect.any(String) },
+        },
+      });
+      const [rows] = await db.query(
+        "SELECT COUNT(*) AS n, SUM(amount) AS total FROM ledger_entries WHERE kind = 'topup' AND channel = 'sms'",
+      );
+      expect(rows).toEqual([{ n: 2, total: '100.750000' }]);
+    });
+
+    it('refuses a bad channel, a bad amount or a missing option with exit 2, an unknown user with exit 1', async () => {
+      const [fax, zero, missing, nobody] = await Promise.all([
+        cli('accounts credit --username alice --channel fax --amount 1 --json'),
+        cli('accounts credit --username alice --channel sms --amount 0 --json'),
+        cli('accounts credit --username alice --channel sms --json'),
+        cli('accounts credit --username nobody --channel sms --amount 1 --json'),
+      ]);
+      for (const r of [fax, zero, missing]) {
+        expect(r.code).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(/error/);
+      }
+      expect(nobody.code).toBe(1);
+      expect(nobody.stderr).toMatch(/no account named nobody/);
+    });
+
+    it('price sets the cost per unit of one channel', async () => {
+      const r = await cli('accounts price --username alice --channel email --cost-per-unit 0.015 --json');
+      expect(r.code).toBe(0);
+      expect(r.json).toEqual({ username: 'alice', channel: 'email', cost_per_unit: '0.015000' });
+      const [rows] = await db.query("SELECT cost_per_unit FROM account_channels WHERE channel = 'email'");
+      expect(rows).toEqual([{ cost_per_unit: '0.015000' }]);
+      const bad = await cli('accounts price --username alice --channel email --cost-per-unit 0.1234567');
+      expect(bad.code).toBe(2);
+    });
+
+    it('suspend and activate change the status that list and show report', async () => {
+      const suspended = await cli('accounts suspend alice --json');
+      expect(suspended.json).toEqual({ username: 'alice', status: 'suspended' });
+      const list = await cli('accounts list --json');
+      expect(list.json.accounts).toEqual([
+        expect.objectContaining({ username: 'alice', status: 'suspended' }),
+      ]);
+      const [active, nobody] = await Promise.all([
+        cli('accounts activate alice --json'),
+        cli('accounts suspend nobody'),
+      ]);
+      expect(active.json).toEqual({ username: 'alice', status: 'active' });
+      expect(nobody.code).toBe(1);
+    });
+
+    it('callback-secret prints the stored secret and --rotate replaces it', async () => {
+      const before = await cli('accounts callback-secret --username alice --json');
+      expect(before.json.callback_secret).toMatch(/^[0-9a-f]{64}$/);
+      const rotated = await cli('accounts callback-secret --username alice --rotate --json');
+      expect(rotated.json.callback_secret).toMatch(/^[0-9a-f]{64}$/);
+      expect(rotated.json.callback_secret).not.toBe(before.json.callback_secret);
+      const [rows] = await db.query("SELECT callback_secret FROM accounts WHERE username = 'alice'");
+      expect(rows).toEqual([{ callback_secret: rotated.json.callback_secret }]);
+    });
+  });
+
+  describe('keys', () => {
+    let created: CliResult;
+
+    beforeAll(async () => {
+      created = await cli(
+        `keys create --username alice --name primary --allow-ip 10.0.0.0/8 --allow-ip ::1 --rate-limit 5/10 --expires-at ${FUTURE} --json`,
+      );
+    });
+
+    it('create prints the key once with its id, prefix, allow list, expiry and rate limit; only its hash is stored', async () => {
+      expect(created.code).toBe(0);
+      const k = created.json;
+      expect(k).toMatchObject({
+        id: expect.stringMatching(/^\d+$/),
+        key: expect.stringMatching(/^bmk_/),
+        name: 'primary',
+        username: 'alice',
+        allowed_ips: ['10.0.0.0/8', '::1'],
+        expires_at: FUTURE,
+        rate_limit: '5/10',
+      });
+      expect(k.key_prefix).toBe(k.key.slice(0, 12));
+      const [rows] = await db.query('SELECT HEX(key_hash) AS hash FROM api_keys WHERE id = ?', [k.id]);
+      expect(rows).toEqual([{ hash: sha256Hex(k.key).toUpperCase() }]);
+    });
+
+    it('refuses an invalid IP or CIDR, a non-ISO date and a malformed rate limit with exit 2, creating nothing', async () => {
+      const base = 'keys create --username alice --name bad --json';
+      const runs = await Promise.all([
+        cli(`${base} --allow-ip 10.0.0.0/33`),
+        cli(`${base} --expires-at`, 'next tuesday'),
+        cli(`${base} --rate-limit 5`),
+      ]);
+      expect(runs.map((r) => r.code)).toEqual([2, 2, 2]);
+      const [rows] = await db.query("SELECT COUNT(*) AS n FROM api_keys WHERE name = 'bad'");
+      expect(rows).toEqual([{ n: 0 }]);
+    });
+
+    it('refuses a past --expires-at with exit 1 (a well-formed request that cannot be honoured)', async () => {
+      const r = await cli('keys create --username alice --name old --expires-at 2020-01-01T00:00:00Z --json');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/past/);
+    });
+
+    it('answers exit 1 for an unknown key id', async () => {
+      const runs = await Promise.all([cli('keys show 999999'), cli('keys logs abc')]);
+      expect(runs.map((r) => r.code)).toEqual([1, 1]);
+      expect(runs[0].stderr).toMatch(/no key with id 999999/);
+    });
+
+    it('list and show never print the key or its hash', async () => {
+      const { id, key } = created.json;
+      const [list, show] = await Promise.all([
+        cli('keys list --username alice --json'),
+        cli(`keys show ${id} --json`),
+      ]);
+      expect(list.json.keys).toEqual([expect.objectContaining({ id, name: 'primary', status: 'active' })]);
+      expect(show.json).toMatchObject({ id, key_prefix: key.slice(0, 12), rate_limit: '5/10' });
+      expect(show.json).not.toHaveProperty('key');
+      for (const out of [list.stdout, show.stdout]) {
+        expect(out).not.toContain(key);
+        expect(out.toLowerCase()).not.toContain(sha256Hex(key));
+        expect(out).not.toMatch(/key_hash/);
+      }
+    });
+
+    it('update changes the name, allow list, expiry and rate limit, and can clear them', async () => {
+      const { id } = created.json;
+      const changed = await cli(
+        `keys update ${id} --name renamed --allow-ip 192.168.1.7 --rate-limit 50/1 --json`,
+      );
+      expect(changed.code).toBe(0);
+      expect(changed.json).toMatchObject({
+        name: 'renamed',
+        allowed_ips: ['192.168.1.7'],
+        rate_limit: '50/1',
+        expires_at: FUTURE,
+      });
+      const cleared = await cli(
+        `keys update ${id} --clear-allow-ip --expires-at never --rate-limit default --json`,
+      );
+      expect(cleared.json).toMatchObject({
+        name: 'renamed',
+        allowed_ips: [],
+        rate_limit: null,
+        expires_at: null,
+      });
+      const [nothing, past] = await Promise.all([
+        cli(`keys update ${id} --json`),
+        cli(`keys update ${id} --expires-at 2001-01-01 --json`),
+      ]);
+      expect([nothing.code, past.code]).toEqual([2, 1]);
+    });
+
+    it('rotate prints a new key; the new key resolves and the old one no longer does', async () => {
+      const made = await cli('keys create --username alice --name to-rotate --json');
+      const rotated = await cli(`keys rotate ${made.json.id} --json`);
+      expect(rotated.code).toBe(0);
+      expect(rotated.json.id).toBe(made.json.id);
+      expect(rotated.json.key).toMatch(/^bmk_/);
+      expect(rotated.json.key).not.toBe(made.json.key);
+      expect(rotated.json.key_prefix).toBe(rotated.json.key.slice(0, 12));
+
+      // The service the API guard uses, on the same databases.
+      const moduleRef: TestingModule = await Test.createTestingModule({
+        imports: [ConfigModule.forRoot(loadConfig(env)), DatabaseModule, ApiKeysModule],
+      }).compile();
+      try {
+        const keys = moduleRef.get(ApiKeysService);
+        expect((await keys.resolve(rotated.json.key))?.key.id).toBe(made.json.id);
+        expect(await keys.resolve(made.json.key)).toBeNull();
+      } finally {
+        await moduleRef.close();
+      }
+    });
+
+    it('revoke sets revoked_at, and a revoked key cannot be rotated or changed (exit 1)', async () => {
+      const made = await cli('keys create --username alice --name to-revoke --json');
+      const revoked = await cli(`keys revoke ${made.json.id} --json`);
+      expect(revoked.code).toBe(0);
+      expect(revoked.json).toMatchObject({
+        id: made.json.id,
+        status: 'revoked',
+        revoked_at: expect.any(String),
+      });
+      const [rotate, update] = await Promise.all([
+        cli(`keys rotate ${made.json.id} --json`),
+        cli(`keys update ${made.json.id} --name again --json`),
+      ]);
+      expect([rotate.code, update.code]).toEqual([1, 1]);
+      expect(rotate.stderr).toMatch(/revoked/);
+      const [rows] = await db.query('SELECT HEX(key_hash) AS hash FROM api_keys WHERE id = ?', [
+        made.json.id,
+      ]);
+      expect(rows).toEqual([{ hash: sha256Hex(made.json.key).toUpperCase() }]);
+    });
+
+    it('logs answers an empty list before request_logs exists, then the rows newest first', async () => {
+      const { id } = created.json;
+      const empty = await cli(`keys logs ${id} --json`);
+      expect(empty.code).toBe(0);
+      expect(empty.json).toEqual({ key_id: id, logs: [] });
+
+      const logDb = await createConnection({ host: '127.0.0.1', user: 'root', database: `${name}_log` });
+      try {
+        await logDb.query(`CREATE TABLE IF NOT EXISTS request_logs (
+          id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, api_key_id BIGINT UNSIGNED, account_id BIGINT UNSIGNED,
+          method VARCHAR(8), path VARCHAR(255), status SMALLINT, ip VARCHAR(45), user_agent VARCHAR(255),
+          duration_ms INT, api_reference VARCHAR(19), request_id VARCHAR(64), created_at DATETIME(3))`);
+        await logDb.query(
+          `INSERT INTO request_logs (api_key_id, method, path, status, request_id, created_at) VALUES
+           (?, 'POST', '/a', 200, 'old', '2026-01-01 00:00:00'), (?, 'POST', '/b', 402, 'new', '2026-01-02 00:00:00'),
+           (0, 'GET', '/other', 200, 'other', '2026-01-03 00:00:00')`,
+          [id, id],
+        );
+      } finally {
+        await logDb.end();
+      }
+      const [all, one, zero] = await Promise.all([
+        cli(`keys logs ${id} --json`),
+        cli(`keys logs ${id} --limit 1 --json`),
+        cli(`keys logs ${id} --limit 0 --json`),
+      ]);
+      expect(all.json.logs.map((l: { request_id: string }) => l.request_id)).toEqual(['new', 'old']);
+      expect(one.json.logs).toEqual([
+        expect.objectContaining({ request_id: 'new', path: '/b', status: 402 }),
+      ]);
+      expect(zero.code).toBe(2);
+    });
+  });
+
+  it('answers exit 2 for an unknown command, an unknown option or no command at all; --help exits 0', async () => {
+    const [unknown, unknownSub, unknownOption, none, help] = await Promise.all([
+      cli('frobnicate'),
+      cli('keys frobnicate'),
+      cli('accounts list --frobnicate'),
+      cli(),
+      cli('keys create --help'),
+    ]);
+    expect([unknown.code, unknownSub.code, unknownOption.code, none.code, help.code]).toEqual([
+      2, 2, 2, 2, 0,
+    ]);
+    expect(unknown.stderr).toMatch(/unknown command/);
+    expect(help.stdout).toMatch(/--allow-ip/);
+  });
+});
