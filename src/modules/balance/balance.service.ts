@@ -16,10 +16,29 @@ export class InsufficientBalance extends Error {
   }
 }
 
+const PRICE_TTL_MS = 1000;
+
 /** Every movement of money goes through here: a ledger row and a balance change in one transaction. */
 @Injectable()
 export class BalanceService {
+  private readonly prices = new Map<string, { price: string; until: number }>();
+
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /**
+   * The channel's price per unit, remembered for a second so a send costs no extra query; a
+   * price change (CLI) reaches every process within that second. The charge is always computed
+   * from the one price read, so the debit and the messages' costs agree.
+   */
+  async unitPrice(accountId: string, channel: Channel): Promise<string> {
+    const key = `${accountId}:${channel}`;
+    const hit = this.prices.get(key);
+    if (hit && hit.until > Date.now()) return hit.price;
+    const { costPerUnit } = await this.channel(accountId, channel);
+    if (this.prices.size > 50_000) this.prices.clear();
+    this.prices.set(key, { price: costPerUnit, until: Date.now() + PRICE_TTL_MS });
+    return costPerUnit;
+  }
 
   /** spec §2.8: per-channel value, price and credits; total_value is their sum, computed exactly. */
   async report(account: Account) {
@@ -79,6 +98,7 @@ export class BalanceService {
 
   async setPrice(accountId: string, channel: Channel, costPerUnit: string): Promise<AccountChannel> {
     await this.ds.getRepository(AccountChannel).update({ accountId, channel }, { costPerUnit });
+    this.prices.delete(`${accountId}:${channel}`);
     return this.channel(accountId, channel);
   }
 

@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function startNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr?.on('data', (d: Buffer) => {
+    const text = d.toString();
+    if (/error|fail/i.test(text)) process.stderr.write(`[${script}] ${text}`);
+  });
+  return child;
+}
+
+export async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => (clearTimeout(t), resolve()));
+    child.kill('SIGTERM');
+  });
+}
+
+export async function waitHttp(url: string, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      const r = await fetch(url);
+      if (r.status === 200) return;
+    } catch {
+      /* not up yet */
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Samples a process's resident memory every 50 ms; `peak` is the largest seen since the last reset. */
+export class RssSampler {
+  peakMb = 0;
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly pid: number) {}
+
+  current(): number {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  }
+
+  start(): void {
+    this.peakMb = this.current();
+    this.timer = setInterval(() => {
+      this.peakMb = Math.max(this.peakMb, this.current());
+    }, 50);
+  }
+
+  stop(): number {
+    clearInterval(this.timer);
+    return this.peakMb;
+  }
+}
