@@ -8,6 +8,7 @@ import { AccountsModule } from './modules/accounts/accounts.module.js';
 import { KEY_COMMANDS } from './modules/api-keys/keys.command.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { BalanceModule } from './modules/balance/balance.module.js';
+import { LOG_COMMANDS } from './modules/request-logs/logs.command.js';
 
 /**
  * The admin CLI (decisions §12): thin commands over the account, key and balance services.
@@ -19,7 +20,7 @@ export class CliModule {
     return {
       module: CliModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule, AccountsModule, ApiKeysModule, BalanceModule],
-      providers: [...ACCOUNT_COMMANDS, ...KEY_COMMANDS, RequestLogReader],
+      providers: [...ACCOUNT_COMMANDS, ...KEY_COMMANDS, ...LOG_COMMANDS, RequestLogReader],
     };
   }
 }

@@ -54,8 +54,15 @@ export interface AppConfig {
   trustProxy?: string;
   bodyLimit: string;
   logLevel: string;
+  /** Human-readable logs (pino-pretty) instead of JSON lines: LOG_PRETTY, else APP_ENV=development. */
+  logPretty: boolean;
+  /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /** Worker processes only: serve /metrics on this port (the API serves it on PORT). */
+  metricsPort?: number;
   shutdownGraceMs: number;
   defaultRateLimit: RateLimit;
+  requestLogRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -169,7 +176,11 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     trustProxy: env.TRUST_PROXY,
     bodyLimit: env.BODY_LIMIT ?? '4mb',
     logLevel: env.LOG_LEVEL ?? 'info',
+    logPretty: env.LOG_PRETTY ?? (env.APP_ENV ?? 'development') === 'development',
+    metricsToken: env.METRICS_TOKEN,
+    metricsPort: env.METRICS_PORT,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 25_000,
     defaultRateLimit: { limit, windowSeconds },
+    requestLogRetentionDays: env.REQUEST_LOG_RETENTION_DAYS ?? 30,
   };
 }

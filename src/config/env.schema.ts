@@ -137,4 +137,18 @@ export class EnvSchema {
 
   @IsOptional() @Matches(/^\d+\/\d+$/, { message: 'must be N/SECONDS, for example 100/1' })
   RATE_LIMIT_DEFAULT?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
+  REQUEST_LOG_RETENTION_DAYS?: number;
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  LOG_PRETTY?: boolean;
+
+  // Empty means unset, so compose files can pass ${METRICS_TOKEN:-} through.
+  @IsOptional() @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @Matches(/^[\x21-\x7e]{16,256}$/, { message: 'must be 16-256 printable characters without spaces' })
+  METRICS_TOKEN?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  METRICS_PORT?: number;
 }

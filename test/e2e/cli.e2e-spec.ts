@@ -340,6 +340,50 @@ describe('admin CLI (node dist/cli.js)', () => {
     });
   });
 
+  describe('logs', () => {
+    /** A UTC DATETIME(3) literal `days` days ago. */
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 23).replace('T', ' ');
+
+    it('prune --json deletes request logs older than --older-than-days (or the 30-day default) and keeps newer ones', async () => {
+      const logDb = await createConnection({ host: '127.0.0.1', user: 'root', database: `${name}_log` });
+      try {
+        await logDb.query(
+          `INSERT INTO request_logs (api_key_id, method, path, status, request_id, created_at) VALUES
+           (900, 'POST', '/p', 200, 'prune-45d', ?), (900, 'POST', '/p', 200, 'prune-35d', ?),
+           (900, 'POST', '/p', 200, 'prune-10d', ?), (900, 'POST', '/p', 200, 'prune-now', ?)`,
+          [daysAgo(45), daysAgo(35), daysAgo(10), daysAgo(0)],
+        );
+        const count = async (sql: string, params: unknown[] = []) =>
+          ((await logDb.query(sql, params))[0] as Array<{ n: number }>)[0].n;
+        const olderThan40 = await count('SELECT COUNT(*) AS n FROM request_logs WHERE created_at < ?', [daysAgo(40)]);
+
+        const forty = await cli('logs prune --older-than-days 40 --json');
+        expect(forty.code).toBe(0);
+        expect(forty.stdout.trim().split('\n')).toHaveLength(1);
+        expect(forty.json).toEqual({ deleted: olderThan40, older_than_days: 40, cutoff: expect.any(String) });
+        expect(forty.json.deleted).toBeGreaterThanOrEqual(1);
+        expect(Math.abs(Date.parse(forty.json.cutoff) - (Date.now() - 40 * 86_400_000))).toBeLessThan(60_000);
+
+        const byDefault = await cli('logs prune --json');
+        expect(byDefault.json).toMatchObject({ deleted: 1, older_than_days: 30 });
+        const [left] = await logDb.query("SELECT request_id FROM request_logs WHERE request_id LIKE 'prune-%' ORDER BY created_at");
+        expect(left).toEqual([{ request_id: 'prune-10d' }, { request_id: 'prune-now' }]);
+        expect(await count('SELECT COUNT(*) AS n FROM request_logs WHERE created_at < ?', [daysAgo(30)])).toBe(0);
+      } finally {
+        await logDb.end();
+      }
+    });
+
+    it('prune refuses a malformed --older-than-days with exit 2, deleting nothing', async () => {
+      const runs = await Promise.all([
+        cli('logs prune --older-than-days 0 --json'),
+        cli('logs prune --older-than-days ten --json'),
+      ]);
+      expect(runs.map((r) => r.code)).toEqual([2, 2]);
+      expect(runs.map((r) => r.stdout)).toEqual(['', '']);
+    });
+  });
+
   it('answers exit 2 for an unknown command, an unknown option or no command at all; --help exits 0', async () => {
     const [unknown, unknownSub, unknownOption, none, help] = await Promise.all([
       cli('frobnicate'),

@@ -25,6 +25,8 @@ export function testEnv(name: string, overrides: Record<string, string> = {}): R
     RUN_WORKERS: 'false',
     APP_ENV: 'test',
     LOG_LEVEL: 'silent',
+    // Suites send bursts with one key (money: 200 at once); rate limits are tested with keys of their own.
+    RATE_LIMIT_DEFAULT: '100000/1',
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiKeysService } from '../../modules/api-keys/api-keys.service.js';
+import { LastUsedTracker } from '../../modules/api-keys/last-used.tracker.js';
 import { AppException } from '../errors/app.exception.js';
 import type { AuthedRequest } from './auth-context.js';
 import { extractApiKey } from './extract-api-key.js';
@@ -8,12 +9,18 @@ import { IS_PUBLIC } from './public.decorator.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="bulk-messaging", Basic realm="bulk-messaging"' };
 
-/** First guard of the chain: every route not marked @Public() needs a live API key. */
+/**
+ * First guard of the chain (api key → IpAllowGuard → KeyRateLimitGuard, registered in that order
+ * by AuthModule): every route not marked @Public() needs a live API key. The lookup is cached
+ * for at most a second (api-key-cache.ts); revocation, expiry and account status are judged
+ * here on every request, from the cached row, so an expiry takes effect at its exact time.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
+    private readonly lastUsed: LastUsedTracker,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -21,7 +28,12 @@ export class ApiKeyGuard implements CanActivate {
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
     const presented = extractApiKey(req.headers);
     if (!presented) {
-      throw new AppException('MISSING_API_KEY', 'An API key is required (X-API-Key, Bearer or Basic).', [], CHALLENGE);
+      throw new AppException(
+        'MISSING_API_KEY',
+        'An API key is required (X-API-Key, Bearer or Basic).',
+        [],
+        CHALLENGE,
+      );
     }
     const found = presented.length <= 256 ? await this.keys.resolve(presented) : null;
     if (!found || found.key.revokedAt) {
@@ -31,13 +43,15 @@ export class ApiKeyGuard implements CanActivate {
     }
     if (found.key.expiresAt && found.key.expiresAt.getTime() <= Date.now()) {
       throw new AppException('API_KEY_EXPIRED', 'The API key has expired.', [], {
-        'WWW-Authenticate': 'Bearer realm="bulk-messaging", error="invalid_token", error_description="expired"',
+        'WWW-Authenticate':
+          'Bearer realm="bulk-messaging", error="invalid_token", error_description="expired"',
       });
     }
     if (found.account.status !== 'active') {
       throw new AppException('ACCOUNT_SUSPENDED', 'The account is suspended.');
     }
     req.auth = found;
+    this.lastUsed.touch(found.key.id);
     return true;
   }
 }

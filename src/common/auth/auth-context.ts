@@ -2,11 +2,14 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Account } from '../../modules/accounts/account.entity.js';
 import type { ApiKey } from '../../modules/api-keys/api-key.entity.js';
+import type { IpAllowList } from './ip-allow-list.js';
 
 /** Who is calling, as the auth guard found it. */
 export interface AuthContext {
   key: ApiKey;
   account: Account;
+  /** The key's parsed allow list (IpAllowGuard); null or absent: any address. */
+  allowList?: IpAllowList | null;
 }
 
 export type AuthedRequest = Request & { id: string; auth?: AuthContext };

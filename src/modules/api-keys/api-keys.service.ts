@@ -2,7 +2,9 @@ import { timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
+import { IpAllowList } from '../../common/auth/ip-allow-list.js';
 import { Account } from '../accounts/account.entity.js';
+import { ApiKeyCache } from './api-key-cache.js';
 import { ApiKey } from './api-key.entity.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util.js';
 
@@ -11,6 +13,8 @@ export class ApiKeyError extends Error {}
 export interface ResolvedKey {
   key: ApiKey;
   account: Account;
+  /** The key's allow list, parsed when the key was loaded; null accepts any address. */
+  allowList: IpAllowList | null;
 }
 
 export interface CreateKeyInput {
@@ -31,7 +35,10 @@ export interface UpdateKeyInput {
 
 @Injectable()
 export class ApiKeysService {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly cache: ApiKeyCache,
+  ) {}
 
   /** Returns the stored key and, once only, its secret. */
   async create(input: CreateKeyInput): Promise<{ apiKey: ApiKey; secret: string }> {
@@ -39,7 +46,8 @@ export class ApiKeysService {
     if (!account) throw new ApiKeyError(`no account named ${input.username}`);
     const name = input.name.trim();
     if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
-    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw new ApiKeyError('expires-at is in the past');
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
+      throw new ApiKeyError('expires-at is in the past');
     const secret = generateApiKey();
     const repo = this.ds.getRepository(ApiKey);
     const apiKey = repo.create({
@@ -88,13 +96,12 @@ export class ApiKeysService {
   }
 
   /**
-   * Awaited after every change to a stored key (revoke, rotate, update). Nothing caches
-   * resolved keys yet; once the API-key lookup cache exists (decisions §11 `cache`), this is
-   * where it drops the entry, so a revoked or rotated key stops working at once in every process
-   * instead of when its cached copy expires.
+   * Awaited after every change to a stored key (revoke, rotate, update): drops this process's
+   * cached copy at once. Other processes (other API instances; the CLI changes keys from a
+   * process of its own) see the change when their copy expires, within KEY_CACHE_TTL_MS.
    */
   async onKeyChanged(id: string): Promise<void> {
-    void id;
+    this.cache.invalidateKey(id);
   }
 
   /** A key with its account's username, for display. */
@@ -133,9 +140,11 @@ export class ApiKeysService {
       if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
       changes.name = name;
     }
-    if (input.allowedIps !== undefined) changes.allowedIps = input.allowedIps?.length ? input.allowedIps : null;
+    if (input.allowedIps !== undefined)
+      changes.allowedIps = input.allowedIps?.length ? input.allowedIps : null;
     if (input.expiresAt !== undefined) {
-      if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) throw new ApiKeyError('expires-at is in the past');
+      if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
+        throw new ApiKeyError('expires-at is in the past');
       changes.expiresAt = input.expiresAt;
     }
     if (input.rateLimit !== undefined) {
@@ -148,9 +157,16 @@ export class ApiKeysService {
     return this.get(id);
   }
 
-  /** Looks a presented key up by its hash; null when unknown. Revocation and expiry are the caller's to judge. */
+  /**
+   * Looks a presented key up by its hash, through the in-process cache (api-key-cache.ts); null
+   * when unknown. Revocation, expiry and account status are the caller's to judge, per request.
+   */
   async resolve(presented: string): Promise<ResolvedKey | null> {
     const hash = hashApiKey(presented);
+    return this.cache.get(hash, () => this.load(hash));
+  }
+
+  private async load(hash: Buffer): Promise<ResolvedKey | null> {
     const row = await this.ds
       .getRepository(ApiKey)
       .createQueryBuilder('k')
@@ -160,7 +176,8 @@ export class ApiKeysService {
       .getOne();
     // The index lookup already matched; the constant-time compare keeps the final check free of timing signal.
     if (!row || !timingSafeEqual(row.keyHash, hash)) return null;
-    const { account, ...key } = row as ApiKey & { account: Account };
-    return { key: key as ApiKey, account };
+    const { account, keyHash, ...key } = row as ApiKey & { account: Account };
+    void keyHash;
+    return { key: key as ApiKey, account, allowList: IpAllowList.from(key.allowedIps) };
   }
 }

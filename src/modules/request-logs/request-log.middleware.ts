@@ -1,0 +1,44 @@
+import { Injectable, type NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Response } from 'express';
+import type { AuthedRequest } from '../../common/auth/auth-context.js';
+import { displayAddress } from '../../common/auth/ip-allow-list.js';
+import { RequestLogWriter } from './request-log.writer.js';
+
+/** What ApiReferenceInterceptor leaves on the request for the log row. */
+export type LoggedRequest = AuthedRequest & { apiReference?: string };
+
+/**
+ * Notes the start of every request and, when its response is done, hands one row to the writer
+ * if the API key guard accepted a key (req.auth): so refusals after authentication (IP, rate
+ * limit, validation, balance) are logged too, and requests without a valid key are not.
+ */
+@Injectable()
+export class RequestLogMiddleware implements NestMiddleware {
+  constructor(private readonly writer: RequestLogWriter) {}
+
+  use(req: LoggedRequest, res: Response, next: NextFunction): void {
+    const started = performance.now();
+    const createdAt = new Date();
+    res.once('close', () => {
+      const auth = req.auth;
+      if (!auth) return;
+      const url = req.originalUrl ?? req.url;
+      const q = url.indexOf('?');
+      const ua = req.headers['user-agent'];
+      this.writer.add({
+        apiKeyId: auth.key.id,
+        accountId: auth.account.id,
+        method: req.method,
+        path: q < 0 ? url : url.slice(0, q),
+        status: res.statusCode,
+        ip: displayAddress(req.ip),
+        userAgent: typeof ua === 'string' ? ua : null,
+        durationMs: performance.now() - started,
+        apiReference: req.apiReference ?? null,
+        requestId: typeof req.id === 'string' ? req.id : null,
+        createdAt,
+      });
+    });
+    next();
+  }
+}

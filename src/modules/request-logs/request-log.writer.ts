@@ -1,0 +1,167 @@
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { isUnavailableError } from '../../common/errors/classify-error.js';
+import { LOG_DB } from '../../database/data-sources.js';
+
+export interface RequestLogRow {
+  apiKeyId: string;
+  accountId: string;
+  method: string;
+  path: string;
+  status: number;
+  ip: string | null;
+  userAgent: string | null;
+  durationMs: number;
+  apiReference: string | null;
+  requestId: string | null;
+  createdAt: Date;
+}
+
+/** A batch is written when this many rows wait, or every FLUSH_INTERVAL_MS, whichever comes first. */
+export const FLUSH_ROWS = 500;
+export const FLUSH_INTERVAL_MS = 500;
+/** At most this many rows wait in memory; beyond it the oldest are dropped (and counted). */
+export const MAX_BUFFERED_ROWS = 20_000;
+const SHUTDOWN_FLUSH_MS = 5000;
+const DROP_WARN_EVERY_MS = 10_000;
+
+const COLUMNS =
+  'api_key_id, account_id, method, path, status, ip, user_agent, duration_ms, api_reference, request_id, created_at';
+const ROW_PLACEHOLDERS = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+const cut = (s: string | null, n: number) => (s && s.length > n ? s.slice(0, n) : s);
+
+/**
+ * Writes one request-log row per authenticated request to the log database, off the request
+ * path: rows wait in a bounded buffer and go in multi-row INSERTs of up to FLUSH_ROWS, one
+ * INSERT at a time. When the log database is slow or down the buffer fills and the oldest
+ * rows are dropped, counted and warned about: a request is never slowed or failed for its log.
+ * What waits is written at shutdown, after the HTTP drain and before the database closes.
+ */
+@Injectable()
+export class RequestLogWriter implements OnApplicationShutdown {
+  private readonly logger = new Logger('RequestLogs');
+  private buffer: RequestLogRow[] = [];
+  private timer?: NodeJS.Timeout;
+  private flushing?: Promise<void>;
+  private droppedTotal = 0;
+  private droppedSinceWarn = 0;
+  private lastDropWarn = 0;
+  private failing = false;
+  private stopped = false;
+
+  constructor(@InjectDataSource(LOG_DB) private readonly ds: DataSource) {}
+
+  /** Rows dropped since start because the buffer was full (or a batch could not be stored). */
+  get dropped(): number {
+    return this.droppedTotal;
+  }
+
+  get buffered(): number {
+    return this.buffer.length;
+  }
+
+  add(row: RequestLogRow): void {
+    if (this.buffer.length >= MAX_BUFFERED_ROWS) {
+      this.buffer.shift();
+      this.drop(1, 'the log database is not keeping up');
+    }
+    this.buffer.push(row);
+    if (this.buffer.length >= FLUSH_ROWS) void this.flush();
+    else if (!this.timer && !this.stopped) {
+      this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes everything buffered, in batches; one flush at a time (callers share the one under way). */
+  flush(): Promise<void> {
+    if (!this.flushing && this.buffer.length > 0) {
+      this.flushing = this.drain().finally(() => {
+        this.flushing = undefined;
+      });
+    }
+    return this.flushing ?? Promise.resolve();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS);
+    });
+    try {
+      // A flush may be under way; then write what arrived meanwhile.
+      await Promise.race([this.flush().then(() => this.flush()), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.buffer.length > 0) {
+      this.logger.warn(`${this.buffer.length} request log row(s) not written at shutdown`);
+      this.buffer = [];
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.splice(0, FLUSH_ROWS);
+      try {
+        await this.insert(batch);
+        if (this.failing) this.logger.log('request logs are being written again');
+        this.failing = false;
+      } catch (err) {
+        if (!isUnavailableError(err) || !this.ds.isInitialized) {
+          this.drop(batch.length, `a batch was refused: ${(err as Error).message}`);
+          continue;
+        }
+        // Keep the rows for the next tick, within the bound (the newest are already behind them).
+        const room = Math.max(0, MAX_BUFFERED_ROWS - this.buffer.length);
+        if (room < batch.length) this.drop(batch.length - room, 'the log database is unavailable');
+        this.buffer.unshift(...batch.slice(batch.length - room));
+        if (!this.failing)
+          this.logger.warn(`log database unavailable (${(err as Error).message}); request logs are buffered`);
+        this.failing = true;
+        return;
+      }
+    }
+  }
+
+  private async insert(batch: RequestLogRow[]): Promise<void> {
+    const params: unknown[] = [];
+    for (const r of batch) {
+      params.push(
+        r.apiKeyId,
+        r.accountId,
+        cut(r.method, 10),
+        cut(r.path, 255),
+        r.status,
+        cut(r.ip, 45),
+        cut(r.userAgent, 255),
+        Math.max(0, Math.round(r.durationMs)),
+        cut(r.apiReference, 20),
+        cut(r.requestId, 128),
+        r.createdAt,
+      );
+    }
+    await this.ds.query(
+      `INSERT INTO request_logs (${COLUMNS}) VALUES ${batch.map(() => ROW_PLACEHOLDERS).join(', ')}`,
+      params,
+    );
+  }
+
+  private drop(n: number, why: string): void {
+    this.droppedTotal += n;
+    this.droppedSinceWarn += n;
+    const now = Date.now();
+    if (now - this.lastDropWarn >= DROP_WARN_EVERY_MS) {
+      this.logger.warn(
+        `dropped ${this.droppedSinceWarn} request log row(s) (${this.droppedTotal} since start): ${why}`,
+      );
+      this.droppedSinceWarn = 0;
+      this.lastDropWarn = now;
+    }
+  }
+}

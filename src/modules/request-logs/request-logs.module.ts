@@ -1,0 +1,16 @@
+import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { ApiReferenceInterceptor } from './api-reference.interceptor.js';
+import { RequestLogMiddleware } from './request-log.middleware.js';
+import { RequestLogWriter } from './request-log.writer.js';
+
+/** One row per authenticated request in the log database (decisions §2), written in batches. */
+@Module({
+  providers: [RequestLogWriter, { provide: APP_INTERCEPTOR, useClass: ApiReferenceInterceptor }],
+  exports: [RequestLogWriter],
+})
+export class RequestLogsModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestLogMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+  }
+}
