@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { ApiKeyGuard } from './common/auth/api-key.guard.js';
+import { AuthModule } from './common/auth/auth.module.js';
+import { LoggingModule } from './common/logging/logging.module.js';
 import { RedisModule } from './common/redis/redis.module.js';
 import type { AppConfig } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -11,6 +11,8 @@ import { ChatModule } from './modules/chat/chat.module.js';
 import { EmailModule } from './modules/email/email.module.js';
 import { QueueModule } from './modules/dispatch/queue.module.js';
 import { HealthModule } from './modules/health/health.module.js';
+import { MetricsModule } from './modules/metrics/metrics.module.js';
+import { RequestLogsModule } from './modules/request-logs/request-logs.module.js';
 import { SmsModule } from './modules/sms/sms.module.js';
 import { WorkerModule } from './worker.module.js';
 
@@ -22,18 +24,22 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        LoggingModule,
+        MetricsModule,
         DatabaseModule,
         RedisModule,
         QueueModule,
         AccountsModule,
         ApiKeysModule,
+        // The guard chain (api key → ip → rate limit) and one log row per authenticated request.
+        AuthModule,
+        RequestLogsModule,
         HealthModule,
         SmsModule,
         EmailModule,
         ChatModule,
         ...(config.runWorkers ? [WorkerModule] : []),
       ],
-      providers: [{ provide: APP_GUARD, useClass: ApiKeyGuard }],
     };
   }
 }

@@ -4,6 +4,8 @@ import type { AppConfig } from '../../config/config.js';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
 import { classifyError } from '../errors/classify-error.js';
 import { sendError } from '../errors/error-body.js';
+import { installRequestPipeline } from '../logging/request-pipeline.js';
+import { setupOpenApi } from '../openapi/openapi.js';
 import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
 
@@ -22,6 +24,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.set('etag', false);
   app.set('trust proxy', trustProxySetting(config.trustProxy));
   app.use(requestIdMiddleware);
+  // Access log, HTTP metrics and the shutdown drain gate: before body parsing, so they see every request.
+  installRequestPipeline(app);
   // The XML endpoint is read as text whatever Content-Type says (decisions §10).
   app.use('/api/v1/xml', express.text({ type: () => true, limit: config.bodyLimit }));
   app.use(express.json({ limit: config.bodyLimit, strict: true }));
@@ -34,4 +38,6 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(new AppValidationPipe());
   app.enableShutdownHooks();
+  // Swagger UI at /docs, the document at /docs-json (outside Nest's router: no key needed).
+  setupOpenApi(app, config);
 }

@@ -1,10 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Job } from 'bull';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import type { CallbackJob } from '../messaging/message-state.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { RefusedTarget, safePost } from './safe-post.js';
 import { signCallback } from './signature.js';
 
@@ -21,6 +22,7 @@ export class CallbackSender {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly main: DataSource,
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {}
 
   async handle(job: Job<CallbackJob>): Promise<void> {
@@ -58,6 +60,7 @@ export class CallbackSender {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [eventId, messageRowId, accountId, url.slice(0, 2048), job.attemptsMade + 1, outcome, httpStatus, error, Math.round(performance.now() - started)],
     );
+    this.metrics?.callbackAttempt(outcome);
     if (outcome === 'http_error' || outcome === 'network_error') throw new CallbackFailed(`callback ${eventId}: ${error}`);
   }
 }

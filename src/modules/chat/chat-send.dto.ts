@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { IsStringOrStringArray } from '../../common/validation/validators.js';
 
@@ -18,22 +19,28 @@ function IsStringOrWholeNumber(): PropertyDecorator {
  * send can be retried safely like the others (decisions §8).
  */
 export class ChatSendDto {
+  @ApiProperty({ description: 'API username (the account the key belongs to).', example: 'acme' })
   @IsOptional() @IsString()
   username?: string;
 
   // Bounded so an absurd value never reaches the password hash.
+  @ApiProperty({ description: 'API password.', example: 'a-long-secret', maxLength: 1024, format: 'password' })
   @IsOptional() @IsString() @MaxLength(1024)
   password?: string;
 
+  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }], description: 'Sender id on the chat channel; a number in the spec example.', example: 260971234567 })
   @IsOptional() @IsStringOrWholeNumber()
   senderid?: string | number;
 
+  @ApiProperty({ description: 'Message content; non-ASCII characters allowed.', example: 'Muli shani! Your order has shipped.' })
   @IsOptional() @IsString()
   message?: string;
 
+  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'Recipient numbers on the chat channel (digits with country code); a single string is accepted too.', example: ['260971234567', '260971234568'] })
   @IsOptional() @IsStringOrStringArray()
   recipient?: string | string[];
 
+  @ApiPropertyOptional({ description: 'Your unique reference (idempotency, decisions §8); not in the spec table.', example: 'promo-2025-11-01', maxLength: 255 })
   @IsOptional() @IsString() @MaxLength(255)
   user_reference_id?: string;
 }

@@ -1,4 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ApiKeyAuth } from '../../common/openapi/api-docs.decorators.js';
+import { ChatSendResponseDto } from '../../common/openapi/responses.js';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { toNumber } from '../balance/money.js';
@@ -30,6 +33,8 @@ export function chatResponse(o: SendOutcome, estimatedDelivery: string) {
   };
 }
 
+@ApiTags('chat')
+@ApiKeyAuth()
 @Controller('api/v1/json/bulk/chat')
 export class ChatController {
   constructor(
@@ -41,6 +46,9 @@ export class ChatController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({ summary: 'Send a chat-channel message (spec §2.5, §2.6); username and password in the body as well as the key' })
+  @ApiOkResponse({ type: ChatSendResponseDto })
+  @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
   async send(@Auth() auth: AuthContext, @Body() dto: ChatSendDto) {
     // Credentials first: a caller with the wrong password learns nothing about the rest of the body.
     await this.accounts.verifyCredentials(auth.account.id, dto.username, dto.password);

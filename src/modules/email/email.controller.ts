@@ -1,4 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ApiKeyAuth } from '../../common/openapi/api-docs.decorators.js';
+import { EmailSendResponseDto } from '../../common/openapi/responses.js';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { SendService, type SendOutcome } from '../messaging/send.service.js';
 import { EmailSendDto } from './email-send.dto.js';
@@ -20,6 +23,8 @@ export function emailResponse(o: SendOutcome) {
   };
 }
 
+@ApiTags('email')
+@ApiKeyAuth()
 @Controller('api/v1/json/bulk/email')
 export class EmailController {
   constructor(
@@ -29,6 +34,9 @@ export class EmailController {
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({ summary: 'Send one e-mail to one or many recipients (spec §2.3, §2.4)' })
+  @ApiOkResponse({ type: EmailSendResponseDto, description: 'Accepted: one data entry per recipient' })
+  @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
   async send(@Auth() auth: AuthContext, @Body() dto: EmailSendDto) {
     return emailResponse(await this.sends.send(this.policy, auth, emailInput(dto as Record<string, unknown>)));
   }

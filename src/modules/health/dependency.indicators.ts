@@ -5,57 +5,121 @@ import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { REDIS } from '../../common/redis/redis.module.js';
 import { LOG_DB, NOTIFICATION_DB } from '../../database/data-sources.js';
-import { timed } from './probes.js';
+import { SingleFlight, errorText, timed } from './probes.js';
 
+/** Longest any one probe waits: every health answer stays under a second even when a dependency hangs. */
 export const PROBE_TIMEOUT_MS = 800;
 
-/** One indicator per database of decisions §2: a SELECT 1 with a timeout and its response time. */
-@Injectable()
-export class DatabaseIndicators {
+type Ping = { ok: true; ms: number } | { ok: false; ms: number; error: string };
+
+/**
+ * SELECT 1 with the probe timeout. The query itself is shared while it is pending: when the
+ * database hangs, later probes wait on the same stuck query (and time out) instead of taking
+ * one more pool connection each.
+ */
+class DataSourcePing {
+  private readonly flight = new SingleFlight<unknown>();
+
   constructor(
-    private readonly health: HealthIndicatorService,
-    @InjectDataSource() private readonly main: DataSource,
-    @InjectDataSource(LOG_DB) private readonly log: DataSource,
-    @InjectDataSource(NOTIFICATION_DB) private readonly notification: DataSource,
+    private readonly ds: DataSource,
+    private readonly label: string,
   ) {}
 
-  database() {
-    return this.ping('database', this.main, 'main database');
-  }
-
-  logDatabase() {
-    return this.ping('log_database', this.log, 'log database');
-  }
-
-  notificationDatabase() {
-    return this.ping('notification_database', this.notification, 'notification database');
-  }
-
-  private async ping<K extends string>(key: K, ds: DataSource, label: string) {
-    const session = this.health.check(key);
+  async run(): Promise<Ping> {
+    const started = performance.now();
     try {
-      const ms = await timed(() => ds.query('SELECT 1'), PROBE_TIMEOUT_MS, label);
-      return session.up({ message: `${label} is reachable`, response_time_ms: ms });
+      return { ok: true, ms: await timed(() => this.flight.run(() => this.ds.query('SELECT 1')), PROBE_TIMEOUT_MS, this.label) };
     } catch (err) {
-      return session.down({ message: `${label} is unreachable: ${(err as Error).message}`, response_time_ms: PROBE_TIMEOUT_MS });
+      return { ok: false, ms: Math.round(performance.now() - started), error: errorText(err) };
     }
   }
 }
 
+async function databaseCheck<K extends string>(health: HealthIndicatorService, key: K, ping: DataSourcePing, label: string) {
+  const session = health.check(key);
+  const r = await ping.run();
+  return r.ok
+    ? session.up({ message: `${label} is reachable`, response_time_ms: r.ms })
+    : session.down({ message: `${label} is unreachable: ${r.error}`, response_time_ms: r.ms });
+}
+
+/** `database`: the main database (accounts, keys, messages, ledger). */
+@Injectable()
+export class DatabaseIndicator {
+  private readonly ping: DataSourcePing;
+
+  constructor(
+    private readonly health: HealthIndicatorService,
+    @InjectDataSource() ds: DataSource,
+  ) {
+    this.ping = new DataSourcePing(ds, 'main database');
+  }
+
+  check() {
+    return databaseCheck(this.health, 'database', this.ping, 'main database');
+  }
+}
+
+/** `log_database`: request logs. */
+@Injectable()
+export class LogDatabaseIndicator {
+  private readonly ping: DataSourcePing;
+
+  constructor(
+    private readonly health: HealthIndicatorService,
+    @InjectDataSource(LOG_DB) ds: DataSource,
+  ) {
+    this.ping = new DataSourcePing(ds, 'log database');
+  }
+
+  check() {
+    return databaseCheck(this.health, 'log_database', this.ping, 'log database');
+  }
+}
+
+/** `notification_database`: delivery reports and callback attempts. */
+@Injectable()
+export class NotificationDatabaseIndicator {
+  private readonly ping: DataSourcePing;
+
+  constructor(
+    private readonly health: HealthIndicatorService,
+    @InjectDataSource(NOTIFICATION_DB) ds: DataSource,
+  ) {
+    this.ping = new DataSourcePing(ds, 'notification database');
+  }
+
+  check() {
+    return databaseCheck(this.health, 'notification_database', this.ping, 'notification database');
+  }
+}
+
+/** The app's own Redis connection (rate limits, API-key cache): PING with the probe timeout. */
 @Injectable()
 export class RedisIndicator {
+  private readonly flight = new SingleFlight<unknown>();
+
   constructor(
     private readonly health: HealthIndicatorService,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
+  /** Fails at once while the client is not connected rather than waiting out the timeout; one PING in flight at most. */
+  async ping(): Promise<Ping> {
+    const started = performance.now();
+    if (this.redis.status !== 'ready') return { ok: false, ms: 0, error: `connection is ${this.redis.status}` };
+    try {
+      return { ok: true, ms: await timed(() => this.flight.run(() => this.redis.ping()), PROBE_TIMEOUT_MS, 'Redis') };
+    } catch (err) {
+      return { ok: false, ms: Math.round(performance.now() - started), error: errorText(err) };
+    }
+  }
+
   async check() {
     const session = this.health.check('redis');
-    try {
-      const ms = await timed(() => this.redis.ping(), PROBE_TIMEOUT_MS, 'Redis');
-      return session.up({ message: 'Redis is reachable', response_time_ms: ms });
-    } catch (err) {
-      return session.down({ message: `Redis is unreachable: ${(err as Error).message}` });
-    }
+    const r = await this.ping();
+    return r.ok
+      ? session.up({ message: 'Redis is reachable', response_time_ms: r.ms })
+      : session.down({ message: `Redis is unreachable: ${r.error}`, response_time_ms: r.ms });
   }
 }

@@ -1,15 +1,40 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { DatabaseIndicators, RedisIndicator } from './dependency.indicators.js';
+import { CacheIndicator } from './cache.indicator.js';
+import { CacheStatsModule } from './cache-stats.js';
+import {
+  DatabaseIndicator,
+  LogDatabaseIndicator,
+  NotificationDatabaseIndicator,
+  RedisIndicator,
+} from './dependency.indicators.js';
+import { ClientServerIndicator, ProviderProbes, SmsServerIndicator } from './external.indicators.js';
 import { HealthController } from './health.controller.js';
 import { HealthService } from './health.service.js';
+import { HttpDrain } from './http-drain.js';
 import { LifecycleState } from './lifecycle.state.js';
+import { MessageQueueIndicator } from './message-queue.indicator.js';
 import { ProcessStats } from './process-stats.js';
 
+/** Health probes (spec §4), the lifecycle they report, and the HTTP drain on shutdown. */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule],
   controllers: [HealthController],
-  providers: [HealthService, DatabaseIndicators, RedisIndicator, ProcessStats, LifecycleState],
-  exports: [LifecycleState],
+  providers: [
+    HealthService,
+    DatabaseIndicator,
+    LogDatabaseIndicator,
+    NotificationDatabaseIndicator,
+    RedisIndicator,
+    CacheIndicator,
+    MessageQueueIndicator,
+    ProviderProbes,
+    SmsServerIndicator,
+    ClientServerIndicator,
+    ProcessStats,
+    LifecycleState,
+    HttpDrain,
+  ],
+  exports: [LifecycleState, HttpDrain, CacheStatsModule],
 })
 export class HealthModule {}

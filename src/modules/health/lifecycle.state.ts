@@ -11,6 +11,11 @@ export class LifecycleState implements OnApplicationBootstrap, BeforeApplication
   }
 
   beforeApplicationShutdown(): void {
+    this.beginShutdown();
+  }
+
+  /** Called as soon as a termination signal arrives (main.ts), before any shutdown hook runs. */
+  beginShutdown(): void {
     this.stopping = true;
   }
 

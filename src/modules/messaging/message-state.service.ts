@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectQueue } from '@nestjs/bull';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BalanceService } from '../balance/balance.service.js';
 import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import type { Channel, MessageStatus } from './channel.js';
 
 /** decisions §6: from which states each state may be reached. A state never goes back. */
@@ -59,6 +60,7 @@ interface LockedRow {
   send_request_id: string;
   callback_url: string | null;
   user_reference_id: string | null;
+  created_at: Date;
 }
 
 /**
@@ -74,16 +76,18 @@ export class MessageStateService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly balances: BalanceService,
     @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
+    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {}
 
   /** Applies the transitions that are allowed and returns the ones that took effect. */
   async apply(transitions: Transition[]): Promise<Transition[]> {
     if (transitions.length === 0) return [];
     const jobs: CallbackJob[] = [];
+    let committed: Array<{ row: LockedRow; t: Transition & { at: Date } }> = [];
     const applied = await this.ds.transaction(async (em) => {
       const rows = (await em.query(
         `SELECT m.id, m.uuid, m.status, m.account_id, m.channel, m.recipient, m.cost, m.send_request_id,
-                r.callback_url, r.user_reference_id
+                r.callback_url, r.user_reference_id, m.created_at
            FROM messages m JOIN send_requests r ON r.id = m.send_request_id
           WHERE m.id IN (?) FOR UPDATE`,
         [transitions.map((t) => t.id)],
@@ -99,8 +103,10 @@ export class MessageStateService {
         if (row.callback_url) jobs.push(this.callbackJob(row, t, at));
       }
       await this.write(em, done);
+      committed = done;
       return done.map((d) => d.t);
     });
+    this.metrics?.transitionsCommitted(committed.map(({ row, t }) => ({ channel: row.channel, status: t.status, createdAt: row.created_at, at: t.at })));
     if (jobs.length) {
       await this.callbacks
         .addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { jobId: data.eventId, attempts: 10, backoff: { type: 'jittered' }, removeOnComplete: true, removeOnFail: 5000 } })))

@@ -1,4 +1,6 @@
 import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ApiKeyAuth } from '../../common/openapi/api-docs.decorators.js';
 import type { Request } from 'express';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { AppException } from '../../common/errors/app.exception.js';
@@ -64,6 +66,8 @@ export function checkXmlSmsRequest(req: XmlSendRequest): Record<string, unknown>
  * Content-Type (configure-app.ts); errors on this path are rendered as XML by the error filter.
  * After parsing it is the same request as the JSON SMS endpoint, through the same pipeline.
  */
+@ApiTags('sms')
+@ApiKeyAuth()
 @Controller('api/v1/xml/bulk/sms')
 export class SmsXmlController {
   constructor(
@@ -74,6 +78,12 @@ export class SmsXmlController {
   @Post()
   @HttpCode(200)
   @Header('Content-Type', 'application/xml; charset=utf-8')
+  @ApiOperation({ summary: 'Send SMS from an XML document (spec §2.9, decisions §10)', description: 'Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url and user_reference_id. Parsed as XML whatever Content-Type says; DOCTYPE and entities are refused.' })
+  @ApiConsumes('application/xml', 'text/xml', 'application/json')
+  @ApiBody({ schema: { type: 'string', example: '<request><from>ACME</from><to>260971234567</to><to>260971234568</to><message>Hello from ACME</message><source>API</source></request>' } })
+  @ApiProduces('application/xml')
+  @ApiOkResponse({ description: 'One <recipient> per recipient', content: { 'application/xml': { schema: { type: 'string', example: '<?xml version="1.0" encoding="UTF-8"?><response><reference>1764184470578998353</reference><status>SUCCESS</status><recipient>260971234567</recipient><recipient>260971234568</recipient></response>' } } } })
+  @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503], { xml: true })
   async send(@Auth() auth: AuthContext, @Req() req: Request): Promise<string> {
     const text = typeof req.body === 'string' ? req.body : '';
     const fields = checkXmlSmsRequest(toXmlSendRequest(parseXmlDocument(text)));

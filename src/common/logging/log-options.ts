@@ -1,0 +1,90 @@
+import { hostname } from 'node:os';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pino, type DestinationStream, type LoggerOptions } from 'pino';
+import type { Options } from 'pino-http';
+import type { AppConfig } from '../../config/config.js';
+
+/**
+ * Never in a log line: credentials in headers, passwords, keys and secrets wherever a log
+ * object carries them (top level or one level down), and message bodies. pino-http does not
+ * log request bodies at all; `req.body` is listed in case a serializer or a caller ever does.
+ */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'req.body',
+  'body',
+  'password',
+  '*.password',
+  'api_key',
+  '*.api_key',
+  'apiKey',
+  '*.apiKey',
+  'key',
+  '*.key',
+  'secret',
+  '*.secret',
+  'callback_secret',
+  '*.callback_secret',
+  'token',
+  '*.token',
+  'message_body',
+  '*.message_body',
+  'email_body',
+  '*.email_body',
+  'parameters',
+  '*.parameters',
+];
+
+/** Access lines of these paths drop to debug while they succeed: probes and scrapes would drown the rest. */
+const QUIET = /^\/(health(\/|$|\?)|metrics(\?|$))/;
+
+type Req = IncomingMessage & { originalUrl?: string };
+
+/** The base pino options: one JSON object per line, ISO time, level names, redaction. */
+export function loggerOptions(config: AppConfig, destination?: DestinationStream): LoggerOptions {
+  return {
+    level: config.logLevel,
+    base: { service: config.serviceName, env: config.env, pid: process.pid, hostname: hostname() },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    // Human-readable lines on a developer's terminal; never when a stream was injected (tests).
+    ...(config.logPretty && !destination
+      ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service,env' } } }
+      : {}),
+  };
+}
+
+/**
+ * pino-http: one access line per request when its response finishes, and `req.log`, the
+ * request's logger, binding `request_id` (our X-Request-Id, set on req.id by the request-id
+ * middleware that runs first) to every line logged while the request is handled.
+ */
+export function httpLoggerOptions(config: AppConfig, destination?: DestinationStream): Options<Req, ServerResponse> {
+  return {
+    ...loggerOptions(config, destination),
+    genReqId: (req) => req.id || String(req.headers['x-request-id'] ?? ''),
+    quietReqLogger: true,
+    customAttributeKeys: { reqId: 'request_id', responseTime: 'response_time_ms' },
+    serializers: {
+      req: (req: { method: string; url: string; headers: Record<string, unknown>; remoteAddress?: string; raw?: Req }) => ({
+        method: req.method,
+        url: req.raw?.originalUrl ?? req.url,
+        remote_address: req.remoteAddress,
+        headers: req.headers,
+      }),
+      res: (res: { statusCode: number }) => ({ status_code: res.statusCode }),
+    },
+    customLogLevel: (req, res, err) => {
+      if (err || res.statusCode >= 500) return 'error';
+      if (res.statusCode < 400 && QUIET.test(req.originalUrl ?? req.url ?? '')) return 'debug';
+      return 'info';
+    },
+    customSuccessMessage: (req, res, ms) => `${req.method} ${req.originalUrl ?? req.url} ${res.statusCode} ${ms}ms`,
+    customErrorMessage: (req, res) => `${req.method} ${req.originalUrl ?? req.url} ${res.statusCode} failed`,
+  };
+}

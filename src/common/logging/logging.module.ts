@@ -1,0 +1,49 @@
+import { Global, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { pinoHttp, type HttpLogger } from 'pino-http';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { httpLoggerOptions } from './log-options.js';
+
+/**
+ * Where log lines go: null = stdout (or pino-pretty in development). Tests replace it with a
+ * stream of their own (`overrideProvider(LOG_DESTINATION)`) to read the lines back.
+ */
+export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
+/** The pino-http middleware of this app; its `.logger` is the root pino logger. */
+export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
+
+@Module({
+  providers: [
+    { provide: LOG_DESTINATION, useValue: null },
+    {
+      provide: HTTP_LOGGER,
+      inject: [APP_CONFIG, LOG_DESTINATION],
+      useFactory: (config: AppConfig, destination: DestinationStream | null): HttpLogger =>
+        destination ? pinoHttp(httpLoggerOptions(config, destination), destination) : pinoHttp(httpLoggerOptions(config)),
+    },
+  ],
+  exports: [LOG_DESTINATION, HTTP_LOGGER],
+})
+class HttpLoggerModule {}
+
+/**
+ * Structured JSON logs through pino, for Nest's own logger too (main.ts and worker.ts call
+ * app.useLogger(app.get(Logger))). The pino-http middleware is mounted by configureApp right
+ * after the request id (so body-parser errors and the shutdown 503 are logged too);
+ * nestjs-pino then only binds that request logger to the async context (`useExisting`), so a
+ * `new Logger(…).log()` inside a request carries its request_id.
+ */
+@Global()
+@Module({
+  imports: [
+    HttpLoggerModule,
+    LoggerModule.forRootAsync({
+      imports: [HttpLoggerModule],
+      inject: [HTTP_LOGGER],
+      useFactory: (http: HttpLogger) => ({ pinoHttp: { logger: http.logger }, useExisting: true }),
+    }),
+  ],
+  exports: [HttpLoggerModule, LoggerModule],
+})
+export class LoggingModule {}

@@ -1,0 +1,42 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import type { AppConfig } from '../../config/config.js';
+import { API_KEY_SCHEME, BASIC_SCHEME, BEARER_SCHEME } from './api-docs.decorators.js';
+import { ErrorEnvelopeDto } from './error-envelope.dto.js';
+
+/** The OpenAPI document, generated from the controllers' and DTOs' decorators. */
+export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+  const builder = new DocumentBuilder()
+    .setTitle('Bulk messaging API')
+    .setDescription(
+      'Bulk SMS (JSON and XML), e-mail and chat sends, balance, message status, health probes and metrics. ' +
+        'Every error answers the same envelope (`ErrorEnvelopeDto`); every response carries `X-Request-Id`.',
+    )
+    .setVersion(config.version)
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key in a header' }, API_KEY_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' }, BEARER_SCHEME)
+    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'HTTP Basic with the API key as user name and an empty password (kept for backward compatibility)' }, BASIC_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <METRICS_TOKEN>, only when METRICS_TOKEN is set' }, 'metrics_token')
+    .addTag('sms')
+    .addTag('email')
+    .addTag('chat')
+    .addTag('balance')
+    .addTag('messages')
+    .addTag('health')
+    .addTag('operations');
+  return SwaggerModule.createDocument(app, builder.build(), { extraModels: [ErrorEnvelopeDto] });
+}
+
+/**
+ * Swagger UI at /docs and the document at /docs-json. Mounted on the HTTP adapter, outside
+ * Nest's router, so the API-key guard does not apply: the documentation is public.
+ * The document is built on first request, once every module has been scanned.
+ */
+export function setupOpenApi(app: INestApplication, config: AppConfig): void {
+  let document: OpenAPIObject | undefined;
+  SwaggerModule.setup('docs', app, () => (document ??= buildOpenApiDocument(app, config)), {
+    jsonDocumentUrl: 'docs-json',
+    yamlDocumentUrl: 'docs-yaml',
+    customSiteTitle: 'bulk-messaging API',
+  });
+}

@@ -1,0 +1,109 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/**
+ * Response shapes of spec §2.2, 2.4, 2.6, 2.8 and the message status routes, for the OpenAPI
+ * document only (the controllers build plain objects). Examples are the spec's own.
+ */
+
+const API_REFERENCE = '1764184470578998353';
+const STATUSES = ['ACKNOWLEDGED', 'SENT', 'DELIVERED', 'UNDELIVERED', 'EXPIRED', 'FAILED', 'REJECTED'];
+
+export class SmsSendEntryDto {
+  @ApiProperty({ example: '01a200fe-0dfd-7511-ad60-13d93139bcee', format: 'uuid' }) message_id: string;
+  @ApiProperty({ example: '260971234567' }) mobile_number: string;
+  @ApiProperty({ enum: ['ACKNOWLEDGED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
+  @ApiPropertyOptional({ enum: ['INVALID_NUMBER'], description: 'present when status is REJECTED (not charged, not sent)' }) reason?: string;
+}
+
+export class SmsSendResponseDto {
+  @ApiProperty({ example: API_REFERENCE, pattern: '^\\d{19}$' }) api_reference: string;
+  @ApiProperty({ type: [SmsSendEntryDto] }) data: SmsSendEntryDto[];
+  @ApiProperty({ example: 'successful' }) message: string;
+  @ApiProperty({ example: true }) success: boolean;
+}
+
+export class EmailSendEntryDto {
+  @ApiProperty({ example: 'jane@example.com' }) email_address: string;
+  @ApiProperty({ example: '5', description: 'numeric text' }) message_id: string;
+  @ApiProperty({ enum: ['ACKNOWLEDGED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
+  @ApiPropertyOptional({ enum: ['INVALID_EMAIL'], description: 'present when status is REJECTED' }) reason?: string;
+}
+
+export class EmailSendResponseDto {
+  @ApiProperty({ example: API_REFERENCE, pattern: '^\\d{19}$' }) api_reference: string;
+  @ApiProperty({ type: [EmailSendEntryDto] }) data: EmailSendEntryDto[];
+  @ApiProperty({ example: 'successful' }) message: string;
+  @ApiProperty({ example: true }) success: boolean;
+}
+
+export class RejectedRecipientDto {
+  @ApiProperty({ example: '0971234567' }) recipient: string;
+  @ApiProperty({ example: 'INVALID_NUMBER' }) reason: string;
+}
+
+export class ChatSendResponseDto {
+  @ApiProperty({ example: 0.2 }) cost: number;
+  @ApiProperty({ example: 2, type: 'integer', description: 'messages queued' }) count: number;
+  @ApiProperty({ example: 'ZMW' }) currency: string;
+  @ApiProperty({ example: '2025-11-26T19:15:30.000Z', format: 'date-time' }) estimated_delivery: string;
+  @ApiProperty({ example: 'Chat messages queued successfully' }) message: string;
+  @ApiProperty({ example: API_REFERENCE }) reference: string;
+  @ApiProperty({ example: 'success' }) status: string;
+  @ApiPropertyOptional({ type: [RejectedRecipientDto], description: 'present only when some recipients were invalid' }) rejected?: RejectedRecipientDto[];
+}
+
+export class ChannelBalanceDto {
+  @ApiProperty({ example: 19687.5 }) balance_value: number;
+  @ApiProperty({ example: 1.25 }) cost_per_unit: number;
+  @ApiProperty({ example: 15750, type: 'integer', description: 'floor(balance_value / cost_per_unit)' }) credits: number;
+}
+
+export class BalancesDto {
+  @ApiProperty({ type: ChannelBalanceDto }) email: ChannelBalanceDto;
+  @ApiProperty({ type: ChannelBalanceDto }) sms: ChannelBalanceDto;
+  @ApiProperty({ type: ChannelBalanceDto }) chat: ChannelBalanceDto;
+}
+
+export class BalanceResponseDto {
+  @ApiProperty({ example: 'success' }) status: string;
+  @ApiProperty({ example: 'active' }) account_status: string;
+  @ApiProperty({ example: '8d3f4c1e-2b7a-4f0e-9c55-6a1d2e3f4b5c' }) client_id: string;
+  @ApiProperty({ example: 'ZMW' }) currency: string;
+  @ApiProperty({ example: '2025-11-26T19:14:30.578Z', format: 'date-time' }) last_updated: string;
+  @ApiProperty({ example: 59062.5, description: 'sum of the channel balance values' }) total_value: number;
+  @ApiProperty({ type: BalancesDto }) balances: BalancesDto;
+}
+
+export class MessageDto {
+  @ApiProperty({ example: '01a200fe-0dfd-7511-ad60-13d93139bcee', description: 'UUID for SMS and chat, numeric text for e-mail' }) message_id: string;
+  @ApiProperty({ enum: ['sms', 'email', 'chat'], example: 'sms' }) channel: string;
+  @ApiProperty({ example: API_REFERENCE }) api_reference: string;
+  @ApiProperty({ example: '260971234567' }) recipient: string;
+  @ApiProperty({ enum: STATUSES, example: 'DELIVERED' }) status: string;
+  @ApiProperty({ nullable: true, type: 'string', example: null }) reason: string | null;
+  @ApiProperty({ example: 1, type: 'integer' }) units: number;
+  @ApiProperty({ example: 0.25 }) cost: number;
+  @ApiProperty({ example: 'ZMW' }) currency: string;
+  @ApiProperty({ nullable: true, type: 'string', example: 'inv-2025-0001' }) user_reference_id: string | null;
+  @ApiProperty({ example: '2025-11-26T19:14:30.578Z', format: 'date-time' }) created_at: string;
+  @ApiProperty({ nullable: true, type: 'string', format: 'date-time', example: '2025-11-26T19:14:30.912Z' }) sent_at: string | null;
+  @ApiProperty({ nullable: true, type: 'string', format: 'date-time', example: '2025-11-26T19:14:31.915Z' }) completed_at: string | null;
+}
+
+export class MessageEventDto {
+  @ApiProperty({ enum: STATUSES, example: 'SENT' }) status: string;
+  @ApiProperty({ nullable: true, type: 'string', example: null }) reason: string | null;
+  @ApiProperty({ example: '2025-11-26T19:14:30.912Z', format: 'date-time' }) occurred_at: string;
+}
+
+export class MessageDetailDto extends MessageDto {
+  @ApiProperty({ type: [MessageEventDto], description: 'every state the message went through, oldest first' }) history: MessageEventDto[];
+}
+
+export class MessageListResponseDto {
+  @ApiProperty({ example: API_REFERENCE }) api_reference: string;
+  @ApiProperty({ example: 1, type: 'integer' }) page: number;
+  @ApiProperty({ example: 100, type: 'integer' }) per_page: number;
+  @ApiProperty({ example: 2, type: 'integer' }) total: number;
+  @ApiProperty({ type: [MessageDto] }) data: MessageDto[];
+}

@@ -1,0 +1,60 @@
+import { getQueueToken } from '@nestjs/bull';
+import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { HealthIndicatorService } from '@nestjs/terminus';
+import type { Queue } from 'bull';
+import { CALLBACK_QUEUE, QUEUE_NAMES } from '../dispatch/dispatch.constants.js';
+import { PROBE_TIMEOUT_MS } from './dependency.indicators.js';
+import { SingleFlight, errorText, timed } from './probes.js';
+
+export const ALL_QUEUES = [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE];
+
+type Depth = { ok: true; size: number; ms: number } | { ok: false; error: string };
+
+/**
+ * `message_queue`: the Bull queues in Redis. `queue_size` is the jobs not yet done
+ * (waiting + active + delayed) over sms, email, chat and callbacks. A dispatch job carries up
+ * to 200 messages, so this counts jobs, not messages.
+ */
+@Injectable()
+export class MessageQueueIndicator {
+  private readonly flight = new SingleFlight<number>();
+  private queues?: Queue[];
+
+  constructor(
+    private readonly health: HealthIndicatorService,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  private all(): Queue[] {
+    this.queues ??= ALL_QUEUES.map((name) => this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }));
+    return this.queues;
+  }
+
+  /** The counting commands are shared while pending, so a hung Redis is not sent more of them per probe. */
+  private async depth(): Promise<Depth> {
+    const queues = this.all();
+    const notReady = queues.find((q) => q.client.status !== 'ready');
+    if (notReady) return { ok: false, error: `Redis connection of queue ${notReady.name} is ${notReady.client.status}` };
+    let size = 0;
+    try {
+      const count = () =>
+        this.flight.run(async () => {
+          const counts = await Promise.all(queues.map((q) => q.getJobCounts()));
+          return counts.reduce((n, c) => n + c.waiting + c.active + c.delayed, 0);
+        });
+      const ms = await timed(async () => (size = await count()), PROBE_TIMEOUT_MS, 'Redis (queues)');
+      return { ok: true, size, ms };
+    } catch (err) {
+      return { ok: false, error: errorText(err) };
+    }
+  }
+
+  async check() {
+    const session = this.health.check('message_queue');
+    const d = await this.depth();
+    return d.ok
+      ? session.up({ message: `queues ${ALL_QUEUES.join(', ')} reachable; ${d.size} job(s) waiting, active or delayed`, queue_size: d.size })
+      : session.down({ message: `message queue unreachable: ${d.error}`, queue_size: null });
+  }
+}

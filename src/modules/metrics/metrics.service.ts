@@ -1,0 +1,167 @@
+import { getQueueToken } from '@nestjs/bull';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Queue } from 'bull';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CacheStats } from '../health/cache-stats.js';
+import { CALLBACK_QUEUE, QUEUE_NAMES } from '../dispatch/dispatch.constants.js';
+
+const QUEUES = [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE];
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'paused', 'failed'] as const;
+/** A scrape must not hang on a Redis that does not answer. */
+const QUEUE_SCRAPE_TIMEOUT_MS = 500;
+
+export interface CommittedTransition {
+  channel: string;
+  status: string;
+  /** When the message was accepted; with `at`, gives the dispatch latency of SENT. */
+  createdAt?: Date | null;
+  at: Date;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('timeout')), ms);
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e) => (clearTimeout(t), reject(e)),
+    );
+  });
+}
+
+/**
+ * The Prometheus metrics of one application instance, in a registry of its own (not
+ * prom-client's global one), so several apps in one process (tests) do not clash and default
+ * process metrics are registered once per registry. Producers call the small methods below;
+ * queue depths and cache counters are read when scraped.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  private readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, matched route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request arriving to the response finishing, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  private readonly sendRequests = new Counter({
+    name: 'bulk_send_requests_total',
+    help: 'Send requests stored and charged (replays of a user_reference_id not counted), by channel',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly messages = new Counter({
+    name: 'bulk_messages_total',
+    help: 'Messages entering a state, by channel: ACKNOWLEDGED (accepted) and REJECTED at intake, then SENT, DELIVERED, UNDELIVERED, EXPIRED, FAILED, REJECTED as they happen',
+    labelNames: ['channel', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly dispatchLatency = new Histogram({
+    name: 'bulk_dispatch_latency_seconds',
+    help: 'Time from a message being accepted to it being handed to the provider (SENT), by channel',
+    labelNames: ['channel'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+    registers: [this.registry],
+  });
+
+  private readonly callbackAttempts = new Counter({
+    name: 'bulk_callback_attempts_total',
+    help: 'Delivery callback attempts, by outcome (delivered, http_error, network_error, refused)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @Optional() @Inject(CacheStats) private readonly cacheStats?: CacheStats,
+  ) {
+    collectDefaultMetrics({ register: this.registry });
+    const queues = () => this.queues();
+    new Gauge({
+      name: 'bulk_queue_jobs',
+      help: 'Jobs in each Bull queue by state, read from Redis at scrape time (a dispatch job carries up to 200 messages)',
+      labelNames: ['queue', 'state'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        await Promise.all(
+          queues().map(async (q) => {
+            if (q.client.status !== 'ready') return;
+            const counts = await withTimeout(q.getJobCounts(), QUEUE_SCRAPE_TIMEOUT_MS).catch(() => undefined);
+            if (!counts) return;
+            for (const state of QUEUE_STATES) this.set({ queue: q.name, state }, (counts as unknown as Record<string, number>)[state] ?? 0);
+          }),
+        );
+      },
+    });
+    const stats = this.cacheStats;
+    new Counter({
+      name: 'bulk_api_key_cache_lookups_total',
+      help: 'API-key cache lookups in this process, by result (hit, miss)',
+      labelNames: ['result'] as const,
+      registers: [this.registry],
+      collect() {
+        if (!stats) return;
+        const { hits, misses } = stats.snapshot();
+        this.reset();
+        this.inc({ result: 'hit' }, hits);
+        this.inc({ result: 'miss' }, misses);
+      },
+    });
+  }
+
+  private queueList?: Queue[];
+  private queues(): Queue[] {
+    if (!this.queueList) {
+      try {
+        this.queueList = QUEUES.map((name) => this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }));
+      } catch {
+        this.queueList = [];
+      }
+    }
+    return this.queueList;
+  }
+
+  observeHttp(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  /** A send request committed: its accepted (ACKNOWLEDGED) and refused-at-intake (REJECTED) messages. */
+  sendCommitted(channel: string, accepted: number, rejected: number): void {
+    this.sendRequests.inc({ channel });
+    if (accepted) this.messages.inc({ channel, status: 'ACKNOWLEDGED' }, accepted);
+    if (rejected) this.messages.inc({ channel, status: 'REJECTED' }, rejected);
+  }
+
+  /** State changes whose transaction has committed. */
+  transitionsCommitted(changes: CommittedTransition[]): void {
+    for (const c of changes) {
+      this.messages.inc({ channel: c.channel, status: c.status });
+      if (c.status === 'SENT' && c.createdAt) {
+        this.dispatchLatency.observe({ channel: c.channel }, Math.max(0, c.at.getTime() - c.createdAt.getTime()) / 1000);
+      }
+    }
+  }
+
+  callbackAttempt(outcome: string): void {
+    this.callbackAttempts.inc({ outcome });
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,126 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+type Operation = {
+  tags?: string[];
+  security?: Array<Record<string, string[]>>;
+  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+};
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>>; required?: string[] }>; securitySchemes: Record<string, Record<string, unknown>> };
+};
+
+/** Every route of the interface (spec §4) plus the status and metrics routes, in OpenAPI path syntax. */
+const ROUTES: Array<[string, string]> = [
+  ['post', '/api/v1/json/bulk/sms'],
+  ['post', '/api/v1/xml/bulk/sms'],
+  ['post', '/api/v1/json/bulk/email'],
+  ['post', '/api/v1/json/bulk/chat'],
+  ['post', '/api/v1/json/balance'],
+  ['get', '/api/v1/json/messages'],
+  ['get', '/api/v1/json/messages/{messageId}'],
+  ['get', '/health'],
+  ['get', '/health/detailed'],
+  ['get', '/health/ready'],
+  ['get', '/health/live'],
+  ['get', '/metrics'],
+];
+const KEYED = ROUTES.filter(([, p]) => p.startsWith('/api/'));
+
+describe('OpenAPI document (/docs, /docs-json)', () => {
+  let t: TestApp;
+  let doc: Doc;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const res = await t.http().get('/docs-json');
+    expect(res.status).toBe(200);
+    doc = res.body as Doc;
+  });
+  afterAll(async () => t?.close());
+
+  const schema = (name: string) => doc.components.schemas[name];
+  const ref = (r: string | undefined) => r?.replace('#/components/schemas/', '');
+
+  it('serves Swagger UI at /docs and the document at /docs-json without an API key', async () => {
+    const ui = await t.http().get('/docs');
+    expect(ui.status).toBe(200);
+    expect(ui.headers['content-type']).toMatch(/text\/html/);
+    expect(ui.text).toMatch(/swagger/i);
+    expect(doc.openapi).toMatch(/^3\./);
+  });
+
+  it('is a valid OpenAPI document (swagger-parser validate)', async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+  });
+
+  it('lists every route of the interface, and every route the app serves is documented', async () => {
+    for (const [method, path] of ROUTES) expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
+    // The app's own routes, read from Express: a controller added without documentation shows up here.
+    const router = (t.app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string; methods: Record<string, boolean> } }> } }).router;
+    const served = router.stack
+      .filter((l) => l.route && !l.route.path.includes('*') && !l.route.path.startsWith('/docs'))
+      .flatMap((l) => Object.keys(l.route!.methods).filter((m) => m !== '_all').map((m) => `${m} ${l.route!.path.replace(/:(\w+)/g, '{$1}')}`));
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
+    expect(served.length).toBeGreaterThanOrEqual(ROUTES.length);
+    for (const route of served) expect(documented, route).toContain(route);
+  });
+
+  it('declares the three key schemes of spec §5 and requires one of them on every keyed route, none on health', () => {
+    expect(doc.components.securitySchemes.api_key).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }));
+    expect(doc.components.securitySchemes.bearer).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    expect(doc.components.securitySchemes.basic).toEqual(expect.objectContaining({ type: 'http', scheme: 'basic' }));
+    for (const [method, path] of KEYED) {
+      const security = doc.paths[path][method].security ?? [];
+      expect(security, path).toEqual(expect.arrayContaining([{ api_key: [] }, { bearer: [] }, { basic: [] }]));
+    }
+    for (const path of ['/health', '/health/detailed', '/health/ready', '/health/live']) expect(doc.paths[path].get.security ?? []).toEqual([]);
+    expect(doc.paths['/metrics'].get.security).toEqual([{ metrics_token: [] }]);
+  });
+
+  it('describes request and response bodies with the spec examples', () => {
+    const smsBody = ref(doc.paths['/api/v1/json/bulk/sms'].post.requestBody?.content['application/json'].schema.$ref)!;
+    expect(schema(smsBody).properties?.to.example).toContain('260971234567');
+    expect(Object.keys(schema(smsBody).properties ?? {})).toEqual(expect.arrayContaining(['from', 'to', 'message', 'callback_url', 'source', 'user_reference_id', 'sender_id', 'recipient', 'message_body']));
+    expect(schema(smsBody).required).toEqual(expect.arrayContaining(['from', 'to', 'message']));
+
+    const smsOk = ref(doc.paths['/api/v1/json/bulk/sms'].post.responses['200'].content?.['application/json'].schema?.$ref)!;
+    expect(schema(smsOk).properties?.api_reference.example).toBe('1764184470578998353');
+    const emailOk = ref(doc.paths['/api/v1/json/bulk/email'].post.responses['200'].content?.['application/json'].schema?.$ref)!;
+    expect(schema(ref((schema(emailOk).properties?.data.items as { $ref: string }).$ref)!).properties?.message_id.example).toBe('5');
+
+    const balanceOk = ref(doc.paths['/api/v1/json/balance'].post.responses['200'].content?.['application/json'].schema?.$ref)!;
+    const channel = schema('ChannelBalanceDto').properties!;
+    expect([channel.balance_value.example, channel.cost_per_unit.example, channel.credits.example]).toEqual([19687.5, 1.25, 15750]);
+    expect(Object.keys(schema(balanceOk).properties ?? {})).toEqual(
+      expect.arrayContaining(['status', 'account_status', 'client_id', 'currency', 'last_updated', 'total_value', 'balances']),
+    );
+    const chatBody = ref(doc.paths['/api/v1/json/bulk/chat'].post.requestBody?.content['application/json'].schema.$ref)!;
+    expect(schema(chatBody).required).toEqual(expect.arrayContaining(['username', 'password', 'senderid', 'message', 'recipient']));
+    expect(doc.paths['/api/v1/xml/bulk/sms'].post.requestBody?.content['application/xml']).toBeDefined();
+
+    const detailed = ref(doc.paths['/health/detailed'].get.responses['200'].content?.['application/json'].schema?.$ref)!;
+    expect(Object.keys(schema(detailed).properties ?? {})).toEqual(['status', 'service', 'environment', 'version', 'timestamp', 'uptime', 'checks']);
+    expect(Object.keys(schema('HealthChecksDto').properties ?? {})).toEqual(['cache', 'database', 'log_database', 'notification_database', 'message_queue', 'external_services']);
+  });
+
+  it('documents error responses with the error envelope of decisions §3', () => {
+    const envelope = schema('ErrorEnvelopeDto');
+    expect(Object.keys(envelope.properties ?? {})).toEqual(['success', 'message', 'error', 'request_id']);
+    expect(Object.keys(schema('ErrorBodyDto').properties ?? {})).toEqual(['code', 'details']);
+    expect(schema('ErrorBodyDto').properties?.code.enum).toEqual(expect.arrayContaining(['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'RATE_LIMITED']));
+    for (const [method, path] of KEYED.filter(([, p]) => !p.includes('/xml/'))) {
+      const responses = doc.paths[path][method].responses;
+      const errors = Object.keys(responses).filter((s) => Number(s) >= 400);
+      expect(errors, path).toEqual(expect.arrayContaining(['401', '429', '500', '503']));
+      for (const status of errors) expect(ref(responses[status].content?.['application/json'].schema?.$ref), `${path} ${status}`).toBe('ErrorEnvelopeDto');
+    }
+    expect(doc.paths['/api/v1/json/bulk/sms'].post.responses['402']).toBeDefined();
+    expect(doc.paths['/api/v1/xml/bulk/sms'].post.responses['400'].content?.['application/xml']).toBeDefined();
+    expect(ref(doc.paths['/metrics'].get.responses['401'].content?.['application/json'].schema?.$ref)).toBe('ErrorEnvelopeDto');
+  });
+});
