@@ -110,6 +110,23 @@ describe('accounts, prices and balances', () => {
       const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [tenant.account.id]);
       expect(Number(n)).toBe(50);
     });
+    it('gives each of many concurrent sends from several accounts its own exact answer when one account runs dry', async () => {
+      const rich = await createTenant(t, { balances: { sms: '1000' }, prices: { sms: '1' } });
+      const poor = await createTenant(t, { balances: { sms: '5' }, prices: { sms: '1' } });
+      const send = (tenant: Tenant, i: number) =>
+        t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: `2609711${String(i).padStart(5, '0')}`, message: 'x' });
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => send(i % 2 ? poor : rich, i)));
+      const richCodes = results.filter((_, i) => i % 2 === 0).map((r) => r.status);
+      const poorCodes = results.filter((_, i) => i % 2 === 1).map((r) => r.status);
+      expect(richCodes.every((c) => c === 200)).toBe(true);
+      expect(poorCodes.filter((c) => c === 200)).toHaveLength(5);
+      expect(poorCodes.filter((c) => c === 402)).toHaveLength(25);
+      expect(await balanceOf(rich)).toBe('970.000000');
+      expect(await balanceOf(poor)).toBe('0.000000');
+      for (const tenant of [rich, poor]) expect(await ledgerSum(tenant)).toBe(await balanceOf(tenant));
+      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id IN (?, ?)', [rich.account.id, poor.account.id]);
+      expect(Number(n)).toBe(35);
+    });
   });
 
   describe('idempotency (user_reference_id)', () => {

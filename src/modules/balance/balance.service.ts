@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { Channel } from '../messaging/channel.js';
 import { AccountChannel } from './account-channel.entity.js';
 import type { LedgerKind } from './ledger-entry.entity.js';
+import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
 import { creditsOf, isPositive, money, sum, toNumber } from './money.js';
 
@@ -72,20 +73,40 @@ export class BalanceService {
   }
 
   /**
-   * Takes `amount` from the channel balance inside the caller's transaction. The conditional
-   * UPDATE cannot overdraw however many transactions race; it throws InsufficientBalance instead.
+   * Takes each charge from its channel balance inside the caller's transaction: one
+   * conditional UPDATE per account and channel (in a fixed order, so concurrent batches cannot
+   * deadlock) and one ledger row per charge. The conditional UPDATE cannot overdraw however
+   * many transactions race; when a balance cannot pay its total it throws InsufficientBalance.
    */
-  async debit(em: EntityManager, accountId: string, channel: Channel, amount: string, sendRequestId: string): Promise<void> {
-    if (!isPositive(amount)) return;
-    const res = (await em.query(
-      'UPDATE account_channels SET balance = balance - ? WHERE account_id = ? AND channel = ? AND balance >= ?',
-      [amount, accountId, channel, amount],
-    )) as { affectedRows: number };
-    if (res.affectedRows !== 1) {
-      const row = await em.query('SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?', [accountId, channel]);
-      throw new InsufficientBalance(amount, money(row[0]?.balance ?? 0));
+  async debit(
+    em: EntityManager,
+    charges: Array<{ accountId: string; channel: Channel; amount: string; sendRequestId: string }>,
+  ): Promise<void> {
+    const paid = charges.filter((c) => isPositive(c.amount));
+    if (paid.length === 0) return;
+    const totals = new Map<string, { accountId: string; channel: Channel; total: Decimal }>();
+    for (const c of paid) {
+      const key = `${c.accountId.padStart(20, '0')}:${c.channel}`;
+      const t = totals.get(key) ?? { accountId: c.accountId, channel: c.channel, total: new Decimal(0) };
+      t.total = t.total.plus(c.amount);
+      totals.set(key, t);
     }
-    await this.ledger(em, accountId, channel, 'charge', `-${amount}`, sendRequestId, null, null);
+    for (const key of [...totals.keys()].sort()) {
+      const { accountId, channel, total } = totals.get(key)!;
+      const amount = money(total);
+      const res = (await em.query(
+        'UPDATE account_channels SET balance = balance - ? WHERE account_id = ? AND channel = ? AND balance >= ?',
+        [amount, accountId, channel, amount],
+      )) as { affectedRows: number };
+      if (res.affectedRows !== 1) {
+        const row = await em.query('SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?', [accountId, channel]);
+        throw new InsufficientBalance(amount, money(row[0]?.balance ?? 0));
+      }
+    }
+    await em.query(
+      `INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id) VALUES ${paid.map(() => "(?, ?, 'charge', ?, ?)").join(',')}`,
+      paid.flatMap((c) => [c.accountId, c.channel, `-${c.amount}`, c.sendRequestId]),
+    );
   }
 
   async topUp(accountId: string, channel: Channel, amount: string, note?: string): Promise<AccountChannel> {

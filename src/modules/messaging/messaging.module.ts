@@ -3,12 +3,13 @@ import { BalanceModule } from '../balance/balance.module.js';
 import { IdGenerator } from './id-generator.js';
 import { MessageQueryService } from './message-query.service.js';
 import { MessagesController } from './messages.controller.js';
+import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
 
 @Module({
   imports: [BalanceModule],
   controllers: [MessagesController],
-  providers: [IdGenerator, SendService, MessageQueryService],
+  providers: [IdGenerator, SendService, SendCommitter, MessageQueryService],
   exports: [SendService, IdGenerator],
 })
 export class MessagingModule {}

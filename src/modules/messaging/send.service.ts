@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { v7 as uuidv7 } from 'uuid';
@@ -10,11 +10,13 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService, InsufficientBalance } from '../balance/balance.service.js';
 import { priceOf } from '../balance/money.js';
 import { DispatchProducer } from '../dispatch/dispatch.producer.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { checkCallbackUrl } from './callback-url.js';
 import type { ChannelPolicy, SendInput } from './channel-policy.js';
 import type { Channel } from './channel.js';
 import { IdGenerator } from './id-generator.js';
-import { insertMessages, type NewMessageRow } from './message-rows.js';
+import type { NewMessageRow } from './message-rows.js';
+import { DuplicateReference, SendCommitter } from './send-committer.js';
 
 export interface SendEntry {
   messageId: string;
@@ -36,9 +38,6 @@ export interface SendOutcome {
   replayed: boolean;
 }
 
-class DuplicateReference extends Error {}
-
-const MYSQL_DUP = 1062;
 
 /**
  * The one send pipeline for every channel: normalise recipients, price, store the request,
@@ -52,6 +51,8 @@ export class SendService {
     private readonly ids: IdGenerator,
     private readonly balances: BalanceService,
     private readonly dispatch: DispatchProducer,
+    private readonly committer: SendCommitter,
+    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {}
 
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
@@ -78,8 +79,7 @@ export class SendService {
     }
 
     const unitsPerRecipient = policy.unitsPerRecipient(input);
-    const price = await this.balances.channel(auth.account.id, channel);
-    const unitCost = priceOf(price.costPerUnit, unitsPerRecipient);
+    const unitCost = priceOf(await this.balances.unitPrice(auth.account.id, channel), unitsPerRecipient);
     const cost = priceOf(unitCost, accepted.length);
     const requestHash = this.hash(channel, input, callbackUrl);
     const apiReference = this.ids.next();
@@ -96,27 +96,14 @@ export class SendService {
     }));
 
     try {
-      await this.ds.transaction(async (em) => {
-        // The request row goes first: a racing duplicate of user_reference_id waits on its unique key here.
-        try {
-          await em.query(
-            `INSERT INTO send_requests (id, account_id, api_key_id, channel, sender, subject, body, reply_to, source,
-               callback_url, user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient,
-               cost, currency, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            [
-              apiReference, auth.account.id, auth.key.id, channel, input.sender, input.subject ?? null, input.body,
-              input.replyTo ?? null, input.source ?? null, callbackUrl, input.userReferenceId ?? null, requestHash,
-              entries.length, accepted.length, unitsPerRecipient, cost, auth.account.currency, createdAt,
-            ],
-          );
-        } catch (err) {
-          if ((err as { errno?: number }).errno === MYSQL_DUP) throw new DuplicateReference();
-          throw err;
-        }
-        await insertMessages(em, { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt }, rows);
-        // The debit comes last so the hot balance row stays locked for as short a time as possible.
-        await this.balances.debit(em, auth.account.id, channel, cost, apiReference);
+      await this.committer.commit({
+        request: [
+          apiReference, auth.account.id, auth.key.id, channel, input.sender, input.subject ?? null, input.body,
+          input.replyTo ?? null, input.source ?? null, callbackUrl, input.userReferenceId ?? null, requestHash,
+          entries.length, accepted.length, unitsPerRecipient, cost, auth.account.currency, createdAt,
+        ],
+        messages: { common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt }, rows },
+        charge: { accountId: auth.account.id, channel, amount: cost, sendRequestId: apiReference },
       });
     } catch (err) {
       if (err instanceof DuplicateReference) return this.replay(auth, channel, input.userReferenceId!, requestHash);
@@ -130,6 +117,7 @@ export class SendService {
       throw err;
     }
 
+    this.metrics?.sendCommitted(channel, accepted.length, entries.length - accepted.length);
     await this.dispatch.enqueue(channel, apiReference, accepted.map((e) => e.messageId));
     return {
       apiReference,

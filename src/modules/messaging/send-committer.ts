@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { BalanceService } from '../balance/balance.service.js';
+import type { Channel } from './channel.js';
+import { insertMessages, type MessageGroup } from './message-rows.js';
+
+/** Everything one accepted send writes, computed before the transaction. */
+export interface PreparedSend {
+  /** The send_requests row, in REQUEST_COLUMNS order. */
+  request: unknown[];
+  messages: MessageGroup;
+  charge: { accountId: string; channel: Channel; amount: string; sendRequestId: string };
+}
+
+export class DuplicateReference extends Error {}
+
+const REQUEST_COLUMNS = `(id, account_id, api_key_id, channel, sender, subject, body, reply_to, source, callback_url,
+  user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at)`;
+const REQUEST_ROW = `(${new Array(18).fill('?').join(', ')})`;
+const MYSQL_DUP = 1062;
+/** Requests with more messages than this are written alone: they already amortise their round trips. */
+const ALONE_ABOVE = 200;
+const MAX_BATCH = 100;
+
+/**
+ * Group commit for sends. Requests that arrive while a commit is in flight are written
+ * together in ONE transaction: one multi-row INSERT of requests, one of messages, one
+ * conditional debit per account and channel, one multi-row INSERT of ledger rows. Under load
+ * this divides round trips and commits, and the hot balance row is locked once per batch
+ * rather than once per request. If anything in a batch fails (a balance that cannot pay, a
+ * repeated user_reference_id), each of its requests is written again on its own, so one
+ * request's problem never becomes another's and each gets its own exact answer.
+ */
+@Injectable()
+export class SendCommitter {
+  private queue: Array<{ send: PreparedSend; resolve: () => void; reject: (err: unknown) => void }> = [];
+  private draining = false;
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly balances: BalanceService,
+  ) {}
+
+  commit(send: PreparedSend): Promise<void> {
+    if (send.messages.rows.length > ALONE_ABOVE) return this.write([send]);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ send, resolve, reject });
+      if (!this.draining) {
+        this.draining = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await this.write(batch.map((b) => b.send));
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        if (batch.length === 1) batch[0].reject(err);
+        else await Promise.all(batch.map((b) => this.write([b.send]).then(b.resolve, b.reject)));
+      }
+    }
+    this.draining = false;
+  }
+
+  private async write(sends: PreparedSend[]): Promise<void> {
+    await this.ds.transaction(async (em) => {
+      // The request rows go first: a racing duplicate of user_reference_id waits on its unique key here.
+      try {
+        await em.query(`INSERT INTO send_requests ${REQUEST_COLUMNS} VALUES ${sends.map(() => REQUEST_ROW).join(',')}`, sends.flatMap((s) => s.request));
+      } catch (err) {
+        if ((err as { errno?: number }).errno === MYSQL_DUP) throw new DuplicateReference();
+        throw err;
+      }
+      await insertMessages(em, sends.map((s) => s.messages));
+      // The debit comes last so the hot balance row stays locked for as short a time as possible.
+      await this.balances.debit(em, sends.map((s) => s.charge));
+    });
+  }
+}
