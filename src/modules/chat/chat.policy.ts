@@ -2,12 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '../../common/errors/app.exception.js';
 import type { ChannelPolicy, SendInput } from '../messaging/channel-policy.js';
 import { normalisePhone } from '../messaging/recipients.js';
-import { codePointLength } from '../email/email.policy.js';
+import { codePointLength, hasLoneSurrogate } from '../messaging/text.js';
 
 /** The chat providers' own text limit, in Unicode code points (an emoji is one, not two). */
 export const MAX_CHAT_CHARS = 4096;
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 @Injectable()
 export class ChatPolicy implements ChannelPolicy {
@@ -27,7 +26,7 @@ export class ChatPolicy implements ChannelPolicy {
       );
     }
     // An unpaired surrogate cannot be stored or sent as UTF-8; it would silently become U+FFFD.
-    if (LONE_SURROGATE.test(input.body)) {
+    if (hasLoneSurrogate(input.body)) {
       throw AppException.validation([{ field: 'message', message: 'contains an unpaired UTF-16 surrogate' }]);
     }
     if (codePointLength(input.body) > MAX_CHAT_CHARS) {

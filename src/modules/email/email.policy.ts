@@ -4,19 +4,12 @@ import type { ErrorDetail } from '../../common/errors/error-codes.js';
 import type { ChannelPolicy, SendInput } from '../messaging/channel-policy.js';
 import { throwIfProblems } from '../messaging/field-aliases.js';
 import { normaliseEmail } from '../messaging/recipients.js';
+import { codePointLength, hasLoneSurrogate } from '../messaging/text.js';
 
 /** RFC 5322's line limit; a longer subject would have to be folded by every relay. */
 export const MAX_SUBJECT_CHARS = 998;
 /** 1 MiB of UTF-8: what the transport will actually carry, not JavaScript's UTF-16 length. */
 export const MAX_EMAIL_BODY_BYTES = 1024 * 1024;
-
-// An unpaired surrogate cannot be written as UTF-8: MySQL and SMTP would both get U+FFFD instead.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Unicode code points: UTF-16 units less one per surrogate pair (an emoji is one character). */
-export function codePointLength(s: string): number {
-  return s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
-}
 
 @Injectable()
 export class EmailPolicy implements ChannelPolicy {
@@ -39,8 +32,8 @@ export class EmailPolicy implements ChannelPolicy {
     }
     // A line break in a header value is header injection (a smuggled Bcc:), never a real subject.
     if (/[\r\n]/.test(subject)) problems.push({ field: 'subject', message: 'must not contain line breaks' });
-    if (LONE_SURROGATE.test(subject)) problems.push({ field: 'subject', message: 'contains an unpaired UTF-16 surrogate' });
-    if (LONE_SURROGATE.test(input.body)) problems.push({ field: 'email_body', message: 'contains an unpaired UTF-16 surrogate' });
+    if (hasLoneSurrogate(subject)) problems.push({ field: 'subject', message: 'contains an unpaired UTF-16 surrogate' });
+    if (hasLoneSurrogate(input.body)) problems.push({ field: 'email_body', message: 'contains an unpaired UTF-16 surrogate' });
     throwIfProblems(problems);
 
     const bytes = Buffer.byteLength(input.body, 'utf8');
