@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'soak/results/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -13,5 +13,5 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['src/config/**', 'test/**', 'bench/**', 'ormconfig.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  { files: ['src/config/**', 'test/**', 'bench/**', 'soak/**', 'ormconfig.ts'], rules: { 'no-restricted-syntax': 'off' } },
 );

@@ -25,6 +25,7 @@ async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<voi
 
 async function pings(port: number): Promise<boolean> {
   const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on('error', () => undefined); // refused while the server starts: expected, polled again
   try {
     await r.connect();
     return (await r.ping()) === 'PONG';

@@ -22,6 +22,9 @@ const ALLOWED_FROM: Record<MessageStatus, MessageStatus[]> = {
 };
 
 const REFUNDED: ReadonlySet<MessageStatus> = new Set(['FAILED', 'REJECTED']);
+const ER_LOCK_WAIT_TIMEOUT = 1205;
+const ER_LOCK_DEADLOCK = 1213;
+const LOCK_RETRIES = 3;
 
 export interface Transition {
   id: string;
@@ -82,16 +85,44 @@ export class MessageStateService {
   /** Applies the transitions that are allowed and returns the ones that took effect. */
   async apply(transitions: Transition[]): Promise<Transition[]> {
     if (transitions.length === 0) return [];
+    // A deadlock (or lock wait timeout) between concurrent batches is routine, not a failure, and
+    // the caller may already have handed the messages over: failing here would send them again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.applyOnce(transitions);
+      } catch (err) {
+        const errno = (err as { errno?: number }).errno;
+        if (attempt >= LOCK_RETRIES || (errno !== ER_LOCK_DEADLOCK && errno !== ER_LOCK_WAIT_TIMEOUT)) throw err;
+      }
+    }
+  }
+
+  private async applyOnce(transitions: Transition[]): Promise<Transition[]> {
     const jobs: CallbackJob[] = [];
     let committed: Array<{ row: LockedRow; t: Transition & { at: Date } }> = [];
     const applied = await this.ds.transaction(async (em) => {
+      // Only the message rows are locked, by primary key: a locking read over the join also
+      // locked send_requests rows (and, with a scan plan, rows of other messages), so batches
+      // touching the same requests in another order deadlocked. Request columns are immutable.
       const rows = (await em.query(
-        `SELECT m.id, m.uuid, m.status, m.account_id, m.channel, m.recipient, m.cost, m.send_request_id,
-                r.callback_url, r.user_reference_id, m.created_at
-           FROM messages m JOIN send_requests r ON r.id = m.send_request_id
-          WHERE m.id IN (?) FOR UPDATE`,
+        `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at
+           FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) FOR UPDATE`,
         [transitions.map((t) => t.id)],
       )) as LockedRow[];
+      const requestIds = [...new Set(rows.map((r) => String(r.send_request_id)))];
+      const requests = requestIds.length
+        ? ((await em.query('SELECT id, callback_url, user_reference_id FROM send_requests WHERE id IN (?)', [requestIds])) as Array<{
+            id: string;
+            callback_url: string | null;
+            user_reference_id: string | null;
+          }>)
+        : [];
+      const requestById = new Map(requests.map((r) => [String(r.id), r]));
+      for (const row of rows) {
+        const req = requestById.get(String(row.send_request_id));
+        row.callback_url = req?.callback_url ?? null;
+        row.user_reference_id = req?.user_reference_id ?? null;
+      }
       const byId = new Map(rows.map((r) => [String(r.id), r]));
       const done: Array<{ row: LockedRow; t: Transition & { at: Date } }> = [];
       for (const t of transitions) {

@@ -14,6 +14,7 @@ export interface PreparedSend {
 }
 
 export class DuplicateReference extends Error {}
+class AlreadyStored extends Error {}
 
 const REQUEST_COLUMNS = `(id, account_id, api_key_id, channel, sender, subject, body, reply_to, source, callback_url,
   user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at)`;
@@ -61,7 +62,7 @@ export class SendCommitter {
         for (const b of batch) b.resolve();
       } catch (err) {
         if (batch.length === 1) batch[0].reject(err);
-        else await Promise.all(batch.map((b) => this.write([b.send]).then(b.resolve, b.reject)));
+        else await Promise.all(batch.map((b) => this.write([b.send]).then(b.resolve, (e) => (e instanceof AlreadyStored ? b.resolve() : b.reject(e)))));
       }
     }
     this.draining = false;
@@ -73,7 +74,12 @@ export class SendCommitter {
       try {
         await em.query(`INSERT INTO send_requests ${REQUEST_COLUMNS} VALUES ${sends.map(() => REQUEST_ROW).join(',')}`, sends.flatMap((s) => s.request));
       } catch (err) {
-        if ((err as { errno?: number }).errno === MYSQL_DUP) throw new DuplicateReference();
+        if ((err as { errno?: number }).errno === MYSQL_DUP) {
+          // Our own new id already there: the batch this request was in did commit, but the COMMIT's
+          // acknowledgement was lost (connection dropped). It is stored in full: not a duplicate reference.
+          if (/for key '(?:\w+\.)?PRIMARY'/.test((err as Error).message)) throw new AlreadyStored();
+          throw new DuplicateReference();
+        }
         throw err;
       }
       await insertMessages(em, sends.map((s) => s.messages));
