@@ -63,6 +63,22 @@ export interface AppConfig {
   shutdownGraceMs: number;
   defaultRateLimit: RateLimit;
   requestLogRetentionDays: number;
+  /** HTTP hardening (common/http/security.ts). */
+  http: HttpLimitsConfig;
+}
+
+export interface HttpLimitsConfig {
+  /** Browser origins allowed by CORS; empty = CORS closed, ['*'] = any origin. */
+  corsOrigins: string[];
+  /** Deepest nesting of a JSON body (objects and arrays); deeper is 400 MALFORMED_BODY. */
+  maxJsonDepth: number;
+  /** Largest body on the XML endpoint (BODY_LIMIT applies to the JSON send endpoints). */
+  xmlBodyLimit: string;
+  maxHeaderSize: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxRequestsPerSocket: number;
 }
 
 export class ConfigError extends Error {
@@ -131,6 +147,14 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   const databaseUrl = env.DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/bulk_messaging';
   const database = parseMysqlUrl(databaseUrl);
   const [limit, windowSeconds] = (env.RATE_LIMIT_DEFAULT ?? '100/1').split('/').map(Number);
+  const headersTimeoutMs = env.HTTP_HEADERS_TIMEOUT_MS ?? 20_000;
+  const requestTimeoutMs = env.HTTP_REQUEST_TIMEOUT_MS ?? 60_000;
+  // Node refuses a header timeout above the request timeout; say so with the variables' names.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError([
+      `HTTP_HEADERS_TIMEOUT_MS=${headersTimeoutMs}: must not be above HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    ]);
+  }
   return {
     port: env.PORT ?? 3000,
     env: env.APP_ENV ?? 'development',
@@ -159,7 +183,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     sweepIntervalMs: env.SWEEP_INTERVAL_MS ?? 15_000,
     sweepMinAgeMs: env.SWEEP_MIN_AGE_MS ?? 10_000,
     callbackTimeoutMs: env.CALLBACK_TIMEOUT_MS ?? 5000,
-    callbackBackoffBaseMs: env.CALLBACK_BACKOFF_BASE_MS ?? 8000,
+    callbackBackoffBaseMs: env.CALLBACK_BACKOFF_BASE_MS ?? 10_000,
     callbackHttpsOnly: env.CALLBACK_HTTPS_ONLY ?? false,
     transports: {
       sms: env.SMS_TRANSPORT ?? 'sandbox',
@@ -182,5 +206,19 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 25_000,
     defaultRateLimit: { limit, windowSeconds },
     requestLogRetentionDays: env.REQUEST_LOG_RETENTION_DAYS ?? 30,
+    http: {
+      corsOrigins: (env.CORS_ORIGINS ?? '')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean)
+        .map((o) => (o === '*' ? o : new URL(o).origin)),
+      maxJsonDepth: env.MAX_JSON_DEPTH ?? 32,
+      xmlBodyLimit: env.XML_BODY_LIMIT ?? '1mb',
+      maxHeaderSize: env.HTTP_MAX_HEADER_SIZE ?? 16_384,
+      headersTimeoutMs,
+      requestTimeoutMs,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 5000,
+      maxRequestsPerSocket: env.HTTP_MAX_REQUESTS_PER_SOCKET ?? 1000,
+    },
   };
 }

@@ -151,4 +151,31 @@ export class EnvSchema {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535)
   METRICS_PORT?: number;
+
+  // HTTP hardening (common/http/security.ts, README "Security").
+  // Comma-separated origins (scheme://host[:port]) allowed to call the API from a browser, or *.
+  @IsOptional() @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @Matches(/^(\*|https?:\/\/[^\s,/]+(,\s*https?:\/\/[^\s,/]+)*)$/, { message: 'must be * or a comma-separated list of origins such as https://app.example.com' })
+  CORS_ORIGINS?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(2) @Max(1000)
+  MAX_JSON_DEPTH?: number;
+
+  @IsOptional() @Matches(/^\d+(kb|mb)?$/i, { message: 'must be a size such as 1mb or 256kb' })
+  XML_BODY_LIMIT?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1024) @Max(1_048_576)
+  HTTP_MAX_HEADER_SIZE?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
+  HTTP_HEADERS_TIMEOUT_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(3_600_000)
+  HTTP_REQUEST_TIMEOUT_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000)
+  HTTP_MAX_REQUESTS_PER_SOCKET?: number;
 }

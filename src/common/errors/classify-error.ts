@@ -47,6 +47,15 @@ const BODY_PARSER_ERRORS: Record<string, { status: number; code: ErrorCode; mess
   'request.size.invalid': { status: 400, code: 'MALFORMED_BODY', message: 'The request body does not match its Content-Length.' },
 };
 
+/**
+ * body-parser reports a body that does not decompress (a Content-Encoding the bytes do not
+ * match) as a bare http-errors 400 around the zlib error, without a `type`.
+ */
+function isUndecodableBody(err: unknown): boolean {
+  const e = err as { status?: unknown; expose?: unknown; code?: unknown } | null;
+  return e?.status === 400 && e.expose === true && typeof e.code === 'string' && /^(Z_|ERR__ERROR_|ERR_BROTLI|ERR_ZSTD)/.test(e.code);
+}
+
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'VALIDATION_ERROR',
   401: 'INVALID_API_KEY',
@@ -67,6 +76,9 @@ export function classifyError(err: unknown): ClassifiedError {
   }
   const parserType = (err as { type?: string } | null)?.type;
   if (parserType && BODY_PARSER_ERRORS[parserType]) return { ...base, ...BODY_PARSER_ERRORS[parserType] };
+  if (isUndecodableBody(err)) {
+    return { ...base, status: 400, code: 'MALFORMED_BODY', message: 'The request body does not match its Content-Encoding.' };
+  }
   if (err instanceof ThrottlerException) {
     return { ...base, status: 429, code: 'RATE_LIMITED', message: 'Too many requests for this API key; retry later.' };
   }

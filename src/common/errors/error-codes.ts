@@ -2,6 +2,8 @@
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   MALFORMED_BODY: 400,
+  /** Not HTTP Node can parse (bad request line, bad header syntax); answered before any routing. */
+  MALFORMED_REQUEST: 400,
   TOO_MANY_RECIPIENTS: 400,
   MESSAGE_TOO_LONG: 400,
   INVALID_CALLBACK_URL: 400,
@@ -15,9 +17,13 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  /** The request head or body did not arrive within HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS. */
+  REQUEST_TIMEOUT: 408,
   DUPLICATE_REFERENCE: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  /** Request line and headers over HTTP_MAX_HEADER_SIZE. */
+  HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,

@@ -8,6 +8,8 @@ import { installRequestPipeline } from '../logging/request-pipeline.js';
 import { setupOpenApi } from '../openapi/openapi.js';
 import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
+import { jsonDepthGuard } from './json-depth.js';
+import { applyServerLimits, corsMiddleware, requireJsonBody, securityHeaders } from './security.js';
 
 function trustProxySetting(value: string | undefined): boolean | string | string[] {
   if (!value) return false;
@@ -26,9 +28,17 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.use(requestIdMiddleware);
   // Access log, HTTP metrics and the shutdown drain gate: before body parsing, so they see every request.
   installRequestPipeline(app);
+  // Security headers, CORS and the server's own limits (README "Security").
+  app.use(securityHeaders());
+  app.use(corsMiddleware(config.http.corsOrigins));
+  applyServerLimits(app.getHttpServer(), config.http);
   // The XML endpoint is read as text whatever Content-Type says (decisions §10).
-  app.use('/api/v1/xml', express.text({ type: () => true, limit: config.bodyLimit }));
+  app.use('/api/v1/xml', express.text({ type: () => true, limit: config.http.xmlBodyLimit }));
+  app.use('/api/v1/json', requireJsonBody());
+  // Balance and message lookups carry a few short fields at most: a small limit of their own.
+  app.use(['/api/v1/json/balance', '/api/v1/json/messages'], express.json({ limit: '16kb', strict: true }));
   app.use(express.json({ limit: config.bodyLimit, strict: true }));
+  app.use(jsonDepthGuard(config.http.maxJsonDepth));
   // Body-parser errors happen before Nest's router: answer them in the same envelope here.
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);

@@ -13,10 +13,11 @@ export function isNonPublicAddress(address: string): boolean {
 
 /**
  * Refuses callback URLs we would never deliver to (decisions §9): only http(s), and no
- * literal loopback/private/link-local address unless private networks are allowed.
+ * literal loopback/private/link-local address unless private networks are allowed, and only
+ * https when `httpsOnly` (CALLBACK_HTTPS_ONLY; delivery enforces it too, for URLs stored before).
  * Host names are checked again after DNS at delivery time.
  */
-export function checkCallbackUrl(url: string, allowPrivate: boolean): string {
+export function checkCallbackUrl(url: string, allowPrivate: boolean, httpsOnly = false): string {
   const fail = (why: string) =>
     new AppException('INVALID_CALLBACK_URL', `callback_url ${why}.`, [{ field: 'callback_url', message: why }]);
   if (url.length > 2048) throw fail('is longer than 2048 characters');
@@ -27,8 +28,10 @@ export function checkCallbackUrl(url: string, allowPrivate: boolean): string {
     throw fail('is not a valid URL');
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw fail('must use http or https');
+  if (httpsOnly && u.protocol !== 'https:') throw fail('must use https');
   if (u.username || u.password) throw fail('must not carry credentials');
-  const host = u.hostname.replace(/^\[|\]$/g, '');
+  // A fully qualified name may end in a dot: `localhost.` is still localhost.
+  const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || isNonPublicAddress(host))) {
     throw fail('points to a private, loopback or link-local address');
   }

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsNumberString, IsOptional, Matches } from 'class-validator';
+import { IsNumberString, IsOptional, Matches, MaxLength } from 'class-validator';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { ApiErrors, ApiKeyAuth } from '../../common/openapi/api-docs.decorators.js';
 import { MessageDetailDto, MessageListResponseDto } from '../../common/openapi/responses.js';
@@ -11,8 +11,9 @@ export class MessageListQuery {
   @Matches(/^\d{1,20}$/, { message: 'api_reference must be the digits of a send answer' })
   api_reference: string;
 
-  @ApiPropertyOptional({ description: 'Page number, from 1', example: '1', pattern: '^\\d+$' })
-  @IsOptional() @IsNumberString({ no_symbols: true })
+  @ApiPropertyOptional({ description: 'Page number, from 1', example: '1', pattern: '^\\d+$', maxLength: 9 })
+  // Nine digits keep (page - 1) * per_page a safe integer: a longer page number reached MySQL as 1e+22 (500).
+  @IsOptional() @IsNumberString({ no_symbols: true }) @MaxLength(9, { message: 'page must be at most 999999999' })
   page?: string;
 
   @ApiPropertyOptional({ description: 'Messages per page, at most 1000 (default 100)', example: '100', pattern: '^\\d+$' })

@@ -126,4 +126,12 @@ describe('normaliseEmail', () => {
   ])('rejects non-string input (%s)', (_name, raw) => {
     expect(normaliseEmail(raw as unknown as string)).toEqual({ ok: false, reason: 'INVALID_EMAIL' });
   });
+
+  it.each([
+    ['in the local part', 'a\udc00@example.com'],
+    ['in the domain', 'x@\ud800.com'],
+    ['in a quoted local part', '"\udc00"@example.com'],
+  ])('rejects an unpaired surrogate %s instead of throwing', (_name, raw) => {
+    expect(normaliseEmail(raw)).toEqual({ ok: false, reason: 'INVALID_EMAIL' });
+  });
 });

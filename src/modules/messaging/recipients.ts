@@ -1,4 +1,5 @@
 import { isEmail } from 'class-validator';
+import { hasLoneSurrogate } from './text.js';
 
 export type RecipientCheck =
   { ok: true; value: string } | { ok: false; reason: 'INVALID_NUMBER' | 'INVALID_EMAIL' };
@@ -39,7 +40,8 @@ export function normalisePhone(raw: string): RecipientCheck {
 export function normaliseEmail(raw: string): RecipientCheck {
   if (typeof raw !== 'string') return INVALID_EMAIL;
   const email = raw.trim();
-  if (email.length > MAX_EMAIL_LENGTH || !isEmail(email, EMAIL_OPTIONS)) return INVALID_EMAIL;
+  // An unpaired surrogate is never part of an address, and isEmail throws (URIError) on one.
+  if (email.length > MAX_EMAIL_LENGTH || hasLoneSurrogate(email) || !isEmail(email, EMAIL_OPTIONS)) return INVALID_EMAIL;
   // A quoted local part may itself contain '@', so the domain starts after the last one.
   const at = email.lastIndexOf('@');
   return { ok: true, value: email.slice(0, at + 1) + email.slice(at + 1).toLowerCase() };

@@ -66,7 +66,7 @@ export class SendService {
     }
     policy.validate(input);
     const callbackUrl = input.callbackUrl
-      ? checkCallbackUrl(input.callbackUrl, this.config.callbackAllowPrivateNetworks)
+      ? checkCallbackUrl(input.callbackUrl, this.config.callbackAllowPrivateNetworks, this.config.callbackHttpsOnly)
       : null;
 
     const entries = this.sortRecipients(policy, input.recipients);

@@ -3,6 +3,7 @@ import { AppException } from '../../common/errors/app.exception.js';
 import type { ChannelPolicy, SendInput } from '../messaging/channel-policy.js';
 import { normalisePhone } from '../messaging/recipients.js';
 import { countSegments } from '../messaging/segments.js';
+import { hasLoneSurrogate } from '../messaging/text.js';
 
 export const MAX_SMS_SEGMENTS = 10;
 
@@ -23,6 +24,10 @@ export class SmsPolicy implements ChannelPolicy {
         [{ field: 'from', message: 'sender id must be 1-11 letters, digits or spaces, or up to 15 digits' }],
         'The sender id is not valid.',
       );
+    }
+    // As on the other channels: an unpaired surrogate would be stored and sent as U+FFFD.
+    if (hasLoneSurrogate(input.body)) {
+      throw AppException.validation([{ field: 'message', message: 'contains an unpaired UTF-16 surrogate' }]);
     }
   }
 
