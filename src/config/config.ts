@@ -171,7 +171,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     runWorkers: env.RUN_WORKERS ?? true,
     workerConcurrency: env.WORKER_CONCURRENCY ?? 8,
     concurrency: {
-      sms: env.SMS_CONCURRENCY ?? env.WORKER_CONCURRENCY ?? 8,
+      sms: env.SMS_CONCURRENCY ?? env.WORKER_CONCURRENCY ?? 16,
       email: env.EMAIL_CONCURRENCY ?? env.WORKER_CONCURRENCY ?? 8,
       chat: env.CHAT_CONCURRENCY ?? env.WORKER_CONCURRENCY ?? 8,
       callbacks: env.CALLBACK_CONCURRENCY ?? 16,
@@ -179,7 +179,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     smppTps: env.SMPP_TPS ?? 0,
     smppWindow: env.SMPP_WINDOW ?? 100,
     queueLockMs: env.QUEUE_LOCK_MS ?? 30_000,
-    dispatchSlice: env.DISPATCH_SLICE ?? 50,
+    dispatchSlice: env.DISPATCH_SLICE ?? 100,
     sweepIntervalMs: env.SWEEP_INTERVAL_MS ?? 15_000,
     sweepMinAgeMs: env.SWEEP_MIN_AGE_MS ?? 10_000,
     callbackTimeoutMs: env.CALLBACK_TIMEOUT_MS ?? 5000,

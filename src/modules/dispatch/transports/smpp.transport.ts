@@ -135,8 +135,26 @@ class Link {
   dead = false;
   lastError: string | null = null;
   enquireTimer: NodeJS.Timeout | null = null;
+  private corked = false;
 
   constructor(readonly session: smpp.Session) {}
+
+  /**
+   * The library writes each PDU to the socket on its own: a window of submits (or a burst of
+   * receipt answers) costs one system call each. Corking until the end of the tick sends
+   * everything written in that tick as one write.
+   */
+  private coalesceWrites(): void {
+    if (this.corked) return;
+    const socket = (this.session as unknown as { socket?: { cork(): void; uncork(): void } }).socket;
+    if (!socket) return;
+    this.corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      socket.uncork();
+    });
+  }
 
   request(pdu: smpp.PDU, timeoutMs: number): Promise<Reply> {
     if (this.dead)
@@ -144,6 +162,7 @@ class Link {
     return new Promise<Reply>((resolve) => {
       let written: boolean;
       try {
+        this.coalesceWrites();
         written = this.session.send(pdu);
       } catch (e) {
         resolve({ ok: false, reason: `cannot encode ${pdu.command}: ${errorMessage(e)}`, encode: true });
@@ -183,6 +202,7 @@ class Link {
 
   respond(pdu: smpp.PDU): void {
     try {
+      this.coalesceWrites();
       this.session.send(pdu);
     } catch {
       // Only a response to a malformed request can fail to encode; the peer's timer covers it.
