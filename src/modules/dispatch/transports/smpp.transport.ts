@@ -1,7 +1,23 @@
 import { performance } from 'node:perf_hooks';
 import smpp from 'smpp';
-import { countSegments, splitSegments } from '../../messaging/segments.js';
+import { errorMessage, Link, Pacer, sleep, Window, type Reply } from './smpp-link.js';
+import {
+  buildSubmitSm,
+  describeStatus,
+  ESM_CLASS_RECEIPT,
+  ESME_RINVCMDID,
+  ESME_RMSGQFUL,
+  ESME_ROK,
+  ESME_RTHROTTLED,
+  parseSmppUrl,
+  receiptText,
+  smppStatusCode,
+  type SmppEndpoint,
+} from './smpp-pdu.js';
 import { parseDeliveryReceipt } from './smpp-receipt.js';
+
+// The pure parts are importable from the transport, as before.
+export { buildSubmitSm, parseSmppUrl, smppStatusCode, type SmppEndpoint } from './smpp-pdu.js';
 import type {
   DeliveryReport,
   OutboundMessage,
@@ -38,223 +54,10 @@ export interface SmppTransportOptions {
   logger?: SmppLogger;
 }
 
-export interface SmppEndpoint {
-  host: string;
-  port: number;
-  systemId: string;
-  password: string;
-}
-
-export function parseSmppUrl(url: string): SmppEndpoint {
-  const u = new URL(url);
-  if (u.protocol !== 'smpp:') throw new Error(`SMPP URL must start with smpp:// (got ${u.protocol}//)`);
-  if (!u.hostname) throw new Error('SMPP URL has no host');
-  return {
-    // URL keeps IPv6 literals bracketed; net.connect wants them bare.
-    host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: u.port ? Number(u.port) : 2775,
-    systemId: decodeURIComponent(u.username),
-    password: decodeURIComponent(u.password),
-  };
-}
-
-const ESME_ROK = 0x00;
-const ESME_RINVCMDID = 0x03;
-const ESME_RMSGQFUL = 0x14;
-const ESME_RTHROTTLED = 0x58;
-const ESM_CLASS_RECEIPT = 0x04;
-const ESM_CLASS_UDHI = 0x40;
-const DATA_CODING_DEFAULT = 0x00;
-const DATA_CODING_UCS2 = 0x08;
-
 const HEALTH_BUDGET_MS = 750;
 const UNBIND_WAIT_MS = 1000;
 // An SMSC waits for deliver_sm_resp; a stuck report handler must not make it resend forever.
 const REPORT_HANDLER_WAIT_MS = 5000;
-
-export function smppStatusCode(status: number): string {
-  return `SMPP_${status.toString(16).toUpperCase().padStart(8, '0')}`;
-}
-
-const STATUS_NAMES = new Map<number, string>(Object.entries(smpp.errors).map(([name, code]) => [code, name]));
-
-function describeStatus(status: number): string {
-  const name = STATUS_NAMES.get(status);
-  return name ? `${name} (${smppStatusCode(status)})` : smppStatusCode(status);
-}
-
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * submit_sm fields for one message, one entry per segment. Exported so the exact bytes can be checked
- * without a connection. The smpp library encodes the text by data_coding: 0 → GSM 03.38 default alphabet, one
- * septet per octet (unpacked, as SMPP expects) with ESC pairs for the extension table; 8 → UTF-16BE.
- * countSegments only says GSM7 when every character is in that same table, so nothing degrades to '?' or ' '.
- */
-export function buildSubmitSm(message: OutboundMessage, ref: number): smpp.PduParams[] {
-  const { encoding, segments } = countSegments(message.body);
-  const sender = message.sender ?? '';
-  const numericSender = /^\+?\d+$/.test(sender);
-  const base: smpp.PduParams = {
-    source_addr_ton: sender === '' ? 0 : numericSender ? 1 : 5,
-    source_addr_npi: numericSender ? 1 : 0,
-    source_addr: numericSender ? sender.replace(/^\+/, '') : sender,
-    dest_addr_ton: 1,
-    dest_addr_npi: 1,
-    destination_addr: message.recipient.replace(/^\+/, ''),
-    registered_delivery: 1,
-    data_coding: encoding === 'GSM7' ? DATA_CODING_DEFAULT : DATA_CODING_UCS2,
-  };
-  if (segments === 1) return [{ ...base, esm_class: 0, short_message: message.body }];
-
-  const parts = splitSegments(message.body);
-  if (parts.length > 255) throw new Error(`message needs ${parts.length} segments, the UDH allows 255`);
-  return parts.map((text, i) => ({
-    ...base,
-    esm_class: ESM_CLASS_UDHI,
-    // IEI 00 = concatenated SM with an 8-bit reference; the library puts this in front of the encoded text.
-    short_message: { udh: Buffer.from([0x05, 0x00, 0x03, ref & 0xff, parts.length, i + 1]), message: text },
-  }));
-}
-
-type Reply = { ok: true; pdu: smpp.PDU } | { ok: false; reason: string; encode?: boolean };
-
-interface Pending {
-  resolve: (reply: Reply) => void;
-  timer: NodeJS.Timeout;
-}
-
-/** One TCP connection and its outstanding requests; responses are matched here by sequence number. */
-class Link {
-  readonly pending = new Map<number, Pending>();
-  bound = false;
-  dead = false;
-  lastError: string | null = null;
-  enquireTimer: NodeJS.Timeout | null = null;
-  private corked = false;
-
-  constructor(readonly session: smpp.Session) {}
-
-  /**
-   * The library writes each PDU to the socket on its own: a window of submits (or a burst of
-   * receipt answers) costs one system call each. Corking until the end of the tick sends
-   * everything written in that tick as one write.
-   */
-  private coalesceWrites(): void {
-    if (this.corked) return;
-    const socket = (this.session as unknown as { socket?: { cork(): void; uncork(): void } }).socket;
-    if (!socket) return;
-    this.corked = true;
-    socket.cork();
-    process.nextTick(() => {
-      this.corked = false;
-      socket.uncork();
-    });
-  }
-
-  request(pdu: smpp.PDU, timeoutMs: number): Promise<Reply> {
-    if (this.dead)
-      return Promise.resolve({ ok: false, reason: `connection closed (${this.lastError ?? 'unknown'})` });
-    return new Promise<Reply>((resolve) => {
-      let written: boolean;
-      try {
-        this.coalesceWrites();
-        written = this.session.send(pdu);
-      } catch (e) {
-        resolve({ ok: false, reason: `cannot encode ${pdu.command}: ${errorMessage(e)}`, encode: true });
-        return;
-      }
-      if (!written) {
-        resolve({ ok: false, reason: 'connection not writable' });
-        return;
-      }
-      const seq = pdu.sequence_number;
-      const timer = setTimeout(() => {
-        this.pending.delete(seq);
-        resolve({ ok: false, reason: `no ${pdu.command}_resp within ${timeoutMs} ms` });
-      }, timeoutMs);
-      this.pending.set(seq, { resolve, timer });
-    });
-  }
-
-  settle(pdu: smpp.PDU): void {
-    const pending = this.pending.get(pdu.sequence_number);
-    if (!pending) return;
-    this.pending.delete(pdu.sequence_number);
-    clearTimeout(pending.timer);
-    pending.resolve({ ok: true, pdu });
-  }
-
-  failAll(reason: string): void {
-    this.dead = true;
-    if (this.enquireTimer) clearInterval(this.enquireTimer);
-    this.enquireTimer = null;
-    for (const pending of this.pending.values()) {
-      clearTimeout(pending.timer);
-      pending.resolve({ ok: false, reason });
-    }
-    this.pending.clear();
-  }
-
-  respond(pdu: smpp.PDU): void {
-    try {
-      this.coalesceWrites();
-      this.session.send(pdu);
-    } catch {
-      // Only a response to a malformed request can fail to encode; the peer's timer covers it.
-    }
-  }
-}
-
-/** FIFO counting semaphore: the SMPP window. */
-class Window {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly size: number) {}
-
-  acquire(): Promise<void> {
-    if (this.active < this.size) {
-      this.active++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    // The slot passes straight to the next waiter, so `active` stays as is.
-    if (next) next();
-    else this.active--;
-  }
-}
-
-/**
- * Equal spacing of 1/tps, plus a credit of 50 ms worth of sends built up while idle: the credit absorbs timer
- * lateness (setTimeout is ~1 ms coarse) without letting a long idle period turn into a large burst.
- */
-class Pacer {
-  private next = 0;
-  private readonly interval: number;
-  private readonly credit: number;
-
-  constructor(tps: number) {
-    this.interval = tps > 0 ? 1000 / tps : 0;
-    this.credit = Math.max(0, Math.floor(tps * 0.05) - 1) * this.interval;
-  }
-
-  take(): Promise<void> | null {
-    if (this.interval === 0) return null;
-    const now = performance.now();
-    const at = Math.max(this.next, now - this.credit);
-    this.next = at + this.interval;
-    return at > now ? sleep(at - now) : null;
-  }
-}
 
 type PartOutcome = { kind: 'ok'; messageId: string } | { kind: 'permanent' | 'transient'; reason: string };
 
@@ -690,23 +493,3 @@ export class SmppTransport implements Transport {
   }
 }
 
-/**
- * The receipt as the SMSC wrote it. With data_coding 0 the library has already read the octets as GSM 03.38,
- * which turns ASCII '_' into '§', '@' into '¡' and so on; receipts are ASCII in practice, so encoding back to the
- * GSM octets and reading those as Latin-1 restores what was sent (the GSM round trip is exact for 7-bit input).
- */
-function receiptText(pdu: smpp.PDU): string {
-  const value = pickMessage(pdu.short_message) || pickMessage(pdu.message_payload);
-  if (value === null || value === '') return '';
-  if (Buffer.isBuffer(value)) return value.toString('latin1');
-  const coding = (pdu.data_coding ?? 0) & 0x0f;
-  if (coding === 0 || coding === 1) return smpp.gsmCoder.encode(value, 0).toString('latin1');
-  return value;
-}
-
-function pickMessage(value: smpp.PduParams['short_message']): string | Buffer | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'string' || Buffer.isBuffer(value)) return value;
-  const message = value.message;
-  return message.length > 0 ? message : null;
-}

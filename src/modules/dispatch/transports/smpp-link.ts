@@ -1,0 +1,146 @@
+import { performance } from 'node:perf_hooks';
+import smpp from 'smpp';
+
+// The connection plumbing of the SMPP transport: one link with its outstanding requests, the
+// submit window, and the pacing that caps throughput.
+
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export type Reply = { ok: true; pdu: smpp.PDU } | { ok: false; reason: string; encode?: boolean };
+
+interface Pending {
+  resolve: (reply: Reply) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** One TCP connection and its outstanding requests; responses are matched here by sequence number. */
+export class Link {
+  readonly pending = new Map<number, Pending>();
+  bound = false;
+  dead = false;
+  lastError: string | null = null;
+  enquireTimer: NodeJS.Timeout | null = null;
+  private corked = false;
+
+  constructor(readonly session: smpp.Session) {}
+
+  /**
+   * The library writes each PDU to the socket on its own: a window of submits (or a burst of
+   * receipt answers) costs one system call each. Corking until the end of the tick sends
+   * everything written in that tick as one write.
+   */
+  private coalesceWrites(): void {
+    if (this.corked) return;
+    const socket = (this.session as unknown as { socket?: { cork(): void; uncork(): void } }).socket;
+    if (!socket) return;
+    this.corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      socket.uncork();
+    });
+  }
+
+  request(pdu: smpp.PDU, timeoutMs: number): Promise<Reply> {
+    if (this.dead)
+      return Promise.resolve({ ok: false, reason: `connection closed (${this.lastError ?? 'unknown'})` });
+    return new Promise<Reply>((resolve) => {
+      let written: boolean;
+      try {
+        this.coalesceWrites();
+        written = this.session.send(pdu);
+      } catch (e) {
+        resolve({ ok: false, reason: `cannot encode ${pdu.command}: ${errorMessage(e)}`, encode: true });
+        return;
+      }
+      if (!written) {
+        resolve({ ok: false, reason: 'connection not writable' });
+        return;
+      }
+      const seq = pdu.sequence_number;
+      const timer = setTimeout(() => {
+        this.pending.delete(seq);
+        resolve({ ok: false, reason: `no ${pdu.command}_resp within ${timeoutMs} ms` });
+      }, timeoutMs);
+      this.pending.set(seq, { resolve, timer });
+    });
+  }
+
+  settle(pdu: smpp.PDU): void {
+    const pending = this.pending.get(pdu.sequence_number);
+    if (!pending) return;
+    this.pending.delete(pdu.sequence_number);
+    clearTimeout(pending.timer);
+    pending.resolve({ ok: true, pdu });
+  }
+
+  failAll(reason: string): void {
+    this.dead = true;
+    if (this.enquireTimer) clearInterval(this.enquireTimer);
+    this.enquireTimer = null;
+    for (const pending of this.pending.values()) {
+      clearTimeout(pending.timer);
+      pending.resolve({ ok: false, reason });
+    }
+    this.pending.clear();
+  }
+
+  respond(pdu: smpp.PDU): void {
+    try {
+      this.coalesceWrites();
+      this.session.send(pdu);
+    } catch {
+      // Only a response to a malformed request can fail to encode; the peer's timer covers it.
+    }
+  }
+}
+
+/** FIFO counting semaphore: the SMPP window. */
+export class Window {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly size: number) {}
+
+  acquire(): Promise<void> {
+    if (this.active < this.size) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    // The slot passes straight to the next waiter, so `active` stays as is.
+    if (next) next();
+    else this.active--;
+  }
+}
+
+/**
+ * Equal spacing of 1/tps, plus a credit of 50 ms worth of sends built up while idle: the credit absorbs timer
+ * lateness (setTimeout is ~1 ms coarse) without letting a long idle period turn into a large burst.
+ */
+export class Pacer {
+  private next = 0;
+  private readonly interval: number;
+  private readonly credit: number;
+
+  constructor(tps: number) {
+    this.interval = tps > 0 ? 1000 / tps : 0;
+    this.credit = Math.max(0, Math.floor(tps * 0.05) - 1) * this.interval;
+  }
+
+  take(): Promise<void> | null {
+    if (this.interval === 0) return null;
+    const now = performance.now();
+    const at = Math.max(this.next, now - this.credit);
+    this.next = at + this.interval;
+    return at > now ? sleep(at - now) : null;
+  }
+}
