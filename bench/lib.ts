@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort, sleep } from '../test/support/local-state.js';
+
+export { freePort, sleep };
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -12,17 +14,6 @@ export function percentile(xs: number[], p: number): number {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export function startNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
@@ -57,7 +48,6 @@ export async function waitHttp(url: string, ms = 60_000): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Samples a process's resident memory every 50 ms; `peak` is the largest seen since the last reset. */
 export class RssSampler {

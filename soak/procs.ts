@@ -1,7 +1,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort, sleep } from '../test/support/local-state.js';
+
+export { freePort, sleep };
 
 /** The processes of the soak: API and worker processes of dist/, their output in log files. */
 export interface Proc {
@@ -11,18 +13,6 @@ export interface Proc {
   exited?: { code: number | null; signal: NodeJS.Signals | null; expected: boolean };
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export function startProc(name: string, script: string, env: Record<string, string>, logDir: string): Proc {
   mkdirSync(logDir, { recursive: true });

@@ -10,10 +10,10 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { Redis } from 'ioredis';
 import { createPool } from 'mysql2/promise';
 import { verifyCallback } from '../src/modules/callbacks/signature.js';
 import { startHttpPeer } from '../test/support/http-peer.js';
+import { dropLocalState } from '../test/support/local-state.js';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { expectedCallbacks, ledgerTable, messageStates, runChecks, waitingMessages, type CallbackLog } from './checks.js';
 import { Load, LoadStats, type SoakTenant } from './load.js';
@@ -62,21 +62,7 @@ async function createTenant(tag: string, balances: Record<string, string>): Prom
 }
 
 async function dropState(): Promise<void> {
-  const pool = createPool({ host: '127.0.0.1', user: 'root', connectionLimit: 1 });
-  for (const db of [name, `${name}_log`, `${name}_notification`]) await pool.query(`DROP DATABASE IF EXISTS \`${db}\``).catch(() => undefined);
-  await pool.end();
-  const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  await dropLocalState(name);
 }
 
 async function main(): Promise<number> {

@@ -3,13 +3,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { Redis } from 'ioredis';
-import { createConnection } from 'mysql2/promise';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/common/http/configure-app.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
+import { dropLocalState } from './local-state.js';
 
 export const MYSQL_ROOT = 'mysql://root@127.0.0.1:3306';
 
@@ -63,23 +62,7 @@ export async function startTestApp(overrides: Record<string, string> = {}, name 
 }
 
 export async function dropTestState(name: string, redisUrl = 'redis://127.0.0.1:6379'): Promise<void> {
-  const conn = await createConnection({ host: '127.0.0.1', user: 'root' });
-  try {
-    for (const db of [name, `${name}_log`, `${name}_notification`]) await conn.query(`DROP DATABASE IF EXISTS \`${db}\``);
-  } finally {
-    await conn.end();
-  }
-  const redis = new Redis(redisUrl);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${name}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  await dropLocalState(name, redisUrl);
 }
 
 /** All message ids queued on a channel's queue (jobs carry chunks of ids). */
