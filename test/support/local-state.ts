@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
@@ -5,6 +6,25 @@ import { createConnection } from 'mysql2/promise';
 /** Helpers shared by the tests, the benchmarks and the soak: nothing here loads the app. */
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+const spawned = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/**
+ * Kills a test's own server (redis-server, mariadbd) when the test process exits, whatever
+ * the path: a worker torn down before its afterAll ran must not leave servers behind.
+ */
+export function killOnExit(proc: ChildProcess): ChildProcess {
+  spawned.add(proc);
+  proc.once('exit', () => spawned.delete(proc));
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const p of spawned) p.kill('SIGKILL');
+    });
+  }
+  return proc;
+}
 
 /** A TCP port free on loopback right now. */
 export async function freePort(): Promise<number> {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection, type Connection } from 'mysql2/promise';
+import { killOnExit } from './local-state.js';
 import { freePort } from './redis-instance.js';
 
 const MARIADBD = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld', '/usr/bin/mariadbd'].find((p) => existsSync(p)) ?? 'mariadbd';
@@ -130,7 +131,7 @@ export class MariaDbInstance {
       ],
       { stdio: 'ignore' },
     );
-    this.proc = proc;
+    this.proc = killOnExit(proc);
     const until = Date.now() + 30_000;
     while (Date.now() < until) {
       if (proc.exitCode !== null || proc.signalCode !== null) {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { freePort } from './local-state.js';
+import { freePort, killOnExit } from './local-state.js';
 
 export { freePort };
 
@@ -40,8 +40,12 @@ export class RedisInstance {
     return `redis://127.0.0.1:${this.port}`;
   }
 
+  /** Starts the server; a no-op while it runs (a second one could not bind, and the first would be orphaned). */
   async start(): Promise<void> {
-    this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) return;
+    this.proc = killOnExit(
+      spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }),
+    );
     await waitUntil(() => pings(this.port), 10_000);
   }
 
