@@ -108,10 +108,6 @@ export class AccountsService {
     this.verified.set(digest, Date.now() + VERIFIED_TTL_MS);
   }
 
-  /** Forgets remembered verifications, e.g. after a password change. */
-  forgetVerifications(): void {
-    this.verified.clear();
-  }
 
   /** The key that signs this account's delivery callbacks (decisions §9); never loaded by default. */
   async callbackSecret(username: string): Promise<string> {

@@ -34,7 +34,7 @@ export class Dispatcher {
     this.slice = config.dispatchSlice;
   }
 
-  async handle(channel: Channel, job: Job<DispatchJob>): Promise<{ sent: number; rejected: number; retrying: number }> {
+  async handle(channel: Channel, job: Job<DispatchJob>): Promise<{ sent: number; rejected: number }> {
     const { sendRequestId, messageIds } = job.data;
     const [request] = (await this.ds.query('SELECT sender, body, subject, reply_to FROM send_requests WHERE id = ?', [sendRequestId])) as Array<{
       sender: string;
@@ -44,12 +44,12 @@ export class Dispatcher {
     }>;
     if (!request) {
       this.logger.warn(`job ${job.id}: request ${sendRequestId} not found; discarded`);
-      return { sent: 0, rejected: 0, retrying: 0 };
+      return { sent: 0, rejected: 0 };
     }
     const rows = (await this.ds.query("SELECT id, uuid, recipient FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id", [
       messageIds,
     ])) as Array<{ id: string; uuid: string; recipient: string }>;
-    if (rows.length === 0) return { sent: 0, rejected: 0, retrying: 0 };
+    if (rows.length === 0) return { sent: 0, rejected: 0 };
 
     const outbound: OutboundMessage[] = rows.map((r) => ({
       id: String(r.id),
@@ -93,6 +93,6 @@ export class Dispatcher {
     if (transient.length && !lastAttempt) {
       throw new TransientDispatchError(`${transient.length} of ${rows.length} messages not handed over: ${transient[0].reason}`);
     }
-    return { sent: sent.length, rejected, retrying: 0 };
+    return { sent: sent.length, rejected };
   }
 }

@@ -5,7 +5,7 @@ import { HttpChatTransport } from './transports/http-chat.transport.js';
 import { SandboxTransport } from './transports/sandbox.transport.js';
 import { SmppTransport } from './transports/smpp.transport.js';
 import { SmtpTransport } from './transports/smtp.transport.js';
-import type { ReportHandler, Transport } from './transports/transport.js';
+import type { Transport } from './transports/transport.js';
 
 /** The factory: one transport per channel, as configured (decisions §2). */
 export function createTransport(channel: Channel, config: AppConfig, logger: Logger): Transport {
@@ -42,9 +42,6 @@ export class TransportRegistry implements OnApplicationShutdown {
     return t;
   }
 
-  onReport(channel: Channel, handler: ReportHandler): void {
-    this.get(channel).onReport(handler);
-  }
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.transports.values()].map((t) => t.close().catch(() => undefined)));
