@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
-import { RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { startTestApp, testEnv, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
@@ -65,43 +64,7 @@ describe('dispatch through a real SMPP peer', () => {
   });
 });
 
-describe('nothing lost between MySQL and Redis', () => {
-  let redis: RedisInstance;
-  let smsc: SmppPeer;
-  let t: TestApp;
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    redis = await RedisInstance.start();
-    smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 20 });
-    t = await startTestApp({
-      RUN_WORKERS: 'true',
-      REDIS_URL: redis.url,
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
-      SWEEP_INTERVAL_MS: '300',
-      SWEEP_MIN_AGE_MS: '0',
-    });
-    tenant = await createTenant(t);
-  });
-  afterAll(async () => {
-    await t?.close();
-    await redis?.stop();
-    await smsc?.close();
-  });
-
-  it('acknowledges a send while Redis is down, and sends it exactly once after Redis returns', async () => {
-    await redis.stop();
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: '260961111111', message: 'while redis was down' });
-    expect(res.status).toBe(200);
-    const [row] = await t.ds.query('SELECT enqueued_at FROM send_requests WHERE id = ?', [res.body.api_reference]);
-    expect(row.enqueued_at).toBeNull();
-    await redis.start();
-    await waitFor(async () => (await statuses(t, res.body.api_reference)).DELIVERED === 1, 20_000, 'DELIVERED after Redis returned');
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(smsc.countByDestination('260961111111')).toBe(1);
-  });
-});
+// Redis going away during sends is covered in faults.e2e-spec.ts (a burst, each message exactly once).
 
 describe('a worker killed mid-batch', () => {
   const name = uniqueName();
