@@ -1,17 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Body, Controller, Logger as NestLogger, Module, Post } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Test } from '@nestjs/testing';
-import { Logger } from 'nestjs-pino';
-import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppModule } from '../../src/app.module.js';
 import { Public } from '../../src/common/auth/public.decorator.js';
-import { configureApp } from '../../src/common/http/configure-app.js';
 import { LOG_DESTINATION } from '../../src/common/logging/logging.module.js';
-import { loadConfig } from '../../src/config/config.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
-import { dropTestState, testEnv, uniqueName, type TestApp } from '../support/test-app.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 /** A route that logs through Nest's Logger while handling a request, with a secret in the logged object. */
@@ -39,31 +32,13 @@ interface Line {
 }
 
 /** The app as main.ts builds it (pino as Nest's logger), writing its log lines into `lines`. */
-async function startLoggingApp(logLevel: string, lines: string[]): Promise<TestApp> {
-  const name = uniqueName();
-  const config = loadConfig(testEnv(name, { LOG_LEVEL: logLevel }));
+function startLoggingApp(logLevel: string, lines: string[]): Promise<TestApp> {
   const destination = { write: (chunk: string) => void lines.push(...chunk.split('\n').filter(Boolean)) };
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config), LoggingProbeModule] })
-    .overrideProvider(LOG_DESTINATION)
-    .useValue(destination)
-    .compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, bufferLogs: true });
-  app.useLogger(app.get(Logger));
-  configureApp(app, config);
-  await app.init();
-  const server = app.getHttpServer();
-  return {
-    app,
-    config,
-    name,
-    http: () => request(server),
-    ds: undefined as never,
-    queue: undefined as never,
-    close: async () => {
-      await app.close();
-      await dropTestState(name, config.redisUrl);
-    },
-  };
+  return startTestApp({ LOG_LEVEL: logLevel }, undefined, {
+    imports: [LoggingProbeModule],
+    override: (b) => b.overrideProvider(LOG_DESTINATION).useValue(destination),
+    appLogger: true,
+  });
 }
 
 describe('structured request logs (LOG_LEVEL=info)', () => {

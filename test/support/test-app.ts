@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Test } from '@nestjs/testing';
+import type { DynamicModule, Type } from '@nestjs/common';
+import { Test, type TestingModuleBuilder } from '@nestjs/testing';
+import { Logger } from 'nestjs-pino';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import request from 'supertest';
@@ -40,10 +42,27 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
-export async function startTestApp(overrides: Record<string, string> = {}, name = uniqueName()): Promise<TestApp> {
+export interface TestAppOptions {
+  /** Extra modules beside the app (e.g. a probe controller). */
+  imports?: Array<Type | DynamicModule>;
+  /** Provider overrides, applied to the testing module before it compiles. */
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+  /** Use the app's own logger (nestjs-pino) as Nest's logger, as main.ts does. */
+  appLogger?: boolean;
+}
+
+export async function startTestApp(
+  overrides: Record<string, string> = {},
+  name = uniqueName(),
+  options: TestAppOptions = {},
+): Promise<TestApp> {
   const config = loadConfig(testEnv(name, overrides));
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
+  const builder = Test.createTestingModule({ imports: [AppModule.forRoot(config), ...(options.imports ?? [])] });
+  const moduleRef = await (options.override ? options.override(builder) : builder).compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>(
+    options.appLogger ? { bodyParser: false, bufferLogs: true } : { bodyParser: false, logger: ['error'] },
+  );
+  if (options.appLogger) app.useLogger(app.get(Logger));
   configureApp(app, config);
   await app.init();
   const server = app.getHttpServer();
