@@ -60,6 +60,7 @@ export class Dispatcher {
       body: request.body,
       subject: request.subject,
       replyTo: request.reply_to,
+      apiReference: String(sendRequestId),
     }));
     const transport = this.transports.get(channel);
     const sent: Array<{ id: string; providerMessageId: string }> = [];
