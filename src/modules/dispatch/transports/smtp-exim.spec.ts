@@ -88,6 +88,11 @@ describe.skipIf(unavailable)('SmtpTransport against Exim (STARTTLS, self-signed 
     expect(mail.headers['content-type']).toMatch(/^multipart\/alternative/);
     expect(mail.headers['return-path']).toBe('<news@acme.example>');
     expect(mail.headers['envelope-to']).toBe(msg.recipient);
+
+    // Plain ASCII with short lines is where a mailer picks 7bit and the LF would become CRLF.
+    const ascii = email({ body: '<p>one\ntwo</p>\n' });
+    expect((await t.send([ascii]))[0].kind).toBe('accepted');
+    expect((await delivered(ascii.id)).html).toBe('<p>one\ntwo</p>\n');
   });
 
   it('maps Exim\'s 550 for one recipient to a permanent refusal without touching the rest of the batch', async () => {

@@ -99,11 +99,10 @@ export class SmtpTransport implements Transport {
       from,
       to: message.recipient,
       subject: message.subject ?? '',
-      html: message.body,
+      // base64 carries the body's bytes as they are, even plain ASCII: 7bit and quoted-printable
+      // pass through SMTP's line-ending rules, which turn a bare LF into CRLF.
+      html: { content: message.body, contentTransferEncoding: 'base64' } as SendMailOptions['html'],
       text: htmlToText(message.body),
-      // base64 carries the body's bytes as they are: quoted-printable and 7bit/8bit pass
-      // through SMTP's line-ending rules, which turn a bare LF into CRLF.
-      textEncoding: 'base64',
       messageId,
       headers: { 'X-Message-Id': message.id },
     };
