@@ -88,6 +88,14 @@ export class MessageDto {
   @ApiProperty({ example: '2025-11-26T19:14:30.578Z', format: 'date-time' }) created_at: string;
   @ApiProperty({ nullable: true, type: 'string', format: 'date-time', example: '2025-11-26T19:14:30.912Z' }) sent_at: string | null;
   @ApiProperty({ nullable: true, type: 'string', format: 'date-time', example: '2025-11-26T19:14:31.915Z' }) completed_at: string | null;
+  @ApiProperty({ example: 1, type: 'integer', description: 'hand-over attempts so far (a message still ACKNOWLEDGED with attempts > 0 is being retried)' }) attempts: number;
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    example: null,
+    description: 'reason code of the last failed hand-over attempt, e.g. SMTP_421, SMTP_TLS_CERTIFICATE, SMPP_ESME_RTHROTTLED; kept after a later success',
+  })
+  last_error: string | null;
 }
 
 export class MessageEventDto {

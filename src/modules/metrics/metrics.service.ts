@@ -83,6 +83,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly transportFailureCount = new Counter({
+    name: 'bulk_transport_failures_total',
+    help: 'Messages a transport did not hand over, by channel, transport, reason code and class (transient: retried; configuration: cannot heal until the configuration changes, retried on a long backoff; permanent: refused, REJECTED)',
+    labelNames: ['channel', 'transport', 'reason', 'class'] as const,
+    registers: [this.registry],
+  });
+
   constructor(
     private readonly moduleRef: ModuleRef,
     @Optional() @Inject(CacheStats) private readonly cacheStats?: CacheStats,
@@ -155,6 +162,10 @@ export class MetricsService {
         this.dispatchLatency.observe({ channel: c.channel }, Math.max(0, c.at.getTime() - c.createdAt.getTime()) / 1000);
       }
     }
+  }
+
+  transportFailures(channel: string, transport: string, reason: string, cls: string, count: number): void {
+    this.transportFailureCount.inc({ channel, transport, reason, class: cls }, count);
   }
 
   callbackAttempt(outcome: string): void {
