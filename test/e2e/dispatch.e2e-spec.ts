@@ -142,6 +142,8 @@ describe('dispatch through real SMTP and HTTP providers', () => {
       RUN_WORKERS: 'true',
       EMAIL_TRANSPORT: 'smtp',
       SMTP_URL: smtp.url,
+      // The peer speaks plain SMTP; STARTTLS is tested against Exim (exim.e2e-spec.ts).
+      SMTP_TLS: 'off',
       CHAT_TRANSPORT: 'http',
       CHAT_API_URL: `${chatApi.url}/send`,
       CHAT_API_TOKEN: 'chat-token',
