@@ -8,6 +8,27 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 const API_REFERENCE = '1764184470578998353';
 const STATUSES = ['ACKNOWLEDGED', 'SENT', 'DELIVERED', 'UNDELIVERED', 'EXPIRED', 'FAILED', 'REJECTED'];
 
+/** Whole-response examples: an accepted recipient has no reason; only a REJECTED one does. */
+export const SMS_SEND_EXAMPLE = {
+  api_reference: API_REFERENCE,
+  data: [
+    { message_id: '01a200fe-0dfd-7511-ad60-13d93139bcee', mobile_number: '260971234567', status: 'ACKNOWLEDGED' },
+    { message_id: '01a200fe-0dfd-7511-ad60-13d93139bcef', mobile_number: '0971234567', status: 'REJECTED', reason: 'INVALID_NUMBER' },
+  ],
+  message: 'successful',
+  success: true,
+};
+
+export const EMAIL_SEND_EXAMPLE = {
+  api_reference: API_REFERENCE,
+  data: [
+    { email_address: 'jane@example.com', message_id: '5', status: 'ACKNOWLEDGED' },
+    { email_address: 'not-an-address', message_id: '6', status: 'REJECTED', reason: 'INVALID_EMAIL' },
+  ],
+  message: 'successful',
+  success: true,
+};
+
 export class SmsSendEntryDto {
   @ApiProperty({ example: '01a200fe-0dfd-7511-ad60-13d93139bcee', format: 'uuid' }) message_id: string;
   @ApiProperty({ example: '260971234567' }) mobile_number: string;
