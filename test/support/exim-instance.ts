@@ -1,5 +1,14 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -78,10 +87,27 @@ export class EximInstance {
     const port = await freePort();
     const certPath = join(dir, 'cert.pem');
     const keyPath = join(dir, 'key.pem');
-    execFileSync(OPENSSL!, [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', keyPath, '-out', certPath,
-    ], { stdio: 'ignore' });
+    execFileSync(
+      OPENSSL!,
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        '-keyout',
+        keyPath,
+        '-out',
+        certPath,
+      ],
+      { stdio: 'ignore' },
+    );
     const account = eximAccount();
     for (const sub of ['spool', 'log', 'Maildir']) mkdirSync(join(dir, sub));
     for (const path of [dir, join(dir, 'spool'), join(dir, 'log'), join(dir, 'Maildir'), keyPath, certPath]) {
@@ -96,14 +122,17 @@ export class EximInstance {
 
   private async run(conf: string): Promise<void> {
     // -bdf: the listening daemon in the foreground, so it is this child and dies with the test.
-    const proc = spawn(EXIM_BINARY!, ['-C', conf, '-bdf', '-oX', String(this.port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(EXIM_BINARY!, ['-C', conf, '-bdf', '-oX', String(this.port)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     killOnExit(proc);
     this.proc = proc;
     let stderr = '';
     proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const until = Date.now() + 15_000;
     while (Date.now() < until) {
-      if (proc.exitCode !== null) throw new Error(`exim exited (${proc.exitCode}): ${stderr}${this.log('panic')}`);
+      if (proc.exitCode !== null)
+        throw new Error(`exim exited (${proc.exitCode}): ${stderr}${this.log('panic')}`);
       if (await greets(this.port)) return;
       await new Promise((r) => setTimeout(r, 100));
     }

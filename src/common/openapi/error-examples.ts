@@ -2,12 +2,24 @@ import type { ErrorCode, ErrorDetail } from '../errors/error-codes.js';
 
 /** One example body per error code, as the API words it, for the OpenAPI document. */
 export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: ErrorDetail[] }> = {
-  VALIDATION_ERROR: { message: 'The request is not valid.', details: [{ field: 'to[3]', message: 'INVALID_NUMBER' }] },
+  VALIDATION_ERROR: {
+    message: 'The request is not valid.',
+    details: [{ field: 'to[3]', message: 'INVALID_NUMBER' }],
+  },
   MALFORMED_BODY: { message: 'The request body is not valid JSON.' },
   MALFORMED_REQUEST: { message: 'The request is not valid HTTP.' },
-  TOO_MANY_RECIPIENTS: { message: 'At most 10000 recipients per request.', details: [{ field: 'to', message: '10001 recipients, limit 10000' }] },
-  MESSAGE_TOO_LONG: { message: 'The message needs 11 segments; at most 10 are allowed.', details: [{ field: 'message', message: '11 segments, limit 10' }] },
-  INVALID_CALLBACK_URL: { message: 'callback_url must use http or https.', details: [{ field: 'callback_url', message: 'must use http or https' }] },
+  TOO_MANY_RECIPIENTS: {
+    message: 'At most 10000 recipients per request.',
+    details: [{ field: 'to', message: '10001 recipients, limit 10000' }],
+  },
+  MESSAGE_TOO_LONG: {
+    message: 'The message needs 11 segments; at most 10 are allowed.',
+    details: [{ field: 'message', message: '11 segments, limit 10' }],
+  },
+  INVALID_CALLBACK_URL: {
+    message: 'callback_url must use http or https.',
+    details: [{ field: 'callback_url', message: 'must use http or https' }],
+  },
   MISSING_API_KEY: { message: 'An API key is required: X-API-Key, Authorization: Bearer or Basic.' },
   INVALID_API_KEY: { message: 'The API key is not valid.' },
   API_KEY_EXPIRED: { message: 'The API key has expired.' },

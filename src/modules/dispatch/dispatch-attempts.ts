@@ -12,7 +12,9 @@ const SHOWN_IDS = 5;
 
 function messagesNamed(ids: string[]): string {
   const shown = ids.slice(0, SHOWN_IDS).join(', ');
-  return ids.length === 1 ? `message ${shown}` : `${ids.length} messages (${shown}${ids.length > SHOWN_IDS ? ', …' : ''})`;
+  return ids.length === 1
+    ? `message ${shown}`
+    : `${ids.length} messages (${shown}${ids.length > SHOWN_IDS ? ', …' : ''})`;
 }
 
 /**
@@ -32,8 +34,17 @@ export class DispatchAttempts {
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {}
 
-  async record(channel: Channel, transport: string, job: Job<DispatchJob>, part: OutboundMessage[], results: TransportResult[]): Promise<void> {
-    const failed = new Map<string, { ids: string[]; detail: string; configuration: boolean; kind: 'transient' | 'permanent' }>();
+  async record(
+    channel: Channel,
+    transport: string,
+    job: Job<DispatchJob>,
+    part: OutboundMessage[],
+    results: TransportResult[],
+  ): Promise<void> {
+    const failed = new Map<
+      string,
+      { ids: string[]; detail: string; configuration: boolean; kind: 'transient' | 'permanent' }
+    >();
     const reasonOf: Array<[string, string]> = [];
     let accepted = 0;
     results.forEach((r, i) => {
@@ -49,7 +60,10 @@ export class DispatchAttempts {
       group.ids.push(part[i].id);
       failed.set(key, group);
     });
-    await this.write(part.map((m) => m.id), reasonOf);
+    await this.write(
+      part.map((m) => m.id),
+      reasonOf,
+    );
     if (accepted > 0) this.faults.clear(channel);
 
     const attempt = job.attemptsMade + 1;
@@ -71,7 +85,9 @@ export class DispatchAttempts {
               : 'Retrying cannot help until the configuration or the server changes; they stay ACKNOWLEDGED and are retried on a long backoff.'),
         );
       } else {
-        this.logger.warn(`${channel} via ${transport}: ${messagesNamed(g.ids)} of ${where} not handed over: ${cause}; ${last ? 'they end FAILED and are refunded' : 'retrying'}`);
+        this.logger.warn(
+          `${channel} via ${transport}: ${messagesNamed(g.ids)} of ${where} not handed over: ${cause}; ${last ? 'they end FAILED and are refunded' : 'retrying'}`,
+        );
       }
     }
   }
@@ -87,7 +103,12 @@ export class DispatchAttempts {
     }
     params.push(ids);
     await this.ds
-      .query(`UPDATE messages SET attempts = LEAST(attempts + 1, 255), last_attempt_at = ?, last_error = ${lastError} WHERE id IN (?)`, params)
-      .catch((err: Error) => this.logger.warn(`attempts of ${ids.length} message(s) not recorded: ${err.message}`));
+      .query(
+        `UPDATE messages SET attempts = LEAST(attempts + 1, 255), last_attempt_at = ?, last_error = ${lastError} WHERE id IN (?)`,
+        params,
+      )
+      .catch((err: Error) =>
+        this.logger.warn(`attempts of ${ids.length} message(s) not recorded: ${err.message}`),
+      );
   }
 }

@@ -17,7 +17,10 @@ export class ConfigurationDispatchError extends Error {
  */
 export function dispatchBackoff(attemptsMade: number, err?: Error): number {
   if (err?.name === 'ConfigurationDispatchError') {
-    return Math.min(CONFIGURATION_BACKOFF_MS * 2 ** Math.max(0, attemptsMade - 1), CONFIGURATION_BACKOFF_MAX_MS);
+    return Math.min(
+      CONFIGURATION_BACKOFF_MS * 2 ** Math.max(0, attemptsMade - 1),
+      CONFIGURATION_BACKOFF_MAX_MS,
+    );
   }
   return Math.round((2 ** attemptsMade - 1) * DISPATCH_BACKOFF_MS);
 }

@@ -9,7 +9,6 @@ export interface ParsedSender {
 export const MAX_DISPLAY_NAME_CHARS = 128;
 
 // Control characters (CR and LF above all: header injection) are never part of a name.
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const NAME_AND_ADDRESS = /^(.*?)\s*<([^<>]*)>$/s;
 

@@ -22,14 +22,21 @@ function detailOf(err: NodemailerError): string {
 export function classifySmtpError(err: NodemailerError): TransportResult {
   const detail = detailOf(err);
   const original = String(err.originalCode ?? '');
-  const configuration = (reason: string): TransportResult => ({ kind: 'transient', reason, detail, configuration: true });
+  const configuration = (reason: string): TransportResult => ({
+    kind: 'transient',
+    reason,
+    detail,
+    configuration: true,
+  });
 
   if (err.code === 'EAUTH' || err.code === 'ENOAUTH') {
     // 454 4.7.0 "temporary authentication failure" is the server's problem of the moment.
-    if (typeof err.responseCode === 'number' && err.responseCode < 500) return { kind: 'transient', reason: `SMTP_${err.responseCode}`, detail };
+    if (typeof err.responseCode === 'number' && err.responseCode < 500)
+      return { kind: 'transient', reason: `SMTP_${err.responseCode}`, detail };
     return configuration('SMTP_AUTH_REFUSED');
   }
-  if (TLS_CERT_CODES.test(original) || /certificate/i.test(err.message)) return configuration('SMTP_TLS_CERTIFICATE');
+  if (TLS_CERT_CODES.test(original) || /certificate/i.test(err.message))
+    return configuration('SMTP_TLS_CERTIFICATE');
   if (err.code === 'ETLS' || err.code === 'EREQUIRETLS') return configuration('SMTP_TLS_UNAVAILABLE');
   if (TLS_HANDSHAKE_CODES.test(original)) return configuration('SMTP_TLS_HANDSHAKE');
   if (err.code === 'EDNS' || original === 'ENOTFOUND') {
@@ -40,7 +47,8 @@ export function classifySmtpError(err: NodemailerError): TransportResult {
 
   const code = err.responseCode;
   if (typeof code === 'number') {
-    if (code >= 500 && code < 600 && code !== 503) return { kind: 'permanent', reason: `SMTP_${code}`, detail };
+    if (code >= 500 && code < 600 && code !== 503)
+      return { kind: 'permanent', reason: `SMTP_${code}`, detail };
     return { kind: 'transient', reason: `SMTP_${code}`, detail };
   }
   // nodemailer refuses an unparseable address before talking to the server; retrying cannot help.

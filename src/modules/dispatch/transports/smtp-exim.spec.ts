@@ -28,11 +28,22 @@ describe.skipIf(unavailable)('SmtpTransport against Exim (STARTTLS, self-signed 
   let exim: EximInstance;
   const opened: SmtpTransport[] = [];
   const make = (tls: SmtpTlsOptions, extra: { idleMs?: number; messageIdDomain?: string } = {}) => {
-    const t = new SmtpTransport({ url: exim.url, pool: { maxConnections: 2, maxMessages: 50 }, timeoutMs: 10_000, tls, ...extra });
+    const t = new SmtpTransport({
+      url: exim.url,
+      pool: { maxConnections: 2, maxMessages: 50 },
+      timeoutMs: 10_000,
+      tls,
+      ...extra,
+    });
     opened.push(t);
     return t;
   };
-  const delivered = (id: string) => waitFor(async () => exim.mails().find((m) => m.headers['x-message-id'] === id), 15_000, `mail ${id} in the Maildir`);
+  const delivered = (id: string) =>
+    waitFor(
+      async () => exim.mails().find((m) => m.headers['x-message-id'] === id),
+      15_000,
+      `mail ${id} in the Maildir`,
+    );
 
   beforeAll(async () => {
     exim = await EximInstance.start();
@@ -57,10 +68,17 @@ describe.skipIf(unavailable)('SmtpTransport against Exim (STARTTLS, self-signed 
     const t = make({ mode: 'required', ca: readFileSync(exim.certPath, 'utf8') });
     const msg = email();
     const [result] = await t.send([msg]);
-    expect(result).toEqual({ kind: 'accepted', providerMessageId: `<${msg.id}.${msg.apiReference}@acme.example>` });
+    expect(result).toEqual({
+      kind: 'accepted',
+      providerMessageId: `<${msg.id}.${msg.apiReference}@acme.example>`,
+    });
     await delivered(msg.id);
     // Exim logs the cipher of the session that carried the message: it went over TLS.
-    expect(exim.log()).toMatch(new RegExp(`<= news@acme\\.example .* X=TLS1\\.[23]:.* id=${msg.id}\\.${msg.apiReference}@acme\\.example`));
+    expect(exim.log()).toMatch(
+      new RegExp(
+        `<= news@acme\\.example .* X=TLS1\\.[23]:.* id=${msg.id}\\.${msg.apiReference}@acme\\.example`,
+      ),
+    );
     expect((await t.health()).status).toBe('up');
   });
 
@@ -72,11 +90,22 @@ describe.skipIf(unavailable)('SmtpTransport against Exim (STARTTLS, self-signed 
   });
 
   it('keeps the HTML body byte for byte (bare LF, CRLF, long lines, non-ASCII), with a text part and the display name', async () => {
-    const t = make({ mode: 'required', ca: readFileSync(exim.certPath, 'utf8') }, { messageIdDomain: 'mail.acme.example' });
+    const t = make(
+      { mode: 'required', ca: readFileSync(exim.certPath, 'utf8') },
+      { messageIdDomain: 'mail.acme.example' },
+    );
     const html = `<div>\n  one\r\n  two\n${'x'.repeat(1200)} Café — ✓ 🎉\r\n</div>\n.\n..trailing dots\n`;
-    const msg = email({ sender: '"ACME, News" <news@acme.example>', body: html, subject: 'Ünïcode ✓', replyTo: 'help@acme.example' });
+    const msg = email({
+      sender: '"ACME, News" <news@acme.example>',
+      body: html,
+      subject: 'Ünïcode ✓',
+      replyTo: 'help@acme.example',
+    });
     const [result] = await t.send([msg]);
-    expect(result).toEqual({ kind: 'accepted', providerMessageId: `<${msg.id}.${msg.apiReference}@mail.acme.example>` });
+    expect(result).toEqual({
+      kind: 'accepted',
+      providerMessageId: `<${msg.id}.${msg.apiReference}@mail.acme.example>`,
+    });
     const mail = await delivered(msg.id);
     expect(mail.html).toBe(html);
     expect(Buffer.from(mail.html!, 'utf8').equals(Buffer.from(html, 'utf8'))).toBe(true);
@@ -95,7 +124,7 @@ describe.skipIf(unavailable)('SmtpTransport against Exim (STARTTLS, self-signed 
     expect((await delivered(ascii.id)).html).toBe('<p>one\ntwo</p>\n');
   });
 
-  it('maps Exim\'s 550 for one recipient to a permanent refusal without touching the rest of the batch', async () => {
+  it("maps Exim's 550 for one recipient to a permanent refusal without touching the rest of the batch", async () => {
     const t = make({ mode: 'required', ca: readFileSync(exim.certPath, 'utf8') });
     const ok = email();
     const results = await t.send([email({ recipient: 'refuse@example.com' }), ok]);
@@ -131,18 +160,30 @@ describe.skipIf(unavailable)('SmtpTransport against Exim without STARTTLS', () =
   });
 
   it('SMTP_TLS=required refuses to send in clear: a configuration failure', async () => {
-    const t = new SmtpTransport({ url: exim.url, pool: { maxConnections: 1, maxMessages: 10 }, tls: { mode: 'required' } });
+    const t = new SmtpTransport({
+      url: exim.url,
+      pool: { maxConnections: 1, maxMessages: 10 },
+      tls: { mode: 'required' },
+    });
     opened.push(t);
     const [result] = await t.send([email()]);
     expect(result).toMatchObject({ kind: 'transient', reason: 'SMTP_TLS_UNAVAILABLE', configuration: true });
   });
 
   it('SMTP_TLS=opportunistic sends in clear when the server offers no STARTTLS', async () => {
-    const t = new SmtpTransport({ url: exim.url, pool: { maxConnections: 1, maxMessages: 10 }, tls: { mode: 'opportunistic' } });
+    const t = new SmtpTransport({
+      url: exim.url,
+      pool: { maxConnections: 1, maxMessages: 10 },
+      tls: { mode: 'opportunistic' },
+    });
     opened.push(t);
     const msg = email();
     expect((await t.send([msg]))[0].kind).toBe('accepted');
-    await waitFor(async () => exim.mails().find((m) => m.headers['x-message-id'] === msg.id), 15_000, 'delivery');
+    await waitFor(
+      async () => exim.mails().find((m) => m.headers['x-message-id'] === msg.id),
+      15_000,
+      'delivery',
+    );
     expect(exim.log()).toMatch(/<= news@acme\.example .* P=esmtp /);
   });
 });
