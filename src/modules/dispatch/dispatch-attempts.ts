@@ -96,15 +96,16 @@ export class DispatchAttempts {
   private async write(ids: string[], reasons: Array<[string, string]>): Promise<void> {
     if (ids.length === 0) return;
     const params: unknown[] = [new Date()];
-    let lastError = 'last_error';
+    // Only placeholders and constant text: the CASE keeps last_error for the messages that passed.
+    let cases = 'last_error';
     if (reasons.length) {
-      lastError = `CASE id ${reasons.map(() => 'WHEN ? THEN ?').join(' ')} ELSE last_error END`;
+      cases = `CASE id ${reasons.map(() => 'WHEN ? THEN ?').join(' ')} ELSE last_error END`;
       for (const [id, reason] of reasons) params.push(id, reason);
     }
     params.push(ids);
     await this.ds
       .query(
-        `UPDATE messages SET attempts = LEAST(attempts + 1, 255), last_attempt_at = ?, last_error = ${lastError} WHERE id IN (?)`,
+        `UPDATE messages SET attempts = LEAST(attempts + 1, 255), last_attempt_at = ?, last_error = ${cases} WHERE id IN (?)`,
         params,
       )
       .catch((err: Error) =>
