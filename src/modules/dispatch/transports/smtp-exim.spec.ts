@@ -115,6 +115,10 @@ describe.skipIf(unavailable)('SmtpTransport against Exim (STARTTLS, self-signed 
     expect(mail.subject).toBe('Ünïcode ✓');
     expect(mail.replyTo).toBe('help@acme.example');
     expect(mail.headers['content-type']).toMatch(/^multipart\/alternative/);
+    // The parts as Exim stored them: the HTML in base64 (every byte kept), the text alternative beside it.
+    const raw = mail.bytes.toString('latin1');
+    expect(raw).toMatch(/Content-Type: text\/html; charset=utf-8\r?\nContent-Transfer-Encoding: base64\r?\n/);
+    expect(raw).toMatch(/Content-Type: text\/plain; charset=utf-8\r?\nContent-Transfer-Encoding: quoted-printable\r?\n/);
     expect(mail.headers['return-path']).toBe('<news@acme.example>');
     expect(mail.headers['envelope-to']).toBe(msg.recipient);
 
