@@ -79,6 +79,8 @@ export interface SmtpConfig {
   poolIdleMs: number;
   /** Right-hand side of the Message-ID; unset: the sender address's domain. */
   messageIdDomain?: string;
+  /** The name we greet with (EHLO); unset: the machine's host name when qualified, else [127.0.0.1]. */
+  ehloName?: string;
 }
 
 export interface HttpLimitsConfig {
@@ -224,6 +226,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       rejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED ?? true,
       poolIdleMs: env.SMTP_POOL_IDLE_MS ?? 60_000,
       messageIdDomain: env.EMAIL_MESSAGE_ID_DOMAIN?.toLowerCase(),
+      ehloName: env.SMTP_EHLO_NAME?.toLowerCase(),
     },
     chatApiUrl: env.CHAT_API_URL,
     chatApiToken: env.CHAT_API_TOKEN,

@@ -77,6 +77,11 @@ export class EnvSchema {
   })
   EMAIL_MESSAGE_ID_DOMAIN?: string;
 
+  @IsOptional() @Matches(/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, {
+    message: 'must be a fully qualified host name such as mailer.acme.example',
+  })
+  SMTP_EHLO_NAME?: string;
+
   @ValidateIf((o: EnvSchema) => o.CHAT_TRANSPORT === 'http' || o.CHAT_API_URL !== undefined)
   @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL (required when CHAT_TRANSPORT=http)' })
   CHAT_API_URL?: string;

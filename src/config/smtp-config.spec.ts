@@ -13,6 +13,7 @@ describe('SMTP settings', () => {
     SMTP_TLS_REJECT_UNAUTHORIZED: undefined,
     SMTP_POOL_IDLE_MS: undefined,
     EMAIL_MESSAGE_ID_DOMAIN: undefined,
+    SMTP_EHLO_NAME: undefined,
   };
   const problems = (overrides: Record<string, string>) => {
     try {
@@ -31,6 +32,7 @@ describe('SMTP settings', () => {
       rejectUnauthorized: true,
       poolIdleMs: 60_000,
       messageIdDomain: undefined,
+      ehloName: undefined,
     });
   });
 
@@ -64,5 +66,6 @@ describe('SMTP settings', () => {
     );
     expect(problems({ EMAIL_MESSAGE_ID_DOMAIN: 'not a domain' })[0]).toMatch(/^EMAIL_MESSAGE_ID_DOMAIN=/);
     expect(problems({ SMTP_POOL_IDLE_MS: '-1' })[0]).toMatch(/^SMTP_POOL_IDLE_MS=/);
+    expect(problems({ SMTP_EHLO_NAME: 'localhost' })[0]).toMatch(/^SMTP_EHLO_NAME=.*fully qualified/);
   });
 });

@@ -20,6 +20,7 @@ export function createTransport(channel: Channel, config: AppConfig, logger: Log
       tls: { mode: config.smtp.tls, ca: config.smtp.ca, rejectUnauthorized: config.smtp.rejectUnauthorized },
       idleMs: config.smtp.poolIdleMs,
       messageIdDomain: config.smtp.messageIdDomain,
+      ehloName: config.smtp.ehloName,
     });
   }
   if (kind === 'http') {

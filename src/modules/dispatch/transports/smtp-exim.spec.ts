@@ -27,7 +27,10 @@ function email(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
 describe.skipIf(unavailable)('SmtpTransport against Exim (STARTTLS, self-signed certificate)', () => {
   let exim: EximInstance;
   const opened: SmtpTransport[] = [];
-  const make = (tls: SmtpTlsOptions, extra: { idleMs?: number; messageIdDomain?: string } = {}) => {
+  const make = (
+    tls: SmtpTlsOptions,
+    extra: { idleMs?: number; messageIdDomain?: string; ehloName?: string } = {},
+  ) => {
     const t = new SmtpTransport({
       url: exim.url,
       pool: { maxConnections: 2, maxMessages: 50 },
@@ -118,7 +121,9 @@ describe.skipIf(unavailable)('SmtpTransport against Exim (STARTTLS, self-signed 
     // The parts as Exim stored them: the HTML in base64 (every byte kept), the text alternative beside it.
     const raw = mail.bytes.toString('latin1');
     expect(raw).toMatch(/Content-Type: text\/html; charset=utf-8\r?\nContent-Transfer-Encoding: base64\r?\n/);
-    expect(raw).toMatch(/Content-Type: text\/plain; charset=utf-8\r?\nContent-Transfer-Encoding: quoted-printable\r?\n/);
+    expect(raw).toMatch(
+      /Content-Type: text\/plain; charset=utf-8\r?\nContent-Transfer-Encoding: quoted-printable\r?\n/,
+    );
     expect(mail.headers['return-path']).toBe('<news@acme.example>');
     expect(mail.headers['envelope-to']).toBe(msg.recipient);
 
@@ -136,6 +141,21 @@ describe.skipIf(unavailable)('SmtpTransport against Exim (STARTTLS, self-signed 
     expect(results[0].kind === 'permanent' && results[0].detail).toContain('mailbox refused');
     expect(results[1].kind).toBe('accepted');
     await delivered(ok.id);
+  });
+
+  it('greets with the configured EHLO name instead of an address literal', async () => {
+    const t = make(
+      { mode: 'required', ca: readFileSync(exim.certPath, 'utf8') },
+      { ehloName: 'mailer.acme.example' },
+    );
+    const msg = email();
+    expect((await t.send([msg]))[0].kind).toBe('accepted');
+    await delivered(msg.id);
+    expect(exim.log()).toMatch(
+      new RegExp(
+        `<= news@acme\\.example H=\\(mailer\\.acme\\.example\\) \\[127\\.0\\.0\\.1\\].* id=${msg.id}\\.`,
+      ),
+    );
   });
 
   it('says QUIT to an idle pooled connection and again when closed', async () => {

@@ -33,6 +33,8 @@ export interface SmtpTransportOptions {
   idleMs?: number;
   /** Right-hand side of Message-ID; default: the sender address's domain. */
   messageIdDomain?: string;
+  /** Name given in EHLO; default (nodemailer's): the host name when qualified, else [127.0.0.1]. */
+  ehloName?: string;
 }
 
 const HEALTH_TIMEOUT_MS = 800;
@@ -46,6 +48,7 @@ function connectionOptions(options: SmtpTransportOptions) {
   const tls = options.tls ?? { mode: 'required' };
   return {
     url: options.url,
+    ...(options.ehloName ? { name: options.ehloName } : {}),
     requireTLS: tls.mode === 'required',
     ignoreTLS: tls.mode === 'off',
     // A `ca` replaces Node's trust store: keep the public CAs beside the private one.
