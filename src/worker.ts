@@ -10,6 +10,7 @@ import { ConfigModule } from './config/config.module.js';
 import { loadConfigOrExit } from './config/load-or-exit.js';
 import { DatabaseModule } from './database/database.module.js';
 import { QueueModule } from './modules/dispatch/queue.module.js';
+import { ProcessStats } from './modules/health/process-stats.js';
 import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { WorkerMetricsServer } from './modules/metrics/worker-metrics.server.js';
 import { WorkerModule } from './worker.module.js';
@@ -20,7 +21,7 @@ class WorkerAppModule {
     return {
       module: WorkerAppModule,
       imports: [ConfigModule.forRoot(config), LoggingModule, MetricsModule, DatabaseModule, RedisModule, QueueModule, WorkerModule],
-      providers: [WorkerMetricsServer],
+      providers: [WorkerMetricsServer, ProcessStats],
     };
   }
 }

@@ -46,6 +46,7 @@ export interface AppConfig {
   transports: { sms: string; email: string; chat: string };
   smppUrl?: string;
   smtpUrl?: string;
+  smtp: SmtpConfig;
   chatApiUrl?: string;
   chatApiToken?: string;
   sandboxDeliveryDelayMs: number;
@@ -65,6 +66,21 @@ export interface AppConfig {
   requestLogRetentionDays: number;
   /** HTTP hardening (common/http/security.ts). */
   http: HttpLimitsConfig;
+}
+
+export interface SmtpConfig {
+  /** required: STARTTLS (or smtps://) or no delivery; opportunistic: STARTTLS when offered; off: never. */
+  tls: 'required' | 'opportunistic' | 'off';
+  /** PEM contents of SMTP_TLS_CA, trusted beside the system's CAs. */
+  ca?: string;
+  caPath?: string;
+  rejectUnauthorized: boolean;
+  /** A pooled connection idle this long is closed with QUIT; 0 keeps it open. */
+  poolIdleMs: number;
+  /** Right-hand side of the Message-ID; unset: the sender address's domain. */
+  messageIdDomain?: string;
+  /** The name we greet with (EHLO); unset: the machine's host name when qualified, else [127.0.0.1]. */
+  ehloName?: string;
 }
 
 export interface HttpLimitsConfig {
@@ -147,6 +163,17 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   const databaseUrl = env.DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/bulk_messaging';
   const database = parseMysqlUrl(databaseUrl);
   const [limit, windowSeconds] = (env.RATE_LIMIT_DEFAULT ?? '100/1').split('/').map(Number);
+  let smtpCa: string | undefined;
+  if (env.SMTP_TLS_CA) {
+    try {
+      smtpCa = readFileSync(env.SMTP_TLS_CA, 'utf8');
+    } catch (err) {
+      throw new ConfigError([`SMTP_TLS_CA=${JSON.stringify(env.SMTP_TLS_CA)}: cannot be read (${(err as Error).message})`]);
+    }
+    if (!smtpCa.includes('-----BEGIN CERTIFICATE-----')) {
+      throw new ConfigError([`SMTP_TLS_CA=${JSON.stringify(env.SMTP_TLS_CA)}: holds no PEM certificate`]);
+    }
+  }
   const headersTimeoutMs = env.HTTP_HEADERS_TIMEOUT_MS ?? 20_000;
   const requestTimeoutMs = env.HTTP_REQUEST_TIMEOUT_MS ?? 60_000;
   // Node refuses a header timeout above the request timeout; say so with the variables' names.
@@ -192,6 +219,15 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     },
     smppUrl: env.SMPP_URL,
     smtpUrl: env.SMTP_URL,
+    smtp: {
+      tls: (env.SMTP_TLS ?? 'required') as SmtpConfig['tls'],
+      ca: smtpCa,
+      caPath: env.SMTP_TLS_CA,
+      rejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED ?? true,
+      poolIdleMs: env.SMTP_POOL_IDLE_MS ?? 60_000,
+      messageIdDomain: env.EMAIL_MESSAGE_ID_DOMAIN?.toLowerCase(),
+      ehloName: env.SMTP_EHLO_NAME?.toLowerCase(),
+    },
     chatApiUrl: env.CHAT_API_URL,
     chatApiToken: env.CHAT_API_TOKEN,
     sandboxDeliveryDelayMs: env.SANDBOX_DELIVERY_DELAY_MS ?? 1000,

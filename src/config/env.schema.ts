@@ -59,6 +59,29 @@ export class EnvSchema {
   @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'must look like smtp://user:password@host:587 (required when EMAIL_TRANSPORT=smtp)' })
   SMTP_URL?: string;
 
+  // SMTP TLS (README "Providers"): required by default, so a relay that cannot do TLS is a visible error.
+  @IsOptional() @IsIn(['required', 'opportunistic', 'off'])
+  SMTP_TLS?: string;
+
+  @IsOptional() @IsString() @Matches(/^\S+$/, { message: 'must be the path of a PEM file of CA certificates' })
+  SMTP_TLS_CA?: string;
+
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  SMTP_TLS_REJECT_UNAUTHORIZED?: boolean;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  SMTP_POOL_IDLE_MS?: number;
+
+  @IsOptional() @Matches(/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, {
+    message: 'must be a domain name such as mail.acme.example',
+  })
+  EMAIL_MESSAGE_ID_DOMAIN?: string;
+
+  @IsOptional() @Matches(/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, {
+    message: 'must be a fully qualified host name such as mailer.acme.example',
+  })
+  SMTP_EHLO_NAME?: string;
+
   @ValidateIf((o: EnvSchema) => o.CHAT_TRANSPORT === 'http' || o.CHAT_API_URL !== undefined)
   @Matches(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL (required when CHAT_TRANSPORT=http)' })
   CHAT_API_URL?: string;

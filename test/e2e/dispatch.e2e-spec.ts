@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Logger } from '@nestjs/common';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
@@ -136,12 +137,14 @@ describe('dispatch through real SMTP and HTTP providers', () => {
   let chatApi: HttpPeer;
 
   beforeAll(async () => {
-    smtp = await startSmtpPeer({ rejectRecipients: new Set(['nobody@example.com']) });
+    smtp = await startSmtpPeer({ rejectRecipients: new Set(['nobody@example.com']), tempFailRecipients: new Set(['busy@example.com']) });
     chatApi = await startHttpPeer((req) => ((req.json as { to?: string })?.to === '260971239999' ? { status: 400, body: { error: 'bad number' } } : { status: 202, body: { id: `chat-${Date.now()}` } }));
     t = await startTestApp({
       RUN_WORKERS: 'true',
       EMAIL_TRANSPORT: 'smtp',
       SMTP_URL: smtp.url,
+      // The peer speaks plain SMTP; STARTTLS is tested against Exim (exim.e2e-spec.ts).
+      SMTP_TLS: 'off',
       CHAT_TRANSPORT: 'http',
       CHAT_API_URL: `${chatApi.url}/send`,
       CHAT_API_TOKEN: 'chat-token',
@@ -166,6 +169,31 @@ describe('dispatch through real SMTP and HTTP providers', () => {
       return rows.length ? rows : null;
     });
     expect(m.provider_message_id).toBe(mail.messageId);
+  });
+
+  it('a passing refusal (451) keeps the message ACKNOWLEDGED; one warn line, the lookup and a metric say why while it is retried', async () => {
+    const warnings: string[] = [];
+    vi.spyOn(Logger.prototype, 'warn').mockImplementation(function (this: Logger, message: unknown) {
+      warnings.push(String(message));
+    });
+    try {
+      const res = await t.http().post('/api/v1/json/bulk/email').set('X-API-Key', tenant.key)
+        .send({ from: 'news@acme.com', to: 'busy@example.com', subject: 'x', email_body: 'x' });
+      const id = res.body.data[0].message_id as string;
+      const body = await waitFor(async () => {
+        const r = await t.http().get(`/api/v1/json/messages/${id}`).set('X-API-Key', tenant.key);
+        return r.body.attempts >= 1 ? r.body : null;
+      }, 10_000, 'an attempt on the lookup');
+      expect(body).toMatchObject({ status: 'ACKNOWLEDGED', reason: null, last_error: 'SMTP_451' });
+      const line = await waitFor(async () => warnings.find((w) => w.includes(`message ${id} `)), 5000, 'the warn line');
+      expect(line).toMatch(new RegExp(`^email via smtp: message ${id} of request ${res.body.api_reference}, job .*, attempt 1 of 8 not handed over: SMTP_451 \\(.*try again later.*\\); retrying$`));
+      // One line per attempt (the retry 2 s later writes its own, "attempt 2 of 8").
+      expect(warnings.filter((w) => w.includes(`message ${id} `) && w.includes('attempt 1 of 8'))).toHaveLength(1);
+      const metrics = (await t.http().get('/metrics')).text;
+      expect(metrics).toMatch(/bulk_transport_failures_total\{channel="email",transport="smtp",reason="SMTP_451",class="transient"\} [1-9]/);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('ends an e-mail the server refuses (550) REJECTED and refunds it exactly once', async () => {

@@ -168,16 +168,35 @@ describe('POST /api/v1/json/bulk/email', () => {
   });
 
   it.each([
-    ['a display name', 'ACME <noreply@acme.com>'],
     ['no domain', 'noreply@'],
     ['a plain word', 'ACME'],
     ['two addresses', 'a@acme.com,b@acme.com'],
+    ['a line break after the display name', 'ACME\r\n <noreply@acme.com>'],
+    ['a header smuggled after the address', 'ACME <noreply@acme.com>\nBcc: x@evil.example'],
+    ['a control character in the name', 'AC\u0007ME <noreply@acme.com>'],
+    ['an unclosed angle bracket', 'ACME <noreply@acme.com'],
+    ['two addresses in brackets', 'ACME <a@acme.com> <b@acme.com>'],
   ])('refuses a from address with %s (from must be an e-mail address)', async (_name, from) => {
     const tn = await createTenant(t);
     const res = await send({ ...base, from, to: 'a@example.com' }, tn.key);
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: 'VALIDATION_ERROR', details: [{ field: 'from', message: 'must be a valid e-mail address' }] });
+    expect(res.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'from', message: 'must be an e-mail address, optionally with a display name: ACME News <news@acme.example>' }],
+    });
     expect(await countRequests(tn.account.id)).toBe(0);
+  });
+
+  it.each([
+    ['ACME News <news@ACME.example>', 'ACME News <news@acme.example>'],
+    ['  "ACME, Inc."   <news@acme.example> ', '"ACME, Inc." <news@acme.example>'],
+    ['Café Ünïcode <news@acme.example>', 'Café Ünïcode <news@acme.example>'],
+    ['<news@acme.example>', 'news@acme.example'],
+  ])('accepts the sender %j with a display name and stores it as %j', async (from, stored) => {
+    const res = await send({ ...base, from, to: 'a@example.com' });
+    expect(res.status).toBe(200);
+    const [req] = await t.ds.query('SELECT sender FROM send_requests WHERE id = ?', [res.body.api_reference]);
+    expect(req.sender).toBe(stored);
   });
 
   it('refuses an invalid reply_to with VALIDATION_ERROR', async () => {

@@ -206,6 +206,8 @@ describe('provider checks in an API-only process (RUN_WORKERS=false)', () => {
       SMPP_URL: `smpp://test:secret@127.0.0.1:${smsc.port}`,
       EMAIL_TRANSPORT: 'smtp',
       SMTP_URL: smtp.url,
+      // The peer speaks plain SMTP; STARTTLS is tested against Exim (exim.e2e-spec.ts).
+      SMTP_TLS: 'off',
       CHAT_TRANSPORT: 'http',
       CHAT_API_URL: `${chat.url}/messages`,
     });

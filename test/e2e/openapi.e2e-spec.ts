@@ -1,12 +1,13 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../src/common/errors/error-codes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 type Operation = {
   tags?: string[];
   security?: Array<Record<string, string[]>>;
   requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
-  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> }>;
 };
 type Doc = {
   openapi: string;
@@ -122,5 +123,48 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     expect(doc.paths['/api/v1/json/bulk/sms'].post.responses['402']).toBeDefined();
     expect(doc.paths['/api/v1/xml/bulk/sms'].post.responses['400'].content?.['application/xml']).toBeDefined();
     expect(ref(doc.paths['/metrics'].get.responses['401'].content?.['application/json'].schema?.$ref)).toBe('ErrorEnvelopeDto');
+  });
+
+  it('gives every error response its own examples, each with a code of that status', () => {
+    let checked = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          // Health 503s answer the health shape (checked below); every other error is the envelope.
+          if (Number(status) < 400 || path.startsWith('/health')) continue;
+          const json = response.content?.['application/json']?.examples;
+          const xml = response.content?.['application/xml']?.examples;
+          const examples = Object.values(json ?? xml ?? {});
+          expect(examples.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
+          for (const { value } of examples) {
+            const code = json ? (value as { error: { code: keyof typeof ERROR_STATUS } }).error.code : (/<code>(\w+)<\/code>/.exec(String(value))?.[1] as keyof typeof ERROR_STATUS);
+            expect(ERROR_STATUS[code], `${method} ${path} ${status}: ${code}`).toBe(Number(status));
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    const unauthorized = doc.paths['/api/v1/json/bulk/sms'].post.responses['401'].content!['application/json'].examples!;
+    expect(Object.keys(unauthorized)).toEqual(expect.arrayContaining(['MISSING_API_KEY', 'INVALID_API_KEY', 'API_KEY_EXPIRED']));
+  });
+
+  it('pairs a reason only with REJECTED in the send examples, and shows an unhealthy 503', () => {
+    for (const path of ['/api/v1/json/bulk/sms', '/api/v1/json/bulk/email']) {
+      const example = doc.paths[path].post.responses['200'].content?.['application/json'].example as { data: Array<{ status: string; reason?: string }> };
+      expect(example.data.map((d) => d.status)).toEqual(['ACKNOWLEDGED', 'REJECTED']);
+      for (const d of example.data) expect('reason' in d, `${path} ${d.status}`).toBe(d.status === 'REJECTED');
+    }
+    const unhealthy = doc.paths['/health/detailed'].get.responses['503'].content?.['application/json'].example as { status: string; checks: { external_services: { client_server: { status: string } } } };
+    expect(unhealthy.status).toBe('unhealthy');
+    expect(unhealthy.checks.external_services.client_server.status).toBe('unhealthy');
+    expect((doc.paths['/health/ready'].get.responses['503'].content?.['application/json'].example as { status: string }).status).toBe('not_ready');
+  });
+
+  it('describes the bearer schemes as opaque tokens, not JWTs', () => {
+    for (const name of ['bearer', 'metrics_token']) {
+      expect(doc.components.securitySchemes[name]).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(doc.components.securitySchemes[name]).not.toHaveProperty('bearerFormat');
+    }
   });
 });

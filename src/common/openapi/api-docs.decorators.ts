@@ -1,20 +1,19 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
-import { ERROR_STATUS } from '../errors/error-codes.js';
+import { ApiExtraModels, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
+import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes.js';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
+import { jsonErrorExample, xmlErrorExample } from './error-examples.js';
 
 export const API_KEY_SCHEME = 'api_key';
 export const BEARER_SCHEME = 'bearer';
 export const BASIC_SCHEME = 'basic';
 
-function codesFor(status: number): string[] {
-  return Object.entries(ERROR_STATUS)
+function codesFor(status: number): ErrorCode[] {
+  const codes = Object.entries(ERROR_STATUS)
     .filter(([, s]) => s === status)
-    .map(([code]) => code);
+    .map(([code]) => code as ErrorCode);
+  return codes.length ? codes : ['INTERNAL_ERROR'];
 }
-
-const XML_ERROR =
-  '<?xml version="1.0" encoding="UTF-8"?><response><status>ERROR</status><code>VALIDATION_ERROR</code><message>The request is not valid: to is required.</message><request_id>3f1c2a9e-6a2b-4c51-9d7e-0b6f1f3c2d10</request_id></response>';
 
 /**
  * Error responses in the envelope of decisions §3, one per status, each naming the codes it
@@ -22,11 +21,15 @@ const XML_ERROR =
  */
 export function ApiErrors(statuses: number[], options: { xml?: boolean } = {}) {
   return applyDecorators(
+    ApiExtraModels(ErrorEnvelopeDto),
     ...statuses.map((status) => {
-      const description = `Error envelope; error.code one of ${codesFor(status).join(', ') || 'INTERNAL_ERROR'}`;
+      const codes = codesFor(status);
+      const description = `Error envelope; error.code one of ${codes.join(', ')}`;
+      // One example per code this status carries, so no example shows a code of another status.
+      const examples = (render: (code: ErrorCode) => unknown) => Object.fromEntries(codes.map((code) => [code, { summary: code, value: render(code) }]));
       return options.xml
-        ? ApiResponse({ status, description, content: { 'application/xml': { schema: { type: 'string', example: XML_ERROR } } } })
-        : ApiResponse({ status, description, type: ErrorEnvelopeDto });
+        ? ApiResponse({ status, description, content: { 'application/xml': { schema: { type: 'string' }, examples: examples(xmlErrorExample) } } })
+        : ApiResponse({ status, description, content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeDto) }, examples: examples(jsonErrorExample) } } });
     }),
   );
 }

@@ -8,6 +8,27 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 const API_REFERENCE = '1764184470578998353';
 const STATUSES = ['ACKNOWLEDGED', 'SENT', 'DELIVERED', 'UNDELIVERED', 'EXPIRED', 'FAILED', 'REJECTED'];
 
+/** Whole-response examples: an accepted recipient has no reason; only a REJECTED one does. */
+export const SMS_SEND_EXAMPLE = {
+  api_reference: API_REFERENCE,
+  data: [
+    { message_id: '01a200fe-0dfd-7511-ad60-13d93139bcee', mobile_number: '260971234567', status: 'ACKNOWLEDGED' },
+    { message_id: '01a200fe-0dfd-7511-ad60-13d93139bcef', mobile_number: '0971234567', status: 'REJECTED', reason: 'INVALID_NUMBER' },
+  ],
+  message: 'successful',
+  success: true,
+};
+
+export const EMAIL_SEND_EXAMPLE = {
+  api_reference: API_REFERENCE,
+  data: [
+    { email_address: 'jane@example.com', message_id: '5', status: 'ACKNOWLEDGED' },
+    { email_address: 'not-an-address', message_id: '6', status: 'REJECTED', reason: 'INVALID_EMAIL' },
+  ],
+  message: 'successful',
+  success: true,
+};
+
 export class SmsSendEntryDto {
   @ApiProperty({ example: '01a200fe-0dfd-7511-ad60-13d93139bcee', format: 'uuid' }) message_id: string;
   @ApiProperty({ example: '260971234567' }) mobile_number: string;
@@ -88,6 +109,14 @@ export class MessageDto {
   @ApiProperty({ example: '2025-11-26T19:14:30.578Z', format: 'date-time' }) created_at: string;
   @ApiProperty({ nullable: true, type: 'string', format: 'date-time', example: '2025-11-26T19:14:30.912Z' }) sent_at: string | null;
   @ApiProperty({ nullable: true, type: 'string', format: 'date-time', example: '2025-11-26T19:14:31.915Z' }) completed_at: string | null;
+  @ApiProperty({ example: 1, type: 'integer', description: 'hand-over attempts so far (a message still ACKNOWLEDGED with attempts > 0 is being retried)' }) attempts: number;
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    example: null,
+    description: 'reason code of the last failed hand-over attempt, e.g. SMTP_421, SMTP_TLS_CERTIFICATE, SMPP_ESME_RTHROTTLED; kept after a later success',
+  })
+  last_error: string | null;
 }
 
 export class MessageEventDto {

@@ -7,6 +7,8 @@ import type { Channel } from '../messaging/channel.js';
 import { MessageStateService, type Transition } from '../messaging/message-state.service.js';
 import type { DispatchJob } from './dispatch.constants.js';
 import { DeliveryReportService } from './delivery-report.service.js';
+import { ConfigurationDispatchError } from './dispatch-backoff.js';
+import { DispatchAttempts } from './dispatch-attempts.js';
 import { TransportRegistry } from './transport.registry.js';
 import type { OutboundMessage } from './transports/transport.js';
 
@@ -30,6 +32,7 @@ export class Dispatcher {
     private readonly transports: TransportRegistry,
     private readonly states: MessageStateService,
     private readonly reports: DeliveryReportService,
+    private readonly attempts: DispatchAttempts,
   ) {
     this.slice = config.dispatchSlice;
   }
@@ -60,16 +63,19 @@ export class Dispatcher {
       body: request.body,
       subject: request.subject,
       replyTo: request.reply_to,
+      apiReference: String(sendRequestId),
     }));
     const transport = this.transports.get(channel);
     const sent: Array<{ id: string; providerMessageId: string }> = [];
     const transient: Array<{ id: string; reason: string }> = [];
     let rejected = 0;
+    let configurationFailure = false;
     // Hand over in small slices and record each slice at once: a worker killed mid-job then
     // leaves at most one slice whose fate is unknown (and sent again), not the whole job.
     for (let i = 0; i < outbound.length; i += this.slice) {
       const part = outbound.slice(i, i + this.slice);
       const results = await transport.send(part);
+      await this.attempts.record(channel, transport.name, job, part, results);
       const changes: Transition[] = [];
       const partSent: typeof sent = [];
       results.forEach((r, j) => {
@@ -82,6 +88,7 @@ export class Dispatcher {
           rejected++;
         } else {
           transient.push({ id, reason: r.reason.slice(0, 64) });
+          if (r.configuration) configurationFailure = true;
         }
       });
       await this.states.apply(changes);
@@ -91,7 +98,8 @@ export class Dispatcher {
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (lastAttempt) await this.states.apply(transient.map((t) => ({ id: t.id, status: 'FAILED' as const, reason: t.reason })));
     if (transient.length && !lastAttempt) {
-      throw new TransientDispatchError(`${transient.length} of ${rows.length} messages not handed over: ${transient[0].reason}`);
+      const message = `${transient.length} of ${rows.length} messages not handed over: ${transient[0].reason}`;
+      throw configurationFailure ? new ConfigurationDispatchError(message) : new TransientDispatchError(message);
     }
     return { sent: sent.length, rejected };
   }

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { jitteredBackoff } from '../callbacks/callback.sender.js';
+import { dispatchBackoff } from './dispatch-backoff.js';
 import { CALLBACK_QUEUE, QUEUE_NAMES } from './dispatch.constants.js';
 import { DispatchProducer } from './dispatch.producer.js';
 
@@ -18,7 +19,14 @@ function lockSettings(c: AppConfig) {
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig) => ({ redis: c.redisUrl, prefix: c.queuePrefix, settings: lockSettings(c) }),
     }),
-    BullModule.registerQueue(...Object.values(QUEUE_NAMES).map((name) => ({ name }))),
+    // Queue settings replace the root ones, hence the lock settings again.
+    ...Object.values(QUEUE_NAMES).map((name) =>
+      BullModule.registerQueueAsync({
+        name,
+        inject: [APP_CONFIG],
+        useFactory: (c: AppConfig) => ({ settings: { ...lockSettings(c), backoffStrategies: { exponential: dispatchBackoff } } }),
+      }),
+    ),
     BullModule.registerQueueAsync({
       name: CALLBACK_QUEUE,
       inject: [APP_CONFIG],

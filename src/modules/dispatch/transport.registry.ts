@@ -14,7 +14,14 @@ export function createTransport(channel: Channel, config: AppConfig, logger: Log
     return new SmppTransport({ url: config.smppUrl!, tps: config.smppTps, window: config.smppWindow, logger });
   }
   if (kind === 'smtp') {
-    return new SmtpTransport({ url: config.smtpUrl!, pool: { maxConnections: 5, maxMessages: 1000 } });
+    return new SmtpTransport({
+      url: config.smtpUrl!,
+      pool: { maxConnections: 5, maxMessages: 1000 },
+      tls: { mode: config.smtp.tls, ca: config.smtp.ca, rejectUnauthorized: config.smtp.rejectUnauthorized },
+      idleMs: config.smtp.poolIdleMs,
+      messageIdDomain: config.smtp.messageIdDomain,
+      ehloName: config.smtp.ehloName,
+    });
   }
   if (kind === 'http') {
     return new HttpChatTransport({ url: config.chatApiUrl!, token: config.chatApiToken });

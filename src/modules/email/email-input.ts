@@ -3,6 +3,7 @@ import { asList } from '../../common/validation/validators.js';
 import type { SendInput } from '../messaging/channel-policy.js';
 import { throwIfProblems } from '../messaging/field-aliases.js';
 import { normaliseEmail } from '../messaging/recipients.js';
+import { formatSender, parseSender } from './email-sender.js';
 
 function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
@@ -12,6 +13,12 @@ function isBlank(v: unknown): boolean {
 function address(raw: string): string {
   const check = normaliseEmail(raw);
   return check.ok ? check.value : raw.trim();
+}
+
+/** A sender as it will be stored: `Name <address>` or the address, normalised; left as sent when invalid. */
+function sender(raw: string): string {
+  const parsed = parseSender(raw);
+  return parsed ? formatSender(parsed) : String(raw).trim();
 }
 
 /**
@@ -26,7 +33,7 @@ export function emailInput(body: Record<string, unknown>): SendInput {
   throwIfProblems(problems);
   const replyTo = body.reply_to as string | undefined;
   return {
-    sender: address(body.from as string),
+    sender: sender(body.from as string),
     recipients: asList(body.to as string | string[]),
     body: body.email_body as string,
     subject: body.subject as string,

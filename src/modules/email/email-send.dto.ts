@@ -19,7 +19,11 @@ export class EmailSendDto {
   @IsOptional() @IsString()
   email_body?: string;
 
-  @ApiProperty({ description: 'Sender address.', example: 'billing@acme.example', maxLength: 320 })
+  @ApiProperty({
+    description: 'Sender address, optionally with a display name (`ACME Billing <billing@acme.example>`); no line breaks or control characters.',
+    example: 'ACME Billing <billing@acme.example>',
+    maxLength: 320,
+  })
   @IsOptional() @IsString() @MaxLength(320)
   from?: string;
 

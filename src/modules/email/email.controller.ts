@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../common/openapi/api-docs.decorators.js';
-import { EmailSendResponseDto } from '../../common/openapi/responses.js';
+import { EmailSendResponseDto, EMAIL_SEND_EXAMPLE } from '../../common/openapi/responses.js';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { SendService, type SendOutcome } from '../messaging/send.service.js';
 import { EmailSendDto } from './email-send.dto.js';
@@ -35,7 +35,7 @@ export class EmailController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Send one e-mail to one or many recipients (spec §2.3, §2.4)' })
-  @ApiOkResponse({ type: EmailSendResponseDto, description: 'Accepted: one data entry per recipient' })
+  @ApiOkResponse({ type: EmailSendResponseDto, example: EMAIL_SEND_EXAMPLE, description: 'Accepted: one data entry per recipient' })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
   async send(@Auth() auth: AuthContext, @Body() dto: EmailSendDto) {
     return emailResponse(await this.sends.send(this.policy, auth, emailInput(dto as Record<string, unknown>)));

@@ -4,8 +4,11 @@ import type { ErrorDetail } from '../../common/errors/error-codes.js';
 import type { ChannelPolicy, SendInput } from '../messaging/channel-policy.js';
 import { throwIfProblems } from '../messaging/field-aliases.js';
 import { normaliseEmail } from '../messaging/recipients.js';
+import { parseSender } from './email-sender.js';
 import { codePointLength, hasLoneSurrogate } from '../messaging/text.js';
 
+/** The stored sender, display name included (the column's width). */
+const MAX_SENDER_CHARS = 320;
 /** RFC 5322's line limit; a longer subject would have to be folded by every relay. */
 export const MAX_SUBJECT_CHARS = 998;
 /** 1 MiB of UTF-8: what the transport will actually carry, not JavaScript's UTF-16 length. */
@@ -22,7 +25,9 @@ export class EmailPolicy implements ChannelPolicy {
 
   validate(input: SendInput): void {
     const problems: ErrorDetail[] = [];
-    if (!normaliseEmail(input.sender).ok) problems.push({ field: 'from', message: 'must be a valid e-mail address' });
+    if (!parseSender(input.sender) || input.sender.length > MAX_SENDER_CHARS) {
+      problems.push({ field: 'from', message: 'must be an e-mail address, optionally with a display name: ACME News <news@acme.example>' });
+    }
     if (input.replyTo != null && !normaliseEmail(input.replyTo).ok) {
       problems.push({ field: 'reply_to', message: 'must be a valid e-mail address' });
     }

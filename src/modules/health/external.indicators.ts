@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { ModuleRef } from '@nestjs/core';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { ProviderFaults } from '../dispatch/provider-faults.js';
 import { TransportRegistry, createTransport } from '../dispatch/transport.registry.js';
 import { parseSmppUrl } from '../dispatch/transports/smpp.transport.js';
 import type { Transport, TransportHealth } from '../dispatch/transports/transport.js';
@@ -53,6 +54,15 @@ export class ProviderProbes implements OnApplicationShutdown {
       const transport = registry ? registry.get(channel) : this.probeTransport(channel);
       let health: TransportHealth | undefined;
       await timed(async () => (health = await transport.health()), PROBE_TIMEOUT_MS, `${kind} provider`);
+      const fault = registry ? this.faults()?.get(channel) : undefined;
+      if (fault && health!.status === 'up') {
+        // The probe gets through but the messages do not (credentials refused for sending, say).
+        return {
+          status: 'down',
+          message: `${health!.message}, but messages are refused since ${fault.since.toISOString()}: ${fault.reason} (${fault.detail}); fix the configuration`,
+          response_time_ms: Math.round(health!.response_time_ms),
+        };
+      }
       return { ...health!, response_time_ms: Math.round(health!.response_time_ms) };
     } catch (err) {
       return { status: 'down', message: `${kind} provider: ${errorText(err)}`, response_time_ms: Math.round(performance.now() - started) };
@@ -62,6 +72,14 @@ export class ProviderProbes implements OnApplicationShutdown {
   private registry(): TransportRegistry | undefined {
     try {
       return this.moduleRef.get(TransportRegistry, { strict: false });
+    } catch {
+      return undefined;
+    }
+  }
+
+  private faults(): ProviderFaults | undefined {
+    try {
+      return this.moduleRef.get(ProviderFaults, { strict: false });
     } catch {
       return undefined;
     }

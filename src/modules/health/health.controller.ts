@@ -2,7 +2,14 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../../common/auth/public.decorator.js';
-import { HealthBasicResponse, HealthDetailedResponse, HealthLiveResponse, HealthReadyResponse } from './health.dto.js';
+import {
+  HEALTH_DETAILED_UNHEALTHY_EXAMPLE,
+  HEALTH_NOT_READY_EXAMPLE,
+  HealthBasicResponse,
+  HealthDetailedResponse,
+  HealthLiveResponse,
+  HealthReadyResponse,
+} from './health.dto.js';
 import { HealthService } from './health.service.js';
 
 /** spec §4.1–4.4; no key needed (decisions §11). */
@@ -22,7 +29,11 @@ export class HealthController {
   @Get('detailed')
   @ApiOperation({ summary: 'Every dependency and provider, each with its own verdict (spec §4.2); answers within 1 s' })
   @ApiOkResponse({ type: HealthDetailedResponse, description: 'every check healthy' })
-  @ApiServiceUnavailableResponse({ type: HealthDetailedResponse, description: 'a check failed: status "unhealthy", the failed member names the cause' })
+  @ApiServiceUnavailableResponse({
+    type: HealthDetailedResponse,
+    description: 'a check failed: status "unhealthy", the failed member names the cause',
+    example: HEALTH_DETAILED_UNHEALTHY_EXAMPLE,
+  })
   async detailed(@Res({ passthrough: true }) res: Response) {
     const { httpStatus, body } = await this.health.detailed();
     res.status(httpStatus);
@@ -39,7 +50,7 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: 503 while starting, while a database or Redis does not answer, and while shutting down (spec §4.3)' })
   @ApiOkResponse({ type: HealthReadyResponse })
-  @ApiServiceUnavailableResponse({ type: HealthReadyResponse, description: 'status "not_ready"' })
+  @ApiServiceUnavailableResponse({ type: HealthReadyResponse, description: 'status "not_ready"', example: HEALTH_NOT_READY_EXAMPLE })
   async ready(@Res({ passthrough: true }) res: Response) {
     const { httpStatus, body } = await this.health.ready();
     res.status(httpStatus);

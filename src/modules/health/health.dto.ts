@@ -85,3 +85,41 @@ export class HealthLiveResponse {
   @ApiProperty({ example: 142.6 }) memory_usage_mb: number;
   @ApiProperty({ example: '4127' }) pid: string;
 }
+
+const healthy = (message: string, extra: object = {}) => ({ status: 'healthy', message, ...extra });
+
+/** A 503 of /health/detailed: the failed member names its cause, the others stay healthy. */
+export const HEALTH_DETAILED_UNHEALTHY_EXAMPLE = {
+  status: 'unhealthy',
+  service: 'bulk-messaging',
+  environment: 'production',
+  version: '1.0.0',
+  timestamp: '2025-11-26T19:14:30.578Z',
+  uptime: { human_readable: '3d 4h 12m 5s', seconds: 274325 },
+  checks: {
+    cache: healthy('API-key cache in use', { hit_ratio: 0.97 }),
+    database: healthy('main database is reachable', { response_time_ms: 2 }),
+    log_database: healthy('log database is reachable', { response_time_ms: 2 }),
+    notification_database: healthy('notification database is reachable', { response_time_ms: 2 }),
+    message_queue: healthy('Redis answered', { queue_size: 12 }),
+    external_services: {
+      status: 'unhealthy',
+      message: 'client_server is unhealthy',
+      client_server: {
+        status: 'unhealthy',
+        message:
+          'e-mail (smtp): SMTP server mail.example.com:587 unusable: SMTP_TLS_CERTIFICATE, fix the configuration: self-signed certificate; chat (http): chat API answered HTTP 200',
+        response_time_ms: 41,
+      },
+      sms_server: healthy('SMSC smsc.example.com:2775 bound', { response_time_ms: 3 }),
+    },
+  },
+};
+
+export const HEALTH_NOT_READY_EXAMPLE = {
+  status: 'not_ready',
+  dependencies_ready: false,
+  service: 'bulk-messaging',
+  timestamp: '2025-11-26T19:14:30.578Z',
+  failed: [{ name: 'redis', message: 'Redis is unreachable: connection is reconnecting' }],
+};

@@ -12,7 +12,7 @@ import { ClientServerIndicator, SmsServerIndicator } from './external.indicators
 import { LifecycleState } from './lifecycle.state.js';
 import { MessageQueueIndicator } from './message-queue.indicator.js';
 import { humanDuration } from './probes.js';
-import { ProcessStats } from './process-stats.js';
+import { ProcessStats, liveBody } from './process-stats.js';
 
 type Member = { status: 'healthy' | 'unhealthy'; message: string } & Record<string, unknown>;
 
@@ -54,14 +54,7 @@ export class HealthService {
 
   /** 200 while the process serves: nothing here depends on another system. */
   live() {
-    return {
-      status: 'alive',
-      service: this.config.serviceName,
-      timestamp: new Date().toISOString(),
-      cpu_usage_percent: this.stats.cpuPercent(),
-      memory_usage_mb: this.stats.memoryMb(),
-      pid: String(process.pid),
-    };
+    return liveBody(this.config.serviceName, this.stats);
   }
 
   /** Runs the checks in parallel (each bounded by its own timeout); never throws. */

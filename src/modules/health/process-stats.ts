@@ -42,3 +42,15 @@ export class ProcessStats implements OnModuleInit, OnModuleDestroy {
     return Math.floor((Date.now() - this.startedAt) / 1000);
   }
 }
+
+/** The /health/live body, the same in the API and in a worker's metrics listener. */
+export function liveBody(service: string, stats: ProcessStats) {
+  return {
+    status: 'alive',
+    service,
+    timestamp: new Date().toISOString(),
+    cpu_usage_percent: stats.cpuPercent(),
+    memory_usage_mb: stats.memoryMb(),
+    pid: String(process.pid),
+  };
+}

@@ -20,10 +20,13 @@ interface Row {
   created_at: Date;
   sent_at: Date | null;
   completed_at: Date | null;
+  attempts: number;
+  last_error: string | null;
 }
 
 const SELECT = `SELECT m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
-                       r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at
+                       r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
+                       m.attempts, m.last_error
                   FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -82,6 +85,10 @@ export class MessageQueryService {
       created_at: r.created_at.toISOString(),
       sent_at: r.sent_at?.toISOString() ?? null,
       completed_at: r.completed_at?.toISOString() ?? null,
+      // Hand-over attempts so far, and why the last failed one did: while a message stays
+      // ACKNOWLEDGED and is retried, this is where the cause shows.
+      attempts: r.attempts,
+      last_error: r.last_error,
     };
   }
 }

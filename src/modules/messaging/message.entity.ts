@@ -45,6 +45,13 @@ export class Message {
   @Column({ type: 'tinyint', unsigned: true, default: 0 })
   attempts: number;
 
+  /** Reason code of the last failed hand-over attempt (kept after a later success). */
+  @Column({ name: 'last_error', type: 'varchar', length: 64, nullable: true })
+  lastError: string | null;
+
+  @Column({ name: 'last_attempt_at', type: 'datetime', precision: 3, nullable: true })
+  lastAttemptAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;
 

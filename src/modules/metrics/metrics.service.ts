@@ -8,6 +8,8 @@ import { CALLBACK_QUEUE, QUEUE_NAMES } from '../dispatch/dispatch.constants.js';
 
 const QUEUES = [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE];
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'paused', 'failed'] as const;
+const TOTAL_NAMED_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+export const QUEUE_GAUGE = 'bulk_queue_jobs';
 /** A scrape must not hang on a Redis that does not answer. */
 const QUEUE_SCRAPE_TIMEOUT_MS = 500;
 
@@ -83,15 +85,25 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly transportFailureCount = new Counter({
+    name: 'bulk_transport_failures_total',
+    help: 'Messages a transport did not hand over, by channel, transport, reason code and class (transient: retried; configuration: cannot heal until the configuration changes, retried on a long backoff; permanent: refused, REJECTED)',
+    labelNames: ['channel', 'transport', 'reason', 'class'] as const,
+    registers: [this.registry],
+  });
+
   constructor(
     private readonly moduleRef: ModuleRef,
     @Optional() @Inject(CacheStats) private readonly cacheStats?: CacheStats,
   ) {
     collectDefaultMetrics({ register: this.registry });
+    // Gauges named *_total break the Prometheus naming rule (promtool check metrics fails on
+    // them); each is the sum of its labelled sibling (nodejs_active_handles{type} and so on).
+    for (const name of TOTAL_NAMED_GAUGES) this.registry.removeSingleMetric(name);
     const queues = () => this.queues();
     new Gauge({
-      name: 'bulk_queue_jobs',
-      help: 'Jobs in each Bull queue by state, read from Redis at scrape time (a dispatch job carries up to 200 messages)',
+      name: QUEUE_GAUGE,
+      help: 'Jobs in each Bull queue by state, read from Redis at scrape time (a dispatch job carries up to 200 messages); served by API processes only, every one reading the same Redis: aggregate with max, not sum',
       labelNames: ['queue', 'state'] as const,
       registers: [this.registry],
       async collect() {
@@ -157,8 +169,20 @@ export class MetricsService {
     }
   }
 
+  transportFailures(channel: string, transport: string, reason: string, cls: string, count: number): void {
+    this.transportFailureCount.inc({ channel, transport, reason, class: cls }, count);
+  }
+
   callbackAttempt(outcome: string): void {
     this.callbackAttempts.inc({ outcome });
+  }
+
+  /**
+   * For worker processes: the queue depths are the same Redis read from every process, so only
+   * API processes serve them, and a dashboard has one kind of process to aggregate.
+   */
+  withoutQueueGauges(): void {
+    this.registry.removeSingleMetric(QUEUE_GAUGE);
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { classifyError } from '../../common/errors/classify-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { ProcessStats, liveBody } from '../health/process-stats.js';
 import { checkMetricsToken } from './metrics-token.js';
 import { MetricsService } from './metrics.service.js';
 
@@ -19,9 +20,11 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: MetricsService,
+    private readonly stats: ProcessStats,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    this.metrics.withoutQueueGauges();
     const port = this.config.metricsPort;
     if (!port) return;
     this.server = createServer((req, res) => {
@@ -29,7 +32,7 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
         const path = (req.url ?? '/').split('?')[0];
         if (req.method === 'GET' && path === '/health/live') {
           res.writeHead(200, { 'Content-Type': 'application/json' });
-          res.end(JSON.stringify({ status: 'alive', service: `${this.config.serviceName}-worker`, timestamp: new Date().toISOString(), pid: String(process.pid) }));
+          res.end(JSON.stringify(liveBody(`${this.config.serviceName}-worker`, this.stats)));
           return;
         }
         if (req.method !== 'GET' || path !== '/metrics') {

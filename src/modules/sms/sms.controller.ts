@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../common/openapi/api-docs.decorators.js';
-import { SmsSendResponseDto } from '../../common/openapi/responses.js';
+import { SmsSendResponseDto, SMS_SEND_EXAMPLE } from '../../common/openapi/responses.js';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
 import { SendService, type SendOutcome } from '../messaging/send.service.js';
 import { SmsSendDto } from './sms-send.dto.js';
@@ -35,7 +35,7 @@ export class SmsController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Send one SMS text to one or many recipients (spec §2.1, §2.2)' })
-  @ApiOkResponse({ type: SmsSendResponseDto, description: 'Accepted: stored, charged and queued; one data entry per recipient' })
+  @ApiOkResponse({ type: SmsSendResponseDto, example: SMS_SEND_EXAMPLE, description: 'Accepted: stored, charged and queued; one data entry per recipient' })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
   async send(@Auth() auth: AuthContext, @Body() dto: SmsSendDto) {
     return smsResponse(await this.sends.send(this.policy, auth, smsInput(dto as Record<string, unknown>)));

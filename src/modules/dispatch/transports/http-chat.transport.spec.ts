@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpPeer, type HttpPeer } from '../../../../test/support/http-peer.js';
@@ -93,6 +94,15 @@ describe('HttpChatTransport against a real HTTP peer', () => {
     ]);
   });
 
+  it('maps 401 (our token refused) and a redirect to a configuration failure, never to a rejection of the message', async () => {
+    peer.setHandler(() => ({ status: 401, body: { error: 'bad token' } }));
+    const [refused] = await transport.send([chat()]);
+    expect(refused).toMatchObject({ kind: 'transient', reason: 'HTTP_401', configuration: true });
+    expect(refused.kind === 'transient' && refused.detail).toContain('bad token');
+    peer.setHandler(() => ({ status: 302, headers: { location: 'http://elsewhere.example/' } }));
+    expect((await transport.send([chat()]))[0]).toMatchObject({ kind: 'transient', reason: 'HTTP_302', configuration: true });
+  });
+
   it('answers transient when the peer is slower than timeoutMs', async () => {
     const quick = new HttpChatTransport({ url: peer.url, timeoutMs: 150 });
     peer.setHandler(() => ({ status: 200, body: { id: 'late' }, delayMs: 1000 }));
@@ -145,6 +155,15 @@ describe('HttpChatTransport against a real HTTP peer', () => {
 });
 
 describe('HttpChatTransport without a peer', () => {
+  it('flags a host name that does not resolve as a configuration failure', async (ctx) => {
+    // Without a resolver at all the lookup fails with EAI_AGAIN (may heal), not ENOTFOUND.
+    const code = await lookup('no-such-host.invalid').then(() => 'resolved', (err: { code?: string }) => err.code);
+    if (code !== 'ENOTFOUND') ctx.skip(`this machine's resolver answers ${code} for .invalid, not ENOTFOUND`);
+    const t = new HttpChatTransport({ url: 'http://no-such-host.invalid/send', timeoutMs: 5000 });
+    const [result] = await t.send([chat()]);
+    expect(result).toMatchObject({ kind: 'transient', reason: 'HTTP_NETWORK_ENOTFOUND', configuration: true });
+  });
+
   it('answers transient on connection refused, health is down within 1 s, and send after close is transient', async () => {
     const port = await closedPort();
     const t = new HttpChatTransport({ url: `http://127.0.0.1:${port}/send` });

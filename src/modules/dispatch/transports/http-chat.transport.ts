@@ -16,6 +16,7 @@ export interface HttpChatTransportOptions {
 }
 
 const HEALTH_TIMEOUT_MS = 800;
+const CONFIGURATION_NETWORK = /^HTTP_NETWORK_(ENOTFOUND|.*CERT.*|.*SELF_SIGNED.*|UNABLE_TO_VERIFY.*|UNABLE_TO_GET_ISSUER.*)$/;
 
 /** Chat messages handed to an HTTP JSON API, one POST per message. */
 export class HttpChatTransport implements Transport {
@@ -73,7 +74,10 @@ export class HttpChatTransport implements Transport {
         redirect: 'manual',
       });
     } catch (err) {
-      return { kind: 'transient', reason: networkReason(err) };
+      const reason = networkReason(err);
+      // A name that does not resolve or a certificate we refuse: no retry heals these.
+      if (CONFIGURATION_NETWORK.test(reason)) return { kind: 'transient', reason, detail: errorSummary(err), configuration: true };
+      return { kind: 'transient', reason };
     }
 
     let text = '';
@@ -91,9 +95,14 @@ export class HttpChatTransport implements Transport {
     }
     if (status === 408 || status === 429 || status >= 500)
       return { kind: 'transient', reason: `HTTP_${status}` };
+    // Our token refused: every message would be, so it is the configuration, not this message.
+    if (status === 401 || status === 407) {
+      return { kind: 'transient', reason: `HTTP_${status}`, detail: `the chat API refused our credentials: ${text.slice(0, 200)}`, configuration: true };
+    }
     if (status >= 400) return { kind: 'permanent', reason: `HTTP_${status}` };
-    // 1xx/3xx: nothing says the message itself is bad; retries give the operator time to fix the URL.
-    return { kind: 'transient', reason: `HTTP_${status}` };
+    // 1xx/3xx: nothing says the message itself is bad; the long backoff of a configuration
+    // failure gives the operator time to fix the URL.
+    return { kind: 'transient', reason: `HTTP_${status}`, detail: `unexpected answer ${status} from ${this.url}`, configuration: true };
   }
 
   /** This API answers synchronously and sends no delivery reports; the handler is kept but never called. */

@@ -2,6 +2,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpPeer, type SmtpPeer } from '../../../../test/support/smtp-peer.js';
 import { classifySmtpError, htmlToText, SmtpTransport } from './smtp.transport.js';
+
+/** The peer speaks plain SMTP (no STARTTLS): TLS against a real MTA is tested in smtp-exim.spec.ts. */
+const PLAIN = { mode: 'off' as const };
 import type { OutboundMessage } from './transport.js';
 
 let seq = 0;
@@ -10,6 +13,7 @@ function email(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
   return {
     id: String(seq),
     uuid: `0190a3b4-0000-7000-8000-${String(seq).padStart(12, '0')}`,
+    apiReference: '1764184470578998353',
     channel: 'email',
     recipient: `user${seq}@example.com`,
     sender: 'news@sender.example',
@@ -43,6 +47,7 @@ describe('SmtpTransport against a real SMTP peer', () => {
       url: peer.url,
       pool: { maxConnections: 4, maxMessages: 20 },
       timeoutMs: 5000,
+      tls: PLAIN,
     });
   });
   afterAll(async () => {
@@ -63,8 +68,8 @@ describe('SmtpTransport against a real SMTP peer', () => {
     });
     const [result] = await transport.send([msg]);
 
-    expect(result).toEqual({ kind: 'accepted', providerMessageId: `<${msg.uuid}@bulk-messaging>` });
-    const got = peer.messages.find((m) => m.headers['x-message-id'] === msg.uuid);
+    expect(result).toEqual({ kind: 'accepted', providerMessageId: `<${msg.id}.1764184470578998353@sender.example>` });
+    const got = peer.messages.find((m) => m.headers['x-message-id'] === msg.id);
     expect(got).toBeDefined();
     expect(got!.from).toBe('news@sender.example');
     expect(got!.to).toEqual(['Reader@example.com']);
@@ -86,17 +91,17 @@ describe('SmtpTransport against a real SMTP peer', () => {
     const msg = email({ body: html });
     const [result] = await transport.send([msg]);
     expect(result.kind).toBe('accepted');
-    const got = peer.messages.find((m) => m.headers['x-message-id'] === msg.uuid)!;
+    const got = peer.messages.find((m) => m.headers['x-message-id'] === msg.id)!;
     expect(got.html).toBe(html);
     expect(got.text).toBe('line one line two');
     expect(got.replyTo).toBeUndefined();
   });
 
-  it('bare LF line breaks arrive as CRLF, the only line ending SMTP carries', async () => {
+  it('bare LF line breaks arrive as LF: the base64 body keeps every byte', async () => {
     const msg = email({ body: '<p>one\ntwo</p>' });
     await transport.send([msg]);
-    const got = peer.messages.find((m) => m.headers['x-message-id'] === msg.uuid)!;
-    expect(got.html).toBe('<p>one\r\ntwo</p>');
+    const got = peer.messages.find((m) => m.headers['x-message-id'] === msg.id)!;
+    expect(got.html).toBe('<p>one\ntwo</p>');
   });
 
   it('maps 550 to permanent SMTP_550 and 451 to transient, without affecting the rest of the batch', async () => {
@@ -106,9 +111,9 @@ describe('SmtpTransport against a real SMTP peer', () => {
       ok,
       email({ recipient: 'busy@example.com' }),
     ]);
-    expect(results[0]).toEqual({ kind: 'permanent', reason: 'SMTP_550' });
-    expect(results[1]).toEqual({ kind: 'accepted', providerMessageId: `<${ok.uuid}@bulk-messaging>` });
-    expect(results[2]).toEqual({ kind: 'transient', reason: 'SMTP_451' });
+    expect(results[0]).toMatchObject({ kind: 'permanent', reason: 'SMTP_550' });
+    expect(results[1]).toEqual({ kind: 'accepted', providerMessageId: `<${ok.id}.1764184470578998353@sender.example>` });
+    expect(results[2]).toMatchObject({ kind: 'transient', reason: 'SMTP_451' });
   });
 
   it('delivers a batch of 50 exactly once each', async () => {
@@ -116,11 +121,11 @@ describe('SmtpTransport against a real SMTP peer', () => {
     const results = await transport.send(batch);
     expect(results.every((r) => r.kind === 'accepted')).toBe(true);
     for (const m of batch) {
-      expect(peer.messages.filter((g) => g.headers['x-message-id'] === m.uuid)).toHaveLength(1);
+      expect(peer.messages.filter((g) => g.headers['x-message-id'] === m.id)).toHaveLength(1);
     }
     // Results come back in the order the messages went in.
     expect(results.map((r) => (r.kind === 'accepted' ? r.providerMessageId : ''))).toEqual(
-      batch.map((m) => `<${m.uuid}@bulk-messaging>`),
+      batch.map((m) => `<${m.id}.1764184470578998353@sender.example>`),
     );
   });
 
@@ -138,7 +143,7 @@ describe('SmtpTransport against a real SMTP peer', () => {
 describe('SmtpTransport failures', () => {
   const opened: SmtpTransport[] = [];
   const make = (url: string, from?: string) => {
-    const t = new SmtpTransport({ url, from, pool: { maxConnections: 2, maxMessages: 10 }, timeoutMs: 2000 });
+    const t = new SmtpTransport({ url, from, pool: { maxConnections: 2, maxMessages: 10 }, timeoutMs: 2000, tls: PLAIN });
     opened.push(t);
     return t;
   };
@@ -165,6 +170,20 @@ describe('SmtpTransport failures', () => {
     expect((await t.send([email()]))[0].kind).toBe('accepted');
     await peer.close();
     expect((await t.send([email()]))[0].kind).toBe('transient');
+  });
+
+  it('refuses credentials the server does not accept as a configuration failure, never as a rejection of the message', async () => {
+    const peer = await startSmtpPeer({ auth: { user: 'mailer', pass: 'right' } });
+    try {
+      const t = make(peer.url.replace('127.0.0.1', 'mailer:wrong@127.0.0.1'));
+      const [result] = await t.send([email()]);
+      expect(result).toMatchObject({ kind: 'transient', reason: 'SMTP_AUTH_REFUSED', configuration: true });
+      const health = await t.health();
+      expect(health.status).toBe('down');
+      expect(health.message).toContain('SMTP_AUTH_REFUSED');
+    } finally {
+      await peer.close();
+    }
   });
 
   it('uses the configured address when the sender is only a name', async () => {
@@ -200,28 +219,40 @@ describe('SmtpTransport failures', () => {
 
 describe('classifySmtpError', () => {
   it('treats 5xx as permanent except 503, and everything else as transient', () => {
-    expect(classifySmtpError(Object.assign(new Error('x'), { responseCode: 552 }))).toEqual({
+    expect(classifySmtpError(Object.assign(new Error('x'), { responseCode: 552 }))).toMatchObject({
       kind: 'permanent',
       reason: 'SMTP_552',
     });
-    expect(classifySmtpError(Object.assign(new Error('x'), { responseCode: 503 }))).toEqual({
+    expect(classifySmtpError(Object.assign(new Error('x'), { responseCode: 503 }))).toMatchObject({
       kind: 'transient',
       reason: 'SMTP_503',
     });
-    expect(classifySmtpError(Object.assign(new Error('x'), { responseCode: 421 }))).toEqual({
+    expect(classifySmtpError(Object.assign(new Error('x'), { responseCode: 421 }))).toMatchObject({
       kind: 'transient',
       reason: 'SMTP_421',
     });
-    expect(classifySmtpError(Object.assign(new Error('x'), { code: 'ETIMEDOUT' }))).toEqual({
+    expect(classifySmtpError(Object.assign(new Error('x'), { code: 'ETIMEDOUT' }))).toMatchObject({
       kind: 'transient',
       reason: 'SMTP_TIMEOUT',
     });
     expect(
       classifySmtpError(Object.assign(new Error('x'), { code: 'ESOCKET', originalCode: 'ECONNREFUSED' })),
-    ).toEqual({
+    ).toMatchObject({
       kind: 'transient',
       reason: 'SMTP_ECONNREFUSED',
     });
+  });
+
+  it('flags what no retry heals as a configuration failure: TLS, credentials, unknown host', () => {
+    const cls = (props: object) => classifySmtpError(Object.assign(new Error('m'), props));
+    expect(cls({ code: 'ESOCKET', originalCode: 'DEPTH_ZERO_SELF_SIGNED_CERT' })).toMatchObject({ reason: 'SMTP_TLS_CERTIFICATE', configuration: true });
+    expect(cls({ code: 'ETLS' })).toMatchObject({ reason: 'SMTP_TLS_UNAVAILABLE', configuration: true });
+    expect(cls({ code: 'EAUTH', responseCode: 535 })).toMatchObject({ kind: 'transient', reason: 'SMTP_AUTH_REFUSED', configuration: true });
+    expect(cls({ code: 'EDNS', originalCode: 'ENOTFOUND' })).toMatchObject({ reason: 'SMTP_HOST_UNKNOWN', configuration: true });
+    // A resolver that does not answer now, or a temporary auth failure, may heal.
+    expect(cls({ code: 'EDNS', originalCode: 'EAI_AGAIN' })).not.toHaveProperty('configuration');
+    expect(cls({ code: 'EAUTH', responseCode: 454 })).toMatchObject({ kind: 'transient', reason: 'SMTP_454' });
+    expect(cls({ code: 'EAUTH', responseCode: 454 })).not.toHaveProperty('configuration');
   });
 });
 

@@ -1,4 +1,7 @@
+import { rootCertificates } from 'node:tls';
 import { createTransport, type NodemailerError, type SendMailOptions, type Transporter } from 'nodemailer';
+import { parseSender } from '../../email/email-sender.js';
+import { classifySmtpError } from './smtp-errors.js';
 import type {
   OutboundMessage,
   ReportHandler,
@@ -6,6 +9,16 @@ import type {
   TransportHealth,
   TransportResult,
 } from './transport.js';
+
+export { classifySmtpError } from './smtp-errors.js';
+
+export interface SmtpTlsOptions {
+  /** required: STARTTLS (or smtps://) or no delivery; opportunistic: STARTTLS when offered; off: never. */
+  mode: 'required' | 'opportunistic' | 'off';
+  /** PEM certificates trusted beside the system's CAs (a private CA, or a self-signed server). */
+  ca?: string;
+  rejectUnauthorized?: boolean;
+}
 
 export interface SmtpTransportOptions {
   /** smtp://user:pass@host:port or smtps://…; credentials percent-encoded. */
@@ -15,11 +28,40 @@ export interface SmtpTransportOptions {
   pool: { maxConnections: number; maxMessages: number };
   /** Connect, greeting and socket-inactivity timeout. */
   timeoutMs?: number;
+  tls?: SmtpTlsOptions;
+  /** A pooled connection idle this long says QUIT and closes; 0 keeps it open. */
+  idleMs?: number;
+  /** Right-hand side of Message-ID; default: the sender address's domain. */
+  messageIdDomain?: string;
+  /** Name given in EHLO; default (nodemailer's): the host name when qualified, else [127.0.0.1]. */
+  ehloName?: string;
 }
 
 const HEALTH_TIMEOUT_MS = 800;
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** How long close() waits for the servers' answers to QUIT. */
+const QUIT_WAIT_MS = 1000;
 const ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+$/;
+
+/** nodemailer's connection settings for our TLS policy (the same for sending and probing). */
+function connectionOptions(options: SmtpTransportOptions) {
+  const tls = options.tls ?? { mode: 'required' };
+  return {
+    url: options.url,
+    ...(options.ehloName ? { name: options.ehloName } : {}),
+    requireTLS: tls.mode === 'required',
+    ignoreTLS: tls.mode === 'off',
+    // A `ca` replaces Node's trust store: keep the public CAs beside the private one.
+    tls: {
+      rejectUnauthorized: tls.rejectUnauthorized ?? true,
+      ...(tls.ca ? { ca: [...rootCertificates, tls.ca] } : {}),
+    },
+  };
+}
+
+interface PoolInternals {
+  _connections?: Array<{ available?: boolean; connection?: { quit(): void }; once?(event: 'close', fn: () => void): void }>;
+}
 
 /** Pooled SMTP delivery through nodemailer: one message per recipient, many in flight. */
 export class SmtpTransport implements Transport {
@@ -34,10 +76,12 @@ export class SmtpTransport implements Transport {
     // nodemailer's second createTransport argument is message defaults, not transport options:
     // the pool settings must travel with the url in the first argument or the pool is never built.
     this.transporter = createTransport({
-      url: options.url,
+      ...connectionOptions(options),
       pool: true,
       maxConnections: options.pool.maxConnections,
       maxMessages: options.pool.maxMessages,
+      // The pool says QUIT to a connection idle this long, before the server drops it mid-silence.
+      idleTimeout: options.idleMs ?? 60_000,
       connectionTimeout: timeoutMs,
       greetingTimeout: timeoutMs,
       socketTimeout: timeoutMs,
@@ -52,15 +96,18 @@ export class SmtpTransport implements Transport {
   }
 
   private async sendOne(message: OutboundMessage): Promise<TransportResult> {
-    const messageId = `<${message.uuid}@bulk-messaging>`;
+    const from = this.fromFor(message.sender);
+    const messageId = this.messageIdFor(message, typeof from === 'string' ? from : from.address);
     const mail: SendMailOptions = {
-      from: this.fromFor(message.sender),
+      from,
       to: message.recipient,
       subject: message.subject ?? '',
-      html: message.body,
+      // base64 carries the body's bytes as they are, even plain ASCII: 7bit and quoted-printable
+      // pass through SMTP's line-ending rules, which turn a bare LF into CRLF.
+      html: { content: message.body, contentTransferEncoding: 'base64' } as SendMailOptions['html'],
       text: htmlToText(message.body),
       messageId,
-      headers: { 'X-Message-Id': message.uuid },
+      headers: { 'X-Message-Id': message.id },
     };
     if (message.replyTo) mail.replyTo = message.replyTo;
     try {
@@ -72,7 +119,19 @@ export class SmtpTransport implements Transport {
     }
   }
 
-  private fromFor(sender: string): SendMailOptions['from'] {
+  /**
+   * `<message_id.api_reference@domain>`: the API's own ids, so a bounce, a reply or the MTA's log
+   * can be matched to the message without a lookup table.
+   */
+  private messageIdFor(message: OutboundMessage, fromAddress: string): string {
+    const domain = this.options.messageIdDomain ?? fromAddress.slice(fromAddress.lastIndexOf('@') + 1);
+    const local = message.apiReference ? `${message.id}.${message.apiReference}` : message.id;
+    return `<${local}@${domain || 'localhost'}>`;
+  }
+
+  private fromFor(sender: string): { name: string; address: string } | string {
+    const parsed = parseSender(sender);
+    if (parsed) return parsed.name ? { name: parsed.name, address: parsed.address } : parsed.address;
     if (ADDRESS.test(sender.trim()) || !this.options.from) return sender;
     // A sender that is only a name ("ACME") becomes the display name of the configured address.
     return { name: sender, address: this.options.from };
@@ -85,10 +144,10 @@ export class SmtpTransport implements Transport {
 
   async health(): Promise<TransportHealth> {
     const started = Date.now();
-    // A separate, unpooled transporter with short timeouts, so a probe that loses the race
-    // does not leave a half-open connection around for the full send timeout.
+    // A separate, unpooled transporter with short timeouts and the same TLS policy, so a probe
+    // that loses the race leaves no half-open connection and a certificate we refuse shows here.
     const probe = createTransport({
-      url: this.options.url,
+      ...connectionOptions(this.options),
       connectionTimeout: HEALTH_TIMEOUT_MS,
       greetingTimeout: HEALTH_TIMEOUT_MS,
       socketTimeout: HEALTH_TIMEOUT_MS,
@@ -111,9 +170,11 @@ export class SmtpTransport implements Transport {
         response_time_ms: Date.now() - started,
       };
     } catch (err) {
+      const result = classifySmtpError(err as NodemailerError);
+      const cause = result.kind === 'transient' && result.configuration ? `${result.reason}, fix the configuration: ` : '';
       return {
         status: 'down',
-        message: `SMTP server ${this.endpoint} unreachable: ${(err as Error).message}`,
+        message: `SMTP server ${this.endpoint} unusable: ${cause}${(err as Error).message}`,
         response_time_ms: Date.now() - started,
       };
     } finally {
@@ -124,26 +185,23 @@ export class SmtpTransport implements Transport {
 
   async close(): Promise<void> {
     this.closed = true;
+    // A connection that just finished a message is handed back to the pool on the next turn.
+    await new Promise((r) => setImmediate(r));
+    // nodemailer's close() drops idle connections without QUIT; say goodbye first. The pool's
+    // connection list is internal, hence the defensive reading.
+    const idle = ((this.transporter.transporter as PoolInternals)._connections ?? []).filter((c) => c.available && c.connection);
+    const closed = idle.map((c) => new Promise<void>((resolve) => (c.once ? c.once('close', resolve) : resolve())));
+    for (const c of idle) {
+      c.available = false;
+      c.connection!.quit();
+    }
+    let timer: NodeJS.Timeout | undefined;
+    if (idle.length) {
+      await Promise.race([Promise.all(closed), new Promise((r) => (timer = setTimeout(r, QUIT_WAIT_MS)))]);
+      clearTimeout(timer);
+    }
     this.transporter.close();
   }
-}
-
-/**
- * 5xx replies are refusals of this message (→ permanent); 4xx, dropped connections and timeouts
- * may pass on a later attempt (→ transient). 503 "bad sequence of commands" is the exception
- * RFC 5321 and nodemailer both make: it says the session was in a wrong state, not that the
- * message was refused, so it is retried.
- */
-export function classifySmtpError(err: NodemailerError): TransportResult {
-  const code = err.responseCode;
-  if (typeof code === 'number') {
-    if (code >= 500 && code < 600 && code !== 503) return { kind: 'permanent', reason: `SMTP_${code}` };
-    return { kind: 'transient', reason: `SMTP_${code}` };
-  }
-  // nodemailer refuses an unparseable address before talking to the server; retrying cannot help.
-  if (err.code === 'EENVELOPE') return { kind: 'permanent', reason: 'SMTP_INVALID_ENVELOPE' };
-  if (err.code === 'ETIMEDOUT') return { kind: 'transient', reason: 'SMTP_TIMEOUT' };
-  return { kind: 'transient', reason: `SMTP_${err.originalCode ?? err.code ?? 'ERROR'}` };
 }
 
 /** host:port for messages, without the credentials the url carries. */

@@ -10,6 +10,8 @@ export interface OutboundMessage {
   body: string;
   subject?: string | null;
   replyTo?: string | null;
+  /** The send request's id (the API's api_reference). */
+  apiReference?: string;
 }
 
 /**
@@ -17,11 +19,15 @@ export interface OutboundMessage {
  * - accepted: the provider took it (→ SENT), with its id for matching delivery reports;
  * - permanent: the provider refused it for good (→ REJECTED, refunded), never retried;
  * - transient: try again later (Bull retries with backoff; after the last attempt → FAILED, refunded).
+ *   `configuration` marks a failure no retry can heal until the configuration or the provider's
+ *   setup changes (TLS refused, credentials refused, unknown host): logged at error, named by
+ *   the health check, retried on a long backoff.
+ * `reason` is a short code (stored, counted in metrics); `detail` the provider's own words, for logs.
  */
 export type TransportResult =
   | { kind: 'accepted'; providerMessageId: string }
-  | { kind: 'permanent'; reason: string }
-  | { kind: 'transient'; reason: string };
+  | { kind: 'permanent'; reason: string; detail?: string }
+  | { kind: 'transient'; reason: string; detail?: string; configuration?: boolean };
 
 /** A delivery report from a provider, matched to a message by the provider's id. */
 export interface DeliveryReport {

@@ -1,0 +1,59 @@
+import type { ErrorCode, ErrorDetail } from '../errors/error-codes.js';
+
+/** One example body per error code, as the API words it, for the OpenAPI document. */
+export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: ErrorDetail[] }> = {
+  VALIDATION_ERROR: {
+    message: 'The request is not valid.',
+    details: [{ field: 'to[3]', message: 'INVALID_NUMBER' }],
+  },
+  MALFORMED_BODY: { message: 'The request body is not valid JSON.' },
+  MALFORMED_REQUEST: { message: 'The request is not valid HTTP.' },
+  TOO_MANY_RECIPIENTS: {
+    message: 'At most 10000 recipients per request.',
+    details: [{ field: 'to', message: '10001 recipients, limit 10000' }],
+  },
+  MESSAGE_TOO_LONG: {
+    message: 'The message needs 11 segments; at most 10 are allowed.',
+    details: [{ field: 'message', message: '11 segments, limit 10' }],
+  },
+  INVALID_CALLBACK_URL: {
+    message: 'callback_url must use http or https.',
+    details: [{ field: 'callback_url', message: 'must use http or https' }],
+  },
+  MISSING_API_KEY: { message: 'An API key is required: X-API-Key, Authorization: Bearer or Basic.' },
+  INVALID_API_KEY: { message: 'The API key is not valid.' },
+  API_KEY_EXPIRED: { message: 'The API key has expired.' },
+  INVALID_CREDENTIALS: { message: 'The username and password do not match this API key.' },
+  INSUFFICIENT_BALANCE: { message: 'The sms balance (0.50 ZMW) cannot pay this request (1.00 ZMW).' },
+  IP_NOT_ALLOWED: { message: 'This API key may not be used from 203.0.113.9.' },
+  ACCOUNT_SUSPENDED: { message: 'The account is suspended.' },
+  FORBIDDEN: { message: 'Cross-site requests are not allowed.' },
+  NOT_FOUND: { message: 'No such message.' },
+  METHOD_NOT_ALLOWED: { message: 'This route does not answer that method.' },
+  REQUEST_TIMEOUT: { message: 'The request did not arrive in time.' },
+  DUPLICATE_REFERENCE: {
+    message: 'user_reference_id was already used with a different request.',
+    details: [{ field: 'user_reference_id', message: 'already used with a different body' }],
+  },
+  PAYLOAD_TOO_LARGE: { message: 'The request body is larger than the limit.' },
+  UNSUPPORTED_MEDIA_TYPE: { message: 'A JSON endpoint needs Content-Type: application/json.' },
+  HEADERS_TOO_LARGE: { message: 'The request headers are larger than the limit.' },
+  RATE_LIMITED: { message: 'Too many requests for this API key; retry later.' },
+  INTERNAL_ERROR: { message: 'An internal error occurred.' },
+  SERVICE_UNAVAILABLE: { message: 'A backing service is unavailable; retry shortly.' },
+};
+
+const REQUEST_ID = '3f1c2a9e-6a2b-4c51-9d7e-0b6f1f3c2d10';
+
+export function jsonErrorExample(code: ErrorCode) {
+  const { message, details = [] } = ERROR_EXAMPLES[code];
+  return { success: false, message, error: { code, details }, request_id: REQUEST_ID };
+}
+
+function xmlEscape(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function xmlErrorExample(code: ErrorCode): string {
+  return `<?xml version="1.0" encoding="UTF-8"?><response><status>ERROR</status><code>${code}</code><message>${xmlEscape(ERROR_EXAMPLES[code].message)}</message><request_id>${REQUEST_ID}</request_id></response>`;
+}
