@@ -19,7 +19,14 @@ export interface OutboundMessage {
  * - transient: try again later (Bull retries with backoff; after the last attempt → FAILED, refunded).
  */
 export type TransportResult =
-  | { kind: 'accepted'; providerMessageId: string }
+  | {
+      kind: 'accepted';
+      providerMessageId: string;
+      /** One provider id per part when the provider split the message (SMPP); '' for a part whose id never came. */
+      parts?: string[];
+      /** Why the hand-over is not confirmed in the usual way (e.g. no submit_sm_resp ever came). */
+      reason?: string;
+    }
   | { kind: 'permanent'; reason: string }
   | { kind: 'transient'; reason: string };
 
