@@ -85,6 +85,8 @@ export class MessageStateService {
   /** Applies the transitions that are allowed and returns the ones that took effect. */
   async apply(transitions: Transition[]): Promise<Transition[]> {
     if (transitions.length === 0) return [];
+    // Rows are locked in id order whatever order the caller gives, so concurrent batches queue instead of deadlocking.
+    transitions = [...transitions].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
     // A deadlock (or lock wait timeout) between concurrent batches is routine, not a failure, and
     // the caller may already have handed the messages over: failing here would send them again.
     for (let attempt = 1; ; attempt++) {

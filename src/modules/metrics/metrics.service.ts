@@ -76,6 +76,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly unmatchedReceipts = new Counter({
+    name: 'bulk_receipts_unmatched_total',
+    help: 'Delivery reports that matched no message part when they arrived (kept for late matching), by transport',
+    labelNames: ['transport'] as const,
+    registers: [this.registry],
+  });
+
   private readonly callbackAttempts = new Counter({
     name: 'bulk_callback_attempts_total',
     help: 'Delivery callback attempts, by outcome (delivered, http_error, network_error, refused)',
@@ -155,6 +162,10 @@ export class MetricsService {
         this.dispatchLatency.observe({ channel: c.channel }, Math.max(0, c.at.getTime() - c.createdAt.getTime()) / 1000);
       }
     }
+  }
+
+  receiptsUnmatched(transport: string, count: number): void {
+    this.unmatchedReceipts.inc({ transport }, count);
   }
 
   callbackAttempt(outcome: string): void {

@@ -69,15 +69,15 @@ export class Link {
         return;
       }
       const seq = pdu.sequence_number;
-      const giveUp = (waited: number) => {
+      const giveUp = (waited: number, afterLateWait: boolean) => {
         this.pending.delete(seq);
-        resolve({ ok: false, reason: `no ${pdu.command}_resp within ${waited} ms`, late: late !== undefined });
+        resolve({ ok: false, reason: `no ${pdu.command}_resp within ${waited} ms`, ...(afterLateWait ? { late: true } : {}) });
       };
       const timer = setTimeout(() => {
-        if (!late || late.waitMs <= 0) return giveUp(timeoutMs);
+        if (!late || late.waitMs <= 0) return giveUp(timeoutMs, false);
         late.onLate();
         const entry = this.pending.get(seq);
-        if (entry) entry.timer = setTimeout(() => giveUp(timeoutMs + late.waitMs), late.waitMs);
+        if (entry) entry.timer = setTimeout(() => giveUp(timeoutMs + late.waitMs, true), late.waitMs);
       }, timeoutMs);
       this.pending.set(seq, { resolve, timer });
     });
