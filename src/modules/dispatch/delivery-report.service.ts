@@ -126,8 +126,14 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     const values = [...new Set(providerIds.map((p) => idKeys(p).hex).filter((v): v is string => v !== null))];
     const where = ['provider_message_id IN (?)'];
     const params: unknown[] = [providerIds];
-    if (values.length && (format === 'auto' || format === 'hex')) where.push('id_hex IN (?)'), params.push(values);
-    if (values.length && (format === 'auto' || format === 'decimal')) where.push('id_dec IN (?)'), params.push(values);
+    for (const [column, formats] of [
+      ['id_hex', ['auto', 'hex']],
+      ['id_dec', ['auto', 'decimal']],
+    ] as const) {
+      if (values.length === 0 || !(formats as readonly string[]).includes(format)) continue;
+      where.push(`${column} IN (?)`);
+      params.push(values);
+    }
     const pending = (await this.notifications.query(
       `SELECT provider_message_id, status, reason FROM delivery_reports
         WHERE (${where.join(' OR ')}) AND applied_at IS NULL AND expired_at IS NULL ORDER BY id`,
