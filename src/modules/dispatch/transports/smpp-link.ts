@@ -157,3 +157,23 @@ export class Pacer {
     return at > now ? sleep(at - now) : null;
   }
 }
+
+/** Counts late responses and reports them at most once a few seconds, not once per submit_sm. */
+export class LateNotes {
+  private count = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly report: (count: number) => void) {}
+
+  note(): void {
+    this.count++;
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const n = this.count;
+      this.count = 0;
+      this.report(n);
+    }, 2000);
+    this.timer.unref();
+  }
+}

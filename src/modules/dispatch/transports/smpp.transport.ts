@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import smpp from 'smpp';
 import { SmppConnection, type SmppLogger } from './smpp-connection.js';
-import { errorMessage, Pacer, sleep, Window, type Link, type Reply } from './smpp-link.js';
+import { errorMessage, LateNotes, Pacer, sleep, Window, type Link, type Reply } from './smpp-link.js';
 import {
   buildSubmitSm,
   ESM_CLASS_RECEIPT,
@@ -318,25 +318,5 @@ export class SmppTransport implements Transport {
     } finally {
       clearTimeout(timer);
     }
-  }
-}
-
-/** Counts late responses and reports them at most once a few seconds, not once per submit_sm. */
-class LateNotes {
-  private count = 0;
-  private timer: NodeJS.Timeout | null = null;
-
-  constructor(private readonly report: (count: number) => void) {}
-
-  note(): void {
-    this.count++;
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      const n = this.count;
-      this.count = 0;
-      this.report(n);
-    }, 2000);
-    this.timer.unref();
   }
 }
