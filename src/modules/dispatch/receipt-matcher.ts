@@ -60,7 +60,7 @@ export class ReceiptMatcher {
       for (const c of candidates) {
         const rank = matchRank(this.format, c.provider_message_id, r);
         if (rank === null) continue;
-        if (!best || rank < best.rank || (rank === best.rank && BigInt(c.message_id) > BigInt(best.row.message_id))) best = { row: c, rank };
+        if (!best || rank < best.rank || (rank === best.rank && compareIds(String(c.message_id), String(best.row.message_id)) > 0)) best = { row: c, rank };
       }
       if (best) found.set(r, { ...best.row, message_id: String(best.row.message_id) });
     }
@@ -106,8 +106,7 @@ export class ReceiptMatcher {
   }
 }
 
+/** Numeric order of row ids given as decimal text (no leading zeros), without converting them. */
 export function compareIds(a: string, b: string): number {
-  const x = BigInt(a);
-  const y = BigInt(b);
-  return x < y ? -1 : x > y ? 1 : 0;
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -86,7 +86,8 @@ export class MessageStateService {
   async apply(transitions: Transition[]): Promise<Transition[]> {
     if (transitions.length === 0) return [];
     // Rows are locked in id order whatever order the caller gives, so concurrent batches queue instead of deadlocking.
-    transitions = [...transitions].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
+    const key = (t: Transition) => String(t.id).padStart(20, '0');
+    transitions = [...transitions].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
     // A deadlock (or lock wait timeout) between concurrent batches is routine, not a failure, and
     // the caller may already have handed the messages over: failing here would send them again.
     for (let attempt = 1; ; attempt++) {
