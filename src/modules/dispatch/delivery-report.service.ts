@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { MessageStateService } from '../messaging/message-state.service.js';
@@ -114,9 +114,9 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     return reports.filter((r) => !found.has(r.providerMessageId)).map((r) => r.providerMessageId);
   }
 
-  /** Records the provider ids of messages just handed over, one per part. */
-  storeParts(sent: Array<{ id: string; parts: string[] }>): Promise<void> {
-    return this.matcher.storeParts(this.main, sent);
+  /** Records the provider ids of messages just handed over, one per part (in the caller's transaction). */
+  storeParts(em: EntityManager, sent: Array<{ id: string; parts: string[] }>): Promise<void> {
+    return this.matcher.storeParts(em, sent);
   }
 
   /** Applies the reports that arrived for these provider ids before their parts were recorded. */

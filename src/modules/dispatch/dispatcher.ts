@@ -109,10 +109,9 @@ export class Dispatcher {
     const deadline = Date.now() + RECORD_RETRY_MS;
     for (let attempt = 1; ; attempt++) {
       try {
-        // Parts first: a receipt that arrives between the writes then finds its message. Each step
-        // is idempotent, so a retry repeats them all.
-        await this.reports.storeParts(sent);
-        await this.states.apply(changes);
+        // SENT and the parts' provider ids commit together; a receipt that came first is stored
+        // unmatched and applied next. Each step is idempotent, so a retry repeats them all.
+        await this.states.apply(changes, (em) => this.reports.storeParts(em, sent));
         await this.reports.applyPending(sent.flatMap((s) => s.parts).filter((p) => p !== ''));
         if (attempt > 1) this.logger.log(`job ${job.id}: ${changes.length} hand-over(s) recorded after ${attempt} attempts`);
         return;
