@@ -4,9 +4,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * One row per SMS part handed to a provider, with the provider's id for it: a multipart message
  * gets one id (and one receipt) per part, and its final state comes from all of them. `id_value`
  * is the id read as a hexadecimal number, written in decimal, so a receipt that writes the same
- * id in decimal or zero-padded is found by index. No foreign key: its shared lock on the message
- * row would be one more lock for concurrent dispatch and receipt batches to queue on.
- * Messages already SENT keep matching by their stored (last part's) id.
+ * id in decimal or zero-padded is found by index. Rows are written in the transaction that
+ * records the message SENT. Messages already SENT before this table existed keep matching by
+ * their stored (last part's) id, copied here.
  */
 export class CreateMessageParts1764000600000 implements MigrationInterface {
   name = 'CreateMessageParts1764000600000';
