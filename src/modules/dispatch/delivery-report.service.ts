@@ -124,20 +124,13 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     if (providerIds.length === 0) return;
     const format = this.config.smppReceiptIdFormat;
     const values = [...new Set(providerIds.map((p) => idKeys(p).hex).filter((v): v is string => v !== null))];
-    const where = ['provider_message_id IN (?)'];
-    const params: unknown[] = [providerIds];
-    for (const [column, formats] of [
-      ['id_hex', ['auto', 'hex']],
-      ['id_dec', ['auto', 'decimal']],
-    ] as const) {
-      if (values.length === 0 || !(formats as readonly string[]).includes(format)) continue;
-      where.push(`${column} IN (?)`);
-      params.push(values);
-    }
+    // '' is never a key (digits or NULL): it turns off the lookups the format does not allow.
+    const byHex = values.length && (format === 'auto' || format === 'hex') ? values : [''];
+    const byDec = values.length && (format === 'auto' || format === 'decimal') ? values : [''];
     const pending = (await this.notifications.query(
       `SELECT provider_message_id, status, reason FROM delivery_reports
-        WHERE (${where.join(' OR ')}) AND applied_at IS NULL AND expired_at IS NULL ORDER BY id`,
-      params,
+        WHERE (provider_message_id IN (?) OR id_hex IN (?) OR id_dec IN (?)) AND applied_at IS NULL AND expired_at IS NULL ORDER BY id`,
+      [providerIds, byHex, byDec],
     )) as Array<{ provider_message_id: string; status: DeliveryReport['status']; reason: string | null }>;
     if (pending.length === 0) return;
     await this.apply(pending.map((p) => ({ providerMessageId: p.provider_message_id, status: p.status, reason: p.reason })));

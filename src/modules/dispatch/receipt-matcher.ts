@@ -49,11 +49,11 @@ export class ReceiptMatcher {
     const raws = [...new Set(receiptIds.filter((r) => r !== ''))];
     if (raws.length === 0) return new Map();
     const keys = [...new Set(raws.flatMap((r) => submitKeysFor(this.format, r)))];
-    const candidates = (await this.main.query(
-      `SELECT message_id, part, provider_message_id FROM message_parts
-        WHERE provider_message_id IN (?)${keys.length ? ' OR id_value IN (?)' : ''}`,
-      keys.length ? [raws, keys] : [raws],
-    )) as PartRow[];
+    // '' is never an id_value (digits or NULL): it stands for "no numeric key to look up".
+    const candidates = (await this.main.query('SELECT message_id, part, provider_message_id FROM message_parts WHERE provider_message_id IN (?) OR id_value IN (?)', [
+      raws,
+      keys.length ? keys : [''],
+    ])) as PartRow[];
     const found = new Map<string, PartRow>();
     for (const r of raws) {
       let best: { row: PartRow; rank: number } | null = null;
@@ -77,20 +77,23 @@ export class ReceiptMatcher {
     if (byPart.size === 0) return [];
     // In id order, so two batches touching the same messages lock them in the same order.
     const list = [...byPart.values()].sort((a, b) => compareIds(a.part.message_id, b.part.message_id) || a.part.part - b.part.part);
-    const caseOf = (pick: (i: (typeof list)[number]) => unknown) => {
+    const caseOf = (items: typeof list, pick: (i: (typeof list)[number]) => unknown) => {
       const params: unknown[] = [];
-      const sql = list.map((i) => (params.push(i.part.message_id, i.part.part, pick(i)), 'WHEN message_id = ? AND part = ? THEN ?')).join(' ');
+      const sql = items.map((i) => (params.push(i.part.message_id, i.part.part, pick(i)), 'WHEN message_id = ? AND part = ? THEN ?')).join(' ');
       return { sql: `CASE ${sql} END`, params };
     };
-    const status = caseOf((i) => i.report.status);
-    const reason = caseOf((i) => i.report.reason ?? null);
-    // MySQL assigns left to right: reason and reported_at are set only while status is still empty.
-    await this.main.query(
-      `UPDATE message_parts SET reason = IF(status IS NULL, ${reason.sql}, reason), reported_at = IF(status IS NULL, CURRENT_TIMESTAMP(3), reported_at),
-              status = COALESCE(status, ${status.sql})
-        WHERE (message_id, part) IN (${list.map(() => '(?, ?)').join(',')})`,
-      [...reason.params, ...status.params, ...list.flatMap((i) => [i.part.message_id, i.part.part])],
-    );
+    // One UPDATE per reported state. MySQL assigns left to right: reason and reported_at are set
+    // only while status is still empty.
+    for (const state of [...new Set(list.map((i) => i.report.status))]) {
+      const group = list.filter((i) => i.report.status === state);
+      const reason = caseOf(group, (i) => i.report.reason ?? null);
+      await this.main.query(
+        `UPDATE message_parts SET reason = IF(status IS NULL, ${reason.sql}, reason), reported_at = IF(status IS NULL, CURRENT_TIMESTAMP(3), reported_at),
+                status = COALESCE(status, ?)
+          WHERE (message_id, part) IN (${group.map(() => '(?, ?)').join(',')})`,
+        [...reason.params, state, ...group.flatMap((i) => [i.part.message_id, i.part.part])],
+      );
+    }
     const messageIds = [...new Set(list.map((i) => i.part.message_id))];
     const parts = (await this.main.query('SELECT message_id, status, reason FROM message_parts WHERE message_id IN (?) ORDER BY message_id, part', [
       messageIds,
