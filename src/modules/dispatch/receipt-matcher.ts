@@ -79,10 +79,11 @@ export class ReceiptMatcher {
     const list = [...byPart.values()].sort((a, b) => compareIds(a.part.message_id, b.part.message_id) || a.part.part - b.part.part);
     const caseOf = (items: typeof list, pick: (i: (typeof list)[number]) => unknown) => {
       const params: unknown[] = [];
-      const sql = items.map((i) => (params.push(i.part.message_id, i.part.part, pick(i)), 'WHEN message_id = ? AND part = ? THEN ?')).join(' ');
+      const sql = items.map((i) => (params.push(i.part.message_id, i.part.part, pick(i)), 'WHEN message_id = CAST(? AS UNSIGNED) AND part = ? THEN ?')).join(' ');
       return { sql: `CASE ${sql} END`, params };
     };
-    // One UPDATE per reported state. MySQL assigns left to right: reason and reported_at are set
+    // Ids go over as text: in a row comparison MariaDB compares text with BIGINT as doubles, which
+    // cannot tell consecutive 19-digit ids apart, hence the casts. One UPDATE per reported state. MySQL assigns left to right: reason and reported_at are set
     // only while status is still empty.
     for (const state of [...new Set(list.map((i) => i.report.status))]) {
       const group = list.filter((i) => i.report.status === state);
@@ -90,7 +91,7 @@ export class ReceiptMatcher {
       await this.main.query(
         `UPDATE message_parts SET reason = IF(status IS NULL, ${reason.sql}, reason), reported_at = IF(status IS NULL, CURRENT_TIMESTAMP(3), reported_at),
                 status = COALESCE(status, ?)
-          WHERE (message_id, part) IN (${group.map(() => '(?, ?)').join(',')})`,
+          WHERE (message_id, part) IN (${group.map(() => '(CAST(? AS UNSIGNED), ?)').join(',')})`,
         [...reason.params, state, ...group.flatMap((i) => [i.part.message_id, i.part.part])],
       );
     }
