@@ -36,6 +36,10 @@ export interface AppConfig {
   concurrency: { sms: number; email: number; chat: number; callbacks: number };
   smppTps: number;
   smppWindow: number;
+  smppResponseTimeoutMs: number;
+  smppLateResponseWaitMs: number;
+  smppReceiptIdFormat: 'auto' | 'hex' | 'decimal' | 'string';
+  smppUnmatchedReceiptTtlMs: number;
   queueLockMs: number;
   dispatchSlice: number;
   sweepIntervalMs: number;
@@ -205,6 +209,10 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     },
     smppTps: env.SMPP_TPS ?? 0,
     smppWindow: env.SMPP_WINDOW ?? 100,
+    smppResponseTimeoutMs: env.SMPP_RESPONSE_TIMEOUT_MS ?? 10_000,
+    smppLateResponseWaitMs: env.SMPP_LATE_RESPONSE_WAIT_MS ?? 300_000,
+    smppReceiptIdFormat: env.SMPP_RECEIPT_ID_FORMAT ?? 'auto',
+    smppUnmatchedReceiptTtlMs: env.SMPP_UNMATCHED_RECEIPT_TTL_MS ?? 86_400_000,
     queueLockMs: env.QUEUE_LOCK_MS ?? 30_000,
     dispatchSlice: env.DISPATCH_SLICE ?? 100,
     sweepIntervalMs: env.SWEEP_INTERVAL_MS ?? 15_000,

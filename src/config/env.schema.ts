@@ -131,6 +131,18 @@ export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(1000)
   SMPP_WINDOW?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600_000)
+  SMPP_RESPONSE_TIMEOUT_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
+  SMPP_LATE_RESPONSE_WAIT_MS?: number;
+
+  @IsOptional() @IsIn(['auto', 'hex', 'decimal', 'string'])
+  SMPP_RECEIPT_ID_FORMAT?: 'auto' | 'hex' | 'decimal' | 'string';
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(604_800_000)
+  SMPP_UNMATCHED_RECEIPT_TTL_MS?: number;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
   QUEUE_LOCK_MS?: number;
 

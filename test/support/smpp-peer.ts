@@ -25,6 +25,8 @@ export interface SmppPeerOptions {
   respondDelayMs?: number;
   /** Once, after answering this many submit_sm, close the connection (later PDUs on it are not answered). */
   dropAfter?: number;
+  /** As SMSCs do: an automatic receipt not answered ESME_ROK is sent again after this long (0 = never). */
+  redeliverReceiptsAfterMs?: number;
 }
 
 export interface ReceivedSubmit {
@@ -66,6 +68,9 @@ export interface SmppPeer {
     rejected: number;
     unbindsReceived: number;
     enquireLinks: number;
+    /** deliver_sm receipts answered ESME_ROK, and answered otherwise (or not at all). */
+    receiptsAcked: number;
+    receiptsRefused: number;
     /** Most submit_sm received but not yet answered at one time (shows the client's window). */
     maxOutstanding: number;
   };
@@ -79,6 +84,8 @@ export interface SmppPeer {
     stat?: ReceiptStat,
     options?: { err?: string; tlvs?: boolean },
   ): Promise<number>;
+  /** Sends a receipt the way the automatic ones go: again after `redeliverReceiptsAfterMs` until answered ESME_ROK. */
+  sendReceiptUntilAcked(messageId: string, stat?: ReceiptStat): void;
   /** Sends an ordinary (mobile-originated) deliver_sm; resolves with the deliver_sm_resp command_status. */
   sendMo(source: string, destination: string, text: string): Promise<number>;
   /** Sends enquire_link to a bound session; resolves with the enquire_link_resp command_status (-1: none). */
@@ -156,6 +163,7 @@ export async function startSmppPeer(options: SmppPeerOptions = {}): Promise<Smpp
     throttleEvery: options.throttleEvery ?? 0,
     respondDelayMs: options.respondDelayMs ?? 0,
     dropAfter: options.dropAfter,
+    redeliverReceiptsAfterMs: options.redeliverReceiptsAfterMs ?? 0,
   };
   const received: ReceivedSubmit[] = [];
   const byDestination = new Map<string, number>();
@@ -170,6 +178,8 @@ export async function startSmppPeer(options: SmppPeerOptions = {}): Promise<Smpp
     rejected: 0,
     unbindsReceived: 0,
     enquireLinks: 0,
+    receiptsAcked: 0,
+    receiptsRefused: 0,
     maxOutstanding: 0,
   };
   let nextId = 1;
@@ -234,8 +244,17 @@ export async function startSmppPeer(options: SmppPeerOptions = {}): Promise<Smpp
       short_message: Buffer.from(text, 'latin1'),
       ...(tlvs ? { receipted_message_id: messageId, message_state: MESSAGE_STATE[stat] } : {}),
     });
-    return request(peer, pdu);
+    const status = await request(peer, pdu);
+    if (status === 0) stats.receiptsAcked++;
+    else stats.receiptsRefused++;
+    return status;
   };
+
+  /** An automatic receipt, sent again (as SMSCs do) until it is answered ESME_ROK when redelivery is on. */
+  const autoReceipt = (messageId: string, stat: ReceiptStat) =>
+    void sendReceipt(messageId, stat).then((status) => {
+      if (status !== 0 && opts.redeliverReceiptsAfterMs > 0) later(opts.redeliverReceiptsAfterMs, () => autoReceipt(messageId, stat));
+    });
 
   const onSubmit = (peer: PeerSession, pdu: smpp.PDU) => {
     if (peer.dropped) return;
@@ -296,7 +315,7 @@ export async function startSmppPeer(options: SmppPeerOptions = {}): Promise<Smpp
       if (record && opts.autoReceipt) {
         const { messageId } = record;
         const stat = opts.autoReceipt;
-        later(opts.receiptDelayMs, () => void sendReceipt(messageId, stat));
+        later(opts.receiptDelayMs, () => autoReceipt(messageId, stat));
       }
       if (opts.dropAfter !== undefined && answered >= opts.dropAfter) {
         opts.dropAfter = undefined;
@@ -389,6 +408,7 @@ export async function startSmppPeer(options: SmppPeerOptions = {}): Promise<Smpp
       return out;
     },
     sendReceipt,
+    sendReceiptUntilAcked: (messageId, stat = 'DELIVRD') => autoReceipt(messageId, stat),
     sendMo: async (source, destination, text) => {
       const peer = pickSession();
       if (!peer) return -1;

@@ -33,9 +33,8 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
   onApplicationBootstrap(): void {
     for (const channel of CHANNELS) {
       const transport = this.transports.get(channel);
-      transport.onReport((report) =>
-        this.reports.receive(transport.name, report).catch((err: Error) => this.logger.warn(`report not applied: ${err.message}`)),
-      );
+      // A rejection reaches the transport, which then asks the provider to deliver the report again.
+      transport.onReport((report) => this.reports.receive(transport.name, report));
       void this.producer.queue(channel).process('send', this.config.concurrency[channel], (job) => this.dispatcher.handle(channel, job));
     }
     void this.callbacks.process('deliver', this.config.concurrency.callbacks, (job) => this.sender.handle(job));

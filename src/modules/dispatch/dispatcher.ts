@@ -14,6 +14,11 @@ import type { OutboundMessage } from './transports/transport.js';
 
 export class TransientDispatchError extends Error {}
 
+// Long enough to ride out a MySQL restart or failover; the job's lock is renewed meanwhile (in Redis).
+const RECORD_RETRY_MS = 10 * 60_000;
+const RECORD_BACKOFF_MAX_MS = 5000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /**
  * Hands one job's messages to the channel's transport. Error policy (as ghostfolio's
  * processors): a permanent refusal ends the message REJECTED (refunded) and is not retried;
@@ -66,7 +71,7 @@ export class Dispatcher {
       apiReference: String(sendRequestId),
     }));
     const transport = this.transports.get(channel);
-    const sent: Array<{ id: string; providerMessageId: string }> = [];
+    const sent: Array<{ id: string; providerMessageId: string; parts: string[] }> = [];
     const transient: Array<{ id: string; reason: string }> = [];
     let rejected = 0;
     let configurationFailure = false;
@@ -81,8 +86,8 @@ export class Dispatcher {
       results.forEach((r, j) => {
         const id = part[j].id;
         if (r.kind === 'accepted') {
-          changes.push({ id, status: 'SENT', providerMessageId: r.providerMessageId });
-          partSent.push({ id, providerMessageId: r.providerMessageId });
+          changes.push({ id, status: 'SENT', providerMessageId: r.providerMessageId, reason: r.reason ?? null });
+          partSent.push({ id, providerMessageId: r.providerMessageId, parts: r.parts ?? [r.providerMessageId] });
         } else if (r.kind === 'permanent') {
           changes.push({ id, status: 'REJECTED', reason: r.reason.slice(0, 64) });
           rejected++;
@@ -91,8 +96,7 @@ export class Dispatcher {
           if (r.configuration) configurationFailure = true;
         }
       });
-      await this.states.apply(changes);
-      await this.reports.applyPending(partSent);
+      await this.recordHandedOver(job, changes, partSent);
       sent.push(...partSent);
     }
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -102,5 +106,28 @@ export class Dispatcher {
       throw configurationFailure ? new ConfigurationDispatchError(message) : new TransientDispatchError(message);
     }
     return { sent: sent.length, rejected };
+  }
+
+  /**
+   * What the provider took is recorded whatever it takes: a failed write (deadlock, lock wait
+   * timeout, MySQL restarting) is retried here with backoff for up to RECORD_RETRY_MS, because
+   * letting the job fail would make Bull's retry send those messages a second time.
+   */
+  private async recordHandedOver(job: Job<DispatchJob>, changes: Transition[], sent: Array<{ id: string; parts: string[] }>): Promise<void> {
+    const deadline = Date.now() + RECORD_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // SENT and the parts' provider ids commit together; a receipt that came first is stored
+        // unmatched and applied next. Each step is idempotent, so a retry repeats them all.
+        await this.states.apply(changes, (em) => this.reports.storeParts(em, sent));
+        await this.reports.applyPending(sent.flatMap((s) => s.parts).filter((p) => p !== ''));
+        if (attempt > 1) this.logger.log(`job ${job.id}: ${changes.length} hand-over(s) recorded after ${attempt} attempts`);
+        return;
+      } catch (err) {
+        if (Date.now() >= deadline) throw err;
+        if (attempt === 1) this.logger.warn(`job ${job.id}: recording ${changes.length} hand-over(s) failed, retrying: ${(err as Error).message}`);
+        await sleep(Math.min(RECORD_BACKOFF_MAX_MS, 100 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2));
+      }
+    }
   }
 }

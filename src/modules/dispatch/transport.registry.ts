@@ -11,7 +11,14 @@ import type { Transport } from './transports/transport.js';
 export function createTransport(channel: Channel, config: AppConfig, logger: Logger): Transport {
   const kind = config.transports[channel];
   if (kind === 'smpp') {
-    return new SmppTransport({ url: config.smppUrl!, tps: config.smppTps, window: config.smppWindow, logger });
+    return new SmppTransport({
+      url: config.smppUrl!,
+      tps: config.smppTps,
+      window: config.smppWindow,
+      responseTimeoutMs: config.smppResponseTimeoutMs,
+      lateResponseWaitMs: config.smppLateResponseWaitMs,
+      logger,
+    });
   }
   if (kind === 'smtp') {
     return new SmtpTransport({

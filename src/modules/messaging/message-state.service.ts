@@ -82,14 +82,20 @@ export class MessageStateService {
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {}
 
-  /** Applies the transitions that are allowed and returns the ones that took effect. */
-  async apply(transitions: Transition[]): Promise<Transition[]> {
+  /**
+   * Applies the transitions that are allowed and returns the ones that took effect. `alongside`
+   * runs in the same transaction, for rows that must commit with the change or not at all.
+   */
+  async apply(transitions: Transition[], alongside?: (em: EntityManager) => Promise<void>): Promise<Transition[]> {
     if (transitions.length === 0) return [];
+    // Rows are locked in id order whatever order the caller gives, so concurrent batches queue instead of deadlocking.
+    const key = (t: Transition) => String(t.id).padStart(20, '0');
+    transitions = [...transitions].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
     // A deadlock (or lock wait timeout) between concurrent batches is routine, not a failure, and
     // the caller may already have handed the messages over: failing here would send them again.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.applyOnce(transitions);
+        return await this.applyOnce(transitions, alongside);
       } catch (err) {
         const errno = (err as { errno?: number }).errno;
         if (attempt >= LOCK_RETRIES || (errno !== ER_LOCK_DEADLOCK && errno !== ER_LOCK_WAIT_TIMEOUT)) throw err;
@@ -97,7 +103,7 @@ export class MessageStateService {
     }
   }
 
-  private async applyOnce(transitions: Transition[]): Promise<Transition[]> {
+  private async applyOnce(transitions: Transition[], alongside?: (em: EntityManager) => Promise<void>): Promise<Transition[]> {
     const jobs: CallbackJob[] = [];
     let committed: Array<{ row: LockedRow; t: Transition & { at: Date } }> = [];
     const applied = await this.ds.transaction(async (em) => {
@@ -134,6 +140,7 @@ export class MessageStateService {
         if (row.callback_url) jobs.push(this.callbackJob(row, t, at));
       }
       await this.write(em, done);
+      if (alongside) await alongside(em);
       committed = done;
       return done.map((d) => d.t);
     });

@@ -78,6 +78,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly unmatchedReceipts = new Counter({
+    name: 'bulk_receipts_unmatched_total',
+    help: 'Delivery reports that matched no message part when they arrived (kept for late matching), by transport',
+    labelNames: ['transport'] as const,
+    registers: [this.registry],
+  });
+
   private readonly callbackAttempts = new Counter({
     name: 'bulk_callback_attempts_total',
     help: 'Delivery callback attempts, by outcome (delivered, http_error, network_error, refused)',
@@ -171,6 +178,10 @@ export class MetricsService {
 
   transportFailures(channel: string, transport: string, reason: string, cls: string, count: number): void {
     this.transportFailureCount.inc({ channel, transport, reason, class: cls }, count);
+  }
+
+  receiptsUnmatched(transport: string, count: number): void {
+    this.unmatchedReceipts.inc({ transport }, count);
   }
 
   callbackAttempt(outcome: string): void {

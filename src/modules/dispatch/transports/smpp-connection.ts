@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import smpp from 'smpp';
 import { errorMessage, Link } from './smpp-link.js';
 import { describeStatus, ESME_RINVCMDID, ESME_ROK, type SmppEndpoint } from './smpp-pdu.js';
@@ -185,8 +186,10 @@ export class SmppConnection {
 
   private startEnquireLink(link: Link): void {
     link.enquireTimer = setInterval(() => {
+      const sentAt = performance.now();
       void link.request(new smpp.PDU('enquire_link'), this.options.responseTimeoutMs).then((reply) => {
-        if (reply.ok || link.dead) return;
+        // A busy SMSC answering late still sends PDUs; dropping that link would resend every submit in flight.
+        if (reply.ok || link.dead || link.lastHeardAt > sentAt) return;
         // No answer means the link is gone even if TCP has not noticed; reconnecting is the only way back.
         link.lastError = `enquire_link unanswered: ${reply.reason}`;
         link.session.destroy();
@@ -197,6 +200,7 @@ export class SmppConnection {
 
   private onPdu(link: Link, pdu: smpp.PDU): void {
     // The library calls this from its socket reader and stops reading for good if a listener throws.
+    link.lastHeardAt = performance.now();
     try {
       if (pdu.isResponse()) {
         link.settle(pdu);

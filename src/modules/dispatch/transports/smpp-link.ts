@@ -10,7 +10,8 @@ export function errorMessage(e: unknown): string {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export type Reply = { ok: true; pdu: smpp.PDU } | { ok: false; reason: string; encode?: boolean };
+/** `late`: the request was written and never answered on a live link (its fate at the peer is unknown). */
+export type Reply = { ok: true; pdu: smpp.PDU } | { ok: false; reason: string; encode?: boolean; late?: boolean };
 
 interface Pending {
   resolve: (reply: Reply) => void;
@@ -24,6 +25,8 @@ export class Link {
   dead = false;
   lastError: string | null = null;
   enquireTimer: NodeJS.Timeout | null = null;
+  /** When the peer last sent anything: a slow answer to enquire_link on a link that still talks is not a dead link. */
+  lastHeardAt = performance.now();
   private corked = false;
 
   constructor(readonly session: smpp.Session) {}
@@ -45,7 +48,11 @@ export class Link {
     });
   }
 
-  request(pdu: smpp.PDU, timeoutMs: number): Promise<Reply> {
+  /**
+   * `late`: once `timeoutMs` passes without a response, call `onLate` and keep waiting `waitMs` more for it
+   * instead of giving up: a response that arrives late still settles the request.
+   */
+  request(pdu: smpp.PDU, timeoutMs: number, late?: { waitMs: number; onLate: () => void }): Promise<Reply> {
     if (this.dead)
       return Promise.resolve({ ok: false, reason: `connection closed (${this.lastError ?? 'unknown'})` });
     return new Promise<Reply>((resolve) => {
@@ -62,9 +69,15 @@ export class Link {
         return;
       }
       const seq = pdu.sequence_number;
-      const timer = setTimeout(() => {
+      const giveUp = (waited: number, afterLateWait: boolean) => {
         this.pending.delete(seq);
-        resolve({ ok: false, reason: `no ${pdu.command}_resp within ${timeoutMs} ms` });
+        resolve({ ok: false, reason: `no ${pdu.command}_resp within ${waited} ms`, ...(afterLateWait ? { late: true } : {}) });
+      };
+      const timer = setTimeout(() => {
+        if (!late || late.waitMs <= 0) return giveUp(timeoutMs, false);
+        late.onLate();
+        const entry = this.pending.get(seq);
+        if (entry) entry.timer = setTimeout(() => giveUp(timeoutMs + late.waitMs, true), late.waitMs);
       }, timeoutMs);
       this.pending.set(seq, { resolve, timer });
     });
@@ -142,5 +155,25 @@ export class Pacer {
     const at = Math.max(this.next, now - this.credit);
     this.next = at + this.interval;
     return at > now ? sleep(at - now) : null;
+  }
+}
+
+/** Counts late responses and reports them at most once a few seconds, not once per submit_sm. */
+export class LateNotes {
+  private count = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly report: (count: number) => void) {}
+
+  note(): void {
+    this.count++;
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const n = this.count;
+      this.count = 0;
+      this.report(n);
+    }, 2000);
+    this.timer.unref();
   }
 }

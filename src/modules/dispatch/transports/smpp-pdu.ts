@@ -28,6 +28,8 @@ export const ESME_ROK = 0x00;
 export const ESME_RINVCMDID = 0x03;
 export const ESME_RMSGQFUL = 0x14;
 export const ESME_RTHROTTLED = 0x58;
+/** Temporary application error: the SMSC keeps the deliver_sm and tries again later. */
+export const ESME_RX_T_APPN = 0x64;
 export const ESM_CLASS_RECEIPT = 0x04;
 export const ESM_CLASS_UDHI = 0x40;
 export const DATA_CODING_DEFAULT = 0x00;

@@ -87,6 +87,8 @@ describe('SmppTransport sending', () => {
     expect(parts[0].text).toHaveLength(153);
     expect(parts.map((p) => p.text).join('')).toBe(body);
     expect(peer.messages()).toEqual([expect.objectContaining({ text: body })]);
+    // Every part's id is returned, in part order, so each part's receipt can be matched.
+    expect(result).toMatchObject({ kind: 'accepted', parts: parts.map((p) => p.messageId), providerMessageId: parts[1].messageId });
     // The id of the last segment is the one reported.
     expect(accepted(result)).toBe(parts[1].messageId);
 
@@ -218,8 +220,25 @@ describe('SmppTransport connection', () => {
     expect(peer.stats.binds).toBe(2);
   });
 
-  it('reports a submit without a timely response as transient, saying why', async () => {
-    const { transport } = await setup({ respondDelayMs: 300 }, { responseTimeoutMs: 100 });
+  it('waits for a submit_sm_resp that comes after the response timeout: accepted, submitted once, the wait logged', async () => {
+    const { peer, transport, warnings } = await setup({ respondDelayMs: 300 }, { responseTimeoutMs: 100, lateResponseWaitMs: 5000 });
+    const results = await transport.send([sms('slow 1'), sms('slow 2')]);
+    expect(results.map((r) => r.kind)).toEqual(['accepted', 'accepted']);
+    expect(peer.stats.submits).toBe(2);
+    await vi.waitFor(() => expect(warnings.join('\n')).toMatch(/2 submit_sm unanswered after 100 ms; waiting up to 5000 ms more, not resending/), {
+      timeout: 4000,
+    });
+  });
+
+  it('records a submit never answered on a live link as handed over without an id, not to be resent', async () => {
+    const { peer, transport } = await setup({ respondDelayMs: 2000 }, { responseTimeoutMs: 100, lateResponseWaitMs: 200 });
+    const [result] = await transport.send([sms('lost answer')]);
+    expect(result).toEqual({ kind: 'accepted', providerMessageId: '', parts: [''], reason: 'SMPP_NO_RESPONSE' });
+    expect(peer.stats.submits).toBe(1);
+  });
+
+  it('with no late wait, reports a submit without a timely response as transient, saying why', async () => {
+    const { transport } = await setup({ respondDelayMs: 300 }, { responseTimeoutMs: 100, lateResponseWaitMs: 0 });
     const [result] = await transport.send([sms('slow')]);
     expect(result).toEqual({ kind: 'transient', reason: 'SMPP no submit_sm_resp within 100 ms' });
   });
@@ -337,21 +356,25 @@ describe('SmppTransport delivery receipts', () => {
     expect(reports[1]).toMatchObject({ providerMessageId: 'ab_c@1', status: 'DELIVERED' });
   });
 
-  it('acknowledges receipts when the handler fails, ignores ACCEPTD, and acknowledges MO messages', async () => {
+  it('answers ESME_RX_T_APPN while the handler cannot store a receipt and ESME_ROK once it can; ignores ACCEPTD and MO messages', async () => {
     const { peer, transport, warnings } = await setup();
     const seen: DeliveryReport[] = [];
+    let storageUp = false;
     transport.onReport(async (r) => {
       seen.push(r);
-      throw new Error('database down');
+      if (!storageUp) throw new Error('database down');
     });
     const id = accepted((await transport.send([sms('z')]))[0]);
 
-    expect(await peer.sendReceipt(id, 'DELIVRD')).toBe(0);
+    expect(await peer.sendReceipt(id, 'DELIVRD')).toBe(0x64);
     expect(seen).toHaveLength(1);
     expect(warnings.join('\n')).toMatch(/database down/);
+    storageUp = true;
+    expect(await peer.sendReceipt(id, 'DELIVRD')).toBe(0);
+    expect(seen).toHaveLength(2);
 
     expect(await peer.sendReceipt(id, 'ACCEPTD')).toBe(0);
     expect(await peer.sendMo('260971000001', 'ACME', 'STOP')).toBe(0);
-    expect(seen).toHaveLength(1);
+    expect(seen).toHaveLength(2);
   });
 });

@@ -1,13 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import smpp from 'smpp';
 import { SmppConnection, type SmppLogger } from './smpp-connection.js';
-import { errorMessage, Pacer, sleep, Window, type Link, type Reply } from './smpp-link.js';
+import { errorMessage, LateNotes, Pacer, sleep, Window, type Link, type Reply } from './smpp-link.js';
 import {
   buildSubmitSm,
   ESM_CLASS_RECEIPT,
   ESME_RMSGQFUL,
   ESME_ROK,
   ESME_RTHROTTLED,
+  ESME_RX_T_APPN,
   parseSmppUrl,
   receiptText,
   smppStatusCode,
@@ -39,6 +40,11 @@ export interface SmppTransportOptions {
   connectTimeoutMs?: number;
   /** Wait for a submit_sm_resp / enquire_link_resp (default 10000). */
   responseTimeoutMs?: number;
+  /**
+   * After responseTimeoutMs, how much longer a submit_sm_resp is waited for before the message is recorded SENT
+   * without a provider id (default 300000; 0 = resend after responseTimeoutMs, at the risk of duplicates).
+   */
+  lateResponseWaitMs?: number;
   enquireLinkIntervalMs?: number;
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
@@ -50,10 +56,17 @@ export interface SmppTransportOptions {
 }
 
 const HEALTH_BUDGET_MS = 750;
-// An SMSC waits for deliver_sm_resp; a stuck report handler must not make it resend forever.
+// An SMSC waits for deliver_sm_resp (and times out itself): after this long it is told to resend later.
 const REPORT_HANDLER_WAIT_MS = 5000;
 
-type PartOutcome = { kind: 'ok'; messageId: string } | { kind: 'permanent' | 'transient'; reason: string };
+type PartOutcome =
+  | { kind: 'ok'; messageId: string }
+  | { kind: 'permanent' | 'transient'; reason: string }
+  /** Written on a live link and never answered, even late: the SMSC may well have it. */
+  | { kind: 'unanswered'; reason: string };
+
+/** The reason a message is recorded SENT with when a part's submit_sm was never answered. */
+export const SMPP_NO_RESPONSE = 'SMPP_NO_RESPONSE';
 
 /**
  * SMS over SMPP 3.4 as a transceiver. One connection per transport instance, opened on first use and kept:
@@ -61,8 +74,7 @@ type PartOutcome = { kind: 'ok'; messageId: string } | { kind: 'permanent' | 'tr
  * submit_sm outstanding) and paced to `tps`.
  *
  * Multipart messages: every part gets its own message_id and SMSCs send one receipt per part. The result
- * carries the id of the last segment (sequence = total), so its receipt is the one that moves the message;
- * receipts for the other parts match nothing and are dropped by the caller.
+ * carries every part's id (`parts`), so each part's receipt is matched and the message's state follows all of them.
  */
 export class SmppTransport implements Transport {
   readonly name = 'smpp';
@@ -75,6 +87,8 @@ export class SmppTransport implements Transport {
   private readonly window: Window;
   private readonly pacer: Pacer;
   private readonly responseTimeoutMs: number;
+  private readonly lateResponseWaitMs: number;
+  private readonly lateResponses: LateNotes;
   private readonly throttleRetries: number;
   private readonly throttleBackoffMs: number;
   private readonly logger: SmppLogger;
@@ -90,10 +104,16 @@ export class SmppTransport implements Transport {
     this.pacer = new Pacer(Math.max(0, options.tps ?? 0));
     this.connectTimeoutMs = options.connectTimeoutMs ?? 5000;
     this.responseTimeoutMs = options.responseTimeoutMs ?? 10_000;
+    this.lateResponseWaitMs = options.lateResponseWaitMs ?? 300_000;
     this.reconnectMaxMs = options.reconnectMaxMs ?? 10_000;
     this.throttleRetries = options.throttleRetries ?? 4;
     this.throttleBackoffMs = options.throttleBackoffMs ?? 100;
     this.logger = options.logger ?? { warn: () => undefined, log: () => undefined };
+    this.lateResponses = new LateNotes((n) =>
+      this.logger.warn(
+        `SMPP ${this.where}: ${n} submit_sm unanswered after ${this.responseTimeoutMs} ms; waiting up to ${this.lateResponseWaitMs} ms more, not resending`,
+      ),
+    );
     this.conn = new SmppConnection({
       endpoint: this.endpoint,
       systemType: options.systemType,
@@ -183,17 +203,26 @@ export class SmppTransport implements Transport {
     }
     const outcomes = await Promise.all(parts.map((part) => this.submit(part)));
     let transient: string | null = null;
+    let unanswered = false;
     for (let i = 0; i < outcomes.length; i++) {
       const outcome = outcomes[i];
       if (outcome.kind === 'ok') continue;
       const reason = parts.length > 1 ? `${outcome.reason} (part ${i + 1}/${parts.length})` : outcome.reason;
       // A refused part makes the whole message unusable; retrying would not change the answer.
       if (outcome.kind === 'permanent') return { kind: 'permanent', reason };
-      transient ??= reason;
+      if (outcome.kind === 'unanswered') {
+        unanswered = true;
+        this.logger.warn(`SMPP ${this.where}: message ${message.id} recorded SENT without a provider id: ${reason}; not resent`);
+      } else transient ??= reason;
     }
     if (transient) return { kind: 'transient', reason: transient };
-    const last = outcomes[outcomes.length - 1] as { kind: 'ok'; messageId: string };
-    return { kind: 'accepted', providerMessageId: last.messageId };
+    const ids = outcomes.map((o) => (o.kind === 'ok' ? o.messageId : ''));
+    return {
+      kind: 'accepted',
+      providerMessageId: ids[ids.length - 1],
+      parts: ids,
+      ...(unanswered ? { reason: SMPP_NO_RESPONSE } : {}),
+    };
   }
 
   private async submit(params: smpp.PduParams): Promise<PartOutcome> {
@@ -206,13 +235,18 @@ export class SmppTransport implements Transport {
         if (!link)
           return { kind: 'transient', reason: `SMPP not bound: ${this.conn.lastError ?? 'connection lost'}` };
         // A fresh PDU per attempt: the library encodes short_message in place when writing.
-        reply = await link.request(new smpp.PDU('submit_sm', params), this.responseTimeoutMs);
+        // A slow SMSC is waited for, not resent to: a second submit_sm would be a second SMS on the handset.
+        reply = await link.request(new smpp.PDU('submit_sm', params), this.responseTimeoutMs, {
+          waitMs: this.lateResponseWaitMs,
+          onLate: () => this.lateResponses.note(),
+        });
       } finally {
         this.window.release();
       }
       if (!reply.ok) {
-        return reply.encode
-          ? { kind: 'permanent', reason: `SMPP_ENCODE: ${reply.reason}` }
+        if (reply.encode) return { kind: 'permanent', reason: `SMPP_ENCODE: ${reply.reason}` };
+        return reply.late
+          ? { kind: 'unanswered', reason: `${SMPP_NO_RESPONSE}: ${reply.reason}` }
           : { kind: 'transient', reason: `SMPP ${reply.reason}` };
       }
       const status = reply.pdu.command_status;
@@ -236,7 +270,14 @@ export class SmppTransport implements Transport {
     }
   }
 
+  /**
+   * A receipt is acknowledged ESME_ROK only once the handler says it is stored. Anything else (storage down, a
+   * handler still busy after REPORT_HANDLER_WAIT_MS) is answered ESME_RX_T_APPN, SMPP's "temporary application
+   * error, retry later", so the SMSC keeps the receipt and delivers it again instead of us dropping it. A receipt
+   * we cannot parse is acknowledged: sending it again would not make it any more readable.
+   */
   private async onDeliverSm(link: Link, pdu: smpp.PDU): Promise<void> {
+    let status = ESME_ROK;
     try {
       // Anything that is not a delivery receipt is an MO message, which this service does not take.
       if (((pdu.esm_class ?? 0) & ESM_CLASS_RECEIPT) === 0) return;
@@ -250,36 +291,32 @@ export class SmppTransport implements Transport {
         return;
       }
       if (parsed.kind === 'pending') return;
-      await this.deliverReport(parsed.report);
+      if (!(await this.deliverReport(parsed.report))) status = ESME_RX_T_APPN;
     } catch (e) {
-      this.logger.warn(`SMPP ${this.where}: receipt handling failed: ${errorMessage(e)}`);
+      status = ESME_RX_T_APPN;
+      this.logger.warn(`SMPP ${this.where}: receipt not stored, asking the SMSC to resend it: ${errorMessage(e)}`);
     } finally {
-      // Always acknowledged: a negative answer makes the SMSC resend a receipt we cannot handle any better later.
-      link.respond(pdu.response());
+      link.respond(pdu.response({ command_status: status }));
     }
   }
 
-  private async deliverReport(report: DeliveryReport): Promise<void> {
+  /** True once the handler has stored the report; false when it is still busy after REPORT_HANDLER_WAIT_MS. */
+  private async deliverReport(report: DeliveryReport): Promise<boolean> {
     const handler = this.reportHandler;
-    if (!handler) {
-      this.logger.warn(`SMPP receipt for ${report.providerMessageId} dropped: no report handler registered`);
-      return;
-    }
+    if (!handler) throw new Error(`no report handler registered for ${report.providerMessageId}`);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), REPORT_HANDLER_WAIT_MS);
     });
     try {
       const outcome = await Promise.race([handler(report), timeout]);
-      if (outcome === 'timeout') {
-        this.logger.warn(
-          `SMPP report handler still busy with ${report.providerMessageId} after ${REPORT_HANDLER_WAIT_MS} ms`,
-        );
-      }
+      if (outcome !== 'timeout') return true;
+      this.logger.warn(
+        `SMPP report handler still busy with ${report.providerMessageId} after ${REPORT_HANDLER_WAIT_MS} ms; asking the SMSC to resend it`,
+      );
+      return false;
     } finally {
       clearTimeout(timer);
     }
   }
 }
-
-

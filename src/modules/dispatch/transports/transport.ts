@@ -25,7 +25,14 @@ export interface OutboundMessage {
  * `reason` is a short code (stored, counted in metrics); `detail` the provider's own words, for logs.
  */
 export type TransportResult =
-  | { kind: 'accepted'; providerMessageId: string }
+  | {
+      kind: 'accepted';
+      providerMessageId: string;
+      /** One provider id per part when the provider split the message (SMPP); '' for a part whose id never came. */
+      parts?: string[];
+      /** Why the hand-over is not confirmed in the usual way (e.g. no submit_sm_resp ever came). */
+      reason?: string;
+    }
   | { kind: 'permanent'; reason: string; detail?: string }
   | { kind: 'transient'; reason: string; detail?: string; configuration?: boolean };
 

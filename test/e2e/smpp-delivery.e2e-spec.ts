@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { MariaDbInstance } from '../support/mariadb-instance.js';
+import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
+import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait.js';
+
+/**
+ * The delivery promise over SMPP under ordinary faults: a receipt is acknowledged only once
+ * stored, a hand-over is recorded whatever MySQL does, concurrent jobs never send twice, and a
+ * slow SMSC is waited for rather than sent to twice. The SMSC is the local peer; submit_sm are
+ * counted per destination there.
+ */
+
+const SMS = '/api/v1/json/bulk/sms';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits for the condition but does not throw: the test prints its figures, then asserts them. */
+const settle = (check: () => Promise<boolean>, ms: number) => waitFor(async () => check().catch(() => false), ms).catch(() => undefined);
+let block = 0;
+/** n destinations never used before in this file. */
+const numbers = (n: number) => {
+  const base = 1_000_000 + 10_000 * block++;
+  return Array.from({ length: n }, (_, i) => `26097${String(base + i).padStart(7, '0')}`);
+};
+
+async function send(t: TestApp, tenant: Tenant, to: string[], message = 'delivery promise'): Promise<string> {
+  const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to, message }).timeout(30_000);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return String(res.body.api_reference);
+}
+
+async function statusCounts(t: TestApp, refs: string[]): Promise<Record<string, number>> {
+  const rows = (await t.ds.query('SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id IN (?) GROUP BY status', [refs])) as Array<{
+    status: string;
+    n: string;
+  }>;
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/** submit_sm per destination beyond the first (a message split in parts would count each part). */
+function duplicates(smsc: SmppPeer, destinations: string[]): { missing: number; extra: number } {
+  let missing = 0;
+  let extra = 0;
+  for (const d of destinations) {
+    const n = smsc.countByDestination(d);
+    if (n === 0) missing++;
+    else extra += n - 1;
+  }
+  return { missing, extra };
+}
+
+describe('receipts arriving while MySQL is down', () => {
+  const name = uniqueName();
+  let mariadb: MariaDbInstance;
+  let smsc: SmppPeer;
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    mariadb = await MariaDbInstance.start();
+    smsc = await startSmppPeer({ redeliverReceiptsAfterMs: 500 });
+    t = await startTestApp({ DATABASE_URL: mariadb.databaseUrl(name), RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url }, name);
+    tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '0.01' } });
+    t.app.useLogger(false);
+  }, 60_000);
+  afterAll(async () => {
+    await t?.app.close();
+    await smsc?.close();
+    await mariadb?.destroy();
+  });
+
+  it('are refused (ESME_RX_T_APPN) until stored, redelivered by the SMSC, and every message ends DELIVERED', async () => {
+    const to = numbers(300);
+    const refs = [await send(t, tenant, to.slice(0, 100)), await send(t, tenant, to.slice(100, 200)), await send(t, tenant, to.slice(200))];
+    await waitFor(async () => (await statusCounts(t, refs)).SENT === 300, 30_000, '300 SENT');
+    const ids = smsc.received.map((r) => r.messageId);
+    expect(ids).toHaveLength(300);
+
+    await mariadb.stop('SIGKILL');
+    for (const id of ids) smsc.sendReceiptUntilAcked(id, 'DELIVRD');
+    await sleep(5000);
+    const refusedWhileDown = smsc.stats.receiptsRefused;
+    await mariadb.start();
+
+    await settle(async () => (await statusCounts(t, refs)).DELIVERED === 300, 60_000);
+    // A receipt answered ESME_RX_T_APPN while its batch was still being retried comes once more and is then acknowledged.
+    await settle(async () => smsc.stats.receiptsAcked >= 300, 30_000);
+    const counts = await statusCounts(t, refs);
+    const [{ applied }] = (await t.ds.query(
+      `SELECT COUNT(DISTINCT provider_message_id) AS applied FROM ${name}_notification.delivery_reports WHERE applied_at IS NOT NULL`,
+    )) as Array<{ applied: string }>;
+    console.info(
+      `receipts during a MySQL outage of 5 s: 300 messages, ${counts.SENT ?? 0} left in SENT, ${refusedWhileDown} deliver_sm refused while down and redelivered, ${smsc.stats.receiptsAcked} acknowledged`,
+    );
+    expect(counts).toEqual({ DELIVERED: 300 });
+    expect(refusedWhileDown).toBeGreaterThanOrEqual(300);
+    expect(smsc.stats.receiptsAcked).toBeGreaterThanOrEqual(300);
+    expect(Number(applied)).toBe(300);
+  }, 120_000);
+});
+
+describe('MySQL restarted during dispatch', () => {
+  const name = uniqueName();
+  let mariadb: MariaDbInstance;
+  let smsc: SmppPeer;
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    mariadb = await MariaDbInstance.start();
+    smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 20, redeliverReceiptsAfterMs: 500 });
+    t = await startTestApp(
+      { DATABASE_URL: mariadb.databaseUrl(name), RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMPP_TPS: '400', DISPATCH_SLICE: '50' },
+      name,
+    );
+    tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '0.01' } });
+    t.app.useLogger(false);
+  }, 60_000);
+  afterAll(async () => {
+    await t?.app.close();
+    await smsc?.close();
+    await mariadb?.destroy();
+  });
+
+  it('records what was handed over once MySQL is back: no message sent twice, none lost, over repeated restarts', async () => {
+    const to = numbers(2400);
+    const refs: string[] = [];
+    for (let i = 0; i < to.length; i += 200) refs.push(await send(t, tenant, to.slice(i, i + 200)));
+    // About 6 s of dispatch at 400 submit_sm/s; three restarts while it runs.
+    let restarts = 0;
+    for (const signal of ['SIGKILL', 'SIGTERM', 'SIGKILL'] as const) {
+      await sleep(800);
+      if (smsc.stats.submits >= to.length) break;
+      await mariadb.restart({ signal, downMs: 1000 });
+      restarts++;
+    }
+    await settle(async () => (await statusCounts(t, refs)).DELIVERED === to.length, 90_000);
+    const { missing, extra } = duplicates(smsc, to);
+    console.info(`MySQL restarts during dispatch: ${restarts} restarts, ${to.length} messages, ${smsc.stats.submits} submit_sm, ${extra} duplicates, ${missing} missing`);
+    expect(restarts).toBeGreaterThan(0);
+    expect(missing).toBe(0);
+    expect(extra).toBe(0);
+    expect(await statusCounts(t, refs)).toEqual({ DELIVERED: to.length });
+  }, 180_000);
+});
+
+describe('concurrent sends and a slow SMSC', () => {
+  let smsc: SmppPeer;
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', redeliverReceiptsAfterMs: 200 });
+    t = await startTestApp({ RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMPP_RESPONSE_TIMEOUT_MS: '300' });
+    tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '0.01' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smsc?.close();
+  });
+
+  it('five concurrent 100-recipient sends: each message submitted exactly once, all DELIVERED', async () => {
+    const lists = Array.from({ length: 5 }, () => numbers(100));
+    const refs = await Promise.all(lists.map((to) => send(t, tenant, to)));
+    await settle(async () => (await statusCounts(t, refs)).DELIVERED === 500, 60_000);
+    const { missing, extra } = duplicates(smsc, lists.flat());
+    console.info(`five concurrent 100-recipient sends: ${smsc.stats.submits} submit_sm for 500 messages, ${extra} duplicates`);
+    expect({ missing, extra }).toEqual({ missing: 0, extra: 0 });
+  }, 90_000);
+
+  it('an SMSC answering submit_sm after the response timeout gets each message once', async () => {
+    smsc.options.respondDelayMs = 1200;
+    try {
+      const to = numbers(60);
+      const ref = await send(t, tenant, to);
+      await settle(async () => (await statusCounts(t, [ref])).DELIVERED === 60, 60_000);
+      const { missing, extra } = duplicates(smsc, to);
+      console.info(`SMSC answering after 1.2 s with a 0.3 s response timeout: 60 messages, ${extra} duplicates`);
+      expect({ missing, extra }).toEqual({ missing: 0, extra: 0 });
+    } finally {
+      smsc.options.respondDelayMs = 0;
+    }
+  }, 90_000);
+});

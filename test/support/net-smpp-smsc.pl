@@ -1,0 +1,80 @@
+#!/usr/bin/perl
+# An SMSC for tests that shares no code with our client: Debian's Net::SMPP (libnet-smpp-perl) in its
+# server role. Usage: net-smpp-smsc.pl PORT. Prints one line per event on stdout:
+#   listening PORT | bound SYSTEM_ID | submit DEST ID SEQ/TOTAL | receipt_resp STATUS | unbound
+# Message ids are hexadecimal (A7BF0 upwards). The receipt form follows the destination's last digit:
+#   0 text only, id in decimal            1 text only, id in zero-padded decimal
+#   2 TLVs only, id in zero-padded hex    3 text and TLVs, id as in submit_sm_resp
+#   4 text only, decimal, sent BEFORE the submit_sm_resp
+#   5 text only, decimal; part 1 (or the only part) UNDELIV, the other parts DELIVRD
+#   6 as 0, plus a receipt for an id this SMSC never issued
+use strict;
+use warnings;
+use Net::SMPP;
+use POSIX qw(strftime);
+
+$| = 1;
+my $port = shift @ARGV or die "usage: $0 PORT\n";
+my $server = Net::SMPP->new_listen('127.0.0.1', port => $port, smpp_version => 0x34)
+  or die "cannot listen on $port: $!\n";
+print "listening $port\n";
+
+my $next_id = 0xA7BF0;
+my %state = (DELIVRD => 2, UNDELIV => 5);
+
+sub receipt {
+  my ($conn, $dest, $source, $id_num, $id_hex, $stat) = @_;
+  my $form = substr($dest, -1);
+  my $now = strftime('%y%m%d%H%M', gmtime);
+  my ($text_id, $tlv_id) = ($id_num, undef);
+  $text_id = sprintf('%010d', $id_num) if $form eq '1';
+  $tlv_id = sprintf('%08x', $id_num) if $form eq '2';
+  $tlv_id = $id_hex if $form eq '3';
+  my $text = $form eq '2' ? '' : "id:$text_id sub:001 dlvrd:" . ($stat eq 'DELIVRD' ? '001' : '000')
+    . " submit date:$now done date:$now stat:$stat err:" . ($stat eq 'DELIVRD' ? '000' : '001') . ' text:';
+  my @tlvs = defined $tlv_id ? (receipted_message_id => "$tlv_id\0", message_state => pack('C', $state{$stat})) : ();
+  $conn->deliver_sm(
+    source_addr_ton => 1, source_addr_npi => 1, source_addr => $dest,
+    dest_addr_ton => 5, dest_addr_npi => 0, destination_addr => $source,
+    esm_class => 0x04, data_coding => 0, short_message => $text, @tlvs, async => 1,
+  );
+}
+
+while (my $conn = $server->accept) {
+  my @after_resp;
+  while (my $pdu = $conn->read_pdu) {
+    my $cmd = $pdu->{cmd};
+    if ($cmd == Net::SMPP::CMD_bind_transceiver) {
+      $conn->bind_transceiver_resp(seq => $pdu->{seq}, system_id => 'net-smpp');
+      print "bound $pdu->{system_id}\n";
+    } elsif ($cmd == Net::SMPP::CMD_enquire_link) {
+      $conn->enquire_link_resp(seq => $pdu->{seq});
+    } elsif ($cmd == Net::SMPP::CMD_unbind) {
+      $conn->unbind_resp(seq => $pdu->{seq});
+      print "unbound\n";
+      last;
+    } elsif ($cmd == Net::SMPP::CMD_deliver_sm_resp) {
+      print "receipt_resp $pdu->{status}\n";
+    } elsif ($cmd == Net::SMPP::CMD_submit_sm) {
+      my ($seq, $total) = (1, 1);
+      if (($pdu->{esm_class} & 0x40) && length($pdu->{short_message}) >= 6) {
+        ($total, $seq) = unpack('x4CC', $pdu->{short_message});
+      }
+      my $id_num = $next_id++;
+      my $id_hex = sprintf('%X', $id_num);
+      my ($dest, $source) = ($pdu->{destination_addr}, $pdu->{source_addr});
+      my $form = substr($dest, -1);
+      my $stat = ($form eq '5' && $seq == 1) ? 'UNDELIV' : 'DELIVRD';
+      print "submit $dest $id_hex $seq/$total\n";
+      receipt($conn, $dest, $source, $id_num, $id_hex, $stat) if $form eq '4';
+      $conn->submit_sm_resp(seq => $pdu->{seq}, message_id => $id_hex);
+      if ($form ne '4') {
+        receipt($conn, $dest, $source, $id_num, $id_hex, $stat);
+        receipt($conn, $dest, $source, 999999999, '3B9AC9FF', 'DELIVRD') if $form eq '6';
+      }
+    } else {
+      $conn->generic_nack(seq => $pdu->{seq}, status => 0x03);
+    }
+  }
+  $conn->close;
+}
