@@ -11,7 +11,7 @@ import { BalanceModule } from './modules/balance/balance.module.js';
 import { LOG_COMMANDS } from './modules/request-logs/logs.command.js';
 
 /**
- * The admin CLI (decisions §12): thin commands over the account, key and balance services.
+ * The admin CLI: thin commands over the account, key and balance services.
  * Databases only: no Redis, no queues, no HTTP, so it runs where only MySQL is reachable.
  */
 @Module({})

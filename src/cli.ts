@@ -12,7 +12,7 @@ import { loadConfigOrExit } from './config/load-or-exit.js';
 import { ensureDatabase } from './database/data-sources.js';
 
 /**
- * `node dist/cli.js <group> <command> ...` (decisions §12). Exit 0 ok, 1 failure, 2 usage.
+ * `node dist/cli.js <group> <command> ...`. Exit 0 ok, 1 failure, 2 usage.
  * stdout carries only the answer, so the Nest logger is off; errors go to stderr as one line.
  */
 async function main(): Promise<number> {

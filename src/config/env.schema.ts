@@ -19,7 +19,7 @@ const toInt = ({ value }: { value: unknown }) =>
 const MYSQL_URL = /^mysql:\/\/[^/\s]+\/[A-Za-z0-9_]+(\?.*)?$/;
 const REDIS_URL = /^rediss?:\/\/[^\s]+$/;
 
-/** The environment as the service reads it (decisions §2). Defaults live in config.ts. */
+/** The environment as the service reads it. Defaults live in config.ts. */
 export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   PORT?: number;

@@ -10,7 +10,7 @@ import {
   openDataSource,
 } from './data-sources.js';
 
-/** The three databases of decisions §2, each created and migrated at start. */
+/** The three databases, each created and migrated at start. */
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({

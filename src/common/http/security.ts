@@ -92,7 +92,7 @@ function hasBody(req: Request): boolean {
 }
 
 /**
- * decisions §3: a JSON endpoint given a non-JSON body answers 415 UNSUPPORTED_MEDIA_TYPE,
+ * A JSON endpoint given a non-JSON body answers 415 UNSUPPORTED_MEDIA_TYPE,
  * rather than the body being skipped by the parser and reported as a missing field.
  * "JSON" is exactly what express.json reads (`application/json`, any parameters).
  */
@@ -146,7 +146,7 @@ const CLIENT_ERRORS: Record<string, [number, ErrorCode, string]> = {
 
 /**
  * What Node answers by itself to a request it cannot hand to the app (headers too large, not
- * HTTP, too slow): the same status as Node's own, but with the error envelope of decisions §3
+ * HTTP, too slow): the same status as Node's own, but with the error envelope
  * (XML on the XML route when the request line got that far) instead of an empty body. Written
  * straight to the socket, as Node requires, and only when no answer has started.
  */

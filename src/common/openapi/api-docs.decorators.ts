@@ -17,8 +17,8 @@ const XML_ERROR =
   '<?xml version="1.0" encoding="UTF-8"?><response><status>ERROR</status><code>VALIDATION_ERROR</code><message>The request is not valid: to is required.</message><request_id>3f1c2a9e-6a2b-4c51-9d7e-0b6f1f3c2d10</request_id></response>';
 
 /**
- * Error responses in the envelope of decisions §3, one per status, each naming the codes it
- * can carry. `xml: true` documents the XML rendering of the same fields (decisions §10).
+ * Error responses in the envelope, one per status, each naming the codes it
+ * can carry. `xml: true` documents the XML rendering of the same fields.
  */
 export function ApiErrors(statuses: number[], options: { xml?: boolean } = {}) {
   return applyDecorators(
@@ -31,7 +31,7 @@ export function ApiErrors(statuses: number[], options: { xml?: boolean } = {}) {
   );
 }
 
-/** A route behind the API-key guard: any one of the three schemes of spec §5. */
+/** A route behind the API-key guard: any one of the three schemes. */
 export function ApiKeyAuth() {
   return applyDecorators(ApiSecurity(API_KEY_SCHEME), ApiSecurity(BEARER_SCHEME), ApiSecurity(BASIC_SCHEME));
 }

@@ -18,7 +18,7 @@ interface Queued {
  * Reports arriving together (an SMSC sends thousands a second) are handled as one batch: one
  * INSERT, one lookup, one state transaction, one UPDATE. A report that overtakes our own
  * record of SENT (no message carries its provider id yet) is kept pending and applied when
- * SENT is recorded (decisions §6).
+ * SENT is recorded.
  */
 @Injectable()
 export class DeliveryReportService {
