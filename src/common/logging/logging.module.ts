@@ -40,6 +40,7 @@ class HttpLoggerModule {}
     HttpLoggerModule,
     LoggerModule.forRootAsync({
       imports: [HttpLoggerModule],
+      providers: [],
       inject: [HTTP_LOGGER],
       useFactory: (http: HttpLogger) => ({ pinoHttp: { logger: http.logger }, useExisting: true }),
     }),
