@@ -135,6 +135,9 @@ export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
   SHUTDOWN_GRACE_MS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  STARTUP_WAIT_SECONDS?: number;
+
   @IsOptional() @Matches(/^\d+\/\d+$/, { message: 'must be N/SECONDS, for example 100/1' })
   RATE_LIMIT_DEFAULT?: string;
 
