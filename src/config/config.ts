@@ -60,6 +60,8 @@ export interface AppConfig {
   logPretty: boolean;
   /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** When set, the queue dashboard is served at /admin/queues, behind this token. */
+  adminToken?: string;
   /** Worker processes only: serve /metrics on this port (the API serves it on PORT). */
   metricsPort?: number;
   shutdownGraceMs: number;
@@ -228,6 +230,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     logLevel: env.LOG_LEVEL ?? 'info',
     logPretty: env.LOG_PRETTY ?? (env.APP_ENV ?? 'development') === 'development',
     metricsToken: env.METRICS_TOKEN,
+    adminToken: env.ADMIN_TOKEN,
     metricsPort: env.METRICS_PORT,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 25_000,
     startupWaitSeconds: env.STARTUP_WAIT_SECONDS ?? 30,

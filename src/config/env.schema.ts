@@ -152,6 +152,11 @@ export class EnvSchema {
   @Matches(/^[\x21-\x7e]{16,256}$/, { message: 'must be 16-256 printable characters without spaces' })
   METRICS_TOKEN?: string;
 
+  // The queue dashboard (/admin/queues) exists only when this is set. Empty means unset.
+  @IsOptional() @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @Matches(/^[\x21-\x7e]{16,256}$/, { message: 'must be 16-256 printable characters without spaces' })
+  ADMIN_TOKEN?: string;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535)
   METRICS_PORT?: number;
 

@@ -13,12 +13,16 @@ import { xmlErrorBody } from '../xml/xml-codec.js';
  * what each one is for.
  */
 
-/** The paths Swagger UI is served under (common/openapi/openapi.ts). */
-const DOCS_PATH = /^\/docs(?:[-/]|$)/;
+/**
+ * HTML pages with their own scripts and styles: Swagger UI (common/openapi/openapi.ts) and the
+ * queue dashboard (modules/admin).
+ */
+const DOCS_PATH = /^\/(?:docs(?:[-/]|$)|admin\/queues(?:\/|$))/;
 
 /**
  * Security headers. API answers are JSON or XML that nothing should render, frame or load
- * scripts for: `default-src 'none'`. Swagger UI (/docs) is a real HTML page: it gets
+ * scripts for: `default-src 'none'`. Swagger UI (/docs) and the queue dashboard
+ * (/admin/queues) are real HTML pages: they get
  * helmet's default policy (scripts and styles from itself, data: images) without
  * `upgrade-insecure-requests`, which would break it when served over plain http.
  */
