@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createConnection } from 'mysql2/promise';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,11 +18,15 @@ interface CliResult {
 }
 
 function cli(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  return cliIn(ELSEWHERE, env, ...args);
+}
+
+function cliIn(cwd: string, env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [CLI, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, cwd: ELSEWHERE, timeout: 25_000 },
+      { env: { PATH: process.env.PATH ?? '', ...env }, cwd, timeout: 25_000 },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     );
   });
@@ -126,6 +133,23 @@ describe('the CLI and the databases', () => {
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)).toEqual({ accounts: [] });
   }, 120_000);
+
+  it('reads .env from the directory it is started in (the environment still wins) and says which file', async () => {
+    const name = fresh();
+    const dir = mkdtempSync(join(tmpdir(), 'bm-cli-'));
+    try {
+      writeFileSync(join(dir, '.env'), `DATABASE_URL=mysql://root@127.0.0.1:3306/${name}\nQUEUE_PREFIX=from-dotenv\n`);
+      const r = await cliIn(dir, {}, 'db', 'status', '--json');
+      expect(r.code, r.stderr).toBe(0);
+      const status = JSON.parse(r.stdout);
+      expect(status.env_file).toBe(join(dir, '.env'));
+      expect(status.databases[0].url).toBe(`mysql://root@127.0.0.1:3306/${name}`);
+      const overridden = await cliIn(dir, { DATABASE_URL: `mysql://root@127.0.0.1:3306/${name}_x` }, 'db', 'status', '--json');
+      expect(JSON.parse(overridden.stdout).databases[0].url).toBe(`mysql://root@127.0.0.1:3306/${name}_x`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('help and a bare group need no database', async () => {
     const name = fresh();
