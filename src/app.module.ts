@@ -6,6 +6,7 @@ import type { AppConfig } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AccountsModule } from './modules/accounts/accounts.module.js';
+import { QueueDashboardModule } from './modules/admin/queue-dashboard.module.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { ChatModule } from './modules/chat/chat.module.js';
 import { EmailModule } from './modules/email/email.module.js';
@@ -39,6 +40,8 @@ export class AppModule {
         EmailModule,
         ChatModule,
         ...(config.runWorkers ? [WorkerModule] : []),
+        // The operators' queue dashboard, only when ADMIN_TOKEN is set.
+        ...(config.adminToken ? [QueueDashboardModule.forRoot({ ...config, adminToken: config.adminToken })] : []),
       ],
     };
   }

@@ -1,5 +1,8 @@
+#!/usr/bin/env node
 import 'reflect-metadata';
+import { getDataSourceToken } from '@nestjs/typeorm';
 import { CommandFactory } from 'nest-commander';
+import type { DataSource } from 'typeorm';
 import { CliModule } from './cli.module.js';
 import {
   EXIT_FAILURE,
@@ -8,17 +11,20 @@ import {
   reportError,
   rethrowCommanderExit,
 } from './common/cli/cli-errors.js';
+import { assertDatabasesReady, commandNeedsDatabase } from './common/cli/database-check.js';
 import { loadConfigOrExit } from './config/load-or-exit.js';
-import { ensureDatabase } from './database/data-sources.js';
+import { LOG_DB, NOTIFICATION_DB } from './database/data-sources.js';
 
 /**
- * `node dist/cli.js <group> <command> ...` (decisions §12). Exit 0 ok, 1 failure, 2 usage.
- * stdout carries only the answer, so the Nest logger is off; errors go to stderr as one line.
+ * `node dist/cli.js <group> <command> ...` (also `npx bulk-messaging ...`). Exit 0 ok,
+ * 1 failure, 2 usage. stdout carries only the answer, so the Nest logger is off; errors go
+ * to stderr as one line.
  */
 async function main(): Promise<number> {
   const config = loadConfigOrExit();
-  // Fail fast when MySQL is down: the TypeORM module would retry silently for ~30 s first.
-  await ensureDatabase(config.database);
+  const needsDatabase = commandNeedsDatabase(process.argv.slice(2));
+  // Checked before anything connects: a clear line naming the database, not a TypeORM retry loop.
+  if (needsDatabase) await assertDatabasesReady(config);
   let exitCode = EXIT_OK;
   const app = await CommandFactory.createWithoutRunning(CliModule.forRoot(config), {
     logger: false,
@@ -33,6 +39,9 @@ async function main(): Promise<number> {
     },
   });
   try {
+    if (needsDatabase) {
+      for (const name of [undefined, LOG_DB, NOTIFICATION_DB]) await app.get<DataSource>(getDataSourceToken(name)).initialize();
+    }
     await CommandFactory.runApplication(app);
   } finally {
     await app.close();

@@ -3,20 +3,30 @@ import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import type { Logger as Pino } from 'pino';
+import type { HttpLogger } from 'pino-http';
 import { AppModule } from './app.module.js';
 import { configureApp } from './common/http/configure-app.js';
+import { HTTP_LOGGER } from './common/logging/logging.module.js';
+import { QuietWiringLogger, flushSync, nestLoggerOver, processLogger } from './common/logging/process-logger.js';
 import { forceExitAfterGrace } from './common/logging/shutdown-timer.js';
+import { startupFailure } from './common/startup/startup-failure.js';
+import type { AppConfig } from './config/config.js';
 import { loadConfigOrExit } from './config/load-or-exit.js';
 import { HttpDrain } from './modules/health/http-drain.js';
 
-async function bootstrap(): Promise<void> {
-  const config = loadConfigOrExit();
+/** The app's own logger, once it exists: flushed before the last line. */
+let appLog: Pino | undefined;
+
+async function bootstrap(config: AppConfig, log: Pino): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    bufferLogs: true,
+    // Not buffered: a start-up that waits for MySQL says so while it waits.
+    logger: nestLoggerOver(log),
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietWiringLogger(app.get(Logger)));
+  appLog = app.get<HttpLogger>(HTTP_LOGGER).logger;
   // Before configureApp, whose own call is then a no-op: exit with process.exit once the
   // hooks are done, so the 'exit' handlers (pino-pretty's transport) flush the last lines.
   app.enableShutdownHooks([], { useProcessExit: true });
@@ -33,13 +43,21 @@ async function bootstrap(): Promise<void> {
   });
 
   await app.listen(config.port);
-  new NestLogger('Bootstrap').log(
+  log.info(
+    { context: 'Bootstrap' },
     `bulk-messaging listening on :${config.port} (env ${config.env}, workers ${config.runWorkers ? 'on' : 'off'})`,
   );
 }
 
-bootstrap().catch((err: unknown) => {
-  NestLogger.flush();
-  console.error('bulk-messaging failed to start:', err instanceof Error ? err.message : err);
+const config = loadConfigOrExit();
+const log = processLogger(config);
+// The last line of every run, however it ends (the write is synchronous).
+process.once('exit', (code) => {
+  flushSync(appLog);
+  log.info({ context: 'Shutdown' }, `bulk-messaging stopped (exit code ${code})`);
+});
+
+bootstrap(config, log).catch((err: unknown) => {
+  log.fatal({ context: 'Bootstrap' }, `bulk-messaging failed to start: ${startupFailure(err, config)}`);
   process.exit(1);
 });

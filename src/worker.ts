@@ -2,8 +2,12 @@ import 'reflect-metadata';
 import { Module, Logger as NestLogger, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { LoggingModule } from './common/logging/logging.module.js';
+import type { Logger as Pino } from 'pino';
+import type { HttpLogger } from 'pino-http';
+import { HTTP_LOGGER, LoggingModule } from './common/logging/logging.module.js';
+import { QuietWiringLogger, flushSync, nestLoggerOver, processLogger } from './common/logging/process-logger.js';
 import { forceExitAfterGrace } from './common/logging/shutdown-timer.js';
+import { startupFailure } from './common/startup/startup-failure.js';
 import { RedisModule } from './common/redis/redis.module.js';
 import type { AppConfig } from './config/config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -27,21 +31,35 @@ class WorkerAppModule {
 }
 
 /** Dispatch workers only: no HTTP API (a /metrics listener only when METRICS_PORT is set). */
-async function bootstrap(): Promise<void> {
-  const config = loadConfigOrExit();
-  const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(config), { bufferLogs: true, abortOnError: false });
-  app.useLogger(app.get(Logger));
+/** The app's own logger, once it exists: flushed before the last line. */
+let appLog: Pino | undefined;
+
+async function bootstrap(config: AppConfig, log: Pino): Promise<void> {
+  // Not buffered: a start-up that waits for MySQL says so while it waits.
+  const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(config), {
+    logger: nestLoggerOver(log),
+    abortOnError: false,
+  });
+  app.useLogger(new QuietWiringLogger(app.get(Logger)));
+  appLog = app.get<HttpLogger>(HTTP_LOGGER).logger;
   app.enableShutdownHooks([], { useProcessExit: true });
   const logger = new NestLogger('Shutdown');
   // DispatchWorker.beforeApplicationShutdown stops taking jobs and waits for the ones in hand.
   forceExitAfterGrace(config.shutdownGraceMs, (signal) =>
     logger.log(`${signal} received: finishing the jobs in hand (grace ${config.shutdownGraceMs} ms)`),
   );
-  new NestLogger('Bootstrap').log(`bulk-messaging worker started (env ${config.env})`);
+  log.info({ context: 'Bootstrap' }, `bulk-messaging worker started (env ${config.env})`);
 }
 
-bootstrap().catch((err: unknown) => {
-  NestLogger.flush();
-  console.error('bulk-messaging worker failed to start:', err instanceof Error ? err.message : err);
+const config = loadConfigOrExit();
+const log = processLogger(config);
+// The last line of every run, however it ends (the write is synchronous).
+process.once('exit', (code) => {
+  flushSync(appLog);
+  log.info({ context: 'Shutdown' }, `bulk-messaging worker stopped (exit code ${code})`);
+});
+
+bootstrap(config, log).catch((err: unknown) => {
+  log.fatal({ context: 'Bootstrap' }, `bulk-messaging worker failed to start: ${startupFailure(err, config)}`);
   process.exit(1);
 });

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { EnvSchema } from './env.schema.js';
@@ -63,9 +65,13 @@ export interface AppConfig {
   logPretty: boolean;
   /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** When set, the queue dashboard is served at /admin/queues, behind this token. */
+  adminToken?: string;
   /** Worker processes only: serve /metrics on this port (the API serves it on PORT). */
   metricsPort?: number;
   shutdownGraceMs: number;
+  /** How long start-up waits for MySQL (and Redis) to answer before giving up. */
+  startupWaitSeconds: number;
   defaultRateLimit: RateLimit;
   requestLogRetentionDays: number;
   /** HTTP hardening (common/http/security.ts). */
@@ -143,11 +149,33 @@ function readVersion(): string {
 }
 
 let dotenvLoaded = false;
-/** Reads `.env` once, if present; variables already set in the environment win. */
+let dotenvPath: string | undefined;
+
+/** The package root: the compiled file is one level deeper (dist/src/config) than the source. */
+function packageRoot(): string | undefined {
+  for (const rel of ['../../', '../../../']) {
+    const url = new URL(rel, import.meta.url);
+    if (existsSync(new URL('package.json', url))) return fileURLToPath(url);
+  }
+  return undefined;
+}
+
+/**
+ * Reads one `.env` once: the current directory's, else the package root's, so the CLI sees
+ * the same settings from any directory. Variables already set in the environment win.
+ */
 export function loadDotenv(): void {
   if (dotenvLoaded) return;
   dotenvLoaded = true;
-  if (existsSync('.env')) process.loadEnvFile('.env');
+  const root = packageRoot();
+  const candidates = [resolve('.env'), ...(root ? [join(root, '.env')] : [])];
+  dotenvPath = candidates.find((f) => existsSync(f));
+  if (dotenvPath) process.loadEnvFile(dotenvPath);
+}
+
+/** The `.env` file that was read, if any. */
+export function dotenvFile(): string | undefined {
+  return dotenvPath;
 }
 
 /**
@@ -246,8 +274,10 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     logLevel: env.LOG_LEVEL ?? 'info',
     logPretty: env.LOG_PRETTY ?? (env.APP_ENV ?? 'development') === 'development',
     metricsToken: env.METRICS_TOKEN,
+    adminToken: env.ADMIN_TOKEN,
     metricsPort: env.METRICS_PORT,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 25_000,
+    startupWaitSeconds: env.STARTUP_WAIT_SECONDS ?? 30,
     defaultRateLimit: { limit, windowSeconds },
     requestLogRetentionDays: env.REQUEST_LOG_RETENTION_DAYS ?? 30,
     http: {

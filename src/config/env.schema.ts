@@ -19,7 +19,7 @@ const toInt = ({ value }: { value: unknown }) =>
 const MYSQL_URL = /^mysql:\/\/[^/\s]+\/[A-Za-z0-9_]+(\?.*)?$/;
 const REDIS_URL = /^rediss?:\/\/[^\s]+$/;
 
-/** The environment as the service reads it (decisions §2). Defaults live in config.ts. */
+/** The environment as the service reads it. Defaults live in config.ts. */
 export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535)
   PORT?: number;
@@ -170,6 +170,9 @@ export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(600_000)
   SHUTDOWN_GRACE_MS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  STARTUP_WAIT_SECONDS?: number;
+
   @IsOptional() @Matches(/^\d+\/\d+$/, { message: 'must be N/SECONDS, for example 100/1' })
   RATE_LIMIT_DEFAULT?: string;
 
@@ -183,6 +186,11 @@ export class EnvSchema {
   @IsOptional() @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
   @Matches(/^[\x21-\x7e]{16,256}$/, { message: 'must be 16-256 printable characters without spaces' })
   METRICS_TOKEN?: string;
+
+  // The queue dashboard (/admin/queues) exists only when this is set. Empty means unset.
+  @IsOptional() @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @Matches(/^[\x21-\x7e]{16,256}$/, { message: 'must be 16-256 printable characters without spaces' })
+  ADMIN_TOKEN?: string;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535)
   METRICS_PORT?: number;

@@ -1,6 +1,7 @@
 import mysql2 from 'mysql2';
 import { createConnection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { waitForDependency, type StartupLogger } from '../common/startup/wait-for-dependency.js';
 import type { AppConfig, DatabaseConfig } from '../config/config.js';
 import { Account } from '../modules/accounts/account.entity.js';
 import { ApiKey } from '../modules/api-keys/api-key.entity.js';
@@ -8,6 +9,7 @@ import { AccountChannel } from '../modules/balance/account-channel.entity.js';
 import { LedgerEntry } from '../modules/balance/ledger-entry.entity.js';
 import { Message } from '../modules/messaging/message.entity.js';
 import { SendRequest } from '../modules/messaging/send-request.entity.js';
+import { describeDatabase, ensureDatabase, isTransientDbError, runMigrations } from './database-setup.js';
 import { MAIN_MIGRATIONS, LOG_MIGRATIONS, NOTIFICATION_MIGRATIONS } from './migrations/index.js';
 
 export const LOG_DB = 'log';
@@ -67,38 +69,47 @@ export function notificationDataSourceOptions(config: AppConfig): DataSourceOpti
   };
 }
 
-/** Creates the database if it is missing, so a fresh server needs no manual step. */
-export async function ensureDatabase(db: DatabaseConfig): Promise<void> {
-  const conn = await createConnection({
-    host: db.host,
-    port: db.port,
-    user: db.username,
-    password: db.password,
-    connectTimeout: 5000,
-  });
-  try {
-    await conn.query(
-      `CREATE DATABASE IF NOT EXISTS ${conn.escapeId(db.database)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-    );
-  } finally {
-    await conn.end();
+/** Whether the server answers at all: the part of start-up worth waiting for. */
+async function pingServer(db: DatabaseConfig): Promise<void> {
+  const conn = await createConnection({ host: db.host, port: db.port, user: db.username, password: db.password, connectTimeout: 5000 });
+  await conn.end();
+}
+
+/** One wait per server, shared by the databases on it, so a retry is one line, not three. */
+const serverWaits = new Map<string, Promise<void>>();
+
+function waitForServer(db: DatabaseConfig, waitSeconds: number, logger: StartupLogger): Promise<void> {
+  const key = `${db.username}@${db.host}:${db.port}`;
+  let wait = serverWaits.get(key);
+  if (!wait) {
+    wait = waitForDependency(`MySQL at ${db.host}:${db.port}`, () => pingServer(db), {
+      waitSeconds,
+      isTransient: isTransientDbError,
+      logger,
+    }).finally(() => serverWaits.delete(key));
+    serverWaits.set(key, wait);
   }
+  return wait;
 }
 
 /**
- * Opens a data source, creating its database and running pending migrations first. A named
- * lock serialises migrations when several processes start together (MySQL DDL is not transactional).
+ * Opens a data source for a starting process: waits (STARTUP_WAIT_SECONDS) for the server,
+ * creates the database if it is missing and runs pending migrations, saying so in the log.
  */
-export async function openDataSource(options: DataSourceOptions, db: DatabaseConfig): Promise<DataSource> {
-  await ensureDatabase(db);
+export async function openDataSource(
+  options: DataSourceOptions,
+  db: DatabaseConfig,
+  waitSeconds: number,
+  logger: StartupLogger,
+): Promise<DataSource> {
+  await waitForServer(db, waitSeconds, logger);
+  if (await ensureDatabase(db)) logger.log(`created database ${describeDatabase(db)}`);
   const ds = await new DataSource(options).initialize();
-  const runner = ds.createQueryRunner();
   try {
-    await runner.query('SELECT GET_LOCK(?, 60)', [`migrations:${db.database}`]);
-    await ds.runMigrations({ transaction: 'each' });
-  } finally {
-    await runner.query('SELECT RELEASE_LOCK(?)', [`migrations:${db.database}`]).catch(() => undefined);
-    await runner.release();
+    for (const name of await runMigrations(ds, db)) logger.log(`applied migration ${name} to ${db.database}`);
+  } catch (err) {
+    await ds.destroy().catch(() => undefined);
+    throw err;
   }
   return ds;
 }

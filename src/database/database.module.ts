@@ -1,40 +1,11 @@
-import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { APP_CONFIG, type AppConfig } from '../config/config.js';
-import {
-  LOG_DB,
-  NOTIFICATION_DB,
-  logDataSourceOptions,
-  mainDataSourceOptions,
-  notificationDataSourceOptions,
-  openDataSource,
-} from './data-sources.js';
+import { Logger, Module } from '@nestjs/common';
+import { openDataSource } from './data-sources.js';
+import { databaseImports } from './typeorm-imports.js';
 
-/** The three databases of decisions §2, each created and migrated at start. */
+const logger = new Logger('Database');
+
+/** The three databases, each created and migrated at start (the API and the workers). */
 @Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) => mainDataSourceOptions(c),
-      dataSourceFactory: async (options) => openDataSource(options!, dbOf(options!)),
-    }),
-    TypeOrmModule.forRootAsync({
-      name: LOG_DB,
-      inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) => logDataSourceOptions(c),
-      dataSourceFactory: async (options) => openDataSource(options!, dbOf(options!)),
-    }),
-    TypeOrmModule.forRootAsync({
-      name: NOTIFICATION_DB,
-      inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) => notificationDataSourceOptions(c),
-      dataSourceFactory: async (options) => openDataSource(options!, dbOf(options!)),
-    }),
-  ],
+  imports: databaseImports((options, db, waitSeconds) => openDataSource(options, db, waitSeconds, logger), false),
 })
 export class DatabaseModule {}
-
-function dbOf(options: object) {
-  const o = options as { host: string; port: number; username: string; password: string; database: string };
-  return { host: o.host, port: o.port, username: o.username, password: o.password, database: o.database };
-}

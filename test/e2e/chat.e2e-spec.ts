@@ -38,7 +38,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
   const queuedFor = async (queue: Queue, ref: string) =>
     (await queue.getJobs(['waiting', 'delayed', 'paused'])).filter((j) => j.data.sendRequestId === ref).flatMap((j) => j.data.messageIds as string[]);
 
-  it('queues one recipient and answers the spec shape: cost, count, currency, estimated_delivery, reference, status', async () => {
+  it('queues one recipient and answers the documented shape: cost, count, currency, estimated_delivery, reference, status', async () => {
     const before = Date.now();
     const res = await send(body(tenant));
     expect(res.status).toBe(200);

@@ -56,7 +56,8 @@ describe('admin CLI (node dist/cli.js)', () => {
   let alice: CliResult;
 
   beforeAll(async () => {
-    // The first run creates and migrates the databases; later runs can go in parallel.
+    // The CLI never creates a database by itself: `db migrate` first, as an operator would.
+    expect((await cli('db migrate --json')).code).toBe(0);
     alice = await cli('accounts create --username alice --password correct-horse --currency usd --json');
     db = await createConnection({ host: '127.0.0.1', user: 'root', database: name });
   });

@@ -33,7 +33,7 @@ describe('POST /api/v1/json/bulk/email', () => {
   const balanceOf = async (accountId: string) =>
     (await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'email'", [accountId]))[0].balance as string;
 
-  it('accepts one address as a string, answers the spec shape with a numeric message_id, stores and queues it', async () => {
+  it('accepts one address as a string, answers the documented shape with a numeric message_id, stores and queues it', async () => {
     const res = await send({ ...base, to: 'jane@example.com' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({

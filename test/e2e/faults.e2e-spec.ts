@@ -436,7 +436,7 @@ describe('a COMMIT whose acknowledgement is lost', () => {
 });
 
 describe('the default callback retry schedule', () => {
-  // decisions §9: 10 attempts, so 9 waits; Bull passes attemptsMade = 1…9 to the backoff strategy.
+  // 10 attempts, so 9 waits; Bull passes attemptsMade = 1…9 to the backoff strategy.
   const ATTEMPTS = 10;
   const totalWait = (base: number, random: number) => {
     const spy = vi.spyOn(Math, 'random').mockReturnValue(random);

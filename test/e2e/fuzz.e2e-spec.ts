@@ -32,8 +32,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
  * Property-based fuzzing of every endpoint (fast-check). Whatever the body, header or byte
- * soup, the answer is a 200 in the endpoint's shape or a 4xx in the error envelope of
- * decisions §3 (§10 on the XML route): never a 5xx, never a hang, and a refused request leaves
+ * soup, the answer is a 200 in the endpoint's shape or a 4xx in the error envelope (in XML on the XML route): never a 5xx, never a hang, and a refused request leaves
  * no send request, message, charge or queued job behind. Fixed seed under `npm test`;
  * `npm run fuzz` runs many more cases with a fresh seed (test/fuzz/settings.ts).
  */

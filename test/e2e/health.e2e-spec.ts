@@ -40,7 +40,7 @@ describe('health probes against real dependencies (own Redis, log database behin
     await logDb?.close();
   });
 
-  it('/health/detailed answers the spec shape: every member healthy, with its typed extra field', async () => {
+  it('/health/detailed answers the documented shape: every member healthy, with its typed extra field', async () => {
     const { res, ms } = await timedGet(t, '/health/detailed');
     expect(res.status).toBe(200);
     expect(ms).toBeLessThan(1000);
@@ -72,7 +72,7 @@ describe('health probes against real dependencies (own Redis, log database behin
     expect(Number.isInteger(c.message_queue.queue_size)).toBe(true);
     expect(c.cache.hit_ratio).toBeGreaterThanOrEqual(0);
     expect(c.cache.hit_ratio).toBeLessThanOrEqual(1);
-    // Sandbox transports say so (decisions §11).
+    // Sandbox transports say so.
     expect(c.external_services.sms_server.message).toMatch(/sandbox/);
     expect(c.external_services.client_server.message).toMatch(/sandbox/);
   });
@@ -100,7 +100,7 @@ describe('health probes against real dependencies (own Redis, log database behin
     await Promise.all(['sms', 'callbacks', 'email'].map((q) => t.queue(q).obliterate({ force: true })));
   });
 
-  it('/health/live and /health/ready answer the spec shapes without a key', async () => {
+  it('/health/live and /health/ready answer the documented shapes without a key', async () => {
     const live = await t.http().get('/health/live');
     expect(live.status).toBe(200);
     expect(live.body).toEqual({

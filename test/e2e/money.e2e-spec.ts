@@ -23,7 +23,7 @@ describe('accounts, prices and balances', () => {
   };
 
   describe('POST /api/v1/json/balance', () => {
-    it('answers the spec shape with credits = floor(balance / price) and total_value the exact sum', async () => {
+    it('answers the documented shape with credits = floor(balance / price) and total_value the exact sum', async () => {
       const tenant = await createTenant(t, {
         balances: { sms: '19687.5', email: '10.10', chat: '0.2' },
         prices: { sms: '1.25', email: '0.03', chat: '0.07' },

@@ -15,7 +15,7 @@ type Doc = {
   components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>>; required?: string[] }>; securitySchemes: Record<string, Record<string, unknown>> };
 };
 
-/** Every route of the interface (spec §4) plus the status and metrics routes, in OpenAPI path syntax. */
+/** Every route of the interface plus the status and metrics routes, in OpenAPI path syntax. */
 const ROUTES: Array<[string, string]> = [
   ['post', '/api/v1/json/bulk/sms'],
   ['post', '/api/v1/xml/bulk/sms'],
@@ -71,7 +71,7 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     for (const route of served) expect(documented, route).toContain(route);
   });
 
-  it('declares the three key schemes of spec §5 and requires one of them on every keyed route, none on health', () => {
+  it('declares the three key schemes and requires one of them on every keyed route, none on health', () => {
     expect(doc.components.securitySchemes.api_key).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }));
     expect(doc.components.securitySchemes.bearer).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
     expect(doc.components.securitySchemes.basic).toEqual(expect.objectContaining({ type: 'http', scheme: 'basic' }));
@@ -83,7 +83,7 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     expect(doc.paths['/metrics'].get.security).toEqual([{ metrics_token: [] }]);
   });
 
-  it('describes request and response bodies with the spec examples', () => {
+  it('describes request and response bodies with the documented examples', () => {
     const smsBody = ref(doc.paths['/api/v1/json/bulk/sms'].post.requestBody?.content['application/json'].schema.$ref)!;
     expect(schema(smsBody).properties?.to.example).toContain('260971234567');
     expect(Object.keys(schema(smsBody).properties ?? {})).toEqual(expect.arrayContaining(['from', 'to', 'message', 'callback_url', 'source', 'user_reference_id', 'sender_id', 'recipient', 'message_body']));
@@ -109,7 +109,7 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     expect(Object.keys(schema('HealthChecksDto').properties ?? {})).toEqual(['cache', 'database', 'log_database', 'notification_database', 'message_queue', 'external_services']);
   });
 
-  it('documents error responses with the error envelope of decisions §3', () => {
+  it('documents error responses with the error envelope', () => {
     const envelope = schema('ErrorEnvelopeDto');
     expect(Object.keys(envelope.properties ?? {})).toEqual(['success', 'message', 'error', 'request_id']);
     expect(Object.keys(schema('ErrorBodyDto').properties ?? {})).toEqual(['code', 'details']);

@@ -22,7 +22,7 @@ describe('POST /api/v1/json/bulk/sms', () => {
       reason: string | null;
     }>;
 
-  it('accepts one recipient as a string and answers the spec shape', async () => {
+  it('accepts one recipient as a string and answers the documented shape', async () => {
     const res = await send({ from: 'ACME', to: '260971234567', message: 'Hello' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({

@@ -4,7 +4,7 @@ import { ERROR_STATUS } from '../../src/common/errors/error-codes.js';
 import type { RawResponse } from './raw-http.js';
 
 /**
- * What every answer of the API must look like, whatever it was sent (decisions §3, §10):
+ * What every answer of the API must look like, whatever it was sent:
  * 200 in the endpoint's own shape, or a 4xx in the one error envelope. Never a 5xx.
  */
 
@@ -15,7 +15,7 @@ function expectClientErrorStatus(res: RawResponse): void {
   expect(res.status).not.toBe(429);
 }
 
-/** decisions §3: `{success:false, message, error:{code, details}, request_id}`, nothing else. */
+/** `{success:false, message, error:{code, details}, request_id}`, nothing else. */
 export function expectJsonError(res: RawResponse): string {
   expectClientErrorStatus(res);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -27,7 +27,7 @@ export function expectJsonError(res: RawResponse): string {
     request_id: res.headers['x-request-id'],
   });
   const code = body.error!.code as keyof typeof ERROR_STATUS;
-  expect(ERROR_STATUS[code], `code ${code} is not one of decisions §3`).toBe(res.status);
+  expect(ERROR_STATUS[code], `code ${code} is not a documented error code`).toBe(res.status);
   for (const d of (body as { error: { details: unknown[] } }).error.details) {
     expect(d).toEqual({ field: expect.any(String), message: expect.any(String) });
   }
@@ -37,14 +37,14 @@ export function expectJsonError(res: RawResponse): string {
 const XML_ERROR =
   /^<\?xml version="1\.0" encoding="UTF-8"\?><response><status>ERROR<\/status><code>([A-Z_]+)<\/code><message>[^<]*<\/message><request_id>([^<]*)<\/request_id><\/response>$/;
 
-/** decisions §10: `<response><status>ERROR</status><code>…</code><message>…</message>…`. */
+/** `<response><status>ERROR</status><code>…</code><message>…</message>…`. */
 export function expectXmlError(res: RawResponse): string {
   expectClientErrorStatus(res);
   expect(res.headers['content-type']).toMatch(/^application\/xml/);
   const m = XML_ERROR.exec(res.text);
   expect(m, `not the XML error shape: ${res.text.slice(0, 300)}`).not.toBeNull();
   const code = m![1] as keyof typeof ERROR_STATUS;
-  expect(ERROR_STATUS[code], `code ${code} is not one of decisions §3`).toBe(res.status);
+  expect(ERROR_STATUS[code], `code ${code} is not a documented error code`).toBe(res.status);
   expect(m![2]).toBe(res.headers['x-request-id']);
   return code;
 }
@@ -62,7 +62,7 @@ export function expectXmlSuccess(res: RawResponse): string {
 
 const entryStatus = expect.stringMatching(/^(ACKNOWLEDGED|REJECTED)$/);
 
-/** A 200 from the JSON SMS endpoint (spec §2.2); returns api_reference. */
+/** A 200 from the JSON SMS endpoint; returns api_reference. */
 export function expectSmsSuccess(res: RawResponse): string {
   const body = res.json as { api_reference: string; data: unknown[] };
   expect(body).toEqual({ api_reference: expect.stringMatching(/^\d{19}$/), data: expect.any(Array), message: 'successful', success: true });
@@ -73,7 +73,7 @@ export function expectSmsSuccess(res: RawResponse): string {
   return body.api_reference;
 }
 
-/** A 200 from the e-mail endpoint (spec §2.4); returns api_reference. */
+/** A 200 from the e-mail endpoint; returns api_reference. */
 export function expectEmailSuccess(res: RawResponse): string {
   const body = res.json as { api_reference: string; data: unknown[] };
   expect(body).toEqual({ api_reference: expect.stringMatching(/^\d{19}$/), data: expect.any(Array), message: 'successful', success: true });
@@ -83,7 +83,7 @@ export function expectEmailSuccess(res: RawResponse): string {
   return body.api_reference;
 }
 
-/** A 200 from the chat endpoint (spec §2.6); returns reference. */
+/** A 200 from the chat endpoint; returns reference. */
 export function expectChatSuccess(res: RawResponse): string {
   const body = res.json as { reference: string };
   expect(body).toMatchObject({
@@ -98,7 +98,7 @@ export function expectChatSuccess(res: RawResponse): string {
   return body.reference;
 }
 
-/** A 200 from the balance endpoint (spec §2.8). */
+/** A 200 from the balance endpoint. */
 export function expectBalanceSuccess(res: RawResponse): void {
   expect(res.json).toMatchObject({ status: 'success', currency: expect.any(String), total_value: expect.any(Number), balances: expect.any(Object) });
 }

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
- * The three schemes of spec §5: `X-API-Key: K`, `Authorization: Bearer K`, and
+ * The three schemes: `X-API-Key: K`, `Authorization: Bearer K`, and
  * `Authorization: Basic base64(K:)` (the key as the user name, the password empty).
  * Returns undefined when no key is presented.
  */

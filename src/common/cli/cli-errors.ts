@@ -1,7 +1,7 @@
 import { AccountError } from '../../modules/accounts/accounts.service.js';
 import { ApiKeyError } from '../../modules/api-keys/api-keys.service.js';
 
-/** decisions §12: 0 ok, 1 failure (message on stderr), 2 usage. */
+/** 0 ok, 1 failure (message on stderr), 2 usage. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;

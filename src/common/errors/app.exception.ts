@@ -2,7 +2,7 @@ import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from './error-codes.js
 
 /**
  * The one exception type the application throws on purpose. The global filter turns it into
- * the error envelope of decisions §3; `headers` are added to the response (WWW-Authenticate,
+ * the error envelope; `headers` are added to the response (WWW-Authenticate,
  * Retry-After).
  */
 export class AppException extends Error {

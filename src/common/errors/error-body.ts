@@ -13,7 +13,7 @@ export function isXmlRoute(req: Request): boolean {
   return req.path.startsWith('/api/v1/xml/');
 }
 
-/** Writes the one error shape of decisions §3, in XML on the XML routes. */
+/** Writes the one error shape, in XML on the XML routes. */
 export function sendError(
   req: Request,
   res: Response,

@@ -1,4 +1,4 @@
-/** Every error code the API answers with, and its HTTP status (decisions §3). */
+/** Every error code the API answers with, and its HTTP status. */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   MALFORMED_BODY: 400,

@@ -13,12 +13,16 @@ import { xmlErrorBody } from '../xml/xml-codec.js';
  * what each one is for.
  */
 
-/** The paths Swagger UI is served under (common/openapi/openapi.ts). */
-const DOCS_PATH = /^\/docs(?:[-/]|$)/;
+/**
+ * HTML pages with their own scripts and styles: Swagger UI (common/openapi/openapi.ts) and the
+ * queue dashboard (modules/admin).
+ */
+const DOCS_PATH = /^\/(?:docs(?:[-/]|$)|admin\/queues(?:\/|$))/;
 
 /**
  * Security headers. API answers are JSON or XML that nothing should render, frame or load
- * scripts for: `default-src 'none'`. Swagger UI (/docs) is a real HTML page: it gets
+ * scripts for: `default-src 'none'`. Swagger UI (/docs) and the queue dashboard
+ * (/admin/queues) are real HTML pages: they get
  * helmet's default policy (scripts and styles from itself, data: images) without
  * `upgrade-insecure-requests`, which would break it when served over plain http.
  */
@@ -92,7 +96,7 @@ function hasBody(req: Request): boolean {
 }
 
 /**
- * decisions §3: a JSON endpoint given a non-JSON body answers 415 UNSUPPORTED_MEDIA_TYPE,
+ * A JSON endpoint given a non-JSON body answers 415 UNSUPPORTED_MEDIA_TYPE,
  * rather than the body being skipped by the parser and reported as a missing field.
  * "JSON" is exactly what express.json reads (`application/json`, any parameters).
  */
@@ -146,7 +150,7 @@ const CLIENT_ERRORS: Record<string, [number, ErrorCode, string]> = {
 
 /**
  * What Node answers by itself to a request it cannot hand to the app (headers too large, not
- * HTTP, too slow): the same status as Node's own, but with the error envelope of decisions §3
+ * HTTP, too slow): the same status as Node's own, but with the error envelope
  * (XML on the XML route when the request line got that far) instead of an empty body. Written
  * straight to the socket, as Node requires, and only when no answer has started.
  */

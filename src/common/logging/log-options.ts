@@ -39,6 +39,19 @@ export const REDACT_PATHS = [
   '*.parameters',
 ];
 
+/**
+ * A developer's terminal: one line per event, at a human's pace. An access line reads
+ * `POST /api/v1/json/bulk/sms 200 84ms (request id)`; the request and response objects
+ * (headers and all) stay in the JSON lines of production only.
+ */
+export const PRETTY_OPTIONS = {
+  colorize: true,
+  translateTime: 'SYS:HH:MM:ss.l',
+  ignore: 'pid,hostname,service,env,context,request_id,req,res,response_time_ms',
+  messageFormat: '{if context}[{context}] {end}{msg}{if request_id} ({request_id}){end}',
+  singleLine: true,
+};
+
 /** Access lines of these paths drop to debug while they succeed: probes and scrapes would drown the rest. */
 const QUIET = /^\/(health(\/|$|\?)|metrics(\?|$))/;
 
@@ -53,9 +66,7 @@ export function loggerOptions(config: AppConfig, destination?: DestinationStream
     formatters: { level: (label) => ({ level: label }) },
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     // Human-readable lines on a developer's terminal; never when a stream was injected (tests).
-    ...(config.logPretty && !destination
-      ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service,env' } } }
-      : {}),
+    ...(config.logPretty && !destination ? { transport: { target: 'pino-pretty', options: PRETTY_OPTIONS } } : {}),
   };
 }
 

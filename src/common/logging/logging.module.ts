@@ -2,8 +2,9 @@ import { Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
+import PinoPretty from 'pino-pretty';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { httpLoggerOptions } from './log-options.js';
+import { PRETTY_OPTIONS, httpLoggerOptions } from './log-options.js';
 
 /**
  * Where log lines go: null = stdout (or pino-pretty in development). Tests replace it with a
@@ -19,8 +20,12 @@ export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
     {
       provide: HTTP_LOGGER,
       inject: [APP_CONFIG, LOG_DESTINATION],
-      useFactory: (config: AppConfig, destination: DestinationStream | null): HttpLogger =>
-        destination ? pinoHttp(httpLoggerOptions(config, destination), destination) : pinoHttp(httpLoggerOptions(config)),
+      useFactory: (config: AppConfig, injected: DestinationStream | null): HttpLogger => {
+        // A developer's terminal gets pino-pretty in this thread, synchronously, so lines keep
+        // their order with the process's own start and stop lines (process-logger.ts).
+        const destination = injected ?? (config.logPretty ? PinoPretty({ ...PRETTY_OPTIONS, sync: true }) : null);
+        return destination ? pinoHttp(httpLoggerOptions(config, destination), destination) : pinoHttp(httpLoggerOptions(config));
+      },
     },
   ],
   exports: [LOG_DESTINATION, HTTP_LOGGER],
@@ -40,6 +45,7 @@ class HttpLoggerModule {}
     HttpLoggerModule,
     LoggerModule.forRootAsync({
       imports: [HttpLoggerModule],
+      providers: [],
       inject: [HTTP_LOGGER],
       useFactory: (http: HttpLogger) => ({ pinoHttp: { logger: http.logger }, useExisting: true }),
     }),

@@ -16,8 +16,8 @@ function codesFor(status: number): ErrorCode[] {
 }
 
 /**
- * Error responses in the envelope of decisions §3, one per status, each naming the codes it
- * can carry. `xml: true` documents the XML rendering of the same fields (decisions §10).
+ * Error responses in the envelope, one per status, each naming the codes it
+ * can carry. `xml: true` documents the XML rendering of the same fields.
  */
 export function ApiErrors(statuses: number[], options: { xml?: boolean } = {}) {
   return applyDecorators(
@@ -34,7 +34,7 @@ export function ApiErrors(statuses: number[], options: { xml?: boolean } = {}) {
   );
 }
 
-/** A route behind the API-key guard: any one of the three schemes of spec §5. */
+/** A route behind the API-key guard: any one of the three schemes. */
 export function ApiKeyAuth() {
   return applyDecorators(ApiSecurity(API_KEY_SCHEME), ApiSecurity(BEARER_SCHEME), ApiSecurity(BASIC_SCHEME));
 }

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ERROR_STATUS } from '../errors/error-codes.js';
 
-/** The one error shape of decisions §3, for the OpenAPI document. */
+/** The one error shape, for the OpenAPI document. */
 export class ErrorDetailDto {
   @ApiProperty({ example: 'to[3]' }) field: string;
   @ApiProperty({ example: 'INVALID_NUMBER' }) message: string;

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /**
- * Response shapes of spec §2.2, 2.4, 2.6, 2.8 and the message status routes, for the OpenAPI
- * document only (the controllers build plain objects). Examples are the spec's own.
+ * Response shapes of the send, balance and message status routes, for the OpenAPI
+ * document only (the controllers build plain objects). Examples are the README's own.
  */
 
 const API_REFERENCE = '1764184470578998353';

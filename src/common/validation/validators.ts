@@ -1,6 +1,6 @@
 import { ValidateBy, type ValidationOptions } from 'class-validator';
 
-/** A string, or a list of strings (spec §4 rule 1). */
+/** A string, or a list of strings. */
 export function IsStringOrStringArray(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {

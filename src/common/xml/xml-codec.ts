@@ -3,7 +3,7 @@ import { XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser';
 import { AppException } from '../errors/app.exception.js';
 
 /**
- * XML codec of the XML SMS endpoint (decisions §10, interface-spec §2.9).
+ * XML codec of the XML SMS endpoint.
  *
  * Reading is deliberately narrow: any DOCTYPE or ENTITY declaration is refused outright, only the
  * five predefined XML entities and numeric character references are decoded, and nesting and

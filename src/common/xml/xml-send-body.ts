@@ -7,7 +7,7 @@ export interface XmlRecipientEntry {
 }
 
 /**
- * The XML send answer (decisions §10): exactly `xmlSuccessBody` — one `<recipient>` per
+ * The XML send answer: exactly `xmlSuccessBody` — one `<recipient>` per
  * recipient of the request, accepted or not, in request order — followed, only when some were
  * refused, by one `<rejected><recipient>…</recipient><reason>…</reason></rejected>` per refused
  * recipient. A client that reads only `<reference>`, `<status>` and the top-level

@@ -109,7 +109,7 @@ export class AccountsService {
   }
 
 
-  /** The key that signs this account's delivery callbacks (decisions §9); never loaded by default. */
+  /** The key that signs this account's delivery callbacks; never loaded by default. */
   async callbackSecret(username: string): Promise<string> {
     const row = await this.ds
       .getRepository(Account)

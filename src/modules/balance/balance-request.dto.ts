@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 
-/** spec §2.7. Presence is checked by AccountsService.verifyCredentials, so both answer alike. */
+/** Presence is checked by AccountsService.verifyCredentials, so both answer alike. */
 export class BalanceRequestDto {
   @ApiProperty({ description: 'API username.', example: 'acme', maxLength: 64 })
   @IsOptional() @IsString() @MaxLength(64)

@@ -18,7 +18,7 @@ export class BalanceController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Balance per channel (spec §2.7, §2.8); credits = floor(balance_value / cost_per_unit)' })
+  @ApiOperation({ summary: 'Balance per channel; credits = floor(balance_value / cost_per_unit)' })
   @ApiOkResponse({ type: BalanceResponseDto })
   @ApiErrors([400, 401, 403, 413, 415, 429, 500, 503])
   async balance(@Auth() auth: AuthContext, @Body() dto: BalanceRequestDto) {

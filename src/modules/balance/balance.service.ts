@@ -41,7 +41,7 @@ export class BalanceService {
     return costPerUnit;
   }
 
-  /** spec §2.8: per-channel value, price and credits; total_value is their sum, computed exactly. */
+  /** Per-channel value, price and credits; total_value is their sum, computed exactly. */
   async report(account: Account) {
     const rows = await this.channels(account.id);
     const balances: Record<string, { balance_value: number; cost_per_unit: number; credits: number }> = {};

@@ -12,7 +12,7 @@ import { signCallback } from './signature.js';
 export class CallbackFailed extends Error {}
 
 /**
- * Delivers one signed callback (decisions §9) and records the attempt in the notification
+ * Delivers one signed callback and records the attempt in the notification
  * database. A non-2xx answer or no answer throws, so Bull retries with jittered exponential
  * backoff; a target refused by the SSRF guard is recorded and not retried.
  */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** decisions §9: v1 = hex HMAC-SHA256(secret, timestamp + "." + raw body). */
+/** v1 = hex HMAC-SHA256(secret, timestamp + "." + raw body). */
 export function signCallback(secret: string, timestamp: number, rawBody: string): string {
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex')}`;
 }

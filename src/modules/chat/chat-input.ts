@@ -8,7 +8,7 @@ function isBlank(v: unknown): boolean {
 }
 
 /**
- * Maps a chat body (spec §2.5) to the pipeline's input. `username`/`password` are checked by the
+ * Maps a chat body to the pipeline's input. `username`/`password` are checked by the
  * controller and never reach the pipeline, so they are neither stored nor part of the
  * idempotency hash. A numeric `senderid` is stored as its digits.
  */

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { IsStringOrStringArray } from '../../common/validation/validators.js';
 
-/** The spec's example sends the chat sender id as a JSON number; a string of digits is the same thing. */
+/** The documented example sends the chat sender id as a JSON number; a string of digits is the same thing. */
 function IsStringOrWholeNumber(): PropertyDecorator {
   return ValidateBy({
     name: 'isStringOrWholeNumber',
@@ -14,9 +14,9 @@ function IsStringOrWholeNumber(): PropertyDecorator {
 }
 
 /**
- * spec §2.5. `recipient` is a list in the spec; a single string is accepted too, like `to` on
- * the other channels. `user_reference_id` is not in the spec's table: it is accepted so a chat
- * send can be retried safely like the others (decisions §8).
+ * `recipient` is documented as a list; a single string is accepted too, like `to` on
+ * the other channels. `user_reference_id` is not among the documented chat fields: it is accepted so a chat
+ * send can be retried safely like the others.
  */
 export class ChatSendDto {
   @ApiProperty({ description: 'API username (the account the key belongs to).', example: 'acme' })
@@ -28,7 +28,7 @@ export class ChatSendDto {
   @IsOptional() @IsString() @MaxLength(1024)
   password?: string;
 
-  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }], description: 'Sender id on the chat channel; a number in the spec example.', example: 260971234567 })
+  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }], description: 'Sender id on the chat channel; a number in the documented example.', example: 260971234567 })
   @IsOptional() @IsStringOrWholeNumber()
   senderid?: string | number;
 
@@ -40,7 +40,7 @@ export class ChatSendDto {
   @IsOptional() @IsStringOrStringArray()
   recipient?: string | string[];
 
-  @ApiPropertyOptional({ description: 'Your unique reference (idempotency, decisions §8); not in the spec table.', example: 'promo-2025-11-01', maxLength: 255 })
+  @ApiPropertyOptional({ description: 'Your unique reference (idempotency).', example: 'promo-2025-11-01', maxLength: 255 })
   @IsOptional() @IsString() @MaxLength(255)
   user_reference_id?: string;
 }

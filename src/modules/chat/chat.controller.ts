@@ -12,10 +12,10 @@ import { ChatPolicy } from './chat.policy.js';
 import { ChatDeliveryEstimator } from './delivery-estimate.js';
 
 /**
- * spec §2.6. `count` is the messages queued (accepted recipients only). Invalid recipients are
- * not sent, counted or charged (decisions §4); since this answer has no per-recipient list,
+ * `count` is the messages queued (accepted recipients only). Invalid recipients are
+ * not sent, counted or charged; since this answer has no per-recipient list,
  * they are named in `rejected: [{recipient, reason}]`, present only when there are any so a
- * clean request gets exactly the spec's shape.
+ * clean request gets exactly the documented shape.
  */
 export function chatResponse(o: SendOutcome, estimatedDelivery: string) {
   const rejected = o.entries
@@ -46,7 +46,7 @@ export class ChatController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Send a chat-channel message (spec §2.5, §2.6); username and password in the body as well as the key' })
+  @ApiOperation({ summary: 'Send a chat-channel message; username and password in the body as well as the key' })
   @ApiOkResponse({ type: ChatSendResponseDto })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
   async send(@Auth() auth: AuthContext, @Body() dto: ChatSendDto) {

@@ -18,7 +18,7 @@ export class ChatPolicy implements ChannelPolicy {
   }
 
   validate(input: SendInput): void {
-    // A chat sender is a business phone number: digits with country code, as the spec's example.
+    // A chat sender is a business phone number: digits with country code, as in the documented example.
     if (!/^[1-9]\d{0,14}$/.test(input.sender)) {
       throw AppException.validation(
         [{ field: 'senderid', message: 'must be a number of up to 15 digits (country code first, no leading 0)' }],

@@ -12,7 +12,7 @@ export const CHAT_DELIVERY_OVERHEAD_MS = 2_000;
 const BACKLOG_READ_TIMEOUT_MS = 500;
 
 /**
- * `estimated_delivery` of spec §2.6: now + time to drain the chat queue ahead of this request
+ * `estimated_delivery`: now + time to drain the chat queue ahead of this request
  * + this request's own messages, at the assumed dispatch rate.
  *
  * The backlog is read as a job count (waiting + paused + delayed: one cheap Redis round trip)

@@ -7,7 +7,7 @@ import { SmppTransport } from './transports/smpp.transport.js';
 import { SmtpTransport } from './transports/smtp.transport.js';
 import type { Transport } from './transports/transport.js';
 
-/** The factory: one transport per channel, as configured (decisions §2). */
+/** The factory: one transport per channel, as configured. */
 export function createTransport(channel: Channel, config: AppConfig, logger: Logger): Transport {
   const kind = config.transports[channel];
   if (kind === 'smpp') {

@@ -22,7 +22,7 @@ function sender(raw: string): string {
 }
 
 /**
- * Maps an e-mail body (spec §2.3) to the pipeline's input, checking required fields. The body
+ * Maps an e-mail body to the pipeline's input, checking required fields. The body
  * and subject are kept exactly as sent: HTML and whitespace are content.
  */
 export function emailInput(body: Record<string, unknown>): SendInput {

@@ -3,7 +3,7 @@ import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../common/validation/validators.js';
 
 /**
- * spec §2.3. Types only: which fields are required, and what a valid address is, is checked
+ * Types only: which fields are required, and what a valid address is, is checked
  * after mapping (email-input.ts, email.policy.ts) so every problem is reported in one answer.
  */
 export class EmailSendDto {
@@ -35,7 +35,7 @@ export class EmailSendDto {
   @IsOptional() @IsString() @MaxLength(255)
   source?: string;
 
-  @ApiPropertyOptional({ description: 'Your unique reference (idempotency, decisions §8).', example: 'stmt-2025-11-jane', maxLength: 255 })
+  @ApiPropertyOptional({ description: 'Your unique reference (idempotency).', example: 'stmt-2025-11-jane', maxLength: 255 })
   @IsOptional() @IsString() @MaxLength(255)
   user_reference_id?: string;
 }

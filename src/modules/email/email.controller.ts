@@ -8,7 +8,7 @@ import { EmailSendDto } from './email-send.dto.js';
 import { emailInput } from './email-input.js';
 import { EmailPolicy } from './email.policy.js';
 
-/** spec §2.4; message_id is the numeric message id (decisions §5), not the UUID. */
+/** message_id is the numeric message id, not the UUID. */
 export function emailResponse(o: SendOutcome) {
   return {
     api_reference: o.apiReference,
@@ -34,7 +34,7 @@ export class EmailController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Send one e-mail to one or many recipients (spec §2.3, §2.4)' })
+  @ApiOperation({ summary: 'Send one e-mail to one or many recipients' })
   @ApiOkResponse({ type: EmailSendResponseDto, example: EMAIL_SEND_EXAMPLE, description: 'Accepted: one data entry per recipient' })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
   async send(@Auth() auth: AuthContext, @Body() dto: EmailSendDto) {

@@ -12,7 +12,7 @@ import {
 } from './health.dto.js';
 import { HealthService } from './health.service.js';
 
-/** spec §4.1–4.4; no key needed (decisions §11). */
+/** The health probes; no key needed. */
 @ApiTags('health')
 @Public()
 @Controller('health')
@@ -20,14 +20,14 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Service identity and uptime (spec §4.1)' })
+  @ApiOperation({ summary: 'Service identity and uptime' })
   @ApiOkResponse({ type: HealthBasicResponse })
   basic() {
     return this.health.basic();
   }
 
   @Get('detailed')
-  @ApiOperation({ summary: 'Every dependency and provider, each with its own verdict (spec §4.2); answers within 1 s' })
+  @ApiOperation({ summary: 'Every dependency and provider, each with its own verdict; answers within 1 s' })
   @ApiOkResponse({ type: HealthDetailedResponse, description: 'every check healthy' })
   @ApiServiceUnavailableResponse({
     type: HealthDetailedResponse,
@@ -41,14 +41,14 @@ export class HealthController {
   }
 
   @Get('live')
-  @ApiOperation({ summary: 'Liveness: 200 while the process serves (spec §4.4)' })
+  @ApiOperation({ summary: 'Liveness: 200 while the process serves' })
   @ApiOkResponse({ type: HealthLiveResponse })
   live() {
     return this.health.live();
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: 503 while starting, while a database or Redis does not answer, and while shutting down (spec §4.3)' })
+  @ApiOperation({ summary: 'Readiness: 503 while starting, while a database or Redis does not answer, and while shutting down' })
   @ApiOkResponse({ type: HealthReadyResponse })
   @ApiServiceUnavailableResponse({ type: HealthReadyResponse, description: 'status "not_ready"', example: HEALTH_NOT_READY_EXAMPLE })
   async ready(@Res({ passthrough: true }) res: Response) {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-/** Response shapes of spec §4.1–4.4, for the OpenAPI document only. */
+/** Response shapes of the health probes, for the OpenAPI document only. */
 
 export class HealthBasicResponse {
   @ApiProperty({ example: 'ok' }) status: string;

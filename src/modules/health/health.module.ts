@@ -16,7 +16,7 @@ import { LifecycleState } from './lifecycle.state.js';
 import { MessageQueueIndicator } from './message-queue.indicator.js';
 import { ProcessStats } from './process-stats.js';
 
-/** Health probes (spec §4), the lifecycle they report, and the HTTP drain on shutdown. */
+/** Health probes, the lifecycle they report, and the HTTP drain on shutdown. */
 @Module({
   imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule],
   controllers: [HealthController],

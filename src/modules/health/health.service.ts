@@ -16,14 +16,14 @@ import { ProcessStats, liveBody } from './process-stats.js';
 
 type Member = { status: 'healthy' | 'unhealthy'; message: string } & Record<string, unknown>;
 
-/** Terminus's up/down entry as a member of spec §4.2: status healthy|unhealthy, the rest as it was. */
+/** Terminus's up/down entry as a member: status healthy|unhealthy, the rest as it was. */
 function member(entry: Record<string, unknown> | undefined, fallback: string): Member {
   if (!entry) return { status: 'unhealthy', message: fallback };
   const { status, message, ...rest } = entry;
   return { status: status === 'up' ? 'healthy' : 'unhealthy', message: String(message ?? fallback), ...rest };
 }
 
-/** Builds the answers of spec §4.1–4.4 from Terminus checks. */
+/** Builds the health answers from Terminus checks. */
 @Injectable()
 export class HealthService {
   constructor(
@@ -97,7 +97,7 @@ export class HealthService {
     };
   }
 
-  /** spec §4.2 and decisions §11: 503 and `unhealthy` when any check fails, that member naming the cause. */
+  /** 503 and `unhealthy` when any check fails, that member naming the cause. */
   async detailed(): Promise<{ httpStatus: number; body: Record<string, unknown> }> {
     const result = await this.run([
       () => this.cache.check(),

@@ -12,7 +12,7 @@ export function isNonPublicAddress(address: string): boolean {
 }
 
 /**
- * Refuses callback URLs we would never deliver to (decisions §9): only http(s), and no
+ * Refuses callback URLs we would never deliver to: only http(s), and no
  * literal loopback/private/link-local address unless private networks are allowed, and only
  * https when `httpsOnly` (CALLBACK_HTTPS_ONLY; delivery enforces it too, for URLs stored before).
  * Host names are checked again after DNS at delivery time.

@@ -1,7 +1,7 @@
 export const CHANNELS = ['sms', 'email', 'chat'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-/** decisions §6. ACKNOWLEDGED → SENT → DELIVERED | UNDELIVERED | EXPIRED; FAILED and REJECTED end a message too. */
+/** ACKNOWLEDGED → SENT → DELIVERED | UNDELIVERED | EXPIRED; FAILED and REJECTED end a message too. */
 export const MESSAGE_STATUSES = [
   'ACKNOWLEDGED',
   'SENT',

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 const pad3 = (n: number) => String(n).padStart(3, '0');
 
 /**
- * 19-digit decimal ids, unique across processes and increasing with time (decisions §5):
+ * 19-digit decimal ids, unique across processes and increasing with time:
  * 13 digits of epoch milliseconds, 3 of node number, 3 of sequence. The node number comes
  * from an auto-increment row in MySQL at start, so concurrent processes never share one
  * (within 1,000 consecutive starts). Past 1,000 ids in one millisecond the clock is borrowed

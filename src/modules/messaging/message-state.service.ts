@@ -9,7 +9,7 @@ import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { Channel, MessageStatus } from './channel.js';
 
-/** decisions §6: from which states each state may be reached. A state never goes back. */
+/** From which states each state may be reached. A state never goes back. */
 const ALLOWED_FROM: Record<MessageStatus, MessageStatus[]> = {
   ACKNOWLEDGED: [],
   SENT: ['ACKNOWLEDGED'],

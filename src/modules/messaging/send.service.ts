@@ -170,7 +170,7 @@ export class SendService {
     return createHash('sha256').update(canonical).digest();
   }
 
-  /** decisions §8: the same body gets the first answer again; a different one is a conflict. */
+  /** The same body gets the first answer again; a different one is a conflict. */
   private async replay(auth: AuthContext, channel: Channel, userReferenceId: string, requestHash: Buffer): Promise<SendOutcome> {
     const [req] = (await this.ds.query(
       `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at

@@ -4,7 +4,7 @@ import { ApiReferenceInterceptor } from './api-reference.interceptor.js';
 import { RequestLogMiddleware } from './request-log.middleware.js';
 import { RequestLogWriter } from './request-log.writer.js';
 
-/** One row per authenticated request in the log database (decisions §2), written in batches. */
+/** One row per authenticated request in the log database, written in batches. */
 @Module({
   providers: [RequestLogWriter, { provide: APP_INTERCEPTOR, useClass: ApiReferenceInterceptor }],
   exports: [RequestLogWriter],

@@ -3,7 +3,7 @@ import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../common/validation/validators.js';
 
 /**
- * spec §2.1. Both name sets are accepted: from/to/message and the older
+ * Both name sets are accepted: from/to/message and the older
  * sender_id/recipient/message_body; which ones are required is checked after mapping.
  */
 export class SmsSendDto {

@@ -11,7 +11,7 @@ import { SendService } from '../messaging/send.service.js';
 import { smsInput } from './sms-input.js';
 import { SmsPolicy } from './sms.policy.js';
 
-/** The XML fields and their limits; the same limits as SmsSendDto. `source` is required here (spec §2.9). */
+/** The XML fields and their limits; the same limits as SmsSendDto. `source` is required here. */
 const TEXT_FIELDS: Array<{ name: Exclude<keyof XmlSendRequest, 'to'>; required: boolean; max?: number }> = [
   { name: 'from', required: true, max: 64 },
   { name: 'message', required: true },
@@ -54,7 +54,7 @@ export function checkXmlSmsRequest(req: XmlSendRequest): Record<string, unknown>
   } else {
     out.to = req.to;
   }
-  // The XML error shape has no details list (decisions §10), so the sentence names the problems.
+  // The XML error shape has no details list, so the sentence names the problems.
   if (problems.length) {
     throw AppException.validation(problems, `The request is not valid: ${problems.map((p) => p.message).join('; ')}.`);
   }
@@ -62,7 +62,7 @@ export function checkXmlSmsRequest(req: XmlSendRequest): Record<string, unknown>
 }
 
 /**
- * POST /api/v1/xml/bulk/sms (spec §2.9, decisions §10). The body arrives as text whatever its
+ * POST /api/v1/xml/bulk/sms. The body arrives as text whatever its
  * Content-Type (configure-app.ts); errors on this path are rendered as XML by the error filter.
  * After parsing it is the same request as the JSON SMS endpoint, through the same pipeline.
  */
@@ -78,7 +78,7 @@ export class SmsXmlController {
   @Post()
   @HttpCode(200)
   @Header('Content-Type', 'application/xml; charset=utf-8')
-  @ApiOperation({ summary: 'Send SMS from an XML document (spec §2.9, decisions §10)', description: 'Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url and user_reference_id. Parsed as XML whatever Content-Type says; DOCTYPE and entities are refused.' })
+  @ApiOperation({ summary: 'Send SMS from an XML document', description: 'Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url and user_reference_id. Parsed as XML whatever Content-Type says; DOCTYPE and entities are refused.' })
   @ApiConsumes('application/xml', 'text/xml', 'application/json')
   @ApiBody({ schema: { type: 'string', example: '<request><from>ACME</from><to>260971234567</to><to>260971234568</to><message>Hello from ACME</message><source>API</source></request>' } })
   @ApiProduces('application/xml')

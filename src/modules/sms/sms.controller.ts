@@ -8,7 +8,7 @@ import { SmsSendDto } from './sms-send.dto.js';
 import { smsInput } from './sms-input.js';
 import { SmsPolicy } from './sms.policy.js';
 
-/** spec §2.2 */
+/** The JSON SMS endpoint. */
 export function smsResponse(o: SendOutcome) {
   return {
     api_reference: o.apiReference,
@@ -34,7 +34,7 @@ export class SmsController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Send one SMS text to one or many recipients (spec §2.1, §2.2)' })
+  @ApiOperation({ summary: 'Send one SMS text to one or many recipients' })
   @ApiOkResponse({ type: SmsSendResponseDto, example: SMS_SEND_EXAMPLE, description: 'Accepted: stored, charged and queued; one data entry per recipient' })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
   async send(@Auth() auth: AuthContext, @Body() dto: SmsSendDto) {

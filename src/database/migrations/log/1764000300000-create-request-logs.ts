@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * One row per authenticated request (decisions §2: high volume, own retention). No foreign
+ * One row per authenticated request. No foreign
  * keys: the keys and accounts live in another database. (api_key_id, created_at) serves
  * `keys logs ID`; (created_at) serves `logs prune`.
  */

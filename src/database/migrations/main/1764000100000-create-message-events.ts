@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The state history of each message (decisions §6: each change has a timestamp). */
+/** The state history of each message. */
 export class CreateMessageEvents1764000100000 implements MigrationInterface {
   name = 'CreateMessageEvents1764000100000';
 

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `user_reference_id` is the client's idempotency key (decisions §8) and must compare as the
+ * `user_reference_id` is the client's idempotency key and must compare as the
  * exact text sent. Under the table's utf8mb4_unicode_ci, "INV-1" and "inv-1", "ref" and
  * "réf", "a" and "a " were the same key: a different request answered 409, or an identical
  * body under another reference was answered as a replay and never sent. A binary collation

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Delivery reports as received, and every callback attempt (decisions §9). */
+/** Delivery reports as received, and every callback attempt. */
 export class CreateReportsAndCallbacks1764000200000 implements MigrationInterface {
   name = 'CreateReportsAndCallbacks1764000200000';
 

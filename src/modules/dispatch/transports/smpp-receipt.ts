@@ -48,7 +48,7 @@ const STAT_MAP: Readonly<Record<string, Mapped>> = {
   EXPIRED: 'EXPIRED',
   REJECTD: 'REJECTED',
   REJECTED: 'REJECTED',
-  // A deleted message never reached the handset; decisions §6 has no DELETED state.
+  // A deleted message never reached the handset; the message states have no DELETED.
   DELETED: 'UNDELIVERED',
   // UNKNOWN is final in SMPP (the SMSC gave up tracking it): the handset cannot be assumed to have it.
   UNKNOWN: 'UNDELIVERED',

@@ -1,0 +1,15 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { databaseImports } from './typeorm-imports.js';
+
+/**
+ * The three data sources of DatabaseModule, left closed: the admin CLI never creates or
+ * migrates a database. It checks them first and initialises them itself (see cli.ts).
+ * Built on call, so an app that never uses it registers no second set of data sources.
+ */
+@Module({})
+export class ExistingDatabaseModule {
+  static forRoot(): DynamicModule {
+    return { module: ExistingDatabaseModule, imports: databaseImports(async (options) => new DataSource(options), true) };
+  }
+}

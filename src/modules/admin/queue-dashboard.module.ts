@@ -1,0 +1,34 @@
+import { BullAdapter } from '@bull-board/api/bullAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { BullBoardModule } from '@bull-board/nestjs';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { AppConfig } from '../../config/config.js';
+import { CALLBACK_QUEUE, QUEUE_NAMES } from '../dispatch/dispatch.constants.js';
+import { adminAuth } from './admin-auth.js';
+
+/** Where the dashboard is served; also exempted from the API's no-content security policy. */
+export const QUEUE_DASHBOARD_PATH = '/admin/queues';
+
+/**
+ * Bull Board for operators: every queue with its waiting, active, delayed, failed and
+ * completed jobs, and a retry button on failed ones. Only in an API process with ADMIN_TOKEN
+ * set, behind that token.
+ */
+@Module({})
+export class QueueDashboardModule {
+  static forRoot(config: AppConfig & { adminToken: string }): DynamicModule {
+    const queues = [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE];
+    return {
+      module: QueueDashboardModule,
+      imports: [
+        BullBoardModule.forRoot({
+          route: QUEUE_DASHBOARD_PATH,
+          adapter: ExpressAdapter,
+          middleware: adminAuth(config.adminToken),
+          boardOptions: { uiConfig: { boardTitle: 'bulk-messaging queues' } },
+        }),
+        BullBoardModule.forFeature(...queues.map((name) => ({ name, adapter: BullAdapter, options: { allowRetries: true } }))),
+      ],
+    };
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The README's examples as the README test runs them. Every ```sh or ```bash block is run,
+ * in order, in one shell, unless the line before its fence is `<!-- not run: reason -->`.
+ * A ```json or ```xml block that follows a run block, with no heading in between, is the
+ * answer that block prints last, and the test compares their shapes.
+ */
+export interface Example {
+  /** 1-based line of the opening fence. */
+  line: number;
+  code: string;
+  skip?: string;
+  expected?: { lang: 'json' | 'xml'; text: string };
+}
+
+const FENCE = /^```(\w*)\s*$/;
+const NOT_RUN = /^<!--\s*not run:\s*(.+?)\s*-->\s*$/;
+
+export function parseExamples(readme: string): Example[] {
+  const lines = readme.split('\n');
+  const examples: Example[] = [];
+  let open: { lang: string; line: number; body: string[]; skip?: string } | undefined;
+  let headingSinceLastRun = true;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (!open) {
+      if (/^#{1,6}\s/.test(l)) headingSinceLastRun = true;
+      const m = FENCE.exec(l);
+      if (m) {
+        const before = i > 0 ? NOT_RUN.exec(lines[i - 1]) : null;
+        open = { lang: m[1], line: i + 1, body: [], skip: before?.[1] };
+      }
+      continue;
+    }
+    if (l.startsWith('```')) {
+      const last = examples.at(-1);
+      if (['sh', 'bash'].includes(open.lang)) {
+        examples.push({ line: open.line, code: open.body.join('\n'), ...(open.skip ? { skip: open.skip } : {}) });
+        headingSinceLastRun = false;
+      } else if ((open.lang === 'json' || open.lang === 'xml') && last && !last.skip && !last.expected && !headingSinceLastRun) {
+        last.expected = { lang: open.lang, text: open.body.join('\n') };
+      }
+      open = undefined;
+      continue;
+    }
+    open.body.push(l);
+  }
+  return examples;
+}
+
+/**
+ * Where an answer differs in shape from the README's: keys (all levels), value types (null
+ * stands for any), and the values of a top-level `success` and `status`. Arrays are compared element by element (the last shown
+ * element stands for any further ones).
+ */
+export function shapeDifferences(expected: unknown, actual: unknown, path = '$'): string[] {
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return [`${path}: expected an array, got ${JSON.stringify(actual)}`];
+    if (expected.length === 0) return [];
+    return actual.flatMap((a, i) => shapeDifferences(expected[Math.min(i, expected.length - 1)], a, `${path}[${i}]`));
+  }
+  if (expected !== null && typeof expected === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`${path}: expected an object`];
+    const e = expected as Record<string, unknown>;
+    const a = actual as Record<string, unknown>;
+    const problems: string[] = [];
+    for (const k of Object.keys(e)) {
+      if (!(k in a)) problems.push(`${path}.${k}: missing`);
+      else problems.push(...shapeDifferences(e[k], a[k], `${path}.${k}`));
+      if (path === '$' && (k === 'success' || k === 'status') && k in a && e[k] !== a[k]) {
+        problems.push(`${path}.${k}: ${JSON.stringify(a[k])}, the README shows ${JSON.stringify(e[k])}`);
+      }
+    }
+    for (const k of Object.keys(a)) if (!(k in e)) problems.push(`${path}.${k}: not in the README`);
+    return problems;
+  }
+  // A field not set yet (a message not yet sent) is null in one answer and a value in another.
+  if (expected === null || actual === null) return [];
+  return typeof expected === typeof actual ? [] : [`${path}: expected a ${typeof expected}, got ${JSON.stringify(actual)}`];
+}
+
+/** The element names of an XML answer, in order: its shape without the values. */
+export function xmlTags(xml: string): string[] {
+  return [...xml.matchAll(/<([A-Za-z_][\w.-]*)[\s>/]/g)].map((m) => m[1]);
+}
