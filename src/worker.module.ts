@@ -4,6 +4,7 @@ import { CallbackSender } from './modules/callbacks/callback.sender.js';
 import { DeliveryReportService } from './modules/dispatch/delivery-report.service.js';
 import { Dispatcher } from './modules/dispatch/dispatcher.js';
 import { DispatchWorker } from './modules/dispatch/dispatch.worker.js';
+import { ReceiptExpiry } from './modules/dispatch/receipt-expiry.js';
 import { RecoverySweep } from './modules/dispatch/recovery.sweep.js';
 import { TransportRegistry } from './modules/dispatch/transport.registry.js';
 import { MessageStateService } from './modules/messaging/message-state.service.js';
@@ -11,7 +12,7 @@ import { MessageStateService } from './modules/messaging/message-state.service.j
 /** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
 @Module({
   imports: [BalanceModule],
-  providers: [TransportRegistry, MessageStateService, DeliveryReportService, Dispatcher, CallbackSender, RecoverySweep, DispatchWorker],
+  providers: [TransportRegistry, MessageStateService, DeliveryReportService, Dispatcher, CallbackSender, ReceiptExpiry, RecoverySweep, DispatchWorker],
   exports: [TransportRegistry, RecoverySweep, MessageStateService],
 })
 export class WorkerModule {}

@@ -2,12 +2,13 @@ import type { MigrationInterface } from 'typeorm';
 import { CreateCoreTables1764000000000 } from './main/1764000000000-create-core-tables.js';
 import { CreateMessageEvents1764000100000 } from './main/1764000100000-create-message-events.js';
 import { ExactUserReferenceId1764000450000 } from './main/1764000450000-exact-user-reference-id.js';
+import { IndexMessagesByStatus1764000612000 } from './main/1764000612000-index-messages-by-status.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { CreateRequestLogs1764000300000 } from './log/1764000300000-create-request-logs.js';
 
 type MigrationClass = new () => MigrationInterface;
 
 // Listed explicitly: ESM output has no glob loading, and the order is the schema's history.
-export const MAIN_MIGRATIONS: MigrationClass[] = [CreateCoreTables1764000000000, CreateMessageEvents1764000100000, ExactUserReferenceId1764000450000];
+export const MAIN_MIGRATIONS: MigrationClass[] = [CreateCoreTables1764000000000, CreateMessageEvents1764000100000, ExactUserReferenceId1764000450000, IndexMessagesByStatus1764000612000];
 export const LOG_MIGRATIONS: MigrationClass[] = [CreateRequestLogs1764000300000];
 export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [CreateReportsAndCallbacks1764000200000];
