@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -89,4 +90,105 @@ describe('Redis lost, and back empty, during dispatch', () => {
     expect(repeated).toBeLessThanOrEqual(CONCURRENCY * 200);
     console.info(`Redis lost during dispatch: ${total} accepted, ${atLoss} sent before the loss, ${total} delivered, 0 lost, ${repeated} sent twice`);
   }, 150_000);
+});
+
+describe('a message whose receipt never comes', () => {
+  let smsc: SmppPeer;
+  let hooks: HttpPeer;
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    smsc = await startSmppPeer({ autoReceipt: false });
+    hooks = await startHttpPeer(() => ({ status: 200 }));
+    t = await startTestApp({
+      RUN_WORKERS: 'true',
+      SMS_TRANSPORT: 'smpp',
+      SMPP_URL: smsc.url,
+      RECEIPT_WAIT: '2s',
+      SWEEP_INTERVAL_MS: '300',
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
+    tenant = await createTenant(t, { balances: { sms: '10' }, prices: { sms: '1' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smsc?.close();
+    await hooks?.close();
+  });
+
+  it('ends EXPIRED, reason NO_RECEIPT, after RECEIPT_WAIT, with a callback, not refunded; a receipt arriving later changes nothing', async () => {
+    const to = ['260971110001', '260971110002', '260971110003'];
+    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to, message: 'no receipt', callback_url: `${hooks.url}/dlr` });
+    expect(res.status).toBe(200);
+    const ref = res.body.api_reference as string;
+    await waitFor(async () => (await countByStatus(t, [ref])).SENT === 3, 15_000, 'all SENT');
+    await waitFor(async () => (await countByStatus(t, [ref])).EXPIRED === 3, 15_000, 'all EXPIRED');
+    const rows = await t.ds.query('SELECT uuid, reason, completed_at, sent_at FROM messages WHERE send_request_id = ?', [ref]);
+    for (const r of rows) {
+      expect(r.reason).toBe('NO_RECEIPT');
+      expect(new Date(r.completed_at).getTime() - new Date(r.sent_at).getTime()).toBeGreaterThanOrEqual(2000);
+    }
+    const expired = await waitFor(
+      async () => {
+        const list = hooks.requests.map((q) => q.json as { status: string; reason: string; message_id: string }).filter((j) => j?.status === 'EXPIRED');
+        return list.length === 3 ? list : undefined;
+      },
+      15_000,
+      'three EXPIRED callbacks',
+    );
+    expect(expired.map((j) => j.reason)).toEqual(['NO_RECEIPT', 'NO_RECEIPT', 'NO_RECEIPT']);
+    expect(expired.map((j) => j.message_id).sort()).toEqual(rows.map((r: { uuid: string }) => r.uuid).sort());
+    const refunds = await t.ds.query("SELECT COUNT(*) AS n FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'", [ref]);
+    expect(Number(refunds[0].n)).toBe(0);
+    const [{ balance }] = await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'", [tenant.account.id]);
+    expect(balance).toBe('7.000000');
+
+    // The provider's verdict after all: stored with the other reports, the message stays EXPIRED.
+    const status = await smsc.sendReceipt(smsc.received.find((r) => r.destination === to[0])!.messageId, 'DELIVRD');
+    expect(status).toBe(0);
+    await waitFor(
+      async () => {
+        const [row] = await t.ds.query(`SELECT COUNT(*) AS n FROM ${t.name}_notification.delivery_reports WHERE status = 'DELIVERED'`);
+        return Number(row.n) === 1;
+      },
+      10_000,
+      'the late receipt stored',
+    );
+    expect(await countByStatus(t, [ref])).toEqual({ EXPIRED: 3 });
+  });
+});
+
+describe('sends while Redis is down', () => {
+  let redis: RedisInstance;
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    redis = await RedisInstance.start();
+    t = await startTestApp({ REDIS_URL: redis.url });
+    tenant = await createTenant(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await redis?.stop();
+  });
+
+  it('are answered from MySQL without waiting for Redis: stored, charged, left for the sweep to queue', async () => {
+    await redis.stop();
+    await sleep(300); // the clients notice the closed connection
+    const latencies: number[] = [];
+    const refs: string[] = [];
+    for (let k = 0; k < 5; k++) {
+      const started = Date.now();
+      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: [`26097222000${k}`], message: `redis away ${k}` });
+      latencies.push(Date.now() - started);
+      expect(res.status).toBe(200);
+      refs.push(res.body.api_reference);
+    }
+    const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE id IN (?) AND enqueued_at IS NULL', [refs]);
+    expect(Number(n)).toBe(5);
+    console.info(`send latency with Redis down (ms): ${latencies.join(', ')}`);
+    await redis.start(); // for the clean-up of the suite's queue keys
+  });
 });
