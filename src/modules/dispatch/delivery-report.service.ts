@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { MessageStateService } from '../messaging/message-state.service.js';
 import type { DeliveryReport } from './transports/transport.js';
@@ -23,6 +24,7 @@ interface Queued {
 @Injectable()
 export class DeliveryReportService {
   private readonly logger = new Logger(DeliveryReportService.name);
+  private readonly warnings = new RepeatLimiter(this.logger);
   private queue: Queued[] = [];
   private flushing = false;
 
@@ -50,7 +52,7 @@ export class DeliveryReportService {
         await this.handle(batch);
         for (const q of batch) q.done();
       } catch (err) {
-        this.logger.warn(`${batch.length} delivery report(s) not applied: ${(err as Error).message}`);
+        this.warnings.warn(`${batch.length} delivery report(s) not applied: ${(err as Error).message}`);
         for (const q of batch) q.done(err as Error);
       }
     }

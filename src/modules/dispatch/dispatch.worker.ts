@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bull';
+import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { CallbackSender } from '../callbacks/callback.sender.js';
 import { CHANNELS } from '../messaging/channel.js';
@@ -19,6 +20,8 @@ import { TransportRegistry } from './transport.registry.js';
 @Injectable()
 export class DispatchWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Worker');
+  // One line per cause every few seconds: during a MySQL outage every receipt would fail alike.
+  private readonly warnings = new RepeatLimiter(this.logger);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -34,7 +37,7 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
     for (const channel of CHANNELS) {
       const transport = this.transports.get(channel);
       transport.onReport((report) =>
-        this.reports.receive(transport.name, report).catch((err: Error) => this.logger.warn(`report not applied: ${err.message}`)),
+        this.reports.receive(transport.name, report).catch((err: Error) => this.warnings.warn(`report not applied: ${err.message}`)),
       );
       void this.producer.queue(channel).process('send', this.config.concurrency[channel], (job) => this.dispatcher.handle(channel, job));
     }
@@ -49,5 +52,6 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
     // pause(local) waits for the active jobs of this process to finish and takes no new ones.
     await Promise.all(queues.map((q) => q.pause(true).catch(() => undefined)));
     await this.transports.onApplicationShutdown();
+    this.warnings.flush();
   }
 }

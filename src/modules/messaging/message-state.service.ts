@@ -4,6 +4,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource, type EntityManager } from 'typeorm';
+import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -74,6 +75,7 @@ interface LockedRow {
 @Injectable()
 export class MessageStateService {
   private readonly logger = new Logger(MessageStateService.name);
+  private readonly warnings = new RepeatLimiter(this.logger);
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -141,7 +143,7 @@ export class MessageStateService {
     if (jobs.length) {
       await this.callbacks
         .addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { jobId: data.eventId, attempts: 10, backoff: { type: 'jittered' }, removeOnComplete: true, removeOnFail: 5000 } })))
-        .catch((err: Error) => this.logger.warn(`callbacks not queued: ${err.message}`));
+        .catch((err: Error) => this.warnings.warn(`callbacks not queued: ${err.message}`));
     }
     return applied;
   }
