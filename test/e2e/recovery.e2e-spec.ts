@@ -1,9 +1,10 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestApp, testEnv, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 /**
@@ -191,4 +192,55 @@ describe('sends while Redis is down', () => {
     console.info(`send latency with Redis down (ms): ${latencies.join(', ')}`);
     await redis.start(); // for the clean-up of the suite's queue keys
   });
+});
+
+describe('a worker killed in the middle of a job', () => {
+  const LOCK_MS = 3000;
+  const name = uniqueName();
+  let smsc: SmppPeer;
+  let t: TestApp;
+  let tenant: Tenant;
+  const workers: ChildProcess[] = [];
+
+  const startWorker = () => {
+    const env = {
+      ...process.env,
+      ...testEnv(name, { SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMS_CONCURRENCY: '1', QUEUE_LOCK_MS: String(LOCK_MS), SMPP_TPS: '50', DISPATCH_SLICE: '10', LOG_LEVEL: 'error' }),
+    };
+    const w = spawn(process.execPath, ['dist/worker.js'], { env, stdio: 'ignore' });
+    workers.push(w);
+    return w;
+  };
+
+  beforeAll(async () => {
+    smsc = await startSmppPeer({ autoReceipt: false });
+    t = await startTestApp({ QUEUE_LOCK_MS: String(LOCK_MS) }, name);
+    tenant = await createTenant(t);
+  });
+  afterAll(async () => {
+    for (const w of workers) w.kill('SIGKILL');
+    await t?.close();
+    await smsc?.close();
+  });
+
+  it('has its job taken over by another worker within about QUEUE_LOCK_MS, repeating at most the slice in flight', async () => {
+    const to = numbers(150, 500_000);
+    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to, message: 'takeover' });
+    expect(res.status).toBe(200);
+    const first = startWorker();
+    await waitFor(async () => smsc.received.length >= 20, 30_000, 'first worker under way');
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    const killedAt = Date.now();
+    const seenAtKill = smsc.received.length;
+    expect(seenAtKill).toBeLessThan(150);
+    startWorker(); // a replacement, at once: it finds the job still locked by the dead one
+    await waitFor(async () => smsc.received.length > seenAtKill, 60_000, 'the job resumed');
+    const takeoverMs = smsc.received[seenAtKill].at - killedAt;
+    await waitFor(async () => (await countByStatus(t, [res.body.api_reference])).SENT === 150, 60_000, 'all SENT');
+    const repeated = to.filter((n) => smsc.countByDestination(n) > 1).length;
+    expect(to.filter((n) => smsc.countByDestination(n) === 0)).toEqual([]);
+    expect(repeated).toBeLessThanOrEqual(10); // DISPATCH_SLICE
+    console.info(`worker killed mid-job with QUEUE_LOCK_MS=${LOCK_MS}: resumed by another worker after ${takeoverMs} ms; ${repeated} message(s) sent twice`);
+  }, 120_000);
 });
