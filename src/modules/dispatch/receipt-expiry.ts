@@ -2,8 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { CHANNELS } from '../messaging/channel.js';
 import { MessageStateService } from '../messaging/message-state.service.js';
 
+/**
+ * Transports whose providers send delivery reports. SMTP and the HTTP chat API answer at
+ * hand-over and never report again: for them SENT is the provider's last word, not a wait.
+ */
+const REPORTING_TRANSPORTS = new Set(['smpp', 'sandbox']);
 const BATCH = 500;
 /** At most this many batches per round, so one round never holds the sweep for long. */
 const BATCHES_PER_ROUND = 20;
@@ -26,18 +32,21 @@ export class ReceiptExpiry {
 
   /** Returns how many messages were closed out. */
   async expire(): Promise<number> {
+    const channels = CHANNELS.filter((c) => REPORTING_TRANSPORTS.has(this.config.transports[c]));
+    if (channels.length === 0) return 0;
     let expired = 0;
     for (let round = 0; round < BATCHES_PER_ROUND; round++) {
       const rows = (await this.ds.query(
         `SELECT id FROM messages FORCE INDEX (ix_messages_status_sent_request)
-          WHERE status = 'SENT' AND sent_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND
+          WHERE status = 'SENT' AND sent_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND AND channel IN (?)
           ORDER BY sent_at LIMIT ?`,
-        [this.config.receiptWaitMs * 1000, BATCH],
+        [this.config.receiptWaitMs * 1000, channels, BATCH],
       )) as Array<{ id: string }>;
       if (rows.length === 0) break;
       const done = await this.states.apply(rows.map((r) => ({ id: String(r.id), status: 'EXPIRED' as const, reason: 'NO_RECEIPT' })));
       expired += done.length;
-      if (rows.length < BATCH) break;
+      // Rows of a channel left out stay behind the cut-off: stop rather than read them again.
+      if (rows.length < BATCH || done.length === 0) break;
     }
     if (expired) this.logger.log(`${expired} message(s) SENT more than ${Math.round(this.config.receiptWaitMs / 1000)} s ago without a receipt: EXPIRED, NO_RECEIPT`);
     return expired;
