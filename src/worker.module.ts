@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BalanceModule } from './modules/balance/balance.module.js';
+import { CallbackOutbox } from './modules/callbacks/callback-outbox.js';
 import { CallbackSender } from './modules/callbacks/callback.sender.js';
 import { DeliveryReportService } from './modules/dispatch/delivery-report.service.js';
 import { Dispatcher } from './modules/dispatch/dispatcher.js';
@@ -12,7 +13,7 @@ import { MessageStateService } from './modules/messaging/message-state.service.j
 /** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
 @Module({
   imports: [BalanceModule],
-  providers: [TransportRegistry, MessageStateService, DeliveryReportService, Dispatcher, CallbackSender, ReceiptExpiry, RecoverySweep, DispatchWorker],
+  providers: [TransportRegistry, MessageStateService, DeliveryReportService, Dispatcher, CallbackSender, CallbackOutbox, ReceiptExpiry, RecoverySweep, DispatchWorker],
   exports: [TransportRegistry, RecoverySweep, MessageStateService],
 })
 export class WorkerModule {}

@@ -2,6 +2,8 @@ import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
+import { RedisInstance } from '../support/redis-instance.js';
+import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -83,4 +85,62 @@ describe('callback targets are isolated from one another', () => {
       await db.end();
     }
   }, 240_000);
+});
+
+describe('a state change while Redis is away', () => {
+  let redis: RedisInstance;
+  let smsc: SmppPeer;
+  let hooks: HttpPeer;
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    redis = await RedisInstance.start();
+    smsc = await startSmppPeer({ autoReceipt: false });
+    hooks = await startHttpPeer(() => ({ status: 200 }));
+    t = await startTestApp({
+      REDIS_URL: redis.url,
+      RUN_WORKERS: 'true',
+      SMS_TRANSPORT: 'smpp',
+      SMPP_URL: smsc.url,
+      SWEEP_INTERVAL_MS: '300',
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
+    tenant = await createTenant(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await redis?.stop();
+    await smsc?.close();
+    await hooks?.close();
+  });
+
+  it('keeps its callback in MySQL and posts it once Redis is back', async () => {
+    const res = await t.http().post(SMS).set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to: ['260973330001'], message: 'receipt while redis is away', callback_url: `${hooks.url}/dlr` });
+    expect(res.status).toBe(200);
+    const statusOf = async () => ((await t.ds.query('SELECT status FROM messages WHERE send_request_id = ?', [res.body.api_reference])) as Array<{ status: string }>)[0]?.status;
+    await waitFor(async () => (await statusOf()) === 'SENT', 15_000, 'SENT');
+    await waitFor(async () => hooks.requests.length === 1, 15_000, 'the SENT callback');
+
+    await redis.stop();
+    expect(await smsc.sendReceipt(smsc.received[0].messageId, 'DELIVRD')).toBe(0);
+    await waitFor(async () => (await statusOf()) === 'DELIVERED', 15_000, 'DELIVERED while Redis is away');
+    const db = await createConnection({ host: '127.0.0.1', user: 'root', database: `${t.name}_notification` });
+    try {
+      const [[kept]] = (await db.query('SELECT COUNT(*) AS n FROM callback_outbox')) as unknown as [Array<{ n: number }>];
+      expect(Number(kept.n)).toBe(1);
+      await redis.start(); // empty
+      const delivered = await waitFor(
+        async () => hooks.requests.find((r) => (r.json as { status?: string })?.status === 'DELIVERED'),
+        20_000,
+        'the DELIVERED callback after Redis returned',
+      );
+      expect((delivered.json as { message_id: string }).message_id).toBe(res.body.data[0].message_id);
+      const [[left]] = (await db.query('SELECT COUNT(*) AS n FROM callback_outbox')) as unknown as [Array<{ n: number }>];
+      expect(Number(left.n)).toBe(0);
+    } finally {
+      await db.end();
+    }
+  });
 });

@@ -5,6 +5,7 @@ import { ExactUserReferenceId1764000450000 } from './main/1764000450000-exact-us
 import { IndexMessagesByStatus1764000612000 } from './main/1764000612000-index-messages-by-status.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
+import { CreateCallbackOutbox1764000612200 } from './notification/1764000612200-create-callback-outbox.js';
 import { CreateRequestLogs1764000300000 } from './log/1764000300000-create-request-logs.js';
 
 type MigrationClass = new () => MigrationInterface;
@@ -12,4 +13,4 @@ type MigrationClass = new () => MigrationInterface;
 // Listed explicitly: ESM output has no glob loading, and the order is the schema's history.
 export const MAIN_MIGRATIONS: MigrationClass[] = [CreateCoreTables1764000000000, CreateMessageEvents1764000100000, ExactUserReferenceId1764000450000, IndexMessagesByStatus1764000612000];
 export const LOG_MIGRATIONS: MigrationClass[] = [CreateRequestLogs1764000300000];
-export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [CreateReportsAndCallbacks1764000200000, CallbackOutcomeCircuitOpen1764000612100];
+export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [CreateReportsAndCallbacks1764000200000, CallbackOutcomeCircuitOpen1764000612100, CreateCallbackOutbox1764000612200];

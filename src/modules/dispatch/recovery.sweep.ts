@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import type { Channel } from '../messaging/channel.js';
 import { DISPATCH_CHUNK } from './dispatch.constants.js';
 import { dispatchJobId, DispatchProducer, type Chunk } from './dispatch.producer.js';
@@ -26,6 +27,9 @@ const STRANDED_PER_ROUND = 50;
  *   again with just those messages. A job still waiting, delayed or running is left alone:
  *   Bull itself hands a dead worker's job to another after QUEUE_LOCK_MS.
  *
+ * Each round also closes out messages whose receipt never came (ReceiptExpiry) and queues the
+ * callback events kept in MySQL while Redis was away (CallbackOutbox).
+ *
  * The quiet period is what keeps a requeued job from racing one still in a worker's hands
  * when Redis lost track of it: a worker records every slice it hands over, so a request whose
  * messages have not moved for that long is not being sent by anyone. The dispatcher sends
@@ -44,6 +48,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly producer: DispatchProducer,
     private readonly receipts: ReceiptExpiry,
+    private readonly callbacks: CallbackOutbox,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -65,6 +70,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
       enqueued += await this.unqueued();
       enqueued += await this.stranded();
       await this.receipts.expire();
+      await this.callbacks.flush();
     } catch (err) {
       this.warnings.warn(`sweep failed: ${(err as Error).message}`);
     } finally {

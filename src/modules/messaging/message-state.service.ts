@@ -6,6 +6,7 @@ import type { Queue } from 'bull';
 import { DataSource, type EntityManager } from 'typeorm';
 import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { BalanceService } from '../balance/balance.service.js';
+import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { Channel, MessageStatus } from './channel.js';
@@ -82,6 +83,7 @@ export class MessageStateService {
     private readonly balances: BalanceService,
     @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
+    @Optional() private readonly outbox?: CallbackOutbox,
   ) {}
 
   /** Applies the transitions that are allowed and returns the ones that took effect. */
@@ -140,7 +142,10 @@ export class MessageStateService {
       return done.map((d) => d.t);
     });
     this.metrics?.transitionsCommitted(committed.map(({ row, t }) => ({ channel: row.channel, status: t.status, createdAt: row.created_at, at: t.at })));
-    if (jobs.length) {
+    if (jobs.length && this.outbox) {
+      // Queued, or kept in MySQL while Redis is away: a committed change never loses its callback.
+      await this.outbox.queue(jobs);
+    } else if (jobs.length) {
       await this.callbacks
         .addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { jobId: data.eventId, attempts: 10, backoff: { type: 'jittered' }, removeOnComplete: true, removeOnFail: 5000 } })))
         .catch((err: Error) => this.warnings.warn(`callbacks not queued: ${err.message}`));
