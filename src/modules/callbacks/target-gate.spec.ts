@@ -45,6 +45,19 @@ describe('TargetGate', () => {
     expect(g.isOpen('https://a')).toBe(false);
   });
 
+  it('lifts the limit for a target whose calls are quick, and puts it back once they slow down', () => {
+    const clock = { now: 0 };
+    const g = gate(clock);
+    const first = g.enter('https://a');
+    clock.now = 20;
+    if (first.ok) first.release(true); // 20 ms: fast
+    const many = Array.from({ length: 10 }, () => g.enter('https://a'));
+    expect(many.every((a) => a.ok)).toBe(true);
+    clock.now = 20 + 5000; // every one of them took 5 s
+    for (const a of many) if (a.ok) a.release(true);
+    expect([g.enter('https://a').ok, g.enter('https://a').ok, g.enter('https://a').ok]).toEqual([true, true, false]);
+  });
+
   it('names a target by scheme, host and port', () => {
     expect(targetOf('https://Hooks.Example.com/a?b=1')).toBe('https://hooks.example.com');
     expect(targetOf('http://127.0.0.1:8080/x')).toBe('http://127.0.0.1:8080');
