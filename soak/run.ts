@@ -198,8 +198,10 @@ async function main(): Promise<number> {
       const expected = await expectedCallbacks(pool);
       // Callback events queued when Redis lost its data are lost with it (see the checks): not waited for.
       if (waiting === 0 && smsc.received.length >= Number(smsAccepted) && (redis || callbacks.delivered.size >= expected)) {
-        await sleep(2000); // late duplicates or events would show now
+        const before = callbacks.delivered.size;
+        await sleep(redis ? 10_000 : 2000); // late duplicates or events would show now (retries, after a loss)
         if ((await expectedCallbacks(pool)) === callbacks.delivered.size) break;
+        if (redis && callbacks.delivered.size === before) break;
       }
       await sleep(500);
     }
