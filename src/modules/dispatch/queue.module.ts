@@ -9,9 +9,9 @@ import { DispatchProducer } from './dispatch.producer.js';
  * A job whose worker died goes back to the queue within QUEUE_LOCK_MS. Bull needs two stalled
  * checks to move a job (the first marks the active jobs, the second moves those whose lock has
  * lapsed), so the worst case is the lock's life plus two check intervals: with the check every
- * lockMs/6 and the lock living 2/3 of lockMs, that is lockMs. (Bull's default check interval,
- * 30 s, kept takeover near 30 s whatever the lock.) The lock is renewed four times per life, so
- * a worker slowed by load does not lose a job it is still working on.
+ * lockMs/6 and the lock living 2/3 of lockMs, that is lockMs. (With the check as seldom as the
+ * lock's life, takeover took up to three times QUEUE_LOCK_MS.) The lock is renewed four times
+ * per life, so a worker slowed by load does not lose a job it is still working on.
  */
 export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
   const lockDuration = Math.round((c.queueLockMs * 2) / 3);
