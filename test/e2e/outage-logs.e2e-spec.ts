@@ -51,5 +51,6 @@ describe('a MySQL outage while messages and receipts flow', () => {
     );
     // One line per cause per 5 s window, plus its count: a handful of causes over ~11 s.
     expect(warns.length).toBeLessThanOrEqual(60);
+    expect(errors.length).toBeLessThanOrEqual(20);
   }, 120_000);
 });
