@@ -8,6 +8,7 @@ import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
 import type { CallbackJob } from '../messaging/message-state.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { CallbackOutbox } from './callback-outbox.js';
 import { RefusedTarget, safePost } from './safe-post.js';
 import { signCallback } from './signature.js';
 import { TargetGate, targetOf } from './target-gate.js';
@@ -41,6 +42,7 @@ export class CallbackSender {
     @InjectDataSource() private readonly main: DataSource,
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
     @InjectQueue(CALLBACK_QUEUE) private readonly queue: Queue<QueuedCallback>,
+    private readonly outbox: CallbackOutbox,
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {
     this.gate = new TargetGate({ perTarget: config.callbackTargetConcurrency, failuresToOpen: FAILURES_TO_OPEN, openMs: config.callbackCircuitOpenMs });
@@ -49,23 +51,26 @@ export class CallbackSender {
   async handle(job: Job<QueuedCallback>): Promise<void> {
     const { url, accountId, messageRowId, eventId } = job.data;
     const attempt = (job.data.priorAttempts ?? 0) + job.attemptsMade + 1;
+    const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const admission = this.gate.enter(targetOf(url));
     if (!admission.ok && admission.reason === 'busy') return this.park(job, admission.retryInMs);
     if (!admission.ok) {
       await this.record(eventId, messageRowId, accountId, url, attempt, 'circuit_open', null, `target failing; circuit open for ${admission.retryInMs} ms more`, 0);
+      if (last) this.outbox.finished(eventId);
       throw new CallbackFailed(`callback ${eventId}: circuit open`);
     }
     let failure: string | null = 'not attempted';
     try {
-      failure = await this.deliver(job, attempt);
+      failure = await this.deliver(job, attempt, admission.release);
     } finally {
-      admission.release(failure === null);
+      admission.release(failure === null); // a no-op once deliver has released it
     }
+    if (failure === null || last) this.outbox.finished(eventId);
     if (failure !== null) throw new CallbackFailed(`callback ${eventId}: ${failure}`);
   }
 
   /** Returns why the attempt failed and is to be retried, or null when it is done with. */
-  private async deliver(job: Job<QueuedCallback>, attempt: number): Promise<string | null> {
+  private async deliver(job: Job<QueuedCallback>, attempt: number, release: (succeeded: boolean, tookMs?: number) => void): Promise<string | null> {
     const { url, accountId, payload, messageRowId, eventId } = job.data;
     const [account] = (await this.main.query('SELECT callback_secret FROM accounts WHERE id = ?', [accountId])) as Array<{
       callback_secret: string;
@@ -95,8 +100,12 @@ export class CallbackSender {
       outcome = err instanceof RefusedTarget ? 'refused' : 'network_error';
       error = (err as Error).message.slice(0, 255);
     }
-    await this.record(eventId, messageRowId, accountId, url, attempt, outcome, httpStatus, error, Math.round(performance.now() - started));
-    return outcome === 'http_error' || outcome === 'network_error' ? (error ?? outcome) : null;
+    const tookMs = Math.round(performance.now() - started);
+    const failure = outcome === 'http_error' || outcome === 'network_error' ? (error ?? outcome) : null;
+    // The target's slot is held for its own answer only, and judged by that answer's time.
+    release(failure === null, tookMs);
+    await this.record(eventId, messageRowId, accountId, url, attempt, outcome, httpStatus, error, tookMs);
+    return failure;
   }
 
   private async record(

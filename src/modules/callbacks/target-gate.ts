@@ -1,5 +1,6 @@
 export type Admission =
-  | { ok: true; release: (succeeded: boolean) => void }
+  /** release: once per admission (later calls are ignored); tookMs is the target's answer time, if measured apart. */
+  | { ok: true; release: (succeeded: boolean, tookMs?: number) => void }
   /** busy: the target's slots are taken (try again soon, no attempt spent); open: the target keeps failing. */
   | { ok: false; reason: 'busy' | 'open'; retryInMs: number };
 
@@ -13,7 +14,7 @@ export interface GateOptions {
 }
 
 /** A target whose calls take less than this (on average, lately) is not limited to perTarget. */
-const FAST_MS = 250;
+const FAST_MS = 500;
 /** Weight of the newest call in the running average of call times. */
 const EWMA_WEIGHT = 0.2;
 /** A target unused for this long is forgotten (and starts limited again). */
@@ -63,11 +64,11 @@ export class TargetGate {
     let released = false;
     return {
       ok: true,
-      release: (succeeded) => {
+      release: (succeeded, tookMs) => {
         if (released) return;
         released = true;
         const end = this.now();
-        const took = end - started;
+        const took = tookMs ?? end - started;
         state.inFlight--;
         state.lastUsed = end;
         state.avgMs = state.avgMs === undefined ? took : state.avgMs * (1 - EWMA_WEIGHT) + took * EWMA_WEIGHT;

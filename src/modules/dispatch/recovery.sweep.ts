@@ -28,7 +28,7 @@ const STRANDED_PER_ROUND = 50;
  *   Bull itself hands a dead worker's job to another after QUEUE_LOCK_MS.
  *
  * Each round also closes out messages whose receipt never came (ReceiptExpiry) and queues the
- * callback events kept in MySQL while Redis was away (CallbackOutbox).
+ * callback events that are kept in MySQL but no longer (or not yet) in Redis (CallbackOutbox).
  *
  * The quiet period is what keeps a requeued job from racing one still in a worker's hands
  * when Redis lost track of it: a worker records every slice it hands over, so a request whose
@@ -70,7 +70,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
       enqueued += await this.unqueued();
       enqueued += await this.stranded();
       await this.receipts.expire();
-      await this.callbacks.flush();
+      await this.callbacks.recover();
     } catch (err) {
       this.warnings.warn(`sweep failed: ${(err as Error).message}`);
     } finally {

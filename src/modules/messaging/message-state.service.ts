@@ -143,7 +143,7 @@ export class MessageStateService {
     });
     this.metrics?.transitionsCommitted(committed.map(({ row, t }) => ({ channel: row.channel, status: t.status, createdAt: row.created_at, at: t.at })));
     if (jobs.length && this.outbox) {
-      // Queued, or kept in MySQL while Redis is away: a committed change never loses its callback.
+      // Kept in MySQL until delivered, so neither Redis being away nor Redis losing its data loses it.
       await this.outbox.queue(jobs);
     } else if (jobs.length) {
       await this.callbacks
