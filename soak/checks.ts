@@ -59,14 +59,7 @@ export interface CallbackLog {
   badSignatures: number;
 }
 
-export async function runChecks(
-  db: Pool,
-  stats: LoadStats,
-  smsc: SmppPeer,
-  callbacks: CallbackLog,
-  crashed: string[],
-  faults: { redisLost?: boolean } = {},
-): Promise<Check[]> {
+export async function runChecks(db: Pool, stats: LoadStats, smsc: SmppPeer, callbacks: CallbackLog, crashed: string[]): Promise<Check[]> {
   const out: Check[] = [];
   const add = (check: string, value: string | number, expected: string, ok: boolean) => out.push({ check, value, expected, ok });
 
@@ -117,12 +110,7 @@ export async function runChecks(
   const expected = await expectedCallbacks(db);
   const delivered = callbacks.delivered.size;
   const twice = [...callbacks.delivered.values()].filter((n) => n > 1).length;
-  if (faults.redisLost) {
-    // Events already queued when Redis lost its data go with it (the README says so); the rest arrive.
-    add('callback events delivered (2xx) / expected', `${delivered} / ${expected}`, 'equal, less those queued in the lost Redis', delivered > 0 && delivered <= expected);
-  } else {
-    add('callback events delivered (2xx) / expected', `${delivered} / ${expected}`, 'equal', delivered === expected && expected > 0);
-  }
+  add('callback events delivered (2xx) / expected', `${delivered} / ${expected}`, 'equal', delivered === expected && expected > 0);
   add('callback events delivered twice (at-least-once; dedupe on event_id)', twice, 'reported', true);
   add('callbacks with a bad signature', callbacks.badSignatures, '0', callbacks.badSignatures === 0);
   return out;
