@@ -14,8 +14,8 @@ import { DispatchProducer } from './dispatch.producer.js';
  * per life, so a worker slowed by load does not lose a job it is still working on.
  */
 export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
-  const lockDuration = Math.round((c.queueLockMs * 2) / 3);
-  return { lockDuration, lockRenewTime: Math.round(lockDuration / 4), stalledInterval: Math.max(250, Math.round(c.queueLockMs / 6)), maxStalledCount: 3 };
+  const lockDuration = Math.floor((c.queueLockMs * 2) / 3);
+  return { lockDuration, lockRenewTime: Math.round(lockDuration / 4), stalledInterval: Math.max(250, Math.floor(c.queueLockMs / 6)), maxStalledCount: 3 };
 }
 
 /** The Bull connection and queues, and the producer. Processors are registered by the worker module. */
