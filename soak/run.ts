@@ -1,5 +1,5 @@
 /**
- * npm run soak [-- --minutes N | --quick] [-- --rps N] [-- --keep]
+ * npm run soak [-- --minutes N | --quick] [-- --rps N] [-- --keep] [-- --redis-loss SECONDS]
  *
  * A concurrency soak on loopback: two API processes (RUN_WORKERS=false) and two worker
  * processes from dist/, on databases and a queue prefix of their own (MySQL and Redis at the
@@ -7,12 +7,17 @@
  * listener. A steady mix of requests across both APIs (load.ts) with key rotations through the
  * CLI; then a bounded drain and the checks of checks.ts. Prints a summary, writes it to
  * soak/results/latest.json and exits 1 when an invariant fails.
+ *
+ * --redis-loss SECONDS runs the processes on a Redis of the soak's own, without persistence,
+ * kills it a third of the way into the load and starts it again, empty, SECONDS later: every
+ * accepted message must still reach the SMSC exactly once, and every callback event its target.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { createPool } from 'mysql2/promise';
 import { verifyCallback } from '../src/modules/callbacks/signature.js';
 import { startHttpPeer } from '../test/support/http-peer.js';
+import { RedisInstance } from '../test/support/redis-instance.js';
 import { dropLocalState } from '../test/support/local-state.js';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { expectedCallbacks, ledgerTable, messageStates, runChecks, waitingMessages, type CallbackLog } from './checks.js';
@@ -29,8 +34,9 @@ const quick = argv.includes('--quick');
 const minutes = quick ? 1 : Number(opt('--minutes') ?? 5);
 const rps = Number(opt('--rps') ?? 30);
 const keep = argv.includes('--keep');
-if (!(minutes > 0) || !(rps > 0 && rps <= 200)) {
-  console.error('usage: npm run soak [-- --minutes N | --quick] [--rps 1-200] [--keep]');
+const redisLossSeconds = Number(opt('--redis-loss') ?? 0);
+if (!(minutes > 0) || !(rps > 0 && rps <= 200) || !(redisLossSeconds >= 0)) {
+  console.error('usage: npm run soak [-- --minutes N | --quick] [--rps 1-200] [--keep] [--redis-loss SECONDS]');
   process.exit(2);
 }
 const DRAIN_MS = 120_000;
@@ -87,6 +93,7 @@ async function main(): Promise<number> {
     return { status: 200 };
   });
 
+  const redis = redisLossSeconds > 0 ? await RedisInstance.start() : undefined;
   const ports = [await freePort(), await freePort()];
   const apis = ports.map((p) => `http://127.0.0.1:${p}`);
   const common = {
@@ -102,6 +109,8 @@ async function main(): Promise<number> {
     SMPP_URL: smsc.url,
     SANDBOX_DELIVERY_DELAY_MS: '300',
     DB_POOL_SIZE: '10',
+    // A lost queue is noticed after a quiet minute by default; the soak's drain is shorter.
+    ...(redis ? { REDIS_URL: redis.url, SWEEP_STRANDED_AFTER_MS: '15000' } : {}),
   };
   const logs = `${RESULTS}/logs`;
   const pool = createPool({ uri: mysqlUrl, connectionLimit: 4, timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true });
@@ -162,7 +171,17 @@ async function main(): Promise<number> {
           `${stats.unexpectedCount} unexpected, ${stats.networkErrors} without answer, ${rotations} rotations, SMSC ${smsc.received.length}, callbacks ${callbacks.delivered.size}`,
       );
     }, quick ? 10_000 : 15_000);
+    const redisLoss = (async () => {
+      if (!redis) return;
+      await sleep((until - loadStarted) / 3);
+      await redis.stop();
+      console.log(`  Redis killed; back, empty, in ${redisLossSeconds} s`);
+      await sleep(redisLossSeconds * 1000);
+      await redis.start();
+      console.log('  Redis back (empty)');
+    })();
     await load.run(until, rps);
+    await redisLoss;
     clearInterval(progress);
     await rotating;
     const loadSeconds = (Date.now() - loadStarted) / 1000;
@@ -191,7 +210,7 @@ async function main(): Promise<number> {
     const summary: Summary = {
       at: new Date().toISOString(),
       machine: { cores: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
-      options: { minutes, rps, quick },
+      options: { minutes, rps, quick, redis_loss_seconds: redisLossSeconds },
       seconds: { load: Math.round(loadSeconds), drain: Math.round(drainSeconds), total: Math.round((Date.now() - started) / 1000) },
       stats,
       rotations,
@@ -212,6 +231,7 @@ async function main(): Promise<number> {
     await pool.end().catch(() => undefined);
     await smsc.close();
     await hooks.close();
+    await redis?.stop();
     if (keep) console.log(`kept databases ${name}, ${name}_log, ${name}_notification and Redis prefix ${name}`);
     else await dropState().catch((err: Error) => console.warn(`cleanup: ${err.message}`));
   }

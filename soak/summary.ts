@@ -4,7 +4,7 @@ import type { LoadStats } from './load.js';
 export interface Summary {
   at: string;
   machine: object;
-  options: { minutes: number; rps: number; quick: boolean };
+  options: { minutes: number; rps: number; quick: boolean; redis_loss_seconds?: number };
   seconds: { load: number; drain: number; total: number };
   stats: LoadStats;
   rotations: number;

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { BalanceModule } from './modules/balance/balance.module.js';
+import { CallbackOutbox } from './modules/callbacks/callback-outbox.js';
 import { CallbackSender } from './modules/callbacks/callback.sender.js';
 import { DeliveryReportService } from './modules/dispatch/delivery-report.service.js';
 import { Dispatcher } from './modules/dispatch/dispatcher.js';
 import { DispatchAttempts } from './modules/dispatch/dispatch-attempts.js';
 import { ProviderFaults } from './modules/dispatch/provider-faults.js';
 import { DispatchWorker } from './modules/dispatch/dispatch.worker.js';
+import { ReceiptExpiry } from './modules/dispatch/receipt-expiry.js';
 import { RecoverySweep } from './modules/dispatch/recovery.sweep.js';
 import { TransportRegistry } from './modules/dispatch/transport.registry.js';
 import { MessageStateService } from './modules/messaging/message-state.service.js';
@@ -13,7 +15,19 @@ import { MessageStateService } from './modules/messaging/message-state.service.j
 /** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
 @Module({
   imports: [BalanceModule],
-  providers: [TransportRegistry, MessageStateService, DeliveryReportService, Dispatcher, DispatchAttempts, ProviderFaults, CallbackSender, RecoverySweep, DispatchWorker],
+  providers: [
+    TransportRegistry,
+    MessageStateService,
+    DeliveryReportService,
+    Dispatcher,
+    DispatchAttempts,
+    ProviderFaults,
+    CallbackSender,
+    CallbackOutbox,
+    ReceiptExpiry,
+    RecoverySweep,
+    DispatchWorker,
+  ],
   exports: [TransportRegistry, RecoverySweep, MessageStateService, ProviderFaults],
 })
 export class WorkerModule {}

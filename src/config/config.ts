@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { EnvSchema } from './env.schema.js';
+import { DURATION, EnvSchema } from './env.schema.js';
 
 export type Channel = 'sms' | 'email' | 'chat';
 
@@ -46,9 +46,17 @@ export interface AppConfig {
   dispatchSlice: number;
   sweepIntervalMs: number;
   sweepMinAgeMs: number;
+  /** A request enqueued and unchanged for this long, with messages still waiting, has its jobs checked and lost ones requeued. */
+  sweepStrandedAfterMs: number;
+  /** A SENT message without a receipt for this long ends EXPIRED, reason NO_RECEIPT. */
+  receiptWaitMs: number;
   callbackTimeoutMs: number;
   callbackBackoffBaseMs: number;
   callbackHttpsOnly: boolean;
+  /** Callbacks in flight to one target (scheme, host and port) per worker process. */
+  callbackTargetConcurrency: number;
+  /** How long a target that keeps failing has its callbacks parked before one is tried again. */
+  callbackCircuitOpenMs: number;
   transports: { sms: string; email: string; chat: string };
   smppUrl?: string;
   smtpUrl?: string;
@@ -134,6 +142,14 @@ function siblingUrl(url: string, database: string): string {
   return u.toString();
 }
 
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "72h" → 259200000; the schema has checked the form. */
+function durationMs(text: string): number {
+  const [, n, unit] = DURATION.exec(text)!;
+  return Number(n) * UNIT_MS[unit];
+}
+
 let packageVersion: string | undefined;
 function readVersion(): string {
   if (packageVersion) return packageVersion;
@@ -214,6 +230,8 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       `HTTP_HEADERS_TIMEOUT_MS=${headersTimeoutMs}: must not be above HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
     ]);
   }
+  const receiptWaitMs = durationMs(env.RECEIPT_WAIT ?? '72h');
+  if (receiptWaitMs < 1000) throw new ConfigError([`RECEIPT_WAIT=${JSON.stringify(env.RECEIPT_WAIT)}: must be at least 1s`]);
   return {
     port: env.PORT ?? 3000,
     env: env.APP_ENV ?? 'development',
@@ -245,9 +263,13 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     dispatchSlice: env.DISPATCH_SLICE ?? 100,
     sweepIntervalMs: env.SWEEP_INTERVAL_MS ?? 15_000,
     sweepMinAgeMs: env.SWEEP_MIN_AGE_MS ?? 10_000,
+    sweepStrandedAfterMs: env.SWEEP_STRANDED_AFTER_MS ?? 60_000,
+    receiptWaitMs,
     callbackTimeoutMs: env.CALLBACK_TIMEOUT_MS ?? 5000,
     callbackBackoffBaseMs: env.CALLBACK_BACKOFF_BASE_MS ?? 10_000,
     callbackHttpsOnly: env.CALLBACK_HTTPS_ONLY ?? false,
+    callbackTargetConcurrency: env.CALLBACK_TARGET_CONCURRENCY ?? 4,
+    callbackCircuitOpenMs: env.CALLBACK_CIRCUIT_OPEN_MS ?? 30_000,
     transports: {
       sms: env.SMS_TRANSPORT ?? 'sandbox',
       email: env.EMAIL_TRANSPORT ?? 'sandbox',

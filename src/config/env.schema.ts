@@ -18,6 +18,7 @@ const toInt = ({ value }: { value: unknown }) =>
 
 const MYSQL_URL = /^mysql:\/\/[^/\s]+\/[A-Za-z0-9_]+(\?.*)?$/;
 const REDIS_URL = /^rediss?:\/\/[^\s]+$/;
+export const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 
 /** The environment as the service reads it. Defaults live in config.ts. */
 export class EnvSchema {
@@ -155,8 +156,20 @@ export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000)
   SWEEP_MIN_AGE_MS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1000) @Max(86_400_000)
+  SWEEP_STRANDED_AFTER_MS?: number;
+
+  @IsOptional() @Matches(DURATION, { message: 'must be a duration such as 72h, 30m, 45s or 500ms (at least 1s)' })
+  RECEIPT_WAIT?: string;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
   CALLBACK_TIMEOUT_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(256)
+  CALLBACK_TARGET_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000)
+  CALLBACK_CIRCUIT_OPEN_MS?: number;
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(10) @Max(3_600_000)
   CALLBACK_BACKOFF_BASE_MS?: number;

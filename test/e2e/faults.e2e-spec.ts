@@ -262,6 +262,8 @@ describe('a callback target that is away', () => {
       SANDBOX_DELIVERY_DELAY_MS: '100',
       CALLBACK_BACKOFF_BASE_MS: '50',
       CALLBACK_TIMEOUT_MS: '2000',
+      // The circuit opens after 5 failures in a row; kept short so probes follow the target closely.
+      CALLBACK_CIRCUIT_OPEN_MS: '200',
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
     });
     tenant = await createTenant(t);
@@ -285,16 +287,19 @@ describe('a callback target that is away', () => {
         ((await notifications.query('SELECT event_id, attempt, outcome, http_status FROM callback_attempts ORDER BY event_id, attempt')) as unknown as [
           Array<{ event_id: string; attempt: number; outcome: string; http_status: number | null }>,
         ])[0];
-      // Both events (SENT, DELIVERED) fail at least four times in a row before the target comes back.
+      // Both events (SENT, DELIVERED) fail at least four times in a row before the target comes back:
+      // refused, or not sent while the target's circuit is open.
+      const failed = new Set(['network_error', 'circuit_open']);
       await waitFor(
         async () => {
           const byEvent = new Map<string, number>();
-          for (const a of await attempts()) if (a.outcome === 'network_error') byEvent.set(a.event_id, (byEvent.get(a.event_id) ?? 0) + 1);
+          for (const a of await attempts()) if (failed.has(a.outcome)) byEvent.set(a.event_id, (byEvent.get(a.event_id) ?? 0) + 1);
           return byEvent.size === 2 && [...byEvent.values()].every((n) => n >= 4);
         },
         15_000,
-        'four refused attempts for each of the two callbacks',
+        'four failed attempts for each of the two callbacks',
       );
+      expect((await attempts()).filter((a) => a.outcome === 'network_error').length).toBeGreaterThanOrEqual(5);
 
       const received: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
       target = createServer((req, resp) => {
@@ -316,7 +321,7 @@ describe('a callback target that is away', () => {
       }
       expect(received.map((r) => (JSON.parse(r.body) as { status: string }).status).sort()).toEqual(['DELIVERED', 'SENT']);
 
-      // Every attempt is in the notification database: 1..n, refused until the last, which got 200.
+      // Every attempt is in the notification database: 1..n, failed until the last, which got 200.
       const byEvent = new Map<string, Array<{ attempt: number; outcome: string; http_status: number | null }>>();
       for (const a of await attempts()) byEvent.set(a.event_id, [...(byEvent.get(a.event_id) ?? []), a]);
       expect(byEvent.size).toBe(2);
@@ -324,7 +329,7 @@ describe('a callback target that is away', () => {
         expect(list.map((a) => a.attempt)).toEqual(list.map((_, i) => i + 1));
         expect(list.length).toBeGreaterThanOrEqual(5);
         expect(list.length).toBeLessThanOrEqual(10);
-        expect(list.slice(0, -1).every((a) => a.outcome === 'network_error')).toBe(true);
+        expect(list.slice(0, -1).every((a) => failed.has(a.outcome))).toBe(true);
         expect(list.at(-1)).toMatchObject({ outcome: 'delivered', http_status: 200 });
       }
     } finally {

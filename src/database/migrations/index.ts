@@ -3,14 +3,29 @@ import { CreateCoreTables1764000000000 } from './main/1764000000000-create-core-
 import { CreateMessageEvents1764000100000 } from './main/1764000100000-create-message-events.js';
 import { ExactUserReferenceId1764000450000 } from './main/1764000450000-exact-user-reference-id.js';
 import { CreateMessageParts1764000600000 } from './main/1764000600000-create-message-parts.js';
+import { IndexMessagesByStatus1764000612000 } from './main/1764000612000-index-messages-by-status.js';
 import { MessageLastAttempt1764013100000 } from './main/1764013100000-message-last-attempt.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
+import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
+import { CreateCallbackOutbox1764000612200 } from './notification/1764000612200-create-callback-outbox.js';
 import { CreateRequestLogs1764000300000 } from './log/1764000300000-create-request-logs.js';
 
 type MigrationClass = new () => MigrationInterface;
 
 // Listed explicitly: ESM output has no glob loading, and the order is the schema's history.
-export const MAIN_MIGRATIONS: MigrationClass[] = [CreateCoreTables1764000000000, CreateMessageEvents1764000100000, ExactUserReferenceId1764000450000, CreateMessageParts1764000600000, MessageLastAttempt1764013100000];
+export const MAIN_MIGRATIONS: MigrationClass[] = [
+  CreateCoreTables1764000000000,
+  CreateMessageEvents1764000100000,
+  ExactUserReferenceId1764000450000,
+  CreateMessageParts1764000600000,
+  IndexMessagesByStatus1764000612000,
+  MessageLastAttempt1764013100000,
+];
 export const LOG_MIGRATIONS: MigrationClass[] = [CreateRequestLogs1764000300000];
-export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [CreateReportsAndCallbacks1764000200000, ReceiptIdKeys1764000610000];
+export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
+  CreateReportsAndCallbacks1764000200000,
+  ReceiptIdKeys1764000610000,
+  CallbackOutcomeCircuitOpen1764000612100,
+  CreateCallbackOutbox1764000612200,
+];

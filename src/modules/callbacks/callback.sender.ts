@@ -1,36 +1,81 @@
+import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Job } from 'bull';
+import type { Job, Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
+import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
 import type { CallbackJob } from '../messaging/message-state.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { CallbackOutbox } from './callback-outbox.js';
 import { RefusedTarget, safePost } from './safe-post.js';
 import { signCallback } from './signature.js';
+import { TargetGate, targetOf } from './target-gate.js';
 
 export class CallbackFailed extends Error {}
+
+/** Failures in a row after which a target's callbacks stop being sent until a probe succeeds. */
+const FAILURES_TO_OPEN = 5;
+
+/** A callback event put back on the queue while its target was busy: it keeps its attempt count. */
+type QueuedCallback = CallbackJob & { priorAttempts?: number; parks?: number };
 
 /**
  * Delivers one signed callback and records the attempt in the notification
  * database. A non-2xx answer or no answer throws, so Bull retries with jittered exponential
  * backoff; a target refused by the SSRF guard is recorded and not retried.
+ *
+ * Targets are isolated from one another (TargetGate): while a target already has its share of
+ * calls in flight, its next event is put back on the queue a moment later, spending no
+ * attempt, so a slow target cannot occupy every worker. While a target's circuit is open
+ * (it kept failing), its events are not sent: each due attempt is recorded as `circuit_open`
+ * and retried on the usual schedule, and one probe at a time tests the target once the
+ * circuit's time is up. Events of other targets flow meanwhile.
  */
 @Injectable()
 export class CallbackSender {
+  private readonly gate: TargetGate;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly main: DataSource,
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    @InjectQueue(CALLBACK_QUEUE) private readonly queue: Queue<QueuedCallback>,
+    private readonly outbox: CallbackOutbox,
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
-  ) {}
+  ) {
+    this.gate = new TargetGate({ perTarget: config.callbackTargetConcurrency, failuresToOpen: FAILURES_TO_OPEN, openMs: config.callbackCircuitOpenMs });
+  }
 
-  async handle(job: Job<CallbackJob>): Promise<void> {
+  async handle(job: Job<QueuedCallback>): Promise<void> {
+    const { url, accountId, messageRowId, eventId } = job.data;
+    const attempt = (job.data.priorAttempts ?? 0) + job.attemptsMade + 1;
+    const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const admission = this.gate.enter(targetOf(url));
+    if (!admission.ok && admission.reason === 'busy') return this.park(job, admission.retryInMs);
+    if (!admission.ok) {
+      await this.record(eventId, messageRowId, accountId, url, attempt, 'circuit_open', null, `target failing; circuit open for ${admission.retryInMs} ms more`, 0);
+      if (last) this.outbox.finished(eventId);
+      throw new CallbackFailed(`callback ${eventId}: circuit open`);
+    }
+    let failure: string | null = 'not attempted';
+    try {
+      failure = await this.deliver(job, attempt, admission.release);
+    } finally {
+      admission.release(failure === null); // a no-op once deliver has released it
+    }
+    if (failure === null || last) this.outbox.finished(eventId);
+    if (failure !== null) throw new CallbackFailed(`callback ${eventId}: ${failure}`);
+  }
+
+  /** Returns why the attempt failed and is to be retried, or null when it is done with. */
+  private async deliver(job: Job<QueuedCallback>, attempt: number, release: (succeeded: boolean, tookMs?: number) => void): Promise<string | null> {
     const { url, accountId, payload, messageRowId, eventId } = job.data;
     const [account] = (await this.main.query('SELECT callback_secret FROM accounts WHERE id = ?', [accountId])) as Array<{
       callback_secret: string;
     }>;
-    if (!account) return;
+    if (!account) return null;
     const body = JSON.stringify(payload);
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
@@ -55,17 +100,57 @@ export class CallbackSender {
       outcome = err instanceof RefusedTarget ? 'refused' : 'network_error';
       error = (err as Error).message.slice(0, 255);
     }
+    const tookMs = Math.round(performance.now() - started);
+    const failure = outcome === 'http_error' || outcome === 'network_error' ? (error ?? outcome) : null;
+    // The target's slot is held for its own answer only, and judged by that answer's time.
+    release(failure === null, tookMs);
+    await this.record(eventId, messageRowId, accountId, url, attempt, outcome, httpStatus, error, tookMs);
+    return failure;
+  }
+
+  private async record(
+    eventId: string,
+    messageRowId: string,
+    accountId: string,
+    url: string,
+    attempt: number,
+    outcome: string,
+    httpStatus: number | null,
+    error: string | null,
+    durationMs: number,
+  ): Promise<void> {
     await this.notifications.query(
       `INSERT INTO callback_attempts (event_id, message_id, account_id, url, attempt, outcome, http_status, error, duration_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [eventId, messageRowId, accountId, url.slice(0, 2048), job.attemptsMade + 1, outcome, httpStatus, error, Math.round(performance.now() - started)],
+      [eventId, messageRowId, accountId, url.slice(0, 2048), attempt, outcome, httpStatus, error, durationMs],
     );
     this.metrics?.callbackAttempt(outcome);
-    if (outcome === 'http_error' || outcome === 'network_error') throw new CallbackFailed(`callback ${eventId}: ${error}`);
+  }
+
+  /**
+   * Puts the event back on the queue, due a moment later, under a new job id; this job then
+   * completes. The attempts already spent travel with it, so the total and the backoff
+   * schedule stay those of the first job.
+   */
+  private async park(job: Job<QueuedCallback>, delayMs: number): Promise<void> {
+    const prior = (job.data.priorAttempts ?? 0) + job.attemptsMade;
+    const parks = (job.data.parks ?? 0) + 1;
+    await this.queue.add('deliver', { ...job.data, priorAttempts: prior, parks }, {
+      jobId: `${job.data.eventId}~${parks}`,
+      delay: Math.round(delayMs * (0.5 + Math.random())),
+      attempts: Math.max(1, (job.opts.attempts ?? 1) - job.attemptsMade),
+      backoff: { type: 'jittered', options: { offset: prior } },
+      removeOnComplete: true,
+      removeOnFail: job.opts.removeOnFail ?? 5000,
+    });
   }
 }
 
-/** Exponential backoff with jitter: base × 2^(n-1), scaled by a random factor in [0.75, 1.25). */
+/**
+ * Exponential backoff with jitter: base × 2^(n-1), scaled by a random factor in [0.75, 1.25).
+ * A parked event's job counts from the attempts spent before it (`offset`).
+ */
 export function jitteredBackoff(baseMs: number) {
-  return (attemptsMade: number): number => Math.round(baseMs * 2 ** Math.max(0, attemptsMade - 1) * (0.75 + Math.random() * 0.5));
+  return (attemptsMade: number, _err?: unknown, options?: { offset?: number } | null): number =>
+    Math.round(baseMs * 2 ** Math.max(0, attemptsMade + (options?.offset ?? 0) - 1) * (0.75 + Math.random() * 0.5));
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { MessageStateService } from '../messaging/message-state.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -35,6 +36,7 @@ interface Queued {
 export class DeliveryReportService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryReportService.name);
   private readonly matcher: ReceiptMatcher;
+  private readonly warnings = new RepeatLimiter(this.logger);
   private queue: Queued[] = [];
   private flushing = false;
   private unmatched = { count: 0, example: '', loggedAt: 0 };
@@ -77,7 +79,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
         await retryLocks(() => this.handle(batch));
         for (const q of batch) q.done();
       } catch (err) {
-        this.logger.warn(`${batch.length} delivery report(s) not stored, left to the provider to resend: ${(err as Error).message}`);
+        this.warnings.warn(`${batch.length} delivery report(s) not stored, left to the provider to resend: ${(err as Error).message}`);
         for (const q of batch) q.done(err as Error);
       }
     }

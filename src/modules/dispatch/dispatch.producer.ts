@@ -4,9 +4,35 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import type { Channel } from '../messaging/channel.js';
+import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { DISPATCH_CHUNK, type DispatchJob } from './dispatch.constants.js';
 
-const ENQUEUE_TIMEOUT_MS = 3000;
+/**
+ * A send is answered within about this long even when Redis hangs (a dropped connection is
+ * noticed at once and not waited for at all): its messages are stored, and the sweep queues
+ * them if the jobs did not get through.
+ */
+const ENQUEUE_TIMEOUT_MS = 800;
+
+/** Job `index` of a request holds its accepted messages [index × DISPATCH_CHUNK, (index + 1) × DISPATCH_CHUNK) in id order. */
+export interface Chunk {
+  index: number;
+  messageIds: string[];
+}
+
+export function dispatchJobId(sendRequestId: string, index: number): string {
+  return `${sendRequestId}-${index}`;
+}
+
+export function dispatchJobOptions(sendRequestId: string, index: number) {
+  return {
+    jobId: dispatchJobId(sendRequestId, index),
+    attempts: 8,
+    backoff: { type: 'exponential', delay: 2000 },
+    removeOnComplete: true,
+    removeOnFail: 1000,
+  };
+}
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -16,6 +42,14 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
       (e) => (clearTimeout(t), reject(e)),
     );
   });
+}
+
+/** ioredis states in which a command would only wait for a reconnection. */
+const DOWN = new Set(['reconnecting', 'close', 'end']);
+
+/** Ids are decimal strings without leading zeros: the longer is larger, else compare as text. */
+export function byNumericId(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 interface Pending {
@@ -34,6 +68,7 @@ interface Pending {
 @Injectable()
 export class DispatchProducer {
   private readonly logger = new Logger(DispatchProducer.name);
+  private readonly warnings = new RepeatLimiter(this.logger);
   private readonly pending = new Map<Channel, Pending[]>();
 
   constructor(
@@ -52,20 +87,20 @@ export class DispatchProducer {
    * the messages are safely stored and the recovery sweep will enqueue them later.
    */
   enqueue(channel: Channel, sendRequestId: string, messageIds: string[]): Promise<boolean> {
-    const jobs: Pending['jobs'] = [];
-    for (let i = 0; i < messageIds.length; i += DISPATCH_CHUNK) {
-      jobs.push({
-        name: 'send',
-        data: { sendRequestId, messageIds: messageIds.slice(i, i + DISPATCH_CHUNK) },
-        opts: {
-          jobId: `${sendRequestId}-${i / DISPATCH_CHUNK}`,
-          attempts: 8,
-          backoff: { type: 'exponential', delay: 2000 },
-          removeOnComplete: true,
-          removeOnFail: 1000,
-        },
-      });
-    }
+    // Ids are generated in increasing order, so this is the order the sweep reads them back in.
+    const sorted = [...messageIds].sort(byNumericId);
+    const chunks: Chunk[] = [];
+    for (let i = 0; i < sorted.length; i += DISPATCH_CHUNK) chunks.push({ index: i / DISPATCH_CHUNK, messageIds: sorted.slice(i, i + DISPATCH_CHUNK) });
+    return this.enqueueChunks(channel, sendRequestId, chunks);
+  }
+
+  /** Enqueues the given chunks of a request under their fixed job ids and marks the request enqueued. */
+  enqueueChunks(channel: Channel, sendRequestId: string, chunks: Chunk[]): Promise<boolean> {
+    const jobs: Pending['jobs'] = chunks.map((c) => ({
+      name: 'send',
+      data: { sendRequestId, messageIds: c.messageIds },
+      opts: dispatchJobOptions(sendRequestId, c.index),
+    }));
     return new Promise<boolean>((resolve) => {
       let batch = this.pending.get(channel);
       if (!batch) {
@@ -81,16 +116,19 @@ export class DispatchProducer {
     const batch = this.pending.get(channel) ?? [];
     this.pending.delete(channel);
     const jobs = batch.flatMap((p) => p.jobs);
+    const queue = this.queue(channel);
     try {
-      if (jobs.length) await withTimeout(this.queue(channel).addBulk(jobs), ENQUEUE_TIMEOUT_MS);
+      // While the connection is down, commands would wait in ioredis' offline queue: answer now instead.
+      if (DOWN.has(queue.client.status)) throw new Error(`Redis connection ${queue.client.status}`);
+      if (jobs.length) await withTimeout(queue.addBulk(jobs), ENQUEUE_TIMEOUT_MS);
     } catch (err) {
-      this.logger.warn(`${batch.length} request(s) not enqueued now (${(err as Error).message}); the sweep will retry`);
+      this.warnings.warn(`${batch.length} request(s) not enqueued now (${(err as Error).message}); the sweep will retry`);
       for (const p of batch) p.resolve(false);
       return;
     }
     await this.ds
       .query('UPDATE send_requests SET enqueued_at = CURRENT_TIMESTAMP(3) WHERE id IN (?)', [batch.map((p) => p.sendRequestId)])
-      .catch((err: Error) => this.logger.warn(`${batch.length} request(s) enqueued but not marked (${err.message})`));
+      .catch((err: Error) => this.warnings.warn(`${batch.length} request(s) enqueued but not marked (${err.message})`));
     for (const p of batch) p.resolve(true);
   }
 }

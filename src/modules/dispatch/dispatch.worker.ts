@@ -19,6 +19,7 @@ import { TransportRegistry } from './transport.registry.js';
 @Injectable()
 export class DispatchWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Worker');
+  // One line per cause every few seconds: during a MySQL outage every receipt would fail alike.
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,

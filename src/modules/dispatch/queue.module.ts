@@ -6,9 +6,17 @@ import { dispatchBackoff } from './dispatch-backoff.js';
 import { CALLBACK_QUEUE, QUEUE_NAMES } from './dispatch.constants.js';
 import { DispatchProducer } from './dispatch.producer.js';
 
-/** A job whose worker died (no lock renewal) goes back to the queue after about this long. */
-function lockSettings(c: AppConfig) {
-  return { lockDuration: c.queueLockMs, stalledInterval: c.queueLockMs, maxStalledCount: 3 };
+/**
+ * A job whose worker died goes back to the queue within QUEUE_LOCK_MS. Bull needs two stalled
+ * checks to move a job (the first marks the active jobs, the second moves those whose lock has
+ * lapsed), so the worst case is the lock's life plus two check intervals: with the check every
+ * lockMs/6 and the lock living 2/3 of lockMs, that is lockMs. (With the check as seldom as the
+ * lock's life, takeover took up to three times QUEUE_LOCK_MS.) The lock is renewed four times
+ * per life, so a worker slowed by load does not lose a job it is still working on.
+ */
+export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
+  const lockDuration = Math.floor((c.queueLockMs * 2) / 3);
+  return { lockDuration, lockRenewTime: Math.round(lockDuration / 4), stalledInterval: Math.max(250, Math.floor(c.queueLockMs / 6)), maxStalledCount: 3 };
 }
 
 /** The Bull connection and queues, and the producer. Processors are registered by the worker module. */

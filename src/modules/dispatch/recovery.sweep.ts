@@ -1,26 +1,54 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import type { Channel } from '../messaging/channel.js';
-import { DispatchProducer } from './dispatch.producer.js';
+import { DISPATCH_CHUNK } from './dispatch.constants.js';
+import { dispatchJobId, DispatchProducer, type Chunk } from './dispatch.producer.js';
+import { ReceiptExpiry } from './receipt-expiry.js';
+
+/** Bull states in which a job will still run (or is running) without help. */
+const ALIVE = new Set(['waiting', 'active', 'delayed', 'paused']);
+/** Requests examined per round for lost jobs; the rest wait for the next round (a cursor walks them all). */
+const STRANDED_PER_ROUND = 50;
 
 /**
- * Nothing lost between MySQL and Redis: a request stored but never enqueued (Redis down at
- * the moment of the send, or a crash between commit and enqueue) still has enqueued_at NULL.
- * This finds such requests and enqueues their waiting messages; the producer's job ids make
- * a double enqueue harmless, and the dispatcher skips messages already sent.
+ * Nothing stays stranded between MySQL and Redis. MySQL is the truth: a message is waiting
+ * for as long as it is ACKNOWLEDGED, and each round looks for such messages whose job is gone.
+ *
+ * - A request stored but never enqueued (Redis down at the moment of the send, or a crash
+ *   between commit and enqueue) still has enqueued_at NULL: its waiting messages are queued.
+ * - A request enqueued, with messages still ACKNOWLEDGED and none of its messages changed for
+ *   SWEEP_STRANDED_AFTER_MS, has its jobs looked up in the queue (job ids are fixed per chunk
+ *   of the request). A chunk whose job is missing (Redis restarted empty, flushed, failed over
+ *   to a replica that lagged), completed or failed while messages of it still wait is queued
+ *   again with just those messages. A job still waiting, delayed or running is left alone:
+ *   Bull itself hands a dead worker's job to another after QUEUE_LOCK_MS.
+ *
+ * Each round also closes out messages whose receipt never came (ReceiptExpiry) and queues the
+ * callback events that are kept in MySQL but no longer (or not yet) in Redis (CallbackOutbox).
+ *
+ * The quiet period is what keeps a requeued job from racing one still in a worker's hands
+ * when Redis lost track of it: a worker records every slice it hands over, so a request whose
+ * messages have not moved for that long is not being sent by anyone. The dispatcher sends
+ * only ACKNOWLEDGED messages, so nothing recorded as sent goes again.
  */
 @Injectable()
 export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RecoverySweep.name);
+  private readonly warnings = new RepeatLimiter(this.logger);
   private timer?: NodeJS.Timeout;
   private running = false;
+  private cursor = '0';
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly producer: DispatchProducer,
+    private readonly receipts: ReceiptExpiry,
+    private readonly callbacks: CallbackOutbox,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -30,33 +58,105 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+    this.warnings.flush();
   }
 
-  /** Returns how many requests were enqueued. */
+  /** Returns how many requests were (re)enqueued. */
   async sweep(): Promise<number> {
     if (this.running) return 0;
     this.running = true;
     let enqueued = 0;
     try {
-      const stale = (await this.ds.query(
-        `SELECT id, channel FROM send_requests
-          WHERE enqueued_at IS NULL AND created_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND
-          ORDER BY id LIMIT 200`,
-        [this.config.sweepMinAgeMs * 1000],
-      )) as Array<{ id: string; channel: Channel }>;
-      for (const req of stale) {
-        const ids = (await this.ds.query("SELECT id FROM messages WHERE send_request_id = ? AND status = 'ACKNOWLEDGED' ORDER BY id", [
-          req.id,
-        ])) as Array<{ id: string }>;
-        if (await this.producer.enqueue(req.channel, String(req.id), ids.map((r) => String(r.id)))) enqueued++;
-        else break; // Redis is still away: try again next round.
-      }
-      if (enqueued) this.logger.log(`recovered ${enqueued} request(s) that had not reached the queue`);
+      enqueued += await this.unqueued();
+      enqueued += await this.stranded();
+      await this.receipts.expire();
+      await this.callbacks.recover();
     } catch (err) {
-      this.logger.warn(`sweep failed: ${(err as Error).message}`);
+      this.warnings.warn(`sweep failed: ${(err as Error).message}`);
     } finally {
       this.running = false;
     }
     return enqueued;
+  }
+
+  private async unqueued(): Promise<number> {
+    const stale = (await this.ds.query(
+      `SELECT id, channel FROM send_requests
+        WHERE enqueued_at IS NULL AND created_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND
+        ORDER BY id LIMIT 200`,
+      [this.config.sweepMinAgeMs * 1000],
+    )) as Array<{ id: string; channel: Channel }>;
+    let enqueued = 0;
+    for (const req of stale) {
+      const chunks = await this.waitingChunks(String(req.id));
+      if (!(await this.producer.enqueueChunks(req.channel, String(req.id), chunks))) break; // Redis still away: next round
+      enqueued++;
+    }
+    if (enqueued) this.logger.log(`queued ${enqueued} request(s) that had not reached the queue`);
+    return enqueued;
+  }
+
+  private async stranded(): Promise<number> {
+    const candidates = (await this.ds.query(
+      `SELECT DISTINCT send_request_id AS id FROM messages FORCE INDEX (ix_messages_status_sent_request)
+        WHERE status = 'ACKNOWLEDGED' AND sent_at IS NULL AND send_request_id > ?
+        ORDER BY send_request_id LIMIT ?`,
+      [this.cursor, STRANDED_PER_ROUND],
+    )) as Array<{ id: string }>;
+    this.cursor = candidates.length < STRANDED_PER_ROUND ? '0' : String(candidates.at(-1)!.id);
+    if (candidates.length === 0) return 0;
+    const quietUs = this.config.sweepStrandedAfterMs * 1000;
+    // Enqueued a while ago, and no message of the request has changed since.
+    const quiet = (await this.ds.query(
+      `SELECT r.id, r.channel FROM send_requests r
+        WHERE r.id IN (?) AND r.enqueued_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND
+          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.send_request_id = r.id
+                           AND m.updated_at >= CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND)`,
+      [candidates.map((c) => c.id), quietUs, quietUs],
+    )) as Array<{ id: string; channel: Channel }>;
+    let requeued = 0;
+    let messages = 0;
+    for (const req of quiet) {
+      const id = String(req.id);
+      const lost = await this.lostChunks(req.channel, id, await this.waitingChunks(id));
+      if (lost.length === 0) continue;
+      if (!(await this.producer.enqueueChunks(req.channel, id, lost))) break;
+      requeued++;
+      messages += lost.reduce((n, c) => n + c.messageIds.length, 0);
+    }
+    if (requeued) this.logger.warn(`requeued ${messages} waiting message(s) of ${requeued} request(s) whose jobs were no longer queued`);
+    return requeued;
+  }
+
+  /**
+   * The request's accepted messages in id order, cut as the producer cut them, keeping in each
+   * chunk only the messages still waiting (and only chunks that have any).
+   */
+  private async waitingChunks(requestId: string): Promise<Chunk[]> {
+    const rows = (await this.ds.query('SELECT id, status FROM messages WHERE send_request_id = ? AND units > 0 ORDER BY id', [requestId])) as Array<{
+      id: string;
+      status: string;
+    }>;
+    const chunks: Chunk[] = [];
+    rows.forEach((r, i) => {
+      if (r.status !== 'ACKNOWLEDGED') return;
+      const index = Math.floor(i / DISPATCH_CHUNK);
+      if (chunks.at(-1)?.index !== index) chunks.push({ index, messageIds: [] });
+      chunks.at(-1)!.messageIds.push(String(r.id));
+    });
+    return chunks;
+  }
+
+  /** The chunks whose job will not run again by itself; a finished job still kept is removed so its id can be reused. */
+  private async lostChunks(channel: Channel, requestId: string, chunks: Chunk[]): Promise<Chunk[]> {
+    const queue = this.producer.queue(channel);
+    const lost: Chunk[] = [];
+    for (const chunk of chunks) {
+      const job = await queue.getJob(dispatchJobId(requestId, chunk.index));
+      if (job && ALIVE.has(await job.getState())) continue;
+      if (job) await job.remove();
+      lost.push(chunk);
+    }
+    return lost;
   }
 }

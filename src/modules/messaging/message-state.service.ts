@@ -4,7 +4,9 @@ import { InjectQueue } from '@nestjs/bull';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource, type EntityManager } from 'typeorm';
+import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { BalanceService } from '../balance/balance.service.js';
+import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { Channel, MessageStatus } from './channel.js';
@@ -74,12 +76,14 @@ interface LockedRow {
 @Injectable()
 export class MessageStateService {
   private readonly logger = new Logger(MessageStateService.name);
+  private readonly warnings = new RepeatLimiter(this.logger);
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly balances: BalanceService,
     @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
+    @Optional() private readonly outbox?: CallbackOutbox,
   ) {}
 
   /**
@@ -145,10 +149,13 @@ export class MessageStateService {
       return done.map((d) => d.t);
     });
     this.metrics?.transitionsCommitted(committed.map(({ row, t }) => ({ channel: row.channel, status: t.status, createdAt: row.created_at, at: t.at })));
-    if (jobs.length) {
+    if (jobs.length && this.outbox) {
+      // Kept in MySQL until delivered, so neither Redis being away nor Redis losing its data loses it.
+      await this.outbox.queue(jobs);
+    } else if (jobs.length) {
       await this.callbacks
         .addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { jobId: data.eventId, attempts: 10, backoff: { type: 'jittered' }, removeOnComplete: true, removeOnFail: 5000 } })))
-        .catch((err: Error) => this.logger.warn(`callbacks not queued: ${err.message}`));
+        .catch((err: Error) => this.warnings.warn(`callbacks not queued: ${err.message}`));
     }
     return applied;
   }

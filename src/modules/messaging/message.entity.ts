@@ -5,6 +5,7 @@ import { CHANNELS, MESSAGE_STATUSES, type Channel, type MessageStatus } from './
 @Entity('messages')
 @Index('ix_messages_request', ['sendRequestId'])
 @Index('ix_messages_account_created', ['accountId', 'createdAt'])
+@Index('ix_messages_status_sent_request', ['status', 'sentAt', 'sendRequestId'])
 export class Message {
   /** Numeric, time-ordered; the e-mail message_id. */
   @PrimaryColumn({ type: 'bigint', unsigned: true })

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { RepeatLimiter } from '../../../common/logging/repeat-limiter.js';
 import type { Channel } from '../../messaging/channel.js';
 import type {
   DeliveryReport,
@@ -36,6 +37,8 @@ export function sandboxFails(channel: Channel, recipient: string): boolean {
 export class SandboxTransport implements Transport {
   readonly name = 'sandbox';
   private readonly logger = new Logger(SandboxTransport.name);
+  // During a database outage every report fails alike: one line per cause every few seconds.
+  private readonly failures = new RepeatLimiter({ warn: (m) => this.logger.error(m) });
   private handler?: ReportHandler;
   private readonly pending = new Map<NodeJS.Timeout, PendingReport>();
   private closed = false;
@@ -101,7 +104,8 @@ export class SandboxTransport implements Transport {
       await this.handler({ ...report, occurredAt: new Date() });
     } catch (err) {
       // The handler owns persistence and retries; here it can only be noted.
-      this.logger.error(`report handler failed for ${report.providerMessageId}: ${(err as Error).message}`);
+      const reason = (err as Error).message;
+      this.failures.warn(`report handler failed for ${report.providerMessageId}: ${reason}`, `handler: ${reason}`);
     }
   }
 }

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bull';
+import { DataSource } from 'typeorm';
+import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { NOTIFICATION_DB } from '../../database/data-sources.js';
+import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
+import type { CallbackJob } from '../messaging/message-state.service.js';
+
+const BATCH = 500;
+/** The state path does not wait longer than this for Redis: past it, the events are queued later. */
+const QUEUE_TIMEOUT_MS = 800;
+/** A kept event not yet queued is left this long to the call that is queuing it, then the sweep takes it. */
+const UNQUEUED_GRACE_MS = 2000;
+/** Longer than any event's retry schedule: a row this old is a leftover (its deletion failed). */
+const FORGET_AFTER_HOURS = 6;
+const DONE_FLUSH_MS = 200;
+/** ioredis states in which a command would only wait for a reconnection. */
+const DOWN = new Set(['reconnecting', 'close', 'end']);
+
+/** The options every callback job is queued with: 10 attempts on the jittered schedule. */
+export function callbackJobOptions(eventId: string) {
+  return { jobId: eventId, attempts: 10, backoff: { type: 'jittered' }, removeOnComplete: true, removeOnFail: 5000 };
+}
+
+/**
+ * Redis holds the callback queue; MySQL keeps the list of events not yet done with, so that no
+ * callback is lost with Redis:
+ * - an event whose state change committed while Redis was away is queued by the sweep once it
+ *   answers;
+ * - when Redis comes back without its data (a restart without persistence, a flush), every
+ *   event not done with is queued again. Such a loss is noticed by a marker key that vanishes
+ *   with the data: the worker that sets it again requeues.
+ * An event is done with when delivered, refused, or out of attempts. Requeued events keep their
+ * event id, so a receiver that got one already can tell the repeat.
+ */
+@Injectable()
+export class CallbackOutbox implements OnApplicationShutdown {
+  private readonly logger = new Logger(CallbackOutbox.name);
+  private readonly warnings = new RepeatLimiter(this.logger);
+  private done: string[] = [];
+  private doneTimer?: NodeJS.Timeout;
+  private epoch?: string;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
+  ) {}
+
+  /** Keeps the events, then queues them (or leaves them to the sweep when Redis is down or slow). */
+  async queue(jobs: CallbackJob[]): Promise<void> {
+    const ids = jobs.map((j) => j.eventId);
+    let kept = true;
+    await this.notifications
+      .query(`INSERT IGNORE INTO callback_outbox (event_id, job) VALUES ${jobs.map(() => '(?, ?)').join(',')}`, jobs.flatMap((j) => [j.eventId, JSON.stringify(j)]))
+      .catch((err: Error) => {
+        kept = false;
+        this.warnings.warn(`${jobs.length} callback(s) not kept in the outbox (${err.message}); queued without a copy`);
+      });
+    try {
+      await this.add(jobs);
+    } catch (err) {
+      this.warnings.warn(
+        kept
+          ? `${jobs.length} callback(s) not queued (${(err as Error).message}); kept to queue later`
+          : `${jobs.length} callback(s) lost: not queued (${(err as Error).message}) nor kept`,
+      );
+      return;
+    }
+    if (kept) await this.markQueued(ids);
+  }
+
+  /** The event needs no more attempts; its row goes (in a batch, shortly). */
+  finished(eventId: string): void {
+    this.done.push(eventId);
+    if (!this.doneTimer) {
+      this.doneTimer = setTimeout(() => void this.flushDone(), DONE_FLUSH_MS);
+      this.doneTimer.unref();
+    }
+  }
+
+  /** Run by the recovery sweep: notices a Redis that lost its data, then queues what is kept unqueued. */
+  async recover(): Promise<number> {
+    if (DOWN.has(this.callbacks.client.status)) return 0;
+    await this.checkEpoch();
+    let queued = 0;
+    for (;;) {
+      const rows = (await this.notifications.query(
+        `SELECT event_id, job FROM callback_outbox
+          WHERE queued_at IS NULL AND created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND ORDER BY queued_at, created_at LIMIT ?`,
+        [UNQUEUED_GRACE_MS * 1000, BATCH],
+      )) as Array<{ event_id: string; job: string }>;
+      if (rows.length === 0) break;
+      await this.add(rows.map((r) => JSON.parse(r.job) as CallbackJob));
+      await this.markQueued(rows.map((r) => r.event_id));
+      queued += rows.length;
+      if (rows.length < BATCH) break;
+    }
+    await this.notifications.query('DELETE FROM callback_outbox WHERE created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR LIMIT 1000', [FORGET_AFTER_HOURS]);
+    if (queued) this.logger.log(`queued ${queued} callback event(s) that were not in the queue`);
+    return queued;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.flushDone();
+    this.warnings.flush();
+  }
+
+  private async add(jobs: CallbackJob[]): Promise<void> {
+    if (DOWN.has(this.callbacks.client.status)) throw new Error(`Redis connection ${this.callbacks.client.status}`);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from Redis within ${QUEUE_TIMEOUT_MS} ms`)), QUEUE_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.callbacks.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: callbackJobOptions(data.eventId) }))), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async markQueued(ids: string[]): Promise<void> {
+    // If this fails the sweep queues them again later: same job id, so nothing new while the job exists.
+    await this.notifications
+      .query('UPDATE callback_outbox SET queued_at = CURRENT_TIMESTAMP(3) WHERE event_id IN (?)', [ids])
+      .catch((err: Error) => this.warnings.warn(`${ids.length} queued callback(s) not marked (${err.message})`));
+  }
+
+  private async flushDone(): Promise<void> {
+    clearTimeout(this.doneTimer);
+    this.doneTimer = undefined;
+    const ids = this.done.splice(0, this.done.length);
+    if (ids.length === 0) return;
+    try {
+      await this.notifications.query('DELETE FROM callback_outbox WHERE event_id IN (?)', [ids]);
+    } catch (err) {
+      // A row left behind at worst sends its event once more after a Redis loss, or ages out.
+      this.warnings.warn(`${ids.length} finished callback(s) not cleared from the outbox (${(err as Error).message})`);
+    }
+  }
+
+  /**
+   * The marker lives in Redis beside the queue. Missing means Redis has lost its data since
+   * the last look (or never had it): whoever sets it again puts every kept event back.
+   */
+  private async checkEpoch(): Promise<void> {
+    const key = `${this.config.queuePrefix}:${CALLBACK_QUEUE}:outbox-epoch`;
+    const client = this.callbacks.client;
+    const current = await client.get(key);
+    if (current) {
+      this.epoch = current;
+      return;
+    }
+    const mine = randomUUID();
+    if ((await client.set(key, mine, 'NX')) !== 'OK') return;
+    const hadOne = this.epoch !== undefined;
+    this.epoch = mine;
+    const res = (await this.notifications.query('UPDATE callback_outbox SET queued_at = NULL WHERE queued_at IS NOT NULL')) as { affectedRows?: number };
+    if (hadOne || res.affectedRows) this.logger.warn(`the callback queue lost its data; ${res.affectedRows ?? 0} callback event(s) not yet delivered go back on it`);
+  }
+}
