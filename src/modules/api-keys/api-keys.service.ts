@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
@@ -15,6 +15,16 @@ export interface ResolvedKey {
   account: Account;
   /** The key's allow list, parsed when the key was loaded; null accepts any address. */
   allowList: IpAllowList | null;
+  /**
+   * Changes whenever the account's password does (a digest of its hash, never the hash): a
+   * remembered password check is honoured only while it matches, so a password changed from
+   * another process (the CLI) voids remembered checks within the key cache's TTL.
+   */
+  passwordTag: string;
+}
+
+export function passwordTag(passwordHash: string): string {
+  return createHash('sha256').update(passwordHash).digest('base64url').slice(0, 22);
 }
 
 export interface CreateKeyInput {
@@ -172,12 +182,19 @@ export class ApiKeysService {
       .createQueryBuilder('k')
       .addSelect('k.keyHash')
       .innerJoinAndMapOne('k.account', Account, 'a', 'a.id = k.accountId')
+      .addSelect('a.passwordHash')
       .where('k.keyHash = :hash', { hash })
       .getOne();
     // The index lookup already matched; the constant-time compare keeps the final check free of timing signal.
     if (!row || !timingSafeEqual(row.keyHash, hash)) return null;
-    const { account, keyHash, ...key } = row as ApiKey & { account: Account };
+    const { account: withHash, keyHash, ...key } = row as ApiKey & { account: Account };
     void keyHash;
-    return { key: key as ApiKey, account, allowList: IpAllowList.from(key.allowedIps) };
+    const { passwordHash, ...account } = withHash;
+    return {
+      key: key as ApiKey,
+      account: account as Account,
+      allowList: IpAllowList.from(key.allowedIps),
+      passwordTag: passwordTag(passwordHash),
+    };
   }
 }

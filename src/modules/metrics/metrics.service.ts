@@ -83,6 +83,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly authRefusals = new Counter({
+    name: 'bulk_auth_refusals_total',
+    help: 'Requests refused by authentication and its throttles, by reason (invalid_key, expired_key, bad_password, address_throttled, password_throttled, password_busy)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor(
     private readonly moduleRef: ModuleRef,
     @Optional() @Inject(CacheStats) private readonly cacheStats?: CacheStats,
@@ -159,6 +166,10 @@ export class MetricsService {
 
   callbackAttempt(outcome: string): void {
     this.callbackAttempts.inc({ outcome });
+  }
+
+  authRefused(reason: string): void {
+    this.authRefusals.inc({ reason });
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
