@@ -9,7 +9,7 @@ import { setupOpenApi } from '../openapi/openapi.js';
 import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
 import { jsonDepthGuard } from './json-depth.js';
-import { applyServerLimits, corsMiddleware, requireJsonBody, securityHeaders } from './security.js';
+import { applyServerLimits, corsMiddleware, refuseCrossSite, refuseFormBodies, requireJsonBody, securityHeaders } from './security.js';
 
 function trustProxySetting(value: string | undefined): boolean | string | string[] {
   if (!value) return false;
@@ -31,8 +31,11 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   // Security headers, CORS and the server's own limits (README "Security").
   app.use(securityHeaders());
   app.use(corsMiddleware(config.http.corsOrigins));
+  // Before any body is read: a forged cross-site request is refused before anything is stored.
+  app.use(refuseCrossSite(config.http.corsOrigins));
   applyServerLimits(app.getHttpServer(), config.http);
-  // The XML endpoint is read as text whatever Content-Type says (decisions §10).
+  // The XML endpoint is read as text whatever Content-Type says, except form types.
+  app.use('/api/v1/xml', refuseFormBodies(config.http.xmlAcceptFormContentTypes));
   app.use('/api/v1/xml', express.text({ type: () => true, limit: config.http.xmlBodyLimit }));
   app.use('/api/v1/json', requireJsonBody());
   // Balance and message lookups carry a few short fields at most: a small limit of their own.

@@ -4,10 +4,11 @@ import { CreateMessageEvents1764000100000 } from './main/1764000100000-create-me
 import { ExactUserReferenceId1764000450000 } from './main/1764000450000-exact-user-reference-id.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { CreateRequestLogs1764000300000 } from './log/1764000300000-create-request-logs.js';
+import { RequestLogRepeatCount1764001400000 } from './log/1764001400000-request-log-repeat-count.js';
 
 type MigrationClass = new () => MigrationInterface;
 
 // Listed explicitly: ESM output has no glob loading, and the order is the schema's history.
 export const MAIN_MIGRATIONS: MigrationClass[] = [CreateCoreTables1764000000000, CreateMessageEvents1764000100000, ExactUserReferenceId1764000450000];
-export const LOG_MIGRATIONS: MigrationClass[] = [CreateRequestLogs1764000300000];
+export const LOG_MIGRATIONS: MigrationClass[] = [CreateRequestLogs1764000300000, RequestLogRepeatCount1764001400000];
 export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [CreateReportsAndCallbacks1764000200000];

@@ -48,7 +48,6 @@ function isSequence(s: string): boolean {
 export function passwordProblem(password: string, username?: string): string | null {
   if (password.length < MIN_PASSWORD_LENGTH) return `password must be at least ${MIN_PASSWORD_LENGTH} characters`;
   if (password.length > MAX_PASSWORD_LENGTH) return `password must be at most ${MAX_PASSWORD_LENGTH} characters`;
-  // eslint-disable-next-line no-control-regex -- control characters are what is being refused
   if (/[\u0000-\u001f\u007f]/.test(password)) return 'password must not contain control characters';
   if (new Set(password).size < 4) return 'password is too simple: use at least four different characters';
   const lower = password.toLowerCase();

@@ -10,6 +10,14 @@ import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util.js';
 
 export class ApiKeyError extends Error {}
 
+/** A key name is printed by the CLI: a control character in it could rewrite the operator's terminal. */
+function checkName(raw: string): string {
+  const name = raw.trim();
+  if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) throw new ApiKeyError('name must not contain control characters');
+  return name;
+}
+
 export interface ResolvedKey {
   key: ApiKey;
   account: Account;
@@ -54,8 +62,9 @@ export class ApiKeysService {
   async create(input: CreateKeyInput): Promise<{ apiKey: ApiKey; secret: string }> {
     const account = await this.ds.getRepository(Account).findOne({ where: { username: input.username } });
     if (!account) throw new ApiKeyError(`no account named ${input.username}`);
-    const name = input.name.trim();
-    if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
+    // It would print as a working key yet be refused on every request.
+    if (account.status !== 'active') throw new ApiKeyError(`account ${input.username} is ${account.status}: activate it before creating keys`);
+    const name = checkName(input.name);
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
       throw new ApiKeyError('expires-at is in the past');
     const secret = generateApiKey();
@@ -145,11 +154,7 @@ export class ApiKeysService {
     const key = await this.get(id);
     if (key.revokedAt) throw new ApiKeyError(`key ${id} is revoked and cannot be changed`);
     const changes: Partial<ApiKey> = {};
-    if (input.name !== undefined) {
-      const name = input.name.trim();
-      if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
-      changes.name = name;
-    }
+    if (input.name !== undefined) changes.name = checkName(input.name);
     if (input.allowedIps !== undefined)
       changes.allowedIps = input.allowedIps?.length ? input.allowedIps : null;
     if (input.expiresAt !== undefined) {
