@@ -35,7 +35,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.use(refuseCrossSite(config.http.corsOrigins));
   applyServerLimits(app.getHttpServer(), config.http);
   // The XML endpoint is read as text whatever Content-Type says, except form types.
-  app.use('/api/v1/xml', refuseFormBodies(config.http.xmlAcceptFormContentTypes));
+  app.use(refuseFormBodies(config.http.xmlAcceptFormContentTypes));
   app.use('/api/v1/xml', express.text({ type: () => true, limit: config.http.xmlBodyLimit }));
   app.use('/api/v1/json', requireJsonBody());
   // Balance and message lookups carry a few short fields at most: a small limit of their own.

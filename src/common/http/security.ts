@@ -3,7 +3,7 @@ import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
-import { sendError, type ErrorEnvelope } from '../errors/error-body.js';
+import { isXmlRoute, sendError, type ErrorEnvelope } from '../errors/error-body.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 import { xmlErrorBody } from '../xml/xml-codec.js';
 
@@ -123,7 +123,8 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 
  */
 export function refuseFormBodies(accept: boolean): RequestHandler {
   return (req, res, next) => {
-    if (accept || !hasBody(req) || !req.is(FORM_TYPES)) return next();
+    // Not mounted on the XML path: express would strip it from req.path, and the error must be XML.
+    if (accept || !isXmlRoute(req) || !hasBody(req) || !req.is(FORM_TYPES)) return next();
     sendError(
       req,
       res,
