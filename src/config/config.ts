@@ -82,6 +82,8 @@ export interface AuthThrottleConfig {
   passwordCheckConcurrency: number;
   /** How long a verified username/password is remembered for its key (0: never). */
   passwordCacheMs: number;
+  /** How long a throttle's 429 (key rate limit, failed-authentication limits) is held before it is sent. */
+  refusalDelayMs: number;
 }
 
 export interface HttpLimitsConfig {
@@ -237,6 +239,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       failuresPerAddress: parseRate(env.AUTH_FAILURES_PER_ADDRESS ?? '50/60'),
       passwordCheckConcurrency: env.PASSWORD_CHECK_CONCURRENCY ?? 2,
       passwordCacheMs: (env.PASSWORD_CACHE_SECONDS ?? 300) * 1000,
+      refusalDelayMs: env.THROTTLE_REFUSAL_DELAY_MS ?? 500,
     },
     http: {
       corsOrigins: (env.CORS_ORIGINS ?? '')

@@ -157,6 +157,9 @@ export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(86_400)
   PASSWORD_CACHE_SECONDS?: number;
 
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000)
+  THROTTLE_REFUSAL_DELAY_MS?: number;
+
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3600)
   REQUEST_LOG_REFUSAL_WINDOW_SECONDS?: number;
 

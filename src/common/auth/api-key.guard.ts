@@ -36,7 +36,7 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
-    this.throttle.checkAddress(req.ip);
+    await this.throttle.checkAddress(req.ip);
     let presented: string | undefined;
     try {
       presented = extractApiKey(req.headers);

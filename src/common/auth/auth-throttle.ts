@@ -1,9 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig, type RateLimit } from '../../config/config.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
 import { AppException } from '../errors/app.exception.js';
+import { sendError } from '../errors/error-body.js';
 import { REDIS } from '../redis/redis.module.js';
 
 type Limiter = RateLimiterRedis | RateLimiterMemory;
@@ -34,6 +36,7 @@ export class AuthThrottle {
   private readonly byKey: Limiter;
   private readonly byAccount: Limiter;
   private readonly refusedUntil = new Map<string, number>();
+  private readonly delayMs: number;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -43,6 +46,7 @@ export class AuthThrottle {
   ) {
     const prefix = `${config.queuePrefix}:authfail`;
     const t = config.authThrottle;
+    this.delayMs = t.refusalDelayMs;
     this.byAddress = limiter(redis, `${prefix}:addr`, t.failuresPerAddress);
     this.byKey = limiter(redis, `${prefix}:key`, t.passwordFailuresPerKey);
     this.byAccount = limiter(redis, `${prefix}:acct`, t.passwordFailuresPerAccount);
@@ -54,14 +58,39 @@ export class AuthThrottle {
 
   /**
    * Throws 429 when this process has seen the address go over its failure limit. Memory only:
-   * it runs before the key lookup on every request.
+   * it runs before the key lookup on every request. The answer is held for THROTTLE_REFUSAL_DELAY_MS
+   * first (a timer, no CPU): a client that retries the moment it is refused then gets a few
+   * answers a second per connection instead of thousands, each of which other tenants would
+   * wait behind.
    */
-  checkAddress(ip: string | undefined): void {
+  async checkAddress(ip: string | undefined): Promise<void> {
+    const refusal = this.addressRefusal(ip);
+    if (!refusal) return;
+    await this.pause();
+    throw refusal;
+  }
+
+  /**
+   * checkAddress as the first Express middleware of the API routes: an address over its limit
+   * is answered before access logging, body parsing and routing.
+   */
+  addressGate(): RequestHandler {
+    return (req, res, next) => {
+      const refusal = req.path.startsWith('/api/') ? this.addressRefusal(req.ip) : null;
+      if (!refusal) return next();
+      void this.pause().then(() => sendError(req, res, refusal.status, refusal.code, refusal.message, refusal.details, refusal.headers));
+    };
+  }
+
+  private addressRefusal(ip: string | undefined): AppException | null {
     const ms = this.remembered(`addr:${ip ?? ''}`);
-    if (ms > 0) {
-      this.refused('address_throttled');
-      throw tooMany('Too many failed authentications from this address', ms);
-    }
+    if (ms <= 0) return null;
+    this.refused('address_throttled');
+    return tooMany('Too many failed authentications from this address', ms);
+  }
+
+  private pause(): Promise<void> {
+    return this.delayMs > 0 ? new Promise((resolve) => setTimeout(resolve, this.delayMs)) : Promise.resolve();
   }
 
   /** Counts a failed authentication against the client address. */
@@ -71,7 +100,8 @@ export class AuthThrottle {
 
   /**
    * Throws 429 when the key or its account is over its limit of wrong passwords. Runs before
-   * any hashing; asks Redis (the count is shared) unless this process already knows.
+   * any hashing; asks Redis (the count is shared) unless this process already knows. The
+   * answer is held like checkAddress's.
    */
   async checkPassword(keyId: string, accountId: string): Promise<void> {
     let ms = Math.max(this.remembered(`key:${keyId}`), this.remembered(`acct:${accountId}`));
@@ -81,6 +111,7 @@ export class AuthThrottle {
     }
     if (ms > 0) {
       this.refused('password_throttled');
+      await this.pause();
       throw tooMany('Too many wrong passwords for this API key or account', ms);
     }
   }

@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppConfig } from '../../config/config.js';
+import { AuthThrottle } from '../auth/auth-throttle.js';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
 import { classifyError } from '../errors/classify-error.js';
 import { sendError } from '../errors/error-body.js';
@@ -17,6 +18,14 @@ function trustProxySetting(value: string | undefined): boolean | string | string
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+function authThrottle(app: NestExpressApplication): AuthThrottle | undefined {
+  try {
+    return app.get(AuthThrottle, { strict: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Everything the HTTP app needs beyond its modules; shared by main.ts and the e2e tests so
  * both run the same stack. Create the app with `bodyParser: false`.
@@ -26,6 +35,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.set('etag', false);
   app.set('trust proxy', trustProxySetting(config.trustProxy));
   app.use(requestIdMiddleware);
+  const throttle = authThrottle(app);
+  if (throttle) app.use(throttle.addressGate());
   // Access log, HTTP metrics and the shutdown drain gate: before body parsing, so they see every request.
   installRequestPipeline(app);
   // Security headers, CORS and the server's own limits (README "Security").
