@@ -106,6 +106,8 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
     const firstFlood = Math.max(...floodFirst.map((f) => f.ms));
     rows.push({ id: 'B5', metric: 'first correct /balance of another tenant during that flood (worst)', value: firstFlood, unit: 'ms', baseline: firstQuiet, ratio: firstFlood / firstQuiet, bar: 'all 200', ok: floodFirst.every((f) => f.status === 200) });
     rows.push({ id: 'B5', metric: 'wrong-password flood: attacker requests answered per s', value: attackAnswers / (passes * (seconds + 3)), unit: 'req/s', bar: '', ok: true });
+    rows.push({ id: 'B5', metric: 'tenant /balance p50 while another key floods wrong passwords', value: median(flooded.map((r) => r.p50)), unit: 'ms', baseline: median(quiet.map((r) => r.p50)), bar: '', ok: true });
+    console.log(`B5 per pass, tenant /balance p99 quiet: ${quiet.map((r) => r.p99).join(', ')} ms; flooded: ${flooded.map((r) => r.p99).join(', ')} ms`);
     if (floodBad) console.warn(`B5: the tenant got ${floodBad} non-2xx answers during the wrong-password flood`);
 
     // Random bad keys from one address, 32 connections.

@@ -15,7 +15,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .setVersion(config.version)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key in a header' }, API_KEY_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' }, BEARER_SCHEME)
-    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'HTTP Basic with the API key as user name and an empty password (kept for backward compatibility)' }, BASIC_SCHEME)
+    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'HTTP Basic with the API key as user name and an empty password (kept for backward compatibility; a non-empty password is refused with 401)' }, BASIC_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <METRICS_TOKEN>, only when METRICS_TOKEN is set' }, 'metrics_token')
     .addTag('sms')
     .addTag('email')
