@@ -90,7 +90,7 @@ export class AuthThrottle {
   }
 
   private pause(): Promise<void> {
-    return this.delayMs > 0 ? new Promise((resolve) => setTimeout(resolve, this.delayMs)) : Promise.resolve();
+    return holdRefusal(this.delayMs);
   }
 
   /** Counts a failed authentication against the client address. */
@@ -103,7 +103,7 @@ export class AuthThrottle {
    * any hashing; asks Redis (the count is shared) unless this process already knows. The
    * answer is held like checkAddress's.
    */
-  async checkPassword(keyId: string, accountId: string): Promise<void> {
+  async checkPassword(keyId: string, accountId: string, ip: string | undefined): Promise<void> {
     let ms = Math.max(this.remembered(`key:${keyId}`), this.remembered(`acct:${accountId}`));
     if (ms <= 0) {
       const [k, a] = await Promise.all([this.over(this.byKey, keyId), this.over(this.byAccount, accountId)]);
@@ -111,6 +111,8 @@ export class AuthThrottle {
     }
     if (ms > 0) {
       this.refused('password_throttled');
+      // Still a failed authentication: an address that keeps trying is soon refused at the door.
+      await this.addressFailed(ip);
       await this.pause();
       throw tooMany('Too many wrong passwords for this API key or account', ms);
     }
@@ -159,6 +161,15 @@ export class AuthThrottle {
     }
     this.refusedUntil.set(memo, Date.now() + ms);
   }
+}
+
+/**
+ * Waits before a throttle's 429 is sent (THROTTLE_REFUSAL_DELAY_MS), spread over 0.5-1.5× the
+ * delay: answers held and released all at once would come back as one burst of requests.
+ */
+export function holdRefusal(delayMs: number): Promise<void> {
+  if (delayMs <= 0) return Promise.resolve();
+  return new Promise((resolve) => setTimeout(resolve, Math.round(delayMs * (0.5 + Math.random()))));
 }
 
 function limiter(redis: Redis | undefined, keyPrefix: string, rate: RateLimit): Limiter {

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
@@ -13,6 +12,7 @@ import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../errors/app.exception.js';
 import type { AuthedRequest } from './auth-context.js';
+import { holdRefusal } from './auth-throttle.js';
 import { IS_PUBLIC } from './public.decorator.js';
 
 /** The one throttler: its limit and window are read from the calling key (rate-limit.ts). */
@@ -91,7 +91,7 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
     res.setHeader('RateLimit-Remaining', String(isBlocked ? 0 : Math.max(0, limit - totalHits)));
     res.setHeader('RateLimit-Reset', String(Math.max(0, reset)));
     if (isBlocked) {
-      if (this.config.authThrottle.refusalDelayMs > 0) await sleep(this.config.authThrottle.refusalDelayMs);
+      await holdRefusal(this.config.authThrottle.refusalDelayMs);
       const retryAfter = String(Math.max(1, timeToBlockExpire));
       throw new AppException(
         'RATE_LIMITED',

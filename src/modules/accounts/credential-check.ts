@@ -77,7 +77,7 @@ export class CredentialCheck {
   private async check(auth: AuthContext, username: string, password: string, ip: string | undefined, digest: string): Promise<boolean> {
     const keyId = auth.key.id;
     const accountId = auth.account.id;
-    await this.throttle.checkPassword(keyId, accountId);
+    await this.throttle.checkPassword(keyId, accountId, ip);
     if (this.keysChecking.has(keyId) || this.running >= this.config.authThrottle.passwordCheckConcurrency) {
       this.throttle.refused('password_busy');
       throw new AppException('RATE_LIMITED', 'Too many password checks are under way; retry after 1 s.', [], { 'Retry-After': '1' });
