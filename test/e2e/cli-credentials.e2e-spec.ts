@@ -63,6 +63,30 @@ describe('CLI credentials', () => {
     expect(await argon2.verify(await hashOf('carol'), 'tenant-pass-phrase-9')).toBe(true);
   });
 
+  it('prompts twice on a terminal without echoing the password', async () => {
+    // `script` (util-linux) gives the CLI a pseudo-terminal; answers are typed once each prompt shows.
+    const password = 'typed-pass-phrase-4';
+    const child = spawn('script', ['-qec', `${process.execPath} ${CLI} accounts create --username erin --json`, '/dev/null'], { env, cwd: ROOT });
+    let screen = '';
+    let answered = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      screen += d.toString();
+      const prompts = (screen.match(/New password: |Repeat it: /g) ?? []).length;
+      while (answered < prompts) {
+        child.stdin.write(`${password}\r`);
+        answered++;
+      }
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(timer);
+    expect(code).toBe(0);
+    expect(answered).toBe(2);
+    expect(screen).not.toContain(password);
+    expect(screen).toMatch(/"username":"erin"/);
+    expect(await argon2.verify(await hashOf('erin'), password)).toBe(true);
+  });
+
   it('refuses short and common passwords with exit 1, creating nothing', async () => {
     for (const [password, why] of [
       ['password', /at least 10 characters/],

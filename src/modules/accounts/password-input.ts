@@ -15,25 +15,33 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
-/** Asks on the terminal without echoing what is typed (the prompt goes to stderr, keeping stdout for --json). */
-function ask(question: string): Promise<string> {
-  return new Promise((resolve) => {
-    let muted = false;
-    const output = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        if (!muted) process.stderr.write(chunk);
-        done();
-      },
-    });
-    const rl = createInterface({ input: process.stdin, output, terminal: true });
-    process.stderr.write(question);
-    muted = true;
-    rl.question('', (answer) => {
-      rl.close();
-      process.stderr.write('\n');
-      resolve(answer);
-    });
+/**
+ * Asks each question on the terminal without echoing what is typed (prompts go to stderr,
+ * keeping stdout for --json). One interface for all of them: a second one would lose what the
+ * first had already read ahead.
+ */
+async function ask(questions: string[]): Promise<string[]> {
+  let muted = false;
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (!muted) process.stderr.write(chunk);
+      done();
+    },
   });
+  const rl = createInterface({ input: process.stdin, output, terminal: true });
+  const answers: string[] = [];
+  try {
+    for (const question of questions) {
+      process.stderr.write(question);
+      muted = true;
+      answers.push(await new Promise<string>((resolve) => rl.question('', resolve)));
+      muted = false;
+      process.stderr.write('\n');
+    }
+  } finally {
+    rl.close();
+  }
+  return answers;
 }
 
 /**
@@ -49,8 +57,7 @@ export async function readNewPassword(o: PasswordOptions): Promise<string> {
   if (!process.stdin.isTTY) {
     throw new UsageError('no password: pipe it in with --password-stdin (recommended), or run on a terminal to be prompted');
   }
-  const first = await ask('New password: ');
-  const second = await ask('Repeat it: ');
+  const [first, second] = await ask(['New password: ', 'Repeat it: ']);
   if (first !== second) throw new AccountError('the two passwords differ');
   return first;
 }
