@@ -1,7 +1,7 @@
 /**
  * npm run bench [-- --quick]
  * Starts everything it needs on loopback (the API, a worker, a baseline app, an SMPP peer),
- * measures B1–B4 against baselines measured in the same run, prints a table of medians and
+ * measures B1–B5 against baselines measured in the same run, prints a table of medians and
  * writes it to bench/results/latest.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -11,6 +11,7 @@ import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
+import { benchFairness } from './fairness.js';
 import { freePort, median, percentile, RssSampler, sleep, startNode, stop, waitHttp } from './lib.js';
 
 const quick = process.argv.includes('--quick');
@@ -215,6 +216,9 @@ async function main() {
     await db.query(`DROP DATABASE IF EXISTS \`${name}_notification\``).catch(() => undefined);
     await db.end();
   }
+
+  // B5 starts an API of its own (TRUST_PROXY, default throttles) on a database of its own.
+  for (const r of await benchFairness(quick)) record(r);
 
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model, memory_gb: round(totalmem() / 2 ** 30), node: process.version, quick, runs: RUNS, seconds: round((Date.now() - started) / 1000) };
   console.log(`\nbulk-messaging benchmarks (${quick ? 'quick' : 'full'}; medians of ${RUNS} runs) on ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}\n`);

@@ -82,6 +82,10 @@ export interface AppConfig {
   startupWaitSeconds: number;
   defaultRateLimit: RateLimit;
   requestLogRetentionDays: number;
+  /** Repeated 429s of one key within this many seconds are logged as one row with a count. */
+  requestLogRefusalWindowSeconds: number;
+  /** Failed-authentication limits and the password-check bounds (common/auth/auth-throttle.ts). */
+  authThrottle: AuthThrottleConfig;
   /** HTTP hardening (common/http/security.ts). */
   http: HttpLimitsConfig;
 }
@@ -101,11 +105,28 @@ export interface SmtpConfig {
   ehloName?: string;
 }
 
+export interface AuthThrottleConfig {
+  /** Wrong username/password answers allowed per API key in a window, then 429 for a window. */
+  passwordFailuresPerKey: RateLimit;
+  /** The same across all the keys of one account. */
+  passwordFailuresPerAccount: RateLimit;
+  /** Failed authentications (unknown, revoked or expired key, wrong password) per client address. */
+  failuresPerAddress: RateLimit;
+  /** Password hashes verified at once by this process; more answer 429 at once. */
+  passwordCheckConcurrency: number;
+  /** How long a verified username/password is remembered for its key (0: never). */
+  passwordCacheMs: number;
+  /** How long a throttle's 429 (key rate limit, failed-authentication limits) is held before it is sent. */
+  refusalDelayMs: number;
+}
+
 export interface HttpLimitsConfig {
   /** Browser origins allowed by CORS; empty = CORS closed, ['*'] = any origin. */
   corsOrigins: string[];
   /** Deepest nesting of a JSON body (objects and arrays); deeper is 400 MALFORMED_BODY. */
   maxJsonDepth: number;
+  /** Accept form content types (text/plain, urlencoded, multipart) on the XML endpoint. */
+  xmlAcceptFormContentTypes: boolean;
   /** Largest body on the XML endpoint (BODY_LIMIT applies to the JSON send endpoints). */
   xmlBodyLimit: string;
   maxHeaderSize: number;
@@ -162,6 +183,11 @@ function readVersion(): string {
     }
   }
   return '0.0.0';
+}
+
+function parseRate(text: string): RateLimit {
+  const [limit, windowSeconds] = text.split('/').map(Number);
+  return { limit, windowSeconds };
 }
 
 let dotenvLoaded = false;
@@ -302,6 +328,15 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     startupWaitSeconds: env.STARTUP_WAIT_SECONDS ?? 30,
     defaultRateLimit: { limit, windowSeconds },
     requestLogRetentionDays: env.REQUEST_LOG_RETENTION_DAYS ?? 30,
+    requestLogRefusalWindowSeconds: env.REQUEST_LOG_REFUSAL_WINDOW_SECONDS ?? 10,
+    authThrottle: {
+      passwordFailuresPerKey: parseRate(env.AUTH_PASSWORD_FAILURES_PER_KEY ?? '10/300'),
+      passwordFailuresPerAccount: parseRate(env.AUTH_PASSWORD_FAILURES_PER_ACCOUNT ?? '30/300'),
+      failuresPerAddress: parseRate(env.AUTH_FAILURES_PER_ADDRESS ?? '50/60'),
+      passwordCheckConcurrency: env.PASSWORD_CHECK_CONCURRENCY ?? 2,
+      passwordCacheMs: (env.PASSWORD_CACHE_SECONDS ?? 300) * 1000,
+      refusalDelayMs: env.THROTTLE_REFUSAL_DELAY_MS ?? 500,
+    },
     http: {
       corsOrigins: (env.CORS_ORIGINS ?? '')
         .split(',')
@@ -309,6 +344,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
         .filter(Boolean)
         .map((o) => (o === '*' ? o : new URL(o).origin)),
       maxJsonDepth: env.MAX_JSON_DEPTH ?? 32,
+      xmlAcceptFormContentTypes: env.XML_ACCEPT_FORM_CONTENT_TYPES ?? false,
       xmlBodyLimit: env.XML_BODY_LIMIT ?? '1mb',
       maxHeaderSize: env.HTTP_MAX_HEADER_SIZE ?? 16_384,
       headersTimeoutMs,

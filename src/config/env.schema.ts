@@ -192,6 +192,28 @@ export class EnvSchema {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(36_500)
   REQUEST_LOG_RETENTION_DAYS?: number;
 
+  // Authentication throttles (common/auth/auth-throttle.ts, README "Security").
+  @IsOptional() @Matches(/^[1-9]\d*\/[1-9]\d*$/, { message: 'must be N/SECONDS, for example 10/300' })
+  AUTH_PASSWORD_FAILURES_PER_KEY?: string;
+
+  @IsOptional() @Matches(/^[1-9]\d*\/[1-9]\d*$/, { message: 'must be N/SECONDS, for example 30/300' })
+  AUTH_PASSWORD_FAILURES_PER_ACCOUNT?: string;
+
+  @IsOptional() @Matches(/^[1-9]\d*\/[1-9]\d*$/, { message: 'must be N/SECONDS, for example 50/60' })
+  AUTH_FAILURES_PER_ADDRESS?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(64)
+  PASSWORD_CHECK_CONCURRENCY?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(86_400)
+  PASSWORD_CACHE_SECONDS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(10_000)
+  THROTTLE_REFUSAL_DELAY_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(3600)
+  REQUEST_LOG_REFUSAL_WINDOW_SECONDS?: number;
+
   @IsOptional() @Transform(toBool) @IsBoolean()
   LOG_PRETTY?: boolean;
 
@@ -216,6 +238,10 @@ export class EnvSchema {
 
   @IsOptional() @Transform(toInt) @IsInt() @Min(2) @Max(1000)
   MAX_JSON_DEPTH?: number;
+
+  // The form content types a browser sends cross-site without a preflight; refused unless true.
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  XML_ACCEPT_FORM_CONTENT_TYPES?: boolean;
 
   @IsOptional() @Matches(/^\d+(kb|mb)?$/i, { message: 'must be a size such as 1mb or 256kb' })
   XML_BODY_LIMIT?: string;

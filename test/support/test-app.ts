@@ -28,6 +28,15 @@ export function testEnv(name: string, overrides: Record<string, string> = {}): R
     LOG_LEVEL: 'silent',
     // Suites send bursts with one key (money: 200 at once); rate limits are tested with keys of their own.
     RATE_LIMIT_DEFAULT: '100000/1',
+    // Every suite calls from 127.0.0.1 and many send bad keys or wrong passwords on purpose; the
+    // authentication throttles are tested by suites that set these low.
+    AUTH_FAILURES_PER_ADDRESS: '100000/1',
+    AUTH_PASSWORD_FAILURES_PER_KEY: '100000/1',
+    AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '100000/1',
+    PASSWORD_CHECK_CONCURRENCY: '64',
+    THROTTLE_REFUSAL_DELAY_MS: '0',
+    // 429 rows are summarised per key and window; a short window lets suites see them soon.
+    REQUEST_LOG_REFUSAL_WINDOW_SECONDS: '1',
     ...overrides,
   };
 }

@@ -4,16 +4,25 @@ import { ApiKeysService } from '../../modules/api-keys/api-keys.service.js';
 import { LastUsedTracker } from '../../modules/api-keys/last-used.tracker.js';
 import { AppException } from '../errors/app.exception.js';
 import type { AuthedRequest } from './auth-context.js';
-import { extractApiKey } from './extract-api-key.js';
+import { AuthThrottle } from './auth-throttle.js';
+import { AmbiguousCredentials, extractApiKey } from './extract-api-key.js';
 import { IS_PUBLIC } from './public.decorator.js';
 
-const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="bulk-messaging", Basic realm="bulk-messaging"' };
+/**
+ * Bearer only, although Basic is still accepted: a browser shows its login prompt for a Basic
+ * challenge and, once a user has typed the key there, replays it on cross-site requests.
+ */
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="bulk-messaging"' };
+const INVALID = { 'WWW-Authenticate': 'Bearer realm="bulk-messaging", error="invalid_token"' };
 
 /**
  * First guard of the chain (api key → IpAllowGuard → KeyRateLimitGuard, registered in that order
  * by AuthModule): every route not marked @Public() needs a live API key. The lookup is cached
  * for at most a second (api-key-cache.ts); revocation, expiry and account status are judged
  * here on every request, from the cached row, so an expiry takes effect at its exact time.
+ *
+ * Failed authentications count against the client address (AuthThrottle); an address over its
+ * limit is refused first, from memory, before any key lookup.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -21,12 +30,20 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly keys: ApiKeysService,
     private readonly lastUsed: LastUsedTracker,
+    private readonly throttle: AuthThrottle,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
-    const presented = extractApiKey(req.headers);
+    await this.throttle.checkAddress(req.ip);
+    let presented: string | undefined;
+    try {
+      presented = extractApiKey(req.headers);
+    } catch (err) {
+      if (!(err instanceof AmbiguousCredentials)) throw err;
+      throw await this.failed(req, 'invalid_key', new AppException('INVALID_API_KEY', err.message, [], INVALID));
+    }
     if (!presented) {
       throw new AppException(
         'MISSING_API_KEY',
@@ -37,15 +54,16 @@ export class ApiKeyGuard implements CanActivate {
     }
     const found = presented.length <= 256 ? await this.keys.resolve(presented) : null;
     if (!found || found.key.revokedAt) {
-      throw new AppException('INVALID_API_KEY', 'The API key is not valid.', [], {
-        'WWW-Authenticate': 'Bearer realm="bulk-messaging", error="invalid_token"',
-      });
+      throw await this.failed(req, 'invalid_key', new AppException('INVALID_API_KEY', 'The API key is not valid.', [], INVALID));
     }
     if (found.key.expiresAt && found.key.expiresAt.getTime() <= Date.now()) {
-      throw new AppException('API_KEY_EXPIRED', 'The API key has expired.', [], {
-        'WWW-Authenticate':
-          'Bearer realm="bulk-messaging", error="invalid_token", error_description="expired"',
-      });
+      throw await this.failed(
+        req,
+        'expired_key',
+        new AppException('API_KEY_EXPIRED', 'The API key has expired.', [], {
+          'WWW-Authenticate': 'Bearer realm="bulk-messaging", error="invalid_token", error_description="expired"',
+        }),
+      );
     }
     if (found.account.status !== 'active') {
       throw new AppException('ACCOUNT_SUSPENDED', 'The account is suspended.');
@@ -53,5 +71,11 @@ export class ApiKeyGuard implements CanActivate {
     req.auth = found;
     this.lastUsed.touch(found.key.id);
     return true;
+  }
+
+  private async failed(req: AuthedRequest, reason: 'invalid_key' | 'expired_key', err: AppException): Promise<AppException> {
+    this.throttle.refused(reason);
+    await this.throttle.addressFailed(req.ip);
+    return err;
   }
 }

@@ -10,6 +10,8 @@ export interface AuthContext {
   account: Account;
   /** The key's parsed allow list (IpAllowGuard); null or absent: any address. */
   allowList?: IpAllowList | null;
+  /** Changes with the account's password (ApiKeysService.passwordTag); voids remembered password checks. */
+  passwordTag?: string;
 }
 
 export type AuthedRequest = Request & { id: string; auth?: AuthContext };

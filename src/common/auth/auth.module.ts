@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { AccountsModule } from '../../modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../../modules/api-keys/api-keys.module.js';
 import { ApiKeyGuard } from './api-key.guard.js';
 import { IpAllowGuard } from './ip-allow.guard.js';
@@ -16,6 +17,7 @@ import { rateLimitOptions } from './rate-limit.js';
 @Module({
   imports: [
     ApiKeysModule,
+    AccountsModule,
     ThrottlerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (c: AppConfig) => rateLimitOptions(c) }),
   ],
   providers: [

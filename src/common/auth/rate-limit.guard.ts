@@ -1,4 +1,4 @@
-import { Injectable, Logger, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Logger, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -9,8 +9,10 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../errors/app.exception.js';
 import type { AuthedRequest } from './auth-context.js';
+import { holdRefusal } from './auth-throttle.js';
 import { IS_PUBLIC } from './public.decorator.js';
 
 /** The one throttler: its limit and window are read from the calling key (rate-limit.ts). */
@@ -28,6 +30,10 @@ export const KEY_THROTTLER = 'key';
  * headers) rather than refused; the outage is logged once and its end once. A limiter exists
  * to protect the service, and refusing every request because its counter is away would turn a
  * Redis hiccup into a full outage.
+ *
+ * The 429 is held for THROTTLE_REFUSAL_DELAY_MS before it is sent (a timer, no CPU): a client
+ * that retries the moment it is refused would otherwise get thousands of answers a second,
+ * and every other tenant's request would wait behind them.
  */
 @Injectable()
 export class KeyRateLimitGuard extends ThrottlerGuard {
@@ -38,6 +44,7 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super(options, storage, reflector);
   }
@@ -84,6 +91,7 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
     res.setHeader('RateLimit-Remaining', String(isBlocked ? 0 : Math.max(0, limit - totalHits)));
     res.setHeader('RateLimit-Reset', String(Math.max(0, reset)));
     if (isBlocked) {
+      await holdRefusal(this.config.authThrottle.refusalDelayMs);
       const retryAfter = String(Math.max(1, timeToBlockExpire));
       throw new AppException(
         'RATE_LIMITED',

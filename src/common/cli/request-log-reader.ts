@@ -10,6 +10,7 @@ const COLUMNS = [
   'method',
   'path',
   'status',
+  'repeat_count',
   'ip',
   'user_agent',
   'duration_ms',

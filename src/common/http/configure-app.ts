@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppConfig } from '../../config/config.js';
+import { AuthThrottle } from '../auth/auth-throttle.js';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
 import { classifyError } from '../errors/classify-error.js';
 import { sendError } from '../errors/error-body.js';
@@ -9,12 +10,20 @@ import { setupOpenApi } from '../openapi/openapi.js';
 import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
 import { jsonDepthGuard } from './json-depth.js';
-import { applyServerLimits, corsMiddleware, requireJsonBody, securityHeaders } from './security.js';
+import { applyServerLimits, corsMiddleware, refuseCrossSite, refuseFormBodies, requireJsonBody, securityHeaders } from './security.js';
 
 function trustProxySetting(value: string | undefined): boolean | string | string[] {
   if (!value) return false;
   if (value === 'true') return true;
   return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function authThrottle(app: NestExpressApplication): AuthThrottle | undefined {
+  try {
+    return app.get(AuthThrottle, { strict: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -26,13 +35,18 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.set('etag', false);
   app.set('trust proxy', trustProxySetting(config.trustProxy));
   app.use(requestIdMiddleware);
+  const throttle = authThrottle(app);
+  if (throttle) app.use(throttle.addressGate());
   // Access log, HTTP metrics and the shutdown drain gate: before body parsing, so they see every request.
   installRequestPipeline(app);
   // Security headers, CORS and the server's own limits (README "Security").
   app.use(securityHeaders());
   app.use(corsMiddleware(config.http.corsOrigins));
+  // Before any body is read: a forged cross-site request is refused before anything is stored.
+  app.use(refuseCrossSite(config.http.corsOrigins));
   applyServerLimits(app.getHttpServer(), config.http);
-  // The XML endpoint is read as text whatever Content-Type says.
+  // The XML endpoint is read as text whatever Content-Type says, except form types.
+  app.use(refuseFormBodies(config.http.xmlAcceptFormContentTypes));
   app.use('/api/v1/xml', express.text({ type: () => true, limit: config.http.xmlBodyLimit }));
   app.use('/api/v1/json', requireJsonBody());
   // Balance and message lookups carry a few short fields at most: a small limit of their own.

@@ -3,7 +3,7 @@ import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
-import { sendError, type ErrorEnvelope } from '../errors/error-body.js';
+import { isXmlRoute, sendError, type ErrorEnvelope } from '../errors/error-body.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 import { xmlErrorBody } from '../xml/xml-codec.js';
 
@@ -86,6 +86,57 @@ export function corsMiddleware(origins: readonly string[]): RequestHandler {
     res.setHeader('Access-Control-Allow-Headers', CORS_REQUEST_HEADERS);
     res.setHeader('Access-Control-Max-Age', '600');
     res.status(204).end();
+  };
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Refuses state-changing requests a browser makes on behalf of another site: an `Origin` not in
+ * CORS_ORIGINS, or `Sec-Fetch-Site: cross-site` from an origin not listed. CORS alone does not
+ * stop them: a form post or a "simple" fetch needs no preflight, so the request would be served
+ * (and charged) and only its answer hidden from the page. The key travels in a header, so a
+ * forged request carries one only if the browser adds it, which it does for Basic credentials a
+ * user once typed into its prompt. Server-to-server clients send neither header and are not
+ * affected; a page served from the API itself (Swagger UI) is `same-origin`.
+ */
+export function refuseCrossSite(origins: readonly string[]): RequestHandler {
+  const any = origins.includes('*');
+  const allowed = new Set(origins);
+  return (req, res, next) => {
+    if (!STATE_CHANGING.has(req.method)) return next();
+    const site = req.headers['sec-fetch-site'];
+    const origin = req.headers.origin;
+    const listed = typeof origin === 'string' && (any || allowed.has(origin));
+    const foreignOrigin = origin !== undefined && site !== 'same-origin' && !listed;
+    if (foreignOrigin || (site === 'cross-site' && !listed)) {
+      sendError(req, res, 403, 'FORBIDDEN', 'Cross-site requests are not allowed: the request comes from a page of another origin.');
+      return;
+    }
+    next();
+  };
+}
+
+/** The body types an HTML form (or a fetch without a preflight) can send from any site. */
+const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+
+/**
+ * The XML endpoint reads its body as XML whatever Content-Type says, except the types a browser
+ * may send cross-site without a preflight: with those a plain HTML form on any site could post
+ * a valid document. XML_ACCEPT_FORM_CONTENT_TYPES=true accepts them again, for old clients.
+ */
+export function refuseFormBodies(accept: boolean): RequestHandler {
+  return (req, res, next) => {
+    // Not mounted on the XML path: express would strip it from req.path, and the error must be XML.
+    if (accept || !isXmlRoute(req) || !hasBody(req) || !req.is(FORM_TYPES)) return next();
+    sendError(
+      req,
+      res,
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      'The XML endpoint does not take form content types; send the document as application/xml.',
+      [{ field: 'Content-Type', message: 'must not be text/plain, application/x-www-form-urlencoded or multipart/form-data' }],
+    );
   };
 }
 

@@ -10,6 +10,7 @@ import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
 import { CreateCallbackOutbox1764000612200 } from './notification/1764000612200-create-callback-outbox.js';
 import { CreateRequestLogs1764000300000 } from './log/1764000300000-create-request-logs.js';
+import { RequestLogRepeatCount1764001400000 } from './log/1764001400000-request-log-repeat-count.js';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -22,7 +23,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   IndexMessagesByStatus1764000612000,
   MessageLastAttempt1764013100000,
 ];
-export const LOG_MIGRATIONS: MigrationClass[] = [CreateRequestLogs1764000300000];
+export const LOG_MIGRATIONS: MigrationClass[] = [CreateRequestLogs1764000300000, RequestLogRepeatCount1764001400000];
 export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   CreateReportsAndCallbacks1764000200000,
   ReceiptIdKeys1764000610000,

@@ -12,6 +12,9 @@ import { money } from '../balance/money.js';
 import type { Channel } from '../messaging/channel.js';
 import type { Account } from './account.entity.js';
 import { AccountsService } from './accounts.service.js';
+import { MIN_PASSWORD_LENGTH } from './password-policy.js';
+import { readNewPassword, type PasswordOptions } from './password-input.js';
+import { AccountsPasswordCommand } from './password.command.js';
 
 interface JsonOption {
   json?: boolean;
@@ -38,11 +41,11 @@ export class AccountsCreateCommand extends CliCommand {
 
   async run(
     _: string[],
-    o: JsonOption & { username: string; password: string; currency?: string },
+    o: JsonOption & PasswordOptions & { username: string; currency?: string },
   ): Promise<void> {
     const a = await this.accounts.create({
       username: o.username,
-      password: o.password,
+      password: await readNewPassword(o),
       currency: o.currency,
     });
     const view = { client_id: a.clientId, username: a.username, currency: a.currency };
@@ -61,11 +64,15 @@ export class AccountsCreateCommand extends CliCommand {
 
   @Option({
     flags: '--password <password>',
-    description: 'at least 8 characters (stored as an argon2id hash)',
-    required: true,
+    description: `at least ${MIN_PASSWORD_LENGTH} characters, not a common one (stored as an argon2id hash); visible in ps: prefer --password-stdin`,
   })
   parsePassword(v: string): string {
     return v;
+  }
+
+  @Option({ flags: '--password-stdin', description: 'read the password from standard input (recommended); without either, a terminal prompts' })
+  parsePasswordStdin(): boolean {
+    return true;
   }
 
   @Option({ flags: '--currency <code>', description: 'ISO 4217 code (default ZMW)' })
@@ -290,6 +297,7 @@ const SUBCOMMANDS = [
   AccountsCreditCommand,
   AccountsPriceCommand,
   AccountsCallbackSecretCommand,
+  AccountsPasswordCommand,
 ];
 
 @Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: SUBCOMMANDS })

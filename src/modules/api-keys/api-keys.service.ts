@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
@@ -10,11 +10,29 @@ import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util.js';
 
 export class ApiKeyError extends Error {}
 
+/** A key name is printed by the CLI: a control character in it could rewrite the operator's terminal. */
+function checkName(raw: string): string {
+  const name = raw.trim();
+  if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) throw new ApiKeyError('name must not contain control characters');
+  return name;
+}
+
 export interface ResolvedKey {
   key: ApiKey;
   account: Account;
   /** The key's allow list, parsed when the key was loaded; null accepts any address. */
   allowList: IpAllowList | null;
+  /**
+   * Changes whenever the account's password does (a digest of its hash, never the hash): a
+   * remembered password check is honoured only while it matches, so a password changed from
+   * another process (the CLI) voids remembered checks within the key cache's TTL.
+   */
+  passwordTag: string;
+}
+
+export function passwordTag(passwordHash: string): string {
+  return createHash('sha256').update(passwordHash).digest('base64url').slice(0, 22);
 }
 
 export interface CreateKeyInput {
@@ -44,8 +62,9 @@ export class ApiKeysService {
   async create(input: CreateKeyInput): Promise<{ apiKey: ApiKey; secret: string }> {
     const account = await this.ds.getRepository(Account).findOne({ where: { username: input.username } });
     if (!account) throw new ApiKeyError(`no account named ${input.username}`);
-    const name = input.name.trim();
-    if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
+    // It would print as a working key yet be refused on every request.
+    if (account.status !== 'active') throw new ApiKeyError(`account ${input.username} is ${account.status}: activate it before creating keys`);
+    const name = checkName(input.name);
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
       throw new ApiKeyError('expires-at is in the past');
     const secret = generateApiKey();
@@ -135,11 +154,7 @@ export class ApiKeysService {
     const key = await this.get(id);
     if (key.revokedAt) throw new ApiKeyError(`key ${id} is revoked and cannot be changed`);
     const changes: Partial<ApiKey> = {};
-    if (input.name !== undefined) {
-      const name = input.name.trim();
-      if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
-      changes.name = name;
-    }
+    if (input.name !== undefined) changes.name = checkName(input.name);
     if (input.allowedIps !== undefined)
       changes.allowedIps = input.allowedIps?.length ? input.allowedIps : null;
     if (input.expiresAt !== undefined) {
@@ -172,12 +187,19 @@ export class ApiKeysService {
       .createQueryBuilder('k')
       .addSelect('k.keyHash')
       .innerJoinAndMapOne('k.account', Account, 'a', 'a.id = k.accountId')
+      .addSelect('a.passwordHash')
       .where('k.keyHash = :hash', { hash })
       .getOne();
     // The index lookup already matched; the constant-time compare keeps the final check free of timing signal.
     if (!row || !timingSafeEqual(row.keyHash, hash)) return null;
-    const { account, keyHash, ...key } = row as ApiKey & { account: Account };
+    const { account: withHash, keyHash, ...key } = row as ApiKey & { account: Account };
     void keyHash;
-    return { key: key as ApiKey, account, allowList: IpAllowList.from(key.allowedIps) };
+    const { passwordHash, ...account } = withHash;
+    return {
+      key: key as ApiKey,
+      account: account as Account,
+      allowList: IpAllowList.from(key.allowedIps),
+      passwordTag: passwordTag(passwordHash),
+    };
   }
 }

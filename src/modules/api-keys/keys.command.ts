@@ -302,6 +302,7 @@ export class KeysLogsCommand extends CliCommand {
       ['method', 'METHOD'],
       ['path', 'PATH'],
       ['status', 'STATUS'],
+      ['repeat_count', 'COUNT'],
       ['duration_ms', 'MS'],
       ['ip', 'IP'],
       ['request_id', 'REQUEST_ID'],

@@ -1,9 +1,9 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../common/openapi/api-docs.decorators.js';
 import { BalanceResponseDto } from '../../common/openapi/responses.js';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
-import { AccountsService } from '../accounts/accounts.service.js';
+import { CredentialCheck } from '../accounts/credential-check.js';
 import { BalanceRequestDto } from './balance-request.dto.js';
 import { BalanceService } from './balance.service.js';
 
@@ -12,7 +12,7 @@ import { BalanceService } from './balance.service.js';
 @Controller('api/v1/json/balance')
 export class BalanceController {
   constructor(
-    private readonly accounts: AccountsService,
+    private readonly credentials: CredentialCheck,
     private readonly balances: BalanceService,
   ) {}
 
@@ -21,8 +21,8 @@ export class BalanceController {
   @ApiOperation({ summary: 'Balance per channel; credits = floor(balance_value / cost_per_unit)' })
   @ApiOkResponse({ type: BalanceResponseDto })
   @ApiErrors([400, 401, 403, 413, 415, 429, 500, 503])
-  async balance(@Auth() auth: AuthContext, @Body() dto: BalanceRequestDto) {
-    await this.accounts.verifyCredentials(auth.account.id, dto.username, dto.password);
+  async balance(@Auth() auth: AuthContext, @Body() dto: BalanceRequestDto, @Ip() ip: string) {
+    await this.credentials.verify(auth, dto.username, dto.password, ip);
     return this.balances.report(auth.account);
   }
 }

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isNonPublicAddress } from '../messaging/callback-url.js';
+import { isIpLiteral, isNonPublicAddress } from '../messaging/callback-url.js';
 
 export class RefusedTarget extends Error {}
 
@@ -12,7 +12,8 @@ export interface PostResult {
 /**
  * POSTs JSON, refusing non-public targets at connect time: the check runs inside the socket's
  * own DNS lookup, so a name that resolves to a private address (or re-resolves to one, DNS
- * rebinding) is refused whatever it resolved to when the URL was accepted.
+ * rebinding) is refused whatever it resolved to when the URL was accepted. Node skips the lookup
+ * for an IP-literal host, so a literal address gets the same check here, before any socket opens.
  */
 export function safePost(
   url: string,
@@ -24,6 +25,10 @@ export function safePost(
     const u = new URL(url);
     if (u.protocol !== 'https:' && (opts.httpsOnly || u.protocol !== 'http:')) {
       reject(new RefusedTarget(`${u.protocol} callbacks are not allowed`));
+      return;
+    }
+    if (!opts.allowPrivate && isIpLiteral(u.hostname) && isNonPublicAddress(u.hostname)) {
+      reject(new RefusedTarget(`${u.hostname} is a non-public address`));
       return;
     }
     const lookup = (hostname: string, options: object, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {

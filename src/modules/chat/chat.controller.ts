@@ -1,9 +1,9 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../common/openapi/api-docs.decorators.js';
 import { ChatSendResponseDto } from '../../common/openapi/responses.js';
 import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
-import { AccountsService } from '../accounts/accounts.service.js';
+import { CredentialCheck } from '../accounts/credential-check.js';
 import { toNumber } from '../balance/money.js';
 import { SendService, type SendOutcome } from '../messaging/send.service.js';
 import { ChatSendDto } from './chat-send.dto.js';
@@ -40,7 +40,7 @@ export class ChatController {
   constructor(
     private readonly sends: SendService,
     private readonly policy: ChatPolicy,
-    private readonly accounts: AccountsService,
+    private readonly credentials: CredentialCheck,
     private readonly estimator: ChatDeliveryEstimator,
   ) {}
 
@@ -49,9 +49,9 @@ export class ChatController {
   @ApiOperation({ summary: 'Send a chat-channel message; username and password in the body as well as the key' })
   @ApiOkResponse({ type: ChatSendResponseDto })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
-  async send(@Auth() auth: AuthContext, @Body() dto: ChatSendDto) {
+  async send(@Auth() auth: AuthContext, @Body() dto: ChatSendDto, @Ip() ip: string) {
     // Credentials first: a caller with the wrong password learns nothing about the rest of the body.
-    await this.accounts.verifyCredentials(auth.account.id, dto.username, dto.password);
+    await this.credentials.verify(auth, dto.username, dto.password, ip);
     const outcome = await this.sends.send(this.policy, auth, chatInput(dto as Record<string, unknown>));
     return chatResponse(outcome, await this.estimator.estimate(outcome.acceptedCount));
   }

@@ -35,8 +35,10 @@ export class EmailPolicy implements ChannelPolicy {
     if (codePointLength(subject) > MAX_SUBJECT_CHARS) {
       problems.push({ field: 'subject', message: `at most ${MAX_SUBJECT_CHARS} characters` });
     }
-    // A line break in a header value is header injection (a smuggled Bcc:), never a real subject.
-    if (/[\r\n]/.test(subject)) problems.push({ field: 'subject', message: 'must not contain line breaks' });
+    // A line break in a header value is header injection (a smuggled Bcc:), never a real subject;
+    // other control characters (tab aside) have no place in a header either.
+    if (/[\r\n\u2028\u2029\u0085]/.test(subject)) problems.push({ field: 'subject', message: 'must not contain line breaks' });
+    else if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(subject)) problems.push({ field: 'subject', message: 'must not contain control characters' });
     if (hasLoneSurrogate(subject)) problems.push({ field: 'subject', message: 'contains an unpaired UTF-16 surrogate' });
     if (hasLoneSurrogate(input.body)) problems.push({ field: 'email_body', message: 'contains an unpaired UTF-16 surrogate' });
     throwIfProblems(problems);

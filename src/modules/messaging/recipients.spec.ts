@@ -134,4 +134,20 @@ describe('normaliseEmail', () => {
   ])('rejects an unpaired surrogate %s instead of throwing', (_name, raw) => {
     expect(normaliseEmail(raw)).toEqual({ ok: false, reason: 'INVALID_EMAIL' });
   });
+
+  it.each([
+    ['CR LF in a quoted local part', '"a\r\nb"@example.com'],
+    ['a bare LF in a quoted local part', '"a\nBcc: x@evil.example"@example.com'],
+    ['a NUL', '"a\u0000b"@example.com'],
+    ['a tab', '"a\tb"@example.com'],
+    ['DEL', '"a\u007fb"@example.com'],
+    ['a C1 control (NEL)', '"a\u0085b"@example.com'],
+    ['a line separator', '"a\u2028b"@example.com'],
+  ])('rejects an address with a control character: %s', (_name, raw) => {
+    expect(normaliseEmail(raw)).toEqual({ ok: false, reason: 'INVALID_EMAIL' });
+  });
+
+  it('still accepts a quoted local part without control characters', () => {
+    expect(normaliseEmail('"john smith"@Example.COM')).toEqual({ ok: true, value: '"john smith"@example.com' });
+  });
 });

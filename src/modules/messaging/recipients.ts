@@ -14,6 +14,9 @@ const PHONE_SEPARATORS = /[\s\-.()]/g;
 const E164_DIGITS = /^[1-9][0-9]{7,14}$/;
 
 const MAX_EMAIL_LENGTH = 254; // RFC 5321 path limit minus the angle brackets
+// A quoted local part may legally hold almost anything, but a CR or LF in an address ends up in
+// an SMTP command or a header line (injection); no real mailbox needs any control character.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 // Spelled out rather than relying on validator.js defaults, so an upgrade cannot quietly widen what is accepted.
 // UTF-8 local parts stay allowed so this agrees with a plain @IsEmail() on request DTOs.
@@ -41,7 +44,7 @@ export function normaliseEmail(raw: string): RecipientCheck {
   if (typeof raw !== 'string') return INVALID_EMAIL;
   const email = raw.trim();
   // An unpaired surrogate is never part of an address, and isEmail throws (URIError) on one.
-  if (email.length > MAX_EMAIL_LENGTH || hasLoneSurrogate(email) || !isEmail(email, EMAIL_OPTIONS)) return INVALID_EMAIL;
+  if (email.length > MAX_EMAIL_LENGTH || CONTROL.test(email) || hasLoneSurrogate(email) || !isEmail(email, EMAIL_OPTIONS)) return INVALID_EMAIL;
   // A quoted local part may itself contain '@', so the domain starts after the last one.
   const at = email.lastIndexOf('@');
   return { ok: true, value: email.slice(0, at + 1) + email.slice(at + 1).toLowerCase() };

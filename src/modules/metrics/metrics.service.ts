@@ -98,6 +98,12 @@ export class MetricsService {
     labelNames: ['channel', 'transport', 'reason', 'class'] as const,
     registers: [this.registry],
   });
+  private readonly authRefusals = new Counter({
+    name: 'bulk_auth_refusals_total',
+    help: 'Requests refused by authentication and its throttles, by reason (invalid_key, expired_key, bad_password, address_throttled, password_throttled, password_busy)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
 
   constructor(
     private readonly moduleRef: ModuleRef,
@@ -194,6 +200,10 @@ export class MetricsService {
    */
   withoutQueueGauges(): void {
     this.registry.removeSingleMetric(QUEUE_GAUGE);
+  }
+
+  authRefused(reason: string): void {
+    this.authRefusals.inc({ reason });
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

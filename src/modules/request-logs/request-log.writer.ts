@@ -1,7 +1,8 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isUnavailableError } from '../../common/errors/classify-error.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { LOG_DB } from '../../database/data-sources.js';
 
 export interface RequestLogRow {
@@ -16,6 +17,8 @@ export interface RequestLogRow {
   apiReference: string | null;
   requestId: string | null;
   createdAt: Date;
+  /** How many requests the row stands for: more than 1 for a summary of refusals. */
+  repeatCount?: number;
 }
 
 /** A batch is written when this many rows wait, or every FLUSH_INTERVAL_MS, whichever comes first. */
@@ -27,8 +30,8 @@ const SHUTDOWN_FLUSH_MS = 5000;
 const DROP_WARN_EVERY_MS = 10_000;
 
 const COLUMNS =
-  'api_key_id, account_id, method, path, status, ip, user_agent, duration_ms, api_reference, request_id, created_at';
-const ROW_PLACEHOLDERS = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'api_key_id, account_id, method, path, status, repeat_count, ip, user_agent, duration_ms, api_reference, request_id, created_at';
+const ROW_PLACEHOLDERS = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 const cut = (s: string | null, n: number) => (s && s.length > n ? s.slice(0, n) : s);
 
@@ -38,6 +41,11 @@ const cut = (s: string | null, n: number) => (s && s.length > n ? s.slice(0, n) 
  * INSERT at a time. When the log database is slow or down the buffer fills and the oldest
  * rows are dropped, counted and warned about: a request is never slowed or failed for its log.
  * What waits is written at shutdown, after the HTTP drain and before the database closes.
+ *
+ * Refusals for the rate limit (429) are summarised: the first 429 of a key opens a window of
+ * REQUEST_LOG_REFUSAL_WINDOW_SECONDS, the ones that follow only count, and the window is
+ * written as one row (the first request's details, repeat_count = how many). A key hammering
+ * past its limit costs one row per window, not one per request.
  */
 @Injectable()
 export class RequestLogWriter implements OnApplicationShutdown {
@@ -50,8 +58,17 @@ export class RequestLogWriter implements OnApplicationShutdown {
   private lastDropWarn = 0;
   private failing = false;
   private stopped = false;
+  /** Open refusal windows by key: the row that will be written, counting. */
+  private readonly refusals = new Map<string, { row: RequestLogRow; until: number }>();
+  private refusalTimer?: NodeJS.Timeout;
+  private readonly refusalWindowMs: number;
 
-  constructor(@InjectDataSource(LOG_DB) private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource(LOG_DB) private readonly ds: DataSource,
+    @Optional() @Inject(APP_CONFIG) config?: AppConfig,
+  ) {
+    this.refusalWindowMs = (config?.requestLogRefusalWindowSeconds ?? 10) * 1000;
+  }
 
   /** Rows dropped since start because the buffer was full (or a batch could not be stored). */
   get dropped(): number {
@@ -63,6 +80,36 @@ export class RequestLogWriter implements OnApplicationShutdown {
   }
 
   add(row: RequestLogRow): void {
+    if (row.status === 429 && !this.stopped) {
+      const open = this.refusals.get(row.apiKeyId);
+      if (open) {
+        open.row.repeatCount = (open.row.repeatCount ?? 1) + 1;
+        return;
+      }
+      this.refusals.set(row.apiKeyId, { row: { ...row, repeatCount: 1 }, until: Date.now() + this.refusalWindowMs });
+      if (!this.refusalTimer) {
+        this.refusalTimer = setInterval(() => this.closeRefusals(Date.now()), Math.min(1000, this.refusalWindowMs));
+        this.refusalTimer.unref();
+      }
+      return;
+    }
+    this.enqueue(row);
+  }
+
+  /** Moves the refusal windows that have ended (all of them, with Infinity) to the write buffer. */
+  private closeRefusals(now: number): void {
+    for (const [keyId, open] of this.refusals) {
+      if (open.until > now) continue;
+      this.refusals.delete(keyId);
+      this.enqueue(open.row);
+    }
+    if (this.refusals.size === 0) {
+      clearInterval(this.refusalTimer);
+      this.refusalTimer = undefined;
+    }
+  }
+
+  private enqueue(row: RequestLogRow): void {
     if (this.buffer.length >= MAX_BUFFERED_ROWS) {
       this.buffer.shift();
       this.drop(1, 'the log database is not keeping up');
@@ -86,6 +133,7 @@ export class RequestLogWriter implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closeRefusals(Infinity);
     this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
@@ -138,6 +186,7 @@ export class RequestLogWriter implements OnApplicationShutdown {
         cut(r.method, 10),
         cut(r.path, 255),
         r.status,
+        r.repeatCount ?? 1,
         cut(r.ip, 45),
         cut(r.userAgent, 255),
         Math.max(0, Math.round(r.durationMs)),

@@ -78,7 +78,7 @@ export class SmsXmlController {
   @Post()
   @HttpCode(200)
   @Header('Content-Type', 'application/xml; charset=utf-8')
-  @ApiOperation({ summary: 'Send SMS from an XML document', description: 'Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url and user_reference_id. Parsed as XML whatever Content-Type says; DOCTYPE and entities are refused.' })
+  @ApiOperation({ summary: 'Send SMS from an XML document', description: 'Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url and user_reference_id. Parsed as XML whatever Content-Type says, except text/plain, application/x-www-form-urlencoded and multipart/form-data (415: an HTML form on any site can send those); DOCTYPE and entities are refused.' })
   @ApiConsumes('application/xml', 'text/xml', 'application/json')
   @ApiBody({ schema: { type: 'string', example: '<request><from>ACME</from><to>260971234567</to><to>260971234568</to><message>Hello from ACME</message><source>API</source></request>' } })
   @ApiProduces('application/xml')

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
+import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
+import { MetricsService } from '../../src/modules/metrics/metrics.service.js';
+import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait.js';
+
+const BALANCE = '/api/v1/json/balance';
+const SMS = '/api/v1/json/bulk/sms';
+
+/** The value of one sample of the app's own metrics, 0 when absent. */
+async function metric(t: TestApp, name: string, labels: string): Promise<number> {
+  const { body } = await t.app.get(MetricsService).render();
+  const line = body.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
+describe('wrong passwords are limited per key and per account', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_PASSWORD_FAILURES_PER_KEY: '3/60', AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '4/60' });
+  });
+  afterAll(async () => t?.close());
+
+  const balance = (tn: Tenant, password: string, key = tn.key) =>
+    t.http().post(BALANCE).set('X-API-Key', key).send({ username: tn.username, password });
+
+  it('answers 429 with Retry-After once a key has used up its wrong passwords, without checking the password', async () => {
+    const tn = await createTenant(t);
+    for (let i = 0; i < 3; i++) expect((await balance(tn, `wrong-${i}`)).status).toBe(401);
+    const throttledBefore = await metric(t, 'bulk_auth_refusals_total', 'reason="password_throttled"');
+    const badBefore = await metric(t, 'bulk_auth_refusals_total', 'reason="bad_password"');
+    const res = await balance(tn, 'wrong-again');
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    // Refused before any hashing: no new wrong-password verdict, only a throttle.
+    expect(await metric(t, 'bulk_auth_refusals_total', 'reason="bad_password"')).toBe(badBefore);
+    expect(await metric(t, 'bulk_auth_refusals_total', 'reason="password_throttled"')).toBe(throttledBefore + 1);
+    // A correct password not remembered is not checked either while the key is locked out.
+    expect((await balance(tn, tn.password)).status).toBe(429);
+  });
+
+  it('keeps serving a correct password the key verified before the flood of wrong ones', async () => {
+    const tn = await createTenant(t);
+    expect((await balance(tn, tn.password)).status).toBe(200);
+    for (let i = 0; i < 4; i++) await balance(tn, `wrong-${i}`);
+    expect((await balance(tn, 'wrong-more')).status).toBe(429);
+    expect((await balance(tn, tn.password)).status).toBe(200);
+  });
+
+  it('counts wrong passwords across all the keys of one account', async () => {
+    const tn = await createTenant(t);
+    const { secret: second } = await t.app.get(ApiKeysService).create({ username: tn.username, name: 'second' });
+    for (let i = 0; i < 3; i++) expect((await balance(tn, `wrong-${i}`)).status).toBe(401);
+    expect((await balance(tn, 'wrong-3', second)).status).toBe(401);
+    const res = await balance(tn, 'wrong-4', second);
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBeTruthy();
+  });
+
+  it('does not let one tenant lock out another', async () => {
+    const a = await createTenant(t);
+    const b = await createTenant(t);
+    for (let i = 0; i < 5; i++) await balance(a, `wrong-${i}`);
+    expect((await balance(a, 'wrong')).status).toBe(429);
+    expect((await balance(b, b.password)).status).toBe(200);
+  });
+
+  it('forgets a remembered password once it is changed (as the CLI does, from another process)', async () => {
+    const tn = await createTenant(t);
+    expect((await balance(tn, tn.password)).status).toBe(200);
+    const next = `new-${randomBytes(8).toString('hex')}`;
+    await t.app.get(AccountsService).changePassword(tn.username, next);
+    // This process's API-key cache (1 s) carries the password tag; once it reloads, the old pair is checked again.
+    await waitFor(async () => (await balance(tn, tn.password)).status === 401, 5000, 'the old password refused');
+    expect((await balance(tn, next)).status).toBe(200);
+  });
+});
+
+describe('failed authentication is throttled per client address', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_FAILURES_PER_ADDRESS: '5/60' });
+    tenant = await createTenant(t);
+  });
+  afterAll(async () => t?.close());
+
+  const send = (key: string) => t.http().post(SMS).set('X-API-Key', key).send({ from: 'ACME', to: '260971234567', message: 'hi' });
+
+  it('answers 429 once an address has sent too many bad keys, with no key lookup, and counts it', async () => {
+    for (let i = 0; i < 5; i++) expect((await send(`bad-${randomBytes(8).toString('hex')}`)).status).toBe(401);
+    const misses = await metric(t, 'bulk_api_key_cache_lookups_total', 'result="miss"');
+    const throttled = await metric(t, 'bulk_auth_refusals_total', 'reason="address_throttled"');
+    for (let i = 0; i < 10; i++) {
+      const res = await send(`bad-${randomBytes(8).toString('hex')}`);
+      expect(res.status).toBe(429);
+      expect(res.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(await metric(t, 'bulk_api_key_cache_lookups_total', 'result="miss"')).toBe(misses);
+    expect(await metric(t, 'bulk_auth_refusals_total', 'reason="address_throttled"')).toBe(throttled + 10);
+    // The address is refused whatever key it now presents; the window is what ends it.
+    expect((await send(tenant.key)).status).toBe(429);
+  });
+});
