@@ -9,9 +9,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       'no-restricted-syntax': [
         'error',
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Read configuration through src/config.' },
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Read configuration through src/config.',
+        },
       ],
     },
   },
-  { files: ['src/config/**', 'test/**', 'bench/**', 'soak/**', 'ormconfig.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  {
+    files: ['src/config/**', 'test/**', 'bench/**', 'soak/**', 'ormconfig.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
 );

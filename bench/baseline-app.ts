@@ -10,7 +10,12 @@ class BaselineController {
   @Post()
   @HttpCode(200)
   send(@Body() dto: SmsSendDto) {
-    return { api_reference: '0', data: [{ message_id: '0', mobile_number: String(dto.to), status: 'ACKNOWLEDGED' }], message: 'successful', success: true };
+    return {
+      api_reference: '0',
+      data: [{ message_id: '0', mobile_number: String(dto.to), status: 'ACKNOWLEDGED' }],
+      message: 'successful',
+      success: true,
+    };
   }
 }
 

@@ -36,9 +36,21 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
   const mysqlUrl = `mysql://root@127.0.0.1:3306/${name}`;
   const port = await freePort();
   const api = `http://127.0.0.1:${port}`;
-  const env = { DATABASE_URL: mysqlUrl, QUEUE_PREFIX: name, LOG_LEVEL: 'error', APP_ENV: 'bench', RUN_WORKERS: 'false', TRUST_PROXY: 'loopback' };
+  const env = {
+    DATABASE_URL: mysqlUrl,
+    QUEUE_PREFIX: name,
+    LOG_LEVEL: 'error',
+    APP_ENV: 'bench',
+    RUN_WORKERS: 'false',
+    TRUST_PROXY: 'loopback',
+  };
   const cli = (...args: string[]): any =>
-    JSON.parse(execFileSync(process.execPath, ['dist/cli.js', ...args, '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' }));
+    JSON.parse(
+      execFileSync(process.execPath, ['dist/cli.js', ...args, '--json'], {
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      }),
+    );
   const apiProc = startNode('dist/main.js', [], { ...env, PORT: String(port) });
   const rows: FairnessRow[] = [];
   const db = await (async () => {
@@ -49,24 +61,60 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
     const password = 'tenant-secret-pass-1';
     cli('accounts', 'create', '--username', 'victim', '--password', password);
     cli('accounts', 'create', '--username', 'attacker', '--password', 'other-secret-pass-1');
-    const victimKey = cli('keys', 'create', '--username', 'victim', '--name', 'main', '--rate-limit', '1000000/1').key as string;
+    const victimKey = cli(
+      'keys',
+      'create',
+      '--username',
+      'victim',
+      '--name',
+      'main',
+      '--rate-limit',
+      '1000000/1',
+    ).key as string;
     // Fresh tenants: their first correct /balance cannot be answered from a remembered check.
     const fresh = Array.from({ length: passes * 2 }, (_, i) => {
       cli('accounts', 'create', '--username', `fresh${i}`, '--password', password);
-      return { key: cli('keys', 'create', '--username', `fresh${i}`, '--name', 'main').key as string, username: `fresh${i}` };
+      return {
+        key: cli('keys', 'create', '--username', `fresh${i}`, '--name', 'main').key as string,
+        username: `fresh${i}`,
+      };
     });
     const attackerKey = cli('keys', 'create', '--username', 'attacker', '--name', 'attacker').key as string;
-    const limited = cli('keys', 'create', '--username', 'victim', '--name', 'limited', '--rate-limit', '10/10');
+    const limited = cli(
+      'keys',
+      'create',
+      '--username',
+      'victim',
+      '--name',
+      'limited',
+      '--rate-limit',
+      '10/10',
+    );
 
     const balanceBody = JSON.stringify({ username: 'victim', password });
-    const headers = (key: string, addr: string) => ({ 'content-type': 'application/json', 'x-api-key': key, 'x-forwarded-for': addr });
+    const headers = (key: string, addr: string) => ({
+      'content-type': 'application/json',
+      'x-api-key': key,
+      'x-forwarded-for': addr,
+    });
     const victimLoad = async (secs: number) => {
-      const r = await autocannon({ url: `${api}/api/v1/json/balance`, method: 'POST', connections: 8, duration: secs, headers: headers(victimKey, VICTIM_ADDR), body: balanceBody });
+      const r = await autocannon({
+        url: `${api}/api/v1/json/balance`,
+        method: 'POST',
+        connections: 8,
+        duration: secs,
+        headers: headers(victimKey, VICTIM_ADDR),
+        body: balanceBody,
+      });
       return { p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors };
     };
     const firstCorrect = async (tenant: { key: string; username: string }) => {
       const t0 = performance.now();
-      const res = await fetch(`${api}/api/v1/json/balance`, { method: 'POST', headers: headers(tenant.key, VICTIM_ADDR), body: JSON.stringify({ username: tenant.username, password }) });
+      const res = await fetch(`${api}/api/v1/json/balance`, {
+        method: 'POST',
+        headers: headers(tenant.key, VICTIM_ADDR),
+        body: JSON.stringify({ username: tenant.username, password }),
+      });
       await res.arrayBuffer();
       return { ms: performance.now() - t0, status: res.status };
     };
@@ -74,7 +122,9 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
       autocannon({ url: `${api}/api/v1/json/balance`, method: 'POST', connections, duration: secs, ...opts });
     const misses = async () => {
       const text = await (await fetch(`${api}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith('bulk_api_key_cache_lookups_total{result="miss"}'));
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith('bulk_api_key_cache_lookups_total{result="miss"}'));
       return line ? Number(line.split(' ').pop()) : NaN;
     };
 
@@ -92,7 +142,10 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
       quiet.push(await victimLoad(seconds));
       quietFirst.push(await quietProbe);
       // Wrong passwords from a valid key, 64 connections.
-      const wrong = flood(64, seconds + 3, { headers: headers(attackerKey, ATTACKER_ADDR), body: JSON.stringify({ username: 'attacker', password: 'not-the-password' }) });
+      const wrong = flood(64, seconds + 3, {
+        headers: headers(attackerKey, ATTACKER_ADDR),
+        body: JSON.stringify({ username: 'attacker', password: 'not-the-password' }),
+      });
       await sleep(1500);
       const probe = sleep((seconds * 1000) / 2).then(() => firstCorrect(fresh[pass * 2 + 1]));
       flooded.push(await victimLoad(seconds));
@@ -103,37 +156,107 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
     const floodP99 = median(flooded.map((r) => r.p99));
     const ratio = floodP99 / Math.max(1, quietP99);
     const floodBad = flooded.reduce((n, r) => n + r.bad, 0);
-    rows.push({ id: 'B5', metric: 'tenant /balance p99 while another key floods wrong passwords', value: floodP99, unit: 'ms', baseline: quietP99, ratio, bar: '≤ 2× without the flood', ok: ratio <= 2 && floodBad === 0 });
+    rows.push({
+      id: 'B5',
+      metric: 'tenant /balance p99 while another key floods wrong passwords',
+      value: floodP99,
+      unit: 'ms',
+      baseline: quietP99,
+      ratio,
+      bar: '≤ 2× without the flood',
+      ok: ratio <= 2 && floodBad === 0,
+    });
     const firstQuiet = median(quietFirst.map((f) => f.ms));
     const firstFlood = Math.max(...floodFirst.map((f) => f.ms));
-    rows.push({ id: 'B5', metric: 'first correct /balance of another tenant during that flood (worst)', value: firstFlood, unit: 'ms', baseline: firstQuiet, ratio: firstFlood / firstQuiet, bar: 'all 200', ok: floodFirst.every((f) => f.status === 200) });
-    rows.push({ id: 'B5', metric: 'wrong-password flood: attacker requests answered per s', value: attackAnswers / (passes * (seconds + 3)), unit: 'req/s', bar: '', ok: true });
-    rows.push({ id: 'B5', metric: 'tenant /balance p50 while another key floods wrong passwords', value: median(flooded.map((r) => r.p50)), unit: 'ms', baseline: median(quiet.map((r) => r.p50)), bar: '', ok: true });
-    console.log(`B5 per pass, tenant /balance p99 quiet: ${quiet.map((r) => r.p99).join(', ')} ms; flooded: ${flooded.map((r) => r.p99).join(', ')} ms`);
-    if (floodBad) console.warn(`B5: the tenant got ${floodBad} non-2xx answers during the wrong-password flood`);
+    rows.push({
+      id: 'B5',
+      metric: 'first correct /balance of another tenant during that flood (worst)',
+      value: firstFlood,
+      unit: 'ms',
+      baseline: firstQuiet,
+      ratio: firstFlood / firstQuiet,
+      bar: 'all 200',
+      ok: floodFirst.every((f) => f.status === 200),
+    });
+    rows.push({
+      id: 'B5',
+      metric: 'wrong-password flood: attacker requests answered per s',
+      value: attackAnswers / (passes * (seconds + 3)),
+      unit: 'req/s',
+      bar: '',
+      ok: true,
+    });
+    rows.push({
+      id: 'B5',
+      metric: 'tenant /balance p50 while another key floods wrong passwords',
+      value: median(flooded.map((r) => r.p50)),
+      unit: 'ms',
+      baseline: median(quiet.map((r) => r.p50)),
+      bar: '',
+      ok: true,
+    });
+    console.log(
+      `B5 per pass, tenant /balance p99 quiet: ${quiet.map((r) => r.p99).join(', ')} ms; flooded: ${flooded.map((r) => r.p99).join(', ')} ms`,
+    );
+    if (floodBad)
+      console.warn(`B5: the tenant got ${floodBad} non-2xx answers during the wrong-password flood`);
 
     // Random bad keys from one address, 32 connections.
     const before = await misses();
     const badKeys = flood(32, seconds + 2, {
       headers: { 'content-type': 'application/json', 'x-forwarded-for': ATTACKER_ADDR },
       body: balanceBody,
-      requests: [{ setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'x-api-key': `bm_${randomBytes(16).toString('hex')}` } }) }],
+      requests: [
+        {
+          setupRequest: (req: any) => ({
+            ...req,
+            headers: { ...req.headers, 'x-api-key': `bm_${randomBytes(16).toString('hex')}` },
+          }),
+        },
+      ],
     });
     await sleep(1000);
     const underBadKeys = await victimLoad(seconds);
     const badRun = await badKeys;
     const lookups = (await misses()) - before;
-    rows.push({ id: 'B5', metric: 'tenant /balance p99 during a random-bad-key flood', value: underBadKeys.p99, unit: 'ms', baseline: quietP99, ratio: underBadKeys.p99 / Math.max(1, quietP99), bar: '', ok: underBadKeys.bad === 0 });
-    rows.push({ id: 'B5', metric: `key lookups (MySQL) per s during it (${badRun.requests.total} bad-key requests)`, value: lookups / (seconds + 2), unit: '/s', bar: '', ok: true });
+    rows.push({
+      id: 'B5',
+      metric: 'tenant /balance p99 during a random-bad-key flood',
+      value: underBadKeys.p99,
+      unit: 'ms',
+      baseline: quietP99,
+      ratio: underBadKeys.p99 / Math.max(1, quietP99),
+      bar: '',
+      ok: underBadKeys.bad === 0,
+    });
+    rows.push({
+      id: 'B5',
+      metric: `key lookups (MySQL) per s during it (${badRun.requests.total} bad-key requests)`,
+      value: lookups / (seconds + 2),
+      unit: '/s',
+      bar: '',
+      ok: true,
+    });
 
     // One key far over its rate limit for 10 s: how many request-log rows its 429s cost.
     await flood(16, 10, { headers: headers(limited.key as string, VICTIM_ADDR), body: balanceBody });
     await sleep(2000);
-    const [[logged]] = (await db.query(`SELECT COUNT(*) AS n FROM \`${name}_log\`.request_logs WHERE api_key_id = ? AND status = 429`, [limited.id])) as any;
-    rows.push({ id: 'B5', metric: 'request-log rows written for one key\'s 429s in 10 s', value: Number(logged.n), unit: 'rows', bar: '≤ 10', ok: Number(logged.n) <= 10 });
+    const [[logged]] = (await db.query(
+      `SELECT COUNT(*) AS n FROM \`${name}_log\`.request_logs WHERE api_key_id = ? AND status = 429`,
+      [limited.id],
+    )) as any;
+    rows.push({
+      id: 'B5',
+      metric: "request-log rows written for one key's 429s in 10 s",
+      value: Number(logged.n),
+      unit: 'rows',
+      bar: '≤ 10',
+      ok: Number(logged.n) <= 10,
+    });
   } finally {
     await stop(apiProc);
-    for (const suffix of ['', '_log', '_notification']) await db.query(`DROP DATABASE IF EXISTS \`${name}${suffix}\``).catch(() => undefined);
+    for (const suffix of ['', '_log', '_notification'])
+      await db.query(`DROP DATABASE IF EXISTS \`${name}${suffix}\``).catch(() => undefined);
     await db.end();
   }
   return rows;
@@ -142,7 +265,10 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   benchFairness(process.argv.includes('--quick')).then(
     (rows) => {
-      for (const r of rows) console.log(`${r.id}  ${r.metric.padEnd(70)} ${`${Math.round(r.value * 10) / 10} ${r.unit}`.padEnd(14)} ${r.baseline === undefined ? '' : `baseline ${Math.round(r.baseline * 10) / 10}`.padEnd(16)} ${r.ratio === undefined ? '' : `${Math.round(r.ratio * 100) / 100}×`.padEnd(8)} ${r.bar} ${r.ok ? 'yes' : 'NO'}`);
+      for (const r of rows)
+        console.log(
+          `${r.id}  ${r.metric.padEnd(70)} ${`${Math.round(r.value * 10) / 10} ${r.unit}`.padEnd(14)} ${r.baseline === undefined ? '' : `baseline ${Math.round(r.baseline * 10) / 10}`.padEnd(16)} ${r.ratio === undefined ? '' : `${Math.round(r.ratio * 100) / 100}×`.padEnd(8)} ${r.bar} ${r.ok ? 'yes' : 'NO'}`,
+        );
       process.exit(0);
     },
     (err) => {

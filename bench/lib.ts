@@ -17,7 +17,10 @@ export function percentile(xs: number[], p: number): number {
 }
 
 export function startNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   child.stderr?.on('data', (d: Buffer) => {
     const text = d.toString();
     if (/error|fail/i.test(text)) process.stderr.write(`[${script}] ${text}`);
@@ -47,7 +50,6 @@ export async function waitHttp(url: string, ms = 60_000): Promise<void> {
   }
   throw new Error(`${url} did not come up`);
 }
-
 
 /** Samples a process's resident memory every 50 ms; `peak` is the largest seen since the last reset. */
 export class RssSampler {

@@ -37,19 +37,41 @@ const rows: Row[] = [];
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
 function record(r: Omit<Row, 'ratio'> & { ratio?: number }) {
-  rows.push({ ...r, value: round(r.value), baseline: r.baseline === undefined ? undefined : round(r.baseline), ratio: r.ratio === undefined ? undefined : round(r.ratio, 2) });
+  rows.push({
+    ...r,
+    value: round(r.value),
+    baseline: r.baseline === undefined ? undefined : round(r.baseline),
+    ratio: r.ratio === undefined ? undefined : round(r.ratio, 2),
+  });
 }
 
 function cli(...args: string[]): any {
-  const out = execFileSync(process.execPath, ['dist/cli.js', ...args, '--json'], { env: { ...process.env, DATABASE_URL: mysqlUrl }, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['dist/cli.js', ...args, '--json'], {
+    env: { ...process.env, DATABASE_URL: mysqlUrl },
+    encoding: 'utf8',
+  });
   return JSON.parse(out);
 }
 
-const numbers = (n: number, base: number) => Array.from({ length: n }, (_, i) => String(260_970_000_000 + base + i));
+const numbers = (n: number, base: number) =>
+  Array.from({ length: n }, (_, i) => String(260_970_000_000 + base + i));
 
 async function load(url: string, body: object, headers: Record<string, string>, seconds: number) {
-  const r = await autocannon({ url, method: 'POST', connections: 50, duration: seconds, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    connections: 50,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
 }
 
 async function main() {
@@ -57,8 +79,19 @@ async function main() {
   const apiPort = await freePort();
   const basePort = await freePort();
   const api = `http://127.0.0.1:${apiPort}`;
-  const common = { DATABASE_URL: mysqlUrl, QUEUE_PREFIX: name, LOG_LEVEL: 'error', APP_ENV: 'bench', RATE_LIMIT_DEFAULT: '1000000/1' };
-  const apiProc = startNode('dist/main.js', [], { ...common, PORT: String(apiPort), RUN_WORKERS: 'false', MAX_RECIPIENTS: '100000' });
+  const common = {
+    DATABASE_URL: mysqlUrl,
+    QUEUE_PREFIX: name,
+    LOG_LEVEL: 'error',
+    APP_ENV: 'bench',
+    RATE_LIMIT_DEFAULT: '1000000/1',
+  };
+  const apiProc = startNode('dist/main.js', [], {
+    ...common,
+    PORT: String(apiPort),
+    RUN_WORKERS: 'false',
+    MAX_RECIPIENTS: '100000',
+  });
   const baseProc = startNode('dist/bench-build/bench/baseline-app.js', [String(basePort)], {});
   const smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 0 });
   let worker: ReturnType<typeof startNode> | undefined;
@@ -71,12 +104,16 @@ async function main() {
     cli('accounts', 'create', '--username', 'bench', '--password', 'bench-password-1');
     cli('accounts', 'credit', '--username', 'bench', '--channel', 'sms', '--amount', '100000000');
     cli('accounts', 'price', '--username', 'bench', '--channel', 'sms', '--cost-per-unit', '0.01');
-    const key = cli('keys', 'create', '--username', 'bench', '--name', 'bench', '--rate-limit', '1000000/1').key as string;
+    const key = cli('keys', 'create', '--username', 'bench', '--name', 'bench', '--rate-limit', '1000000/1')
+      .key as string;
     const auth = { 'x-api-key': key };
     const rss = new RssSampler(apiProc.pid!);
 
     // B1 and B4 (under B1): alternate baseline and app runs so drift hits both alike.
-    const b1 = { app: [] as Array<Awaited<ReturnType<typeof load>>>, base: [] as Array<Awaited<ReturnType<typeof load>>> };
+    const b1 = {
+      app: [] as Array<Awaited<ReturnType<typeof load>>>,
+      base: [] as Array<Awaited<ReturnType<typeof load>>>,
+    };
     const single = { from: 'BENCH', to: '260971234567', message: 'Your code is 123456' };
     await load(`${api}/api/v1/json/bulk/sms`, single, auth, 1); // warm-up
     await load(`http://127.0.0.1:${basePort}/api/v1/json/bulk/sms`, single, {}, 1);
@@ -89,10 +126,35 @@ async function main() {
     const bad = b1.app.reduce((n, r) => n + r.non2xx + r.errors, 0);
     const rpsApp = median(b1.app.map((r) => r.rps));
     const rpsBase = median(b1.base.map((r) => r.rps));
-    record({ id: 'B1', metric: 'single-recipient send, req/s (50 conns)', value: rpsApp, unit: 'req/s', baseline: rpsBase, ratio: rpsApp / rpsBase, bar: '≥ 0.6× baseline', ok: rpsApp / rpsBase >= 0.6 && bad === 0 });
-    record({ id: 'B1', metric: 'single-recipient send, p50 latency', value: median(b1.app.map((r) => r.p50)), unit: 'ms', baseline: median(b1.base.map((r) => r.p50)), bar: '', ok: true });
+    record({
+      id: 'B1',
+      metric: 'single-recipient send, req/s (50 conns)',
+      value: rpsApp,
+      unit: 'req/s',
+      baseline: rpsBase,
+      ratio: rpsApp / rpsBase,
+      bar: '≥ 0.6× baseline',
+      ok: rpsApp / rpsBase >= 0.6 && bad === 0,
+    });
+    record({
+      id: 'B1',
+      metric: 'single-recipient send, p50 latency',
+      value: median(b1.app.map((r) => r.p50)),
+      unit: 'ms',
+      baseline: median(b1.base.map((r) => r.p50)),
+      bar: '',
+      ok: true,
+    });
     const p99 = median(b1.app.map((r) => r.p99));
-    record({ id: 'B1', metric: 'single-recipient send, p99 latency', value: p99, unit: 'ms', baseline: median(b1.base.map((r) => r.p99)), bar: '≤ 50 ms', ok: p99 <= 50 });
+    record({
+      id: 'B1',
+      metric: 'single-recipient send, p99 latency',
+      value: p99,
+      unit: 'ms',
+      baseline: median(b1.base.map((r) => r.p99)),
+      bar: '≤ 50 ms',
+      ok: p99 <= 50,
+    });
     if (bad) console.warn(`B1: ${bad} non-2xx answers or errors`);
 
     // B2 and B4 (during B2): one 10,000-recipient request, against a raw multi-row insert of the same rows.
@@ -102,7 +164,11 @@ async function main() {
     for (let i = 0; i < B2_RUNS; i++) {
       const body = { from: 'BENCH', to: numbers(10_000, i * 10_000), message: 'Bulk notice' };
       const t0 = performance.now();
-      const res = await fetch(`${api}/api/v1/json/bulk/sms`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });
+      const res = await fetch(`${api}/api/v1/json/bulk/sms`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify(body),
+      });
       await res.arrayBuffer();
       acks.push(performance.now() - t0);
       if (res.status !== 200) throw new Error(`B2: status ${res.status}`);
@@ -112,11 +178,27 @@ async function main() {
     const raw: number[] = [];
     for (let i = 0; i < B2_RUNS; i++) {
       const now = new Date();
-      const values = numbers(10_000, i * 10_000).map((n, j) => [`${Date.now()}${String(j).padStart(6, '0')}`, uuidv7(), '1', '1', 'sms', n, 'ACKNOWLEDGED', null, 1, '0.010000', now, now]);
+      const values = numbers(10_000, i * 10_000).map((n, j) => [
+        `${Date.now()}${String(j).padStart(6, '0')}`,
+        uuidv7(),
+        '1',
+        '1',
+        'sms',
+        n,
+        'ACKNOWLEDGED',
+        null,
+        1,
+        '0.010000',
+        now,
+        now,
+      ]);
       const t0 = performance.now();
       await db.beginTransaction();
       for (let c = 0; c < values.length; c += 2000) {
-        await db.query('INSERT INTO bench_messages (id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, created_at, updated_at) VALUES ?', [values.slice(c, c + 2000)]);
+        await db.query(
+          'INSERT INTO bench_messages (id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, created_at, updated_at) VALUES ?',
+          [values.slice(c, c + 2000)],
+        );
       }
       await db.commit();
       raw.push(performance.now() - t0);
@@ -124,9 +206,33 @@ async function main() {
     }
     const ackMed = median(acks);
     const rawMed = median(raw);
-    record({ id: 'B2', metric: '10,000-recipient request, ack time (median)', value: ackMed, unit: 'ms', baseline: rawMed, ratio: rawMed / ackMed, bar: '≤ 400 ms; ≥ 0.5× raw insert', ok: ackMed <= 400 && rawMed / ackMed >= 0.5 });
-    record({ id: 'B2', metric: '10,000-recipient request, ack time (max)', value: Math.max(...acks), unit: 'ms', bar: '', ok: true });
-    record({ id: 'B2', metric: '10,000-recipient request, recipients/s', value: 10_000 / (ackMed / 1000), unit: 'rcpt/s', baseline: 10_000 / (rawMed / 1000), bar: '≥ 25,000', ok: 10_000 / (ackMed / 1000) >= 25_000 });
+    record({
+      id: 'B2',
+      metric: '10,000-recipient request, ack time (median)',
+      value: ackMed,
+      unit: 'ms',
+      baseline: rawMed,
+      ratio: rawMed / ackMed,
+      bar: '≤ 400 ms; ≥ 0.5× raw insert',
+      ok: ackMed <= 400 && rawMed / ackMed >= 0.5,
+    });
+    record({
+      id: 'B2',
+      metric: '10,000-recipient request, ack time (max)',
+      value: Math.max(...acks),
+      unit: 'ms',
+      bar: '',
+      ok: true,
+    });
+    record({
+      id: 'B2',
+      metric: '10,000-recipient request, recipients/s',
+      value: 10_000 / (ackMed / 1000),
+      unit: 'rcpt/s',
+      baseline: 10_000 / (rawMed / 1000),
+      bar: '≥ 25,000',
+      ok: 10_000 / (ackMed / 1000) >= 25_000,
+    });
 
     if (!quick) {
       // 100,000 recipients, while a probe measures how long other requests wait.
@@ -142,42 +248,99 @@ async function main() {
       })();
       const body = { from: 'BENCH', to: numbers(100_000, 500_000), message: 'Big notice' };
       const t0 = performance.now();
-      const res = await fetch(`${api}/api/v1/json/bulk/sms`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });
+      const res = await fetch(`${api}/api/v1/json/bulk/sms`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify(body),
+      });
       await res.arrayBuffer();
       const took = performance.now() - t0;
       probing = false;
       await probe;
-      record({ id: 'B2', metric: '100,000-recipient request, ack time', value: took, unit: 'ms', bar: '≤ 4000 ms', ok: took <= 4000 && res.status === 200 });
-      record({ id: 'B2', metric: '100,000-recipient request, worst wait of other requests', value: worstStall, unit: 'ms', bar: '≤ 100 ms', ok: worstStall <= 100 });
+      record({
+        id: 'B2',
+        metric: '100,000-recipient request, ack time',
+        value: took,
+        unit: 'ms',
+        bar: '≤ 4000 ms',
+        ok: took <= 4000 && res.status === 200,
+      });
+      record({
+        id: 'B2',
+        metric: '100,000-recipient request, worst wait of other requests',
+        value: worstStall,
+        unit: 'ms',
+        bar: '≤ 100 ms',
+        ok: worstStall <= 100,
+      });
     }
-    record({ id: 'B4', metric: 'API peak RSS under B1', value: rssB1, unit: 'MB', bar: '≤ 250 MB', ok: rssB1 <= 250 });
-    record({ id: 'B4', metric: 'RSS added by 10,000-recipient requests at peak', value: rssB2 - rssBefore, unit: 'MB', bar: '≤ 60 MB', ok: rssB2 - rssBefore <= 60 });
+    record({
+      id: 'B4',
+      metric: 'API peak RSS under B1',
+      value: rssB1,
+      unit: 'MB',
+      bar: '≤ 250 MB',
+      ok: rssB1 <= 250,
+    });
+    record({
+      id: 'B4',
+      metric: 'RSS added by 10,000-recipient requests at peak',
+      value: rssB2 - rssBefore,
+      unit: 'MB',
+      bar: '≤ 60 MB',
+      ok: rssB2 - rssBefore <= 60,
+    });
 
     // B3: throughput from queue to the SMPP peer with one worker process.
     await db.query("UPDATE messages SET status = 'DELIVERED' WHERE status = 'ACKNOWLEDGED'"); // earlier runs' messages are not part of B3
     await fetch(`${api}/health`); // keep-alive no-op
     const preloadRefs: string[] = [];
     for (let i = 0; i < B3_PRELOAD; i += 10_000) {
-      const res = await fetch(`${api}/api/v1/json/bulk/sms`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ from: 'BENCH', to: numbers(10_000, 1_000_000 + i), message: 'Queued' }) });
+      const res = await fetch(`${api}/api/v1/json/bulk/sms`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ from: 'BENCH', to: numbers(10_000, 1_000_000 + i), message: 'Queued' }),
+      });
       preloadRefs.push(((await res.json()) as { api_reference: string }).api_reference);
     }
-    worker = startNode('dist/worker.js', [], { ...common, SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMPP_WINDOW: '200' });
+    worker = startNode('dist/worker.js', [], {
+      ...common,
+      SMS_TRANSPORT: 'smpp',
+      SMPP_URL: smsc.url,
+      SMPP_WINDOW: '200',
+    });
     const until = Date.now() + 120_000;
     let done = 0;
     while (Date.now() < until) {
-      const [[r]] = (await db.query("SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status IN ('SENT','DELIVERED')", [preloadRefs])) as any;
+      const [[r]] = (await db.query(
+        "SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status IN ('SENT','DELIVERED')",
+        [preloadRefs],
+      )) as any;
       done = Number(r.n);
       if (done >= B3_PRELOAD) break;
       await sleep(200);
     }
-    const [[span]] = (await db.query('SELECT TIMESTAMPDIFF(MICROSECOND, MIN(sent_at), MAX(sent_at)) / 1000 AS ms FROM messages WHERE send_request_id IN (?)', [preloadRefs])) as any;
+    const [[span]] = (await db.query(
+      'SELECT TIMESTAMPDIFF(MICROSECOND, MIN(sent_at), MAX(sent_at)) / 1000 AS ms FROM messages WHERE send_request_id IN (?)',
+      [preloadRefs],
+    )) as any;
     const b3rate = done / (Number(span.ms) / 1000);
-    record({ id: 'B3', metric: `dispatch to SMPP peer, one worker (${done} msgs)`, value: b3rate, unit: 'msg/s', bar: '≥ 5,000', ok: b3rate >= 5000 && done >= B3_PRELOAD });
+    record({
+      id: 'B3',
+      metric: `dispatch to SMPP peer, one worker (${done} msgs)`,
+      value: b3rate,
+      unit: 'msg/s',
+      bar: '≥ 5,000',
+      ok: b3rate >= 5000 && done >= B3_PRELOAD,
+    });
 
     // Let the preload's delivery reports finish first: the steady phase measures a quiet pipeline.
     const settle = Date.now() + 60_000;
     while (Date.now() < settle) {
-      const [[r]] = (await db.query("SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'SENT'", [preloadRefs])) as any;
+      const [[r]] = (await db.query(
+        "SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'SENT'",
+        [preloadRefs],
+      )) as any;
       if (Number(r.n) === 0) break;
       await sleep(200);
     }
@@ -190,22 +353,48 @@ async function main() {
       const tick = Date.now();
       const body = { from: 'BENCH', to: numbers(10, 3_000_000 + k * 10), message: 'Steady' };
       k++;
-      steadyRefs.push(fetch(`${api}/api/v1/json/bulk/sms`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) }).then(async (r) => ((await r.json()) as { api_reference: string }).api_reference));
+      steadyRefs.push(
+        fetch(`${api}/api/v1/json/bulk/sms`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...auth },
+          body: JSON.stringify(body),
+        }).then(async (r) => ((await r.json()) as { api_reference: string }).api_reference),
+      );
       await sleep(Math.max(0, 10 - (Date.now() - tick)));
     }
     const refs = await Promise.all(steadyRefs);
     const total = refs.length * 10;
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
-      const [[r]] = (await db.query("SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'", [refs])) as any;
+      const [[r]] = (await db.query(
+        "SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'",
+        [refs],
+      )) as any;
       if (Number(r.n) >= total) break;
       await sleep(200);
     }
-    const [lat] = (await db.query("SELECT TIMESTAMPDIFF(MICROSECOND, created_at, updated_at) / 1000 AS ms FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'", [refs])) as any;
+    const [lat] = (await db.query(
+      "SELECT TIMESTAMPDIFF(MICROSECOND, created_at, updated_at) / 1000 AS ms FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'",
+      [refs],
+    )) as any;
     const ms = (lat as Array<{ ms: string }>).map((x) => Number(x.ms));
     const rate = total / STEADY_SECONDS;
-    record({ id: 'B3', metric: `accept→DELIVERED p50 at ${Math.round(rate)} msg/s`, value: percentile(ms, 50), unit: 'ms', bar: '', ok: ms.length === total });
-    record({ id: 'B3', metric: `accept→DELIVERED p99 at ${Math.round(rate)} msg/s`, value: percentile(ms, 99), unit: 'ms', bar: '≤ 1000 ms', ok: percentile(ms, 99) <= 1000 && ms.length === total });
+    record({
+      id: 'B3',
+      metric: `accept→DELIVERED p50 at ${Math.round(rate)} msg/s`,
+      value: percentile(ms, 50),
+      unit: 'ms',
+      bar: '',
+      ok: ms.length === total,
+    });
+    record({
+      id: 'B3',
+      metric: `accept→DELIVERED p99 at ${Math.round(rate)} msg/s`,
+      value: percentile(ms, 99),
+      unit: 'ms',
+      bar: '≤ 1000 ms',
+      ok: percentile(ms, 99) <= 1000 && ms.length === total,
+    });
   } finally {
     await stop(worker);
     await stop(apiProc);
@@ -220,14 +409,31 @@ async function main() {
   // B5 starts an API of its own (TRUST_PROXY, default throttles) on a database of its own.
   for (const r of await benchFairness(quick)) record(r);
 
-  const machine = { cores: cpus().length, cpu: cpus()[0]?.model, memory_gb: round(totalmem() / 2 ** 30), node: process.version, quick, runs: RUNS, seconds: round((Date.now() - started) / 1000) };
-  console.log(`\nbulk-messaging benchmarks (${quick ? 'quick' : 'full'}; medians of ${RUNS} runs) on ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}\n`);
+  const machine = {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model,
+    memory_gb: round(totalmem() / 2 ** 30),
+    node: process.version,
+    quick,
+    runs: RUNS,
+    seconds: round((Date.now() - started) / 1000),
+  };
+  console.log(
+    `\nbulk-messaging benchmarks (${quick ? 'quick' : 'full'}; medians of ${RUNS} runs) on ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}\n`,
+  );
   const pad = (s: string, n: number) => s.padEnd(n);
-  console.log(`${pad('id', 4)}${pad('metric', 58)}${pad('value', 14)}${pad('baseline', 12)}${pad('ratio', 8)}${pad('bar', 30)}ok`);
+  console.log(
+    `${pad('id', 4)}${pad('metric', 58)}${pad('value', 14)}${pad('baseline', 12)}${pad('ratio', 8)}${pad('bar', 30)}ok`,
+  );
   for (const r of rows) {
-    console.log(`${pad(r.id, 4)}${pad(r.metric, 58)}${pad(`${r.value} ${r.unit}`, 14)}${pad(r.baseline === undefined ? '' : String(r.baseline), 12)}${pad(r.ratio === undefined ? '' : `${r.ratio}×`, 8)}${pad(r.bar, 30)}${r.ok ? 'yes' : 'NO'}`);
+    console.log(
+      `${pad(r.id, 4)}${pad(r.metric, 58)}${pad(`${r.value} ${r.unit}`, 14)}${pad(r.baseline === undefined ? '' : String(r.baseline), 12)}${pad(r.ratio === undefined ? '' : `${r.ratio}×`, 8)}${pad(r.bar, 30)}${r.ok ? 'yes' : 'NO'}`,
+    );
   }
-  writeFileSync('bench/results/latest.json', JSON.stringify({ machine, at: new Date().toISOString(), results: rows }, null, 2));
+  writeFileSync(
+    'bench/results/latest.json',
+    JSON.stringify({ machine, at: new Date().toISOString(), results: rows }, null, 2),
+  );
   console.log(`\nwritten to bench/results/latest.json (${machine.seconds} s)`);
 }
 

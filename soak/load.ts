@@ -11,7 +11,16 @@ export interface SoakTenant {
   retired: Set<string>;
 }
 
-export type Kind = 'sms' | 'sms-replay' | 'sms-conflict' | 'sms-no-valid' | 'sms-poor' | 'email' | 'chat' | 'balance' | 'lookup';
+export type Kind =
+  | 'sms'
+  | 'sms-replay'
+  | 'sms-conflict'
+  | 'sms-no-valid'
+  | 'sms-poor'
+  | 'email'
+  | 'chat'
+  | 'balance'
+  | 'lookup';
 
 interface SmsBody {
   from: string;
@@ -129,7 +138,11 @@ export class Load {
     const k = ++this.seq;
     const to = Array.from({ length: n }, () => this.nextNumber());
     if (Math.random() < 0.15) to.splice(Math.floor(Math.random() * to.length), 0, pick(INVALID));
-    const body: SmsBody = { from: 'SOAK', to, message: `Soak ${k}: your code is ${100000 + Math.floor(Math.random() * 900000)}` };
+    const body: SmsBody = {
+      from: 'SOAK',
+      to,
+      message: `Soak ${k}: your code is ${100000 + Math.floor(Math.random() * 900000)}`,
+    };
     if (Math.random() < 0.4) body.user_reference_id = `soak-${process.pid}-${k}`;
     if (Math.random() < 0.3) body.callback_url = `${this.callbackBase}/cb/${tenant.tag}`;
     return body;
@@ -144,8 +157,10 @@ export class Load {
       if (r < 0.45) await this.sms('sms', tenant, this.smsBody(tenant));
       else if (r < 0.52 && withRef) await this.replay();
       else if (r < 0.54 && withRef) await this.conflict();
-      else if (r < 0.55) await this.sms('sms-no-valid', tenant, { from: 'SOAK', to: [pick(INVALID)], message: 'nobody' });
-      else if (r < 0.65) await this.sms('sms-poor', this.poor, this.smsBody(this.poor, 1 + Math.floor(Math.random() * 5)));
+      else if (r < 0.55)
+        await this.sms('sms-no-valid', tenant, { from: 'SOAK', to: [pick(INVALID)], message: 'nobody' });
+      else if (r < 0.65)
+        await this.sms('sms-poor', this.poor, this.smsBody(this.poor, 1 + Math.floor(Math.random() * 5)));
       else if (r < 0.76) await this.email(tenant);
       else if (r < 0.81) await this.chat(tenant);
       else if (r < 0.88) await this.balance(tenant);
@@ -156,7 +171,12 @@ export class Load {
     }
   }
 
-  private async call(kind: Kind, tenant: SoakTenant, path: string, body?: object): Promise<{ status: number; json: any; answer: string } | undefined> {
+  private async call(
+    kind: Kind,
+    tenant: SoakTenant,
+    path: string,
+    body?: object,
+  ): Promise<{ status: number; json: any; answer: string } | undefined> {
     const key = tenant.key;
     const api = pick(this.apis);
     const t0 = performance.now();
@@ -198,13 +218,23 @@ export class Load {
 
   private async sms(kind: Kind, tenant: SoakTenant, body: SmsBody): Promise<void> {
     const res = await this.call(kind, tenant, '/api/v1/json/bulk/sms', body);
-    const allowed = kind === 'sms-poor' ? ['200', '402 INSUFFICIENT_BALANCE'] : kind === 'sms-no-valid' ? ['400 VALIDATION_ERROR'] : ['200'];
+    const allowed =
+      kind === 'sms-poor'
+        ? ['200', '402 INSUFFICIENT_BALANCE']
+        : kind === 'sms-no-valid'
+          ? ['400 VALIDATION_ERROR']
+          : ['200'];
     if (!this.expect(kind, res, ...allowed) || kind === 'sms-no-valid') return;
     const data = res!.json.data as Array<{ message_id: string; status: string }>;
     const accepted = data.filter((d) => d.status === 'ACKNOWLEDGED');
     this.stats.acknowledged.set(res!.json.api_reference, { channel: 'sms', accepted: accepted.length });
     if (body.user_reference_id || Math.random() < 0.2) {
-      this.history.push({ tenant, body, apiReference: res!.json.api_reference, uuids: accepted.map((d) => d.message_id) });
+      this.history.push({
+        tenant,
+        body,
+        apiReference: res!.json.api_reference,
+        uuids: accepted.map((d) => d.message_id),
+      });
       if (this.history.length > 500) this.history.splice(0, this.history.length - 500);
     }
   }
@@ -218,7 +248,11 @@ export class Load {
     this.stats.replays++;
     if (res!.json.api_reference !== sent.apiReference) {
       this.stats.replayMismatches++;
-      this.stats.bad('sms-replay', '200', `api_reference ${res!.json.api_reference}, first answer ${sent.apiReference}`);
+      this.stats.bad(
+        'sms-replay',
+        '200',
+        `api_reference ${res!.json.api_reference}, first answer ${sent.apiReference}`,
+      );
     }
   }
 
@@ -226,29 +260,56 @@ export class Load {
   private async conflict(): Promise<void> {
     const sent = pick(this.history.filter((h) => h.body.user_reference_id));
     if (!sent) return;
-    const res = await this.call('sms-conflict', sent.tenant, '/api/v1/json/bulk/sms', { ...sent.body, message: `${sent.body.message} (changed)` });
+    const res = await this.call('sms-conflict', sent.tenant, '/api/v1/json/bulk/sms', {
+      ...sent.body,
+      message: `${sent.body.message} (changed)`,
+    });
     this.expect('sms-conflict', res, '409 DUPLICATE_REFERENCE');
   }
 
   private async email(tenant: SoakTenant): Promise<void> {
-    const to = Array.from({ length: 1 + Math.floor(Math.random() * 5) }, () => `u${++this.number}@soak.example.com`);
+    const to = Array.from(
+      { length: 1 + Math.floor(Math.random() * 5) },
+      () => `u${++this.number}@soak.example.com`,
+    );
     if (Math.random() < 0.1) to.push('not-an-address');
-    const res = await this.call('email', tenant, '/api/v1/json/bulk/email', { from: 'noreply@soak.example.com', to, subject: 'Soak', email_body: '<p>Hello</p>' });
+    const res = await this.call('email', tenant, '/api/v1/json/bulk/email', {
+      from: 'noreply@soak.example.com',
+      to,
+      subject: 'Soak',
+      email_body: '<p>Hello</p>',
+    });
     if (!this.expect('email', res, '200')) return;
     const data = res!.json.data as Array<{ status: string }>;
-    this.stats.acknowledged.set(res!.json.api_reference, { channel: 'email', accepted: data.filter((d) => d.status === 'ACKNOWLEDGED').length });
+    this.stats.acknowledged.set(res!.json.api_reference, {
+      channel: 'email',
+      accepted: data.filter((d) => d.status === 'ACKNOWLEDGED').length,
+    });
   }
 
   private async chat(tenant: SoakTenant): Promise<void> {
-    const recipient = Array.from({ length: 1 + Math.floor(Math.random() * 3) }, () => `2605${String(++this.number).padStart(8, '0')}`);
-    const res = await this.call('chat', tenant, '/api/v1/json/bulk/chat', { username: tenant.username, password: tenant.password, senderid: 260971000000, message: 'Soak chat', recipient });
+    const recipient = Array.from(
+      { length: 1 + Math.floor(Math.random() * 3) },
+      () => `2605${String(++this.number).padStart(8, '0')}`,
+    );
+    const res = await this.call('chat', tenant, '/api/v1/json/bulk/chat', {
+      username: tenant.username,
+      password: tenant.password,
+      senderid: 260971000000,
+      message: 'Soak chat',
+      recipient,
+    });
     if (!this.expect('chat', res, '200')) return;
     this.stats.acknowledged.set(res!.json.reference, { channel: 'chat', accepted: res!.json.count });
   }
 
   private async balance(tenant: SoakTenant): Promise<void> {
-    const res = await this.call('balance', tenant, '/api/v1/json/balance', { username: tenant.username, password: tenant.password });
-    if (this.expect('balance', res, '200') && res!.json.status !== 'success') this.stats.bad('balance', '200', 'status is not success');
+    const res = await this.call('balance', tenant, '/api/v1/json/balance', {
+      username: tenant.username,
+      password: tenant.password,
+    });
+    if (this.expect('balance', res, '200') && res!.json.status !== 'success')
+      this.stats.bad('balance', '200', 'status is not success');
   }
 
   private async lookup(): Promise<void> {

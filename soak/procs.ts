@@ -13,11 +13,13 @@ export interface Proc {
   exited?: { code: number | null; signal: NodeJS.Signals | null; expected: boolean };
 }
 
-
 export function startProc(name: string, script: string, env: Record<string, string>, logDir: string): Proc {
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(join(logDir, `${name}.log`));
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const proc: Proc = { name, child };
@@ -45,7 +47,10 @@ export async function stopProc(p: Proc | undefined): Promise<void> {
 export async function waitHttp(url: string, ms = 90_000, proc?: Proc): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
-    if (proc?.exited) throw new Error(`${proc.name} exited (${proc.exited.code ?? proc.exited.signal}) before ${url} answered`);
+    if (proc?.exited)
+      throw new Error(
+        `${proc.name} exited (${proc.exited.code ?? proc.exited.signal}) before ${url} answered`,
+      );
     try {
       const r = await fetch(url);
       await r.arrayBuffer();
@@ -61,13 +66,18 @@ export async function waitHttp(url: string, ms = 90_000, proc?: Proc): Promise<v
 /** `node dist/cli.js … --json`, parsed; rejects with its stderr on a non-zero exit. */
 export function cli(env: Record<string, string>, ...args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['dist/cli.js', ...args, '--json'], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`cli ${args.join(' ')} failed: ${stderr || err.message}`));
-      try {
-        resolve(stdout.trim() ? JSON.parse(stdout) : {});
-      } catch {
-        reject(new Error(`cli ${args.join(' ')}: not JSON: ${stdout.slice(0, 200)}`));
-      }
-    });
+    execFile(
+      process.execPath,
+      ['dist/cli.js', ...args, '--json'],
+      { env: { ...process.env, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`cli ${args.join(' ')} failed: ${stderr || err.message}`));
+        try {
+          resolve(stdout.trim() ? JSON.parse(stdout) : {});
+        } catch {
+          reject(new Error(`cli ${args.join(' ')}: not JSON: ${stdout.slice(0, 200)}`));
+        }
+      },
+    );
   });
 }

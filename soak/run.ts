@@ -20,7 +20,14 @@ import { startHttpPeer } from '../test/support/http-peer.js';
 import { RedisInstance } from '../test/support/redis-instance.js';
 import { dropLocalState } from '../test/support/local-state.js';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
-import { expectedCallbacks, ledgerTable, messageStates, runChecks, waitingMessages, type CallbackLog } from './checks.js';
+import {
+  expectedCallbacks,
+  ledgerTable,
+  messageStates,
+  runChecks,
+  waitingMessages,
+  type CallbackLog,
+} from './checks.js';
 import { Load, LoadStats, type SoakTenant } from './load.js';
 import { cli, freePort, sleep, startProc, stopProc, waitHttp, type Proc } from './procs.js';
 import { printSummary, type Summary } from './summary.js';
@@ -36,7 +43,9 @@ const rps = Number(opt('--rps') ?? 30);
 const keep = argv.includes('--keep');
 const redisLossSeconds = Number(opt('--redis-loss') ?? 0);
 if (!(minutes > 0) || !(rps > 0 && rps <= 200) || !(redisLossSeconds >= 0)) {
-  console.error('usage: npm run soak [-- --minutes N | --quick] [--rps 1-200] [--keep] [--redis-loss SECONDS]');
+  console.error(
+    'usage: npm run soak [-- --minutes N | --quick] [--rps 1-200] [--keep] [--redis-loss SECONDS]',
+  );
   process.exit(2);
 }
 const DRAIN_MS = 120_000;
@@ -62,7 +71,8 @@ async function createTenant(tag: string, balances: Record<string, string>): Prom
   const username = `${tag}_${process.pid}`;
   const password = `soak-${tag}-password-1`;
   await cli(env, 'accounts', 'create', '--username', username, '--password', password);
-  for (const [channel, amount] of Object.entries(balances)) await cli(env, 'accounts', 'credit', '--username', username, '--channel', channel, '--amount', amount);
+  for (const [channel, amount] of Object.entries(balances))
+    await cli(env, 'accounts', 'credit', '--username', username, '--channel', channel, '--amount', amount);
   const key = await cli(env, 'keys', 'create', '--username', username, '--name', `${tag} soak`);
   return { tag, username, password, keyId: String(key.id), key: key.key, retired: new Set() };
 }
@@ -86,7 +96,14 @@ async function main(): Promise<number> {
       return { status: 503 };
     }
     const secret = secrets.get(req.path.split('/').pop() ?? '');
-    const ok = secret && verifyCallback(secret, String(req.headers['x-signature-timestamp']), String(req.headers['x-signature']), req.body);
+    const ok =
+      secret &&
+      verifyCallback(
+        secret,
+        String(req.headers['x-signature-timestamp']),
+        String(req.headers['x-signature']),
+        req.body,
+      );
     if (!ok) callbacks.badSignatures++;
     const id = (req.json as { event_id?: string } | undefined)?.event_id ?? '?';
     callbacks.delivered.set(id, (callbacks.delivered.get(id) ?? 0) + 1);
@@ -113,23 +130,46 @@ async function main(): Promise<number> {
     ...(redis ? { REDIS_URL: redis.url, SWEEP_STRANDED_AFTER_MS: '15000' } : {}),
   };
   const logs = `${RESULTS}/logs`;
-  const pool = createPool({ uri: mysqlUrl, connectionLimit: 4, timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true });
+  const pool = createPool({
+    uri: mysqlUrl,
+    connectionLimit: 4,
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+  });
   let exit = 1;
   try {
     console.log(`soak ${name}: ${minutes} min at ${rps} req/s; logs in ${logs}/`);
-    procs.push(startProc('api1', 'dist/main.js', { ...common, PORT: String(ports[0]), RUN_WORKERS: 'false' }, logs));
+    procs.push(
+      startProc('api1', 'dist/main.js', { ...common, PORT: String(ports[0]), RUN_WORKERS: 'false' }, logs),
+    );
     await waitHttp(`${apis[0]}/health/ready`, 90_000, procs[0]); // the first process creates the databases and migrates
-    procs.push(startProc('api2', 'dist/main.js', { ...common, PORT: String(ports[1]), RUN_WORKERS: 'false' }, logs));
+    procs.push(
+      startProc('api2', 'dist/main.js', { ...common, PORT: String(ports[1]), RUN_WORKERS: 'false' }, logs),
+    );
     const metricsPorts = [await freePort(), await freePort()];
-    metricsPorts.forEach((p, i) => procs.push(startProc(`worker${i + 1}`, 'dist/worker.js', { ...common, METRICS_PORT: String(p) }, logs)));
+    metricsPorts.forEach((p, i) =>
+      procs.push(startProc(`worker${i + 1}`, 'dist/worker.js', { ...common, METRICS_PORT: String(p) }, logs)),
+    );
     await waitHttp(`${apis[1]}/health/ready`, 90_000, procs[1]);
-    await Promise.all(metricsPorts.map((p, i) => waitHttp(`http://127.0.0.1:${p}/health/live`, 90_000, procs[2 + i])));
+    await Promise.all(
+      metricsPorts.map((p, i) => waitHttp(`http://127.0.0.1:${p}/health/live`, 90_000, procs[2 + i])),
+    );
 
     const big = { sms: '1000000', email: '1000000', chat: '1000000' };
-    const [alpha, beta, poor] = await Promise.all([createTenant('alpha', big), createTenant('beta', big), createTenant('poor', { sms: '30' })]);
-    const accounts = (await pool.query('SELECT username, callback_secret FROM accounts'))[0] as Array<{ username: string; callback_secret: string }>;
+    const [alpha, beta, poor] = await Promise.all([
+      createTenant('alpha', big),
+      createTenant('beta', big),
+      createTenant('poor', { sms: '30' }),
+    ]);
+    const accounts = (await pool.query('SELECT username, callback_secret FROM accounts'))[0] as Array<{
+      username: string;
+      callback_secret: string;
+    }>;
     for (const a of accounts) secrets.set(a.username.replace(/_\d+$/, ''), a.callback_secret);
-    console.log(`ready in ${Math.round((Date.now() - started) / 1000)} s: 2 APIs, 2 workers, accounts ${alpha.username} ${beta.username} ${poor.username}`);
+    console.log(
+      `ready in ${Math.round((Date.now() - started) / 1000)} s: 2 APIs, 2 workers, accounts ${alpha.username} ${beta.username} ${poor.username}`,
+    );
 
     const stats = new LoadStats();
     const load = new Load(apis, [alpha, beta], poor, hooks.url, stats);
@@ -161,16 +201,19 @@ async function main(): Promise<number> {
         }
       }
     })();
-    const progress = setInterval(() => {
-      const s = Math.round((Date.now() - loadStarted) / 1000);
-      const w = stats.window.sort((a, b) => a - b);
-      stats.window = [];
-      const p99 = w.length ? Math.round(w[Math.min(w.length - 1, Math.ceil(w.length * 0.99) - 1)]) : 0;
-      console.log(
-        `  ${s} s: ${stats.requests} requests (${Math.round(stats.requests / Math.max(1, s))}/s), window p99 ${p99} ms max ${Math.round(w.at(-1) ?? 0)} ms; ` +
-          `${stats.unexpectedCount} unexpected, ${stats.networkErrors} without answer, ${rotations} rotations, SMSC ${smsc.received.length}, callbacks ${callbacks.delivered.size}`,
-      );
-    }, quick ? 10_000 : 15_000);
+    const progress = setInterval(
+      () => {
+        const s = Math.round((Date.now() - loadStarted) / 1000);
+        const w = stats.window.sort((a, b) => a - b);
+        stats.window = [];
+        const p99 = w.length ? Math.round(w[Math.min(w.length - 1, Math.ceil(w.length * 0.99) - 1)]) : 0;
+        console.log(
+          `  ${s} s: ${stats.requests} requests (${Math.round(stats.requests / Math.max(1, s))}/s), window p99 ${p99} ms max ${Math.round(w.at(-1) ?? 0)} ms; ` +
+            `${stats.unexpectedCount} unexpected, ${stats.networkErrors} without answer, ${rotations} rotations, SMSC ${smsc.received.length}, callbacks ${callbacks.delivered.size}`,
+        );
+      },
+      quick ? 10_000 : 15_000,
+    );
     const redisLoss = (async () => {
       if (!redis) return;
       await sleep((until - loadStarted) / 3);
@@ -185,18 +228,32 @@ async function main(): Promise<number> {
     clearInterval(progress);
     await rotating;
     const loadSeconds = (Date.now() - loadStarted) / 1000;
-    const cpuLoad = procs.map((p, i) => ({ process: p.name, cpu_percent_of_one_core: Math.round(((cpuSeconds(p.child.pid) - cpuBefore[i]) / loadSeconds) * 100) }));
+    const cpuLoad = procs.map((p, i) => ({
+      process: p.name,
+      cpu_percent_of_one_core: Math.round(((cpuSeconds(p.child.pid) - cpuBefore[i]) / loadSeconds) * 100),
+    }));
     const self = process.cpuUsage(selfBefore);
-    cpuLoad.push({ process: 'harness', cpu_percent_of_one_core: Math.round(((self.user + self.system) / 1e6 / loadSeconds) * 100) });
+    cpuLoad.push({
+      process: 'harness',
+      cpu_percent_of_one_core: Math.round(((self.user + self.system) / 1e6 / loadSeconds) * 100),
+    });
 
     // Drain: every accepted message SENT or final, the SMSC has them all, and every callback event answered 2xx.
-    console.log(`load done: ${stats.requests} requests in ${Math.round(loadSeconds)} s; draining (at most ${DRAIN_MS / 1000} s)…`);
+    console.log(
+      `load done: ${stats.requests} requests in ${Math.round(loadSeconds)} s; draining (at most ${DRAIN_MS / 1000} s)…`,
+    );
     const drainStarted = Date.now();
-    const [{ n: smsAccepted }] = (await pool.query("SELECT COUNT(*) AS n FROM messages WHERE channel = 'sms' AND units > 0"))[0] as Array<{ n: string }>;
+    const [{ n: smsAccepted }] = (
+      await pool.query("SELECT COUNT(*) AS n FROM messages WHERE channel = 'sms' AND units > 0")
+    )[0] as Array<{ n: string }>;
     while (Date.now() - drainStarted < DRAIN_MS) {
       const waiting = await waitingMessages(pool);
       const expected = await expectedCallbacks(pool);
-      if (waiting === 0 && smsc.received.length >= Number(smsAccepted) && callbacks.delivered.size >= expected) {
+      if (
+        waiting === 0 &&
+        smsc.received.length >= Number(smsAccepted) &&
+        callbacks.delivered.size >= expected
+      ) {
         await sleep(2000); // late duplicates or events would show now
         if ((await expectedCallbacks(pool)) === callbacks.delivered.size) break;
       }
@@ -204,18 +261,39 @@ async function main(): Promise<number> {
     }
     const drainSeconds = (Date.now() - drainStarted) / 1000;
 
-    const crashed = procs.filter((p) => p.exited && !p.exited.expected).map((p) => `${p.name} (${p.exited!.code ?? p.exited!.signal})`);
+    const crashed = procs
+      .filter((p) => p.exited && !p.exited.expected)
+      .map((p) => `${p.name} (${p.exited!.code ?? p.exited!.signal})`);
     const checks = await runChecks(pool, stats, smsc, callbacks, crashed);
-    checks.push({ check: 'key rotations through the CLI', value: rotations, expected: '> 0, no errors', ok: rotations > 0 && rotationErrors.length === 0 });
+    checks.push({
+      check: 'key rotations through the CLI',
+      value: rotations,
+      expected: '> 0, no errors',
+      ok: rotations > 0 && rotationErrors.length === 0,
+    });
     const summary: Summary = {
       at: new Date().toISOString(),
-      machine: { cores: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
+      machine: {
+        cores: cpus().length,
+        cpu: cpus()[0]?.model,
+        memory_gb: Math.round(totalmem() / 2 ** 30),
+        node: process.version,
+      },
       options: { minutes, rps, quick, redis_loss_seconds: redisLossSeconds },
-      seconds: { load: Math.round(loadSeconds), drain: Math.round(drainSeconds), total: Math.round((Date.now() - started) / 1000) },
+      seconds: {
+        load: Math.round(loadSeconds),
+        drain: Math.round(drainSeconds),
+        total: Math.round((Date.now() - started) / 1000),
+      },
       stats,
       rotations,
       rotationErrors,
-      callbacks: { attempts: callbacks.attempts, refused_on_purpose: callbacks.refusedOnPurpose, events_delivered: callbacks.delivered.size, expected: await expectedCallbacks(pool) },
+      callbacks: {
+        attempts: callbacks.attempts,
+        refused_on_purpose: callbacks.refusedOnPurpose,
+        events_delivered: callbacks.delivered.size,
+        expected: await expectedCallbacks(pool),
+      },
       smsc: { submits: smsc.received.length, binds: smsc.stats.binds },
       messages: await messageStates(pool),
       ledger: await ledgerTable(pool),
@@ -225,14 +303,22 @@ async function main(): Promise<number> {
     writeFileSync(`${RESULTS}/latest.json`, JSON.stringify(printSummary(summary), null, 2));
     console.log(`\nwritten to ${RESULTS}/latest.json`);
     exit = checks.every((c) => c.ok) ? 0 : 1;
-    console.log(exit === 0 ? 'SOAK PASSED: every invariant holds' : `SOAK FAILED: ${checks.filter((c) => !c.ok).map((c) => c.check).join('; ')}`);
+    console.log(
+      exit === 0
+        ? 'SOAK PASSED: every invariant holds'
+        : `SOAK FAILED: ${checks
+            .filter((c) => !c.ok)
+            .map((c) => c.check)
+            .join('; ')}`,
+    );
   } finally {
     await Promise.all(procs.map((p) => stopProc(p)));
     await pool.end().catch(() => undefined);
     await smsc.close();
     await hooks.close();
     await redis?.stop();
-    if (keep) console.log(`kept databases ${name}, ${name}_log, ${name}_notification and Redis prefix ${name}`);
+    if (keep)
+      console.log(`kept databases ${name}, ${name}_log, ${name}_notification and Redis prefix ${name}`);
     else await dropState().catch((err: Error) => console.warn(`cleanup: ${err.message}`));
   }
   return exit;

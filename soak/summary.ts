@@ -31,8 +31,12 @@ export function printSummary(s: Summary): object {
   const { stats } = s;
   const byClass = { '2xx': 0, '4xx': {} as Record<string, number>, '5xx': 0, 'no answer': 0 };
   const byKind: Record<string, object> = {};
-  console.log(`\nbulk-messaging soak: ${s.options.minutes} min at ${s.options.rps} req/s, 2 APIs + 2 workers; load ${s.seconds.load} s, drain ${s.seconds.drain} s, total ${s.seconds.total} s\n`);
-  console.log(`${pad('kind', 14)}${pad('answer', 30)}${padl('count', 8)}${padl('p50 ms', 9)}${padl('p99 ms', 9)}   (latency after the first 15 s)`);
+  console.log(
+    `\nbulk-messaging soak: ${s.options.minutes} min at ${s.options.rps} req/s, 2 APIs + 2 workers; load ${s.seconds.load} s, drain ${s.seconds.drain} s, total ${s.seconds.total} s\n`,
+  );
+  console.log(
+    `${pad('kind', 14)}${pad('answer', 30)}${padl('count', 8)}${padl('p50 ms', 9)}${padl('p99 ms', 9)}   (latency after the first 15 s)`,
+  );
   for (const [kind, answers] of stats.answers) {
     const lat = stats.latencyMs.get(kind) ?? [];
     const p50 = Math.round(percentile(lat, 50));
@@ -40,7 +44,9 @@ export function printSummary(s: Summary): object {
     byKind[kind] = { answers: Object.fromEntries(answers), p50_ms: p50, p99_ms: p99 };
     let first = true;
     for (const [answer, n] of [...answers.entries()].sort()) {
-      console.log(`${pad(first ? kind : '', 14)}${pad(answer, 30)}${padl(n, 8)}${padl(first ? p50 : '', 9)}${padl(first ? p99 : '', 9)}`);
+      console.log(
+        `${pad(first ? kind : '', 14)}${pad(answer, 30)}${padl(n, 8)}${padl(first ? p50 : '', 9)}${padl(first ? p99 : '', 9)}`,
+      );
       first = false;
       if (answer === '200') byClass['2xx'] += n;
       else if (answer === 'network error') byClass['no answer'] += n;
@@ -51,22 +57,41 @@ export function printSummary(s: Summary): object {
   const fourxx = Object.entries(byClass['4xx'])
     .map(([a, n]) => `${a} ×${n}`)
     .join(', ');
-  console.log(`\nrequests: ${stats.requests} — 2xx ${byClass['2xx']}; 4xx ${fourxx || 'none'}; 5xx ${byClass['5xx']}; no answer ${byClass['no answer']}`);
+  console.log(
+    `\nrequests: ${stats.requests} — 2xx ${byClass['2xx']}; 4xx ${fourxx || 'none'}; 5xx ${byClass['5xx']}; no answer ${byClass['no answer']}`,
+  );
   const w = stats.warmUpLatencyMs;
-  console.log(`first 15 s (processes warming up): ${w.length} requests, p50 ${Math.round(percentile(w, 50))} ms, p99 ${Math.round(percentile(w, 99))} ms`);
-  console.log(`expected 401s after a key rotation: ${stats.rotated401} (${s.rotations} rotations); idempotent replays: ${stats.replays}; load ticks skipped (40 in flight): ${stats.skippedTicks}`);
-  console.log(`callbacks: ${s.callbacks.events_delivered} events delivered of ${s.callbacks.expected} expected, ${s.callbacks.attempts} POSTs (${s.callbacks.refused_on_purpose} answered 503 on purpose)`);
-  console.log(`CPU during the load (% of one core): ${s.cpu.map((c) => `${c.process} ${c.cpu_percent_of_one_core}`).join(', ')}`);
+  console.log(
+    `first 15 s (processes warming up): ${w.length} requests, p50 ${Math.round(percentile(w, 50))} ms, p99 ${Math.round(percentile(w, 99))} ms`,
+  );
+  console.log(
+    `expected 401s after a key rotation: ${stats.rotated401} (${s.rotations} rotations); idempotent replays: ${stats.replays}; load ticks skipped (40 in flight): ${stats.skippedTicks}`,
+  );
+  console.log(
+    `callbacks: ${s.callbacks.events_delivered} events delivered of ${s.callbacks.expected} expected, ${s.callbacks.attempts} POSTs (${s.callbacks.refused_on_purpose} answered 503 on purpose)`,
+  );
+  console.log(
+    `CPU during the load (% of one core): ${s.cpu.map((c) => `${c.process} ${c.cpu_percent_of_one_core}`).join(', ')}`,
+  );
 
-  console.log(`\n${pad('messages', 10)}${s.messages.map((m) => `${m.channel} ${m.status} ${m.n}`).join(' | ')}`);
-  console.log(`\n${pad('account', 18)}${pad('channel', 8)}${padl('balance', 20)}${padl('ledger sum', 20)}  ok`);
-  for (const l of s.ledger) console.log(`${pad(l.username, 18)}${pad(l.channel, 8)}${padl(l.balance, 20)}${padl(l.ledger, 20)}  ${l.ok ? 'yes' : 'NO'}`);
+  console.log(
+    `\n${pad('messages', 10)}${s.messages.map((m) => `${m.channel} ${m.status} ${m.n}`).join(' | ')}`,
+  );
+  console.log(
+    `\n${pad('account', 18)}${pad('channel', 8)}${padl('balance', 20)}${padl('ledger sum', 20)}  ok`,
+  );
+  for (const l of s.ledger)
+    console.log(
+      `${pad(l.username, 18)}${pad(l.channel, 8)}${padl(l.balance, 20)}${padl(l.ledger, 20)}  ${l.ok ? 'yes' : 'NO'}`,
+    );
 
   console.log(`\n${pad('check', 80)}${pad('value', 24)}${pad('expected', 16)}ok`);
-  for (const c of s.checks) console.log(`${pad(c.check, 80)}${pad(c.value, 24)}${pad(c.expected, 16)}${c.ok ? 'yes' : 'NO'}`);
+  for (const c of s.checks)
+    console.log(`${pad(c.check, 80)}${pad(c.value, 24)}${pad(c.expected, 16)}${c.ok ? 'yes' : 'NO'}`);
   if (stats.unexpected.length) {
     console.log('\nfirst unexpected answers:');
-    for (const u of stats.unexpected.slice(0, 10)) console.log(`  ${u.kind}: ${u.answer}${u.note ? ` (${u.note})` : ''}`);
+    for (const u of stats.unexpected.slice(0, 10))
+      console.log(`  ${u.kind}: ${u.answer}${u.note ? ` (${u.note})` : ''}`);
   }
 
   return {
@@ -78,7 +103,12 @@ export function printSummary(s: Summary): object {
       total: stats.requests,
       by_class: byClass,
       by_kind: byKind,
-      warm_up: { seconds: 15, requests: w.length, p50_ms: Math.round(percentile(w, 50)), p99_ms: Math.round(percentile(w, 99)) },
+      warm_up: {
+        seconds: 15,
+        requests: w.length,
+        p50_ms: Math.round(percentile(w, 50)),
+        p99_ms: Math.round(percentile(w, 99)),
+      },
     },
     rotations: s.rotations,
     rotation_errors: s.rotationErrors,

@@ -41,7 +41,9 @@ export class AppModule {
         ChatModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard, only when ADMIN_TOKEN is set.
-        ...(config.adminToken ? [QueueDashboardModule.forRoot({ ...config, adminToken: config.adminToken })] : []),
+        ...(config.adminToken
+          ? [QueueDashboardModule.forRoot({ ...config, adminToken: config.adminToken })]
+          : []),
       ],
     };
   }

@@ -21,7 +21,13 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), ExistingDatabaseModule.forRoot(), AccountsModule, ApiKeysModule, BalanceModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        ExistingDatabaseModule.forRoot(),
+        AccountsModule,
+        ApiKeysModule,
+        BalanceModule,
+      ],
       providers: [...DB_COMMANDS, ...ACCOUNT_COMMANDS, ...KEY_COMMANDS, ...LOG_COMMANDS, RequestLogReader],
     };
   }

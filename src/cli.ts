@@ -40,7 +40,8 @@ async function main(): Promise<number> {
   });
   try {
     if (needsDatabase) {
-      for (const name of [undefined, LOG_DB, NOTIFICATION_DB]) await app.get<DataSource>(getDataSourceToken(name)).initialize();
+      for (const name of [undefined, LOG_DB, NOTIFICATION_DB])
+        await app.get<DataSource>(getDataSourceToken(name)).initialize();
     }
     await CommandFactory.runApplication(app);
   } finally {

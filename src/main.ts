@@ -8,7 +8,12 @@ import type { HttpLogger } from 'pino-http';
 import { AppModule } from './app.module.js';
 import { configureApp } from './common/http/configure-app.js';
 import { HTTP_LOGGER } from './common/logging/logging.module.js';
-import { QuietWiringLogger, flushSync, nestLoggerOver, processLogger } from './common/logging/process-logger.js';
+import {
+  QuietWiringLogger,
+  flushSync,
+  nestLoggerOver,
+  processLogger,
+} from './common/logging/process-logger.js';
 import { forceExitAfterGrace } from './common/logging/shutdown-timer.js';
 import { startupFailure } from './common/startup/startup-failure.js';
 import type { AppConfig } from './config/config.js';
@@ -38,7 +43,9 @@ async function bootstrap(config: AppConfig, log: Pino): Promise<void> {
   // readiness turns 503 and the listener closes at once; the hooks then wait for requests in
   // flight (HttpDrain), let workers finish their jobs (DispatchWorker) and close connections.
   forceExitAfterGrace(config.shutdownGraceMs, (signal) => {
-    logger.log(`${signal} received: draining HTTP, then stopping workers (grace ${config.shutdownGraceMs} ms)`);
+    logger.log(
+      `${signal} received: draining HTTP, then stopping workers (grace ${config.shutdownGraceMs} ms)`,
+    );
     drain.begin();
   });
 

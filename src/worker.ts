@@ -5,7 +5,12 @@ import { Logger } from 'nestjs-pino';
 import type { Logger as Pino } from 'pino';
 import type { HttpLogger } from 'pino-http';
 import { HTTP_LOGGER, LoggingModule } from './common/logging/logging.module.js';
-import { QuietWiringLogger, flushSync, nestLoggerOver, processLogger } from './common/logging/process-logger.js';
+import {
+  QuietWiringLogger,
+  flushSync,
+  nestLoggerOver,
+  processLogger,
+} from './common/logging/process-logger.js';
 import { forceExitAfterGrace } from './common/logging/shutdown-timer.js';
 import { startupFailure } from './common/startup/startup-failure.js';
 import { RedisModule } from './common/redis/redis.module.js';
@@ -24,7 +29,15 @@ class WorkerAppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerAppModule,
-      imports: [ConfigModule.forRoot(config), LoggingModule, MetricsModule, DatabaseModule, RedisModule, QueueModule, WorkerModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule,
+        MetricsModule,
+        DatabaseModule,
+        RedisModule,
+        QueueModule,
+        WorkerModule,
+      ],
       providers: [WorkerMetricsServer, ProcessStats],
     };
   }
@@ -60,6 +73,9 @@ process.once('exit', (code) => {
 });
 
 bootstrap(config, log).catch((err: unknown) => {
-  log.fatal({ context: 'Bootstrap' }, `bulk-messaging worker failed to start: ${startupFailure(err, config)}`);
+  log.fatal(
+    { context: 'Bootstrap' },
+    `bulk-messaging worker failed to start: ${startupFailure(err, config)}`,
+  );
   process.exit(1);
 });

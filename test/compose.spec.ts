@@ -13,16 +13,23 @@ const root = new URL('../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
 const compose = parse(read('docker/compose.yaml'), { merge: true }) as {
-  services: Record<string, { image?: string; build?: unknown; environment?: Record<string, string>; env_file?: unknown }>;
+  services: Record<
+    string,
+    { image?: string; build?: unknown; environment?: Record<string, string>; env_file?: unknown }
+  >;
 };
-const schemaVars = [...read('src/config/env.schema.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+)\?:/gm)].map((m) => m[1]).sort();
+const schemaVars = [...read('src/config/env.schema.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+)\?:/gm)]
+  .map((m) => m[1])
+  .sort();
 const appServices = Object.entries(compose.services).filter(([, s]) => s.image === 'bulk-messaging:local');
 
 describe('docker/compose.yaml', () => {
   it('is valid under the Compose Specification schema', () => {
     // A draft-07 schema (Ajv's default); its `$schema` spells the draft's URL with https,
     // which Ajv does not know by that name.
-    const { $schema, ...schema } = JSON.parse(read('node_modules/dclint/schemas/compose.schema.json')) as Record<string, unknown>;
+    const { $schema, ...schema } = JSON.parse(
+      read('node_modules/dclint/schemas/compose.schema.json'),
+    ) as Record<string, unknown>;
     expect($schema).toContain('draft-07');
     const ajv = new Ajv({ allErrors: true, strict: false });
     const validate = ajv.compile(schema);
@@ -39,7 +46,10 @@ describe('docker/compose.yaml', () => {
   it('passes only variables the service reads, and reads docker/app.env in every app container', () => {
     expect(schemaVars.length).toBeGreaterThan(30);
     for (const [name, s] of appServices) {
-      expect(Object.keys(s.environment ?? {}).filter((v) => !schemaVars.includes(v)), name).toEqual([]);
+      expect(
+        Object.keys(s.environment ?? {}).filter((v) => !schemaVars.includes(v)),
+        name,
+      ).toEqual([]);
       expect(s.env_file, name).toEqual([{ path: './app.env', required: false }]);
     }
   });
@@ -55,7 +65,9 @@ describe('docker/compose.yaml', () => {
   });
 
   it('keeps docker/.env and docker/app.env out of the build context', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
     expect(ignored).toEqual(expect.arrayContaining(['docker/.env', 'docker/app.env']));
   });
 
@@ -63,6 +75,7 @@ describe('docker/compose.yaml', () => {
     const conf = read('docker/nginx.conf');
     expect(conf).toMatch(/^\s*resolver 127\.0\.0\.11\b/m);
     expect(conf).toMatch(/^\s*zone api \d+k;/m);
-    for (const api of ['api1', 'api2']) expect(conf).toMatch(new RegExp(`^\\s*server ${api}:3000 resolve\\b`, 'm'));
+    for (const api of ['api1', 'api2'])
+      expect(conf).toMatch(new RegExp(`^\\s*server ${api}:3000 resolve\\b`, 'm'));
   });
 });

@@ -23,5 +23,6 @@ export default async function setup(): Promise<void> {
   } finally {
     await conn.end();
   }
-  if (!existsSync('dist/cli.js')) console.warn('dist/cli.js is missing: run `npm run build` (npm test does) before the CLI tests');
+  if (!existsSync('dist/cli.js'))
+    console.warn('dist/cli.js is missing: run `npm run build` (npm test does) before the CLI tests');
 }

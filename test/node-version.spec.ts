@@ -25,18 +25,24 @@ describe('Node version', () => {
       .filter(([path]) => path !== '')
       .flatMap(([path, p]) => {
         const wanted = !Array.isArray(p.engines) ? p.engines?.node : undefined;
-        return wanted && !semver.satisfies(oldest, wanted) ? [`${path}@${p.version} wants node ${wanted}`] : [];
+        return wanted && !semver.satisfies(oldest, wanted)
+          ? [`${path}@${p.version} wants node ${wanted}`]
+          : [];
       });
     expect(refusing).toEqual([]);
   });
 
   it(`the Docker image runs Node ${major}`, () => {
-    const froms = [...readFileSync(new URL('docker/Dockerfile', root), 'utf8').matchAll(/^FROM node:(\d+)/gm)].map((m) => Number(m[1]));
+    const froms = [
+      ...readFileSync(new URL('docker/Dockerfile', root), 'utf8').matchAll(/^FROM node:(\d+)/gm),
+    ].map((m) => Number(m[1]));
     expect(froms.length).toBeGreaterThan(0);
     expect(new Set(froms)).toEqual(new Set([major]));
   });
 
   it('the README names the same version', () => {
-    expect(readFileSync(new URL('README.md', root), 'utf8')).toContain(`Node.js ${semver.minVersion(range)!.major}.${semver.minVersion(range)!.minor}`);
+    expect(readFileSync(new URL('README.md', root), 'utf8')).toContain(
+      `Node.js ${semver.minVersion(range)!.major}.${semver.minVersion(range)!.minor}`,
+    );
   });
 });

@@ -231,7 +231,10 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   const errors = validateSync(env, { whitelist: false, forbidUnknownValues: false });
   if (errors.length > 0) {
     throw new ConfigError(
-      errors.map((e) => `${e.property}=${JSON.stringify(raw[e.property] ?? '')}: ${Object.values(e.constraints ?? {}).join('; ')}`),
+      errors.map(
+        (e) =>
+          `${e.property}=${JSON.stringify(raw[e.property] ?? '')}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+      ),
     );
   }
   const databaseUrl = env.DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/bulk_messaging';
@@ -242,7 +245,9 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     try {
       smtpCa = readFileSync(env.SMTP_TLS_CA, 'utf8');
     } catch (err) {
-      throw new ConfigError([`SMTP_TLS_CA=${JSON.stringify(env.SMTP_TLS_CA)}: cannot be read (${(err as Error).message})`]);
+      throw new ConfigError([
+        `SMTP_TLS_CA=${JSON.stringify(env.SMTP_TLS_CA)}: cannot be read (${(err as Error).message})`,
+      ]);
     }
     if (!smtpCa.includes('-----BEGIN CERTIFICATE-----')) {
       throw new ConfigError([`SMTP_TLS_CA=${JSON.stringify(env.SMTP_TLS_CA)}: holds no PEM certificate`]);
@@ -257,7 +262,8 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     ]);
   }
   const receiptWaitMs = durationMs(env.RECEIPT_WAIT ?? '72h');
-  if (receiptWaitMs < 1000) throw new ConfigError([`RECEIPT_WAIT=${JSON.stringify(env.RECEIPT_WAIT)}: must be at least 1s`]);
+  if (receiptWaitMs < 1000)
+    throw new ConfigError([`RECEIPT_WAIT=${JSON.stringify(env.RECEIPT_WAIT)}: must be at least 1s`]);
   return {
     port: env.PORT ?? 3000,
     env: env.APP_ENV ?? 'development',

@@ -18,8 +18,14 @@ describe('delivery settings', () => {
   });
 
   it('has defaults for the sweep and the callback gate, and validates them', () => {
-    const c = loadConfig({ SWEEP_STRANDED_AFTER_MS: undefined, CALLBACK_TARGET_CONCURRENCY: undefined, CALLBACK_CIRCUIT_OPEN_MS: undefined });
-    expect([c.sweepStrandedAfterMs, c.callbackTargetConcurrency, c.callbackCircuitOpenMs]).toEqual([60_000, 4, 30_000]);
+    const c = loadConfig({
+      SWEEP_STRANDED_AFTER_MS: undefined,
+      CALLBACK_TARGET_CONCURRENCY: undefined,
+      CALLBACK_CIRCUIT_OPEN_MS: undefined,
+    });
+    expect([c.sweepStrandedAfterMs, c.callbackTargetConcurrency, c.callbackCircuitOpenMs]).toEqual([
+      60_000, 4, 30_000,
+    ]);
     expect(() => loadConfig({ SWEEP_STRANDED_AFTER_MS: '10' })).toThrow(/SWEEP_STRANDED_AFTER_MS/);
     expect(() => loadConfig({ CALLBACK_TARGET_CONCURRENCY: '0' })).toThrow(/CALLBACK_TARGET_CONCURRENCY/);
   });

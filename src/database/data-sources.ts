@@ -54,7 +54,11 @@ function mysqlOptions(db: DatabaseConfig, poolSize: number) {
 }
 
 export function mainDataSourceOptions(config: AppConfig): DataSourceOptions {
-  return { ...mysqlOptions(config.database, config.dbPoolSize), entities: MAIN_ENTITIES, migrations: MAIN_MIGRATIONS };
+  return {
+    ...mysqlOptions(config.database, config.dbPoolSize),
+    entities: MAIN_ENTITIES,
+    migrations: MAIN_MIGRATIONS,
+  };
 }
 
 export function logDataSourceOptions(config: AppConfig): DataSourceOptions {
@@ -71,7 +75,13 @@ export function notificationDataSourceOptions(config: AppConfig): DataSourceOpti
 
 /** Whether the server answers at all: the part of start-up worth waiting for. */
 async function pingServer(db: DatabaseConfig): Promise<void> {
-  const conn = await createConnection({ host: db.host, port: db.port, user: db.username, password: db.password, connectTimeout: 5000 });
+  const conn = await createConnection({
+    host: db.host,
+    port: db.port,
+    user: db.username,
+    password: db.password,
+    connectTimeout: 5000,
+  });
   await conn.end();
 }
 

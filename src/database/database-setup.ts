@@ -4,7 +4,9 @@ import type { DatabaseConfig } from '../config/config.js';
 
 /** What a log line or error message may show of a database: its URL without the password. */
 export function describeDatabase(db: DatabaseConfig): string {
-  const auth = db.password ? `${encodeURIComponent(db.username)}:***@` : `${encodeURIComponent(db.username)}@`;
+  const auth = db.password
+    ? `${encodeURIComponent(db.username)}:***@`
+    : `${encodeURIComponent(db.username)}@`;
   return `mysql://${auth}${db.host}:${db.port}/${db.database}`;
 }
 
@@ -71,9 +73,15 @@ function migrationNames(options: DataSourceOptions): string[] {
 export async function databaseState(options: DataSourceOptions, db: DatabaseConfig): Promise<DatabaseState> {
   const conn = await connectToServer(db);
   try {
-    const [schemas] = await conn.query('SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [db.database]);
+    const [schemas] = await conn.query('SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [
+      db.database,
+    ]);
     const known = migrationNames(options);
-    const state = { url: describeDatabase(db), database: db.database, exists: (schemas as unknown[]).length > 0 };
+    const state = {
+      url: describeDatabase(db),
+      database: db.database,
+      exists: (schemas as unknown[]).length > 0,
+    };
     if (!state.exists) return { ...state, applied: [], pending: known };
     const [tables] = await conn.query(
       "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'migrations'",
@@ -81,7 +89,9 @@ export async function databaseState(options: DataSourceOptions, db: DatabaseConf
     );
     let applied: string[] = [];
     if ((tables as unknown[]).length > 0) {
-      const [rows] = await conn.query(`SELECT name FROM ${conn.escapeId(db.database)}.migrations ORDER BY id`);
+      const [rows] = await conn.query(
+        `SELECT name FROM ${conn.escapeId(db.database)}.migrations ORDER BY id`,
+      );
       applied = (rows as Array<{ name: string }>).map((r) => r.name);
     }
     return { ...state, applied, pending: known.filter((n) => !applied.includes(n)) };
@@ -126,7 +136,10 @@ export async function runMigrations(ds: DataSource, db: DatabaseConfig): Promise
 }
 
 /** `db migrate`: creates the database when missing and applies pending migrations, then closes. */
-export async function migrateDatabase(options: DataSourceOptions, db: DatabaseConfig): Promise<MigrationReport> {
+export async function migrateDatabase(
+  options: DataSourceOptions,
+  db: DatabaseConfig,
+): Promise<MigrationReport> {
   const created = await ensureDatabase(db);
   // Two connections at least: one holds the migration lock while another runs the migrations.
   const ds = await new DataSource({ ...options, poolSize: 2 } as DataSourceOptions).initialize();

@@ -6,6 +6,9 @@ const logger = new Logger('Database');
 
 /** The three databases, each created and migrated at start (the API and the workers). */
 @Module({
-  imports: databaseImports((options, db, waitSeconds) => openDataSource(options, db, waitSeconds, logger), false),
+  imports: databaseImports(
+    (options, db, waitSeconds) => openDataSource(options, db, waitSeconds, logger),
+    false,
+  ),
 })
 export class DatabaseModule {}

@@ -5,7 +5,11 @@ import { CliCommand, CommandGroup } from '../common/cli/cli-command.js';
 import { printJson, printLine } from '../common/cli/output.js';
 import { APP_CONFIG, dotenvFile, type AppConfig, type DatabaseConfig } from '../config/config.js';
 import { databaseState, describeDatabase, migrateDatabase } from './database-setup.js';
-import { logDataSourceOptions, mainDataSourceOptions, notificationDataSourceOptions } from './data-sources.js';
+import {
+  logDataSourceOptions,
+  mainDataSourceOptions,
+  notificationDataSourceOptions,
+} from './data-sources.js';
 
 interface Target {
   name: 'main' | 'log' | 'notification';
@@ -18,12 +22,25 @@ interface Target {
 export function databaseTargets(config: AppConfig): Target[] {
   return [
     { name: 'main', variable: 'DATABASE_URL', db: config.database, options: mainDataSourceOptions(config) },
-    { name: 'log', variable: 'LOG_DATABASE_URL', db: config.logDatabase, options: logDataSourceOptions(config) },
-    { name: 'notification', variable: 'NOTIFICATION_DATABASE_URL', db: config.notificationDatabase, options: notificationDataSourceOptions(config) },
+    {
+      name: 'log',
+      variable: 'LOG_DATABASE_URL',
+      db: config.logDatabase,
+      options: logDataSourceOptions(config),
+    },
+    {
+      name: 'notification',
+      variable: 'NOTIFICATION_DATABASE_URL',
+      db: config.notificationDatabase,
+      options: notificationDataSourceOptions(config),
+    },
   ];
 }
 
-@SubCommand({ name: 'status', description: 'list applied and pending migrations of each database (changes nothing)' })
+@SubCommand({
+  name: 'status',
+  description: 'list applied and pending migrations of each database (changes nothing)',
+})
 export class DbStatusCommand extends CliCommand {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     super();
@@ -31,11 +48,18 @@ export class DbStatusCommand extends CliCommand {
 
   async run(_: string[], o: { json?: boolean }): Promise<void> {
     const states = [];
-    for (const t of databaseTargets(this.config)) states.push({ name: t.name, ...(await databaseState(t.options, t.db)) });
+    for (const t of databaseTargets(this.config))
+      states.push({ name: t.name, ...(await databaseState(t.options, t.db)) });
     if (o.json) return printJson({ env_file: dotenvFile() ?? null, databases: states });
-    printLine(`configuration: ${dotenvFile() ? `environment and ${dotenvFile()}` : 'environment only (no .env found)'}`);
+    printLine(
+      `configuration: ${dotenvFile() ? `environment and ${dotenvFile()}` : 'environment only (no .env found)'}`,
+    );
     for (const s of states) {
-      const verdict = !s.exists ? 'missing' : s.pending.length ? `${s.pending.length} pending migration(s)` : 'up to date';
+      const verdict = !s.exists
+        ? 'missing'
+        : s.pending.length
+          ? `${s.pending.length} pending migration(s)`
+          : 'up to date';
       printLine(`${s.name}: ${s.url}: ${verdict}`);
       for (const m of s.applied) printLine(`  applied  ${m}`);
       for (const m of s.pending) printLine(`  pending  ${m}`);
@@ -57,7 +81,10 @@ export class DbMigrateCommand extends CliCommand {
     }
     if (o.json) return printJson({ databases: results });
     for (const r of results) {
-      const what = [r.created ? 'created' : '', r.applied.length ? `applied ${r.applied.join(', ')}` : 'no pending migrations'];
+      const what = [
+        r.created ? 'created' : '',
+        r.applied.length ? `applied ${r.applied.join(', ')}` : 'no pending migrations',
+      ];
       printLine(`${r.name}: ${r.url}: ${what.filter(Boolean).join('; ')}`);
     }
   }
@@ -65,7 +92,11 @@ export class DbMigrateCommand extends CliCommand {
 
 const SUBCOMMANDS = [DbStatusCommand, DbMigrateCommand];
 
-@Command({ name: 'db', description: 'create and migrate the databases, or show their migrations', subCommands: SUBCOMMANDS })
+@Command({
+  name: 'db',
+  description: 'create and migrate the databases, or show their migrations',
+  subCommands: SUBCOMMANDS,
+})
 export class DbCommand extends CommandGroup {}
 
 export const DB_COMMANDS = [DbCommand, ...SUBCOMMANDS];

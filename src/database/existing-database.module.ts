@@ -10,6 +10,9 @@ import { databaseImports } from './typeorm-imports.js';
 @Module({})
 export class ExistingDatabaseModule {
   static forRoot(): DynamicModule {
-    return { module: ExistingDatabaseModule, imports: databaseImports(async (options) => new DataSource(options), true) };
+    return {
+      module: ExistingDatabaseModule,
+      imports: databaseImports(async (options) => new DataSource(options), true),
+    };
   }
 }

@@ -1,11 +1,21 @@
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { APP_CONFIG, type AppConfig, type DatabaseConfig } from '../config/config.js';
-import { LOG_DB, NOTIFICATION_DB, logDataSourceOptions, mainDataSourceOptions, notificationDataSourceOptions } from './data-sources.js';
+import {
+  LOG_DB,
+  NOTIFICATION_DB,
+  logDataSourceOptions,
+  mainDataSourceOptions,
+  notificationDataSourceOptions,
+} from './data-sources.js';
 
 /** The data source options plus what the factory needs from the configuration. */
 type FactoryOptions = DataSourceOptions & { startupWaitSeconds: number };
-export type Opener = (options: DataSourceOptions, db: DatabaseConfig, waitSeconds: number) => Promise<DataSource>;
+export type Opener = (
+  options: DataSourceOptions,
+  db: DatabaseConfig,
+  waitSeconds: number,
+) => Promise<DataSource>;
 
 export function databaseImports(open: Opener, manualInitialization: boolean) {
   const forDb = (name: string | undefined, options: (c: AppConfig) => DataSourceOptions) =>

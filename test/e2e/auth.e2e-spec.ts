@@ -20,7 +20,9 @@ describe('API key authentication', () => {
   });
 
   it('accepts the key as a Bearer token', async () => {
-    expect((await t.http().post(SMS).set('Authorization', `Bearer ${tenant.key}`).send(body)).status).toBe(200);
+    expect((await t.http().post(SMS).set('Authorization', `Bearer ${tenant.key}`).send(body)).status).toBe(
+      200,
+    );
   });
 
   it('accepts the key as the Basic user name with an empty password', async () => {
@@ -58,7 +60,9 @@ describe('API key authentication', () => {
 
   it('refuses an expired key with 401 API_KEY_EXPIRED', async () => {
     const other = await createTenant(t);
-    await t.ds.query('UPDATE api_keys SET expires_at = NOW(3) - INTERVAL 1 SECOND WHERE id = ?', [other.apiKey.id]);
+    await t.ds.query('UPDATE api_keys SET expires_at = NOW(3) - INTERVAL 1 SECOND WHERE id = ?', [
+      other.apiKey.id,
+    ]);
     const res = await t.http().post(SMS).set('X-API-Key', other.key).send(body);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('API_KEY_EXPIRED');
@@ -73,7 +77,9 @@ describe('API key authentication', () => {
   });
 
   it('stores only a SHA-256 hash of the key, never the key', async () => {
-    const [row] = await t.ds.query('SELECT HEX(key_hash) AS h, key_prefix FROM api_keys WHERE id = ?', [tenant.apiKey.id]);
+    const [row] = await t.ds.query('SELECT HEX(key_hash) AS h, key_prefix FROM api_keys WHERE id = ?', [
+      tenant.apiKey.id,
+    ]);
     const { createHash } = await import('node:crypto');
     expect(row.h.toLowerCase()).toBe(createHash('sha256').update(tenant.key).digest('hex'));
     expect(tenant.key.length).toBeGreaterThanOrEqual(40);

@@ -8,7 +8,8 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 const SMS = '/api/v1/json/bulk/sms';
-const numbers = (n: number, base: number) => Array.from({ length: n }, (_, i) => `26097${String(base + i).padStart(7, '0')}`);
+const numbers = (n: number, base: number) =>
+  Array.from({ length: n }, (_, i) => `26097${String(base + i).padStart(7, '0')}`);
 
 describe('callback targets are isolated from one another', () => {
   let t: TestApp;
@@ -39,29 +40,53 @@ describe('callback targets are isolated from one another', () => {
   });
 
   it("delivers a healthy target's callbacks while another target hangs on 200 events, and the hanging target's events still arrive once it answers", async () => {
-    const slow = await t.http().post(SMS).set('X-API-Key', slowTenant.key)
-      .send({ from: 'ACME', to: numbers(100, 0), message: 'to a hanging hook', callback_url: `${hanging.url}/dlr` });
+    const slow = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', slowTenant.key)
+      .send({
+        from: 'ACME',
+        to: numbers(100, 0),
+        message: 'to a hanging hook',
+        callback_url: `${hanging.url}/dlr`,
+      });
     expect(slow.status).toBe(200);
     const started = Date.now();
-    const other = await t.http().post(SMS).set('X-API-Key', otherTenant.key)
-      .send({ from: 'ACME', to: numbers(20, 1000), message: 'to a healthy hook', callback_url: `${healthy.url}/dlr` });
+    const other = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', otherTenant.key)
+      .send({
+        from: 'ACME',
+        to: numbers(20, 1000),
+        message: 'to a healthy hook',
+        callback_url: `${healthy.url}/dlr`,
+      });
     expect(other.status).toBe(200);
 
     // SENT and DELIVERED for each of the 20 messages. The deadline is generous (a loaded
     // machine); before targets were isolated, none of the 40 came within 90 s.
-    const distinct = () => new Set(healthy.requests.map((r) => (r.json as { event_id: string }).event_id)).size;
-    await waitFor(async () => distinct() === 40, 40_000, "the healthy target's 40 callbacks").catch((err: Error) => {
-      throw new Error(`${err.message}; got ${distinct()}`);
-    });
+    const distinct = () =>
+      new Set(healthy.requests.map((r) => (r.json as { event_id: string }).event_id)).size;
+    await waitFor(async () => distinct() === 40, 40_000, "the healthy target's 40 callbacks").catch(
+      (err: Error) => {
+        throw new Error(`${err.message}; got ${distinct()}`);
+      },
+    );
     const healthyMs = Date.now() - started;
     const hangingSoFar = hanging.requests.length;
 
-    const db = await createConnection({ host: '127.0.0.1', user: 'root', database: `${t.name}_notification` });
+    const db = await createConnection({
+      host: '127.0.0.1',
+      user: 'root',
+      database: `${t.name}_notification`,
+    });
     try {
       const skipped = async () => {
-        const [[row]] = (await db.query("SELECT COUNT(*) AS n FROM callback_attempts WHERE account_id = ? AND outcome = 'circuit_open'", [
-          slowTenant.account.id,
-        ])) as unknown as [Array<{ n: number }>];
+        const [[row]] = (await db.query(
+          "SELECT COUNT(*) AS n FROM callback_attempts WHERE account_id = ? AND outcome = 'circuit_open'",
+          [slowTenant.account.id],
+        )) as unknown as [Array<{ n: number }>];
         return Number(row.n);
       };
       // It keeps timing out until its circuit opens: its due attempts are then recorded, not sent.
@@ -75,7 +100,11 @@ describe('callback targets are isolated from one another', () => {
         )) as unknown as [Array<{ n: number }>];
         return Number(row.n);
       };
-      await waitFor(async () => (await delivered()) === 200, 150_000, 'all 200 events of the recovered target delivered');
+      await waitFor(
+        async () => (await delivered()) === 200,
+        150_000,
+        'all 200 events of the recovered target delivered',
+      );
       const open = { n: await skipped() };
       console.info(
         `hanging target with 200 events: the healthy target's 40 callbacks arrived in ${healthyMs} ms ` +
@@ -116,19 +145,38 @@ describe('a state change while Redis is away', () => {
   });
 
   it('keeps its callback in MySQL and posts it once Redis is back', async () => {
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key)
-      .send({ from: 'ACME', to: ['260973330001'], message: 'receipt while redis is away', callback_url: `${hooks.url}/dlr` });
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({
+        from: 'ACME',
+        to: ['260973330001'],
+        message: 'receipt while redis is away',
+        callback_url: `${hooks.url}/dlr`,
+      });
     expect(res.status).toBe(200);
-    const statusOf = async () => ((await t.ds.query('SELECT status FROM messages WHERE send_request_id = ?', [res.body.api_reference])) as Array<{ status: string }>)[0]?.status;
+    const statusOf = async () =>
+      (
+        (await t.ds.query('SELECT status FROM messages WHERE send_request_id = ?', [
+          res.body.api_reference,
+        ])) as Array<{ status: string }>
+      )[0]?.status;
     await waitFor(async () => (await statusOf()) === 'SENT', 15_000, 'SENT');
     await waitFor(async () => hooks.requests.length === 1, 15_000, 'the SENT callback');
 
     await redis.stop();
     expect(await smsc.sendReceipt(smsc.received[0].messageId, 'DELIVRD')).toBe(0);
     await waitFor(async () => (await statusOf()) === 'DELIVERED', 15_000, 'DELIVERED while Redis is away');
-    const db = await createConnection({ host: '127.0.0.1', user: 'root', database: `${t.name}_notification` });
+    const db = await createConnection({
+      host: '127.0.0.1',
+      user: 'root',
+      database: `${t.name}_notification`,
+    });
     try {
-      const [[kept]] = (await db.query('SELECT COUNT(*) AS n FROM callback_outbox WHERE queued_at IS NULL')) as unknown as [Array<{ n: number }>];
+      const [[kept]] = (await db.query(
+        'SELECT COUNT(*) AS n FROM callback_outbox WHERE queued_at IS NULL',
+      )) as unknown as [Array<{ n: number }>];
       expect(Number(kept.n)).toBe(1);
       await redis.start(); // empty
       const delivered = await waitFor(
@@ -140,7 +188,9 @@ describe('a state change while Redis is away', () => {
       // Delivered events leave the outbox.
       await waitFor(
         async () => {
-          const [[left]] = (await db.query('SELECT COUNT(*) AS n FROM callback_outbox')) as unknown as [Array<{ n: number }>];
+          const [[left]] = (await db.query('SELECT COUNT(*) AS n FROM callback_outbox')) as unknown as [
+            Array<{ n: number }>,
+          ];
           return Number(left.n) === 0;
         },
         10_000,

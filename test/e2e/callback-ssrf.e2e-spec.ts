@@ -28,28 +28,46 @@ describe('callback targets that are IP literals', () => {
 
   it('refuses the IPv4-compatible spellings of loopback at request time, charging nothing', async () => {
     for (const url of [`http://[::127.0.0.1]:${hooks.port}/dlr`, `http://[::7f00:1]:${hooks.port}/dlr`]) {
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: '260971234567', message: 'hi', callback_url: url });
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .send({ from: 'ACME', to: '260971234567', message: 'hi', callback_url: url });
       expect(res.status, url).toBe(400);
       expect(res.body.error.code).toBe('INVALID_CALLBACK_URL');
     }
-    const [row] = await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'", [tenant.account.id]);
+    const [row] = await t.ds.query(
+      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
+      [tenant.account.id],
+    );
     expect(Number(row.balance)).toBe(100);
   });
 
   it('sends no POST to a stored literal loopback URL and records the attempt as refused', async () => {
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: '260971234567', message: 'hi' });
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to: '260971234567', message: 'hi' });
     expect(res.status).toBe(200);
     const ref = res.body.api_reference;
     // As if stored while private targets were allowed (or imported, or edited by hand).
-    await t.ds.query('UPDATE send_requests SET callback_url = ? WHERE id = ?', [`http://127.0.0.1:${hooks.port}/dlr`, ref]);
+    await t.ds.query('UPDATE send_requests SET callback_url = ? WHERE id = ?', [
+      `http://127.0.0.1:${hooks.port}/dlr`,
+      ref,
+    ]);
     const [m] = await t.ds.query('SELECT id FROM messages WHERE send_request_id = ?', [ref]);
-    const attempts = await waitFor(async () => {
-      const rows = (await t.ds.query(
-        `SELECT outcome, error FROM \`${t.name}_notification\`.callback_attempts WHERE message_id = ?`,
-        [m.id],
-      )) as Array<{ outcome: string; error: string }>;
-      return rows.length > 0 ? rows : null;
-    }, 15_000, 'a recorded callback attempt');
+    const attempts = await waitFor(
+      async () => {
+        const rows = (await t.ds.query(
+          `SELECT outcome, error FROM \`${t.name}_notification\`.callback_attempts WHERE message_id = ?`,
+          [m.id],
+        )) as Array<{ outcome: string; error: string }>;
+        return rows.length > 0 ? rows : null;
+      },
+      15_000,
+      'a recorded callback attempt',
+    );
     expect(attempts.every((a) => a.outcome === 'refused')).toBe(true);
     expect(attempts[0].error).toMatch(/non-public/);
     expect(hooks.requests).toEqual([]);

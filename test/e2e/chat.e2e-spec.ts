@@ -30,13 +30,30 @@ describe('POST /api/v1/json/bulk/chat', () => {
     return r.send(b as object);
   };
   const messagesOf = async (ref: string) =>
-    (await t.ds.query('SELECT id, recipient, status, reason, units, cost FROM messages WHERE send_request_id = ? ORDER BY id', [
-      ref,
-    ])) as Array<{ id: string; recipient: string; status: string; reason: string | null; units: number; cost: string }>;
+    (await t.ds.query(
+      'SELECT id, recipient, status, reason, units, cost FROM messages WHERE send_request_id = ? ORDER BY id',
+      [ref],
+    )) as Array<{
+      id: string;
+      recipient: string;
+      status: string;
+      reason: string | null;
+      units: number;
+      cost: string;
+    }>;
   const countRequests = async (accountId: string) =>
-    Number((await t.ds.query("SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND channel = 'chat'", [accountId]))[0].n);
+    Number(
+      (
+        await t.ds.query(
+          "SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND channel = 'chat'",
+          [accountId],
+        )
+      )[0].n,
+    );
   const queuedFor = async (queue: Queue, ref: string) =>
-    (await queue.getJobs(['waiting', 'delayed', 'paused'])).filter((j) => j.data.sendRequestId === ref).flatMap((j) => j.data.messageIds as string[]);
+    (await queue.getJobs(['waiting', 'delayed', 'paused']))
+      .filter((j) => j.data.sendRequestId === ref)
+      .flatMap((j) => j.data.messageIds as string[]);
 
   it('queues one recipient and answers the documented shape: cost, count, currency, estimated_delivery, reference, status', async () => {
     const before = Date.now();
@@ -53,8 +70,20 @@ describe('POST /api/v1/json/bulk/chat', () => {
     });
     expect(Date.parse(res.body.estimated_delivery)).toBeGreaterThan(before);
     const rows = await messagesOf(res.body.reference);
-    expect(rows).toEqual([{ id: expect.any(String), recipient: '260971234567', status: 'ACKNOWLEDGED', reason: null, units: 1, cost: '0.500000' }]);
-    const [req] = await t.ds.query('SELECT channel, sender, body, accepted_count FROM send_requests WHERE id = ?', [res.body.reference]);
+    expect(rows).toEqual([
+      {
+        id: expect.any(String),
+        recipient: '260971234567',
+        status: 'ACKNOWLEDGED',
+        reason: null,
+        units: 1,
+        cost: '0.500000',
+      },
+    ]);
+    const [req] = await t.ds.query(
+      'SELECT channel, sender, body, accepted_count FROM send_requests WHERE id = ?',
+      [res.body.reference],
+    );
     expect(req).toEqual({ channel: 'chat', sender: '260971000000', body: 'Hello', accepted_count: 1 });
     expect(await queuedMessageIds(t.queue('chat'))).toContain(rows[0].id);
     expect(await queuedFor(t.queue('sms'), res.body.reference)).toEqual([]);
@@ -62,14 +91,22 @@ describe('POST /api/v1/json/bulk/chat', () => {
 
   it('charges units × price: three recipients at 0.5 cost 1.5, one row and one queued id each, balance debited', async () => {
     const tn = await createTenant(t, { balances: { chat: '10' }, prices: { chat: '0.5' } });
-    const res = await send(body(tn, { recipient: ['260971234567', '+260 97 123 4568', '00260971234569'] }), tn.key);
+    const res = await send(
+      body(tn, { recipient: ['260971234567', '+260 97 123 4568', '00260971234569'] }),
+      tn.key,
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ cost: 1.5, count: 3 });
     const rows = await messagesOf(res.body.reference);
     expect(rows.map((r) => r.recipient)).toEqual(['260971234567', '260971234568', '260971234569']);
     expect(rows.every((r) => r.units === 1 && r.cost === '0.500000')).toBe(true);
-    expect((await queuedFor(t.queue('chat'), res.body.reference)).sort()).toEqual(rows.map((r) => r.id).sort());
-    const [bal] = await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'chat'", [tn.account.id]);
+    expect((await queuedFor(t.queue('chat'), res.body.reference)).sort()).toEqual(
+      rows.map((r) => r.id).sort(),
+    );
+    const [bal] = await t.ds.query(
+      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'chat'",
+      [tn.account.id],
+    );
     expect(bal.balance).toBe('8.500000');
   });
 
@@ -87,7 +124,9 @@ describe('POST /api/v1/json/bulk/chat', () => {
   });
 
   it('rejects invalid numbers mixed with valid ones: listed under rejected, not counted, charged or queued', async () => {
-    const res = await send(body(tenant, { recipient: ['260971234567', '0971234567', 'abc', '260971234568'] }));
+    const res = await send(
+      body(tenant, { recipient: ['260971234567', '0971234567', 'abc', '260971234568'] }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       cost: 1,
@@ -105,7 +144,12 @@ describe('POST /api/v1/json/bulk/chat', () => {
       ['260971234568', 'ACKNOWLEDGED', 1],
     ]);
     const queued = await queuedFor(t.queue('chat'), res.body.reference);
-    expect(queued.sort()).toEqual(rows.filter((r) => r.status === 'ACKNOWLEDGED').map((r) => r.id).sort());
+    expect(queued.sort()).toEqual(
+      rows
+        .filter((r) => r.status === 'ACKNOWLEDGED')
+        .map((r) => r.id)
+        .sort(),
+    );
   });
 
   it('fails with VALIDATION_ERROR when no number is valid, storing nothing', async () => {
@@ -153,7 +197,9 @@ describe('POST /api/v1/json/bulk/chat', () => {
     const text = 'مرحبا بالعالم 👋🏽 שָׁלוֹם עולם \u200f(RTL)\u200e 🇿🇲 👨‍👩‍👧‍👦 e\u0301 𝄞';
     const res = await send(body(tenant, { message: text }));
     expect(res.status).toBe(200);
-    const [row] = await t.ds.query('SELECT body, HEX(body) AS hex FROM send_requests WHERE id = ?', [res.body.reference]);
+    const [row] = await t.ds.query('SELECT body, HEX(body) AS hex FROM send_requests WHERE id = ?', [
+      res.body.reference,
+    ]);
     expect(row.body).toBe(text);
     expect(row.hex).toBe(Buffer.from(text, 'utf8').toString('hex').toUpperCase());
   });
@@ -165,7 +211,9 @@ describe('POST /api/v1/json/bulk/chat', () => {
     const over = await send(body(tn, { message: '😀'.repeat(4097) }), tn.key);
     expect(over.status).toBe(400);
     expect(over.body.error.code).toBe('MESSAGE_TOO_LONG');
-    expect(over.body.error.details).toEqual([{ field: 'message', message: 'more than 4096 characters (Unicode code points)' }]);
+    expect(over.body.error.details).toEqual([
+      { field: 'message', message: 'more than 4096 characters (Unicode code points)' },
+    ]);
     expect(await countRequests(tn.account.id)).toBe(1);
   });
 
@@ -177,16 +225,24 @@ describe('POST /api/v1/json/bulk/chat', () => {
       .set('Content-Type', 'application/json')
       .send(JSON.stringify(body(tenant)).replace('"Hello"', '"bad \\ud83d here"'));
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([{ field: 'message', message: 'contains an unpaired UTF-16 surrogate' }]);
+    expect(res.body.error.details).toEqual([
+      { field: 'message', message: 'contains an unpaired UTF-16 surrogate' },
+    ]);
   });
 
-  it.each(['senderid', 'message', 'recipient'])('refuses a request without %s with VALIDATION_ERROR naming it', async (field) => {
-    const b: Record<string, unknown> = body(tenant);
-    delete b[field];
-    const res = await send(b);
-    expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: 'VALIDATION_ERROR', details: [{ field, message: `${field} is required` }] });
-  });
+  it.each(['senderid', 'message', 'recipient'])(
+    'refuses a request without %s with VALIDATION_ERROR naming it',
+    async (field) => {
+      const b: Record<string, unknown> = body(tenant);
+      delete b[field];
+      const res = await send(b);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({
+        code: 'VALIDATION_ERROR',
+        details: [{ field, message: `${field} is required` }],
+      });
+    },
+  );
 
   it.each([
     ['an empty recipient list', { recipient: [] }, 'recipient'],
@@ -217,7 +273,10 @@ describe('POST /api/v1/json/bulk/chat', () => {
     delete b[field];
     const res = await send(b);
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: 'VALIDATION_ERROR', details: [{ field, message: `${field} is required` }] });
+    expect(res.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      details: [{ field, message: `${field} is required` }],
+    });
   });
 
   it('refuses a wrong password with 401 INVALID_CREDENTIALS and stores nothing', async () => {
@@ -265,7 +324,10 @@ describe('POST /api/v1/json/bulk/chat', () => {
 
   it('refuses more than MAX_RECIPIENTS numbers with TOO_MANY_RECIPIENTS, storing nothing', async () => {
     const tn = await createTenant(t);
-    const recipient = Array.from({ length: t.config.maxRecipients + 1 }, (_, i) => `2609${String(i).padStart(8, '0')}`);
+    const recipient = Array.from(
+      { length: t.config.maxRecipients + 1 },
+      (_, i) => `2609${String(i).padStart(8, '0')}`,
+    );
     const res = await send(body(tn, { recipient }), tn.key);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('TOO_MANY_RECIPIENTS');
@@ -289,7 +351,10 @@ describe('POST /api/v1/json/bulk/chat', () => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ reference: first.body.reference, count: 2, cost: 1 });
     expect(await countRequests(tn.account.id)).toBe(1);
-    const [bal] = await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'chat'", [tn.account.id]);
+    const [bal] = await t.ds.query(
+      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'chat'",
+      [tn.account.id],
+    );
     expect(bal.balance).toBe('9.000000');
     const other = await send({ ...b, message: 'Different' }, tn.key);
     expect(other.status).toBe(409);
@@ -302,7 +367,11 @@ describe('POST /api/v1/json/bulk/chat', () => {
     const idleLead = Date.parse(idle.body.estimated_delivery) - Date.now();
     // 50 jobs ahead, counted as up to 200 messages each at 50 messages/s: 200 s more.
     const backlog = await queue.addBulk(
-      Array.from({ length: 50 }, (_, i) => ({ name: 'send', data: { sendRequestId: `backlog-${i}`, messageIds: [] }, opts: { delay: 600_000 } })),
+      Array.from({ length: 50 }, (_, i) => ({
+        name: 'send',
+        data: { sendRequestId: `backlog-${i}`, messageIds: [] },
+        opts: { delay: 600_000 },
+      })),
     );
     try {
       const busy = await send(body(tenant));

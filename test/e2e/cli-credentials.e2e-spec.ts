@@ -25,7 +25,11 @@ interface CliResult {
 /** Runs the compiled CLI with `args`, writing `stdin` (when given) to its standard input, a pipe as in a script. */
 function cli(args: string[], stdin?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env,
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -44,7 +48,10 @@ describe('CLI credentials', () => {
   let db: Connection;
 
   beforeAll(async () => {
-    const first = await cli(['accounts', 'create', '--username', 'carol', '--password-stdin', '--json'], 'tenant-pass-phrase-9\n');
+    const first = await cli(
+      ['accounts', 'create', '--username', 'carol', '--password-stdin', '--json'],
+      'tenant-pass-phrase-9\n',
+    );
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     db = await createConnection({ host: '127.0.0.1', user: 'root', database: name });
@@ -55,7 +62,9 @@ describe('CLI credentials', () => {
   });
 
   const hashOf = async (username: string) => {
-    const [rows] = (await db.query('SELECT password_hash FROM accounts WHERE username = ?', [username])) as any;
+    const [rows] = (await db.query('SELECT password_hash FROM accounts WHERE username = ?', [
+      username,
+    ])) as any;
     return rows[0].password_hash as string;
   };
 
@@ -66,7 +75,11 @@ describe('CLI credentials', () => {
   it('prompts twice on a terminal without echoing the password', async () => {
     // `script` (util-linux) gives the CLI a pseudo-terminal; answers are typed once each prompt shows.
     const password = 'typed-pass-phrase-4';
-    const child = spawn('script', ['-qec', `${process.execPath} ${CLI} accounts create --username erin --json`, '/dev/null'], { env, cwd: ROOT });
+    const child = spawn(
+      'script',
+      ['-qec', `${process.execPath} ${CLI} accounts create --username erin --json`, '/dev/null'],
+      { env, cwd: ROOT },
+    );
     let screen = '';
     let answered = 0;
     child.stdout.on('data', (d: Buffer) => {
@@ -106,24 +119,36 @@ describe('CLI credentials', () => {
     const none = await cli(['accounts', 'create', '--username', 'dave']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/--password-stdin/);
-    const both = await cli(['accounts', 'create', '--username', 'dave', '--password', 'tenant-pass-phrase-9', '--password-stdin'], 'x');
+    const both = await cli(
+      ['accounts', 'create', '--username', 'dave', '--password', 'tenant-pass-phrase-9', '--password-stdin'],
+      'x',
+    );
     expect(both.code).toBe(2);
   });
 
   it('accounts password changes the password from standard input, checked like a new one', async () => {
-    const weak = await cli(['accounts', 'password', '--username', 'carol', '--password-stdin'], 'qwertyuiop\n');
+    const weak = await cli(
+      ['accounts', 'password', '--username', 'carol', '--password-stdin'],
+      'qwertyuiop\n',
+    );
     expect(weak.code).toBe(1);
     expect(weak.stderr).toMatch(/too common/);
     expect(await argon2.verify(await hashOf('carol'), 'tenant-pass-phrase-9')).toBe(true);
 
-    const ok = await cli(['accounts', 'password', '--username', 'carol', '--password-stdin', '--json'], 'another-pass-phrase-7\n');
+    const ok = await cli(
+      ['accounts', 'password', '--username', 'carol', '--password-stdin', '--json'],
+      'another-pass-phrase-7\n',
+    );
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toEqual({ username: 'carol', password_changed: true });
     const hash = await hashOf('carol');
     expect(await argon2.verify(hash, 'another-pass-phrase-7')).toBe(true);
     expect(await argon2.verify(hash, 'tenant-pass-phrase-9')).toBe(false);
 
-    const unknown = await cli(['accounts', 'password', '--username', 'nobody', '--password-stdin'], 'another-pass-phrase-7');
+    const unknown = await cli(
+      ['accounts', 'password', '--username', 'nobody', '--password-stdin'],
+      'another-pass-phrase-7',
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no account named nobody/);
   });
@@ -133,7 +158,9 @@ describe('CLI credentials', () => {
     const r = await cli(['keys', 'create', '--username', 'carol', '--name', 'while suspended']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/suspended/);
-    const [rows] = (await db.query("SELECT COUNT(*) AS n FROM api_keys WHERE name = 'while suspended'")) as any;
+    const [rows] = (await db.query(
+      "SELECT COUNT(*) AS n FROM api_keys WHERE name = 'while suspended'",
+    )) as any;
     expect(Number(rows[0].n)).toBe(0);
     expect((await cli(['accounts', 'activate', 'carol'])).code).toBe(0);
   });

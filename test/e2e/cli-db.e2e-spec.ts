@@ -27,7 +27,8 @@ function cliIn(cwd: string, env: Record<string, string>, ...args: string[]): Pro
       process.execPath,
       [CLI, ...args],
       { env: { PATH: process.env.PATH ?? '', ...env }, cwd, timeout: 25_000 },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -44,7 +45,10 @@ function envFor(name: string, password = ''): Record<string, string> {
 async function databasesNamed(name: string): Promise<string[]> {
   const conn = await createConnection({ host: '127.0.0.1', user: 'root' });
   try {
-    const [rows] = await conn.query('SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?', [`${name}%`]);
+    const [rows] = await conn.query(
+      'SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?',
+      [`${name}%`],
+    );
     return (rows as Array<{ s: string }>).map((r) => r.s).sort();
   } finally {
     await conn.end();
@@ -65,7 +69,11 @@ describe('the CLI and the databases', () => {
 
   it('refuses a data command on a missing database, naming it and db migrate, and creates nothing', async () => {
     const name = fresh();
-    for (const args of [['accounts', 'list', '--json'], ['keys', 'list'], ['logs', 'prune']]) {
+    for (const args of [
+      ['accounts', 'list', '--json'],
+      ['keys', 'list'],
+      ['logs', 'prune'],
+    ]) {
       const r = await cli(envFor(name), ...args);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
@@ -80,7 +88,11 @@ describe('the CLI and the databases', () => {
 
   it('hides the password of the URL it names', async () => {
     const name = fresh();
-    const r = await cli({ ...envFor(name, 's3cret-pw'), DATABASE_URL: `mysql://root:s3cret-pw@127.0.0.1:1/${name}` }, 'accounts', 'list');
+    const r = await cli(
+      { ...envFor(name, 's3cret-pw'), DATABASE_URL: `mysql://root:s3cret-pw@127.0.0.1:1/${name}` },
+      'accounts',
+      'list',
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`mysql://root:***@127.0.0.1:1/${name}`);
     expect(r.stderr).toContain('cannot reach MySQL');
@@ -94,7 +106,9 @@ describe('the CLI and the databases', () => {
     await conn.end();
     const r = await cli(envFor(name), 'accounts', 'list');
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`${name} \\(DATABASE_URL\\) is not migrated \\(\\d+ pending: CreateCoreTables`));
+    expect(r.stderr).toMatch(
+      new RegExp(`${name} \\(DATABASE_URL\\) is not migrated \\(\\d+ pending: CreateCoreTables`),
+    );
     expect(r.stderr).toContain('db migrate');
     expect(await databasesNamed(name)).toEqual([name]);
   });
@@ -121,10 +135,15 @@ describe('the CLI and the databases', () => {
     expect(await databasesNamed(name)).toEqual([name, `${name}_log`, `${name}_notification`]);
 
     const again = JSON.parse((await cli(envFor(name), 'db', 'migrate', '--json')).stdout);
-    expect(again.databases.every((d: { created: boolean; applied: string[] }) => !d.created && d.applied.length === 0)).toBe(true);
+    expect(
+      again.databases.every(
+        (d: { created: boolean; applied: string[] }) => !d.created && d.applied.length === 0,
+      ),
+    ).toBe(true);
 
     const after = JSON.parse((await cli(envFor(name), 'db', 'status', '--json')).stdout);
-    for (const [i, d] of after.databases.entries()) expect(d).toMatchObject({ exists: true, pending: [], applied: s.databases[i].pending });
+    for (const [i, d] of after.databases.entries())
+      expect(d).toMatchObject({ exists: true, pending: [], applied: s.databases[i].pending });
 
     const text = await cli(envFor(name), 'db', 'status');
     expect(text.stdout).toContain(`main: mysql://root@127.0.0.1:3306/${name}: up to date`);
@@ -138,13 +157,22 @@ describe('the CLI and the databases', () => {
     const name = fresh();
     const dir = mkdtempSync(join(tmpdir(), 'bm-cli-'));
     try {
-      writeFileSync(join(dir, '.env'), `DATABASE_URL=mysql://root@127.0.0.1:3306/${name}\nQUEUE_PREFIX=from-dotenv\n`);
+      writeFileSync(
+        join(dir, '.env'),
+        `DATABASE_URL=mysql://root@127.0.0.1:3306/${name}\nQUEUE_PREFIX=from-dotenv\n`,
+      );
       const r = await cliIn(dir, {}, 'db', 'status', '--json');
       expect(r.code, r.stderr).toBe(0);
       const status = JSON.parse(r.stdout);
       expect(status.env_file).toBe(join(dir, '.env'));
       expect(status.databases[0].url).toBe(`mysql://root@127.0.0.1:3306/${name}`);
-      const overridden = await cliIn(dir, { DATABASE_URL: `mysql://root@127.0.0.1:3306/${name}_x` }, 'db', 'status', '--json');
+      const overridden = await cliIn(
+        dir,
+        { DATABASE_URL: `mysql://root@127.0.0.1:3306/${name}_x` },
+        'db',
+        'status',
+        '--json',
+      );
       expect(JSON.parse(overridden.stdout).databases[0].url).toBe(`mysql://root@127.0.0.1:3306/${name}_x`);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -343,7 +343,8 @@ describe('admin CLI (node dist/cli.js)', () => {
 
   describe('logs', () => {
     /** A UTC DATETIME(3) literal `days` days ago. */
-    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 23).replace('T', ' ');
+    const daysAgo = (days: number) =>
+      new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 23).replace('T', ' ');
 
     it('prune --json deletes request logs older than --older-than-days (or the 30-day default) and keeps newer ones', async () => {
       const logDb = await createConnection({ host: '127.0.0.1', user: 'root', database: `${name}_log` });
@@ -356,7 +357,9 @@ describe('admin CLI (node dist/cli.js)', () => {
         );
         const count = async (sql: string, params: unknown[] = []) =>
           ((await logDb.query(sql, params))[0] as Array<{ n: number }>)[0].n;
-        const olderThan40 = await count('SELECT COUNT(*) AS n FROM request_logs WHERE created_at < ?', [daysAgo(40)]);
+        const olderThan40 = await count('SELECT COUNT(*) AS n FROM request_logs WHERE created_at < ?', [
+          daysAgo(40),
+        ]);
 
         const forty = await cli('logs prune --older-than-days 40 --json');
         expect(forty.code).toBe(0);
@@ -367,9 +370,13 @@ describe('admin CLI (node dist/cli.js)', () => {
 
         const byDefault = await cli('logs prune --json');
         expect(byDefault.json).toMatchObject({ deleted: 1, older_than_days: 30 });
-        const [left] = await logDb.query("SELECT request_id FROM request_logs WHERE request_id LIKE 'prune-%' ORDER BY created_at");
+        const [left] = await logDb.query(
+          "SELECT request_id FROM request_logs WHERE request_id LIKE 'prune-%' ORDER BY created_at",
+        );
         expect(left).toEqual([{ request_id: 'prune-10d' }, { request_id: 'prune-now' }]);
-        expect(await count('SELECT COUNT(*) AS n FROM request_logs WHERE created_at < ?', [daysAgo(30)])).toBe(0);
+        expect(
+          await count('SELECT COUNT(*) AS n FROM request_logs WHERE created_at < ?', [daysAgo(30)]),
+        ).toBe(0);
       } finally {
         await logDb.end();
       }

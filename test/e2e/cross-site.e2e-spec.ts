@@ -5,7 +5,8 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const SMS = '/api/v1/json/bulk/sms';
 const XML = '/api/v1/xml/bulk/sms';
 const GOOD = { from: 'ACME', to: '260971234567', message: 'hi' };
-const XML_DOC = '<request><from>ACME</from><to>260971234567</to><message>hi</message><source>API</source></request>';
+const XML_DOC =
+  '<request><from>ACME</from><to>260971234567</to><message>hi</message><source>API</source></request>';
 
 describe('cross-site requests and ambiguous credentials', () => {
   let t: TestApp;
@@ -17,9 +18,18 @@ describe('cross-site requests and ambiguous credentials', () => {
   });
   afterAll(async () => t?.close());
 
-  const stored = async () => Number((await t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?', [tenant.account.id]))[0].n);
+  const stored = async () =>
+    Number(
+      (
+        await t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?', [tenant.account.id])
+      )[0].n,
+    );
   const balance = async () =>
-    (await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'", [tenant.account.id]))[0].balance as string;
+    (
+      await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'", [
+        tenant.account.id,
+      ])
+    )[0].balance as string;
 
   it('refuses a send from a page of an origin not in CORS_ORIGINS with 403 FORBIDDEN, storing and charging nothing', async () => {
     const [before, money] = [await stored(), await balance()];
@@ -40,18 +50,49 @@ describe('cross-site requests and ambiguous credentials', () => {
   it('refuses cross-site requests on every state-changing route, the XML one answering in XML', async () => {
     const evil = { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' };
     for (const path of ['/api/v1/json/bulk/email', '/api/v1/json/bulk/chat', '/api/v1/json/balance']) {
-      const res = await t.http().post(path).set('X-API-Key', tenant.key).set(evil).send({ username: tenant.username, password: tenant.password });
+      const res = await t
+        .http()
+        .post(path)
+        .set('X-API-Key', tenant.key)
+        .set(evil)
+        .send({ username: tenant.username, password: tenant.password });
       expect(res.status, path).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
     }
-    const xml = await t.http().post(XML).set('X-API-Key', tenant.key).set(evil).set('Content-Type', 'application/xml').send(XML_DOC);
+    const xml = await t
+      .http()
+      .post(XML)
+      .set('X-API-Key', tenant.key)
+      .set(evil)
+      .set('Content-Type', 'application/xml')
+      .send(XML_DOC);
     expect(xml.status).toBe(403);
     expect(xml.text).toContain('<code>FORBIDDEN</code>');
   });
 
   it('serves a listed origin, a same-origin page and a client that sends no Origin', async () => {
-    expect((await t.http().post(SMS).set('X-API-Key', tenant.key).set('Origin', 'https://app.example.com').set('Sec-Fetch-Site', 'cross-site').send(GOOD)).status).toBe(200);
-    expect((await t.http().post(SMS).set('X-API-Key', tenant.key).set('Origin', 'http://api.internal:3000').set('Sec-Fetch-Site', 'same-origin').send(GOOD)).status).toBe(200);
+    expect(
+      (
+        await t
+          .http()
+          .post(SMS)
+          .set('X-API-Key', tenant.key)
+          .set('Origin', 'https://app.example.com')
+          .set('Sec-Fetch-Site', 'cross-site')
+          .send(GOOD)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await t
+          .http()
+          .post(SMS)
+          .set('X-API-Key', tenant.key)
+          .set('Origin', 'http://api.internal:3000')
+          .set('Sec-Fetch-Site', 'same-origin')
+          .send(GOOD)
+      ).status,
+    ).toBe(200);
     expect((await t.http().post(SMS).set('X-API-Key', tenant.key).send(GOOD)).status).toBe(200);
     // Reading is not refused: a GET changes nothing.
     expect((await t.http().get('/health/live').set('Origin', 'https://evil.example')).status).toBe(200);
@@ -59,8 +100,18 @@ describe('cross-site requests and ambiguous credentials', () => {
 
   it('answers the form content types on the XML route with 415, storing nothing', async () => {
     const before = await stored();
-    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
-      const res = await t.http().post(XML).set('X-API-Key', tenant.key).set('Content-Type', type).send(XML_DOC);
+    for (const type of [
+      'text/plain',
+      'text/plain; charset=utf-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ]) {
+      const res = await t
+        .http()
+        .post(XML)
+        .set('X-API-Key', tenant.key)
+        .set('Content-Type', type)
+        .send(XML_DOC);
       expect(res.status, type).toBe(415);
       expect(res.text).toContain('<code>UNSUPPORTED_MEDIA_TYPE</code>');
     }
@@ -91,11 +142,25 @@ describe('cross-site requests and ambiguous credentials', () => {
 
   it('refuses two schemes carrying different keys with 401 INVALID_API_KEY, and serves them when they agree', async () => {
     const other = await createTenant(t);
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).set('Authorization', `Bearer ${other.key}`).send(GOOD);
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .set('Authorization', `Bearer ${other.key}`)
+      .send(GOOD);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('INVALID_API_KEY');
     expect(res.body.message).toMatch(/different API keys/);
-    expect((await t.http().post(SMS).set('X-API-Key', tenant.key).set('Authorization', `Bearer ${tenant.key}`).send(GOOD)).status).toBe(200);
+    expect(
+      (
+        await t
+          .http()
+          .post(SMS)
+          .set('X-API-Key', tenant.key)
+          .set('Authorization', `Bearer ${tenant.key}`)
+          .send(GOOD)
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -109,7 +174,12 @@ describe('XML_ACCEPT_FORM_CONTENT_TYPES=true', () => {
   afterAll(async () => t?.close());
 
   it('reads a text/plain body as XML again, for old clients', async () => {
-    const res = await t.http().post(XML).set('X-API-Key', tenant.key).set('Content-Type', 'text/plain').send(XML_DOC);
+    const res = await t
+      .http()
+      .post(XML)
+      .set('X-API-Key', tenant.key)
+      .set('Content-Type', 'text/plain')
+      .send(XML_DOC);
     expect(res.status).toBe(200);
     expect(res.text).toContain('<status>SUCCESS</status>');
   });

@@ -8,10 +8,14 @@ import { startTestApp, testEnv, uniqueName, type TestApp } from '../support/test
 import { waitFor } from '../support/wait.js';
 
 const SMS = '/api/v1/json/bulk/sms';
-const numbers = (n: number, base = 1_000_000) => Array.from({ length: n }, (_, i) => `26096${String(base + i).padStart(7, '0')}`);
+const numbers = (n: number, base = 1_000_000) =>
+  Array.from({ length: n }, (_, i) => `26096${String(base + i).padStart(7, '0')}`);
 
 async function statuses(t: TestApp, ref: string): Promise<Record<string, number>> {
-  const rows = (await t.ds.query('SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id = ? GROUP BY status', [ref])) as Array<{ status: string; n: string }>;
+  const rows = (await t.ds.query(
+    'SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id = ? GROUP BY status',
+    [ref],
+  )) as Array<{ status: string; n: string }>;
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
@@ -22,9 +26,18 @@ describe('dispatch through a real SMPP peer', () => {
   let hooks: HttpPeer;
 
   beforeAll(async () => {
-    smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 50, rejectDestinations: new Set(['260969999999']) });
+    smsc = await startSmppPeer({
+      autoReceipt: 'DELIVRD',
+      receiptDelayMs: 50,
+      rejectDestinations: new Set(['260969999999']),
+    });
     hooks = await startHttpPeer(() => ({ status: 200 }));
-    t = await startTestApp({ RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    t = await startTestApp({
+      RUN_WORKERS: 'true',
+      SMS_TRANSPORT: 'smpp',
+      SMPP_URL: smsc.url,
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
     tenant = await createTenant(t, { balances: { sms: '100' }, prices: { sms: '1' } });
   });
   afterAll(async () => {
@@ -34,30 +47,69 @@ describe('dispatch through a real SMPP peer', () => {
   });
 
   it('ends DELIVERED from the receipt, with a verified signed callback; a rejected destination ends REJECTED and is refunded once', async () => {
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key)
-      .send({ from: 'ACME', to: ['260961234567', '260969999999'], message: 'Hello €', callback_url: `${hooks.url}/dlr` });
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({
+        from: 'ACME',
+        to: ['260961234567', '260969999999'],
+        message: 'Hello €',
+        callback_url: `${hooks.url}/dlr`,
+      });
     expect(res.status).toBe(200);
     const ref = res.body.api_reference;
-    await waitFor(async () => {
-      const s = await statuses(t, ref);
-      return s.DELIVERED === 1 && s.REJECTED === 1;
-    }, 10_000, 'DELIVERED and REJECTED');
+    await waitFor(
+      async () => {
+        const s = await statuses(t, ref);
+        return s.DELIVERED === 1 && s.REJECTED === 1;
+      },
+      10_000,
+      'DELIVERED and REJECTED',
+    );
     expect(smsc.countByDestination('260961234567')).toBe(1);
     expect(smsc.messages().find((m) => m.destination === '260961234567')?.text).toBe('Hello €');
-    const [rej] = await t.ds.query("SELECT reason FROM messages WHERE send_request_id = ? AND status = 'REJECTED'", [ref]);
+    const [rej] = await t.ds.query(
+      "SELECT reason FROM messages WHERE send_request_id = ? AND status = 'REJECTED'",
+      [ref],
+    );
     expect(rej.reason).toMatch(/^SMPP_/);
-    const refunds = await t.ds.query("SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'", [ref]);
+    const refunds = await t.ds.query(
+      "SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
+      [ref],
+    );
     expect(refunds).toEqual([{ amount: '1.000000' }]);
-    const [{ secret }] = await t.ds.query('SELECT callback_secret AS secret FROM accounts WHERE id = ?', [tenant.account.id]);
-    const delivered = await waitFor(async () => hooks.requests.find((r) => (r.json as { status?: string })?.status === 'DELIVERED'), 10_000, 'DELIVERED callback');
-    expect(verifyCallback(secret, String(delivered.headers['x-signature-timestamp']), String(delivered.headers['x-signature']), delivered.body)).toBe(true);
+    const [{ secret }] = await t.ds.query('SELECT callback_secret AS secret FROM accounts WHERE id = ?', [
+      tenant.account.id,
+    ]);
+    const delivered = await waitFor(
+      async () => hooks.requests.find((r) => (r.json as { status?: string })?.status === 'DELIVERED'),
+      10_000,
+      'DELIVERED callback',
+    );
+    expect(
+      verifyCallback(
+        secret,
+        String(delivered.headers['x-signature-timestamp']),
+        String(delivered.headers['x-signature']),
+        delivered.body,
+      ),
+    ).toBe(true);
     expect((delivered.json as { message_id: string }).message_id).toBe(res.body.data[0].message_id);
   });
 
   it('splits a long message into concatenated parts that the SMSC reassembles', async () => {
     const text = 'x'.repeat(200);
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: '260961234568', message: text });
-    await waitFor(async () => (await statuses(t, res.body.api_reference)).DELIVERED === 1, 10_000, 'DELIVERED');
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to: '260961234568', message: text });
+    await waitFor(
+      async () => (await statuses(t, res.body.api_reference)).DELIVERED === 1,
+      10_000,
+      'DELIVERED',
+    );
     const parts = smsc.received.filter((r) => r.destination === '260961234568');
     expect(parts).toHaveLength(2);
     expect(smsc.messages().find((m) => m.destination === '260961234568')?.text).toBe(text);
@@ -74,7 +126,17 @@ describe('a worker killed mid-batch', () => {
   const workers: ChildProcess[] = [];
 
   const startWorker = () => {
-    const env = { ...process.env, ...testEnv(name, { SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMS_CONCURRENCY: '1', QUEUE_LOCK_MS: '1500', SMPP_TPS: '2000', LOG_LEVEL: 'error' }) };
+    const env = {
+      ...process.env,
+      ...testEnv(name, {
+        SMS_TRANSPORT: 'smpp',
+        SMPP_URL: smsc.url,
+        SMS_CONCURRENCY: '1',
+        QUEUE_LOCK_MS: '1500',
+        SMPP_TPS: '2000',
+        LOG_LEVEL: 'error',
+      }),
+    };
     const w = spawn(process.execPath, ['dist/worker.js'], { env, stdio: 'ignore' });
     workers.push(w);
     return w;
@@ -93,7 +155,11 @@ describe('a worker killed mid-batch', () => {
 
   it('sends every message after a restart, repeating at most the one slice in flight when it died', async () => {
     const to = numbers(1000, 2_000_000);
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to, message: 'batch' });
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to, message: 'batch' });
     expect(res.status).toBe(200);
     const first = startWorker();
     await waitFor(async () => smsc.received.length >= 150, 20_000, 'first worker under way');

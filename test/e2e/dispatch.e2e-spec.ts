@@ -10,7 +10,9 @@ import { waitFor } from '../support/wait.js';
 const SMS = '/api/v1/json/bulk/sms';
 
 async function statusOf(t: TestApp, ref: string): Promise<string[]> {
-  const rows = (await t.ds.query('SELECT status FROM messages WHERE send_request_id = ? ORDER BY id', [ref])) as Array<{ status: string }>;
+  const rows = (await t.ds.query('SELECT status FROM messages WHERE send_request_id = ? ORDER BY id', [
+    ref,
+  ])) as Array<{ status: string }>;
   return rows.map((r) => r.status);
 }
 
@@ -32,7 +34,10 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
       CALLBACK_BACKOFF_BASE_MS: '50',
     });
-    tenant = await createTenant(t, { balances: { sms: '100', email: '100', chat: '100' }, prices: { sms: '1', email: '1', chat: '1' } });
+    tenant = await createTenant(t, {
+      balances: { sms: '100', email: '100', chat: '100' },
+      prices: { sms: '1', email: '1', chat: '1' },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -41,19 +46,47 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
 
   it('takes a message to DELIVERED and posts a verified, signed callback for SENT and DELIVERED', async () => {
     hooks.setHandler(() => ({ status: 204 }));
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: '260971234567', message: 'hi', callback_url: `${hooks.url}/dlr`, user_reference_id: 'cb-1' });
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({
+        from: 'ACME',
+        to: '260971234567',
+        message: 'hi',
+        callback_url: `${hooks.url}/dlr`,
+        user_reference_id: 'cb-1',
+      });
     expect(res.status).toBe(200);
     const ref = res.body.api_reference;
     await waitFor(async () => (await statusOf(t, ref))[0] === 'DELIVERED', 10_000, 'DELIVERED');
-    const calls = await waitFor(async () => {
-      const c = hooks.requests.filter((r) => (r.json as { api_reference?: string })?.api_reference === ref);
-      return c.length >= 2 ? c : null;
-    }, 10_000, 'two callbacks');
+    const calls = await waitFor(
+      async () => {
+        const c = hooks.requests.filter((r) => (r.json as { api_reference?: string })?.api_reference === ref);
+        return c.length >= 2 ? c : null;
+      },
+      10_000,
+      'two callbacks',
+    );
     const secret = await secretOf(t, tenant);
     for (const call of calls) {
       expect(call.method).toBe('POST');
-      expect(verifyCallback(secret, String(call.headers['x-signature-timestamp']), String(call.headers['x-signature']), call.body)).toBe(true);
-      expect(verifyCallback('not-the-secret', String(call.headers['x-signature-timestamp']), String(call.headers['x-signature']), call.body)).toBe(false);
+      expect(
+        verifyCallback(
+          secret,
+          String(call.headers['x-signature-timestamp']),
+          String(call.headers['x-signature']),
+          call.body,
+        ),
+      ).toBe(true);
+      expect(
+        verifyCallback(
+          'not-the-secret',
+          String(call.headers['x-signature-timestamp']),
+          String(call.headers['x-signature']),
+          call.body,
+        ),
+      ).toBe(false);
     }
     expect(calls.map((c) => (c.json as { status: string }).status).sort()).toEqual(['DELIVERED', 'SENT']);
     expect(calls[0].json).toMatchObject({
@@ -66,13 +99,17 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
       occurred_at: expect.stringMatching(/Z$/),
     });
     const [m] = await t.ds.query('SELECT id FROM messages WHERE send_request_id = ?', [ref]);
-    const recorded = await waitFor(async () => {
-      const rows = (await t.ds.query(
-        `SELECT outcome, http_status FROM \`${t.name}_notification\`.callback_attempts WHERE message_id = ?`,
-        [m.id],
-      )) as Array<{ outcome: string; http_status: number }>;
-      return rows.length >= 2 ? rows : null;
-    }, 5000, 'recorded attempts');
+    const recorded = await waitFor(
+      async () => {
+        const rows = (await t.ds.query(
+          `SELECT outcome, http_status FROM \`${t.name}_notification\`.callback_attempts WHERE message_id = ?`,
+          [m.id],
+        )) as Array<{ outcome: string; http_status: number }>;
+        return rows.length >= 2 ? rows : null;
+      },
+      5000,
+      'recorded attempts',
+    );
     expect(recorded).toEqual([
       { outcome: 'delivered', http_status: 204 },
       { outcome: 'delivered', http_status: 204 },
@@ -80,12 +117,19 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
   });
 
   it('ends a sandbox number ending in 0000 UNDELIVERED, with the reason, and does not refund it', async () => {
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: '260970000000', message: 'x' });
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to: '260970000000', message: 'x' });
     const ref = res.body.api_reference;
     await waitFor(async () => (await statusOf(t, ref))[0] === 'UNDELIVERED', 10_000, 'UNDELIVERED');
     const [m] = await t.ds.query('SELECT reason FROM messages WHERE send_request_id = ?', [ref]);
     expect(m.reason).toBe('SANDBOX_UNDELIVERED');
-    const refunds = await t.ds.query("SELECT * FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'", [ref]);
+    const refunds = await t.ds.query(
+      "SELECT * FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
+      [ref],
+    );
     expect(refunds).toHaveLength(0);
   });
 
@@ -96,37 +140,80 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
       n += 1;
       return { status: n <= 2 ? 500 : 200 };
     });
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: '260971230001', message: 'x', callback_url: `${hooks.url}/flaky` });
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to: '260971230001', message: 'x', callback_url: `${hooks.url}/flaky` });
     const [m] = await waitFor(async () => {
-      const rows = await t.ds.query("SELECT id FROM messages WHERE send_request_id = ? AND status = 'DELIVERED'", [res.body.api_reference]);
+      const rows = await t.ds.query(
+        "SELECT id FROM messages WHERE send_request_id = ? AND status = 'DELIVERED'",
+        [res.body.api_reference],
+      );
       return rows.length ? rows : null;
     });
-    const attempts = await waitFor(async () => {
-      const rows = (await t.ds.query(
-        `SELECT a.attempt, a.outcome, a.http_status FROM \`${t.name}_notification\`.callback_attempts a
+    const attempts = await waitFor(
+      async () => {
+        const rows = (await t.ds.query(
+          `SELECT a.attempt, a.outcome, a.http_status FROM \`${t.name}_notification\`.callback_attempts a
           WHERE a.message_id = ? ORDER BY a.id`,
-        [m.id],
-      )) as Array<{ attempt: number; outcome: string; http_status: number }>;
-      return rows.filter((r) => r.outcome === 'delivered').length >= 2 ? rows : null;
-    }, 15_000, 'callback attempts');
+          [m.id],
+        )) as Array<{ attempt: number; outcome: string; http_status: number }>;
+        return rows.filter((r) => r.outcome === 'delivered').length >= 2 ? rows : null;
+      },
+      15_000,
+      'callback attempts',
+    );
     const sentEvent = attempts.filter((a) => a.attempt <= 3);
     expect(sentEvent.map((a) => a.http_status)).toEqual(expect.arrayContaining([500, 500, 200]));
     expect(attempts.filter((a) => a.outcome === 'http_error')).toHaveLength(2);
   });
 
   it('answers the state, cost and history of a message, and 404 for another account', async () => {
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: ['260971230002', 'bad'], message: 'x' });
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to: ['260971230002', 'bad'], message: 'x' });
     const id = res.body.data[0].message_id;
     await waitFor(async () => (await statusOf(t, res.body.api_reference))[0] === 'DELIVERED');
     const one = await t.http().get(`/api/v1/json/messages/${id}`).set('X-API-Key', tenant.key);
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ message_id: id, status: 'DELIVERED', units: 1, cost: 1, currency: 'ZMW', api_reference: res.body.api_reference });
-    expect(one.body.history.map((h: { status: string }) => h.status)).toEqual(['ACKNOWLEDGED', 'SENT', 'DELIVERED']);
-    const list = await t.http().get(`/api/v1/json/messages?api_reference=${res.body.api_reference}&per_page=1&page=2`).set('X-API-Key', tenant.key);
-    expect(list.body).toMatchObject({ total: 2, page: 2, per_page: 1, data: [{ recipient: 'bad', status: 'REJECTED', reason: 'INVALID_NUMBER' }] });
+    expect(one.body).toMatchObject({
+      message_id: id,
+      status: 'DELIVERED',
+      units: 1,
+      cost: 1,
+      currency: 'ZMW',
+      api_reference: res.body.api_reference,
+    });
+    expect(one.body.history.map((h: { status: string }) => h.status)).toEqual([
+      'ACKNOWLEDGED',
+      'SENT',
+      'DELIVERED',
+    ]);
+    const list = await t
+      .http()
+      .get(`/api/v1/json/messages?api_reference=${res.body.api_reference}&per_page=1&page=2`)
+      .set('X-API-Key', tenant.key);
+    expect(list.body).toMatchObject({
+      total: 2,
+      page: 2,
+      per_page: 1,
+      data: [{ recipient: 'bad', status: 'REJECTED', reason: 'INVALID_NUMBER' }],
+    });
     const stranger = await createTenant(t);
-    expect((await t.http().get(`/api/v1/json/messages/${id}`).set('X-API-Key', stranger.key)).status).toBe(404);
-    expect((await t.http().get(`/api/v1/json/messages?api_reference=${res.body.api_reference}`).set('X-API-Key', stranger.key)).status).toBe(404);
+    expect((await t.http().get(`/api/v1/json/messages/${id}`).set('X-API-Key', stranger.key)).status).toBe(
+      404,
+    );
+    expect(
+      (
+        await t
+          .http()
+          .get(`/api/v1/json/messages?api_reference=${res.body.api_reference}`)
+          .set('X-API-Key', stranger.key)
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -137,8 +224,15 @@ describe('dispatch through real SMTP and HTTP providers', () => {
   let chatApi: HttpPeer;
 
   beforeAll(async () => {
-    smtp = await startSmtpPeer({ rejectRecipients: new Set(['nobody@example.com']), tempFailRecipients: new Set(['busy@example.com']) });
-    chatApi = await startHttpPeer((req) => ((req.json as { to?: string })?.to === '260971239999' ? { status: 400, body: { error: 'bad number' } } : { status: 202, body: { id: `chat-${Date.now()}` } }));
+    smtp = await startSmtpPeer({
+      rejectRecipients: new Set(['nobody@example.com']),
+      tempFailRecipients: new Set(['busy@example.com']),
+    });
+    chatApi = await startHttpPeer((req) =>
+      (req.json as { to?: string })?.to === '260971239999'
+        ? { status: 400, body: { error: 'bad number' } }
+        : { status: 202, body: { id: `chat-${Date.now()}` } },
+    );
     t = await startTestApp({
       RUN_WORKERS: 'true',
       EMAIL_TRANSPORT: 'smtp',
@@ -149,7 +243,10 @@ describe('dispatch through real SMTP and HTTP providers', () => {
       CHAT_API_URL: `${chatApi.url}/send`,
       CHAT_API_TOKEN: 'chat-token',
     });
-    tenant = await createTenant(t, { balances: { sms: '100', email: '100', chat: '100' }, prices: { sms: '1', email: '1', chat: '1' } });
+    tenant = await createTenant(t, {
+      balances: { sms: '100', email: '100', chat: '100' },
+      prices: { sms: '1', email: '1', chat: '1' },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -158,14 +255,26 @@ describe('dispatch through real SMTP and HTTP providers', () => {
   });
 
   it('hands an e-mail to the SMTP server with its HTML, and records the Message-ID', async () => {
-    const res = await t.http().post('/api/v1/json/bulk/email').set('X-API-Key', tenant.key)
-      .send({ from: 'news@acme.com', to: 'reader@example.com', subject: 'Hello', email_body: '<p>Hi <b>there</b></p>', reply_to: 'help@acme.com' });
+    const res = await t.http().post('/api/v1/json/bulk/email').set('X-API-Key', tenant.key).send({
+      from: 'news@acme.com',
+      to: 'reader@example.com',
+      subject: 'Hello',
+      email_body: '<p>Hi <b>there</b></p>',
+      reply_to: 'help@acme.com',
+    });
     expect(res.status).toBe(200);
-    const mail = await waitFor(async () => smtp.messages.find((m) => m.to.includes('reader@example.com')), 10_000, 'mail');
+    const mail = await waitFor(
+      async () => smtp.messages.find((m) => m.to.includes('reader@example.com')),
+      10_000,
+      'mail',
+    );
     expect(mail.html).toBe('<p>Hi <b>there</b></p>');
     expect(mail.subject).toBe('Hello');
     const [m] = await waitFor(async () => {
-      const rows = await t.ds.query("SELECT status, provider_message_id FROM messages WHERE send_request_id = ? AND status = 'SENT'", [res.body.api_reference]);
+      const rows = await t.ds.query(
+        "SELECT status, provider_message_id FROM messages WHERE send_request_id = ? AND status = 'SENT'",
+        [res.body.api_reference],
+      );
       return rows.length ? rows : null;
     });
     expect(m.provider_message_id).toBe(mail.messageId);
@@ -177,49 +286,96 @@ describe('dispatch through real SMTP and HTTP providers', () => {
       warnings.push(String(message));
     });
     try {
-      const res = await t.http().post('/api/v1/json/bulk/email').set('X-API-Key', tenant.key)
+      const res = await t
+        .http()
+        .post('/api/v1/json/bulk/email')
+        .set('X-API-Key', tenant.key)
         .send({ from: 'news@acme.com', to: 'busy@example.com', subject: 'x', email_body: 'x' });
       const id = res.body.data[0].message_id as string;
-      const body = await waitFor(async () => {
-        const r = await t.http().get(`/api/v1/json/messages/${id}`).set('X-API-Key', tenant.key);
-        return r.body.attempts >= 1 ? r.body : null;
-      }, 10_000, 'an attempt on the lookup');
+      const body = await waitFor(
+        async () => {
+          const r = await t.http().get(`/api/v1/json/messages/${id}`).set('X-API-Key', tenant.key);
+          return r.body.attempts >= 1 ? r.body : null;
+        },
+        10_000,
+        'an attempt on the lookup',
+      );
       expect(body).toMatchObject({ status: 'ACKNOWLEDGED', reason: null, last_error: 'SMTP_451' });
-      const line = await waitFor(async () => warnings.find((w) => w.includes(`message ${id} `)), 5000, 'the warn line');
-      expect(line).toMatch(new RegExp(`^email via smtp: message ${id} of request ${res.body.api_reference}, job .*, attempt 1 of 8 not handed over: SMTP_451 \\(.*try again later.*\\); retrying$`));
+      const line = await waitFor(
+        async () => warnings.find((w) => w.includes(`message ${id} `)),
+        5000,
+        'the warn line',
+      );
+      expect(line).toMatch(
+        new RegExp(
+          `^email via smtp: message ${id} of request ${res.body.api_reference}, job .*, attempt 1 of 8 not handed over: SMTP_451 \\(.*try again later.*\\); retrying$`,
+        ),
+      );
       // One line per attempt (the retry 2 s later writes its own, "attempt 2 of 8").
-      expect(warnings.filter((w) => w.includes(`message ${id} `) && w.includes('attempt 1 of 8'))).toHaveLength(1);
+      expect(
+        warnings.filter((w) => w.includes(`message ${id} `) && w.includes('attempt 1 of 8')),
+      ).toHaveLength(1);
       const metrics = (await t.http().get('/metrics')).text;
-      expect(metrics).toMatch(/bulk_transport_failures_total\{channel="email",transport="smtp",reason="SMTP_451",class="transient"\} [1-9]/);
+      expect(metrics).toMatch(
+        /bulk_transport_failures_total\{channel="email",transport="smtp",reason="SMTP_451",class="transient"\} [1-9]/,
+      );
     } finally {
       vi.restoreAllMocks();
     }
   });
 
   it('ends an e-mail the server refuses (550) REJECTED and refunds it exactly once', async () => {
-    const res = await t.http().post('/api/v1/json/bulk/email').set('X-API-Key', tenant.key)
+    const res = await t
+      .http()
+      .post('/api/v1/json/bulk/email')
+      .set('X-API-Key', tenant.key)
       .send({ from: 'news@acme.com', to: 'nobody@example.com', subject: 'x', email_body: 'x' });
     const ref = res.body.api_reference;
     await waitFor(async () => (await statusOf(t, ref))[0] === 'REJECTED', 10_000, 'REJECTED');
-    const refunds = await t.ds.query("SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'", [ref]);
+    const refunds = await t.ds.query(
+      "SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
+      [ref],
+    );
     expect(refunds).toEqual([{ amount: '1.000000' }]);
-    const [{ balance }] = await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'email'", [tenant.account.id]);
-    const [{ s }] = await t.ds.query("SELECT SUM(amount) AS s FROM ledger_entries WHERE account_id = ? AND channel = 'email'", [tenant.account.id]);
+    const [{ balance }] = await t.ds.query(
+      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'email'",
+      [tenant.account.id],
+    );
+    const [{ s }] = await t.ds.query(
+      "SELECT SUM(amount) AS s FROM ledger_entries WHERE account_id = ? AND channel = 'email'",
+      [tenant.account.id],
+    );
     expect(balance).toBe(s);
   });
 
   it('posts chat messages to the HTTP provider with the bearer token; a 4xx ends REJECTED and refunded', async () => {
-    const res = await t.http().post('/api/v1/json/bulk/chat').set('X-API-Key', tenant.key)
-      .send({ username: tenant.username, password: tenant.password, senderid: '260970000001', message: 'Hi 👋', recipient: ['260971230003', '260971239999'] });
+    const res = await t
+      .http()
+      .post('/api/v1/json/bulk/chat')
+      .set('X-API-Key', tenant.key)
+      .send({
+        username: tenant.username,
+        password: tenant.password,
+        senderid: '260970000001',
+        message: 'Hi 👋',
+        recipient: ['260971230003', '260971239999'],
+      });
     expect(res.status).toBe(200);
-    await waitFor(async () => {
-      const s = await statusOf(t, res.body.reference);
-      return s.includes('SENT') && s.includes('REJECTED');
-    }, 10_000, 'SENT and REJECTED');
+    await waitFor(
+      async () => {
+        const s = await statusOf(t, res.body.reference);
+        return s.includes('SENT') && s.includes('REJECTED');
+      },
+      10_000,
+      'SENT and REJECTED',
+    );
     const call = chatApi.requests.find((r) => (r.json as { to?: string })?.to === '260971230003')!;
     expect(call.headers.authorization).toBe('Bearer chat-token');
     expect((call.json as { text: string }).text).toBe('Hi 👋');
-    const refunds = await t.ds.query("SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'", [res.body.reference]);
+    const refunds = await t.ds.query(
+      "SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
+      [res.body.reference],
+    );
     expect(refunds).toHaveLength(1);
   });
 });

@@ -23,32 +23,76 @@ describe('POST /api/v1/json/bulk/email', () => {
     return r.send(body as object);
   };
   const messagesOf = async (ref: string) =>
-    (await t.ds.query('SELECT id, recipient, status, reason, units, cost FROM messages WHERE send_request_id = ? ORDER BY id', [
-      ref,
-    ])) as Array<{ id: string; recipient: string; status: string; reason: string | null; units: number; cost: string }>;
+    (await t.ds.query(
+      'SELECT id, recipient, status, reason, units, cost FROM messages WHERE send_request_id = ? ORDER BY id',
+      [ref],
+    )) as Array<{
+      id: string;
+      recipient: string;
+      status: string;
+      reason: string | null;
+      units: number;
+      cost: string;
+    }>;
   const countRequests = async (accountId: string) =>
-    Number((await t.ds.query("SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND channel = 'email'", [accountId]))[0].n);
+    Number(
+      (
+        await t.ds.query(
+          "SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND channel = 'email'",
+          [accountId],
+        )
+      )[0].n,
+    );
   const queuedFor = async (queue: Queue, ref: string) =>
-    (await queue.getJobs(['waiting', 'delayed', 'paused'])).filter((j) => j.data.sendRequestId === ref).flatMap((j) => j.data.messageIds as string[]);
+    (await queue.getJobs(['waiting', 'delayed', 'paused']))
+      .filter((j) => j.data.sendRequestId === ref)
+      .flatMap((j) => j.data.messageIds as string[]);
   const balanceOf = async (accountId: string) =>
-    (await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'email'", [accountId]))[0].balance as string;
+    (
+      await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'email'", [
+        accountId,
+      ])
+    )[0].balance as string;
 
   it('accepts one address as a string, answers the documented shape with a numeric message_id, stores and queues it', async () => {
     const res = await send({ ...base, to: 'jane@example.com' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       api_reference: expect.stringMatching(/^\d{19}$/),
-      data: [{ email_address: 'jane@example.com', message_id: expect.stringMatching(/^\d+$/), status: 'ACKNOWLEDGED' }],
+      data: [
+        {
+          email_address: 'jane@example.com',
+          message_id: expect.stringMatching(/^\d+$/),
+          status: 'ACKNOWLEDGED',
+        },
+      ],
       message: 'successful',
       success: true,
     });
     const ref = res.body.api_reference as string;
     const rows = await messagesOf(ref);
     expect(rows).toEqual([
-      { id: res.body.data[0].message_id, recipient: 'jane@example.com', status: 'ACKNOWLEDGED', reason: null, units: 1, cost: '0.050000' },
+      {
+        id: res.body.data[0].message_id,
+        recipient: 'jane@example.com',
+        status: 'ACKNOWLEDGED',
+        reason: null,
+        units: 1,
+        cost: '0.050000',
+      },
     ]);
-    const [req] = await t.ds.query('SELECT channel, sender, subject, body, recipient_count, accepted_count FROM send_requests WHERE id = ?', [ref]);
-    expect(req).toEqual({ channel: 'email', sender: 'noreply@acme.example.com', subject: 'Hello', body: '<p>Hi</p>', recipient_count: 1, accepted_count: 1 });
+    const [req] = await t.ds.query(
+      'SELECT channel, sender, subject, body, recipient_count, accepted_count FROM send_requests WHERE id = ?',
+      [ref],
+    );
+    expect(req).toEqual({
+      channel: 'email',
+      sender: 'noreply@acme.example.com',
+      subject: 'Hello',
+      body: '<p>Hi</p>',
+      recipient_count: 1,
+      accepted_count: 1,
+    });
     expect(await queuedMessageIds(t.queue('email'))).toContain(res.body.data[0].message_id);
     expect(await queuedFor(t.queue('sms'), ref)).toEqual([]);
   });
@@ -63,29 +107,59 @@ describe('POST /api/v1/json/bulk/email', () => {
     expect(rows).toHaveLength(3);
     expect(rows.every((r) => r.units === 1 && r.status === 'ACKNOWLEDGED')).toBe(true);
     expect(res.body.data.map((d: { message_id: string }) => d.message_id)).toEqual(rows.map((r) => r.id));
-    expect((await queuedFor(t.queue('email'), res.body.api_reference)).sort()).toEqual(rows.map((r) => r.id).sort());
+    expect((await queuedFor(t.queue('email'), res.body.api_reference)).sort()).toEqual(
+      rows.map((r) => r.id).sort(),
+    );
     expect(await balanceOf(tn.account.id)).toBe('9.850000');
   });
 
   it('lower-cases the domain, keeps the local part, and sends a repeated address once', async () => {
-    const res = await send({ ...base, to: ['John.Smith@EXAMPLE.com', 'John.Smith@example.COM', ' John.Smith@example.com '] });
+    const res = await send({
+      ...base,
+      to: ['John.Smith@EXAMPLE.com', 'John.Smith@example.COM', ' John.Smith@example.com '],
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual([{ email_address: 'John.Smith@example.com', message_id: expect.any(String), status: 'ACKNOWLEDGED' }]);
+    expect(res.body.data).toEqual([
+      { email_address: 'John.Smith@example.com', message_id: expect.any(String), status: 'ACKNOWLEDGED' },
+    ]);
     expect(await messagesOf(res.body.api_reference)).toHaveLength(1);
   });
 
   it('rejects invalid addresses with INVALID_EMAIL without sinking the batch: not charged, not queued', async () => {
     const tn = await createTenant(t, { balances: { email: '10' }, prices: { email: '0.05' } });
-    const res = await send({ ...base, to: ['ok@example.com', 'not-an-address', 'John <john@example.com>', 'x@localhost'] }, tn.key);
+    const res = await send(
+      { ...base, to: ['ok@example.com', 'not-an-address', 'John <john@example.com>', 'x@localhost'] },
+      tn.key,
+    );
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([
       { email_address: 'ok@example.com', message_id: expect.stringMatching(/^\d+$/), status: 'ACKNOWLEDGED' },
-      { email_address: 'not-an-address', message_id: expect.stringMatching(/^\d+$/), status: 'REJECTED', reason: 'INVALID_EMAIL' },
-      { email_address: 'John <john@example.com>', message_id: expect.stringMatching(/^\d+$/), status: 'REJECTED', reason: 'INVALID_EMAIL' },
-      { email_address: 'x@localhost', message_id: expect.stringMatching(/^\d+$/), status: 'REJECTED', reason: 'INVALID_EMAIL' },
+      {
+        email_address: 'not-an-address',
+        message_id: expect.stringMatching(/^\d+$/),
+        status: 'REJECTED',
+        reason: 'INVALID_EMAIL',
+      },
+      {
+        email_address: 'John <john@example.com>',
+        message_id: expect.stringMatching(/^\d+$/),
+        status: 'REJECTED',
+        reason: 'INVALID_EMAIL',
+      },
+      {
+        email_address: 'x@localhost',
+        message_id: expect.stringMatching(/^\d+$/),
+        status: 'REJECTED',
+        reason: 'INVALID_EMAIL',
+      },
     ]);
     const rows = await messagesOf(res.body.api_reference);
-    expect(rows.map((r) => [r.status, r.units])).toEqual([['ACKNOWLEDGED', 1], ['REJECTED', 0], ['REJECTED', 0], ['REJECTED', 0]]);
+    expect(rows.map((r) => [r.status, r.units])).toEqual([
+      ['ACKNOWLEDGED', 1],
+      ['REJECTED', 0],
+      ['REJECTED', 0],
+      ['REJECTED', 0],
+    ]);
     expect(await queuedFor(t.queue('email'), res.body.api_reference)).toEqual([rows[0].id]);
     expect(await balanceOf(tn.account.id)).toBe('9.950000');
   });
@@ -109,7 +183,9 @@ describe('POST /api/v1/json/bulk/email', () => {
       '<script>alert("hi")</script><a href="https://example.com/?a=1&b=2">link</a>\u00a0\n\n  </body></html>  ';
     const res = await send({ ...base, to: 'html@example.com', email_body: html });
     expect(res.status).toBe(200);
-    const [row] = await t.ds.query('SELECT body, HEX(body) AS hex FROM send_requests WHERE id = ?', [res.body.api_reference]);
+    const [row] = await t.ds.query('SELECT body, HEX(body) AS hex FROM send_requests WHERE id = ?', [
+      res.body.api_reference,
+    ]);
     expect(row.body).toBe(html);
     expect(row.hex).toBe(Buffer.from(html, 'utf8').toString('hex').toUpperCase());
   });
@@ -124,8 +200,16 @@ describe('POST /api/v1/json/bulk/email', () => {
       user_reference_id: 'email-store-1',
     });
     expect(res.status).toBe(200);
-    const [req] = await t.ds.query('SELECT sender, reply_to, source, user_reference_id FROM send_requests WHERE id = ?', [res.body.api_reference]);
-    expect(req).toEqual({ sender: 'News@acme.example.com', reply_to: 'Support@acme.example.com', source: 'marketing', user_reference_id: 'email-store-1' });
+    const [req] = await t.ds.query(
+      'SELECT sender, reply_to, source, user_reference_id FROM send_requests WHERE id = ?',
+      [res.body.api_reference],
+    );
+    expect(req).toEqual({
+      sender: 'News@acme.example.com',
+      reply_to: 'Support@acme.example.com',
+      source: 'marketing',
+      user_reference_id: 'email-store-1',
+    });
   });
 
   it.each([
@@ -147,7 +231,12 @@ describe('POST /api/v1/json/bulk/email', () => {
   it('names every missing field in one answer', async () => {
     const res = await send({});
     expect(res.status).toBe(400);
-    expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(['to', 'subject', 'email_body', 'from']);
+    expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([
+      'to',
+      'subject',
+      'email_body',
+      'from',
+    ]);
   });
 
   it.each([
@@ -182,7 +271,12 @@ describe('POST /api/v1/json/bulk/email', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({
       code: 'VALIDATION_ERROR',
-      details: [{ field: 'from', message: 'must be an e-mail address, optionally with a display name: ACME News <news@acme.example>' }],
+      details: [
+        {
+          field: 'from',
+          message: 'must be an e-mail address, optionally with a display name: ACME News <news@acme.example>',
+        },
+      ],
     });
     expect(await countRequests(tn.account.id)).toBe(0);
   });
@@ -202,7 +296,10 @@ describe('POST /api/v1/json/bulk/email', () => {
   it('refuses an invalid reply_to with VALIDATION_ERROR', async () => {
     const res = await send({ ...base, to: 'a@example.com', reply_to: 'support at acme' });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: 'VALIDATION_ERROR', details: [{ field: 'reply_to', message: 'must be a valid e-mail address' }] });
+    expect(res.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'reply_to', message: 'must be a valid e-mail address' }],
+    });
   });
 
   it('accepts a subject of 998 characters counted as code points (998 emoji) and refuses 999 with VALIDATION_ERROR', async () => {
@@ -212,7 +309,10 @@ describe('POST /api/v1/json/bulk/email', () => {
     expect(req.subject).toBe('😀'.repeat(998));
     const tooLong = await send({ ...base, to: 'a@example.com', subject: 'x'.repeat(999) });
     expect(tooLong.status).toBe(400);
-    expect(tooLong.body.error).toEqual({ code: 'VALIDATION_ERROR', details: [{ field: 'subject', message: 'at most 998 characters' }] });
+    expect(tooLong.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'subject', message: 'at most 998 characters' }],
+    });
   });
 
   it('refuses a subject with a line break (header injection) with VALIDATION_ERROR', async () => {
@@ -227,13 +327,17 @@ describe('POST /api/v1/json/bulk/email', () => {
     expect(Buffer.byteLength(exact)).toBe(MIB);
     const ok = await send({ ...base, to: 'a@example.com', email_body: exact }, tn.key);
     expect(ok.status).toBe(200);
-    const [row] = await t.ds.query('SELECT LENGTH(body) AS bytes FROM send_requests WHERE id = ?', [ok.body.api_reference]);
+    const [row] = await t.ds.query('SELECT LENGTH(body) AS bytes FROM send_requests WHERE id = ?', [
+      ok.body.api_reference,
+    ]);
     expect(Number(row.bytes)).toBe(MIB);
 
     const over = await send({ ...base, to: 'a@example.com', email_body: `${exact}a` }, tn.key);
     expect(over.status).toBe(400);
     expect(over.body.error.code).toBe('MESSAGE_TOO_LONG');
-    expect(over.body.error.details).toEqual([{ field: 'email_body', message: `${MIB + 1} bytes, limit ${MIB}` }]);
+    expect(over.body.error.details).toEqual([
+      { field: 'email_body', message: `${MIB + 1} bytes, limit ${MIB}` },
+    ]);
     expect(await countRequests(tn.account.id)).toBe(1);
   });
 
@@ -281,7 +385,11 @@ describe('POST /api/v1/json/bulk/email', () => {
   });
 
   it('accepts the key as a Bearer token', async () => {
-    const res = await t.http().post(EMAIL).set('Authorization', `Bearer ${tenant.key}`).send({ ...base, to: 'bearer@example.com' });
+    const res = await t
+      .http()
+      .post(EMAIL)
+      .set('Authorization', `Bearer ${tenant.key}`)
+      .send({ ...base, to: 'bearer@example.com' });
     expect(res.status).toBe(200);
   });
 });

@@ -115,17 +115,13 @@ describe.skipIf(unavailable)('e-mail through Exim', () => {
         '<html>\n<body>\r\n<p>Statement for Jane — 12,50 €</p>\n<p>' +
         'z'.repeat(900) +
         '</p>\n</body>\n</html>\n';
-      const res = await t
-        .http()
-        .post(EMAIL)
-        .set('X-API-Key', tenant.key)
-        .send({
-          from: 'ACME News <news@ACME.example>',
-          to: 'jane@example.com',
-          subject: 'Your statement',
-          email_body: html,
-          reply_to: 'help@acme.example',
-        });
+      const res = await t.http().post(EMAIL).set('X-API-Key', tenant.key).send({
+        from: 'ACME News <news@ACME.example>',
+        to: 'jane@example.com',
+        subject: 'Your statement',
+        email_body: html,
+        reply_to: 'help@acme.example',
+      });
       expect(res.status).toBe(200);
       const id = res.body.data[0].message_id as string;
       const ref = res.body.api_reference as string;
@@ -201,16 +197,12 @@ describe.skipIf(unavailable)('e-mail through Exim', () => {
           message: expect.stringContaining('display name'),
         });
       }
-      const res = await t
-        .http()
-        .post(EMAIL)
-        .set('X-API-Key', tenant.key)
-        .send({
-          from: '"ACME, Inc." <news@acme.example>',
-          to: 'quoted@example.com',
-          subject: 's',
-          email_body: 'x',
-        });
+      const res = await t.http().post(EMAIL).set('X-API-Key', tenant.key).send({
+        from: '"ACME, Inc." <news@acme.example>',
+        to: 'quoted@example.com',
+        subject: 's',
+        email_body: 'x',
+      });
       expect(res.status).toBe(200);
       const mail = await waitFor(
         async () => exim.mails().find((m) => m.headers['x-message-id'] === res.body.data[0].message_id),

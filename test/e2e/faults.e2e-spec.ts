@@ -147,7 +147,9 @@ describe('MySQL restarted under a load of sends', () => {
       const [stored] = (await db.query(
         "SELECT id, user_reference_id, recipient_count, accepted_count FROM send_requests WHERE account_id = ? AND channel = 'sms'",
         [tenant.account.id],
-      )) as unknown as [Array<{ id: string; user_reference_id: string; recipient_count: number; accepted_count: number }>];
+      )) as unknown as [
+        Array<{ id: string; user_reference_id: string; recipient_count: number; accepted_count: number }>,
+      ];
       const byRef = new Map(stored.map((r) => [r.user_reference_id, r]));
 
       // Every acknowledged send is there, as answered.
@@ -199,7 +201,13 @@ describe('Redis down during a burst of sends', () => {
   beforeAll(async () => {
     redis = await RedisInstance.start();
     smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 20 });
-    t = await startOn(redis, { RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SWEEP_INTERVAL_MS: '300', SWEEP_MIN_AGE_MS: '0' });
+    t = await startOn(redis, {
+      RUN_WORKERS: 'true',
+      SMS_TRANSPORT: 'smpp',
+      SMPP_URL: smsc.url,
+      SWEEP_INTERVAL_MS: '300',
+      SWEEP_MIN_AGE_MS: '0',
+    });
     tenant = await createTenant(t);
   });
   afterAll(async () => {
@@ -212,7 +220,10 @@ describe('Redis down during a burst of sends', () => {
     await redis.stop();
     const bodies: SmsBody[] = Array.from({ length: 20 }, (_, k) => ({
       from: 'ACME',
-      to: [...Array.from({ length: 5 }, (_, i) => `2609770${String(k * 10 + i).padStart(5, '0')}`), ...(k % 4 === 0 ? ['not-a-number'] : [])],
+      to: [
+        ...Array.from({ length: 5 }, (_, i) => `2609770${String(k * 10 + i).padStart(5, '0')}`),
+        ...(k % 4 === 0 ? ['not-a-number'] : []),
+      ],
       message: `while redis was down ${k}`,
       user_reference_id: `redis-down-${k}`,
     }));
@@ -220,14 +231,20 @@ describe('Redis down during a burst of sends', () => {
     expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 200));
     expect(answers.map((a) => a.accepted)).toEqual(bodies.map(() => 5));
     const refs = answers.map((a) => a.apiReference!);
-    const pending = await t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE id IN (?) AND enqueued_at IS NULL', [refs]);
+    const pending = await t.ds.query(
+      'SELECT COUNT(*) AS n FROM send_requests WHERE id IN (?) AND enqueued_at IS NULL',
+      [refs],
+    );
     expect(Number(pending[0].n)).toBe(20);
     expect(smsc.received).toHaveLength(0);
 
     await redis.start();
     await waitFor(
       async () => {
-        const [{ n }] = await t.ds.query("SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'", [refs]);
+        const [{ n }] = await t.ds.query(
+          "SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'",
+          [refs],
+        );
         return Number(n) === 100;
       },
       30_000,
@@ -238,7 +255,10 @@ describe('Redis down during a burst of sends', () => {
     expect(numbers).toHaveLength(100);
     expect(numbers.filter((n) => smsc.countByDestination(n) !== 1)).toEqual([]);
     expect(smsc.received).toHaveLength(100);
-    const [{ rejected }] = await t.ds.query("SELECT COUNT(*) AS rejected FROM messages WHERE send_request_id IN (?) AND status = 'REJECTED'", [refs]);
+    const [{ rejected }] = await t.ds.query(
+      "SELECT COUNT(*) AS rejected FROM messages WHERE send_request_id IN (?) AND status = 'REJECTED'",
+      [refs],
+    );
     expect(Number(rejected)).toBe(5); // the invalid numbers, refused at intake and never sent
     const db = await mariadb.connect(t.name);
     try {
@@ -278,28 +298,41 @@ describe('a callback target that is away', () => {
   it('retries while the target refuses connections, delivers each callback once it listens again, and records every attempt', async () => {
     const port = await freePort(); // nothing listens here yet: connections are refused
     const url = `http://127.0.0.1:${port}/hooks/dlr`;
-    const res = await sendSms(t, tenant.key, { from: 'ACME', to: ['260966000001'], message: 'callback later', user_reference_id: 'cb-1', callback_url: url });
+    const res = await sendSms(t, tenant.key, {
+      from: 'ACME',
+      to: ['260966000001'],
+      message: 'callback later',
+      user_reference_id: 'cb-1',
+      callback_url: url,
+    });
     expect(res.status).toBe(200);
 
     const notifications = await mariadb.connect(`${t.name}_notification`);
     try {
       const attempts = async () =>
-        ((await notifications.query('SELECT event_id, attempt, outcome, http_status FROM callback_attempts ORDER BY event_id, attempt')) as unknown as [
-          Array<{ event_id: string; attempt: number; outcome: string; http_status: number | null }>,
-        ])[0];
+        (
+          (await notifications.query(
+            'SELECT event_id, attempt, outcome, http_status FROM callback_attempts ORDER BY event_id, attempt',
+          )) as unknown as [
+            Array<{ event_id: string; attempt: number; outcome: string; http_status: number | null }>,
+          ]
+        )[0];
       // Both events (SENT, DELIVERED) fail at least four times in a row before the target comes back:
       // refused, or not sent while the target's circuit is open.
       const failed = new Set(['network_error', 'circuit_open']);
       await waitFor(
         async () => {
           const byEvent = new Map<string, number>();
-          for (const a of await attempts()) if (failed.has(a.outcome)) byEvent.set(a.event_id, (byEvent.get(a.event_id) ?? 0) + 1);
+          for (const a of await attempts())
+            if (failed.has(a.outcome)) byEvent.set(a.event_id, (byEvent.get(a.event_id) ?? 0) + 1);
           return byEvent.size === 2 && [...byEvent.values()].every((n) => n >= 4);
         },
         15_000,
         'four failed attempts for each of the two callbacks',
       );
-      expect((await attempts()).filter((a) => a.outcome === 'network_error').length).toBeGreaterThanOrEqual(5);
+      expect((await attempts()).filter((a) => a.outcome === 'network_error').length).toBeGreaterThanOrEqual(
+        5,
+      );
 
       const received: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
       target = createServer((req, resp) => {
@@ -312,17 +345,36 @@ describe('a callback target that is away', () => {
       });
       await new Promise<void>((resolve) => target!.listen(port, '127.0.0.1', resolve));
 
-      await waitFor(async () => received.length >= 2, 20_000, 'both callbacks delivered after the target returned');
+      await waitFor(
+        async () => received.length >= 2,
+        20_000,
+        'both callbacks delivered after the target returned',
+      );
       await sleep(500); // nothing more may come: a delivered callback is not retried
       expect(received).toHaveLength(2);
-      const [{ secret }] = await t.ds.query('SELECT callback_secret AS secret FROM accounts WHERE id = ?', [tenant.account.id]);
+      const [{ secret }] = await t.ds.query('SELECT callback_secret AS secret FROM accounts WHERE id = ?', [
+        tenant.account.id,
+      ]);
       for (const r of received) {
-        expect(verifyCallback(secret, String(r.headers['x-signature-timestamp']), String(r.headers['x-signature']), r.body)).toBe(true);
+        expect(
+          verifyCallback(
+            secret,
+            String(r.headers['x-signature-timestamp']),
+            String(r.headers['x-signature']),
+            r.body,
+          ),
+        ).toBe(true);
       }
-      expect(received.map((r) => (JSON.parse(r.body) as { status: string }).status).sort()).toEqual(['DELIVERED', 'SENT']);
+      expect(received.map((r) => (JSON.parse(r.body) as { status: string }).status).sort()).toEqual([
+        'DELIVERED',
+        'SENT',
+      ]);
 
       // Every attempt is in the notification database: 1..n, failed until the last, which got 200.
-      const byEvent = new Map<string, Array<{ attempt: number; outcome: string; http_status: number | null }>>();
+      const byEvent = new Map<
+        string,
+        Array<{ attempt: number; outcome: string; http_status: number | null }>
+      >();
       for (const a of await attempts()) byEvent.set(a.event_id, [...(byEvent.get(a.event_id) ?? []), a]);
       expect(byEvent.size).toBe(2);
       for (const list of byEvent.values()) {
@@ -388,7 +440,10 @@ describe('a COMMIT whose acknowledgement is lost', () => {
     redis = await RedisInstance.start();
     cutter = await startCommitCutter(mariadb.port);
     const name = uniqueName();
-    t = await startTestApp({ DATABASE_URL: `mysql://root@127.0.0.1:${cutter.port}/${name}`, REDIS_URL: redis.url }, name);
+    t = await startTestApp(
+      { DATABASE_URL: `mysql://root@127.0.0.1:${cutter.port}/${name}`, REDIS_URL: redis.url },
+      name,
+    );
     tenant = await createTenant(t, { balances: { sms: '1000' }, prices: { sms: '1' } });
     t.app.useLogger(false);
   });
@@ -402,22 +457,40 @@ describe('a COMMIT whose acknowledgement is lost', () => {
     const sends = t.app.get(SendService);
     const policy = t.app.get(SmsPolicy);
     const auth = { account: tenant.account, key: tenant.apiKey } as AuthContext;
-    const input = (k: number, ref?: string) => smsInput({ from: 'ACME', to: [`2609660000${k}0`, `2609660000${k}1`], message: `cut ${k}`, user_reference_id: ref });
+    const input = (k: number, ref?: string) =>
+      smsInput({
+        from: 'ACME',
+        to: [`2609660000${k}0`, `2609660000${k}1`],
+        message: `cut ${k}`,
+        user_reference_id: ref,
+      });
     await sends.send(policy, auth, input(0)); // prices cached: the sends below reach the committer in one tick, as one batch
     cutter.arm();
-    const outcomes = await Promise.allSettled([1, 2, 3, 4].map((k) => sends.send(policy, auth, input(k, k % 2 ? `cut-${k}` : undefined))));
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3, 4].map((k) => sends.send(policy, auth, input(k, k % 2 ? `cut-${k}` : undefined))),
+    );
     expect(cutter.cuts()).toBe(1);
-    expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))).toEqual(['ok', 'ok', 'ok', 'ok']);
-    const refs = outcomes.map((o) => (o as PromiseFulfilledResult<{ apiReference: string }>).value.apiReference);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))).toEqual([
+      'ok',
+      'ok',
+      'ok',
+      'ok',
+    ]);
+    const refs = outcomes.map(
+      (o) => (o as PromiseFulfilledResult<{ apiReference: string }>).value.apiReference,
+    );
     const db = await mariadb.connect(t.name);
     try {
-      const [rows] = (await db.query('SELECT id FROM send_requests WHERE account_id = ?', [tenant.account.id])) as unknown as [Array<{ id: string }>];
+      const [rows] = (await db.query('SELECT id FROM send_requests WHERE account_id = ?', [
+        tenant.account.id,
+      ])) as unknown as [Array<{ id: string }>];
       expect(rows).toHaveLength(5);
       expect(refs.every((r) => rows.some((row) => String(row.id) === r))).toBe(true);
       expect(describeProblems(await checkStore(db))).toEqual([]);
-      const [[{ balance }]] = (await db.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'", [tenant.account.id])) as unknown as [
-        Array<{ balance: string }>,
-      ];
+      const [[{ balance }]] = (await db.query(
+        "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
+        [tenant.account.id],
+      )) as unknown as [Array<{ balance: string }>];
       expect(balance).toBe('990.000000'); // 5 sends × 2 recipients × 1, each charged once
     } finally {
       await db.end();
@@ -431,11 +504,17 @@ describe('a COMMIT whose acknowledgement is lost', () => {
     expect(cutter.cuts()).toBe(2);
     // The server committed; the app cannot know, so it says what it knows: unavailable, retry.
     expect([first.status, first.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
-    const [stored] = await t.ds.query("SELECT id FROM send_requests WHERE account_id = ? AND user_reference_id = 'lone-cut'", [tenant.account.id]);
+    const [stored] = await t.ds.query(
+      "SELECT id FROM send_requests WHERE account_id = ? AND user_reference_id = 'lone-cut'",
+      [tenant.account.id],
+    );
     expect(stored).toBeDefined();
     const retry = await sendSms(t, tenant.key, body);
     expect([retry.status, retry.apiReference]).toEqual([200, String(stored.id)]);
-    const [{ n }] = await t.ds.query("SELECT COUNT(*) AS n FROM ledger_entries WHERE send_request_id = ? AND kind = 'charge'", [stored.id]);
+    const [{ n }] = await t.ds.query(
+      "SELECT COUNT(*) AS n FROM ledger_entries WHERE send_request_id = ? AND kind = 'charge'",
+      [stored.id],
+    );
     expect(Number(n)).toBe(1);
   });
 });

@@ -56,16 +56,29 @@ const PROTOTYPES: Array<[string, object]> = [
   ['Function.prototype', Function.prototype],
   ['String.prototype', String.prototype],
 ];
-const prototypeKeys = () => PROTOTYPES.map(([name, p]) => [name, Reflect.ownKeys(p).map(String).sort()] as const);
+const prototypeKeys = () =>
+  PROTOTYPES.map(([name, p]) => [name, Reflect.ownKeys(p).map(String).sort()] as const);
 
 /** Usually one of `good`, now and then one of `odd` (numbers for strings and the like). */
 const mostly = (good: string[], odd: string[]) =>
-  fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...good) }, { weight: 1, arbitrary: fc.constantFrom(...odd) });
+  fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom(...good) },
+    { weight: 1, arbitrary: fc.constantFrom(...odd) },
+  );
 
 const phoneList = fc
-  .array(fc.oneof({ weight: 3, arbitrary: mostly(['"260971234567"', '"+260 97 123 4568"'], ['260971234569']) }, { weight: 1, arbitrary: nastyString.map(jsonString) }), { minLength: 1, maxLength: 5 })
+  .array(
+    fc.oneof(
+      { weight: 3, arbitrary: mostly(['"260971234567"', '"+260 97 123 4568"'], ['260971234569']) },
+      { weight: 1, arbitrary: nastyString.map(jsonString) },
+    ),
+    { minLength: 1, maxLength: 5 },
+  )
   .map((xs) => `[${xs.join(',')}]`);
-const phones = fc.oneof(mostly(['"260971234567"', '["260971234567","260971234568"]'], ['[260971234567]', '"0971234567"', '[]']), phoneList);
+const phones = fc.oneof(
+  mostly(['"260971234567"', '["260971234567","260971234568"]'], ['[260971234567]', '"0971234567"', '[]']),
+  phoneList,
+);
 const callbackUrls = fc.oneof(
   fc.constantFrom(
     '"https://example.com/cb?x=1"',
@@ -83,8 +96,13 @@ const callbackUrls = fc.oneof(
   ),
   nastyString.map((s) => jsonString(`https://example.com/${s}`)),
 );
-const text = fc.oneof({ weight: 2, arbitrary: fc.constantFrom('"Hello"', '"Muli shani"') }, { weight: 3, arbitrary: nastyString.map(jsonString) });
-const hugeBodies = fc.constantFrom(1_500_000, 4 * 1024 * 1024 + 1).map((n) => `{"message":"${'m'.repeat(n)}"}`);
+const text = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom('"Hello"', '"Muli shani"') },
+  { weight: 3, arbitrary: nastyString.map(jsonString) },
+);
+const hugeBodies = fc
+  .constantFrom(1_500_000, 4 * 1024 * 1024 + 1)
+  .map((n) => `{"message":"${'m'.repeat(n)}"}`);
 
 describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED}, ${FUZZ_RUNS} runs)`, () => {
   let t: TestApp;
@@ -99,39 +117,68 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
 
   const big = { sms: '1000000000', email: '1000000000', chat: '1000000000' };
 
-  const post = (path: string, key: string, c: { body: Buffer; type: string | undefined; encoding: string | undefined }) =>
+  const post = (
+    path: string,
+    key: string,
+    c: { body: Buffer; type: string | undefined; encoding: string | undefined },
+  ) =>
     rawRequest(
       port,
-      { method: 'POST', path, headers: { 'X-API-Key': key, 'Content-Type': c.type, 'Content-Encoding': c.encoding }, body: c.body },
+      {
+        method: 'POST',
+        path,
+        headers: { 'X-API-Key': key, 'Content-Type': c.type, 'Content-Encoding': c.encoding },
+        body: c.body,
+      },
       REQUEST_TIMEOUT_MS,
     );
 
   /** Refused requests left nothing: every row and job of the tenant belongs to an accepted request. */
-  async function expectOnlyAcceptedStored(tenant: Tenant, accepted: Set<string>, queue: string): Promise<void> {
+  async function expectOnlyAcceptedStored(
+    tenant: Tenant,
+    accepted: Set<string>,
+    queue: string,
+  ): Promise<void> {
     const ids = (rows: Array<Record<string, unknown>>) => rows.map((r) => String(Object.values(r)[0]));
-    const requests = ids(await t.ds.query('SELECT id FROM send_requests WHERE account_id = ?', [tenant.account.id]));
+    const requests = ids(
+      await t.ds.query('SELECT id FROM send_requests WHERE account_id = ?', [tenant.account.id]),
+    );
     expect(new Set(requests)).toEqual(accepted);
-    const withMessages = ids(await t.ds.query('SELECT DISTINCT send_request_id FROM messages WHERE account_id = ?', [tenant.account.id]));
+    const withMessages = ids(
+      await t.ds.query('SELECT DISTINCT send_request_id FROM messages WHERE account_id = ?', [
+        tenant.account.id,
+      ]),
+    );
     for (const id of withMessages) expect(accepted.has(id), `messages of a refused request ${id}`).toBe(true);
     const charged = ids(
-      await t.ds.query("SELECT DISTINCT send_request_id FROM ledger_entries WHERE account_id = ? AND kind <> 'topup'", [tenant.account.id]),
+      await t.ds.query(
+        "SELECT DISTINCT send_request_id FROM ledger_entries WHERE account_id = ? AND kind <> 'topup'",
+        [tenant.account.id],
+      ),
     );
     for (const id of charged) expect(accepted.has(id), `a charge for a refused request ${id}`).toBe(true);
     // The queue is shared by the suite's tenants: a job must belong to an accepted request of
     // this tenant or to a stored request of another one; a refused request has no row at all.
     const jobs = await t.queue(queue).getJobs(['waiting', 'delayed', 'active', 'paused']);
-    const foreign = [...new Set(jobs.map((j) => String(j.data.sendRequestId)).filter((id) => !accepted.has(id)))];
+    const foreign = [
+      ...new Set(jobs.map((j) => String(j.data.sendRequestId)).filter((id) => !accepted.has(id))),
+    ];
     if (foreign.length > 0) {
-      const owners = (await t.ds.query('SELECT id, account_id FROM send_requests WHERE id IN (?)', [foreign])) as Array<{ id: string; account_id: string }>;
+      const owners = (await t.ds.query('SELECT id, account_id FROM send_requests WHERE id IN (?)', [
+        foreign,
+      ])) as Array<{ id: string; account_id: string }>;
       const stored = new Map(owners.map((o) => [String(o.id), String(o.account_id)]));
       for (const id of foreign) {
         expect(stored.has(id), `a job for a request that was never stored: ${id}`).toBe(true);
-        expect(stored.get(id), `a job of this tenant for a refused request ${id}`).not.toBe(String(tenant.account.id));
+        expect(stored.get(id), `a job of this tenant for a refused request ${id}`).not.toBe(
+          String(tenant.account.id),
+        );
       }
     }
   }
 
-  const countSendRequests = async () => Number((await t.ds.query('SELECT COUNT(*) AS n FROM send_requests'))[0].n);
+  const countSendRequests = async () =>
+    Number((await t.ds.query('SELECT COUNT(*) AS n FROM send_requests'))[0].n);
 
   /** Runs the property on one JSON POST endpoint; returns the accepted references. */
   async function fuzzJsonPost(opts: {
@@ -144,7 +191,9 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
     const accepted = new Set<string>();
     const tally = new Tally();
     const rowsBefore = await countSendRequests();
-    const cases = fc.record({ body: rawBody(opts.body), type: jsonContentType, encoding: contentEncoding }).map(shortRepr);
+    const cases = fc
+      .record({ body: rawBody(opts.body), type: jsonContentType, encoding: contentEncoding })
+      .map(shortRepr);
     await fc.assert(
       fc.asyncProperty(cases, async (c) => {
         const res = await post(opts.path, opts.tenant.key, c);
@@ -170,7 +219,10 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
     async () => {
       const tenant = await createTenant(t, { balances: big });
       const fields: FieldSpec = {
-        from: mostly(['"ACME"', '"260971234567"', '"A B"'], ['260971234567', '"+260971234567"', '"ACMECORPORATION"']),
+        from: mostly(
+          ['"ACME"', '"260971234567"', '"A B"'],
+          ['260971234567', '"+260971234567"', '"ACMECORPORATION"'],
+        ),
         sender_id: fc.constantFrom('"ACME"', '"ACME2"', '12345'),
         to: phones,
         recipient: phones,
@@ -181,13 +233,27 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
         user_reference_id: nastyString.map(jsonString),
       };
       const body = fc.oneof(
-        { weight: 12, arbitrary: objectBodyText(fields, ['sender_id', 'recipient', 'message_body', 'callback_url', 'user_reference_id']) },
+        {
+          weight: 12,
+          arbitrary: objectBodyText(fields, [
+            'sender_id',
+            'recipient',
+            'message_body',
+            'callback_url',
+            'user_reference_id',
+          ]),
+        },
         { weight: 2, arbitrary: jsonValueText },
         { weight: 1, arbitrary: deepJsonText('to') },
         { weight: 1, arbitrary: bigArrayBodyText({ from: '"ACME"', message: '"x"' }, 'to') },
         { weight: 1, arbitrary: hugeBodies },
       );
-      const accepted = await fuzzJsonPost({ path: '/api/v1/json/bulk/sms', tenant, body, success: expectSmsSuccess });
+      const accepted = await fuzzJsonPost({
+        path: '/api/v1/json/bulk/sms',
+        tenant,
+        body,
+        success: expectSmsSuccess,
+      });
       await expectOnlyAcceptedStored(tenant, accepted, 'sms');
     },
     testTimeout(),
@@ -198,8 +264,19 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
     async () => {
       const tenant = await createTenant(t, { balances: big });
       const emails = fc.oneof(
-        mostly(['"jane@example.com"', '["jane@example.com","JOHN@EXAMPLE.COM"]'], ['"not-an-address"', '["a@b"]', '[1]']),
-        fc.array(fc.oneof(fc.constant('"x@example.com"'), nastyString.map((s) => jsonString(`${s}@example.com`))), { maxLength: 4 }).map((xs) => `[${xs.join(',')}]`),
+        mostly(
+          ['"jane@example.com"', '["jane@example.com","JOHN@EXAMPLE.COM"]'],
+          ['"not-an-address"', '["a@b"]', '[1]'],
+        ),
+        fc
+          .array(
+            fc.oneof(
+              fc.constant('"x@example.com"'),
+              nastyString.map((s) => jsonString(`${s}@example.com`)),
+            ),
+            { maxLength: 4 },
+          )
+          .map((xs) => `[${xs.join(',')}]`),
       );
       const fields: FieldSpec = {
         to: emails,
@@ -214,10 +291,18 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
         { weight: 12, arbitrary: objectBodyText(fields, ['reply_to', 'user_reference_id']) },
         { weight: 2, arbitrary: jsonValueText },
         { weight: 1, arbitrary: deepJsonText('to') },
-        { weight: 1, arbitrary: bigArrayBodyText({ from: '"a@acme.example"', subject: '"s"', email_body: '"b"' }, 'to') },
+        {
+          weight: 1,
+          arbitrary: bigArrayBodyText({ from: '"a@acme.example"', subject: '"s"', email_body: '"b"' }, 'to'),
+        },
         { weight: 1, arbitrary: hugeBodies },
       );
-      const accepted = await fuzzJsonPost({ path: '/api/v1/json/bulk/email', tenant, body, success: expectEmailSuccess });
+      const accepted = await fuzzJsonPost({
+        path: '/api/v1/json/bulk/email',
+        tenant,
+        body,
+        success: expectEmailSuccess,
+      });
       await expectOnlyAcceptedStored(tenant, accepted, 'email');
     },
     testTimeout(),
@@ -228,14 +313,28 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
     async () => {
       const tenant = await createTenant(t, { balances: big });
       const fields: FieldSpec = {
-        username: fc.oneof({ weight: 3, arbitrary: fc.constant(jsonString(tenant.username)) }, { weight: 1, arbitrary: nastyString.map(jsonString) }),
-        password: fc.oneof({ weight: 3, arbitrary: fc.constant(jsonString(tenant.password)) }, { weight: 1, arbitrary: fc.constant('"wrong-password"') }),
-        senderid: mostly(['260971234567', '"260971234567"', '"+260971234567"'], ['0', '-1', '1.5', '1e400', '"abc"', '9007199254740993']),
+        username: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(jsonString(tenant.username)) },
+          { weight: 1, arbitrary: nastyString.map(jsonString) },
+        ),
+        password: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(jsonString(tenant.password)) },
+          { weight: 1, arbitrary: fc.constant('"wrong-password"') },
+        ),
+        senderid: mostly(
+          ['260971234567', '"260971234567"', '"+260971234567"'],
+          ['0', '-1', '1.5', '1e400', '"abc"', '9007199254740993'],
+        ),
         message: text,
         recipient: phones,
         user_reference_id: nastyString.map(jsonString),
       };
-      const creds = { username: jsonString(tenant.username), password: jsonString(tenant.password), senderid: '260971234567', message: '"x"' };
+      const creds = {
+        username: jsonString(tenant.username),
+        password: jsonString(tenant.password),
+        senderid: '260971234567',
+        message: '"x"',
+      };
       const body = fc.oneof(
         { weight: 12, arbitrary: objectBodyText(fields, ['user_reference_id']) },
         { weight: 2, arbitrary: jsonValueText },
@@ -243,7 +342,12 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
         { weight: 1, arbitrary: bigArrayBodyText(creds, 'recipient') },
         { weight: 1, arbitrary: hugeBodies },
       );
-      const accepted = await fuzzJsonPost({ path: '/api/v1/json/bulk/chat', tenant, body, success: expectChatSuccess });
+      const accepted = await fuzzJsonPost({
+        path: '/api/v1/json/bulk/chat',
+        tenant,
+        body,
+        success: expectChatSuccess,
+      });
       await expectOnlyAcceptedStored(tenant, accepted, 'chat');
     },
     testTimeout(),
@@ -254,16 +358,31 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
     async () => {
       const tenant = await createTenant(t, { balances: big });
       const fields: FieldSpec = {
-        username: fc.oneof({ weight: 3, arbitrary: fc.constant(jsonString(tenant.username)) }, { weight: 1, arbitrary: nastyString.map(jsonString) }),
-        password: fc.oneof({ weight: 3, arbitrary: fc.constant(jsonString(tenant.password)) }, { weight: 1, arbitrary: nastyString.map(jsonString) }),
+        username: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(jsonString(tenant.username)) },
+          { weight: 1, arbitrary: nastyString.map(jsonString) },
+        ),
+        password: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(jsonString(tenant.password)) },
+          { weight: 1, arbitrary: nastyString.map(jsonString) },
+        ),
       };
       const body = fc.oneof(
         { weight: 12, arbitrary: objectBodyText(fields) },
         { weight: 2, arbitrary: jsonValueText },
         { weight: 1, arbitrary: deepJsonText('username') },
-        { weight: 1, arbitrary: fc.constantFrom(20_000, 1_500_000).map((n) => `{"username":"${'u'.repeat(n)}"}`) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(20_000, 1_500_000).map((n) => `{"username":"${'u'.repeat(n)}"}`),
+        },
       );
-      await fuzzJsonPost({ path: '/api/v1/json/balance', tenant, body, success: expectBalanceSuccess, factor: 0.75 });
+      await fuzzJsonPost({
+        path: '/api/v1/json/balance',
+        tenant,
+        body,
+        success: expectBalanceSuccess,
+        factor: 0.75,
+      });
       await expectOnlyAcceptedStored(tenant, new Set(), 'sms');
     },
     testTimeout(0.75),
@@ -276,7 +395,9 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
       const accepted = new Set<string>();
       const tally = new Tally();
       const rowsBefore = await countSendRequests();
-      const cases = fc.record({ body: rawBody(xmlBodyText), type: xmlContentType, encoding: contentEncoding }).map(shortRepr);
+      const cases = fc
+        .record({ body: rawBody(xmlBodyText), type: xmlContentType, encoding: contentEncoding })
+        .map(shortRepr);
       await fc.assert(
         fc.asyncProperty(cases, async (c) => {
           const res = await post('/api/v1/xml/bulk/sms', tenant.key, c);
@@ -305,8 +426,16 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
       tenant = await createTenant(t, { balances: big });
       const other = await createTenant(t, { balances: big });
       for (const [key, path, body] of [
-        [tenant.key, '/api/v1/json/bulk/sms', { from: 'ACME', to: ['260971234567', '260971234568', 'bad'], message: 'x' }],
-        [tenant.key, '/api/v1/json/bulk/email', { from: 'a@acme.example', to: ['x@example.com'], subject: 's', email_body: 'b' }],
+        [
+          tenant.key,
+          '/api/v1/json/bulk/sms',
+          { from: 'ACME', to: ['260971234567', '260971234568', 'bad'], message: 'x' },
+        ],
+        [
+          tenant.key,
+          '/api/v1/json/bulk/email',
+          { from: 'a@acme.example', to: ['x@example.com'], subject: 's', email_body: 'b' },
+        ],
         [other.key, '/api/v1/json/bulk/sms', { from: 'ACME', to: '260971234569', message: 'someone else' }],
       ] as const) {
         const res = await t.http().post(path).set('X-API-Key', key).send(body);
@@ -316,20 +445,28 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
       }
     });
 
-    const get = (path: string) => rawRequest(port, { method: 'GET', path, headers: { 'X-API-Key': tenant.key } }, REQUEST_TIMEOUT_MS);
+    const get = (path: string) =>
+      rawRequest(port, { method: 'GET', path, headers: { 'X-API-Key': tenant.key } }, REQUEST_TIMEOUT_MS);
 
     it(
-      'GET /messages/:id answers one of the caller\'s messages or a 4xx envelope for any id',
+      "GET /messages/:id answers one of the caller's messages or a 4xx envelope for any id",
       async () => {
         await fc.assert(
-          fc.asyncProperty(messageIdSegment(realIds).map((id) => shortRepr({ id })), async ({ id }) => {
-            const res = await get(`/api/v1/json/messages/${id}`);
-            if (res.status === 200) {
-              expect(res.json).toMatchObject({ message_id: expect.any(String), api_reference: expect.stringMatching(/^\d+$/), history: expect.any(Array) });
-            } else {
-              expectJsonError(res);
-            }
-          }),
+          fc.asyncProperty(
+            messageIdSegment(realIds).map((id) => shortRepr({ id })),
+            async ({ id }) => {
+              const res = await get(`/api/v1/json/messages/${id}`);
+              if (res.status === 200) {
+                expect(res.json).toMatchObject({
+                  message_id: expect.any(String),
+                  api_reference: expect.stringMatching(/^\d+$/),
+                  history: expect.any(Array),
+                });
+              } else {
+                expectJsonError(res);
+              }
+            },
+          ),
           fcParams(1),
         );
       },
@@ -340,14 +477,23 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
       'GET /messages?api_reference=… answers a page or a 4xx envelope for any query string',
       async () => {
         await fc.assert(
-          fc.asyncProperty(messageListQuery(realRefs).map((q) => shortRepr({ q })), async ({ q }) => {
-            const res = await get(`/api/v1/json/messages?${q}`);
-            if (res.status === 200) {
-              expect(res.json).toMatchObject({ api_reference: expect.stringMatching(/^\d+$/), page: expect.any(Number), per_page: expect.any(Number), total: expect.any(Number), data: expect.any(Array) });
-            } else {
-              expectJsonError(res);
-            }
-          }),
+          fc.asyncProperty(
+            messageListQuery(realRefs).map((q) => shortRepr({ q })),
+            async ({ q }) => {
+              const res = await get(`/api/v1/json/messages?${q}`);
+              if (res.status === 200) {
+                expect(res.json).toMatchObject({
+                  api_reference: expect.stringMatching(/^\d+$/),
+                  page: expect.any(Number),
+                  per_page: expect.any(Number),
+                  total: expect.any(Number),
+                  data: expect.any(Array),
+                });
+              } else {
+                expectJsonError(res);
+              }
+            },
+          ),
           fcParams(1.5),
         );
       },

@@ -9,9 +9,20 @@ import { dropTestState, startTestApp, uniqueName, type TestApp } from '../suppor
 import { waitFor } from '../support/wait.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const MEMBERS = ['cache', 'database', 'log_database', 'notification_database', 'message_queue', 'external_services'];
+const MEMBERS = [
+  'cache',
+  'database',
+  'log_database',
+  'notification_database',
+  'message_queue',
+  'external_services',
+];
 
-const healthy = (extra: Record<string, unknown>) => ({ status: 'healthy', message: expect.any(String), ...extra });
+const healthy = (extra: Record<string, unknown>) => ({
+  status: 'healthy',
+  message: expect.any(String),
+  ...extra,
+});
 
 async function timedGet(t: TestApp, path: string) {
   const started = Date.now();
@@ -66,7 +77,13 @@ describe('health probes against real dependencies (own Redis, log database behin
     const c = res.body.checks;
     expect(Object.keys(c)).toEqual(MEMBERS);
     expect(Number.isInteger(res.body.uptime.seconds)).toBe(true);
-    for (const m of [c.database, c.log_database, c.notification_database, c.external_services.sms_server, c.external_services.client_server]) {
+    for (const m of [
+      c.database,
+      c.log_database,
+      c.notification_database,
+      c.external_services.sms_server,
+      c.external_services.client_server,
+    ]) {
       expect(Number.isInteger(m.response_time_ms)).toBe(true);
     }
     expect(Number.isInteger(c.message_queue.queue_size)).toBe(true);
@@ -114,7 +131,12 @@ describe('health probes against real dependencies (own Redis, log database behin
     expect(live.body.memory_usage_mb).toBeGreaterThan(10);
     const ready = await t.http().get('/health/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready', dependencies_ready: true, service: 'bulk-messaging', timestamp: expect.stringMatching(ISO_MS) });
+    expect(ready.body).toEqual({
+      status: 'ready',
+      dependencies_ready: true,
+      service: 'bulk-messaging',
+      timestamp: expect.stringMatching(ISO_MS),
+    });
     const basic = await t.http().get('/health');
     expect(basic.body).toMatchObject({ status: 'ok', environment: 'test', uptime: expect.any(String) });
   });
@@ -148,17 +170,24 @@ describe('health probes against real dependencies (own Redis, log database behin
   it('answers 503 naming log_database when the log database is unreachable, and recovers when it returns', async () => {
     await logDb.close();
     try {
-      const res = await waitFor(async () => {
-        const r = await t.http().get('/health/detailed');
-        return r.body.checks?.log_database?.status === 'unhealthy' ? r : undefined;
-      }, 5000, 'log_database unhealthy');
+      const res = await waitFor(
+        async () => {
+          const r = await t.http().get('/health/detailed');
+          return r.body.checks?.log_database?.status === 'unhealthy' ? r : undefined;
+        },
+        5000,
+        'log_database unhealthy',
+      );
       expect(res.status).toBe(503);
       expect(res.body.status).toBe('unhealthy');
       expect(res.body.checks.log_database.message).toMatch(/^log database is unreachable: \S/);
-      for (const m of ['database', 'notification_database', 'cache', 'message_queue']) expect(res.body.checks[m].status).toBe('healthy');
+      for (const m of ['database', 'notification_database', 'cache', 'message_queue'])
+        expect(res.body.checks[m].status).toBe('healthy');
       const ready = await t.http().get('/health/ready');
       expect(ready.status).toBe(503);
-      expect(ready.body.failed).toEqual([{ name: 'log_database', message: expect.stringMatching(/unreachable/) }]);
+      expect(ready.body.failed).toEqual([
+        { name: 'log_database', message: expect.stringMatching(/unreachable/) },
+      ]);
     } finally {
       await logDb.reopen();
     }
@@ -168,18 +197,31 @@ describe('health probes against real dependencies (own Redis, log database behin
   it('answers 503 naming message_queue when Redis stops, within 1 s, and recovers when it is back', async () => {
     await redis.stop();
     try {
-      const res = await waitFor(async () => {
-        const r = await t.http().get('/health/detailed');
-        return r.status === 503 ? r : undefined;
-      }, 5000, '503');
+      const res = await waitFor(
+        async () => {
+          const r = await t.http().get('/health/detailed');
+          return r.status === 503 ? r : undefined;
+        },
+        5000,
+        '503',
+      );
       expect(res.body.status).toBe('unhealthy');
-      expect(res.body.checks.message_queue).toEqual({ status: 'unhealthy', message: expect.stringMatching(/message queue unreachable: .*Redis/), queue_size: null });
+      expect(res.body.checks.message_queue).toEqual({
+        status: 'unhealthy',
+        message: expect.stringMatching(/message queue unreachable: .*Redis/),
+        queue_size: null,
+      });
       // The API-key cache is in process memory: it keeps serving without Redis.
-      for (const m of ['cache', 'database', 'log_database', 'notification_database', 'external_services']) expect(res.body.checks[m].status).toBe('healthy');
+      for (const m of ['cache', 'database', 'log_database', 'notification_database', 'external_services'])
+        expect(res.body.checks[m].status).toBe('healthy');
       expect((await timedGet(t, '/health/detailed')).ms).toBeLessThan(1000);
       const ready = await t.http().get('/health/ready');
       expect(ready.status).toBe(503);
-      expect(ready.body).toMatchObject({ status: 'not_ready', dependencies_ready: false, failed: [{ name: 'redis', message: expect.any(String) }] });
+      expect(ready.body).toMatchObject({
+        status: 'not_ready',
+        dependencies_ready: false,
+        failed: [{ name: 'redis', message: expect.any(String) }],
+      });
       // Liveness does not depend on other systems.
       expect((await t.http().get('/health/live')).status).toBe(200);
     } finally {
@@ -222,8 +264,14 @@ describe('provider checks in an API-only process (RUN_WORKERS=false)', () => {
     expect(res.status).toBe(200);
     const ext = res.body.checks.external_services;
     expect(ext.status).toBe('healthy');
-    expect(ext.sms_server).toEqual({ status: 'healthy', message: expect.stringMatching(/answered an SMPP enquire_link/), response_time_ms: expect.any(Number) });
-    expect(ext.client_server.message).toMatch(/e-mail \(smtp\): SMTP server 127\.0\.0\.1:\d+ answered; chat \(http\): chat API http:\/\/127\.0\.0\.1:\d+ answered HTTP/);
+    expect(ext.sms_server).toEqual({
+      status: 'healthy',
+      message: expect.stringMatching(/answered an SMPP enquire_link/),
+      response_time_ms: expect.any(Number),
+    });
+    expect(ext.client_server.message).toMatch(
+      /e-mail \(smtp\): SMTP server 127\.0\.0\.1:\d+ answered; chat \(http\): chat API http:\/\/127\.0\.0\.1:\d+ answered HTTP/,
+    );
     expect(peer.stats.binds).toBe(0); // probed without taking a session from the SMSC
   });
 
@@ -254,7 +302,10 @@ describe('provider checks in an API-only process (RUN_WORKERS=false)', () => {
     try {
       const res = await t.http().get('/health/detailed');
       expect(res.status).toBe(503);
-      expect(res.body.checks.external_services.sms_server).toMatchObject({ status: 'unhealthy', message: expect.stringMatching(/unreachable: .*ECONNREFUSED/) });
+      expect(res.body.checks.external_services.sms_server).toMatchObject({
+        status: 'unhealthy',
+        message: expect.stringMatching(/unreachable: .*ECONNREFUSED/),
+      });
     } finally {
       await smsc.reopen();
     }
@@ -266,7 +317,10 @@ describe('provider checks in an API-only process (RUN_WORKERS=false)', () => {
       const { res, ms } = await timedGet(t, '/health/detailed');
       expect(ms).toBeLessThan(1000);
       expect(res.status).toBe(503);
-      expect(res.body.checks.external_services.client_server).toMatchObject({ status: 'unhealthy', message: expect.stringMatching(/chat \(http\): chat API .* unreachable/) });
+      expect(res.body.checks.external_services.client_server).toMatchObject({
+        status: 'unhealthy',
+        message: expect.stringMatching(/chat \(http\): chat API .* unreachable/),
+      });
     } finally {
       chat.setHandler();
     }
@@ -289,4 +343,3 @@ describe('sms_server with a silent SMPP listener', () => {
     }
   });
 });
-

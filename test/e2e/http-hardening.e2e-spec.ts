@@ -12,11 +12,14 @@ const SMS = '/api/v1/json/bulk/sms';
 const XML = '/api/v1/xml/bulk/sms';
 const GOOD = { from: 'ACME', to: '260971234567', message: 'hi' };
 const xmlDoc = (fields: Record<string, string>) =>
-  `<request>${Object.entries(fields).map(([k, v]) => `<${k}>${v}</${k}>`).join('')}</request>`;
+  `<request>${Object.entries(fields)
+    .map(([k, v]) => `<${k}>${v}</${k}>`)
+    .join('')}</request>`;
 const GOOD_XML = { from: 'ACME', to: '260971234567', message: 'hi', source: 'API' };
 
 /** `{"from":…, "extra": [[…]]}`: a valid SMS whose deepest container sits at `depth`. */
-const nestedSms = (depth: number) => `{"from":"ACME","to":"260971234567","message":"x","extra":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+const nestedSms = (depth: number) =>
+  `{"from":"ACME","to":"260971234567","message":"x","extra":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
 
 describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
   /** The defaults. */
@@ -51,13 +54,29 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
     await c?.close();
   });
 
-  const count = async (app: TestApp, table: string) => Number((await app.ds.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
-  const postJson = (p: number, key: string, path: string, body: string | Buffer, headers: Record<string, string | undefined> = {}) =>
-    rawRequest(p, { method: 'POST', path, headers: { 'X-API-Key': key, 'Content-Type': 'application/json', ...headers }, body });
+  const count = async (app: TestApp, table: string) =>
+    Number((await app.ds.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
+  const postJson = (
+    p: number,
+    key: string,
+    path: string,
+    body: string | Buffer,
+    headers: Record<string, string | undefined> = {},
+  ) =>
+    rawRequest(p, {
+      method: 'POST',
+      path,
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json', ...headers },
+      body,
+    });
 
   describe('security headers', () => {
     it('answers with helmet headers and a CSP that lets an API answer load nothing', async () => {
-      for (const res of [await t.http().get('/health'), await t.http().post(SMS).set('X-API-Key', tenant.key).send({}), await t.http().get('/nope')]) {
+      for (const res of [
+        await t.http().get('/health'),
+        await t.http().post(SMS).set('X-API-Key', tenant.key).send({}),
+        await t.http().get('/nope'),
+      ]) {
         expect(res.headers['x-content-type-options']).toBe('nosniff');
         expect(res.headers['x-frame-options']).toBe('DENY');
         expect(res.headers['referrer-policy']).toBe('no-referrer');
@@ -70,13 +89,22 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
     });
 
     it('never sends X-Powered-By, on answers, errors or the docs', async () => {
-      for (const res of [await t.http().get('/health'), await t.http().get('/nope'), await t.http().post(SMS).send(GOOD), await t.http().get('/docs')]) {
+      for (const res of [
+        await t.http().get('/health'),
+        await t.http().get('/nope'),
+        await t.http().post(SMS).send(GOOD),
+        await t.http().get('/docs'),
+      ]) {
         expect(res.headers['x-powered-by']).toBeUndefined();
       }
     });
 
     it('marks API answers Cache-Control: no-store (balances and message states are private)', async () => {
-      const res = await t.http().post('/api/v1/json/balance').set('X-API-Key', tenant.key).send({ username: tenant.username, password: tenant.password });
+      const res = await t
+        .http()
+        .post('/api/v1/json/balance')
+        .set('X-API-Key', tenant.key)
+        .send({ username: tenant.username, password: tenant.password });
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
     });
@@ -105,14 +133,23 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
     it('is closed by default: no Access-Control-Allow-Origin for any origin, and a preflight is refused 403', async () => {
       const simple = await t.http().get('/health').set('Origin', 'https://app.example.com');
       expect(simple.headers['access-control-allow-origin']).toBeUndefined();
-      const pre = await t.http().options(SMS).set('Origin', 'https://app.example.com').set('Access-Control-Request-Method', 'POST');
+      const pre = await t
+        .http()
+        .options(SMS)
+        .set('Origin', 'https://app.example.com')
+        .set('Access-Control-Request-Method', 'POST');
       expect(pre.status).toBe(403);
       expect(pre.headers['access-control-allow-origin']).toBeUndefined();
       expect(pre.body.error.code).toBe('FORBIDDEN');
     });
 
     it('allows exactly the origins in CORS_ORIGINS, with Vary: Origin and the headers a page may read', async () => {
-      const ok = await c.http().post(SMS).set('Origin', 'https://app.example.com').set('X-API-Key', cTenant.key).send(GOOD);
+      const ok = await c
+        .http()
+        .post(SMS)
+        .set('Origin', 'https://app.example.com')
+        .set('X-API-Key', cTenant.key)
+        .send(GOOD);
       expect(ok.status).toBe(200);
       expect(ok.headers['access-control-allow-origin']).toBe('https://app.example.com');
       expect(ok.headers.vary).toMatch(/Origin/);
@@ -124,12 +161,21 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
     });
 
     it('answers a preflight from a listed origin 204 with the methods and headers, and refuses others 403', async () => {
-      const pre = await c.http().options(SMS).set('Origin', 'http://localhost:8080').set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'x-api-key, content-type');
+      const pre = await c
+        .http()
+        .options(SMS)
+        .set('Origin', 'http://localhost:8080')
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'x-api-key, content-type');
       expect(pre.status).toBe(204);
       expect(pre.headers['access-control-allow-origin']).toBe('http://localhost:8080');
       expect(pre.headers['access-control-allow-methods']).toMatch(/POST/);
       expect(pre.headers['access-control-allow-headers']).toMatch(/X-API-Key/);
-      const refused = await c.http().options(SMS).set('Origin', 'http://localhost:8081').set('Access-Control-Request-Method', 'POST');
+      const refused = await c
+        .http()
+        .options(SMS)
+        .set('Origin', 'http://localhost:8081')
+        .set('Access-Control-Request-Method', 'POST');
       expect(refused.status).toBe(403);
       expect(refused.headers['access-control-allow-origin']).toBeUndefined();
     });
@@ -137,7 +183,12 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
 
   it('ignores X-Forwarded-For without TRUST_PROXY: a key allowed only for 203.0.113.7 stays refused from loopback', async () => {
     const fenced = await createTenant(t, { key: { allowedIps: ['203.0.113.7'] } });
-    const res = await t.http().post(SMS).set('X-API-Key', fenced.key).set('X-Forwarded-For', '203.0.113.7').send(GOOD);
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', fenced.key)
+      .set('X-Forwarded-For', '203.0.113.7')
+      .send(GOOD);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('IP_NOT_ALLOWED');
   });
@@ -145,7 +196,13 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
   describe('limits', () => {
     it('applies the documented server limits by default', () => {
       const s = t.app.getHttpServer() as import('node:http').Server & { maxHeaderSize: number };
-      expect({ maxHeaderSize: s.maxHeaderSize, headersTimeout: s.headersTimeout, requestTimeout: s.requestTimeout, keepAliveTimeout: s.keepAliveTimeout, maxRequestsPerSocket: s.maxRequestsPerSocket }).toEqual({
+      expect({
+        maxHeaderSize: s.maxHeaderSize,
+        headersTimeout: s.headersTimeout,
+        requestTimeout: s.requestTimeout,
+        keepAliveTimeout: s.keepAliveTimeout,
+        maxRequestsPerSocket: s.maxRequestsPerSocket,
+      }).toEqual({
         maxHeaderSize: 16_384,
         headersTimeout: 20_000,
         requestTimeout: 60_000,
@@ -157,7 +214,12 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
     it('accepts JSON nested 32 levels and refuses 33 (MAX_JSON_DEPTH) with 400 MALFORMED_BODY, storing nothing', async () => {
       expect((await postJson(port, tenant.key, SMS, nestedSms(32))).status).toBe(200);
       const before = await count(t, 'send_requests');
-      for (const body of [nestedSms(33), '['.repeat(10_000) + ']'.repeat(10_000), '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), `{"to":${'['.repeat(100_000)}${']'.repeat(100_000)}}`]) {
+      for (const body of [
+        nestedSms(33),
+        '['.repeat(10_000) + ']'.repeat(10_000),
+        '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000),
+        `{"to":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+      ]) {
         const res = await postJson(port, tenant.key, SMS, body);
         expect(res.status).toBe(400);
         expect(expectJsonError(res)).toBe('MALFORMED_BODY');
@@ -173,58 +235,112 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
 
     it('limits the body per endpoint: 4 MB on JSON sends, 1 MB on XML, 16 KB on balance, with 413 PAYLOAD_TOO_LARGE', async () => {
       const big = (n: number) => JSON.stringify({ ...GOOD, message: 'x'.repeat(n) });
-      expect(expectJsonError(await postJson(port, tenant.key, SMS, big(4 * 1024 * 1024)))).toBe('PAYLOAD_TOO_LARGE');
+      expect(expectJsonError(await postJson(port, tenant.key, SMS, big(4 * 1024 * 1024)))).toBe(
+        'PAYLOAD_TOO_LARGE',
+      );
       expect(expectJsonError(await postJson(port, tenant.key, SMS, big(3_900_000)))).toBe('MESSAGE_TOO_LONG');
 
       const xml = (n: number) => xmlDoc({ ...GOOD_XML, message: 'x'.repeat(n) });
-      const post = (body: string) => rawRequest(port, { method: 'POST', path: XML, headers: { 'X-API-Key': tenant.key, 'Content-Type': 'application/xml' }, body });
+      const post = (body: string) =>
+        rawRequest(port, {
+          method: 'POST',
+          path: XML,
+          headers: { 'X-API-Key': tenant.key, 'Content-Type': 'application/xml' },
+          body,
+        });
       expect(expectXmlError(await post(xml(1024 * 1024)))).toBe('PAYLOAD_TOO_LARGE');
       expect(expectXmlError(await post(xml(1000 * 1000)))).toBe('MESSAGE_TOO_LONG');
 
       const balance = (n: number) => JSON.stringify({ username: 'u'.repeat(n), password: 'p' });
-      expect(expectJsonError(await postJson(port, tenant.key, '/api/v1/json/balance', balance(17 * 1024)))).toBe('PAYLOAD_TOO_LARGE');
-      expect(expectJsonError(await postJson(port, tenant.key, '/api/v1/json/balance', balance(15 * 1024)))).toBe('VALIDATION_ERROR');
+      expect(
+        expectJsonError(await postJson(port, tenant.key, '/api/v1/json/balance', balance(17 * 1024))),
+      ).toBe('PAYLOAD_TOO_LARGE');
+      expect(
+        expectJsonError(await postJson(port, tenant.key, '/api/v1/json/balance', balance(15 * 1024))),
+      ).toBe('VALIDATION_ERROR');
     });
 
     it('uses XML_BODY_LIMIT from the configuration', async () => {
-      const res = await rawRequest(cPort, { method: 'POST', path: XML, headers: { 'X-API-Key': cTenant.key }, body: xmlDoc({ ...GOOD_XML, message: 'x'.repeat(3000) }) });
+      const res = await rawRequest(cPort, {
+        method: 'POST',
+        path: XML,
+        headers: { 'X-API-Key': cTenant.key },
+        body: xmlDoc({ ...GOOD_XML, message: 'x'.repeat(3000) }),
+      });
       expect(expectXmlError(res)).toBe('PAYLOAD_TOO_LARGE');
     });
 
     it('refuses a gzip bomb with 413 (the limit counts inflated bytes) and a body that is not what its Content-Encoding says with 400', async () => {
       const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024, 0x20));
       expect(bomb.length).toBeLessThan(100_000);
-      expect(expectJsonError(await postJson(port, tenant.key, SMS, bomb, { 'Content-Encoding': 'gzip' }))).toBe('PAYLOAD_TOO_LARGE');
-      expect(expectJsonError(await postJson(port, tenant.key, SMS, JSON.stringify(GOOD), { 'Content-Encoding': 'gzip' }))).toBe('MALFORMED_BODY');
-      expect(expectJsonError(await postJson(port, tenant.key, SMS, JSON.stringify(GOOD), { 'Content-Encoding': 'x-unknown' }))).toBe('UNSUPPORTED_MEDIA_TYPE');
-      const zipped = await postJson(port, tenant.key, SMS, gzipSync(JSON.stringify(GOOD)), { 'Content-Encoding': 'gzip' });
+      expect(
+        expectJsonError(await postJson(port, tenant.key, SMS, bomb, { 'Content-Encoding': 'gzip' })),
+      ).toBe('PAYLOAD_TOO_LARGE');
+      expect(
+        expectJsonError(
+          await postJson(port, tenant.key, SMS, JSON.stringify(GOOD), { 'Content-Encoding': 'gzip' }),
+        ),
+      ).toBe('MALFORMED_BODY');
+      expect(
+        expectJsonError(
+          await postJson(port, tenant.key, SMS, JSON.stringify(GOOD), { 'Content-Encoding': 'x-unknown' }),
+        ),
+      ).toBe('UNSUPPORTED_MEDIA_TYPE');
+      const zipped = await postJson(port, tenant.key, SMS, gzipSync(JSON.stringify(GOOD)), {
+        'Content-Encoding': 'gzip',
+      });
       expect(zipped.status).toBe(200);
     });
 
     it('answers a JSON endpoint given a non-JSON Content-Type with 415 UNSUPPORTED_MEDIA_TYPE, storing nothing', async () => {
       const before = await count(t, 'send_requests');
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', undefined]) {
+      for (const type of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'application/xml',
+        'multipart/form-data; boundary=x',
+        undefined,
+      ]) {
         const res = await postJson(port, tenant.key, SMS, JSON.stringify(GOOD), { 'Content-Type': type });
         expect(res.status, String(type)).toBe(415);
         expect(expectJsonError(res)).toBe('UNSUPPORTED_MEDIA_TYPE');
       }
       expect(await count(t, 'send_requests')).toBe(before);
       // No body at all is not a media type question: the fields are missing.
-      expect(expectJsonError(await rawRequest(port, { method: 'POST', path: SMS, headers: { 'X-API-Key': tenant.key } }))).toBe('VALIDATION_ERROR');
+      expect(
+        expectJsonError(
+          await rawRequest(port, { method: 'POST', path: SMS, headers: { 'X-API-Key': tenant.key } }),
+        ),
+      ).toBe('VALIDATION_ERROR');
     });
 
     it('refuses a request head over 16 KiB with 431 in the error envelope, and takes 12 KiB', async () => {
-      const ok = await rawRequest(port, { method: 'GET', path: '/health/live', headers: { 'X-Padding': 'a'.repeat(12 * 1024) } });
+      const ok = await rawRequest(port, {
+        method: 'GET',
+        path: '/health/live',
+        headers: { 'X-Padding': 'a'.repeat(12 * 1024) },
+      });
       expect(ok.status).toBe(200);
-      const big = await rawRequest(port, { method: 'GET', path: '/health/live', headers: { 'X-Padding': 'a'.repeat(20 * 1024) } });
+      const big = await rawRequest(port, {
+        method: 'GET',
+        path: '/health/live',
+        headers: { 'X-Padding': 'a'.repeat(20 * 1024) },
+      });
       expect(big.status).toBe(431);
       expect(expectJsonError(big)).toBe('HEADERS_TOO_LARGE');
-      const longUrl = await rawRequest(port, { method: 'GET', path: `/api/v1/json/messages/${'x'.repeat(20_000)}` });
+      const longUrl = await rawRequest(port, {
+        method: 'GET',
+        path: `/api/v1/json/messages/${'x'.repeat(20_000)}`,
+      });
       expect(expectJsonError(longUrl)).toBe('HEADERS_TOO_LARGE');
     });
 
     it('uses HTTP_MAX_HEADER_SIZE from the configuration', async () => {
-      const res = await rawRequest(cPort, { method: 'GET', path: '/health/live', headers: { 'X-Padding': 'a'.repeat(10 * 1024) } });
+      const res = await rawRequest(cPort, {
+        method: 'GET',
+        path: '/health/live',
+        headers: { 'X-Padding': 'a'.repeat(10 * 1024) },
+      });
       expect(expectJsonError(res)).toBe('HEADERS_TOO_LARGE');
     });
 
@@ -252,7 +368,9 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
       const before = await count(c, 'send_requests');
       const body = JSON.stringify(GOOD);
       const conn = new RawConnection(cPort);
-      conn.write(`POST ${XML} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${cTenant.key}\r\nContent-Type: application/xml\r\nContent-Length: ${body.length + 500}\r\n\r\n`);
+      conn.write(
+        `POST ${XML} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${cTenant.key}\r\nContent-Type: application/xml\r\nContent-Length: ${body.length + 500}\r\n\r\n`,
+      );
       void conn.drip(body + ' '.repeat(500), 100);
       const closedAfter = await conn.closed;
       expect(closedAfter).toBeGreaterThanOrEqual(1900);
@@ -287,8 +405,15 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
 
     it('refuses XML nested deeper than 8 levels, with more than 20,000 elements, or with any DOCTYPE (bombs, XXE) with 400 MALFORMED_BODY, storing nothing', async () => {
       const before = await count(t, 'send_requests');
-      const post = (body: string) => rawRequest(port, { method: 'POST', path: XML, headers: { 'X-API-Key': tenant.key, 'Content-Type': 'application/xml' }, body });
-      const nested = (n: number) => `<request><from>ACME</from><to>260971234567</to><source>API</source><message>${'<a>'.repeat(n)}x${'</a>'.repeat(n)}</message></request>`;
+      const post = (body: string) =>
+        rawRequest(port, {
+          method: 'POST',
+          path: XML,
+          headers: { 'X-API-Key': tenant.key, 'Content-Type': 'application/xml' },
+          body,
+        });
+      const nested = (n: number) =>
+        `<request><from>ACME</from><to>260971234567</to><source>API</source><message>${'<a>'.repeat(n)}x${'</a>'.repeat(n)}</message></request>`;
       // Root, message and six <a>: eight levels is a (refused-as-not-text) document, nine is too deep.
       expect(expectXmlError(await post(nested(6)))).toBe('VALIDATION_ERROR');
       for (const body of [
@@ -305,35 +430,63 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
 
     it('refuses inconsistent or malformed limit settings at start, naming the variable', () => {
       const bad = (overrides: Record<string, string>) => () => loadConfig(testEnv(uniqueName(), overrides));
-      expect(bad({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
+      expect(bad({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toThrow(
+        /HTTP_HEADERS_TIMEOUT_MS/,
+      );
       expect(bad({ CORS_ORIGINS: 'app.example.com' })).toThrow(ConfigError);
       expect(bad({ CORS_ORIGINS: 'https://app.example.com/path' })).toThrow(/CORS_ORIGINS/);
       expect(bad({ MAX_JSON_DEPTH: '0' })).toThrow(/MAX_JSON_DEPTH/);
       expect(bad({ XML_BODY_LIMIT: 'lots' })).toThrow(/XML_BODY_LIMIT/);
-      expect(loadConfig(testEnv(uniqueName(), { CORS_ORIGINS: 'https://App.Example.com:443' })).http.corsOrigins).toEqual(['https://app.example.com']);
+      expect(
+        loadConfig(testEnv(uniqueName(), { CORS_ORIGINS: 'https://App.Example.com:443' })).http.corsOrigins,
+      ).toEqual(['https://app.example.com']);
     });
   });
 
   describe('callback URLs', () => {
     it('refuses an http:// callback_url at request time with INVALID_CALLBACK_URL when CALLBACK_HTTPS_ONLY is on, storing nothing', async () => {
       const before = await count(c, 'send_requests');
-      const json = await c.http().post(SMS).set('X-API-Key', cTenant.key).send({ ...GOOD, callback_url: 'http://example.com/hook' });
+      const json = await c
+        .http()
+        .post(SMS)
+        .set('X-API-Key', cTenant.key)
+        .send({ ...GOOD, callback_url: 'http://example.com/hook' });
       expect(json.status).toBe(400);
-      expect(json.body.error).toEqual({ code: 'INVALID_CALLBACK_URL', details: [{ field: 'callback_url', message: 'must use https' }] });
-      const xml = await rawRequest(cPort, { method: 'POST', path: XML, headers: { 'X-API-Key': cTenant.key }, body: xmlDoc({ ...GOOD_XML, callback_url: 'http://example.com/hook' }) });
+      expect(json.body.error).toEqual({
+        code: 'INVALID_CALLBACK_URL',
+        details: [{ field: 'callback_url', message: 'must use https' }],
+      });
+      const xml = await rawRequest(cPort, {
+        method: 'POST',
+        path: XML,
+        headers: { 'X-API-Key': cTenant.key },
+        body: xmlDoc({ ...GOOD_XML, callback_url: 'http://example.com/hook' }),
+      });
       expect(expectXmlError(xml)).toBe('INVALID_CALLBACK_URL');
       expect(await count(c, 'send_requests')).toBe(before);
-      const https = await c.http().post(SMS).set('X-API-Key', cTenant.key).send({ ...GOOD, callback_url: 'https://example.com/hook' });
+      const https = await c
+        .http()
+        .post(SMS)
+        .set('X-API-Key', cTenant.key)
+        .send({ ...GOOD, callback_url: 'https://example.com/hook' });
       expect(https.status).toBe(200);
     });
 
     it('accepts an http:// callback_url when CALLBACK_HTTPS_ONLY is off (the default)', async () => {
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ ...GOOD, callback_url: 'http://example.com/hook' });
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .send({ ...GOOD, callback_url: 'http://example.com/hook' });
       expect(res.status).toBe(200);
     });
 
     it('refuses localhost written with a trailing dot (localhost.) as a callback target', async () => {
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ ...GOOD, callback_url: 'https://localhost./hook' });
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .send({ ...GOOD, callback_url: 'https://localhost./hook' });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('INVALID_CALLBACK_URL');
     });
@@ -344,20 +497,78 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
       const marker = `pw-${'s3cr3t'}-${Date.now()}`;
       const key = tenant.key;
       const answers: Array<{ status: number; text: string; headers: Record<string, unknown> }> = [];
-      const keep = (res: { status: number; text: string; headers: Record<string, unknown> }) => answers.push(res);
+      const keep = (res: { status: number; text: string; headers: Record<string, unknown> }) =>
+        answers.push(res);
       const creds = { username: tenant.username, password: marker };
       keep(await t.http().post('/api/v1/json/balance').set('X-API-Key', key).send(creds));
-      keep(await t.http().post('/api/v1/json/balance').set('X-API-Key', key).send({ username: tenant.username, password: [marker] }));
-      keep(await t.http().post('/api/v1/json/balance').set('X-API-Key', key).send({ username: tenant.username, password: marker.repeat(200) }));
-      keep(await t.http().post('/api/v1/json/bulk/chat').set('X-API-Key', key).send({ ...creds, senderid: 'x', message: 'm', recipient: ['1'] }));
-      keep(await t.http().post('/api/v1/json/bulk/chat').set('X-API-Key', key).send({ username: tenant.username, password: tenant.password, senderid: 'nope', message: 'm', recipient: ['1'] }));
-      keep(await t.http().post(SMS).set('X-API-Key', key).set('Content-Type', 'application/json').send(`{"password":"${marker}", "from":`));
-      keep(await t.http().post(SMS).set('X-API-Key', key).set('Content-Type', 'text/plain').send(`password=${marker}&key=${key}`));
+      keep(
+        await t
+          .http()
+          .post('/api/v1/json/balance')
+          .set('X-API-Key', key)
+          .send({ username: tenant.username, password: [marker] }),
+      );
+      keep(
+        await t
+          .http()
+          .post('/api/v1/json/balance')
+          .set('X-API-Key', key)
+          .send({ username: tenant.username, password: marker.repeat(200) }),
+      );
+      keep(
+        await t
+          .http()
+          .post('/api/v1/json/bulk/chat')
+          .set('X-API-Key', key)
+          .send({ ...creds, senderid: 'x', message: 'm', recipient: ['1'] }),
+      );
+      keep(
+        await t
+          .http()
+          .post('/api/v1/json/bulk/chat')
+          .set('X-API-Key', key)
+          .send({
+            username: tenant.username,
+            password: tenant.password,
+            senderid: 'nope',
+            message: 'm',
+            recipient: ['1'],
+          }),
+      );
+      keep(
+        await t
+          .http()
+          .post(SMS)
+          .set('X-API-Key', key)
+          .set('Content-Type', 'application/json')
+          .send(`{"password":"${marker}", "from":`),
+      );
+      keep(
+        await t
+          .http()
+          .post(SMS)
+          .set('X-API-Key', key)
+          .set('Content-Type', 'text/plain')
+          .send(`password=${marker}&key=${key}`),
+      );
       keep(await t.http().post(SMS).set('X-API-Key', `${key}x`).send(GOOD));
       keep(await t.http().post(SMS).set('Authorization', `Bearer ${key}x`).send(GOOD));
-      keep(await t.http().post(XML).set('X-API-Key', key).set('Content-Type', 'application/xml').send(`<request><password>${marker}</password></request>`));
-      keep(await t.http().get(`/api/v1/json/messages/${encodeURIComponent(marker)}`).set('X-API-Key', key));
-      for (const path of ['/health', '/health/live', '/health/ready', '/health/detailed', '/metrics']) keep(await t.http().get(path).set('X-API-Key', key));
+      keep(
+        await t
+          .http()
+          .post(XML)
+          .set('X-API-Key', key)
+          .set('Content-Type', 'application/xml')
+          .send(`<request><password>${marker}</password></request>`),
+      );
+      keep(
+        await t
+          .http()
+          .get(`/api/v1/json/messages/${encodeURIComponent(marker)}`)
+          .set('X-API-Key', key),
+      );
+      for (const path of ['/health', '/health/live', '/health/ready', '/health/detailed', '/metrics'])
+        keep(await t.http().get(path).set('X-API-Key', key));
       expect(answers.filter((a) => a.status >= 400).length).toBeGreaterThanOrEqual(10);
       for (const a of answers) {
         const everything = a.text + JSON.stringify(a.headers);

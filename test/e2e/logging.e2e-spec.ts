@@ -13,7 +13,12 @@ class LoggingProbeController {
   @Public()
   @Post()
   probe(@Body() body: Record<string, unknown>) {
-    new NestLogger('Probe').log({ msg: 'inside a request', password: body.password, api_key: body.api_key, note: 'visible' });
+    new NestLogger('Probe').log({
+      msg: 'inside a request',
+      password: body.password,
+      api_key: body.api_key,
+      note: 'visible',
+    });
     return { ok: true };
   }
 }
@@ -58,7 +63,11 @@ describe('structured request logs (LOG_LEVEL=info)', () => {
   it('writes one JSON object per line', () => {
     expect(raw.length).toBeGreaterThan(0);
     for (const line of raw) expect(() => JSON.parse(line)).not.toThrow();
-    expect(parsed()[0]).toMatchObject({ level: expect.any(String), time: expect.stringMatching(/^\d{4}-/), service: 'bulk-messaging' });
+    expect(parsed()[0]).toMatchObject({
+      level: expect.any(String),
+      time: expect.stringMatching(/^\d{4}-/),
+      service: 'bulk-messaging',
+    });
   });
 
   it('logs one access line per request, carrying our X-Request-Id, with the key, password and cookie nowhere', async () => {
@@ -73,13 +82,21 @@ describe('structured request logs (LOG_LEVEL=info)', () => {
       .send({ username: tenant.username, password: tenant.password });
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe(requestId);
-    const access = await waitFor(async () => (accessLines(requestId).length ? accessLines(requestId) : undefined), 2000, 'access line');
+    const access = await waitFor(
+      async () => (accessLines(requestId).length ? accessLines(requestId) : undefined),
+      2000,
+      'access line',
+    );
     expect(access).toHaveLength(1);
     expect(access[0]).toMatchObject({
       level: 'info',
       request_id: requestId,
       msg: expect.stringMatching(/^POST \/api\/v1\/json\/balance 200 \d+ms$/),
-      req: { method: 'POST', url: '/api/v1/json/balance', headers: { 'x-api-key': '[REDACTED]', cookie: '[REDACTED]' } },
+      req: {
+        method: 'POST',
+        url: '/api/v1/json/balance',
+        headers: { 'x-api-key': '[REDACTED]', cookie: '[REDACTED]' },
+      },
       res: { status_code: 200 },
       response_time_ms: expect.any(Number),
     });
@@ -92,9 +109,19 @@ describe('structured request logs (LOG_LEVEL=info)', () => {
 
   it('redacts the key sent as a Bearer token or as HTTP Basic, and never logs message bodies', async () => {
     const body = `body-${randomBytes(8).toString('hex')}`;
-    const bearer = await t.http().post('/api/v1/json/bulk/sms').set('X-Request-Id', 'log-test-bearer').set('Authorization', `Bearer ${tenant.key}`).send({ from: 'ACME', to: '260971234567', message: body });
+    const bearer = await t
+      .http()
+      .post('/api/v1/json/bulk/sms')
+      .set('X-Request-Id', 'log-test-bearer')
+      .set('Authorization', `Bearer ${tenant.key}`)
+      .send({ from: 'ACME', to: '260971234567', message: body });
     expect(bearer.status).toBe(200);
-    const basic = await t.http().post('/api/v1/json/bulk/email').set('X-Request-Id', 'log-test-basic').auth(tenant.key, '').send({ from: 'a@acme.example', to: 'b@example.com', subject: 's', email_body: body });
+    const basic = await t
+      .http()
+      .post('/api/v1/json/bulk/email')
+      .set('X-Request-Id', 'log-test-basic')
+      .auth(tenant.key, '')
+      .send({ from: 'a@acme.example', to: 'b@example.com', subject: 's', email_body: body });
     expect(basic.status).toBe(200);
     await waitFor(async () => accessLines('log-test-basic').length === 1, 2000, 'access line');
     expect(accessLines('log-test-bearer')[0].req?.headers.authorization).toBe('[REDACTED]');
@@ -107,15 +134,35 @@ describe('structured request logs (LOG_LEVEL=info)', () => {
 
   it('puts the request id on lines the application logs while handling the request, redacting secrets in logged objects', async () => {
     const secret = `pw-${randomBytes(8).toString('hex')}`;
-    const res = await t.http().post('/logging-probe').set('X-Request-Id', 'log-test-inside').send({ password: secret, api_key: secret });
+    const res = await t
+      .http()
+      .post('/logging-probe')
+      .set('X-Request-Id', 'log-test-inside')
+      .send({ password: secret, api_key: secret });
     expect(res.status).toBe(201);
-    const inside = await waitFor(async () => linesOf('log-test-inside').find((l) => l.msg === 'inside a request'), 2000, 'app line');
-    expect(inside).toMatchObject({ request_id: 'log-test-inside', context: 'Probe', password: '[REDACTED]', api_key: '[REDACTED]', note: 'visible' });
+    const inside = await waitFor(
+      async () => linesOf('log-test-inside').find((l) => l.msg === 'inside a request'),
+      2000,
+      'app line',
+    );
+    expect(inside).toMatchObject({
+      request_id: 'log-test-inside',
+      context: 'Probe',
+      password: '[REDACTED]',
+      api_key: '[REDACTED]',
+      note: 'visible',
+    });
     expect(raw.join('\n')).not.toContain(secret);
   });
 
   it('still logs requests refused before routing (malformed JSON) with their request id, once', async () => {
-    const res = await t.http().post('/api/v1/json/bulk/sms').set('X-Request-Id', 'log-test-malformed').set('X-API-Key', tenant.key).set('Content-Type', 'application/json').send('{"from": ');
+    const res = await t
+      .http()
+      .post('/api/v1/json/bulk/sms')
+      .set('X-Request-Id', 'log-test-malformed')
+      .set('X-API-Key', tenant.key)
+      .set('Content-Type', 'application/json')
+      .send('{"from": ');
     expect(res.status).toBe(400);
     await waitFor(async () => accessLines('log-test-malformed').length === 1, 2000, 'access line');
     expect(accessLines('log-test-malformed')[0]).toMatchObject({ level: 'info', res: { status_code: 400 } });

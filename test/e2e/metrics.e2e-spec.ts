@@ -64,7 +64,12 @@ describe('GET /metrics with METRICS_TOKEN, workers running', () => {
   it('refuses a scrape without the token or with a wrong one, in the error envelope, and needs no API key', async () => {
     const none = await t.http().get('/metrics');
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ success: false, message: expect.any(String), error: { code: 'MISSING_API_KEY', details: [] }, request_id: expect.any(String) });
+    expect(none.body).toEqual({
+      success: false,
+      message: expect.any(String),
+      error: { code: 'MISSING_API_KEY', details: [] },
+      request_id: expect.any(String),
+    });
     expect(none.headers['www-authenticate']).toMatch(/^Bearer/);
     const wrong = await t.http().get('/metrics').set('Authorization', 'Bearer not-the-token-at-all');
     expect(wrong.status).toBe(401);
@@ -79,7 +84,12 @@ describe('GET /metrics with METRICS_TOKEN, workers running', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const m = parseMetrics(res.text);
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(m.has(`type:${name}`), name).toBe(true);
     }
     expect(res.text.match(/^# TYPE process_cpu_user_seconds_total /gm)).toHaveLength(1);
@@ -95,13 +105,21 @@ describe('GET /metrics with METRICS_TOKEN, workers running', () => {
     const before = await scrape();
     const route = { method: 'GET', route: '/api/v1/json/messages/:messageId', status: '404' };
     const ids = ['01a200fe-0dfd-7511-ad60-13d93139bcee', '01a200fe-0dfd-7511-ad60-13d93139bcef', '12345'];
-    for (const id of ids) expect((await t.http().get(`/api/v1/json/messages/${id}`).set('X-API-Key', tenant.key)).status).toBe(404);
+    for (const id of ids)
+      expect((await t.http().get(`/api/v1/json/messages/${id}`).set('X-API-Key', tenant.key)).status).toBe(
+        404,
+      );
     expect((await t.http().get('/no/such/route/42')).status).toBe(404);
     const res = await t.http().get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
     const after = parseMetrics(res.text);
     expect(value(after, 'http_requests_total', route) - value(before, 'http_requests_total', route)).toBe(3);
-    expect(value(after, 'http_request_duration_seconds_count', route) - value(before, 'http_request_duration_seconds_count', route)).toBe(3);
-    expect(value(after, 'http_requests_total', { route: '<unrouted>', status: '404' })).toBeGreaterThanOrEqual(1);
+    expect(
+      value(after, 'http_request_duration_seconds_count', route) -
+        value(before, 'http_request_duration_seconds_count', route),
+    ).toBe(3);
+    expect(
+      value(after, 'http_requests_total', { route: '<unrouted>', status: '404' }),
+    ).toBeGreaterThanOrEqual(1);
     for (const id of ids) expect(res.text).not.toContain(id);
     expect(res.text).not.toContain('/no/such/route');
   });
@@ -113,22 +131,32 @@ describe('GET /metrics with METRICS_TOKEN, workers running', () => {
       .http()
       .post(SMS)
       .set('X-API-Key', tenant.key)
-      .send({ from: 'ACME', to: ['260971230001', '260971230002', '260971230000', 'not-a-number'], message: 'metrics', callback_url: `${hooks.url}/hook` });
+      .send({
+        from: 'ACME',
+        to: ['260971230001', '260971230002', '260971230000', 'not-a-number'],
+        message: 'metrics',
+        callback_url: `${hooks.url}/hook`,
+      });
     expect(res.status).toBe(200);
     const after = await scrape();
-    const delta = (m: Map<string, PromFamily>, name: string, labels: Record<string, string>) => value(m, name, labels) - value(before, name, labels);
+    const delta = (m: Map<string, PromFamily>, name: string, labels: Record<string, string>) =>
+      value(m, name, labels) - value(before, name, labels);
     expect(delta(after, 'bulk_send_requests_total', { channel: 'sms' })).toBe(1);
     expect(delta(after, 'bulk_messages_total', sms('ACKNOWLEDGED'))).toBe(3);
     expect(delta(after, 'bulk_messages_total', sms('REJECTED'))).toBe(1);
 
-    const done = await waitFor(async () => {
-      const m = await scrape();
-      return delta(m, 'bulk_messages_total', sms('DELIVERED')) === 2 &&
-        delta(m, 'bulk_messages_total', sms('UNDELIVERED')) === 1 &&
-        delta(m, 'bulk_callback_attempts_total', { outcome: 'delivered' }) >= 6
-        ? m
-        : undefined;
-    }, 15_000, 'deliveries and callbacks counted');
+    const done = await waitFor(
+      async () => {
+        const m = await scrape();
+        return delta(m, 'bulk_messages_total', sms('DELIVERED')) === 2 &&
+          delta(m, 'bulk_messages_total', sms('UNDELIVERED')) === 1 &&
+          delta(m, 'bulk_callback_attempts_total', { outcome: 'delivered' }) >= 6
+          ? m
+          : undefined;
+      },
+      15_000,
+      'deliveries and callbacks counted',
+    );
     expect(delta(done, 'bulk_messages_total', sms('SENT'))).toBe(3);
     expect(delta(done, 'bulk_dispatch_latency_seconds_count', { channel: 'sms' })).toBe(3);
     expect(delta(done, 'bulk_dispatch_latency_seconds_sum', { channel: 'sms' })).toBeGreaterThan(0);
@@ -162,7 +190,11 @@ describe('GET /metrics without METRICS_TOKEN, API only, next to another app in t
   });
 
   it('is open when no token is configured and reports the depth of each queue at scrape time', async () => {
-    const res = await b.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: ['260971234567', '260971234568'], message: 'queued' });
+    const res = await b
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to: ['260971234567', '260971234568'], message: 'queued' });
     expect(res.status).toBe(200);
     const scraped = await b.http().get('/metrics');
     expect(scraped.status).toBe(200);
@@ -170,11 +202,17 @@ describe('GET /metrics without METRICS_TOKEN, API only, next to another app in t
     // No workers in this process: the job waits (one job carries up to 200 messages).
     expect(value(m, 'bulk_queue_jobs', { queue: 'sms', state: 'waiting' })).toBe(1);
     expect(value(m, 'bulk_queue_jobs', { queue: 'email', state: 'waiting' })).toBe(0);
-    expect(m.get('bulk_queue_jobs')?.metrics.map((s) => s.labels?.queue)).toEqual(expect.arrayContaining(['sms', 'email', 'chat', 'callbacks']));
+    expect(m.get('bulk_queue_jobs')?.metrics.map((s) => s.labels?.queue)).toEqual(
+      expect.arrayContaining(['sms', 'email', 'chat', 'callbacks']),
+    );
   });
 
-  it('keeps one registry per app: a send on one app does not move the other one\'s counters', async () => {
-    await b.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: '260971234569', message: 'only b' });
+  it("keeps one registry per app: a send on one app does not move the other one's counters", async () => {
+    await b
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to: '260971234569', message: 'only b' });
     const ma = parseMetrics((await a.http().get('/metrics')).text);
     const mb = parseMetrics((await b.http().get('/metrics')).text);
     expect(value(ma, 'bulk_send_requests_total', { channel: 'sms' })).toBe(0);

@@ -14,11 +14,17 @@ describe('accounts, prices and balances', () => {
   afterAll(async () => t?.close());
 
   const balanceOf = async (tenant: Tenant, channel = 'sms') => {
-    const [row] = await t.ds.query('SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?', [tenant.account.id, channel]);
+    const [row] = await t.ds.query(
+      'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
+      [tenant.account.id, channel],
+    );
     return row.balance as string;
   };
   const ledgerSum = async (tenant: Tenant, channel = 'sms') => {
-    const [row] = await t.ds.query('SELECT COALESCE(SUM(amount), 0) AS s FROM ledger_entries WHERE account_id = ? AND channel = ?', [tenant.account.id, channel]);
+    const [row] = await t.ds.query(
+      'SELECT COALESCE(SUM(amount), 0) AS s FROM ledger_entries WHERE account_id = ? AND channel = ?',
+      [tenant.account.id, channel],
+    );
     return row.s as string;
   };
 
@@ -29,7 +35,11 @@ describe('accounts, prices and balances', () => {
         prices: { sms: '1.25', email: '0.03', chat: '0.07' },
         currency: 'ZMW',
       });
-      const res = await t.http().post(BALANCE).set('X-API-Key', tenant.key).send({ username: tenant.username, password: tenant.password });
+      const res = await t
+        .http()
+        .post(BALANCE)
+        .set('X-API-Key', tenant.key)
+        .send({ username: tenant.username, password: tenant.password });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         status: 'success',
@@ -48,7 +58,11 @@ describe('accounts, prices and balances', () => {
 
     it('refuses a wrong password with 401 INVALID_CREDENTIALS', async () => {
       const tenant = await createTenant(t);
-      const res = await t.http().post(BALANCE).set('X-API-Key', tenant.key).send({ username: tenant.username, password: 'wrong-password' });
+      const res = await t
+        .http()
+        .post(BALANCE)
+        .set('X-API-Key', tenant.key)
+        .send({ username: tenant.username, password: 'wrong-password' });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('INVALID_CREDENTIALS');
     });
@@ -56,7 +70,11 @@ describe('accounts, prices and balances', () => {
     it("refuses another account's valid credentials with the same 401 INVALID_CREDENTIALS", async () => {
       const a = await createTenant(t);
       const b = await createTenant(t);
-      const res = await t.http().post(BALANCE).set('X-API-Key', a.key).send({ username: b.username, password: b.password });
+      const res = await t
+        .http()
+        .post(BALANCE)
+        .set('X-API-Key', a.key)
+        .send({ username: b.username, password: b.password });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('INVALID_CREDENTIALS');
     });
@@ -73,10 +91,21 @@ describe('accounts, prices and balances', () => {
     it('lowers the balance by exactly segments × recipients × price, with one ledger row', async () => {
       const tenant = await createTenant(t, { balances: { sms: '10' }, prices: { sms: '0.333333' } });
       // 161 GSM characters = 2 segments; 3 valid recipients, 1 invalid (not charged).
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: ['260971234567', '260971234568', '260971234569', 'bad'], message: 'a'.repeat(161) });
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .send({
+          from: 'ACME',
+          to: ['260971234567', '260971234568', '260971234569', 'bad'],
+          message: 'a'.repeat(161),
+        });
       expect(res.status).toBe(200);
       expect(await balanceOf(tenant)).toBe('8.000002'); // 10 - 6 × 0.333333
-      const charges = await t.ds.query("SELECT amount FROM ledger_entries WHERE account_id = ? AND kind = 'charge'", [tenant.account.id]);
+      const charges = await t.ds.query(
+        "SELECT amount FROM ledger_entries WHERE account_id = ? AND kind = 'charge'",
+        [tenant.account.id],
+      );
       expect(charges).toEqual([{ amount: '-1.999998' }]);
       expect(await ledgerSum(tenant)).toBe(await balanceOf(tenant));
     });
@@ -84,12 +113,20 @@ describe('accounts, prices and balances', () => {
     it('refuses a send the balance cannot pay with 402 INSUFFICIENT_BALANCE, storing and queuing nothing', async () => {
       const tenant = await createTenant(t, { balances: { sms: '0.5' }, prices: { sms: '0.25' } });
       const queuedBefore = (await queuedMessageIds(t.queue('sms'))).length;
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: ['260971234567', '260971234568', '260971234569'], message: 'x' });
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .send({ from: 'ACME', to: ['260971234567', '260971234568', '260971234569'], message: 'x' });
       expect(res.status).toBe(402);
       expect(res.body.error.code).toBe('INSUFFICIENT_BALANCE');
       expect(res.body.message).toMatch(/0\.75.*0\.5/);
-      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [tenant.account.id]);
-      const [{ r }] = await t.ds.query('SELECT COUNT(*) AS r FROM send_requests WHERE account_id = ?', [tenant.account.id]);
+      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [
+        tenant.account.id,
+      ]);
+      const [{ r }] = await t.ds.query('SELECT COUNT(*) AS r FROM send_requests WHERE account_id = ?', [
+        tenant.account.id,
+      ]);
       expect([Number(n), Number(r)]).toEqual([0, 0]);
       expect((await queuedMessageIds(t.queue('sms'))).length).toBe(queuedBefore);
       expect(await balanceOf(tenant)).toBe('0.500000');
@@ -99,7 +136,11 @@ describe('accounts, prices and balances', () => {
       const tenant = await createTenant(t, { balances: { sms: '12.5' }, prices: { sms: '0.25' } });
       const results = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: `2609700${String(i).padStart(5, '0')}`, message: 'x' }),
+          t
+            .http()
+            .post(SMS)
+            .set('X-API-Key', tenant.key)
+            .send({ from: 'ACME', to: `2609700${String(i).padStart(5, '0')}`, message: 'x' }),
         ),
       );
       const statuses = results.map((r) => r.status);
@@ -107,14 +148,20 @@ describe('accounts, prices and balances', () => {
       expect(statuses.filter((s) => s === 402)).toHaveLength(150);
       expect(await balanceOf(tenant)).toBe('0.000000');
       expect(await ledgerSum(tenant)).toBe('0.000000');
-      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [tenant.account.id]);
+      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [
+        tenant.account.id,
+      ]);
       expect(Number(n)).toBe(50);
     });
     it('gives each of many concurrent sends from several accounts its own exact answer when one account runs dry', async () => {
       const rich = await createTenant(t, { balances: { sms: '1000' }, prices: { sms: '1' } });
       const poor = await createTenant(t, { balances: { sms: '5' }, prices: { sms: '1' } });
       const send = (tenant: Tenant, i: number) =>
-        t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: `2609711${String(i).padStart(5, '0')}`, message: 'x' });
+        t
+          .http()
+          .post(SMS)
+          .set('X-API-Key', tenant.key)
+          .send({ from: 'ACME', to: `2609711${String(i).padStart(5, '0')}`, message: 'x' });
       const results = await Promise.all(Array.from({ length: 60 }, (_, i) => send(i % 2 ? poor : rich, i)));
       const richCodes = results.filter((_, i) => i % 2 === 0).map((r) => r.status);
       const poorCodes = results.filter((_, i) => i % 2 === 1).map((r) => r.status);
@@ -124,13 +171,21 @@ describe('accounts, prices and balances', () => {
       expect(await balanceOf(rich)).toBe('970.000000');
       expect(await balanceOf(poor)).toBe('0.000000');
       for (const tenant of [rich, poor]) expect(await ledgerSum(tenant)).toBe(await balanceOf(tenant));
-      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id IN (?, ?)', [rich.account.id, poor.account.id]);
+      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id IN (?, ?)', [
+        rich.account.id,
+        poor.account.id,
+      ]);
       expect(Number(n)).toBe(35);
     });
   });
 
   describe('idempotency (user_reference_id)', () => {
-    const body = { from: 'ACME', to: ['260971234567', '260971234568'], message: 'once', user_reference_id: 'order-42' };
+    const body = {
+      from: 'ACME',
+      to: ['260971234567', '260971234568'],
+      message: 'once',
+      user_reference_id: 'order-42',
+    };
 
     it('replays the first answer for the same body and charges nothing more', async () => {
       const tenant = await createTenant(t, { balances: { sms: '10' }, prices: { sms: '1' } });
@@ -140,14 +195,20 @@ describe('accounts, prices and balances', () => {
       expect(second.status).toBe(200);
       expect(second.body).toEqual(first.body);
       expect(await balanceOf(tenant)).toBe('8.000000');
-      const [{ r }] = await t.ds.query('SELECT COUNT(*) AS r FROM send_requests WHERE account_id = ?', [tenant.account.id]);
+      const [{ r }] = await t.ds.query('SELECT COUNT(*) AS r FROM send_requests WHERE account_id = ?', [
+        tenant.account.id,
+      ]);
       expect(Number(r)).toBe(1);
     });
 
     it('refuses the same reference with a different body with 409 DUPLICATE_REFERENCE', async () => {
       const tenant = await createTenant(t);
       await t.http().post(SMS).set('X-API-Key', tenant.key).send(body);
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ ...body, message: 'different' });
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .send({ ...body, message: 'different' });
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('DUPLICATE_REFERENCE');
     });
@@ -160,7 +221,9 @@ describe('accounts, prices and balances', () => {
       ]);
       expect([a.status, b.status]).toEqual([200, 200]);
       expect(a.body.api_reference).toBe(b.body.api_reference);
-      const [{ r }] = await t.ds.query('SELECT COUNT(*) AS r FROM send_requests WHERE account_id = ?', [tenant.account.id]);
+      const [{ r }] = await t.ds.query('SELECT COUNT(*) AS r FROM send_requests WHERE account_id = ?', [
+        tenant.account.id,
+      ]);
       expect(Number(r)).toBe(1);
       expect(await balanceOf(tenant)).toBe('8.000000');
     });
@@ -169,7 +232,11 @@ describe('accounts, prices and balances', () => {
       const a = await createTenant(t);
       const b = await createTenant(t);
       const ra = await t.http().post(SMS).set('X-API-Key', a.key).send(body);
-      const rb = await t.http().post(SMS).set('X-API-Key', b.key).send({ ...body, message: 'other account' });
+      const rb = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', b.key)
+        .send({ ...body, message: 'other account' });
       expect([ra.status, rb.status]).toEqual([200, 200]);
       expect(ra.body.api_reference).not.toBe(rb.body.api_reference);
     });

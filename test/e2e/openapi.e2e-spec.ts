@@ -7,12 +7,23 @@ type Operation = {
   tags?: string[];
   security?: Array<Record<string, string[]>>;
   requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
-  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }> }>;
+  responses: Record<
+    string,
+    {
+      content?: Record<
+        string,
+        { schema?: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }
+      >;
+    }
+  >;
 };
 type Doc = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>>; required?: string[] }>; securitySchemes: Record<string, Record<string, unknown>> };
+  components: {
+    schemas: Record<string, { properties?: Record<string, Record<string, unknown>>; required?: string[] }>;
+    securitySchemes: Record<string, Record<string, unknown>>;
+  };
 };
 
 /** Every route of the interface plus the status and metrics routes, in OpenAPI path syntax. */
@@ -60,69 +71,152 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
   });
 
   it('lists every route of the interface, and every route the app serves is documented', async () => {
-    for (const [method, path] of ROUTES) expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
+    for (const [method, path] of ROUTES)
+      expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
     // The app's own routes, read from Express: a controller added without documentation shows up here.
-    const router = (t.app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string; methods: Record<string, boolean> } }> } }).router;
+    const router = (
+      t.app.getHttpAdapter().getInstance() as {
+        router: { stack: Array<{ route?: { path: string; methods: Record<string, boolean> } }> };
+      }
+    ).router;
     const served = router.stack
       .filter((l) => l.route && !l.route.path.includes('*') && !l.route.path.startsWith('/docs'))
-      .flatMap((l) => Object.keys(l.route!.methods).filter((m) => m !== '_all').map((m) => `${m} ${l.route!.path.replace(/:(\w+)/g, '{$1}')}`));
-    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
+      .flatMap((l) =>
+        Object.keys(l.route!.methods)
+          .filter((m) => m !== '_all')
+          .map((m) => `${m} ${l.route!.path.replace(/:(\w+)/g, '{$1}')}`),
+      );
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops).map((m) => `${m} ${p}`),
+    );
     expect(served.length).toBeGreaterThanOrEqual(ROUTES.length);
     for (const route of served) expect(documented, route).toContain(route);
   });
 
   it('declares the three key schemes and requires one of them on every keyed route, none on health', () => {
-    expect(doc.components.securitySchemes.api_key).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }));
-    expect(doc.components.securitySchemes.bearer).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
-    expect(doc.components.securitySchemes.basic).toEqual(expect.objectContaining({ type: 'http', scheme: 'basic' }));
+    expect(doc.components.securitySchemes.api_key).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    );
+    expect(doc.components.securitySchemes.bearer).toEqual(
+      expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    );
+    expect(doc.components.securitySchemes.basic).toEqual(
+      expect.objectContaining({ type: 'http', scheme: 'basic' }),
+    );
     for (const [method, path] of KEYED) {
       const security = doc.paths[path][method].security ?? [];
-      expect(security, path).toEqual(expect.arrayContaining([{ api_key: [] }, { bearer: [] }, { basic: [] }]));
+      expect(security, path).toEqual(
+        expect.arrayContaining([{ api_key: [] }, { bearer: [] }, { basic: [] }]),
+      );
     }
-    for (const path of ['/health', '/health/detailed', '/health/ready', '/health/live']) expect(doc.paths[path].get.security ?? []).toEqual([]);
+    for (const path of ['/health', '/health/detailed', '/health/ready', '/health/live'])
+      expect(doc.paths[path].get.security ?? []).toEqual([]);
     expect(doc.paths['/metrics'].get.security).toEqual([{ metrics_token: [] }]);
   });
 
   it('describes request and response bodies with the documented examples', () => {
-    const smsBody = ref(doc.paths['/api/v1/json/bulk/sms'].post.requestBody?.content['application/json'].schema.$ref)!;
+    const smsBody = ref(
+      doc.paths['/api/v1/json/bulk/sms'].post.requestBody?.content['application/json'].schema.$ref,
+    )!;
     expect(schema(smsBody).properties?.to.example).toContain('260971234567');
-    expect(Object.keys(schema(smsBody).properties ?? {})).toEqual(expect.arrayContaining(['from', 'to', 'message', 'callback_url', 'source', 'user_reference_id', 'sender_id', 'recipient', 'message_body']));
+    expect(Object.keys(schema(smsBody).properties ?? {})).toEqual(
+      expect.arrayContaining([
+        'from',
+        'to',
+        'message',
+        'callback_url',
+        'source',
+        'user_reference_id',
+        'sender_id',
+        'recipient',
+        'message_body',
+      ]),
+    );
     expect(schema(smsBody).required).toEqual(expect.arrayContaining(['from', 'to', 'message']));
 
-    const smsOk = ref(doc.paths['/api/v1/json/bulk/sms'].post.responses['200'].content?.['application/json'].schema?.$ref)!;
+    const smsOk = ref(
+      doc.paths['/api/v1/json/bulk/sms'].post.responses['200'].content?.['application/json'].schema?.$ref,
+    )!;
     expect(schema(smsOk).properties?.api_reference.example).toBe('1764184470578998353');
-    const emailOk = ref(doc.paths['/api/v1/json/bulk/email'].post.responses['200'].content?.['application/json'].schema?.$ref)!;
-    expect(schema(ref((schema(emailOk).properties?.data.items as { $ref: string }).$ref)!).properties?.message_id.example).toBe('5');
+    const emailOk = ref(
+      doc.paths['/api/v1/json/bulk/email'].post.responses['200'].content?.['application/json'].schema?.$ref,
+    )!;
+    expect(
+      schema(ref((schema(emailOk).properties?.data.items as { $ref: string }).$ref)!).properties?.message_id
+        .example,
+    ).toBe('5');
 
-    const balanceOk = ref(doc.paths['/api/v1/json/balance'].post.responses['200'].content?.['application/json'].schema?.$ref)!;
+    const balanceOk = ref(
+      doc.paths['/api/v1/json/balance'].post.responses['200'].content?.['application/json'].schema?.$ref,
+    )!;
     const channel = schema('ChannelBalanceDto').properties!;
-    expect([channel.balance_value.example, channel.cost_per_unit.example, channel.credits.example]).toEqual([19687.5, 1.25, 15750]);
+    expect([channel.balance_value.example, channel.cost_per_unit.example, channel.credits.example]).toEqual([
+      19687.5, 1.25, 15750,
+    ]);
     expect(Object.keys(schema(balanceOk).properties ?? {})).toEqual(
-      expect.arrayContaining(['status', 'account_status', 'client_id', 'currency', 'last_updated', 'total_value', 'balances']),
+      expect.arrayContaining([
+        'status',
+        'account_status',
+        'client_id',
+        'currency',
+        'last_updated',
+        'total_value',
+        'balances',
+      ]),
     );
-    const chatBody = ref(doc.paths['/api/v1/json/bulk/chat'].post.requestBody?.content['application/json'].schema.$ref)!;
-    expect(schema(chatBody).required).toEqual(expect.arrayContaining(['username', 'password', 'senderid', 'message', 'recipient']));
+    const chatBody = ref(
+      doc.paths['/api/v1/json/bulk/chat'].post.requestBody?.content['application/json'].schema.$ref,
+    )!;
+    expect(schema(chatBody).required).toEqual(
+      expect.arrayContaining(['username', 'password', 'senderid', 'message', 'recipient']),
+    );
     expect(doc.paths['/api/v1/xml/bulk/sms'].post.requestBody?.content['application/xml']).toBeDefined();
 
-    const detailed = ref(doc.paths['/health/detailed'].get.responses['200'].content?.['application/json'].schema?.$ref)!;
-    expect(Object.keys(schema(detailed).properties ?? {})).toEqual(['status', 'service', 'environment', 'version', 'timestamp', 'uptime', 'checks']);
-    expect(Object.keys(schema('HealthChecksDto').properties ?? {})).toEqual(['cache', 'database', 'log_database', 'notification_database', 'message_queue', 'external_services']);
+    const detailed = ref(
+      doc.paths['/health/detailed'].get.responses['200'].content?.['application/json'].schema?.$ref,
+    )!;
+    expect(Object.keys(schema(detailed).properties ?? {})).toEqual([
+      'status',
+      'service',
+      'environment',
+      'version',
+      'timestamp',
+      'uptime',
+      'checks',
+    ]);
+    expect(Object.keys(schema('HealthChecksDto').properties ?? {})).toEqual([
+      'cache',
+      'database',
+      'log_database',
+      'notification_database',
+      'message_queue',
+      'external_services',
+    ]);
   });
 
   it('documents error responses with the error envelope', () => {
     const envelope = schema('ErrorEnvelopeDto');
     expect(Object.keys(envelope.properties ?? {})).toEqual(['success', 'message', 'error', 'request_id']);
     expect(Object.keys(schema('ErrorBodyDto').properties ?? {})).toEqual(['code', 'details']);
-    expect(schema('ErrorBodyDto').properties?.code.enum).toEqual(expect.arrayContaining(['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'RATE_LIMITED']));
+    expect(schema('ErrorBodyDto').properties?.code.enum).toEqual(
+      expect.arrayContaining(['VALIDATION_ERROR', 'INSUFFICIENT_BALANCE', 'RATE_LIMITED']),
+    );
     for (const [method, path] of KEYED.filter(([, p]) => !p.includes('/xml/'))) {
       const responses = doc.paths[path][method].responses;
       const errors = Object.keys(responses).filter((s) => Number(s) >= 400);
       expect(errors, path).toEqual(expect.arrayContaining(['401', '429', '500', '503']));
-      for (const status of errors) expect(ref(responses[status].content?.['application/json'].schema?.$ref), `${path} ${status}`).toBe('ErrorEnvelopeDto');
+      for (const status of errors)
+        expect(ref(responses[status].content?.['application/json'].schema?.$ref), `${path} ${status}`).toBe(
+          'ErrorEnvelopeDto',
+        );
     }
     expect(doc.paths['/api/v1/json/bulk/sms'].post.responses['402']).toBeDefined();
-    expect(doc.paths['/api/v1/xml/bulk/sms'].post.responses['400'].content?.['application/xml']).toBeDefined();
-    expect(ref(doc.paths['/metrics'].get.responses['401'].content?.['application/json'].schema?.$ref)).toBe('ErrorEnvelopeDto');
+    expect(
+      doc.paths['/api/v1/xml/bulk/sms'].post.responses['400'].content?.['application/xml'],
+    ).toBeDefined();
+    expect(ref(doc.paths['/metrics'].get.responses['401'].content?.['application/json'].schema?.$ref)).toBe(
+      'ErrorEnvelopeDto',
+    );
   });
 
   it('gives every error response its own examples, each with a code of that status', () => {
@@ -137,7 +231,9 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
           const examples = Object.values(json ?? xml ?? {});
           expect(examples.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
           for (const { value } of examples) {
-            const code = json ? (value as { error: { code: keyof typeof ERROR_STATUS } }).error.code : (/<code>(\w+)<\/code>/.exec(String(value))?.[1] as keyof typeof ERROR_STATUS);
+            const code = json
+              ? (value as { error: { code: keyof typeof ERROR_STATUS } }).error.code
+              : (/<code>(\w+)<\/code>/.exec(String(value))?.[1] as keyof typeof ERROR_STATUS);
             expect(ERROR_STATUS[code], `${method} ${path} ${status}: ${code}`).toBe(Number(status));
             checked++;
           }
@@ -145,20 +241,33 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
       }
     }
     expect(checked).toBeGreaterThan(50);
-    const unauthorized = doc.paths['/api/v1/json/bulk/sms'].post.responses['401'].content!['application/json'].examples!;
-    expect(Object.keys(unauthorized)).toEqual(expect.arrayContaining(['MISSING_API_KEY', 'INVALID_API_KEY', 'API_KEY_EXPIRED']));
+    const unauthorized =
+      doc.paths['/api/v1/json/bulk/sms'].post.responses['401'].content!['application/json'].examples!;
+    expect(Object.keys(unauthorized)).toEqual(
+      expect.arrayContaining(['MISSING_API_KEY', 'INVALID_API_KEY', 'API_KEY_EXPIRED']),
+    );
   });
 
   it('pairs a reason only with REJECTED in the send examples, and shows an unhealthy 503', () => {
     for (const path of ['/api/v1/json/bulk/sms', '/api/v1/json/bulk/email']) {
-      const example = doc.paths[path].post.responses['200'].content?.['application/json'].example as { data: Array<{ status: string; reason?: string }> };
+      const example = doc.paths[path].post.responses['200'].content?.['application/json'].example as {
+        data: Array<{ status: string; reason?: string }>;
+      };
       expect(example.data.map((d) => d.status)).toEqual(['ACKNOWLEDGED', 'REJECTED']);
-      for (const d of example.data) expect('reason' in d, `${path} ${d.status}`).toBe(d.status === 'REJECTED');
+      for (const d of example.data)
+        expect('reason' in d, `${path} ${d.status}`).toBe(d.status === 'REJECTED');
     }
-    const unhealthy = doc.paths['/health/detailed'].get.responses['503'].content?.['application/json'].example as { status: string; checks: { external_services: { client_server: { status: string } } } };
+    const unhealthy = doc.paths['/health/detailed'].get.responses['503'].content?.['application/json']
+      .example as { status: string; checks: { external_services: { client_server: { status: string } } } };
     expect(unhealthy.status).toBe('unhealthy');
     expect(unhealthy.checks.external_services.client_server.status).toBe('unhealthy');
-    expect((doc.paths['/health/ready'].get.responses['503'].content?.['application/json'].example as { status: string }).status).toBe('not_ready');
+    expect(
+      (
+        doc.paths['/health/ready'].get.responses['503'].content?.['application/json'].example as {
+          status: string;
+        }
+      ).status,
+    ).toBe('not_ready');
   });
 
   it('describes the bearer schemes as opaque tokens, not JWTs', () => {

@@ -8,7 +8,8 @@ import { waitFor } from '../support/wait.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const numbers = (n: number, base: number) => Array.from({ length: n }, (_, i) => `26097${String(base + i).padStart(7, '0')}`);
+const numbers = (n: number, base: number) =>
+  Array.from({ length: n }, (_, i) => `26097${String(base + i).padStart(7, '0')}`);
 
 /** An outage is logged, not shouted: one line per cause every few seconds, with a count. */
 describe('a MySQL outage while messages and receipts flow', () => {
@@ -22,10 +23,27 @@ describe('a MySQL outage while messages and receipts flow', () => {
     mariadb = await MariaDbInstance.start();
     smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 20 });
     const name = uniqueName();
-    t = await startTestApp({ DATABASE_URL: mariadb.databaseUrl(name), RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMPP_TPS: '300' }, name);
+    t = await startTestApp(
+      {
+        DATABASE_URL: mariadb.databaseUrl(name),
+        RUN_WORKERS: 'true',
+        SMS_TRANSPORT: 'smpp',
+        SMPP_URL: smsc.url,
+        SMPP_TPS: '300',
+      },
+      name,
+    );
     tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '1' } });
-    const keep = (level: string) => (message: unknown) => lines.push({ level, message: String(message), at: Date.now() });
-    const logger: LoggerService = { log: () => undefined, debug: () => undefined, verbose: () => undefined, warn: keep('warn'), error: keep('error'), fatal: keep('fatal') };
+    const keep = (level: string) => (message: unknown) =>
+      lines.push({ level, message: String(message), at: Date.now() });
+    const logger: LoggerService = {
+      log: () => undefined,
+      debug: () => undefined,
+      verbose: () => undefined,
+      warn: keep('warn'),
+      error: keep('error'),
+      fatal: keep('fatal'),
+    };
     t.app.useLogger(logger);
   }, 90_000);
   afterAll(async () => {
@@ -36,7 +54,11 @@ describe('a MySQL outage while messages and receipts flow', () => {
 
   it('writes a few dozen warning lines for a 5 s outage, not one per failed receipt', async () => {
     for (let k = 0; k < 15; k++) {
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: numbers(200, k * 1000), message: `blip ${k}` });
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .send({ from: 'ACME', to: numbers(200, k * 1000), message: `blip ${k}` });
       expect(res.status).toBe(200);
     }
     await waitFor(async () => smsc.received.length >= 600, 30_000, 'dispatch and receipts under way');

@@ -21,7 +21,10 @@ describe('wrong passwords are limited per key and per account', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ AUTH_PASSWORD_FAILURES_PER_KEY: '3/60', AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '4/60' });
+    t = await startTestApp({
+      AUTH_PASSWORD_FAILURES_PER_KEY: '3/60',
+      AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '4/60',
+    });
   });
   afterAll(async () => t?.close());
 
@@ -39,7 +42,9 @@ describe('wrong passwords are limited per key and per account', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     // Refused before any hashing: no new wrong-password verdict, only a throttle.
     expect(await metric(t, 'bulk_auth_refusals_total', 'reason="bad_password"')).toBe(badBefore);
-    expect(await metric(t, 'bulk_auth_refusals_total', 'reason="password_throttled"')).toBe(throttledBefore + 1);
+    expect(await metric(t, 'bulk_auth_refusals_total', 'reason="password_throttled"')).toBe(
+      throttledBefore + 1,
+    );
     // A correct password not remembered is not checked either while the key is locked out.
     expect((await balance(tn, tn.password)).status).toBe(429);
   });
@@ -54,7 +59,9 @@ describe('wrong passwords are limited per key and per account', () => {
 
   it('counts wrong passwords across all the keys of one account', async () => {
     const tn = await createTenant(t);
-    const { secret: second } = await t.app.get(ApiKeysService).create({ username: tn.username, name: 'second' });
+    const { secret: second } = await t.app
+      .get(ApiKeysService)
+      .create({ username: tn.username, name: 'second' });
     for (let i = 0; i < 3; i++) expect((await balance(tn, `wrong-${i}`)).status).toBe(401);
     expect((await balance(tn, 'wrong-3', second)).status).toBe(401);
     const res = await balance(tn, 'wrong-4', second);
@@ -76,7 +83,11 @@ describe('wrong passwords are limited per key and per account', () => {
     const next = `new-${randomBytes(8).toString('hex')}`;
     await t.app.get(AccountsService).changePassword(tn.username, next);
     // This process's API-key cache (1 s) carries the password tag; once it reloads, the old pair is checked again.
-    await waitFor(async () => (await balance(tn, tn.password)).status === 401, 5000, 'the old password refused');
+    await waitFor(
+      async () => (await balance(tn, tn.password)).status === 401,
+      5000,
+      'the old password refused',
+    );
     expect((await balance(tn, next)).status).toBe(200);
   });
 });
@@ -91,10 +102,12 @@ describe('failed authentication is throttled per client address', () => {
   });
   afterAll(async () => t?.close());
 
-  const send = (key: string) => t.http().post(SMS).set('X-API-Key', key).send({ from: 'ACME', to: '260971234567', message: 'hi' });
+  const send = (key: string) =>
+    t.http().post(SMS).set('X-API-Key', key).send({ from: 'ACME', to: '260971234567', message: 'hi' });
 
   it('answers 429 once an address has sent too many bad keys, with no key lookup, and counts it', async () => {
-    for (let i = 0; i < 5; i++) expect((await send(`bad-${randomBytes(8).toString('hex')}`)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await send(`bad-${randomBytes(8).toString('hex')}`)).status).toBe(401);
     const misses = await metric(t, 'bulk_api_key_cache_lookups_total', 'result="miss"');
     const throttled = await metric(t, 'bulk_auth_refusals_total', 'reason="address_throttled"');
     for (let i = 0; i < 10; i++) {

@@ -62,7 +62,10 @@ describe('queue dashboard', () => {
     const res = await t.http().get('/admin/queues/api/queues').auth('ops', TOKEN);
     expect(res.status).toBe(200);
     const byName = Object.fromEntries(
-      (res.body.queues as Array<{ name: string; counts: Record<string, number> }>).map((q) => [q.name, q.counts]),
+      (res.body.queues as Array<{ name: string; counts: Record<string, number> }>).map((q) => [
+        q.name,
+        q.counts,
+      ]),
     );
     expect(Object.keys(byName).sort()).toEqual(['callbacks', 'chat', 'email', 'sms']);
     expect(byName.sms).toMatchObject({ failed: 1, waiting: 0, completed: 0 });
@@ -70,7 +73,8 @@ describe('queue dashboard', () => {
   });
 
   it('a browser logs in, sees the failed job with its reason, and retries it', async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (.ci/run does)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (.ci/run does)`);
     let browser: Browser | undefined;
     try {
       // launch() gives the browser a new, empty profile of its own and removes it on close.
@@ -98,7 +102,11 @@ describe('queue dashboard', () => {
         () => confirm.click(),
         () => undefined,
       );
-      await waitFor(async () => (await t.queue('sms').getFailedCount()) === 0, 15_000, 'the failed job to be retried');
+      await waitFor(
+        async () => (await t.queue('sms').getFailedCount()) === 0,
+        15_000,
+        'the failed job to be retried',
+      );
       expect(await (await t.queue('sms').getJob(failed.id))!.isWaiting()).toBe(true);
     } finally {
       await browser?.close();

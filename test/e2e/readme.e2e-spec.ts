@@ -69,7 +69,9 @@ describe('the README, as a new user runs it', () => {
       PORT: String(port),
       LOG_LEVEL: 'warn',
     };
-    service = killOnExit(spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    service = killOnExit(
+      spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     service.stdout!.on('data', (d: Buffer) => (serviceLog += d.toString()));
     service.stderr!.on('data', (d: Buffer) => (serviceLog += d.toString()));
     await waitFor(
@@ -78,7 +80,11 @@ describe('the README, as a new user runs it', () => {
       'the service to be ready',
     );
 
-    const shell = spawn('bash', ['-c', script(runnable)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const shell = spawn('bash', ['-c', script(runnable)], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     shell.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -115,23 +121,29 @@ describe('the README, as a new user runs it', () => {
     expect(shellExit, serviceLog.slice(-2000)).toBe(0);
   });
 
-  describe.each(runnable.map((e, i) => ({ i, line: e.line, example: e })))('the block at README line $line', ({ i, example }) => {
-    it('runs without a failing command, and every request answers 2xx', () => {
-      const r = results.get(i)!;
-      expect(r.failures, `${r.stderr}\n${r.stdout}`).toEqual([]);
-      expect(r.statuses.filter((s) => s < 200 || s > 299), r.stdout).toEqual([]);
-    });
-
-    if (example.expected) {
-      it(`prints an answer of the shape shown after it (${example.expected.lang})`, () => {
-        const out = results.get(i)!.stdout.trim();
-        const last = out.split('\n').filter(Boolean).at(-1) ?? '';
-        if (example.expected!.lang === 'json') {
-          expect(shapeDifferences(JSON.parse(example.expected!.text), JSON.parse(last)), last).toEqual([]);
-        } else {
-          expect(xmlTags(last)).toEqual(xmlTags(example.expected!.text));
-        }
+  describe.each(runnable.map((e, i) => ({ i, line: e.line, example: e })))(
+    'the block at README line $line',
+    ({ i, example }) => {
+      it('runs without a failing command, and every request answers 2xx', () => {
+        const r = results.get(i)!;
+        expect(r.failures, `${r.stderr}\n${r.stdout}`).toEqual([]);
+        expect(
+          r.statuses.filter((s) => s < 200 || s > 299),
+          r.stdout,
+        ).toEqual([]);
       });
-    }
-  });
+
+      if (example.expected) {
+        it(`prints an answer of the shape shown after it (${example.expected.lang})`, () => {
+          const out = results.get(i)!.stdout.trim();
+          const last = out.split('\n').filter(Boolean).at(-1) ?? '';
+          if (example.expected!.lang === 'json') {
+            expect(shapeDifferences(JSON.parse(example.expected!.text), JSON.parse(last)), last).toEqual([]);
+          } else {
+            expect(xmlTags(last)).toEqual(xmlTags(example.expected!.text));
+          }
+        });
+      }
+    },
+  );
 });

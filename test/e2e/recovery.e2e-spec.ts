@@ -15,10 +15,14 @@ import { waitFor } from '../support/wait.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const numbers = (n: number, base: number) => Array.from({ length: n }, (_, i) => `26097${String(base + i).padStart(7, '0')}`);
+const numbers = (n: number, base: number) =>
+  Array.from({ length: n }, (_, i) => `26097${String(base + i).padStart(7, '0')}`);
 
 async function countByStatus(t: TestApp, refs: string[]): Promise<Record<string, number>> {
-  const rows = (await t.ds.query('SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id IN (?) GROUP BY status', [refs])) as Array<{
+  const rows = (await t.ds.query(
+    'SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id IN (?) GROUP BY status',
+    [refs],
+  )) as Array<{
     status: string;
     n: string;
   }>;
@@ -64,7 +68,16 @@ describe('Redis lost, and back empty, during dispatch', () => {
     const to = Array.from({ length: REQUESTS }, (_, k) => numbers(PER_REQUEST, k * 1000));
     const refs: string[] = [];
     for (const [k, list] of to.entries()) {
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: list, message: `lost queue ${k}`, ...(k % 2 ? {} : { callback_url: `${hooks.url}/dlr` }) });
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .send({
+          from: 'ACME',
+          to: list,
+          message: `lost queue ${k}`,
+          ...(k % 2 ? {} : { callback_url: `${hooks.url}/dlr` }),
+        });
       expect(res.status).toBe(200);
       refs.push(res.body.api_reference);
     }
@@ -102,13 +115,24 @@ describe('Redis lost, and back empty, during dispatch', () => {
       [refs.filter((_, k) => k % 2 === 0)],
     )) as Array<{ uuid: string; status: string }>;
     const expected = new Set(changes.map((c) => `${c.uuid} ${c.status}`));
-    const seen = () => new Set(hooks.requests.map((r) => r.json as { message_id: string; status: string }).map((j) => `${j.message_id} ${j.status}`));
+    const seen = () =>
+      new Set(
+        hooks.requests
+          .map((r) => r.json as { message_id: string; status: string })
+          .map((j) => `${j.message_id} ${j.status}`),
+      );
     const missing = () => [...expected].filter((e) => !seen().has(e));
-    await waitFor(async () => missing().length === 0, 120_000, `all ${expected.size} callback events`).catch(async (err: Error) => {
-      const [outbox] = await t.ds.query(`SELECT COUNT(*) AS n, SUM(queued_at IS NULL) AS unqueued FROM ${t.name}_notification.callback_outbox`);
-      const counts = await t.queue('callbacks').getJobCounts();
-      throw new Error(`${err.message}; missing ${missing().length}: ${missing().slice(0, 2).join(', ')}; outbox ${JSON.stringify(outbox)}; queue ${JSON.stringify(counts)}`);
-    });
+    await waitFor(async () => missing().length === 0, 120_000, `all ${expected.size} callback events`).catch(
+      async (err: Error) => {
+        const [outbox] = await t.ds.query(
+          `SELECT COUNT(*) AS n, SUM(queued_at IS NULL) AS unqueued FROM ${t.name}_notification.callback_outbox`,
+        );
+        const counts = await t.queue('callbacks').getJobCounts();
+        throw new Error(
+          `${err.message}; missing ${missing().length}: ${missing().slice(0, 2).join(', ')}; outbox ${JSON.stringify(outbox)}; queue ${JSON.stringify(counts)}`,
+        );
+      },
+    );
     console.info(
       `Redis lost during dispatch: ${total} accepted, ${atLoss} sent before the loss, ${total} delivered, 0 lost, ${repeated} sent twice; ` +
         `callbacks: all ${expected.size} events delivered (${hooks.requests.length - expected.size} repeats)`,
@@ -143,19 +167,28 @@ describe('a message whose receipt never comes', () => {
 
   it('ends EXPIRED, reason NO_RECEIPT, after RECEIPT_WAIT, with a callback, not refunded; a receipt arriving later changes nothing', async () => {
     const to = ['260971110001', '260971110002', '260971110003'];
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to, message: 'no receipt', callback_url: `${hooks.url}/dlr` });
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to, message: 'no receipt', callback_url: `${hooks.url}/dlr` });
     expect(res.status).toBe(200);
     const ref = res.body.api_reference as string;
     await waitFor(async () => (await countByStatus(t, [ref])).SENT === 3, 15_000, 'all SENT');
     await waitFor(async () => (await countByStatus(t, [ref])).EXPIRED === 3, 15_000, 'all EXPIRED');
-    const rows = await t.ds.query('SELECT uuid, reason, completed_at, sent_at FROM messages WHERE send_request_id = ?', [ref]);
+    const rows = await t.ds.query(
+      'SELECT uuid, reason, completed_at, sent_at FROM messages WHERE send_request_id = ?',
+      [ref],
+    );
     for (const r of rows) {
       expect(r.reason).toBe('NO_RECEIPT');
       expect(new Date(r.completed_at).getTime() - new Date(r.sent_at).getTime()).toBeGreaterThanOrEqual(2000);
     }
     const expired = await waitFor(
       async () => {
-        const list = hooks.requests.map((q) => q.json as { status: string; reason: string; message_id: string }).filter((j) => j?.status === 'EXPIRED');
+        const list = hooks.requests
+          .map((q) => q.json as { status: string; reason: string; message_id: string })
+          .filter((j) => j?.status === 'EXPIRED');
         return list.length === 3 ? list : undefined;
       },
       15_000,
@@ -163,17 +196,28 @@ describe('a message whose receipt never comes', () => {
     );
     expect(expired.map((j) => j.reason)).toEqual(['NO_RECEIPT', 'NO_RECEIPT', 'NO_RECEIPT']);
     expect(expired.map((j) => j.message_id).sort()).toEqual(rows.map((r: { uuid: string }) => r.uuid).sort());
-    const refunds = await t.ds.query("SELECT COUNT(*) AS n FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'", [ref]);
+    const refunds = await t.ds.query(
+      "SELECT COUNT(*) AS n FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
+      [ref],
+    );
     expect(Number(refunds[0].n)).toBe(0);
-    const [{ balance }] = await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'", [tenant.account.id]);
+    const [{ balance }] = await t.ds.query(
+      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
+      [tenant.account.id],
+    );
     expect(balance).toBe('7.000000');
 
     // The provider's verdict after all: stored with the other reports, the message stays EXPIRED.
-    const status = await smsc.sendReceipt(smsc.received.find((r) => r.destination === to[0])!.messageId, 'DELIVRD');
+    const status = await smsc.sendReceipt(
+      smsc.received.find((r) => r.destination === to[0])!.messageId,
+      'DELIVRD',
+    );
     expect(status).toBe(0);
     await waitFor(
       async () => {
-        const [row] = await t.ds.query(`SELECT COUNT(*) AS n FROM ${t.name}_notification.delivery_reports WHERE status = 'DELIVERED'`);
+        const [row] = await t.ds.query(
+          `SELECT COUNT(*) AS n FROM ${t.name}_notification.delivery_reports WHERE status = 'DELIVERED'`,
+        );
         return Number(row.n) === 1;
       },
       10_000,
@@ -205,12 +249,19 @@ describe('sends while Redis is down', () => {
     const refs: string[] = [];
     for (let k = 0; k < 5; k++) {
       const started = Date.now();
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to: [`26097222000${k}`], message: `redis away ${k}` });
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .send({ from: 'ACME', to: [`26097222000${k}`], message: `redis away ${k}` });
       latencies.push(Date.now() - started);
       expect(res.status).toBe(200);
       refs.push(res.body.api_reference);
     }
-    const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE id IN (?) AND enqueued_at IS NULL', [refs]);
+    const [{ n }] = await t.ds.query(
+      'SELECT COUNT(*) AS n FROM send_requests WHERE id IN (?) AND enqueued_at IS NULL',
+      [refs],
+    );
     expect(Number(n)).toBe(5);
     console.info(`send latency with Redis down (ms): ${latencies.join(', ')}`);
     await redis.start(); // for the clean-up of the suite's queue keys
@@ -228,7 +279,15 @@ describe('a worker killed in the middle of a job', () => {
   const startWorker = () => {
     const env = {
       ...process.env,
-      ...testEnv(name, { SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMS_CONCURRENCY: '1', QUEUE_LOCK_MS: String(LOCK_MS), SMPP_TPS: '50', DISPATCH_SLICE: '10', LOG_LEVEL: 'error' }),
+      ...testEnv(name, {
+        SMS_TRANSPORT: 'smpp',
+        SMPP_URL: smsc.url,
+        SMS_CONCURRENCY: '1',
+        QUEUE_LOCK_MS: String(LOCK_MS),
+        SMPP_TPS: '50',
+        DISPATCH_SLICE: '10',
+        LOG_LEVEL: 'error',
+      }),
     };
     const w = spawn(process.execPath, ['dist/worker.js'], { env, stdio: 'ignore' });
     workers.push(w);
@@ -248,7 +307,11 @@ describe('a worker killed in the middle of a job', () => {
 
   it('has its job taken over by another worker within about QUEUE_LOCK_MS, repeating at most the slice in flight', async () => {
     const to = numbers(150, 500_000);
-    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to, message: 'takeover' });
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to, message: 'takeover' });
     expect(res.status).toBe(200);
     const first = startWorker();
     await waitFor(async () => smsc.received.length >= 20, 30_000, 'first worker under way');
@@ -260,10 +323,16 @@ describe('a worker killed in the middle of a job', () => {
     startWorker(); // a replacement, at once: it finds the job still locked by the dead one
     await waitFor(async () => smsc.received.length > seenAtKill, 60_000, 'the job resumed');
     const takeoverMs = smsc.received[seenAtKill].at - killedAt;
-    await waitFor(async () => (await countByStatus(t, [res.body.api_reference])).SENT === 150, 60_000, 'all SENT');
+    await waitFor(
+      async () => (await countByStatus(t, [res.body.api_reference])).SENT === 150,
+      60_000,
+      'all SENT',
+    );
     const repeated = to.filter((n) => smsc.countByDestination(n) > 1).length;
     expect(to.filter((n) => smsc.countByDestination(n) === 0)).toEqual([]);
     expect(repeated).toBeLessThanOrEqual(10); // DISPATCH_SLICE
-    console.info(`worker killed mid-job with QUEUE_LOCK_MS=${LOCK_MS}: resumed by another worker after ${takeoverMs} ms; ${repeated} message(s) sent twice`);
+    console.info(
+      `worker killed mid-job with QUEUE_LOCK_MS=${LOCK_MS}: resumed by another worker after ${takeoverMs} ms; ${repeated} message(s) sent twice`,
+    );
   }, 120_000);
 });

@@ -22,19 +22,26 @@ describe('request logs under a flood of refusals', () => {
   });
   afterAll(async () => t?.close());
 
-  const send = (key: string) => t.http().post(SMS).set('X-API-Key', key).send({ from: 'ACME', to: '260971234567', message: 'hi' });
+  const send = (key: string) =>
+    t.http().post(SMS).set('X-API-Key', key).send({ from: 'ACME', to: '260971234567', message: 'hi' });
   const rows = async (keyId: string) =>
-    (await logDb.query('SELECT status, repeat_count FROM request_logs WHERE api_key_id = ? ORDER BY id', [keyId])) as Array<{
+    (await logDb.query('SELECT status, repeat_count FROM request_logs WHERE api_key_id = ? ORDER BY id', [
+      keyId,
+    ])) as Array<{
       status: number;
       repeat_count: number;
     }>;
 
   /** The 429 rows of a key once they add up to `n` refusals. */
   const refusalRows = (keyId: string, n: number) =>
-    waitFor(async () => {
-      const r = (await rows(keyId)).filter((x) => x.status === 429);
-      return r.reduce((sum, x) => sum + x.repeat_count, 0) === n ? r : null;
-    }, 15_000, `429 rows adding up to ${n}`);
+    waitFor(
+      async () => {
+        const r = (await rows(keyId)).filter((x) => x.status === 429);
+        return r.reduce((sum, x) => sum + x.repeat_count, 0) === n ? r : null;
+      },
+      15_000,
+      `429 rows adding up to ${n}`,
+    );
 
   it('writes the 429s of one key in a window as one row carrying their count, apart from other keys', async () => {
     expect((await send(limited.key)).status).toBe(200);
@@ -45,7 +52,9 @@ describe('request logs under a flood of refusals', () => {
     // Sent at once, the 30 fall in one window (a window is 3 s); however slow the machine, they are never 30 rows.
     const mine = await refusalRows(limited.apiKey.id, 30);
     expect(mine.length).toBeLessThanOrEqual(2);
-    expect((await rows(limited.apiKey.id)).filter((x) => x.status === 200)).toEqual([{ status: 200, repeat_count: 1 }]);
+    expect((await rows(limited.apiKey.id)).filter((x) => x.status === 200)).toEqual([
+      { status: 200, repeat_count: 1 },
+    ]);
     const theirs = await refusalRows(other.apiKey.id, 3);
     expect(theirs.length).toBeLessThanOrEqual(2);
   });

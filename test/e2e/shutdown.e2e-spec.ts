@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpDrain } from '../../src/modules/health/http-drain.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { freePort } from '../support/redis-instance.js';
-import { MYSQL_ROOT, dropTestState, startTestApp, testEnv, uniqueName, type TestApp } from '../support/test-app.js';
+import {
+  MYSQL_ROOT,
+  dropTestState,
+  startTestApp,
+  testEnv,
+  uniqueName,
+  type TestApp,
+} from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,7 +31,11 @@ function ensureBuilt(): void {
       return Math.max(m, e.isDirectory() ? newest(p, ext) : e.name.endsWith(ext) ? statSync(p).mtimeMs : 0);
     }, 0);
   if (existsSync(MAIN) && newest(join(ROOT, 'dist'), '.js') >= newest(join(ROOT, 'src'), '.ts')) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe', timeout: 90_000 });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: ROOT, stdio: 'pipe', timeout: 90_000 },
+  );
 }
 
 /** One raw HTTP/1.1 exchange on a socket of our own, so keep-alive and timing are in the test's hands. */
@@ -50,15 +61,24 @@ class RawClient {
 
   /** Resolves with status, headers and body of the first complete response (Content-Length framed). */
   response(ms = 10_000): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-    return waitFor(async () => {
-      const end = this.data.indexOf('\r\n\r\n');
-      if (end < 0) return undefined;
-      const [statusLine, ...headerLines] = this.data.slice(0, end).split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      const body = this.data.slice(end + 4);
-      if (Buffer.byteLength(body) < Number(headers['content-length'] ?? 0)) return undefined;
-      return { status: Number(statusLine.split(' ')[1]), headers, body };
-    }, ms, 'a response');
+    return waitFor(
+      async () => {
+        const end = this.data.indexOf('\r\n\r\n');
+        if (end < 0) return undefined;
+        const [statusLine, ...headerLines] = this.data.slice(0, end).split('\r\n');
+        const headers = Object.fromEntries(
+          headerLines.map((l) => [
+            l.slice(0, l.indexOf(':')).toLowerCase(),
+            l.slice(l.indexOf(':') + 1).trim(),
+          ]),
+        );
+        const body = this.data.slice(end + 4);
+        if (Buffer.byteLength(body) < Number(headers['content-length'] ?? 0)) return undefined;
+        return { status: Number(statusLine.split(' ')[1]), headers, body };
+      },
+      ms,
+      'a response',
+    );
   }
 }
 
@@ -79,7 +99,11 @@ describe('graceful shutdown of the HTTP app (app.close(), in process)', () => {
   });
 
   it('turns readiness 503, refuses new connections, answers late requests 503 Connection: close, and lets the in-flight one finish', async () => {
-    const body = JSON.stringify({ from: 'ACME', to: ['260971234567', '260971234568'], message: 'in flight at shutdown' });
+    const body = JSON.stringify({
+      from: 'ACME',
+      to: ['260971234567', '260971234568'],
+      message: 'in flight at shutdown',
+    });
     const split = Math.floor(body.length / 2);
     // In flight: headers and half the body sent before the shutdown starts.
     const inflight = new RawClient(port);
@@ -94,7 +118,9 @@ describe('graceful shutdown of the HTTP app (app.close(), in process)', () => {
     const lateProbe = new RawClient(port);
     await lateProbe.write('GET /health/ready HTTP/1.1\r\nHost: x\r\n');
     const lateSend = new RawClient(port);
-    await lateSend.write(`POST /api/v1/json/bulk/sms HTTP/1.1\r\nHost: x\r\nX-API-Key: ${tenant.key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n`);
+    await lateSend.write(
+      `POST /api/v1/json/bulk/sms HTTP/1.1\r\nHost: x\r\nX-API-Key: ${tenant.key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n`,
+    );
     const drain = t.app.get(HttpDrain);
     await waitFor(async () => drain.inFlightCount === 1, 2000, 'the request in flight');
 
@@ -122,7 +148,10 @@ describe('graceful shutdown of the HTTP app (app.close(), in process)', () => {
     expect(refusedSend.status).toBe(503);
     expect(refusedSend.headers.connection).toBe('close');
     expect(refusedSend.headers['retry-after']).toBeDefined();
-    expect(JSON.parse(refusedSend.body)).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(JSON.parse(refusedSend.body)).toMatchObject({
+      success: false,
+      error: { code: 'SERVICE_UNAVAILABLE' },
+    });
 
     // Shutdown waits for the request in flight, which still reaches MySQL and Redis.
     await new Promise((r) => setTimeout(r, 300));
@@ -136,10 +165,14 @@ describe('graceful shutdown of the HTTP app (app.close(), in process)', () => {
     await closing;
     const db = await createConnection({ host: '127.0.0.1', user: 'root', database: t.name });
     try {
-      const [rows] = await db.query('SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ?', [answer.api_reference]);
+      const [rows] = await db.query('SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ?', [
+        answer.api_reference,
+      ]);
       expect(Number((rows as Array<{ n: number }>)[0].n)).toBe(2);
       // Drained before the log writer's last flush and before the log database closed: its request-log row is there.
-      const [logs] = await db.query(`SELECT status FROM \`${t.name}_log\`.request_logs WHERE request_id = 'drain-inflight'`);
+      const [logs] = await db.query(
+        `SELECT status FROM \`${t.name}_log\`.request_logs WHERE request_id = 'drain-inflight'`,
+      );
       expect(logs).toEqual([{ status: 200 }]);
     } finally {
       await db.end();
@@ -155,7 +188,11 @@ interface Child {
 
 function startMain(env: Record<string, string>): Child {
   const lines: string[] = [];
-  const proc = spawn(process.execPath, [MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let buf = '';
   const take = (d: Buffer) => {
     buf += d.toString('utf8');
@@ -172,7 +209,11 @@ function startMain(env: Record<string, string>): Child {
 }
 
 async function untilReady(port: number): Promise<void> {
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200, 30_000, 'the child to be ready');
+  await waitFor(
+    async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200,
+    30_000,
+    'the child to be ready',
+  );
 }
 
 describe('SIGTERM to node dist/main.js', () => {
@@ -188,7 +229,8 @@ describe('SIGTERM to node dist/main.js', () => {
     await t.app.close();
   }, 120_000);
   afterAll(async () => {
-    for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
+    for (const c of children)
+      if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
     await dropTestState(name);
   });
 
@@ -208,11 +250,26 @@ describe('SIGTERM to node dist/main.js', () => {
     await untilReady(port);
 
     const to = Array.from({ length: 5000 }, (_, i) => `26096${String(1000000 + i).padStart(7, '0')}`);
-    const payload = JSON.stringify({ from: 'ACME', to, message: 'shutdown test', user_reference_id: `sigterm-${name}` });
+    const payload = JSON.stringify({
+      from: 'ACME',
+      to,
+      message: 'shutdown test',
+      user_reference_id: `sigterm-${name}`,
+    });
     const started = Date.now();
     const outcome = new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port, method: 'POST', path: '/api/v1/json/bulk/sms', headers: { 'X-API-Key': tenant.key, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/v1/json/bulk/sms',
+          headers: {
+            'X-API-Key': tenant.key,
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(payload),
+          },
+        },
         (res) => {
           let body = '';
           res.setEncoding('utf8');
@@ -233,15 +290,23 @@ describe('SIGTERM to node dist/main.js', () => {
     let stored: number;
     let request: { id: string; enqueued_at: Date | null } | undefined;
     try {
-      const [reqs] = await db.query('SELECT CAST(id AS CHAR) AS id, enqueued_at FROM send_requests WHERE user_reference_id = ?', [`sigterm-${name}`]);
+      const [reqs] = await db.query(
+        'SELECT CAST(id AS CHAR) AS id, enqueued_at FROM send_requests WHERE user_reference_id = ?',
+        [`sigterm-${name}`],
+      );
       request = (reqs as Array<{ id: string; enqueued_at: Date | null }>)[0];
-      const [rows] = await db.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ? AND send_request_id IN (SELECT id FROM send_requests WHERE user_reference_id = ?)', [tenant.account.id, `sigterm-${name}`]);
+      const [rows] = await db.query(
+        'SELECT COUNT(*) AS n FROM messages WHERE account_id = ? AND send_request_id IN (SELECT id FROM send_requests WHERE user_reference_id = ?)',
+        [tenant.account.id, `sigterm-${name}`],
+      );
       stored = Number((rows as Array<{ n: number }>)[0].n);
     } finally {
       await db.end();
     }
     // The kill landed while the request was being handled: the drain said so.
-    expect(child.lines.some((l) => /draining: no new connections; 1 request\(s\) in flight/.test(l))).toBe(true);
+    expect(child.lines.some((l) => /draining: no new connections; 1 request\(s\) in flight/.test(l))).toBe(
+      true,
+    );
     if ('status' in result && result.status === 200) {
       expect(stored).toBe(5000);
       expect(JSON.parse(result.body).data).toHaveLength(5000);
@@ -249,7 +314,9 @@ describe('SIGTERM to node dist/main.js', () => {
         const queue = new Bull('sms', { redis: 'redis://127.0.0.1:6379', prefix: name });
         try {
           const jobs = await queue.getJobs(['waiting', 'delayed', 'paused', 'active']);
-          const ids = jobs.filter((j) => j?.data.sendRequestId === request!.id).flatMap((j) => j.data.messageIds as string[]);
+          const ids = jobs
+            .filter((j) => j?.data.sendRequestId === request!.id)
+            .flatMap((j) => j.data.messageIds as string[]);
           expect(new Set(ids).size).toBe(5000);
         } finally {
           await queue.close();
@@ -269,7 +336,9 @@ describe('SIGTERM to node dist/main.js', () => {
     await untilReady(port);
     // A request whose body never finishes arriving.
     const stuck = new RawClient(port);
-    await stuck.write(`POST /api/v1/json/bulk/sms HTTP/1.1\r\nHost: x\r\nX-API-Key: ${tenant.key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"from":`);
+    await stuck.write(
+      `POST /api/v1/json/bulk/sms HTTP/1.1\r\nHost: x\r\nX-API-Key: ${tenant.key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"from":`,
+    );
     await new Promise((r) => setTimeout(r, 200));
     const killedAt = Date.now();
     child.proc.kill('SIGTERM');
@@ -277,7 +346,11 @@ describe('SIGTERM to node dist/main.js', () => {
     expect(exit.code).toBe(1);
     expect(exit.at - killedAt).toBeGreaterThanOrEqual(1900);
     expect(exit.at - killedAt).toBeLessThan(4000);
-    expect(child.lines.some((l) => /graceful shutdown did not finish within SHUTDOWN_GRACE_MS=2000 ms; forcing exit/.test(l))).toBe(true);
+    expect(
+      child.lines.some((l) =>
+        /graceful shutdown did not finish within SHUTDOWN_GRACE_MS=2000 ms; forcing exit/.test(l),
+      ),
+    ).toBe(true);
     stuck.socket.destroy();
   }, 60_000);
 });

@@ -15,7 +15,8 @@ import { waitFor } from '../support/wait.js';
 const SMS = '/api/v1/json/bulk/sms';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits for the condition but does not throw: the test prints its figures, then asserts them. */
-const settle = (check: () => Promise<boolean>, ms: number) => waitFor(async () => check().catch(() => false), ms).catch(() => undefined);
+const settle = (check: () => Promise<boolean>, ms: number) =>
+  waitFor(async () => check().catch(() => false), ms).catch(() => undefined);
 let block = 0;
 /** n destinations never used before in this file. */
 const numbers = (n: number) => {
@@ -24,13 +25,21 @@ const numbers = (n: number) => {
 };
 
 async function send(t: TestApp, tenant: Tenant, to: string[], message = 'delivery promise'): Promise<string> {
-  const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to, message }).timeout(30_000);
+  const res = await t
+    .http()
+    .post(SMS)
+    .set('X-API-Key', tenant.key)
+    .send({ from: 'ACME', to, message })
+    .timeout(30_000);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return String(res.body.api_reference);
 }
 
 async function statusCounts(t: TestApp, refs: string[]): Promise<Record<string, number>> {
-  const rows = (await t.ds.query('SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id IN (?) GROUP BY status', [refs])) as Array<{
+  const rows = (await t.ds.query(
+    'SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id IN (?) GROUP BY status',
+    [refs],
+  )) as Array<{
     status: string;
     n: string;
   }>;
@@ -59,7 +68,15 @@ describe('receipts arriving while MySQL is down', () => {
   beforeAll(async () => {
     mariadb = await MariaDbInstance.start();
     smsc = await startSmppPeer({ redeliverReceiptsAfterMs: 500 });
-    t = await startTestApp({ DATABASE_URL: mariadb.databaseUrl(name), RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url }, name);
+    t = await startTestApp(
+      {
+        DATABASE_URL: mariadb.databaseUrl(name),
+        RUN_WORKERS: 'true',
+        SMS_TRANSPORT: 'smpp',
+        SMPP_URL: smsc.url,
+      },
+      name,
+    );
     tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '0.01' } });
     t.app.useLogger(false);
   }, 60_000);
@@ -71,7 +88,11 @@ describe('receipts arriving while MySQL is down', () => {
 
   it('are refused (ESME_RX_T_APPN) until stored, redelivered by the SMSC, and every message ends DELIVERED', async () => {
     const to = numbers(300);
-    const refs = [await send(t, tenant, to.slice(0, 100)), await send(t, tenant, to.slice(100, 200)), await send(t, tenant, to.slice(200))];
+    const refs = [
+      await send(t, tenant, to.slice(0, 100)),
+      await send(t, tenant, to.slice(100, 200)),
+      await send(t, tenant, to.slice(200)),
+    ];
     await waitFor(async () => (await statusCounts(t, refs)).SENT === 300, 30_000, '300 SENT');
     const ids = smsc.received.map((r) => r.messageId);
     expect(ids).toHaveLength(300);
@@ -110,7 +131,14 @@ describe('MySQL restarted during dispatch', () => {
     mariadb = await MariaDbInstance.start();
     smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 20, redeliverReceiptsAfterMs: 500 });
     t = await startTestApp(
-      { DATABASE_URL: mariadb.databaseUrl(name), RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMPP_TPS: '400', DISPATCH_SLICE: '50' },
+      {
+        DATABASE_URL: mariadb.databaseUrl(name),
+        RUN_WORKERS: 'true',
+        SMS_TRANSPORT: 'smpp',
+        SMPP_URL: smsc.url,
+        SMPP_TPS: '400',
+        DISPATCH_SLICE: '50',
+      },
       name,
     );
     tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '0.01' } });
@@ -136,7 +164,9 @@ describe('MySQL restarted during dispatch', () => {
     }
     await settle(async () => (await statusCounts(t, refs)).DELIVERED === to.length, 90_000);
     const { missing, extra } = duplicates(smsc, to);
-    console.info(`MySQL restarts during dispatch: ${restarts} restarts, ${to.length} messages, ${smsc.stats.submits} submit_sm, ${extra} duplicates, ${missing} missing`);
+    console.info(
+      `MySQL restarts during dispatch: ${restarts} restarts, ${to.length} messages, ${smsc.stats.submits} submit_sm, ${extra} duplicates, ${missing} missing`,
+    );
     expect(restarts).toBeGreaterThan(0);
     expect(missing).toBe(0);
     expect(extra).toBe(0);
@@ -151,7 +181,12 @@ describe('concurrent sends and a slow SMSC', () => {
 
   beforeAll(async () => {
     smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', redeliverReceiptsAfterMs: 200 });
-    t = await startTestApp({ RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMPP_RESPONSE_TIMEOUT_MS: '300' });
+    t = await startTestApp({
+      RUN_WORKERS: 'true',
+      SMS_TRANSPORT: 'smpp',
+      SMPP_URL: smsc.url,
+      SMPP_RESPONSE_TIMEOUT_MS: '300',
+    });
     tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '0.01' } });
   });
   afterAll(async () => {
@@ -164,7 +199,9 @@ describe('concurrent sends and a slow SMSC', () => {
     const refs = await Promise.all(lists.map((to) => send(t, tenant, to)));
     await settle(async () => (await statusCounts(t, refs)).DELIVERED === 500, 60_000);
     const { missing, extra } = duplicates(smsc, lists.flat());
-    console.info(`five concurrent 100-recipient sends: ${smsc.stats.submits} submit_sm for 500 messages, ${extra} duplicates`);
+    console.info(
+      `five concurrent 100-recipient sends: ${smsc.stats.submits} submit_sm for 500 messages, ${extra} duplicates`,
+    );
     expect({ missing, extra }).toEqual({ missing: 0, extra: 0 });
   }, 90_000);
 
@@ -175,7 +212,9 @@ describe('concurrent sends and a slow SMSC', () => {
       const ref = await send(t, tenant, to);
       await settle(async () => (await statusCounts(t, [ref])).DELIVERED === 60, 60_000);
       const { missing, extra } = duplicates(smsc, to);
-      console.info(`SMSC answering after 1.2 s with a 0.3 s response timeout: 60 messages, ${extra} duplicates`);
+      console.info(
+        `SMSC answering after 1.2 s with a 0.3 s response timeout: 60 messages, ${extra} duplicates`,
+      );
       expect({ missing, extra }).toEqual({ missing: 0, extra: 0 });
     } finally {
       smsc.options.respondDelayMs = 0;

@@ -26,7 +26,13 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
 
   beforeAll(async () => {
     smsc = await startNetSmppSmsc();
-    t = await startTestApp({ RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMPP_UNMATCHED_RECEIPT_TTL_MS: '1000', METRICS_TOKEN: METRICS });
+    t = await startTestApp({
+      RUN_WORKERS: 'true',
+      SMS_TRANSPORT: 'smpp',
+      SMPP_URL: smsc.url,
+      SMPP_UNMATCHED_RECEIPT_TTL_MS: '1000',
+      METRICS_TOKEN: METRICS,
+    });
     tenant = await createTenant(t, { balances: { sms: '1000' }, prices: { sms: '0.01' } });
   });
   afterAll(async () => {
@@ -34,28 +40,45 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
     await smsc?.close();
   });
 
-  async function send(to: string[], message: string): Promise<Map<string, { status: string; reason: string | null }>> {
+  async function send(
+    to: string[],
+    message: string,
+  ): Promise<Map<string, { status: string; reason: string | null }>> {
     const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to, message });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const ref = res.body.api_reference;
     const read = async () =>
-      (await t.ds.query('SELECT recipient, status, reason FROM messages WHERE send_request_id = ?', [ref])) as Array<{
+      (await t.ds.query('SELECT recipient, status, reason FROM messages WHERE send_request_id = ?', [
+        ref,
+      ])) as Array<{
         recipient: string;
         status: string;
         reason: string | null;
       }>;
-    await waitFor(async () => (await read()).every((m) => !['ACKNOWLEDGED', 'SENT'].includes(m.status)), 20_000, 'every message final').catch(() => undefined);
-    return new Map((await read()).map((m) => [m.recipient.replace(/^\+/, ''), { status: m.status, reason: m.reason }]));
+    await waitFor(
+      async () => (await read()).every((m) => !['ACKNOWLEDGED', 'SENT'].includes(m.status)),
+      20_000,
+      'every message final',
+    ).catch(() => undefined);
+    return new Map(
+      (await read()).map((m) => [m.recipient.replace(/^\+/, ''), { status: m.status, reason: m.reason }]),
+    );
   }
 
   it('matches receipts written in decimal, zero-padded, TLV-only, text-only and ahead of submit_sm_resp: each message DELIVERED, sent once', async () => {
     const to = ['260977000010', '260977000011', '260977000012', '260977000013', '260977000014'];
     const states = await send(to, 'hello from the other side');
-    expect(Object.fromEntries(states)).toEqual(Object.fromEntries(to.map((n) => [n, { status: 'DELIVERED', reason: null }])));
+    expect(Object.fromEntries(states)).toEqual(
+      Object.fromEntries(to.map((n) => [n, { status: 'DELIVERED', reason: null }])),
+    );
     for (const n of to) expect(smsc.submits.filter((s) => s.destination === n)).toHaveLength(1);
     expect(smsc.receiptResponses.filter((s) => s !== 0)).toEqual([]);
-    const stored = (await t.ds.query('SELECT provider_message_id FROM message_parts ORDER BY provider_message_id')) as Array<{ provider_message_id: string }>;
-    expect(stored.map((p) => p.provider_message_id)).toEqual(expect.arrayContaining(smsc.submits.map((s) => s.id)));
+    const stored = (await t.ds.query(
+      'SELECT provider_message_id FROM message_parts ORDER BY provider_message_id',
+    )) as Array<{ provider_message_id: string }>;
+    expect(stored.map((p) => p.provider_message_id)).toEqual(
+      expect.arrayContaining(smsc.submits.map((s) => s.id)),
+    );
   });
 
   it('stores one provider id per part; a multipart message is DELIVERED only when every part is, else takes the worst part', async () => {
@@ -67,14 +90,21 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
     for (const n of [...allDelivered, firstPartLost]) {
       const sent = smsc.submits.filter((s) => s.destination === n);
       expect(sent.map((s) => `${s.seq}/${s.total}`).sort()).toEqual(['1/2', '2/2']);
-      const [{ id }] = (await t.ds.query('SELECT id FROM messages WHERE recipient LIKE ?', [`%${n}`])) as Array<{ id: string }>;
-      const parts = (await t.ds.query('SELECT part, provider_message_id, status FROM message_parts WHERE message_id = ? ORDER BY part', [id])) as Array<{
+      const [{ id }] = (await t.ds.query('SELECT id FROM messages WHERE recipient LIKE ?', [
+        `%${n}`,
+      ])) as Array<{ id: string }>;
+      const parts = (await t.ds.query(
+        'SELECT part, provider_message_id, status FROM message_parts WHERE message_id = ? ORDER BY part',
+        [id],
+      )) as Array<{
         part: number;
         provider_message_id: string;
         status: string;
       }>;
       expect(parts.map((p) => p.provider_message_id).sort()).toEqual(sent.map((s) => s.id).sort());
-      expect(parts.map((p) => p.status).sort()).toEqual(n === firstPartLost ? ['DELIVERED', 'UNDELIVERED'] : ['DELIVERED', 'DELIVERED']);
+      expect(parts.map((p) => p.status).sort()).toEqual(
+        n === firstPartLost ? ['DELIVERED', 'UNDELIVERED'] : ['DELIVERED', 'DELIVERED'],
+      );
     }
   });
 
@@ -82,7 +112,9 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
     const states = await send(['260977000016'], 'and one stray receipt');
     expect(states.get('260977000016')?.status).toBe('DELIVERED');
     const stray = async () =>
-      (await t.ds.query(`SELECT applied_at, expired_at FROM ${t.name}_notification.delivery_reports WHERE provider_message_id = '999999999'`)) as Array<{
+      (await t.ds.query(
+        `SELECT applied_at, expired_at FROM ${t.name}_notification.delivery_reports WHERE provider_message_id = '999999999'`,
+      )) as Array<{
         applied_at: Date | null;
         expired_at: Date | null;
       }>;

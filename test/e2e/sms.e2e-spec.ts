@@ -14,9 +14,17 @@ describe('POST /api/v1/json/bulk/sms', () => {
   });
   afterAll(async () => t?.close());
 
-  const send = (body: unknown, key = tenant.key) => t.http().post(SMS).set('X-API-Key', key).send(body as object);
+  const send = (body: unknown, key = tenant.key) =>
+    t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', key)
+      .send(body as object);
   const rowsOf = async (ref: string) =>
-    (await t.ds.query('SELECT recipient, status, reason FROM messages WHERE send_request_id = ? ORDER BY id', [ref])) as Array<{
+    (await t.ds.query(
+      'SELECT recipient, status, reason FROM messages WHERE send_request_id = ? ORDER BY id',
+      [ref],
+    )) as Array<{
       recipient: string;
       status: string;
       reason: string | null;
@@ -27,47 +35,94 @@ describe('POST /api/v1/json/bulk/sms', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       api_reference: expect.stringMatching(/^\d{19}$/),
-      data: [{ message_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), mobile_number: '260971234567', status: 'ACKNOWLEDGED' }],
+      data: [
+        {
+          message_id: expect.stringMatching(
+            /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+          ),
+          mobile_number: '260971234567',
+          status: 'ACKNOWLEDGED',
+        },
+      ],
       message: 'successful',
       success: true,
     });
     expect(res.headers['x-request-id']).toBeTruthy();
-    const [req] = await t.ds.query('SELECT sender, body, recipient_count, accepted_count FROM send_requests WHERE id = ?', [res.body.api_reference]);
+    const [req] = await t.ds.query(
+      'SELECT sender, body, recipient_count, accepted_count FROM send_requests WHERE id = ?',
+      [res.body.api_reference],
+    );
     expect(req).toMatchObject({ sender: 'ACME', body: 'Hello', recipient_count: 1, accepted_count: 1 });
-    expect(await rowsOf(res.body.api_reference)).toEqual([{ recipient: '260971234567', status: 'ACKNOWLEDGED', reason: null }]);
+    expect(await rowsOf(res.body.api_reference)).toEqual([
+      { recipient: '260971234567', status: 'ACKNOWLEDGED', reason: null },
+    ]);
   });
 
   it('accepts the older field names sender_id / recipient / message_body', async () => {
-    const res = await send({ sender_id: 'ACME', recipient: ['260971234567', '260971234568'], message_body: 'Legacy' });
+    const res = await send({
+      sender_id: 'ACME',
+      recipient: ['260971234567', '260971234568'],
+      message_body: 'Legacy',
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data.map((d: { mobile_number: string }) => d.mobile_number)).toEqual(['260971234567', '260971234568']);
-    const [req] = await t.ds.query('SELECT sender, body FROM send_requests WHERE id = ?', [res.body.api_reference]);
+    expect(res.body.data.map((d: { mobile_number: string }) => d.mobile_number)).toEqual([
+      '260971234567',
+      '260971234568',
+    ]);
+    const [req] = await t.ds.query('SELECT sender, body FROM send_requests WHERE id = ?', [
+      res.body.api_reference,
+    ]);
     expect(req).toEqual({ sender: 'ACME', body: 'Legacy' });
   });
 
   it('normalises numbers, sends a repeated number once and rejects invalid ones without sinking the batch', async () => {
-    const res = await send({ from: 'ACME', to: ['+260 97-123.4567', '00260971234567', '(260)971234569', '0971234567', 'abc'], message: 'x' });
+    const res = await send({
+      from: 'ACME',
+      to: ['+260 97-123.4567', '00260971234567', '(260)971234569', '0971234567', 'abc'],
+      message: 'x',
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([
       { message_id: expect.any(String), mobile_number: '260971234567', status: 'ACKNOWLEDGED' },
       { message_id: expect.any(String), mobile_number: '260971234569', status: 'ACKNOWLEDGED' },
-      { message_id: expect.any(String), mobile_number: '0971234567', status: 'REJECTED', reason: 'INVALID_NUMBER' },
+      {
+        message_id: expect.any(String),
+        mobile_number: '0971234567',
+        status: 'REJECTED',
+        reason: 'INVALID_NUMBER',
+      },
       { message_id: expect.any(String), mobile_number: 'abc', status: 'REJECTED', reason: 'INVALID_NUMBER' },
     ]);
     const rows = await rowsOf(res.body.api_reference);
     expect(rows.map((r) => r.status)).toEqual(['ACKNOWLEDGED', 'ACKNOWLEDGED', 'REJECTED', 'REJECTED']);
     const queued = await queuedMessageIds(t.queue('sms'));
-    const [ids] = [await t.ds.query("SELECT id, status FROM messages WHERE send_request_id = ?", [res.body.api_reference])];
+    const [ids] = [
+      await t.ds.query('SELECT id, status FROM messages WHERE send_request_id = ?', [res.body.api_reference]),
+    ];
     for (const row of ids as Array<{ id: string; status: string }>) {
       expect(queued.includes(row.id)).toBe(row.status === 'ACKNOWLEDGED');
     }
   });
 
   it('stores callback_url, source and user_reference_id', async () => {
-    const res = await send({ from: 'ACME', to: '260971234567', message: 'x', callback_url: 'https://example.com/hook', source: 'billing', user_reference_id: 'ref-store-1' });
+    const res = await send({
+      from: 'ACME',
+      to: '260971234567',
+      message: 'x',
+      callback_url: 'https://example.com/hook',
+      source: 'billing',
+      user_reference_id: 'ref-store-1',
+    });
     expect(res.status).toBe(200);
-    const [req] = await t.ds.query('SELECT callback_url, source, user_reference_id FROM send_requests WHERE id = ?', [res.body.api_reference]);
-    expect(req).toEqual({ callback_url: 'https://example.com/hook', source: 'billing', user_reference_id: 'ref-store-1' });
+    const [req] = await t.ds.query(
+      'SELECT callback_url, source, user_reference_id FROM send_requests WHERE id = ?',
+      [res.body.api_reference],
+    );
+    expect(req).toEqual({
+      callback_url: 'https://example.com/hook',
+      source: 'billing',
+      user_reference_id: 'ref-store-1',
+    });
   });
 
   it('stores 5,000 recipients in MySQL and queues all of them in Redis in chunks', async () => {
@@ -75,13 +130,21 @@ describe('POST /api/v1/json/bulk/sms', () => {
     const res = await send({ from: 'ACME', to, message: 'bulk' });
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(5000);
-    const [{ n }] = await t.ds.query("SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status = 'ACKNOWLEDGED'", [res.body.api_reference]);
+    const [{ n }] = await t.ds.query(
+      "SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status = 'ACKNOWLEDGED'",
+      [res.body.api_reference],
+    );
     expect(Number(n)).toBe(5000);
-    const jobs = (await t.queue('sms').getJobs(['waiting'])).filter((j) => j.data.sendRequestId === res.body.api_reference);
+    const jobs = (await t.queue('sms').getJobs(['waiting'])).filter(
+      (j) => j.data.sendRequestId === res.body.api_reference,
+    );
     expect(jobs.length).toBeGreaterThan(1);
     expect(jobs.length).toBeLessThan(5000);
     expect(new Set(jobs.flatMap((j) => j.data.messageIds)).size).toBe(5000);
-    const [{ enq }] = await t.ds.query('SELECT enqueued_at IS NOT NULL AS enq FROM send_requests WHERE id = ?', [res.body.api_reference]);
+    const [{ enq }] = await t.ds.query(
+      'SELECT enqueued_at IS NOT NULL AS enq FROM send_requests WHERE id = ?',
+      [res.body.api_reference],
+    );
     expect(Number(enq)).toBe(1);
   });
 
@@ -94,14 +157,30 @@ describe('POST /api/v1/json/bulk/sms', () => {
       ['to of the wrong type', { from: 'ACME', to: 260971234567, message: 'x' }, 'to'],
       ['a number inside the to list', { from: 'ACME', to: ['260971234567', 5], message: 'x' }, 'to'],
       ['message of the wrong type', { from: 'ACME', to: '260971234567', message: 42 }, 'message'],
-      ['from and sender_id differ', { from: 'ACME', sender_id: 'OTHER', to: '260971234567', message: 'x' }, 'from'],
-      ['sender id longer than 11 characters', { from: 'ACMECORPORATION', to: '260971234567', message: 'x' }, 'from'],
+      [
+        'from and sender_id differ',
+        { from: 'ACME', sender_id: 'OTHER', to: '260971234567', message: 'x' },
+        'from',
+      ],
+      [
+        'sender id longer than 11 characters',
+        { from: 'ACMECORPORATION', to: '260971234567', message: 'x' },
+        'from',
+      ],
       ['sender id of 16 digits', { from: '1234567890123456', to: '260971234567', message: 'x' }, 'from'],
-      ['source too long', { from: 'ACME', to: '260971234567', message: 'x', source: 'x'.repeat(256) }, 'source'],
+      [
+        'source too long',
+        { from: 'ACME', to: '260971234567', message: 'x', source: 'x'.repeat(256) },
+        'source',
+      ],
     ])('refuses %s with VALIDATION_ERROR naming the field', async (_name, body, field) => {
       const res = await send(body);
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' }, request_id: expect.any(String) });
+      expect(res.body).toMatchObject({
+        success: false,
+        error: { code: 'VALIDATION_ERROR' },
+        request_id: expect.any(String),
+      });
       expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
     });
 
@@ -153,9 +232,19 @@ describe('POST /api/v1/json/bulk/sms', () => {
 
   describe('framework errors in the one error shape', () => {
     it('answers malformed JSON with 400 MALFORMED_BODY', async () => {
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).set('Content-Type', 'application/json').send('{"from": "ACME",');
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .set('Content-Type', 'application/json')
+        .send('{"from": "ACME",');
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, message: expect.any(String), error: { code: 'MALFORMED_BODY', details: [] }, request_id: expect.any(String) });
+      expect(res.body).toEqual({
+        success: false,
+        message: expect.any(String),
+        error: { code: 'MALFORMED_BODY', details: [] },
+        request_id: expect.any(String),
+      });
     });
 
     it('answers a JSON array body with 400 VALIDATION_ERROR', async () => {
@@ -165,7 +254,12 @@ describe('POST /api/v1/json/bulk/sms', () => {
     });
 
     it('answers a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {
-      const res = await t.http().post(SMS).set('X-API-Key', tenant.key).set('Content-Type', 'application/json').send(`{"message":"${'a'.repeat(5 * 1024 * 1024)}"}`);
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .set('Content-Type', 'application/json')
+        .send(`{"message":"${'a'.repeat(5 * 1024 * 1024)}"}`);
       expect(res.status).toBe(413);
       expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
     });

@@ -19,7 +19,11 @@ interface Run {
 function run(command: string, args: string[], env: Record<string, string>): Run {
   let out = '';
   const proc = killOnExit(
-    spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn(command, args, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
   );
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -63,7 +67,10 @@ describe('start-up and shutdown, in plain words', () => {
     expect(lines.length, text).toBe(nonEmpty(text).length);
     const warns = lines.filter((l) => l.level === 'warn');
     expect(warns.length).toBeGreaterThanOrEqual(1);
-    for (const w of warns) expect(w.msg).toMatch(new RegExp(`^waiting for MySQL at 127\\.0\\.0\\.1:${dead}: .*ECONNREFUSED.*retry \\d+`));
+    for (const w of warns)
+      expect(w.msg).toMatch(
+        new RegExp(`^waiting for MySQL at 127\\.0\\.0\\.1:${dead}: .*ECONNREFUSED.*retry \\d+`),
+      );
     const fatal = lines.filter((l) => l.level === 'fatal');
     expect(fatal).toHaveLength(1);
     expect(fatal[0].msg).toContain(`MySQL at 127.0.0.1:${dead} did not answer within STARTUP_WAIT_SECONDS=3`);
@@ -100,27 +107,46 @@ describe('start-up and shutdown, in plain words', () => {
     const name = uniqueName();
     names.push(name);
     const port = await freePort();
-    const r = run('npm', ['start', '--silent'], { DATABASE_URL: `${MYSQL_ROOT}/${name}`, QUEUE_PREFIX: name, PORT: String(port) });
+    const r = run('npm', ['start', '--silent'], {
+      DATABASE_URL: `${MYSQL_ROOT}/${name}`,
+      QUEUE_PREFIX: name,
+      PORT: String(port),
+    });
     await waitFor(async () => r.output().includes(`listening on :${port}`), 90_000, 'the service to listen');
     const started = nonEmpty(r.output());
     for (const db of [name, `${name}_log`, `${name}_notification`]) {
-      expect(started.some((l) => l.includes(`[Database] created database mysql://root@127.0.0.1:3306/${db}`)), started.join('\n')).toBe(true);
-      expect(started.some((l) => new RegExp(`\\[Database\\] applied migration \\w+ to ${db}$`).test(l))).toBe(true);
+      expect(
+        started.some((l) => l.includes(`[Database] created database mysql://root@127.0.0.1:3306/${db}`)),
+        started.join('\n'),
+      ).toBe(true);
+      expect(started.some((l) => new RegExp(`\\[Database\\] applied migration \\w+ to ${db}$`).test(l))).toBe(
+        true,
+      );
     }
-    expect(started.filter((l) => /Mapped \{|dependencies initialized|successfully started/.test(l))).toEqual([]);
+    expect(started.filter((l) => /Mapped \{|dependencies initialized|successfully started/.test(l))).toEqual(
+      [],
+    );
 
     const before = nonEmpty(r.output()).length;
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/json/messages/nope`, { headers: { 'X-Request-Id': 'req-readable-1' } });
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/json/messages/nope`, {
+      headers: { 'X-Request-Id': 'req-readable-1' },
+    });
     expect(res.status).toBe(401);
     await waitFor(async () => r.output().includes('req-readable-1'), 10_000, 'the access line');
     const requestLines = nonEmpty(r.output()).slice(before);
     expect(requestLines).toHaveLength(1);
-    expect(requestLines[0]).toMatch(/INFO: GET \/api\/v1\/json\/messages\/nope 401 \d+ms \(req-readable-1\)$/);
+    expect(requestLines[0]).toMatch(
+      /INFO: GET \/api\/v1\/json\/messages\/nope 401 \d+ms \(req-readable-1\)$/,
+    );
 
     r.proc.kill('SIGTERM');
     expect(await r.exited).toBe(0);
     expect(nonEmpty(r.output()).at(-1)).toMatch(/\[Shutdown\] bulk-messaging stopped \(exit code 0\)$/);
     // The service itself is gone too, not left behind by npm: its port is free again.
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health/live`).catch(() => 'closed')) === 'closed', 10_000, 'the port to close');
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${port}/health/live`).catch(() => 'closed')) === 'closed',
+      10_000,
+      'the port to close',
+    );
   }, 150_000);
 });

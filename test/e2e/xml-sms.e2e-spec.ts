@@ -16,7 +16,10 @@ interface XmlAnswer {
   request_id?: string;
 }
 
-const reader = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'recipient' || name === 'rejected' });
+const reader = new XMLParser({
+  parseTagValue: false,
+  isArray: (name) => name === 'recipient' || name === 'rejected',
+});
 /** Parses an answer and insists on the one `<response>` root. */
 function answer(text: string): XmlAnswer {
   const doc = reader.parse(text) as Record<string, unknown>;
@@ -49,21 +52,37 @@ describe('POST /api/v1/xml/bulk/sms', () => {
     return r.send(body);
   };
   const messagesOf = async (ref: string) =>
-    (await t.ds.query('SELECT id, recipient, status, reason FROM messages WHERE send_request_id = ? ORDER BY id', [ref])) as Array<{
+    (await t.ds.query(
+      'SELECT id, recipient, status, reason FROM messages WHERE send_request_id = ? ORDER BY id',
+      [ref],
+    )) as Array<{
       id: string;
       recipient: string;
       status: string;
       reason: string | null;
     }>;
   const countRequests = async (accountId: string) =>
-    Number((await t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?', [accountId]))[0].n);
+    Number(
+      (await t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?', [accountId]))[0].n,
+    );
   const queuedFor = async (queue: Queue, ref: string) =>
-    (await queue.getJobs(['waiting', 'delayed', 'paused'])).filter((j) => j.data.sendRequestId === ref).flatMap((j) => j.data.messageIds as string[]);
-  const expectXmlError = (res: { status: number; headers: Record<string, string>; text: string }, status: number, code: string) => {
+    (await queue.getJobs(['waiting', 'delayed', 'paused']))
+      .filter((j) => j.data.sendRequestId === ref)
+      .flatMap((j) => j.data.messageIds as string[]);
+  const expectXmlError = (
+    res: { status: number; headers: Record<string, string>; text: string },
+    status: number,
+    code: string,
+  ) => {
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/xml/);
     const a = answer(res.text);
-    expect(a).toMatchObject({ status: 'ERROR', code, message: expect.any(String), request_id: res.headers['x-request-id'] });
+    expect(a).toMatchObject({
+      status: 'ERROR',
+      code,
+      message: expect.any(String),
+      request_id: res.headers['x-request-id'],
+    });
     return a;
   };
 
@@ -75,10 +94,19 @@ describe('POST /api/v1/xml/bulk/sms', () => {
       expect(res.headers['content-type']).toMatch(/^application\/xml/);
       expect(res.text.startsWith('<?xml version="1.0" encoding="UTF-8"?><response><reference>')).toBe(true);
       const a = answer(res.text);
-      expect(a).toEqual({ reference: expect.stringMatching(/^\d{19}$/), status: 'SUCCESS', recipient: ['260971234567'], rejected: undefined });
+      expect(a).toEqual({
+        reference: expect.stringMatching(/^\d{19}$/),
+        status: 'SUCCESS',
+        recipient: ['260971234567'],
+        rejected: undefined,
+      });
       const rows = await messagesOf(a.reference!);
-      expect(rows).toEqual([{ id: expect.any(String), recipient: '260971234567', status: 'ACKNOWLEDGED', reason: null }]);
-      const [req] = await t.ds.query('SELECT channel, sender, body, source FROM send_requests WHERE id = ?', [a.reference]);
+      expect(rows).toEqual([
+        { id: expect.any(String), recipient: '260971234567', status: 'ACKNOWLEDGED', reason: null },
+      ]);
+      const [req] = await t.ds.query('SELECT channel, sender, body, source FROM send_requests WHERE id = ?', [
+        a.reference,
+      ]);
       expect(req).toEqual({ channel: 'sms', sender: 'ACME', body: 'Hello', source: 'API' });
       expect(await queuedMessageIds(t.queue('sms'))).toContain(rows[0].id);
     },
@@ -94,18 +122,23 @@ describe('POST /api/v1/xml/bulk/sms', () => {
     ['repeated <to> elements', { to: ['260971234567', '260971234568', '260971234569'] }],
     ['one comma-separated <to>', { to: '260971234567, 260971234568,260971234569' }],
     ['both forms mixed', { to: ['260971234567,260971234568', '260971234569'] }],
-  ])('sends to several recipients given as %s: one <recipient>, one row and one queued id each', async (_name, fields) => {
-    const res = await post(doc({ ...base, ...fields }));
-    expect(res.status).toBe(200);
-    const a = answer(res.text);
-    expect(a.recipient).toEqual(['260971234567', '260971234568', '260971234569']);
-    const rows = await messagesOf(a.reference!);
-    expect(rows).toHaveLength(3);
-    expect((await queuedFor(t.queue('sms'), a.reference!)).sort()).toEqual(rows.map((r) => r.id).sort());
-  });
+  ])(
+    'sends to several recipients given as %s: one <recipient>, one row and one queued id each',
+    async (_name, fields) => {
+      const res = await post(doc({ ...base, ...fields }));
+      expect(res.status).toBe(200);
+      const a = answer(res.text);
+      expect(a.recipient).toEqual(['260971234567', '260971234568', '260971234569']);
+      const rows = await messagesOf(a.reference!);
+      expect(rows).toHaveLength(3);
+      expect((await queuedFor(t.queue('sms'), a.reference!)).sort()).toEqual(rows.map((r) => r.id).sort());
+    },
+  );
 
   it('lists every recipient, names refused ones under <rejected> with a reason, and queues only the valid ones', async () => {
-    const res = await post(doc({ ...base, to: ['+260 97 123 4567', '0971234567', '260971234567', '260971234568'] }));
+    const res = await post(
+      doc({ ...base, to: ['+260 97 123 4567', '0971234567', '260971234567', '260971234568'] }),
+    );
     expect(res.status).toBe(200);
     const a = answer(res.text);
     expect(a.recipient).toEqual(['260971234567', '0971234567', '260971234568']);
@@ -117,9 +150,13 @@ describe('POST /api/v1/xml/bulk/sms', () => {
 
   it('decodes the predefined entities, character references and CDATA in the message', async () => {
     // The codec trims text around a CDATA section, so the fixture puts none there.
-    const res = await post(doc({ ...base, message: 'Fish &amp; chips &lt;3 &#128512;&#x263A;<![CDATA[<b>&amp;</b>]]>' }));
+    const res = await post(
+      doc({ ...base, message: 'Fish &amp; chips &lt;3 &#128512;&#x263A;<![CDATA[<b>&amp;</b>]]>' }),
+    );
     expect(res.status).toBe(200);
-    const [req] = await t.ds.query('SELECT body FROM send_requests WHERE id = ?', [answer(res.text).reference]);
+    const [req] = await t.ds.query('SELECT body FROM send_requests WHERE id = ?', [
+      answer(res.text).reference,
+    ]);
     expect(req.body).toBe('Fish & chips <3 😀☺<b>&amp;</b>');
   });
 
@@ -131,30 +168,52 @@ describe('POST /api/v1/xml/bulk/sms', () => {
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(answer(again.text).reference).toBe(answer(first.text).reference);
-    const [req] = await t.ds.query('SELECT callback_url, user_reference_id FROM send_requests WHERE id = ?', [answer(first.text).reference]);
+    const [req] = await t.ds.query('SELECT callback_url, user_reference_id FROM send_requests WHERE id = ?', [
+      answer(first.text).reference,
+    ]);
     expect(req).toEqual({ callback_url: 'https://example.com/hook', user_reference_id: 'xml-ref-1' });
     expect(await countRequests(tn.account.id)).toBe(1);
-    expectXmlError(await post(doc({ ...base, message: 'other', user_reference_id: 'xml-ref-1' }), 'application/xml', tn.key), 409, 'DUPLICATE_REFERENCE');
+    expectXmlError(
+      await post(
+        doc({ ...base, message: 'other', user_reference_id: 'xml-ref-1' }),
+        'application/xml',
+        tn.key,
+      ),
+      409,
+      'DUPLICATE_REFERENCE',
+    );
   });
 
   it('is the same request as JSON SMS: a JSON send and the same XML send share one user_reference_id', async () => {
     const tn = await createTenant(t);
-    const json = await t.http().post('/api/v1/json/bulk/sms').set('X-API-Key', tn.key)
-      .send({ from: 'ACME', to: ['260971234567'], message: 'Hello', source: 'API', user_reference_id: 'both-1' });
+    const json = await t
+      .http()
+      .post('/api/v1/json/bulk/sms')
+      .set('X-API-Key', tn.key)
+      .send({
+        from: 'ACME',
+        to: ['260971234567'],
+        message: 'Hello',
+        source: 'API',
+        user_reference_id: 'both-1',
+      });
     expect(json.status).toBe(200);
     const xml = await post(doc({ ...base, user_reference_id: 'both-1' }), 'application/xml', tn.key);
     expect(xml.status).toBe(200);
     expect(answer(xml.text).reference).toBe(json.body.api_reference);
   });
 
-  it.each(['from', 'to', 'message', 'source'])('refuses a document without <%s> with an XML VALIDATION_ERROR naming it', async (field) => {
-    const tn = await createTenant(t);
-    const fields: Record<string, string> = { ...base };
-    delete fields[field];
-    const a = expectXmlError(await post(doc(fields), 'application/xml', tn.key), 400, 'VALIDATION_ERROR');
-    expect(a.message).toContain(`${field} is required`);
-    expect(await countRequests(tn.account.id)).toBe(0);
-  });
+  it.each(['from', 'to', 'message', 'source'])(
+    'refuses a document without <%s> with an XML VALIDATION_ERROR naming it',
+    async (field) => {
+      const tn = await createTenant(t);
+      const fields: Record<string, string> = { ...base };
+      delete fields[field];
+      const a = expectXmlError(await post(doc(fields), 'application/xml', tn.key), 400, 'VALIDATION_ERROR');
+      expect(a.message).toContain(`${field} is required`);
+      expect(await countRequests(tn.account.id)).toBe(0);
+    },
+  );
 
   it.each([
     ['an empty <source>', { source: '' }, 'source is required'],
@@ -177,7 +236,11 @@ describe('POST /api/v1/xml/bulk/sms', () => {
   });
 
   it('refuses a private callback_url with INVALID_CALLBACK_URL', async () => {
-    expectXmlError(await post(doc({ ...base, callback_url: 'http://127.0.0.1/hook' })), 400, 'INVALID_CALLBACK_URL');
+    expectXmlError(
+      await post(doc({ ...base, callback_url: 'http://127.0.0.1/hook' })),
+      400,
+      'INVALID_CALLBACK_URL',
+    );
   });
 
   it('refuses a document where no number is valid with VALIDATION_ERROR', async () => {
@@ -185,7 +248,10 @@ describe('POST /api/v1/xml/bulk/sms', () => {
   });
 
   it('refuses more than MAX_RECIPIENTS numbers with TOO_MANY_RECIPIENTS', async () => {
-    const to = Array.from({ length: t.config.maxRecipients + 1 }, (_, i) => `2609${String(i).padStart(8, '0')}`).join(',');
+    const to = Array.from(
+      { length: t.config.maxRecipients + 1 },
+      (_, i) => `2609${String(i).padStart(8, '0')}`,
+    ).join(',');
     expectXmlError(await post(doc({ ...base, to })), 400, 'TOO_MANY_RECIPIENTS');
   });
 
@@ -224,7 +290,10 @@ describe('POST /api/v1/xml/bulk/sms', () => {
       '<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>' +
         '<request><from>ACME</from><to>260971234567</to><message>&lol2;</message><source>API</source></request>',
     ],
-    ['a lower-case doctype', '<!doctype request><request><from>ACME</from><to>260971234567</to><message>x</message><source>API</source></request>'],
+    [
+      'a lower-case doctype',
+      '<!doctype request><request><from>ACME</from><to>260971234567</to><message>x</message><source>API</source></request>',
+    ],
   ])('refuses %s with MALFORMED_BODY and no file content in the answer', async (_name, body) => {
     const tn = await createTenant(t);
     const res = await post(body, 'application/xml', tn.key);

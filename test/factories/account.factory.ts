@@ -27,11 +27,17 @@ export async function createTenant(
 ): Promise<Tenant> {
   const username = `user_${randomBytes(4).toString('hex')}`;
   const password = `pw-${randomBytes(8).toString('hex')}`;
-  const account = await t.app.get(AccountsService).create({ username, password, currency: opts.currency ?? 'ZMW' });
+  const account = await t.app
+    .get(AccountsService)
+    .create({ username, password, currency: opts.currency ?? 'ZMW' });
   const balances = t.app.get(BalanceService);
-  for (const [channel, price] of Object.entries(opts.prices ?? {})) await balances.setPrice(account.id, channel as Channel, price);
+  for (const [channel, price] of Object.entries(opts.prices ?? {}))
+    await balances.setPrice(account.id, channel as Channel, price);
   const amounts = opts.balances ?? { sms: '1000', email: '1000', chat: '1000' };
-  for (const [channel, amount] of Object.entries(amounts)) await balances.topUp(account.id, channel as Channel, amount);
-  const { apiKey, secret } = await t.app.get(ApiKeysService).create({ username, name: 'test key', ...(opts.key ?? {}) });
+  for (const [channel, amount] of Object.entries(amounts))
+    await balances.topUp(account.id, channel as Channel, amount);
+  const { apiKey, secret } = await t.app
+    .get(ApiKeysService)
+    .create({ username, name: 'test key', ...(opts.key ?? {}) });
   return { account, apiKey, key: secret, username, password };
 }

@@ -9,7 +9,10 @@ import type { RawResponse } from './raw-http.js';
  */
 
 function expectClientErrorStatus(res: RawResponse): void {
-  expect(res.status, `expected 200 or a 4xx, got ${res.status}: ${res.text.slice(0, 300)}`).toBeGreaterThanOrEqual(400);
+  expect(
+    res.status,
+    `expected 200 or a 4xx, got ${res.status}: ${res.text.slice(0, 300)}`,
+  ).toBeGreaterThanOrEqual(400);
   expect(res.status, `expected a 4xx, got ${res.status}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
   // The suites use a key with a huge limit: a 429 here would mean the limiter miscounts.
   expect(res.status).not.toBe(429);
@@ -65,10 +68,19 @@ const entryStatus = expect.stringMatching(/^(ACKNOWLEDGED|REJECTED)$/);
 /** A 200 from the JSON SMS endpoint; returns api_reference. */
 export function expectSmsSuccess(res: RawResponse): string {
   const body = res.json as { api_reference: string; data: unknown[] };
-  expect(body).toEqual({ api_reference: expect.stringMatching(/^\d{19}$/), data: expect.any(Array), message: 'successful', success: true });
+  expect(body).toEqual({
+    api_reference: expect.stringMatching(/^\d{19}$/),
+    data: expect.any(Array),
+    message: 'successful',
+    success: true,
+  });
   expect(body.data.length).toBeGreaterThan(0);
   for (const d of body.data) {
-    expect(d).toMatchObject({ message_id: expect.stringMatching(/^[0-9a-f-]{36}$/), mobile_number: expect.any(String), status: entryStatus });
+    expect(d).toMatchObject({
+      message_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      mobile_number: expect.any(String),
+      status: entryStatus,
+    });
   }
   return body.api_reference;
 }
@@ -76,9 +88,18 @@ export function expectSmsSuccess(res: RawResponse): string {
 /** A 200 from the e-mail endpoint; returns api_reference. */
 export function expectEmailSuccess(res: RawResponse): string {
   const body = res.json as { api_reference: string; data: unknown[] };
-  expect(body).toEqual({ api_reference: expect.stringMatching(/^\d{19}$/), data: expect.any(Array), message: 'successful', success: true });
+  expect(body).toEqual({
+    api_reference: expect.stringMatching(/^\d{19}$/),
+    data: expect.any(Array),
+    message: 'successful',
+    success: true,
+  });
   for (const d of body.data) {
-    expect(d).toMatchObject({ email_address: expect.any(String), message_id: expect.stringMatching(/^\d+$/), status: entryStatus });
+    expect(d).toMatchObject({
+      email_address: expect.any(String),
+      message_id: expect.stringMatching(/^\d+$/),
+      status: entryStatus,
+    });
   }
   return body.api_reference;
 }
@@ -100,19 +121,29 @@ export function expectChatSuccess(res: RawResponse): string {
 
 /** A 200 from the balance endpoint. */
 export function expectBalanceSuccess(res: RawResponse): void {
-  expect(res.json).toMatchObject({ status: 'success', currency: expect.any(String), total_value: expect.any(Number), balances: expect.any(Object) });
+  expect(res.json).toMatchObject({
+    status: 'success',
+    currency: expect.any(String),
+    total_value: expect.any(Number),
+    balances: expect.any(Object),
+  });
 }
 
 /** A generated case that prints short in a failure report (bodies can be megabytes). */
 export function shortRepr<T extends object>(value: T): T {
   const text = (v: unknown): string => {
-    if (Buffer.isBuffer(v)) return `Buffer(${v.length}) ${JSON.stringify(v.subarray(0, 300).toString('latin1'))}`;
-    if (typeof v === 'string') return v.length > 300 ? `${JSON.stringify(v.slice(0, 300))}… (${v.length} chars)` : JSON.stringify(v);
+    if (Buffer.isBuffer(v))
+      return `Buffer(${v.length}) ${JSON.stringify(v.subarray(0, 300).toString('latin1'))}`;
+    if (typeof v === 'string')
+      return v.length > 300 ? `${JSON.stringify(v.slice(0, 300))}… (${v.length} chars)` : JSON.stringify(v);
     return String(v);
   };
   Object.defineProperty(value, fc.toStringMethod, {
     enumerable: false,
-    value: () => `{ ${Object.entries(value).map(([k, v]) => `${k}: ${text(v)}`).join(', ')} }`,
+    value: () =>
+      `{ ${Object.entries(value)
+        .map(([k, v]) => `${k}: ${text(v)}`)
+        .join(', ')} }`,
   });
   return value;
 }

@@ -34,7 +34,8 @@ export function rawRequest(port: number, req: RawRequest, timeoutMs = 10_000): P
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers ?? {})) if (v !== undefined) headers[k] = v;
-    const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body);
+    const body =
+      req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body);
     if (body !== undefined) headers['Content-Length'] = String(body.length);
 
     let settled = false;
@@ -47,32 +48,37 @@ export function rawRequest(port: number, req: RawRequest, timeoutMs = 10_000): P
       reject(err);
     };
 
-    const r = http.request({ host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      finish = () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        if (/json/.test(String(res.headers['content-type'] ?? ''))) {
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
+    const r = http.request(
+      { host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        finish = () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          if (/json/.test(String(res.headers['content-type'] ?? ''))) {
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
           }
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      };
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => finish?.());
-      // An early answer (413 before the body was read) may be followed by a reset while the
-      // client is still writing: the answer already received is what counts.
-      res.on('error', () => (timedOut ? undefined : finish?.()));
-    });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        };
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => finish?.());
+        // An early answer (413 before the body was read) may be followed by a reset while the
+        // client is still writing: the answer already received is what counts.
+        res.on('error', () => (timedOut ? undefined : finish?.()));
+      },
+    );
     const timer = setTimeout(() => {
       timedOut = true;
-      const err = new RequestTimedOut(`${req.method} ${req.path.slice(0, 80)}: no complete answer within ${timeoutMs} ms`);
+      const err = new RequestTimedOut(
+        `${req.method} ${req.path.slice(0, 80)}: no complete answer within ${timeoutMs} ms`,
+      );
       fail(err);
       r.destroy(err);
     }, timeoutMs);

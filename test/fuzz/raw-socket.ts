@@ -46,7 +46,8 @@ export class RawConnection {
     for (;;) {
       const parsed = parseResponses(this.buffer);
       if (parsed.length >= count) return parsed.slice(0, count);
-      if (Date.now() > deadline) throw new Error(`wanted ${count} responses, got: ${JSON.stringify(this.buffer.slice(0, 500))}`);
+      if (Date.now() > deadline)
+        throw new Error(`wanted ${count} responses, got: ${JSON.stringify(this.buffer.slice(0, 500))}`);
       await new Promise((r) => setTimeout(r, 10));
     }
   }

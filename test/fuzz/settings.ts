@@ -20,8 +20,18 @@ export const FUZZ_PATH = process.env.FUZZ_PATH || undefined;
 export const REQUEST_TIMEOUT_MS = 10_000;
 
 /** fast-check parameters for a property scaled by `factor` of FUZZ_RUNS. */
-export function fcParams(factor = 1): { seed: number; numRuns: number; path?: string; endOnFailure: boolean } {
-  return { seed: FUZZ_SEED, numRuns: Math.max(1, Math.round(FUZZ_RUNS * factor)), path: FUZZ_PATH, endOnFailure: true };
+export function fcParams(factor = 1): {
+  seed: number;
+  numRuns: number;
+  path?: string;
+  endOnFailure: boolean;
+} {
+  return {
+    seed: FUZZ_SEED,
+    numRuns: Math.max(1, Math.round(FUZZ_RUNS * factor)),
+    path: FUZZ_PATH,
+    endOnFailure: true,
+  };
 }
 
 /** A per-test timeout large enough for the configured runs (about 60 ms a request, generously). */

@@ -43,7 +43,8 @@ export async function freePort(): Promise<number> {
 export async function dropLocalState(name: string, redisUrl = 'redis://127.0.0.1:6379'): Promise<void> {
   const conn = await createConnection({ host: '127.0.0.1', user: 'root' });
   try {
-    for (const db of [name, `${name}_log`, `${name}_notification`]) await conn.query(`DROP DATABASE IF EXISTS \`${db}\``);
+    for (const db of [name, `${name}_log`, `${name}_notification`])
+      await conn.query(`DROP DATABASE IF EXISTS \`${db}\``);
   } finally {
     await conn.end();
   }

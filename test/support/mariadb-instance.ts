@@ -6,7 +6,8 @@ import { createConnection, type Connection } from 'mysql2/promise';
 import { killOnExit } from './local-state.js';
 import { freePort } from './redis-instance.js';
 
-const MARIADBD = ['/usr/sbin/mariadbd', '/usr/sbin/mysqld', '/usr/bin/mariadbd'].find((p) => existsSync(p)) ?? 'mariadbd';
+const MARIADBD =
+  ['/usr/sbin/mariadbd', '/usr/sbin/mysqld', '/usr/bin/mariadbd'].find((p) => existsSync(p)) ?? 'mariadbd';
 const INSTALL_DB = 'mariadb-install-db';
 
 /** Small and quick: a throw-away server for fault tests, durable commits kept (a crash must not lose an acknowledged send). */
@@ -109,7 +110,15 @@ export class MariaDbInstance {
 
   /** A plain connection to the server (no database selected unless given). */
   connect(database?: string): Promise<Connection> {
-    return createConnection({ host: '127.0.0.1', port: this.port, user: 'root', database, timezone: 'Z', supportBigNumbers: true, bigNumberStrings: true });
+    return createConnection({
+      host: '127.0.0.1',
+      port: this.port,
+      user: 'root',
+      database,
+      timezone: 'Z',
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+    });
   }
 
   async start(): Promise<void> {
@@ -135,7 +144,9 @@ export class MariaDbInstance {
     const until = Date.now() + 30_000;
     while (Date.now() < until) {
       if (proc.exitCode !== null || proc.signalCode !== null) {
-        throw new Error(`mariadbd exited at start (${proc.exitCode ?? proc.signalCode}):\n${this.errorLog(20)}`);
+        throw new Error(
+          `mariadbd exited at start (${proc.exitCode ?? proc.signalCode}):\n${this.errorLog(20)}`,
+        );
       }
       if (await answers(this.port).catch(() => false)) return;
       await new Promise((r) => setTimeout(r, 50));
@@ -170,7 +181,9 @@ export class MariaDbInstance {
   /** The last lines of the server's error log, for failure messages. */
   errorLog(lines = 30): string {
     const file = join(this.dir, 'error.log');
-    return existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '(no error log)';
+    return existsSync(file)
+      ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n')
+      : '(no error log)';
   }
 
   /** Stops it (a crash is fine: the data goes) and removes the data directory. */

@@ -9,7 +9,9 @@ const SCRIPT = fileURLToPath(new URL('./net-smpp-smsc.pl', import.meta.url));
 export function netSmppMissing(): string | null {
   const probe = spawnSync('perl', ['-MNet::SMPP', '-e', '1'], { encoding: 'utf8' });
   if (probe.error) return `perl not found: ${probe.error.message}`;
-  return probe.status === 0 ? null : `Net::SMPP not installed (apt-get install libnet-smpp-perl): ${probe.stderr.trim()}`;
+  return probe.status === 0
+    ? null
+    : `Net::SMPP not installed (apt-get install libnet-smpp-perl): ${probe.stderr.trim()}`;
 }
 
 export interface NetSmppSubmit {
@@ -30,7 +32,9 @@ export interface NetSmppSmsc {
 
 export async function startNetSmppSmsc(): Promise<NetSmppSmsc> {
   const port = await freePort();
-  const proc: ChildProcess = killOnExit(spawn('perl', [SCRIPT, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const proc: ChildProcess = killOnExit(
+    spawn('perl', [SCRIPT, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   const submits: NetSmppSubmit[] = [];
   const receiptResponses: number[] = [];
   const lines: string[] = [];

@@ -1,6 +1,7 @@
 /**
  * The README's examples as the README test runs them. Every ```sh or ```bash block is run,
- * in order, in one shell, unless the line before its fence is `<!-- not run: reason -->`.
+ * in order, in one shell, unless the last non-blank line before its fence is
+ * `<!-- not run: reason -->`.
  * A ```json or ```xml block that follows a run block, with no heading in between, is the
  * answer that block prints last, and the test compares their shapes.
  */
@@ -26,7 +27,9 @@ export function parseExamples(readme: string): Example[] {
       if (/^#{1,6}\s/.test(l)) headingSinceLastRun = true;
       const m = FENCE.exec(l);
       if (m) {
-        const before = i > 0 ? NOT_RUN.exec(lines[i - 1]) : null;
+        let j = i - 1;
+        while (j >= 0 && lines[j].trim() === '') j--;
+        const before = j >= 0 ? NOT_RUN.exec(lines[j]) : null;
         open = { lang: m[1], line: i + 1, body: [], skip: before?.[1] };
       }
       continue;
@@ -34,9 +37,19 @@ export function parseExamples(readme: string): Example[] {
     if (l.startsWith('```')) {
       const last = examples.at(-1);
       if (['sh', 'bash'].includes(open.lang)) {
-        examples.push({ line: open.line, code: open.body.join('\n'), ...(open.skip ? { skip: open.skip } : {}) });
+        examples.push({
+          line: open.line,
+          code: open.body.join('\n'),
+          ...(open.skip ? { skip: open.skip } : {}),
+        });
         headingSinceLastRun = false;
-      } else if ((open.lang === 'json' || open.lang === 'xml') && last && !last.skip && !last.expected && !headingSinceLastRun) {
+      } else if (
+        (open.lang === 'json' || open.lang === 'xml') &&
+        last &&
+        !last.skip &&
+        !last.expected &&
+        !headingSinceLastRun
+      ) {
         last.expected = { lang: open.lang, text: open.body.join('\n') };
       }
       open = undefined;
@@ -56,10 +69,13 @@ export function shapeDifferences(expected: unknown, actual: unknown, path = '$')
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return [`${path}: expected an array, got ${JSON.stringify(actual)}`];
     if (expected.length === 0) return [];
-    return actual.flatMap((a, i) => shapeDifferences(expected[Math.min(i, expected.length - 1)], a, `${path}[${i}]`));
+    return actual.flatMap((a, i) =>
+      shapeDifferences(expected[Math.min(i, expected.length - 1)], a, `${path}[${i}]`),
+    );
   }
   if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`${path}: expected an object`];
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${path}: expected an object`];
     const e = expected as Record<string, unknown>;
     const a = actual as Record<string, unknown>;
     const problems: string[] = [];
@@ -75,7 +91,9 @@ export function shapeDifferences(expected: unknown, actual: unknown, path = '$')
   }
   // A field not set yet (a message not yet sent) is null in one answer and a value in another.
   if (expected === null || actual === null) return [];
-  return typeof expected === typeof actual ? [] : [`${path}: expected a ${typeof expected}, got ${JSON.stringify(actual)}`];
+  return typeof expected === typeof actual
+    ? []
+    : [`${path}: expected a ${typeof expected}, got ${JSON.stringify(actual)}`];
 }
 
 /** The element names of an XML answer, in order: its shape without the values. */

@@ -14,7 +14,13 @@ async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<voi
 }
 
 async function pings(port: number): Promise<boolean> {
-  const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const r = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   r.on('error', () => undefined); // refused while the server starts: expected, polled again
   try {
     await r.connect();
@@ -44,7 +50,11 @@ export class RedisInstance {
   async start(): Promise<void> {
     if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) return;
     this.proc = killOnExit(
-      spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }),
+      spawn(
+        'redis-server',
+        ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: 'ignore' },
+      ),
     );
     await waitUntil(() => pings(this.port), 10_000);
   }

@@ -253,7 +253,8 @@ export async function startSmppPeer(options: SmppPeerOptions = {}): Promise<Smpp
   /** An automatic receipt, sent again (as SMSCs do) until it is answered ESME_ROK when redelivery is on. */
   const autoReceipt = (messageId: string, stat: ReceiptStat) =>
     void sendReceipt(messageId, stat).then((status) => {
-      if (status !== 0 && opts.redeliverReceiptsAfterMs > 0) later(opts.redeliverReceiptsAfterMs, () => autoReceipt(messageId, stat));
+      if (status !== 0 && opts.redeliverReceiptsAfterMs > 0)
+        later(opts.redeliverReceiptsAfterMs, () => autoReceipt(messageId, stat));
     });
 
   const onSubmit = (peer: PeerSession, pdu: smpp.PDU) => {

@@ -9,7 +9,15 @@ export interface Queryable {
 
 export interface InvariantReport {
   /** send_requests whose messages do not add up: count, accepted count or cost differ from the request row. */
-  halfStored: Array<{ id: string; recipient_count: number; accepted_count: number; cost: string; n: number; accepted: number; message_cost: string }>;
+  halfStored: Array<{
+    id: string;
+    recipient_count: number;
+    accepted_count: number;
+    cost: string;
+    n: number;
+    accepted: number;
+    message_cost: string;
+  }>;
   /** Requests with a positive cost that do not have exactly one charge of exactly -cost. */
   badCharges: Array<{ id: string; cost: string; charges: number; charged: string | null }>;
   /** Messages, and charge ledger rows, whose send request does not exist. */
@@ -81,11 +89,19 @@ export async function checkStore(db: Queryable): Promise<InvariantReport> {
 /** The broken rules, one line each; empty when the store is consistent. */
 export function describeProblems(r: InvariantReport): string[] {
   const out: string[] = [];
-  if (r.halfStored.length) out.push(`${r.halfStored.length} half-stored request(s), e.g. ${JSON.stringify(r.halfStored[0])}`);
-  if (r.badCharges.length) out.push(`${r.badCharges.length} request(s) without exactly one exact charge, e.g. ${JSON.stringify(r.badCharges[0])}`);
+  if (r.halfStored.length)
+    out.push(`${r.halfStored.length} half-stored request(s), e.g. ${JSON.stringify(r.halfStored[0])}`);
+  if (r.badCharges.length)
+    out.push(
+      `${r.badCharges.length} request(s) without exactly one exact charge, e.g. ${JSON.stringify(r.badCharges[0])}`,
+    );
   if (r.orphanMessages) out.push(`${r.orphanMessages} message(s) without their request`);
   if (r.orphanCharges) out.push(`${r.orphanCharges} charge(s) without their request`);
-  if (r.ledgerMismatches.length) out.push(`${r.ledgerMismatches.length} balance(s) differ from their ledger, e.g. ${JSON.stringify(r.ledgerMismatches[0])}`);
-  if (r.badRefunds.length) out.push(`${r.badRefunds.length} bad refund(s), e.g. ${JSON.stringify(r.badRefunds[0])}`);
+  if (r.ledgerMismatches.length)
+    out.push(
+      `${r.ledgerMismatches.length} balance(s) differ from their ledger, e.g. ${JSON.stringify(r.ledgerMismatches[0])}`,
+    );
+  if (r.badRefunds.length)
+    out.push(`${r.badRefunds.length} bad refund(s), e.g. ${JSON.stringify(r.badRefunds[0])}`);
   return out;
 }

@@ -66,7 +66,9 @@ export async function startTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp> {
   const config = loadConfig(testEnv(name, overrides));
-  const builder = Test.createTestingModule({ imports: [AppModule.forRoot(config), ...(options.imports ?? [])] });
+  const builder = Test.createTestingModule({
+    imports: [AppModule.forRoot(config), ...(options.imports ?? [])],
+  });
   const moduleRef = await (options.override ? options.override(builder) : builder).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(
     options.appLogger ? { bodyParser: false, bufferLogs: true } : { bodyParser: false, logger: ['error'] },

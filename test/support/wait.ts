@@ -1,5 +1,9 @@
 /** Polls until `check` returns a truthy value (returned), or fails after `ms`. */
-export async function waitFor<T>(check: () => Promise<T | undefined | null | false>, ms = 15_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | null | false>,
+  ms = 15_000,
+  what = 'condition',
+): Promise<T> {
   const until = Date.now() + ms;
   let last: unknown;
   while (Date.now() < until) {

@@ -42,7 +42,11 @@ export class ApiKeyGuard implements CanActivate {
       presented = extractApiKey(req.headers);
     } catch (err) {
       if (!(err instanceof AmbiguousCredentials)) throw err;
-      throw await this.failed(req, 'invalid_key', new AppException('INVALID_API_KEY', err.message, [], INVALID));
+      throw await this.failed(
+        req,
+        'invalid_key',
+        new AppException('INVALID_API_KEY', err.message, [], INVALID),
+      );
     }
     if (!presented) {
       throw new AppException(
@@ -54,14 +58,19 @@ export class ApiKeyGuard implements CanActivate {
     }
     const found = presented.length <= 256 ? await this.keys.resolve(presented) : null;
     if (!found || found.key.revokedAt) {
-      throw await this.failed(req, 'invalid_key', new AppException('INVALID_API_KEY', 'The API key is not valid.', [], INVALID));
+      throw await this.failed(
+        req,
+        'invalid_key',
+        new AppException('INVALID_API_KEY', 'The API key is not valid.', [], INVALID),
+      );
     }
     if (found.key.expiresAt && found.key.expiresAt.getTime() <= Date.now()) {
       throw await this.failed(
         req,
         'expired_key',
         new AppException('API_KEY_EXPIRED', 'The API key has expired.', [], {
-          'WWW-Authenticate': 'Bearer realm="bulk-messaging", error="invalid_token", error_description="expired"',
+          'WWW-Authenticate':
+            'Bearer realm="bulk-messaging", error="invalid_token", error_description="expired"',
         }),
       );
     }
@@ -73,7 +82,11 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
-  private async failed(req: AuthedRequest, reason: 'invalid_key' | 'expired_key', err: AppException): Promise<AppException> {
+  private async failed(
+    req: AuthedRequest,
+    reason: 'invalid_key' | 'expired_key',
+    err: AppException,
+  ): Promise<AppException> {
     this.throttle.refused(reason);
     await this.throttle.addressFailed(req.ip);
     return err;

@@ -14,12 +14,18 @@ const config = loadConfig({
 const code = (p: Promise<unknown>) =>
   p.then(
     () => 'ok',
-    (e: { code?: string; headers?: Record<string, string> }) => `${e.code} ${e.headers?.['Retry-After'] ? 'with Retry-After' : ''}`.trim(),
+    (e: { code?: string; headers?: Record<string, string> }) =>
+      `${e.code} ${e.headers?.['Retry-After'] ? 'with Retry-After' : ''}`.trim(),
   );
 
 describe('AuthThrottle', () => {
   // Nothing listens on port 1: every Redis command fails at once, as during an outage.
-  const deadRedis = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => null });
+  const deadRedis = new Redis('redis://127.0.0.1:1', {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    lazyConnect: true,
+    retryStrategy: () => null,
+  });
   deadRedis.on('error', () => undefined);
   afterAll(() => deadRedis.disconnect());
 

@@ -78,7 +78,9 @@ export class AuthThrottle {
     return (req, res, next) => {
       const refusal = req.path.startsWith('/api/') ? this.addressRefusal(req.ip) : null;
       if (!refusal) return next();
-      void this.pause().then(() => sendError(req, res, refusal.status, refusal.code, refusal.message, refusal.details, refusal.headers));
+      void this.pause().then(() =>
+        sendError(req, res, refusal.status, refusal.code, refusal.message, refusal.details, refusal.headers),
+      );
     };
   }
 
@@ -173,12 +175,19 @@ export function holdRefusal(delayMs: number): Promise<void> {
 }
 
 function limiter(redis: Redis | undefined, keyPrefix: string, rate: RateLimit): Limiter {
-  const opts = { keyPrefix, points: rate.limit, duration: rate.windowSeconds, blockDuration: rate.windowSeconds };
+  const opts = {
+    keyPrefix,
+    points: rate.limit,
+    duration: rate.windowSeconds,
+    blockDuration: rate.windowSeconds,
+  };
   const memory = new RateLimiterMemory(opts);
   return redis ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: memory }) : memory;
 }
 
 function tooMany(what: string, ms: number): AppException {
   const retryAfter = String(Math.max(1, Math.ceil(ms / 1000)));
-  return new AppException('RATE_LIMITED', `${what}; retry after ${retryAfter} s.`, [], { 'Retry-After': retryAfter });
+  return new AppException('RATE_LIMITED', `${what}; retry after ${retryAfter} s.`, [], {
+    'Retry-After': retryAfter,
+  });
 }

@@ -32,7 +32,9 @@ function authorizationKey(auth: string | undefined): string | undefined {
     const decoded = Buffer.from(value, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon >= 0 && decoded.slice(colon + 1) !== '') {
-      throw new AmbiguousCredentials('Basic authentication takes the API key as the user name and an empty password.');
+      throw new AmbiguousCredentials(
+        'Basic authentication takes the API key as the user name and an empty password.',
+      );
     }
     const user = (colon < 0 ? decoded : decoded.slice(0, colon)).trim();
     return user || undefined;

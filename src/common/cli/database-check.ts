@@ -3,7 +3,8 @@ import { DatabaseUnavailableError, databaseState } from '../../database/database
 import { databaseTargets } from '../../database/db.command.js';
 
 /** How an operator fixes a missing or unmigrated database, whatever the CLI was started as. */
-export const MIGRATE_HINT = 'run `npx bulk-messaging db migrate` (or `node dist/cli.js db migrate`), or start the service once';
+export const MIGRATE_HINT =
+  'run `npx bulk-messaging db migrate` (or `node dist/cli.js db migrate`), or start the service once';
 
 export class DatabaseNotReadyError extends Error {
   constructor(message: string) {
@@ -23,11 +24,14 @@ export async function assertDatabasesReady(config: AppConfig): Promise<void> {
     try {
       state = await databaseState(t.options, t.db);
     } catch (err) {
-      if (err instanceof DatabaseUnavailableError) throw new DatabaseNotReadyError(`${err.message} (${t.variable})`);
+      if (err instanceof DatabaseUnavailableError)
+        throw new DatabaseNotReadyError(`${err.message} (${t.variable})`);
       throw err;
     }
     if (!state.exists) {
-      throw new DatabaseNotReadyError(`database ${state.url} (${t.variable}) does not exist; ${MIGRATE_HINT}`);
+      throw new DatabaseNotReadyError(
+        `database ${state.url} (${t.variable}) does not exist; ${MIGRATE_HINT}`,
+      );
     }
     if (state.pending.length > 0) {
       throw new DatabaseNotReadyError(

@@ -35,16 +35,38 @@ export function isUnavailableError(err: unknown): boolean {
   if (code && UNAVAILABLE_CODES.has(code)) return true;
   if (e.name === 'MaxRetriesPerRequestError') return true;
   const msg = e.message ?? '';
-  return /Connection is closed|Stream isn't writeable|connect ECONNREFUSED|Pool is closed|Can't add new command when connection is in closed state|Connection lost/i.test(msg);
+  return /Connection is closed|Stream isn't writeable|connect ECONNREFUSED|Pool is closed|Can't add new command when connection is in closed state|Connection lost/i.test(
+    msg,
+  );
 }
 
 const BODY_PARSER_ERRORS: Record<string, { status: number; code: ErrorCode; message: string }> = {
-  'entity.parse.failed': { status: 400, code: 'MALFORMED_BODY', message: 'The request body is not valid JSON.' },
-  'entity.too.large': { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than the limit.' },
-  'encoding.unsupported': { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The request body encoding is not supported.' },
-  'charset.unsupported': { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The request body charset is not supported.' },
+  'entity.parse.failed': {
+    status: 400,
+    code: 'MALFORMED_BODY',
+    message: 'The request body is not valid JSON.',
+  },
+  'entity.too.large': {
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    message: 'The request body is larger than the limit.',
+  },
+  'encoding.unsupported': {
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'The request body encoding is not supported.',
+  },
+  'charset.unsupported': {
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'The request body charset is not supported.',
+  },
   'request.aborted': { status: 400, code: 'MALFORMED_BODY', message: 'The request body was cut short.' },
-  'request.size.invalid': { status: 400, code: 'MALFORMED_BODY', message: 'The request body does not match its Content-Length.' },
+  'request.size.invalid': {
+    status: 400,
+    code: 'MALFORMED_BODY',
+    message: 'The request body does not match its Content-Length.',
+  },
 };
 
 /**
@@ -53,7 +75,12 @@ const BODY_PARSER_ERRORS: Record<string, { status: number; code: ErrorCode; mess
  */
 function isUndecodableBody(err: unknown): boolean {
   const e = err as { status?: unknown; expose?: unknown; code?: unknown } | null;
-  return e?.status === 400 && e.expose === true && typeof e.code === 'string' && /^(Z_|ERR__ERROR_|ERR_BROTLI|ERR_ZSTD)/.test(e.code);
+  return (
+    e?.status === 400 &&
+    e.expose === true &&
+    typeof e.code === 'string' &&
+    /^(Z_|ERR__ERROR_|ERR_BROTLI|ERR_ZSTD)/.test(e.code)
+  );
 }
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -72,15 +99,32 @@ const STATUS_CODES: Record<number, ErrorCode> = {
 export function classifyError(err: unknown): ClassifiedError {
   const base = { details: [] as ErrorDetail[], headers: {} as Record<string, string>, unexpected: false };
   if (err instanceof AppException) {
-    return { ...base, status: err.status, code: err.code, message: err.message, details: err.details, headers: err.headers };
+    return {
+      ...base,
+      status: err.status,
+      code: err.code,
+      message: err.message,
+      details: err.details,
+      headers: err.headers,
+    };
   }
   const parserType = (err as { type?: string } | null)?.type;
   if (parserType && BODY_PARSER_ERRORS[parserType]) return { ...base, ...BODY_PARSER_ERRORS[parserType] };
   if (isUndecodableBody(err)) {
-    return { ...base, status: 400, code: 'MALFORMED_BODY', message: 'The request body does not match its Content-Encoding.' };
+    return {
+      ...base,
+      status: 400,
+      code: 'MALFORMED_BODY',
+      message: 'The request body does not match its Content-Encoding.',
+    };
   }
   if (err instanceof ThrottlerException) {
-    return { ...base, status: 429, code: 'RATE_LIMITED', message: 'Too many requests for this API key; retry later.' };
+    return {
+      ...base,
+      status: 429,
+      code: 'RATE_LIMITED',
+      message: 'Too many requests for this API key; retry later.',
+    };
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();
@@ -90,12 +134,26 @@ export function classifyError(err: unknown): ClassifiedError {
     if (status === 404) return { ...base, status, code: 'NOT_FOUND', message: 'No such route or resource.' };
     if (code && status < 500) {
       const resp = err.getResponse();
-      const text = typeof resp === 'string' ? resp : String((resp as { message?: unknown }).message ?? err.message);
+      const text =
+        typeof resp === 'string' ? resp : String((resp as { message?: unknown }).message ?? err.message);
       return { ...base, status, code, message: text };
     }
   }
   if (isUnavailableError(err)) {
-    return { ...base, status: 503, code: 'SERVICE_UNAVAILABLE', message: 'A backing service is unavailable; retry shortly.', headers: { 'Retry-After': '5' }, unexpected: true };
+    return {
+      ...base,
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'A backing service is unavailable; retry shortly.',
+      headers: { 'Retry-After': '5' },
+      unexpected: true,
+    };
   }
-  return { ...base, status: 500, code: 'INTERNAL_ERROR', message: 'An internal error occurred.', unexpected: true };
+  return {
+    ...base,
+    status: 500,
+    code: 'INTERNAL_ERROR',
+    message: 'An internal error occurred.',
+    unexpected: true,
+  };
 }

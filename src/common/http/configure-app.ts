@@ -10,12 +10,22 @@ import { setupOpenApi } from '../openapi/openapi.js';
 import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
 import { jsonDepthGuard } from './json-depth.js';
-import { applyServerLimits, corsMiddleware, refuseCrossSite, refuseFormBodies, requireJsonBody, securityHeaders } from './security.js';
+import {
+  applyServerLimits,
+  corsMiddleware,
+  refuseCrossSite,
+  refuseFormBodies,
+  requireJsonBody,
+  securityHeaders,
+} from './security.js';
 
 function trustProxySetting(value: string | undefined): boolean | string | string[] {
   if (!value) return false;
   if (value === 'true') return true;
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function authThrottle(app: NestExpressApplication): AuthThrottle | undefined {

@@ -35,12 +35,20 @@ export function securityHeaders(): RequestHandler {
     ...common,
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+      directives: {
+        defaultSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'none'"],
+      },
     },
   });
   const docs = helmet({
     ...common,
-    contentSecurityPolicy: { useDefaults: true, directives: { upgradeInsecureRequests: null, frameAncestors: ["'none'"] } },
+    contentSecurityPolicy: {
+      useDefaults: true,
+      directives: { upgradeInsecureRequests: null, frameAncestors: ["'none'"] },
+    },
   });
   return (req, res, next) => {
     if (DOCS_PATH.test(req.path)) return docs(req, res, next);
@@ -69,7 +77,10 @@ export function corsMiddleware(origins: readonly string[]): RequestHandler {
     const origin = req.headers.origin;
     if (origins.length > 0) res.vary('Origin');
     const ok = typeof origin === 'string' && (any || allowed.has(origin));
-    const preflight = req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+    const preflight =
+      req.method === 'OPTIONS' &&
+      origin !== undefined &&
+      req.headers['access-control-request-method'] !== undefined;
     if (!preflight) {
       if (ok) {
         res.setHeader('Access-Control-Allow-Origin', any ? '*' : origin);
@@ -110,7 +121,13 @@ export function refuseCrossSite(origins: readonly string[]): RequestHandler {
     const listed = typeof origin === 'string' && (any || allowed.has(origin));
     const foreignOrigin = origin !== undefined && site !== 'same-origin' && !listed;
     if (foreignOrigin || (site === 'cross-site' && !listed)) {
-      sendError(req, res, 403, 'FORBIDDEN', 'Cross-site requests are not allowed: the request comes from a page of another origin.');
+      sendError(
+        req,
+        res,
+        403,
+        'FORBIDDEN',
+        'Cross-site requests are not allowed: the request comes from a page of another origin.',
+      );
       return;
     }
     next();
@@ -135,7 +152,12 @@ export function refuseFormBodies(accept: boolean): RequestHandler {
       415,
       'UNSUPPORTED_MEDIA_TYPE',
       'The XML endpoint does not take form content types; send the document as application/xml.',
-      [{ field: 'Content-Type', message: 'must not be text/plain, application/x-www-form-urlencoded or multipart/form-data' }],
+      [
+        {
+          field: 'Content-Type',
+          message: 'must not be text/plain, application/x-www-form-urlencoded or multipart/form-data',
+        },
+      ],
     );
   };
 }
@@ -153,11 +175,17 @@ function hasBody(req: Request): boolean {
  */
 export function requireJsonBody(): RequestHandler {
   return (req, res, next) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || !hasBody(req)) return next();
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || !hasBody(req))
+      return next();
     if (req.is('application/json')) return next();
-    sendError(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'A JSON endpoint needs Content-Type: application/json.', [
-      { field: 'Content-Type', message: 'must be application/json' },
-    ]);
+    sendError(
+      req,
+      res,
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      'A JSON endpoint needs Content-Type: application/json.',
+      [{ field: 'Content-Type', message: 'must be application/json' }],
+    );
   };
 }
 
@@ -188,14 +216,22 @@ export function applyServerLimits(server: Server, limits: ServerLimits): void {
   server.requestTimeout = limits.requestTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
-  const sweep = Math.max(50, Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)));
+  const sweep = Math.max(
+    50,
+    Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
+  );
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = sweep;
-  if (!server.listeners('clientError').includes(answerClientError)) server.on('clientError', answerClientError);
+  if (!server.listeners('clientError').includes(answerClientError))
+    server.on('clientError', answerClientError);
 }
 
 const CLIENT_ERRORS: Record<string, [number, ErrorCode, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'The request line and headers are larger than the limit.'],
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'PAYLOAD_TOO_LARGE', 'The chunk extensions are larger than the limit.'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [
+    413,
+    'PAYLOAD_TOO_LARGE',
+    'The chunk extensions are larger than the limit.',
+  ],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'The request did not arrive in time.'],
 };
 
@@ -206,15 +242,27 @@ const CLIENT_ERRORS: Record<string, [number, ErrorCode, string]> = {
  * straight to the socket, as Node requires, and only when no answer has started.
  */
 function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse & { _headerSent?: boolean; req?: { url?: string; originalUrl?: string } } })
-    ._httpMessage;
+  const inFlight = (
+    socket as Duplex & {
+      _httpMessage?: ServerResponse & { _headerSent?: boolean; req?: { url?: string; originalUrl?: string } };
+    }
+  )._httpMessage;
   if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?._headerSent) {
-    const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'MALFORMED_REQUEST', 'The request is not valid HTTP.'];
+    const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
+      400,
+      'MALFORMED_REQUEST',
+      'The request is not valid HTTP.',
+    ];
     const requestId = randomUUID();
     // Express strips a mount path from req.url while a mounted middleware (the XML body reader) runs.
     const url = inFlight?.req?.originalUrl ?? inFlight?.req?.url;
     const xml = url?.startsWith('/api/v1/xml/') === true;
-    const envelope: ErrorEnvelope = { success: false, message, error: { code, details: [] }, request_id: requestId };
+    const envelope: ErrorEnvelope = {
+      success: false,
+      message,
+      error: { code, details: [] },
+      request_id: requestId,
+    };
     const body = xml ? xmlErrorBody(code, message, requestId) : JSON.stringify(envelope);
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +

@@ -66,7 +66,9 @@ export function loggerOptions(config: AppConfig, destination?: DestinationStream
     formatters: { level: (label) => ({ level: label }) },
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     // Human-readable lines on a developer's terminal; never when a stream was injected (tests).
-    ...(config.logPretty && !destination ? { transport: { target: 'pino-pretty', options: PRETTY_OPTIONS } } : {}),
+    ...(config.logPretty && !destination
+      ? { transport: { target: 'pino-pretty', options: PRETTY_OPTIONS } }
+      : {}),
   };
 }
 
@@ -75,14 +77,23 @@ export function loggerOptions(config: AppConfig, destination?: DestinationStream
  * request's logger, binding `request_id` (our X-Request-Id, set on req.id by the request-id
  * middleware that runs first) to every line logged while the request is handled.
  */
-export function httpLoggerOptions(config: AppConfig, destination?: DestinationStream): Options<Req, ServerResponse> {
+export function httpLoggerOptions(
+  config: AppConfig,
+  destination?: DestinationStream,
+): Options<Req, ServerResponse> {
   return {
     ...loggerOptions(config, destination),
     genReqId: (req) => req.id || String(req.headers['x-request-id'] ?? ''),
     quietReqLogger: true,
     customAttributeKeys: { reqId: 'request_id', responseTime: 'response_time_ms' },
     serializers: {
-      req: (req: { method: string; url: string; headers: Record<string, unknown>; remoteAddress?: string; raw?: Req }) => ({
+      req: (req: {
+        method: string;
+        url: string;
+        headers: Record<string, unknown>;
+        remoteAddress?: string;
+        raw?: Req;
+      }) => ({
         method: req.method,
         url: req.raw?.originalUrl ?? req.url,
         remote_address: req.remoteAddress,
@@ -95,7 +106,8 @@ export function httpLoggerOptions(config: AppConfig, destination?: DestinationSt
       if (res.statusCode < 400 && QUIET.test(req.originalUrl ?? req.url ?? '')) return 'debug';
       return 'info';
     },
-    customSuccessMessage: (req, res, ms) => `${req.method} ${req.originalUrl ?? req.url} ${res.statusCode} ${ms}ms`,
+    customSuccessMessage: (req, res, ms) =>
+      `${req.method} ${req.originalUrl ?? req.url} ${res.statusCode} ${ms}ms`,
     customErrorMessage: (req, res) => `${req.method} ${req.originalUrl ?? req.url} ${res.statusCode} failed`,
   };
 }

@@ -23,8 +23,11 @@ export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
       useFactory: (config: AppConfig, injected: DestinationStream | null): HttpLogger => {
         // A developer's terminal gets pino-pretty in this thread, synchronously, so lines keep
         // their order with the process's own start and stop lines (process-logger.ts).
-        const destination = injected ?? (config.logPretty ? PinoPretty({ ...PRETTY_OPTIONS, sync: true }) : null);
-        return destination ? pinoHttp(httpLoggerOptions(config, destination), destination) : pinoHttp(httpLoggerOptions(config));
+        const destination =
+          injected ?? (config.logPretty ? PinoPretty({ ...PRETTY_OPTIONS, sync: true }) : null);
+        return destination
+          ? pinoHttp(httpLoggerOptions(config, destination), destination)
+          : pinoHttp(httpLoggerOptions(config));
       },
     },
   ],

@@ -9,7 +9,14 @@ import { PRETTY_OPTIONS, loggerOptions } from './log-options.js';
  * started" before the port is even bound. Useful when debugging the wiring, noise otherwise:
  * demoted to debug. The process says it is listening itself, once it is.
  */
-const WIRING = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication', 'NestApplicationContext']);
+const WIRING = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+  'NestApplicationContext',
+]);
 
 type Level = 'verbose' | 'debug' | 'log' | 'warn' | 'error' | 'fatal';
 
@@ -73,7 +80,9 @@ export function processLogger(config: AppConfig): Pino {
  * line written after it at exit really is the last one.
  */
 export function flushSync(logger: Pino | undefined): void {
-  const stream = (logger as unknown as Record<symbol, { flushSync?: () => void } | undefined> | undefined)?.[pino.symbols.streamSym];
+  const stream = (logger as unknown as Record<symbol, { flushSync?: () => void } | undefined> | undefined)?.[
+    pino.symbols.streamSym
+  ];
   try {
     stream?.flushSync?.();
   } catch {
@@ -81,15 +90,29 @@ export function flushSync(logger: Pino | undefined): void {
   }
 }
 
-const PINO_LEVEL = { verbose: 'trace', debug: 'debug', log: 'info', warn: 'warn', error: 'error', fatal: 'fatal' } as const;
+const PINO_LEVEL = {
+  verbose: 'trace',
+  debug: 'debug',
+  log: 'info',
+  warn: 'warn',
+  error: 'error',
+  fatal: 'fatal',
+} as const;
 
 /** Nest's LoggerService over a pino logger, for the start-up phase. */
 export function nestLoggerOver(log: Pino): LoggerService {
-  const at = (level: Level) => (message: unknown, ...params: unknown[]) => {
-    const context = contextOf(params);
-    const text = message instanceof Error ? message.message : typeof message === 'string' ? message : JSON.stringify(message);
-    log[PINO_LEVEL[level]](context ? { context } : {}, text);
-  };
+  const at =
+    (level: Level) =>
+    (message: unknown, ...params: unknown[]) => {
+      const context = contextOf(params);
+      const text =
+        message instanceof Error
+          ? message.message
+          : typeof message === 'string'
+            ? message
+            : JSON.stringify(message);
+      log[PINO_LEVEL[level]](context ? { context } : {}, text);
+    };
   return new QuietWiringLogger({
     log: at('log'),
     warn: at('warn'),

@@ -8,12 +8,18 @@ describe('RepeatLimiter', () => {
     vi.useFakeTimers();
     const lines: string[] = [];
     const limiter = new RepeatLimiter({ warn: (m) => lines.push(m) }, 5000);
-    for (let i = 0; i < 1800; i++) limiter.warn(`${i % 7 + 1} delivery report(s) not applied: Connection lost`);
+    for (let i = 0; i < 1800; i++)
+      limiter.warn(`${(i % 7) + 1} delivery report(s) not applied: Connection lost`);
     limiter.warn('sweep failed: ECONNREFUSED');
-    expect(lines).toEqual(['1 delivery report(s) not applied: Connection lost', 'sweep failed: ECONNREFUSED']);
+    expect(lines).toEqual([
+      '1 delivery report(s) not applied: Connection lost',
+      'sweep failed: ECONNREFUSED',
+    ]);
     vi.advanceTimersByTime(5000);
     expect(lines).toHaveLength(3);
-    expect(lines[2]).toMatch(/^1799 more like this in the last 5 s, the latest: \d delivery report\(s\) not applied: Connection lost$/);
+    expect(lines[2]).toMatch(
+      /^1799 more like this in the last 5 s, the latest: \d delivery report\(s\) not applied: Connection lost$/,
+    );
     limiter.warn('2 delivery report(s) not applied: Connection lost'); // a new window
     expect(lines).toHaveLength(4);
   });

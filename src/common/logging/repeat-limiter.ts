@@ -56,7 +56,9 @@ export class RepeatLimiter {
     clearTimeout(w.timer);
     this.windows.delete(cause);
     if (w.suppressed > 0) {
-      this.sink.warn(`${w.suppressed} more like this in the last ${Math.round(this.windowMs / 1000)} s, the latest: ${w.last}`);
+      this.sink.warn(
+        `${w.suppressed} more like this in the last ${Math.round(this.windowMs / 1000)} s, the latest: ${w.last}`,
+      );
     }
   }
 }

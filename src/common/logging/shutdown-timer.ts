@@ -6,13 +6,18 @@ import { Logger } from '@nestjs/common';
  * graceful shutdown has not finished within `graceMs`, with a log line saying so. The timer
  * is unref'd: a shutdown that finishes in time exits on its own.
  */
-export function forceExitAfterGrace(graceMs: number, onSignal: (signal: NodeJS.Signals) => void = () => undefined): void {
+export function forceExitAfterGrace(
+  graceMs: number,
+  onSignal: (signal: NodeJS.Signals) => void = () => undefined,
+): void {
   let fired = false;
   const handler = (signal: NodeJS.Signals) => {
     if (fired) return;
     fired = true;
     const timer = setTimeout(() => {
-      new Logger('Shutdown').error(`graceful shutdown did not finish within SHUTDOWN_GRACE_MS=${graceMs} ms; forcing exit`);
+      new Logger('Shutdown').error(
+        `graceful shutdown did not finish within SHUTDOWN_GRACE_MS=${graceMs} ms; forcing exit`,
+      );
       process.exit(1);
     }, graceMs);
     timer.unref();

@@ -26,10 +26,26 @@ export function ApiErrors(statuses: number[], options: { xml?: boolean } = {}) {
       const codes = codesFor(status);
       const description = `Error envelope; error.code one of ${codes.join(', ')}`;
       // One example per code this status carries, so no example shows a code of another status.
-      const examples = (render: (code: ErrorCode) => unknown) => Object.fromEntries(codes.map((code) => [code, { summary: code, value: render(code) }]));
+      const examples = (render: (code: ErrorCode) => unknown) =>
+        Object.fromEntries(codes.map((code) => [code, { summary: code, value: render(code) }]));
       return options.xml
-        ? ApiResponse({ status, description, content: { 'application/xml': { schema: { type: 'string' }, examples: examples(xmlErrorExample) } } })
-        : ApiResponse({ status, description, content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeDto) }, examples: examples(jsonErrorExample) } } });
+        ? ApiResponse({
+            status,
+            description,
+            content: {
+              'application/xml': { schema: { type: 'string' }, examples: examples(xmlErrorExample) },
+            },
+          })
+        : ApiResponse({
+            status,
+            description,
+            content: {
+              'application/json': {
+                schema: { $ref: getSchemaPath(ErrorEnvelopeDto) },
+                examples: examples(jsonErrorExample),
+              },
+            },
+          });
     }),
   );
 }

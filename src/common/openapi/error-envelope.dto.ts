@@ -16,5 +16,9 @@ export class ErrorEnvelopeDto {
   @ApiProperty({ example: false, enum: [false] }) success: boolean;
   @ApiProperty({ example: 'No valid recipient in the request.' }) message: string;
   @ApiProperty({ type: ErrorBodyDto }) error: ErrorBodyDto;
-  @ApiProperty({ example: '3f1c2a9e-6a2b-4c51-9d7e-0b6f1f3c2d10', description: 'also in the X-Request-Id response header' }) request_id: string;
+  @ApiProperty({
+    example: '3f1c2a9e-6a2b-4c51-9d7e-0b6f1f3c2d10',
+    description: 'also in the X-Request-Id response header',
+  })
+  request_id: string;
 }

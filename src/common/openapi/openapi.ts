@@ -13,11 +13,30 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         'Every error answers the same envelope (`ErrorEnvelopeDto`); every response carries `X-Request-Id`.',
     )
     .setVersion(config.version)
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key in a header' }, API_KEY_SCHEME)
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key in a header' },
+      API_KEY_SCHEME,
+    )
     // addSecurity, not addBearerAuth: that one adds bearerFormat JWT, and our keys are opaque strings.
-    .addSecurity(BEARER_SCHEME, { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key> (an opaque key, not a JWT)' })
-    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'HTTP Basic with the API key as user name and an empty password (kept for backward compatibility; a non-empty password is refused with 401)' }, BASIC_SCHEME)
-    .addSecurity('metrics_token', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <METRICS_TOKEN>, only when METRICS_TOKEN is set' })
+    .addSecurity(BEARER_SCHEME, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'Authorization: Bearer <API key> (an opaque key, not a JWT)',
+    })
+    .addBasicAuth(
+      {
+        type: 'http',
+        scheme: 'basic',
+        description:
+          'HTTP Basic with the API key as user name and an empty password (kept for backward compatibility; a non-empty password is refused with 401)',
+      },
+      BASIC_SCHEME,
+    )
+    .addSecurity('metrics_token', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'Authorization: Bearer <METRICS_TOKEN>, only when METRICS_TOKEN is set',
+    })
     .addTag('sms')
     .addTag('email')
     .addTag('chat')

@@ -12,8 +12,17 @@ const STATUSES = ['ACKNOWLEDGED', 'SENT', 'DELIVERED', 'UNDELIVERED', 'EXPIRED',
 export const SMS_SEND_EXAMPLE = {
   api_reference: API_REFERENCE,
   data: [
-    { message_id: '01a200fe-0dfd-7511-ad60-13d93139bcee', mobile_number: '260971234567', status: 'ACKNOWLEDGED' },
-    { message_id: '01a200fe-0dfd-7511-ad60-13d93139bcef', mobile_number: '0971234567', status: 'REJECTED', reason: 'INVALID_NUMBER' },
+    {
+      message_id: '01a200fe-0dfd-7511-ad60-13d93139bcee',
+      mobile_number: '260971234567',
+      status: 'ACKNOWLEDGED',
+    },
+    {
+      message_id: '01a200fe-0dfd-7511-ad60-13d93139bcef',
+      mobile_number: '0971234567',
+      status: 'REJECTED',
+      reason: 'INVALID_NUMBER',
+    },
   ],
   message: 'successful',
   success: true,
@@ -33,7 +42,11 @@ export class SmsSendEntryDto {
   @ApiProperty({ example: '01a200fe-0dfd-7511-ad60-13d93139bcee', format: 'uuid' }) message_id: string;
   @ApiProperty({ example: '260971234567' }) mobile_number: string;
   @ApiProperty({ enum: ['ACKNOWLEDGED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
-  @ApiPropertyOptional({ enum: ['INVALID_NUMBER'], description: 'present when status is REJECTED (not charged, not sent)' }) reason?: string;
+  @ApiPropertyOptional({
+    enum: ['INVALID_NUMBER'],
+    description: 'present when status is REJECTED (not charged, not sent)',
+  })
+  reason?: string;
 }
 
 export class SmsSendResponseDto {
@@ -47,7 +60,8 @@ export class EmailSendEntryDto {
   @ApiProperty({ example: 'jane@example.com' }) email_address: string;
   @ApiProperty({ example: '5', description: 'numeric text' }) message_id: string;
   @ApiProperty({ enum: ['ACKNOWLEDGED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
-  @ApiPropertyOptional({ enum: ['INVALID_EMAIL'], description: 'present when status is REJECTED' }) reason?: string;
+  @ApiPropertyOptional({ enum: ['INVALID_EMAIL'], description: 'present when status is REJECTED' })
+  reason?: string;
 }
 
 export class EmailSendResponseDto {
@@ -70,13 +84,18 @@ export class ChatSendResponseDto {
   @ApiProperty({ example: 'Chat messages queued successfully' }) message: string;
   @ApiProperty({ example: API_REFERENCE }) reference: string;
   @ApiProperty({ example: 'success' }) status: string;
-  @ApiPropertyOptional({ type: [RejectedRecipientDto], description: 'present only when some recipients were invalid' }) rejected?: RejectedRecipientDto[];
+  @ApiPropertyOptional({
+    type: [RejectedRecipientDto],
+    description: 'present only when some recipients were invalid',
+  })
+  rejected?: RejectedRecipientDto[];
 }
 
 export class ChannelBalanceDto {
   @ApiProperty({ example: 19687.5 }) balance_value: number;
   @ApiProperty({ example: 1.25 }) cost_per_unit: number;
-  @ApiProperty({ example: 15750, type: 'integer', description: 'floor(balance_value / cost_per_unit)' }) credits: number;
+  @ApiProperty({ example: 15750, type: 'integer', description: 'floor(balance_value / cost_per_unit)' })
+  credits: number;
 }
 
 export class BalancesDto {
@@ -96,7 +115,11 @@ export class BalanceResponseDto {
 }
 
 export class MessageDto {
-  @ApiProperty({ example: '01a200fe-0dfd-7511-ad60-13d93139bcee', description: 'UUID for SMS and chat, numeric text for e-mail' }) message_id: string;
+  @ApiProperty({
+    example: '01a200fe-0dfd-7511-ad60-13d93139bcee',
+    description: 'UUID for SMS and chat, numeric text for e-mail',
+  })
+  message_id: string;
   @ApiProperty({ enum: ['sms', 'email', 'chat'], example: 'sms' }) channel: string;
   @ApiProperty({ example: API_REFERENCE }) api_reference: string;
   @ApiProperty({ example: '260971234567' }) recipient: string;
@@ -107,14 +130,23 @@ export class MessageDto {
   @ApiProperty({ example: 'ZMW' }) currency: string;
   @ApiProperty({ nullable: true, type: 'string', example: 'inv-2025-0001' }) user_reference_id: string | null;
   @ApiProperty({ example: '2025-11-26T19:14:30.578Z', format: 'date-time' }) created_at: string;
-  @ApiProperty({ nullable: true, type: 'string', format: 'date-time', example: '2025-11-26T19:14:30.912Z' }) sent_at: string | null;
-  @ApiProperty({ nullable: true, type: 'string', format: 'date-time', example: '2025-11-26T19:14:31.915Z' }) completed_at: string | null;
-  @ApiProperty({ example: 1, type: 'integer', description: 'hand-over attempts so far (a message still ACKNOWLEDGED with attempts > 0 is being retried)' }) attempts: number;
+  @ApiProperty({ nullable: true, type: 'string', format: 'date-time', example: '2025-11-26T19:14:30.912Z' })
+  sent_at: string | null;
+  @ApiProperty({ nullable: true, type: 'string', format: 'date-time', example: '2025-11-26T19:14:31.915Z' })
+  completed_at: string | null;
+  @ApiProperty({
+    example: 1,
+    type: 'integer',
+    description:
+      'hand-over attempts so far (a message still ACKNOWLEDGED with attempts > 0 is being retried)',
+  })
+  attempts: number;
   @ApiProperty({
     nullable: true,
     type: 'string',
     example: null,
-    description: 'reason code of the last failed hand-over attempt, e.g. SMTP_421, SMTP_TLS_CERTIFICATE, SMPP_ESME_RTHROTTLED; kept after a later success',
+    description:
+      'reason code of the last failed hand-over attempt, e.g. SMTP_421, SMTP_TLS_CERTIFICATE, SMPP_ESME_RTHROTTLED; kept after a later success',
   })
   last_error: string | null;
 }
@@ -126,7 +158,8 @@ export class MessageEventDto {
 }
 
 export class MessageDetailDto extends MessageDto {
-  @ApiProperty({ type: [MessageEventDto], description: 'every state the message went through, oldest first' }) history: MessageEventDto[];
+  @ApiProperty({ type: [MessageEventDto], description: 'every state the message went through, oldest first' })
+  history: MessageEventDto[];
 }
 
 export class MessageListResponseDto {

@@ -15,7 +15,12 @@ const logger = new Logger('Redis');
       inject: [APP_CONFIG],
       // Fail fast while Redis is down instead of queueing commands in memory: callers decide what to do.
       useFactory: (c: AppConfig) => {
-        const redis = new Redis(c.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, lazyConnect: false });
+        const redis = new Redis(c.redisUrl, {
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          connectTimeout: 2000,
+          lazyConnect: false,
+        });
         // ioredis reconnects by itself; say so once per outage rather than once per retry.
         let down = false;
         redis.on('error', (err: Error) => {

@@ -5,7 +5,11 @@ import type { ErrorDetail } from '../errors/error-codes.js';
 function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const e of errors) {
-    const field = prefix ? (/^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`) : e.property;
+    const field = prefix
+      ? /^\d+$/.test(e.property)
+        ? `${prefix}[${e.property}]`
+        : `${prefix}.${e.property}`
+      : e.property;
     for (const message of Object.values(e.constraints ?? {})) out.push({ field, message });
     if (e.children?.length) out.push(...flatten(e.children, field));
   }
@@ -25,9 +29,17 @@ export class AppValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object && metadata.metatype !== String) {
+    if (
+      metadata.type === 'body' &&
+      metadata.metatype &&
+      metadata.metatype !== Object &&
+      metadata.metatype !== String
+    ) {
       if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
-        throw AppException.validation([{ field: 'body', message: 'the body must be a JSON object' }], 'The request body must be a JSON object.');
+        throw AppException.validation(
+          [{ field: 'body', message: 'the body must be a JSON object' }],
+          'The request body must be a JSON object.',
+        );
       }
     }
     return super.transform(value, metadata);

@@ -6,7 +6,8 @@ export function IsStringOrStringArray(options?: ValidationOptions): PropertyDeco
     {
       name: 'isStringOrStringArray',
       validator: {
-        validate: (v: unknown) => typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string')),
+        validate: (v: unknown) =>
+          typeof v === 'string' || (Array.isArray(v) && v.every((x) => typeof x === 'string')),
         defaultMessage: (args) => `${args?.property} must be a string or a list of strings`,
       },
     },

@@ -14,7 +14,10 @@ export interface XmlRecipientEntry {
  * `<recipient>` list sees the documented shape; one that cares can learn what was not sent.
  */
 export function xmlSendBody(reference: string, entries: XmlRecipientEntry[]): string {
-  const body = xmlSuccessBody(reference, entries.map((e) => e.recipient));
+  const body = xmlSuccessBody(
+    reference,
+    entries.map((e) => e.recipient),
+  );
   const rejected = entries
     .filter((e) => e.status === 'REJECTED')
     .map(

@@ -23,7 +23,10 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   IndexMessagesByStatus1764000612000,
   MessageLastAttempt1764013100000,
 ];
-export const LOG_MIGRATIONS: MigrationClass[] = [CreateRequestLogs1764000300000, RequestLogRepeatCount1764001400000];
+export const LOG_MIGRATIONS: MigrationClass[] = [
+  CreateRequestLogs1764000300000,
+  RequestLogRepeatCount1764001400000,
+];
 export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   CreateReportsAndCallbacks1764000200000,
   ReceiptIdKeys1764000610000,

@@ -70,7 +70,10 @@ export class AccountsCreateCommand extends CliCommand {
     return v;
   }
 
-  @Option({ flags: '--password-stdin', description: 'read the password from standard input (recommended); without either, a terminal prompts' })
+  @Option({
+    flags: '--password-stdin',
+    description: 'read the password from standard input (recommended); without either, a terminal prompts',
+  })
   parsePasswordStdin(): boolean {
     return true;
   }

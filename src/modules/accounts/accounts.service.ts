@@ -45,7 +45,12 @@ export class AccountsService {
       await em.insert(Account, account);
       await em.insert(
         AccountChannel,
-        CHANNELS.map((channel) => ({ accountId: account.id, channel, balance: '0', costPerUnit: DEFAULT_PRICES[channel] })),
+        CHANNELS.map((channel) => ({
+          accountId: account.id,
+          channel,
+          balance: '0',
+          costPerUnit: DEFAULT_PRICES[channel],
+        })),
       );
       return account;
     });

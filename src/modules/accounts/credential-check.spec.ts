@@ -17,7 +17,9 @@ class HeldAccounts {
   constructor(private readonly hash: string) {}
   credentials(): Promise<{ username: string; passwordHash: string }> {
     this.calls++;
-    return new Promise((resolve) => this.waiting.push(() => resolve({ username: 'alice', passwordHash: this.hash })));
+    return new Promise((resolve) =>
+      this.waiting.push(() => resolve({ username: 'alice', passwordHash: this.hash })),
+    );
   }
   release(): void {
     for (const w of this.waiting.splice(0)) w();
@@ -27,7 +29,8 @@ class HeldAccounts {
 const code = (p: Promise<unknown>) =>
   p.then(
     () => 'ok',
-    (e: { code?: string; headers?: Record<string, string> }) => `${e.code}${e.headers?.['Retry-After'] ? ` retry ${e.headers['Retry-After']}` : ''}`,
+    (e: { code?: string; headers?: Record<string, string> }) =>
+      `${e.code}${e.headers?.['Retry-After'] ? ` retry ${e.headers['Retry-After']}` : ''}`,
   );
 
 describe('CredentialCheck', () => {
@@ -37,27 +40,43 @@ describe('CredentialCheck', () => {
   });
 
   function setup(concurrency = 2) {
-    const config = loadConfig({ PASSWORD_CHECK_CONCURRENCY: String(concurrency), AUTH_PASSWORD_FAILURES_PER_KEY: '100/60', AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '100/60' });
+    const config = loadConfig({
+      PASSWORD_CHECK_CONCURRENCY: String(concurrency),
+      AUTH_PASSWORD_FAILURES_PER_KEY: '100/60',
+      AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '100/60',
+    });
     const accounts = new HeldAccounts(hash);
-    const check = new CredentialCheck(config, accounts as unknown as AccountsService, new AuthThrottle(config));
+    const check = new CredentialCheck(
+      config,
+      accounts as unknown as AccountsService,
+      new AuthThrottle(config),
+    );
     return { accounts, check };
   }
   const auth = (keyId: string): AuthContext =>
-    ({ key: { id: keyId }, account: { id: `acct-${keyId}` }, passwordTag: passwordTag(hash) }) as unknown as AuthContext;
+    ({
+      key: { id: keyId },
+      account: { id: `acct-${keyId}` },
+      passwordTag: passwordTag(hash),
+    }) as unknown as AuthContext;
   const settle = () => new Promise((r) => setImmediate(r));
 
   it('runs one check per key at a time: a second, different password for the same key is refused at once', async () => {
     const { accounts, check } = setup();
     const first = code(check.verify(auth('1'), 'alice', 'wrong-one', '192.0.2.1'));
     await settle();
-    expect(await code(check.verify(auth('1'), 'alice', 'wrong-two', '192.0.2.1'))).toBe('RATE_LIMITED retry 1');
+    expect(await code(check.verify(auth('1'), 'alice', 'wrong-two', '192.0.2.1'))).toBe(
+      'RATE_LIMITED retry 1',
+    );
     accounts.release();
     expect(await first).toBe('INVALID_CREDENTIALS');
   });
 
   it('joins identical checks under way instead of hashing again', async () => {
     const { accounts, check } = setup();
-    const all = Array.from({ length: 5 }, () => code(check.verify(auth('1'), 'alice', 'correct-horse-battery', undefined)));
+    const all = Array.from({ length: 5 }, () =>
+      code(check.verify(auth('1'), 'alice', 'correct-horse-battery', undefined)),
+    );
     await settle();
     accounts.release();
     expect(await Promise.all(all)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
@@ -69,7 +88,9 @@ describe('CredentialCheck', () => {
     const a = code(check.verify(auth('1'), 'alice', 'correct-horse-battery', undefined));
     const b = code(check.verify(auth('2'), 'alice', 'correct-horse-battery', undefined));
     await settle();
-    expect(await code(check.verify(auth('3'), 'alice', 'correct-horse-battery', undefined))).toBe('RATE_LIMITED retry 1');
+    expect(await code(check.verify(auth('3'), 'alice', 'correct-horse-battery', undefined))).toBe(
+      'RATE_LIMITED retry 1',
+    );
     accounts.release();
     expect([await a, await b]).toEqual(['ok', 'ok']);
     // Room again once the checks are done.

@@ -48,12 +48,21 @@ export class CredentialCheck {
    * Resolves when `username` / `password` are those of the key's own account. A wrong password
    * and a foreign account get the same answer, so the route cannot be used to probe usernames.
    */
-  async verify(auth: AuthContext, username: unknown, password: unknown, ip: string | undefined): Promise<void> {
+  async verify(
+    auth: AuthContext,
+    username: unknown,
+    password: unknown,
+    ip: string | undefined,
+  ): Promise<void> {
     if (typeof username !== 'string' || typeof password !== 'string' || !username || !password) {
       throw AppException.validation(
         [
-          ...(typeof username === 'string' && username ? [] : [{ field: 'username', message: 'username is required' }]),
-          ...(typeof password === 'string' && password ? [] : [{ field: 'password', message: 'password is required' }]),
+          ...(typeof username === 'string' && username
+            ? []
+            : [{ field: 'username', message: 'username is required' }]),
+          ...(typeof password === 'string' && password
+            ? []
+            : [{ field: 'password', message: 'password is required' }]),
         ],
         'username and password are required.',
       );
@@ -74,13 +83,21 @@ export class CredentialCheck {
     }
   }
 
-  private async check(auth: AuthContext, username: string, password: string, ip: string | undefined, digest: string): Promise<boolean> {
+  private async check(
+    auth: AuthContext,
+    username: string,
+    password: string,
+    ip: string | undefined,
+    digest: string,
+  ): Promise<boolean> {
     const keyId = auth.key.id;
     const accountId = auth.account.id;
     await this.throttle.checkPassword(keyId, accountId, ip);
     if (this.keysChecking.has(keyId) || this.running >= this.config.authThrottle.passwordCheckConcurrency) {
       this.throttle.refused('password_busy');
-      throw new AppException('RATE_LIMITED', 'Too many password checks are under way; retry after 1 s.', [], { 'Retry-After': '1' });
+      throw new AppException('RATE_LIMITED', 'Too many password checks are under way; retry after 1 s.', [], {
+        'Retry-After': '1',
+      });
     }
     this.keysChecking.add(keyId);
     this.running++;
@@ -88,7 +105,10 @@ export class CredentialCheck {
     let ok: boolean;
     try {
       row = await this.accounts.credentials(accountId);
-      ok = !!row && row.username === username && (await argon2.verify(row.passwordHash, password).catch(() => false));
+      ok =
+        !!row &&
+        row.username === username &&
+        (await argon2.verify(row.passwordHash, password).catch(() => false));
     } finally {
       this.keysChecking.delete(keyId);
       this.running--;

@@ -12,7 +12,9 @@ export interface PasswordOptions {
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /**
@@ -51,11 +53,14 @@ async function ask(questions: string[]): Promise<string[]> {
  * the command runs).
  */
 export async function readNewPassword(o: PasswordOptions): Promise<string> {
-  if (o.password !== undefined && o.passwordStdin) throw new UsageError('give either --password or --password-stdin, not both');
+  if (o.password !== undefined && o.passwordStdin)
+    throw new UsageError('give either --password or --password-stdin, not both');
   if (o.password !== undefined) return o.password;
   if (o.passwordStdin) return readStdin();
   if (!process.stdin.isTTY) {
-    throw new UsageError('no password: pipe it in with --password-stdin (recommended), or run on a terminal to be prompted');
+    throw new UsageError(
+      'no password: pipe it in with --password-stdin (recommended), or run on a terminal to be prompted',
+    );
   }
   const [first, second] = await ask(['New password: ', 'Repeat it: ']);
   if (first !== second) throw new AccountError('the two passwords differ');

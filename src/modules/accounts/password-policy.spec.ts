@@ -9,7 +9,20 @@ describe('passwordProblem', () => {
   });
 
   it('refuses common passwords dressed up with case, digits, symbols, leetspeak or repetition', () => {
-    for (const p of ['password123', 'Password123!', 'P@ssw0rd2024', 'qwertyuiop', 'qwertyqwerty', '1234567890', '9876543210', '0000000000', 'letmein!!!!', 'iloveyou12', 'adminadmin1', 'abcdefghij'])
+    for (const p of [
+      'password123',
+      'Password123!',
+      'P@ssw0rd2024',
+      'qwertyuiop',
+      'qwertyqwerty',
+      '1234567890',
+      '9876543210',
+      '0000000000',
+      'letmein!!!!',
+      'iloveyou12',
+      'adminadmin1',
+      'abcdefghij',
+    ])
       expect(passwordProblem(p), p).toMatch(/too common|too simple/);
   });
 

@@ -9,21 +9,132 @@ export const MAX_PASSWORD_LENGTH = 256;
  * tries, whatever its length.
  */
 const COMMON_STEMS = new Set([
-  'password', 'passwort', 'passwd', 'pass', 'qwerty', 'qwertyuiop', 'qwertz', 'azerty', 'asdf', 'asdfgh',
-  'asdfghjkl', 'zxcvbn', 'zxcvbnm', 'qazwsx', 'qazwsxedc', 'zaqxsw', 'qweasd', 'qweasdzxc', 'abc', 'abcd',
-  'abcdef', 'abcdefg', 'abcdefgh', 'letmein', 'welcome', 'admin', 'administrator', 'root', 'toor', 'login',
-  'master', 'secret', 'changeme', 'default', 'guest', 'test', 'tester', 'testing', 'user', 'iloveyou',
-  'loveyou', 'love', 'princess', 'sunshine', 'shadow', 'monkey', 'dragon', 'football', 'baseball',
-  'soccer', 'hockey', 'basketball', 'superman', 'batman', 'spiderman', 'starwars', 'pokemon', 'trustno',
-  'whatever', 'freedom', 'hello', 'helloworld', 'charlie', 'michael', 'jordan', 'jennifer', 'hunter',
-  'ranger', 'buster', 'killer', 'cheese', 'cookie', 'summer', 'winter', 'spring', 'autumn', 'flower',
-  'computer', 'internet', 'google', 'facebook', 'samsung', 'apple', 'microsoft', 'mustang', 'ferrari',
-  'matrix', 'access', 'money', 'blink', 'solo', 'ninja', 'mypassword', 'mysecret', 'adminadmin',
-  'passpass', 'letmeinnow', 'open', 'opensesame', 'nopassword', 'system', 'server', 'manager',
-  'support', 'service', 'company', 'business', 'office', 'zambia', 'lusaka', 'africa', 'bulk', 'sms',
+  'password',
+  'passwort',
+  'passwd',
+  'pass',
+  'qwerty',
+  'qwertyuiop',
+  'qwertz',
+  'azerty',
+  'asdf',
+  'asdfgh',
+  'asdfghjkl',
+  'zxcvbn',
+  'zxcvbnm',
+  'qazwsx',
+  'qazwsxedc',
+  'zaqxsw',
+  'qweasd',
+  'qweasdzxc',
+  'abc',
+  'abcd',
+  'abcdef',
+  'abcdefg',
+  'abcdefgh',
+  'letmein',
+  'welcome',
+  'admin',
+  'administrator',
+  'root',
+  'toor',
+  'login',
+  'master',
+  'secret',
+  'changeme',
+  'default',
+  'guest',
+  'test',
+  'tester',
+  'testing',
+  'user',
+  'iloveyou',
+  'loveyou',
+  'love',
+  'princess',
+  'sunshine',
+  'shadow',
+  'monkey',
+  'dragon',
+  'football',
+  'baseball',
+  'soccer',
+  'hockey',
+  'basketball',
+  'superman',
+  'batman',
+  'spiderman',
+  'starwars',
+  'pokemon',
+  'trustno',
+  'whatever',
+  'freedom',
+  'hello',
+  'helloworld',
+  'charlie',
+  'michael',
+  'jordan',
+  'jennifer',
+  'hunter',
+  'ranger',
+  'buster',
+  'killer',
+  'cheese',
+  'cookie',
+  'summer',
+  'winter',
+  'spring',
+  'autumn',
+  'flower',
+  'computer',
+  'internet',
+  'google',
+  'facebook',
+  'samsung',
+  'apple',
+  'microsoft',
+  'mustang',
+  'ferrari',
+  'matrix',
+  'access',
+  'money',
+  'blink',
+  'solo',
+  'ninja',
+  'mypassword',
+  'mysecret',
+  'adminadmin',
+  'passpass',
+  'letmeinnow',
+  'open',
+  'opensesame',
+  'nopassword',
+  'system',
+  'server',
+  'manager',
+  'support',
+  'service',
+  'company',
+  'business',
+  'office',
+  'zambia',
+  'lusaka',
+  'africa',
+  'bulk',
+  'sms',
 ]);
 
-const LEET: Record<string, string> = { '@': 'a', '4': 'a', '3': 'e', '1': 'i', '!': 'i', '0': 'o', '$': 's', '5': 's', '7': 't' };
+const LEET: Record<string, string> = {
+  '@': 'a',
+  '4': 'a',
+  '3': 'e',
+  '1': 'i',
+  '!': 'i',
+  '0': 'o',
+  $: 's',
+  '5': 's',
+  '7': 't',
+};
 
 /** The stem of a password: lower case, without leading/trailing digits and symbols, leetspeak undone, repetition folded. */
 function stem(password: string): string {
@@ -46,13 +157,17 @@ function isSequence(s: string): boolean {
 
 /** Why a new password is refused, or null when it is acceptable. */
 export function passwordProblem(password: string, username?: string): string | null {
-  if (password.length < MIN_PASSWORD_LENGTH) return `password must be at least ${MIN_PASSWORD_LENGTH} characters`;
-  if (password.length > MAX_PASSWORD_LENGTH) return `password must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  if (password.length < MIN_PASSWORD_LENGTH)
+    return `password must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (password.length > MAX_PASSWORD_LENGTH)
+    return `password must be at most ${MAX_PASSWORD_LENGTH} characters`;
   if (/[\u0000-\u001f\u007f]/.test(password)) return 'password must not contain control characters';
   if (new Set(password).size < 4) return 'password is too simple: use at least four different characters';
   const lower = password.toLowerCase();
-  if (username && username.length >= 3 && lower.includes(username.toLowerCase())) return 'password must not contain the username';
+  if (username && username.length >= 3 && lower.includes(username.toLowerCase()))
+    return 'password must not contain the username';
   const s = stem(password);
-  if (s === '' || COMMON_STEMS.has(s) || isSequence(lower) || isSequence(s)) return 'password is too common: choose a longer, less guessable one';
+  if (s === '' || COMMON_STEMS.has(s) || isSequence(lower) || isSequence(s))
+    return 'password is too common: choose a longer, less guessable one';
   return null;
 }

@@ -29,12 +29,18 @@ export class AccountsPasswordCommand extends CliCommand {
     return v;
   }
 
-  @Option({ flags: '--password-stdin', description: 'read the new password from standard input (recommended)' })
+  @Option({
+    flags: '--password-stdin',
+    description: 'read the new password from standard input (recommended)',
+  })
   parsePasswordStdin(): boolean {
     return true;
   }
 
-  @Option({ flags: '--password <password>', description: 'the new password on the command line (visible in ps; prefer --password-stdin)' })
+  @Option({
+    flags: '--password <password>',
+    description: 'the new password on the command line (visible in ps; prefer --password-stdin)',
+  })
   parsePassword(v: string): string {
     return v;
   }

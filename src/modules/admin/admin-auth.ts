@@ -27,7 +27,15 @@ export function adminAuth(token: string) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const given = presented(req.headers.authorization);
     if (given === undefined) {
-      sendError(req, res, 401, 'MISSING_API_KEY', 'The admin token is required: HTTP Basic with ADMIN_TOKEN as the password.', [], CHALLENGE);
+      sendError(
+        req,
+        res,
+        401,
+        'MISSING_API_KEY',
+        'The admin token is required: HTTP Basic with ADMIN_TOKEN as the password.',
+        [],
+        CHALLENGE,
+      );
       return;
     }
     if (!timingSafeEqual(digest(given), expected)) {

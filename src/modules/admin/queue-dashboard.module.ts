@@ -27,7 +27,9 @@ export class QueueDashboardModule {
           middleware: adminAuth(config.adminToken),
           boardOptions: { uiConfig: { boardTitle: 'bulk-messaging queues' } },
         }),
-        BullBoardModule.forFeature(...queues.map((name) => ({ name, adapter: BullAdapter, options: { allowRetries: true } }))),
+        BullBoardModule.forFeature(
+          ...queues.map((name) => ({ name, adapter: BullAdapter, options: { allowRetries: true } })),
+        ),
       ],
     };
   }

@@ -14,7 +14,8 @@ export class ApiKeyError extends Error {}
 function checkName(raw: string): string {
   const name = raw.trim();
   if (!name || name.length > 100) throw new ApiKeyError('name must be 1-100 characters');
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) throw new ApiKeyError('name must not contain control characters');
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name))
+    throw new ApiKeyError('name must not contain control characters');
   return name;
 }
 
@@ -63,7 +64,10 @@ export class ApiKeysService {
     const account = await this.ds.getRepository(Account).findOne({ where: { username: input.username } });
     if (!account) throw new ApiKeyError(`no account named ${input.username}`);
     // It would print as a working key yet be refused on every request.
-    if (account.status !== 'active') throw new ApiKeyError(`account ${input.username} is ${account.status}: activate it before creating keys`);
+    if (account.status !== 'active')
+      throw new ApiKeyError(
+        `account ${input.username} is ${account.status}: activate it before creating keys`,
+      );
     const name = checkName(input.name);
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
       throw new ApiKeyError('expires-at is in the past');

@@ -50,7 +50,11 @@ export class BalanceService {
       const row = rows.find((r) => r.channel === ch);
       const value = row?.balance ?? '0';
       const price = row?.costPerUnit ?? '0';
-      balances[ch] = { balance_value: toNumber(value), cost_per_unit: toNumber(price), credits: creditsOf(value, price) };
+      balances[ch] = {
+        balance_value: toNumber(value),
+        cost_per_unit: toNumber(price),
+        credits: creditsOf(value, price),
+      };
       if (row && row.updatedAt > lastUpdated) lastUpdated = row.updatedAt;
     }
     return {
@@ -68,7 +72,11 @@ export class BalanceService {
     return this.ds.getRepository(AccountChannel).find({ where: { accountId } });
   }
 
-  async channel(accountId: string, channel: Channel, em: EntityManager = this.ds.manager): Promise<AccountChannel> {
+  async channel(
+    accountId: string,
+    channel: Channel,
+    em: EntityManager = this.ds.manager,
+  ): Promise<AccountChannel> {
     return em.getRepository(AccountChannel).findOneByOrFail({ accountId, channel });
   }
 
@@ -99,7 +107,10 @@ export class BalanceService {
         [amount, accountId, channel, amount],
       )) as { affectedRows: number };
       if (res.affectedRows !== 1) {
-        const row = await em.query('SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?', [accountId, channel]);
+        const row = await em.query(
+          'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
+          [accountId, channel],
+        );
         throw new InsufficientBalance(amount, money(row[0]?.balance ?? 0));
       }
     }
@@ -111,7 +122,10 @@ export class BalanceService {
 
   async topUp(accountId: string, channel: Channel, amount: string, note?: string): Promise<AccountChannel> {
     return this.ds.transaction(async (em) => {
-      await em.query('UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?', [amount, accountId, channel]);
+      await em.query(
+        'UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?',
+        [amount, accountId, channel],
+      );
       await this.ledger(em, accountId, channel, 'topup', amount, null, null, note ?? null);
       return this.channel(accountId, channel, em);
     });
@@ -138,7 +152,11 @@ export class BalanceService {
       [m.accountId, m.channel, m.cost, m.sendRequestId, m.id],
     )) as { affectedRows: number };
     if (res.affectedRows !== 1) return false;
-    await em.query('UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?', [m.cost, m.accountId, m.channel]);
+    await em.query('UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?', [
+      m.cost,
+      m.accountId,
+      m.channel,
+    ]);
     return true;
   }
 

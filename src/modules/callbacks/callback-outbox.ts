@@ -23,7 +23,13 @@ const DOWN = new Set(['reconnecting', 'close', 'end']);
 
 /** The options every callback job is queued with: 10 attempts on the jittered schedule. */
 export function callbackJobOptions(eventId: string) {
-  return { jobId: eventId, attempts: 10, backoff: { type: 'jittered' }, removeOnComplete: true, removeOnFail: 5000 };
+  return {
+    jobId: eventId,
+    attempts: 10,
+    backoff: { type: 'jittered' },
+    removeOnComplete: true,
+    removeOnFail: 5000,
+  };
 }
 
 /**
@@ -56,10 +62,15 @@ export class CallbackOutbox implements OnApplicationShutdown {
     const ids = jobs.map((j) => j.eventId);
     let kept = true;
     await this.notifications
-      .query(`INSERT IGNORE INTO callback_outbox (event_id, job) VALUES ${jobs.map(() => '(?, ?)').join(',')}`, jobs.flatMap((j) => [j.eventId, JSON.stringify(j)]))
+      .query(
+        `INSERT IGNORE INTO callback_outbox (event_id, job) VALUES ${jobs.map(() => '(?, ?)').join(',')}`,
+        jobs.flatMap((j) => [j.eventId, JSON.stringify(j)]),
+      )
       .catch((err: Error) => {
         kept = false;
-        this.warnings.warn(`${jobs.length} callback(s) not kept in the outbox (${err.message}); queued without a copy`);
+        this.warnings.warn(
+          `${jobs.length} callback(s) not kept in the outbox (${err.message}); queued without a copy`,
+        );
       });
     try {
       await this.add(jobs);
@@ -100,7 +111,10 @@ export class CallbackOutbox implements OnApplicationShutdown {
       queued += rows.length;
       if (rows.length < BATCH) break;
     }
-    await this.notifications.query('DELETE FROM callback_outbox WHERE created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR LIMIT 1000', [FORGET_AFTER_HOURS]);
+    await this.notifications.query(
+      'DELETE FROM callback_outbox WHERE created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR LIMIT 1000',
+      [FORGET_AFTER_HOURS],
+    );
     if (queued) this.logger.log(`queued ${queued} callback event(s) that were not in the queue`);
     return queued;
   }
@@ -111,13 +125,22 @@ export class CallbackOutbox implements OnApplicationShutdown {
   }
 
   private async add(jobs: CallbackJob[]): Promise<void> {
-    if (DOWN.has(this.callbacks.client.status)) throw new Error(`Redis connection ${this.callbacks.client.status}`);
+    if (DOWN.has(this.callbacks.client.status))
+      throw new Error(`Redis connection ${this.callbacks.client.status}`);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer from Redis within ${QUEUE_TIMEOUT_MS} ms`)), QUEUE_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`no answer from Redis within ${QUEUE_TIMEOUT_MS} ms`)),
+        QUEUE_TIMEOUT_MS,
+      );
     });
     try {
-      await Promise.race([this.callbacks.addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: callbackJobOptions(data.eventId) }))), timeout]);
+      await Promise.race([
+        this.callbacks.addBulk(
+          jobs.map((data) => ({ name: 'deliver', data, opts: callbackJobOptions(data.eventId) })),
+        ),
+        timeout,
+      ]);
     } finally {
       clearTimeout(timer);
     }
@@ -127,7 +150,9 @@ export class CallbackOutbox implements OnApplicationShutdown {
     // If this fails the sweep queues them again later: same job id, so nothing new while the job exists.
     await this.notifications
       .query('UPDATE callback_outbox SET queued_at = CURRENT_TIMESTAMP(3) WHERE event_id IN (?)', [ids])
-      .catch((err: Error) => this.warnings.warn(`${ids.length} queued callback(s) not marked (${err.message})`));
+      .catch((err: Error) =>
+        this.warnings.warn(`${ids.length} queued callback(s) not marked (${err.message})`),
+      );
   }
 
   private async flushDone(): Promise<void> {
@@ -139,7 +164,9 @@ export class CallbackOutbox implements OnApplicationShutdown {
       await this.notifications.query('DELETE FROM callback_outbox WHERE event_id IN (?)', [ids]);
     } catch (err) {
       // A row left behind at worst sends its event once more after a Redis loss, or ages out.
-      this.warnings.warn(`${ids.length} finished callback(s) not cleared from the outbox (${(err as Error).message})`);
+      this.warnings.warn(
+        `${ids.length} finished callback(s) not cleared from the outbox (${(err as Error).message})`,
+      );
     }
   }
 
@@ -159,7 +186,12 @@ export class CallbackOutbox implements OnApplicationShutdown {
     if ((await client.set(key, mine, 'NX')) !== 'OK') return;
     const hadOne = this.epoch !== undefined;
     this.epoch = mine;
-    const res = (await this.notifications.query('UPDATE callback_outbox SET queued_at = NULL WHERE queued_at IS NOT NULL')) as { affectedRows?: number };
-    if (hadOne || res.affectedRows) this.logger.warn(`the callback queue lost its data; ${res.affectedRows ?? 0} callback event(s) not yet delivered go back on it`);
+    const res = (await this.notifications.query(
+      'UPDATE callback_outbox SET queued_at = NULL WHERE queued_at IS NOT NULL',
+    )) as { affectedRows?: number };
+    if (hadOne || res.affectedRows)
+      this.logger.warn(
+        `the callback queue lost its data; ${res.affectedRows ?? 0} callback event(s) not yet delivered go back on it`,
+      );
   }
 }

@@ -45,7 +45,11 @@ export class CallbackSender {
     private readonly outbox: CallbackOutbox,
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {
-    this.gate = new TargetGate({ perTarget: config.callbackTargetConcurrency, failuresToOpen: FAILURES_TO_OPEN, openMs: config.callbackCircuitOpenMs });
+    this.gate = new TargetGate({
+      perTarget: config.callbackTargetConcurrency,
+      failuresToOpen: FAILURES_TO_OPEN,
+      openMs: config.callbackCircuitOpenMs,
+    });
   }
 
   async handle(job: Job<QueuedCallback>): Promise<void> {
@@ -55,7 +59,17 @@ export class CallbackSender {
     const admission = this.gate.enter(targetOf(url));
     if (!admission.ok && admission.reason === 'busy') return this.park(job, admission.retryInMs);
     if (!admission.ok) {
-      await this.record(eventId, messageRowId, accountId, url, attempt, 'circuit_open', null, `target failing; circuit open for ${admission.retryInMs} ms more`, 0);
+      await this.record(
+        eventId,
+        messageRowId,
+        accountId,
+        url,
+        attempt,
+        'circuit_open',
+        null,
+        `target failing; circuit open for ${admission.retryInMs} ms more`,
+        0,
+      );
       if (last) this.outbox.finished(eventId);
       throw new CallbackFailed(`callback ${eventId}: circuit open`);
     }
@@ -70,9 +84,15 @@ export class CallbackSender {
   }
 
   /** Returns why the attempt failed and is to be retried, or null when it is done with. */
-  private async deliver(job: Job<QueuedCallback>, attempt: number, release: (succeeded: boolean, tookMs?: number) => void): Promise<string | null> {
+  private async deliver(
+    job: Job<QueuedCallback>,
+    attempt: number,
+    release: (succeeded: boolean, tookMs?: number) => void,
+  ): Promise<string | null> {
     const { url, accountId, payload, messageRowId, eventId } = job.data;
-    const [account] = (await this.main.query('SELECT callback_secret FROM accounts WHERE id = ?', [accountId])) as Array<{
+    const [account] = (await this.main.query('SELECT callback_secret FROM accounts WHERE id = ?', [
+      accountId,
+    ])) as Array<{
       callback_secret: string;
     }>;
     if (!account) return null;
@@ -135,14 +155,18 @@ export class CallbackSender {
   private async park(job: Job<QueuedCallback>, delayMs: number): Promise<void> {
     const prior = (job.data.priorAttempts ?? 0) + job.attemptsMade;
     const parks = (job.data.parks ?? 0) + 1;
-    await this.queue.add('deliver', { ...job.data, priorAttempts: prior, parks }, {
-      jobId: `${job.data.eventId}~${parks}`,
-      delay: Math.round(delayMs * (0.5 + Math.random())),
-      attempts: Math.max(1, (job.opts.attempts ?? 1) - job.attemptsMade),
-      backoff: { type: 'jittered', options: { offset: prior } },
-      removeOnComplete: true,
-      removeOnFail: job.opts.removeOnFail ?? 5000,
-    });
+    await this.queue.add(
+      'deliver',
+      { ...job.data, priorAttempts: prior, parks },
+      {
+        jobId: `${job.data.eventId}~${parks}`,
+        delay: Math.round(delayMs * (0.5 + Math.random())),
+        attempts: Math.max(1, (job.opts.attempts ?? 1) - job.attemptsMade),
+        backoff: { type: 'jittered', options: { offset: prior } },
+        removeOnComplete: true,
+        removeOnFail: job.opts.removeOnFail ?? 5000,
+      },
+    );
   }
 }
 
@@ -152,5 +176,7 @@ export class CallbackSender {
  */
 export function jitteredBackoff(baseMs: number) {
   return (attemptsMade: number, _err?: unknown, options?: { offset?: number } | null): number =>
-    Math.round(baseMs * 2 ** Math.max(0, attemptsMade + (options?.offset ?? 0) - 1) * (0.75 + Math.random() * 0.5));
+    Math.round(
+      baseMs * 2 ** Math.max(0, attemptsMade + (options?.offset ?? 0) - 1) * (0.75 + Math.random() * 0.5),
+    );
 }

@@ -31,12 +31,17 @@ export function safePost(
       reject(new RefusedTarget(`${u.hostname} is a non-public address`));
       return;
     }
-    const lookup = (hostname: string, options: object, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+    const lookup = (
+      hostname: string,
+      options: object,
+      cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+    ) => {
       dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
         if (err) return cb(err, []);
         const list = addresses as LookupAddress[];
         const bad = list.find((a) => isNonPublicAddress(a.address));
-        if (bad && !opts.allowPrivate) return cb(new RefusedTarget(`${hostname} resolves to a non-public address`), []);
+        if (bad && !opts.allowPrivate)
+          return cb(new RefusedTarget(`${hostname} resolves to a non-public address`), []);
         const wantAll = (options as { all?: boolean }).all;
         if (wantAll) cb(null, list);
         else cb(null, list[0].address, list[0].family);
@@ -47,7 +52,12 @@ export function safePost(
       u,
       {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'User-Agent': 'bulk-messaging-callbacks/1', ...headers },
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body),
+          'User-Agent': 'bulk-messaging-callbacks/1',
+          ...headers,
+        },
         lookup: lookup as never,
         timeout: opts.timeoutMs,
       },
@@ -57,7 +67,10 @@ export function safePost(
         res.on('error', reject);
       },
     );
-    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    const timer = setTimeout(
+      () => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)),
+      opts.timeoutMs,
+    );
     req.on('close', () => clearTimeout(timer));
     req.on('timeout', () => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)));
     req.on('error', reject);

@@ -6,7 +6,13 @@ export function signCallback(secret: string, timestamp: number, rawBody: string)
 }
 
 /** For receivers (and our tests): checks the signature and that the timestamp is recent. */
-export function verifyCallback(secret: string, timestampHeader: string, signatureHeader: string, rawBody: string, toleranceSeconds = 300): boolean {
+export function verifyCallback(
+  secret: string,
+  timestampHeader: string,
+  signatureHeader: string,
+  rawBody: string,
+  toleranceSeconds = 300,
+): boolean {
   const ts = Number(timestampHeader);
   if (!Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > toleranceSeconds) return false;
   const expected = Buffer.from(signCallback(secret, ts, rawBody));

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { TargetGate, targetOf } from './target-gate.js';
 
 describe('TargetGate', () => {
-  const gate = (clock: { now: number }) => new TargetGate({ perTarget: 2, failuresToOpen: 3, openMs: 1000 }, () => clock.now);
+  const gate = (clock: { now: number }) =>
+    new TargetGate({ perTarget: 2, failuresToOpen: 3, openMs: 1000 }, () => clock.now);
 
   it('lets at most perTarget calls in flight to one target, and others through meanwhile', () => {
     const g = gate({ now: 0 });
@@ -55,7 +56,11 @@ describe('TargetGate', () => {
     expect(many.every((a) => a.ok)).toBe(true);
     clock.now = 20 + 5000; // every one of them took 5 s
     for (const a of many) if (a.ok) a.release(true);
-    expect([g.enter('https://a').ok, g.enter('https://a').ok, g.enter('https://a').ok]).toEqual([true, true, false]);
+    expect([g.enter('https://a').ok, g.enter('https://a').ok, g.enter('https://a').ok]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   it('names a target by scheme, host and port', () => {

@@ -96,7 +96,8 @@ export class TargetGate {
   private purge(t: number): void {
     if (t - this.lastPurge < 60_000) return;
     this.lastPurge = t;
-    for (const [target, s] of this.targets) if (s.inFlight === 0 && t - s.lastUsed > FORGET_AFTER_MS) this.targets.delete(target);
+    for (const [target, s] of this.targets)
+      if (s.inFlight === 0 && t - s.lastUsed > FORGET_AFTER_MS) this.targets.delete(target);
   }
 }
 

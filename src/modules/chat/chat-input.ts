@@ -4,7 +4,12 @@ import type { SendInput } from '../messaging/channel-policy.js';
 import { throwIfProblems } from '../messaging/field-aliases.js';
 
 function isBlank(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
+  return (
+    v === undefined ||
+    v === null ||
+    (typeof v === 'string' && v.trim() === '') ||
+    (Array.isArray(v) && v.length === 0)
+  );
 }
 
 /**

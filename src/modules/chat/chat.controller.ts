@@ -46,7 +46,9 @@ export class ChatController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Send a chat-channel message; username and password in the body as well as the key' })
+  @ApiOperation({
+    summary: 'Send a chat-channel message; username and password in the body as well as the key',
+  })
   @ApiOkResponse({ type: ChatSendResponseDto })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
   async send(@Auth() auth: AuthContext, @Body() dto: ChatSendDto, @Ip() ip: string) {

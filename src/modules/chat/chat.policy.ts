@@ -7,7 +7,6 @@ import { codePointLength, hasLoneSurrogate } from '../messaging/text.js';
 /** The chat providers' own text limit, in Unicode code points (an emoji is one, not two). */
 export const MAX_CHAT_CHARS = 4096;
 
-
 @Injectable()
 export class ChatPolicy implements ChannelPolicy {
   readonly channel = 'chat' as const;
@@ -21,7 +20,12 @@ export class ChatPolicy implements ChannelPolicy {
     // A chat sender is a business phone number: digits with country code, as in the documented example.
     if (!/^[1-9]\d{0,14}$/.test(input.sender)) {
       throw AppException.validation(
-        [{ field: 'senderid', message: 'must be a number of up to 15 digits (country code first, no leading 0)' }],
+        [
+          {
+            field: 'senderid',
+            message: 'must be a number of up to 15 digits (country code first, no leading 0)',
+          },
+        ],
         'The sender id is not valid.',
       );
     }

@@ -46,7 +46,9 @@ export class ChatDeliveryEstimator {
         }),
       ]);
     } catch (err) {
-      this.logger.warn(`chat backlog unknown (${(err as Error).message}); estimating from this request alone`);
+      this.logger.warn(
+        `chat backlog unknown (${(err as Error).message}); estimating from this request alone`,
+      );
       return 0;
     } finally {
       clearTimeout(timer);

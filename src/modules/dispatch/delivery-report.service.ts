@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Optional,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
@@ -79,7 +86,9 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
         await retryLocks(() => this.handle(batch));
         for (const q of batch) q.done();
       } catch (err) {
-        this.warnings.warn(`${batch.length} delivery report(s) not stored, left to the provider to resend: ${(err as Error).message}`);
+        this.warnings.warn(
+          `${batch.length} delivery report(s) not stored, left to the provider to resend: ${(err as Error).message}`,
+        );
         for (const q of batch) q.done(err as Error);
       }
     }
@@ -92,7 +101,15 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
         VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(',')}`,
       batch.flatMap((q) => {
         const keys = idKeys(q.report.providerMessageId);
-        return [q.transport, q.report.providerMessageId, keys.hex, keys.dec, q.report.status, q.report.reason ?? null, q.report.occurredAt];
+        return [
+          q.transport,
+          q.report.providerMessageId,
+          keys.hex,
+          keys.dec,
+          q.report.status,
+          q.report.reason ?? null,
+          q.report.occurredAt,
+        ];
       }),
     );
     const unmatched = await this.apply(batch.map((q) => q.report));
@@ -100,18 +117,25 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   }
 
   /** Applies reports to the parts they match; returns the provider ids that matched nothing. */
-  private async apply(reports: Array<Pick<DeliveryReport, 'providerMessageId' | 'status' | 'reason'>>): Promise<string[]> {
+  private async apply(
+    reports: Array<Pick<DeliveryReport, 'providerMessageId' | 'status' | 'reason'>>,
+  ): Promise<string[]> {
     const found = await this.matcher.match(reports.map((r) => r.providerMessageId));
     const matched = reports.filter((r) => found.has(r.providerMessageId));
     if (matched.length) {
       const outcomes = await this.matcher.recordParts(
-        matched.map((r) => ({ part: found.get(r.providerMessageId)!, report: { ...r, occurredAt: new Date() } })),
+        matched.map((r) => ({
+          part: found.get(r.providerMessageId)!,
+          report: { ...r, occurredAt: new Date() },
+        })),
       );
       // The state change is stamped when we learn of it: providers' own times are often
       // minute-precision (SMPP done date) and would put DELIVERED before SENT in the history.
       // The provider's time stays in delivery_reports.occurred_at.
       await this.states.apply(outcomes.sort((a, b) => compareIds(a.id, b.id)));
-      await this.markApplied(new Map(matched.map((r) => [r.providerMessageId, found.get(r.providerMessageId)!.message_id])));
+      await this.markApplied(
+        new Map(matched.map((r) => [r.providerMessageId, found.get(r.providerMessageId)!.message_id])),
+      );
     }
     return reports.filter((r) => !found.has(r.providerMessageId)).map((r) => r.providerMessageId);
   }
@@ -135,12 +159,16 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
       [providerIds, byHex, byDec],
     )) as Array<{ provider_message_id: string; status: DeliveryReport['status']; reason: string | null }>;
     if (pending.length === 0) return;
-    await this.apply(pending.map((p) => ({ providerMessageId: p.provider_message_id, status: p.status, reason: p.reason })));
+    await this.apply(
+      pending.map((p) => ({ providerMessageId: p.provider_message_id, status: p.status, reason: p.reason })),
+    );
   }
 
   private async markApplied(byProvider: Map<string, string>): Promise<void> {
     const params: unknown[] = [];
-    const cases = [...byProvider].map(([provider, id]) => (params.push(provider, id), 'WHEN ? THEN ?')).join(' ');
+    const cases = [...byProvider]
+      .map(([provider, id]) => (params.push(provider, id), 'WHEN ? THEN ?'))
+      .join(' ');
     await this.notifications.query(
       `UPDATE delivery_reports SET applied_at = CURRENT_TIMESTAMP(3), message_id = CASE provider_message_id ${cases} END
         WHERE provider_message_id IN (?) AND applied_at IS NULL`,
@@ -171,7 +199,10 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
       [this.config.smppUnmatchedReceiptTtlMs * 1000],
     )) as { affectedRows?: number };
     const n = res.affectedRows ?? 0;
-    if (n > 0) this.logger.warn(`${n} delivery report(s) expired unmatched after ${Math.round(this.config.smppUnmatchedReceiptTtlMs / 1000)} s`);
+    if (n > 0)
+      this.logger.warn(
+        `${n} delivery report(s) expired unmatched after ${Math.round(this.config.smppUnmatchedReceiptTtlMs / 1000)} s`,
+      );
     return n;
   }
 }

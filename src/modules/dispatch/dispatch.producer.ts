@@ -90,7 +90,8 @@ export class DispatchProducer {
     // Ids are generated in increasing order, so this is the order the sweep reads them back in.
     const sorted = [...messageIds].sort(byNumericId);
     const chunks: Chunk[] = [];
-    for (let i = 0; i < sorted.length; i += DISPATCH_CHUNK) chunks.push({ index: i / DISPATCH_CHUNK, messageIds: sorted.slice(i, i + DISPATCH_CHUNK) });
+    for (let i = 0; i < sorted.length; i += DISPATCH_CHUNK)
+      chunks.push({ index: i / DISPATCH_CHUNK, messageIds: sorted.slice(i, i + DISPATCH_CHUNK) });
     return this.enqueueChunks(channel, sendRequestId, chunks);
   }
 
@@ -122,13 +123,19 @@ export class DispatchProducer {
       if (DOWN.has(queue.client.status)) throw new Error(`Redis connection ${queue.client.status}`);
       if (jobs.length) await withTimeout(queue.addBulk(jobs), ENQUEUE_TIMEOUT_MS);
     } catch (err) {
-      this.warnings.warn(`${batch.length} request(s) not enqueued now (${(err as Error).message}); the sweep will retry`);
+      this.warnings.warn(
+        `${batch.length} request(s) not enqueued now (${(err as Error).message}); the sweep will retry`,
+      );
       for (const p of batch) p.resolve(false);
       return;
     }
     await this.ds
-      .query('UPDATE send_requests SET enqueued_at = CURRENT_TIMESTAMP(3) WHERE id IN (?)', [batch.map((p) => p.sendRequestId)])
-      .catch((err: Error) => this.warnings.warn(`${batch.length} request(s) enqueued but not marked (${err.message})`));
+      .query('UPDATE send_requests SET enqueued_at = CURRENT_TIMESTAMP(3) WHERE id IN (?)', [
+        batch.map((p) => p.sendRequestId),
+      ])
+      .catch((err: Error) =>
+        this.warnings.warn(`${batch.length} request(s) enqueued but not marked (${err.message})`),
+      );
     for (const p of batch) p.resolve(true);
   }
 }

@@ -1,5 +1,11 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { Queue } from 'bull';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { CallbackSender } from '../callbacks/callback.sender.js';
@@ -36,9 +42,13 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
       const transport = this.transports.get(channel);
       // A rejection reaches the transport, which then asks the provider to deliver the report again.
       transport.onReport((report) => this.reports.receive(transport.name, report));
-      void this.producer.queue(channel).process('send', this.config.concurrency[channel], (job) => this.dispatcher.handle(channel, job));
+      void this.producer
+        .queue(channel)
+        .process('send', this.config.concurrency[channel], (job) => this.dispatcher.handle(channel, job));
     }
-    void this.callbacks.process('deliver', this.config.concurrency.callbacks, (job) => this.sender.handle(job));
+    void this.callbacks.process('deliver', this.config.concurrency.callbacks, (job) =>
+      this.sender.handle(job),
+    );
     this.logger.log(
       `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} callbacks×${this.config.concurrency.callbacks}`,
     );

@@ -44,7 +44,10 @@ export class Dispatcher {
 
   async handle(channel: Channel, job: Job<DispatchJob>): Promise<{ sent: number; rejected: number }> {
     const { sendRequestId, messageIds } = job.data;
-    const [request] = (await this.ds.query('SELECT sender, body, subject, reply_to FROM send_requests WHERE id = ?', [sendRequestId])) as Array<{
+    const [request] = (await this.ds.query(
+      'SELECT sender, body, subject, reply_to FROM send_requests WHERE id = ?',
+      [sendRequestId],
+    )) as Array<{
       sender: string;
       body: string;
       subject: string | null;
@@ -54,9 +57,10 @@ export class Dispatcher {
       this.logger.warn(`job ${job.id}: request ${sendRequestId} not found; discarded`);
       return { sent: 0, rejected: 0 };
     }
-    const rows = (await this.ds.query("SELECT id, uuid, recipient FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id", [
-      messageIds,
-    ])) as Array<{ id: string; uuid: string; recipient: string }>;
+    const rows = (await this.ds.query(
+      "SELECT id, uuid, recipient FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id",
+      [messageIds],
+    )) as Array<{ id: string; uuid: string; recipient: string }>;
     if (rows.length === 0) return { sent: 0, rejected: 0 };
 
     const outbound: OutboundMessage[] = rows.map((r) => ({
@@ -86,8 +90,17 @@ export class Dispatcher {
       results.forEach((r, j) => {
         const id = part[j].id;
         if (r.kind === 'accepted') {
-          changes.push({ id, status: 'SENT', providerMessageId: r.providerMessageId, reason: r.reason ?? null });
-          partSent.push({ id, providerMessageId: r.providerMessageId, parts: r.parts ?? [r.providerMessageId] });
+          changes.push({
+            id,
+            status: 'SENT',
+            providerMessageId: r.providerMessageId,
+            reason: r.reason ?? null,
+          });
+          partSent.push({
+            id,
+            providerMessageId: r.providerMessageId,
+            parts: r.parts ?? [r.providerMessageId],
+          });
         } else if (r.kind === 'permanent') {
           changes.push({ id, status: 'REJECTED', reason: r.reason.slice(0, 64) });
           rejected++;
@@ -100,10 +113,15 @@ export class Dispatcher {
       sent.push(...partSent);
     }
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    if (lastAttempt) await this.states.apply(transient.map((t) => ({ id: t.id, status: 'FAILED' as const, reason: t.reason })));
+    if (lastAttempt)
+      await this.states.apply(
+        transient.map((t) => ({ id: t.id, status: 'FAILED' as const, reason: t.reason })),
+      );
     if (transient.length && !lastAttempt) {
       const message = `${transient.length} of ${rows.length} messages not handed over: ${transient[0].reason}`;
-      throw configurationFailure ? new ConfigurationDispatchError(message) : new TransientDispatchError(message);
+      throw configurationFailure
+        ? new ConfigurationDispatchError(message)
+        : new TransientDispatchError(message);
     }
     return { sent: sent.length, rejected };
   }
@@ -113,7 +131,11 @@ export class Dispatcher {
    * timeout, MySQL restarting) is retried here with backoff for up to RECORD_RETRY_MS, because
    * letting the job fail would make Bull's retry send those messages a second time.
    */
-  private async recordHandedOver(job: Job<DispatchJob>, changes: Transition[], sent: Array<{ id: string; parts: string[] }>): Promise<void> {
+  private async recordHandedOver(
+    job: Job<DispatchJob>,
+    changes: Transition[],
+    sent: Array<{ id: string; parts: string[] }>,
+  ): Promise<void> {
     const deadline = Date.now() + RECORD_RETRY_MS;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -121,12 +143,18 @@ export class Dispatcher {
         // unmatched and applied next. Each step is idempotent, so a retry repeats them all.
         await this.states.apply(changes, (em) => this.reports.storeParts(em, sent));
         await this.reports.applyPending(sent.flatMap((s) => s.parts).filter((p) => p !== ''));
-        if (attempt > 1) this.logger.log(`job ${job.id}: ${changes.length} hand-over(s) recorded after ${attempt} attempts`);
+        if (attempt > 1)
+          this.logger.log(`job ${job.id}: ${changes.length} hand-over(s) recorded after ${attempt} attempts`);
         return;
       } catch (err) {
         if (Date.now() >= deadline) throw err;
-        if (attempt === 1) this.logger.warn(`job ${job.id}: recording ${changes.length} hand-over(s) failed, retrying: ${(err as Error).message}`);
-        await sleep(Math.min(RECORD_BACKOFF_MAX_MS, 100 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2));
+        if (attempt === 1)
+          this.logger.warn(
+            `job ${job.id}: recording ${changes.length} hand-over(s) failed, retrying: ${(err as Error).message}`,
+          );
+        await sleep(
+          Math.min(RECORD_BACKOFF_MAX_MS, 100 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2),
+        );
       }
     }
   }

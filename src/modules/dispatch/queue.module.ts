@@ -16,7 +16,12 @@ import { DispatchProducer } from './dispatch.producer.js';
  */
 export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
   const lockDuration = Math.floor((c.queueLockMs * 2) / 3);
-  return { lockDuration, lockRenewTime: Math.round(lockDuration / 4), stalledInterval: Math.max(250, Math.floor(c.queueLockMs / 6)), maxStalledCount: 3 };
+  return {
+    lockDuration,
+    lockRenewTime: Math.round(lockDuration / 4),
+    stalledInterval: Math.max(250, Math.floor(c.queueLockMs / 6)),
+    maxStalledCount: 3,
+  };
 }
 
 /** The Bull connection and queues, and the producer. Processors are registered by the worker module. */
@@ -32,14 +37,19 @@ export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
       BullModule.registerQueueAsync({
         name,
         inject: [APP_CONFIG],
-        useFactory: (c: AppConfig) => ({ settings: { ...lockSettings(c), backoffStrategies: { exponential: dispatchBackoff } } }),
+        useFactory: (c: AppConfig) => ({
+          settings: { ...lockSettings(c), backoffStrategies: { exponential: dispatchBackoff } },
+        }),
       }),
     ),
     BullModule.registerQueueAsync({
       name: CALLBACK_QUEUE,
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig) => ({
-        settings: { ...lockSettings(c), backoffStrategies: { jittered: jitteredBackoff(c.callbackBackoffBaseMs) } },
+        settings: {
+          ...lockSettings(c),
+          backoffStrategies: { jittered: jitteredBackoff(c.callbackBackoffBaseMs) },
+        },
       }),
     }),
   ],

@@ -43,12 +43,17 @@ export class ReceiptExpiry {
         [this.config.receiptWaitMs * 1000, channels, BATCH],
       )) as Array<{ id: string }>;
       if (rows.length === 0) break;
-      const done = await this.states.apply(rows.map((r) => ({ id: String(r.id), status: 'EXPIRED' as const, reason: 'NO_RECEIPT' })));
+      const done = await this.states.apply(
+        rows.map((r) => ({ id: String(r.id), status: 'EXPIRED' as const, reason: 'NO_RECEIPT' })),
+      );
       expired += done.length;
       // Rows of a channel left out stay behind the cut-off: stop rather than read them again.
       if (rows.length < BATCH || done.length === 0) break;
     }
-    if (expired) this.logger.log(`${expired} message(s) SENT more than ${Math.round(this.config.receiptWaitMs / 1000)} s ago without a receipt: EXPIRED, NO_RECEIPT`);
+    if (expired)
+      this.logger.log(
+        `${expired} message(s) SENT more than ${Math.round(this.config.receiptWaitMs / 1000)} s ago without a receipt: EXPIRED, NO_RECEIPT`,
+      );
     return expired;
   }
 }

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
@@ -124,7 +130,10 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
       requeued++;
       messages += lost.reduce((n, c) => n + c.messageIds.length, 0);
     }
-    if (requeued) this.logger.warn(`requeued ${messages} waiting message(s) of ${requeued} request(s) whose jobs were no longer queued`);
+    if (requeued)
+      this.logger.warn(
+        `requeued ${messages} waiting message(s) of ${requeued} request(s) whose jobs were no longer queued`,
+      );
     return requeued;
   }
 
@@ -133,7 +142,10 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
    * chunk only the messages still waiting (and only chunks that have any).
    */
   private async waitingChunks(requestId: string): Promise<Chunk[]> {
-    const rows = (await this.ds.query('SELECT id, status FROM messages WHERE send_request_id = ? AND units > 0 ORDER BY id', [requestId])) as Array<{
+    const rows = (await this.ds.query(
+      'SELECT id, status FROM messages WHERE send_request_id = ? AND units > 0 ORDER BY id',
+      [requestId],
+    )) as Array<{
       id: string;
       status: string;
     }>;

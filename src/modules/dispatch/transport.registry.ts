@@ -56,7 +56,6 @@ export class TransportRegistry implements OnApplicationShutdown {
     return t;
   }
 
-
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.transports.values()].map((t) => t.close().catch(() => undefined)));
   }

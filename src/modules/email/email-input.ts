@@ -6,7 +6,12 @@ import { normaliseEmail } from '../messaging/recipients.js';
 import { formatSender, parseSender } from './email-sender.js';
 
 function isBlank(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
+  return (
+    v === undefined ||
+    v === null ||
+    (typeof v === 'string' && v.trim() === '') ||
+    (Array.isArray(v) && v.length === 0)
+  );
 }
 
 /** An address as it will be stored: domain lower-cased when valid; left as sent otherwise for the policy to refuse. */

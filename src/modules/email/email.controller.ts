@@ -35,9 +35,15 @@ export class EmailController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Send one e-mail to one or many recipients' })
-  @ApiOkResponse({ type: EmailSendResponseDto, example: EMAIL_SEND_EXAMPLE, description: 'Accepted: one data entry per recipient' })
+  @ApiOkResponse({
+    type: EmailSendResponseDto,
+    example: EMAIL_SEND_EXAMPLE,
+    description: 'Accepted: one data entry per recipient',
+  })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
   async send(@Auth() auth: AuthContext, @Body() dto: EmailSendDto) {
-    return emailResponse(await this.sends.send(this.policy, auth, emailInput(dto as Record<string, unknown>)));
+    return emailResponse(
+      await this.sends.send(this.policy, auth, emailInput(dto as Record<string, unknown>)),
+    );
   }
 }

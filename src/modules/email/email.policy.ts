@@ -26,7 +26,10 @@ export class EmailPolicy implements ChannelPolicy {
   validate(input: SendInput): void {
     const problems: ErrorDetail[] = [];
     if (!parseSender(input.sender) || input.sender.length > MAX_SENDER_CHARS) {
-      problems.push({ field: 'from', message: 'must be an e-mail address, optionally with a display name: ACME News <news@acme.example>' });
+      problems.push({
+        field: 'from',
+        message: 'must be an e-mail address, optionally with a display name: ACME News <news@acme.example>',
+      });
     }
     if (input.replyTo != null && !normaliseEmail(input.replyTo).ok) {
       problems.push({ field: 'reply_to', message: 'must be a valid e-mail address' });
@@ -37,10 +40,14 @@ export class EmailPolicy implements ChannelPolicy {
     }
     // A line break in a header value is header injection (a smuggled Bcc:), never a real subject;
     // other control characters (tab aside) have no place in a header either.
-    if (/[\r\n\u2028\u2029\u0085]/.test(subject)) problems.push({ field: 'subject', message: 'must not contain line breaks' });
-    else if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(subject)) problems.push({ field: 'subject', message: 'must not contain control characters' });
-    if (hasLoneSurrogate(subject)) problems.push({ field: 'subject', message: 'contains an unpaired UTF-16 surrogate' });
-    if (hasLoneSurrogate(input.body)) problems.push({ field: 'email_body', message: 'contains an unpaired UTF-16 surrogate' });
+    if (/[\r\n\u2028\u2029\u0085]/.test(subject))
+      problems.push({ field: 'subject', message: 'must not contain line breaks' });
+    else if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(subject))
+      problems.push({ field: 'subject', message: 'must not contain control characters' });
+    if (hasLoneSurrogate(subject))
+      problems.push({ field: 'subject', message: 'contains an unpaired UTF-16 surrogate' });
+    if (hasLoneSurrogate(input.body))
+      problems.push({ field: 'email_body', message: 'contains an unpaired UTF-16 surrogate' });
     throwIfProblems(problems);
 
     const bytes = Buffer.byteLength(input.body, 'utf8');

@@ -18,6 +18,9 @@ export class CacheIndicator {
     const session = this.health.check('cache');
     const { hits, misses } = this.stats.snapshot();
     const hitRatio = Math.round(this.stats.ratio() * 10_000) / 10_000;
-    return session.up({ message: `API-key lookup cache in memory: ${hits + misses} lookup(s), ${hits} hit(s) since start`, hit_ratio: hitRatio });
+    return session.up({
+      message: `API-key lookup cache in memory: ${hits + misses} lookup(s), ${hits} hit(s) since start`,
+      hit_ratio: hitRatio,
+    });
   }
 }

@@ -28,14 +28,22 @@ class DataSourcePing {
   async run(): Promise<Ping> {
     const started = performance.now();
     try {
-      return { ok: true, ms: await timed(() => this.flight.run(() => this.ds.query('SELECT 1')), PROBE_TIMEOUT_MS, this.label) };
+      return {
+        ok: true,
+        ms: await timed(() => this.flight.run(() => this.ds.query('SELECT 1')), PROBE_TIMEOUT_MS, this.label),
+      };
     } catch (err) {
       return { ok: false, ms: Math.round(performance.now() - started), error: errorText(err) };
     }
   }
 }
 
-async function databaseCheck<K extends string>(health: HealthIndicatorService, key: K, ping: DataSourcePing, label: string) {
+async function databaseCheck<K extends string>(
+  health: HealthIndicatorService,
+  key: K,
+  ping: DataSourcePing,
+  label: string,
+) {
   const session = health.check(key);
   const r = await ping.run();
   return r.ok
@@ -107,9 +115,13 @@ export class RedisIndicator {
   /** Fails at once while the client is not connected rather than waiting out the timeout; one PING in flight at most. */
   async ping(): Promise<Ping> {
     const started = performance.now();
-    if (this.redis.status !== 'ready') return { ok: false, ms: 0, error: `connection is ${this.redis.status}` };
+    if (this.redis.status !== 'ready')
+      return { ok: false, ms: 0, error: `connection is ${this.redis.status}` };
     try {
-      return { ok: true, ms: await timed(() => this.flight.run(() => this.redis.ping()), PROBE_TIMEOUT_MS, 'Redis') };
+      return {
+        ok: true,
+        ms: await timed(() => this.flight.run(() => this.redis.ping()), PROBE_TIMEOUT_MS, 'Redis'),
+      };
     } catch (err) {
       return { ok: false, ms: Math.round(performance.now() - started), error: errorText(err) };
     }

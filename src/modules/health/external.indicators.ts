@@ -10,7 +10,11 @@ import type { Channel } from '../messaging/channel.js';
 import { PROBE_TIMEOUT_MS } from './dependency.indicators.js';
 import { SingleFlight, errorText, smppReachable, timed } from './probes.js';
 
-const SANDBOX: TransportHealth = { status: 'up', message: 'sandbox transport: no messages leave this system', response_time_ms: 0 };
+const SANDBOX: TransportHealth = {
+  status: 'up',
+  message: 'sandbox transport: no messages leave this system',
+  response_time_ms: 0,
+};
 
 /**
  * The configured provider of a channel, asked how it is. Where the dispatch workers run in
@@ -65,7 +69,11 @@ export class ProviderProbes implements OnApplicationShutdown {
       }
       return { ...health!, response_time_ms: Math.round(health!.response_time_ms) };
     } catch (err) {
-      return { status: 'down', message: `${kind} provider: ${errorText(err)}`, response_time_ms: Math.round(performance.now() - started) };
+      return {
+        status: 'down',
+        message: `${kind} provider: ${errorText(err)}`,
+        response_time_ms: Math.round(performance.now() - started),
+      };
     }
   }
 

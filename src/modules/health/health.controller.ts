@@ -48,9 +48,16 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: 503 while starting, while a database or Redis does not answer, and while shutting down' })
+  @ApiOperation({
+    summary:
+      'Readiness: 503 while starting, while a database or Redis does not answer, and while shutting down',
+  })
   @ApiOkResponse({ type: HealthReadyResponse })
-  @ApiServiceUnavailableResponse({ type: HealthReadyResponse, description: 'status "not_ready"', example: HEALTH_NOT_READY_EXAMPLE })
+  @ApiServiceUnavailableResponse({
+    type: HealthReadyResponse,
+    description: 'status "not_ready"',
+    example: HEALTH_NOT_READY_EXAMPLE,
+  })
   async ready(@Res({ passthrough: true }) res: Response) {
     const { httpStatus, body } = await this.health.ready();
     res.status(httpStatus);

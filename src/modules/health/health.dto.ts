@@ -7,7 +7,8 @@ export class HealthBasicResponse {
   @ApiProperty({ example: 'bulk-messaging' }) service: string;
   @ApiProperty({ example: 'production' }) environment: string;
   @ApiProperty({ example: '1.0.0' }) version: string;
-  @ApiProperty({ example: '2025-11-26T19:14:30.578Z', description: 'ISO 8601 with milliseconds' }) timestamp: string;
+  @ApiProperty({ example: '2025-11-26T19:14:30.578Z', description: 'ISO 8601 with milliseconds' })
+  timestamp: string;
   @ApiProperty({ example: '3d 4h 12m 5s', description: 'human-readable duration' }) uptime: string;
 }
 
@@ -18,20 +19,40 @@ export class UptimeDto {
 
 class CheckBase {
   @ApiProperty({ enum: ['healthy', 'unhealthy'], example: 'healthy' }) status: string;
-  @ApiProperty({ description: 'what was found; names the cause when unhealthy', example: 'main database is reachable' }) message: string;
+  @ApiProperty({
+    description: 'what was found; names the cause when unhealthy',
+    example: 'main database is reachable',
+  })
+  message: string;
 }
 
 export class CacheCheckDto extends CheckBase {
-  @ApiProperty({ example: 0.97, minimum: 0, maximum: 1, description: 'API-key cache hits / lookups in this process; 1 before the first lookup' })
+  @ApiProperty({
+    example: 0.97,
+    minimum: 0,
+    maximum: 1,
+    description: 'API-key cache hits / lookups in this process; 1 before the first lookup',
+  })
   hit_ratio: number;
 }
 
 export class DatabaseCheckDto extends CheckBase {
-  @ApiProperty({ example: 2, type: 'integer', description: 'time to answer SELECT 1 (or to give up, at most 800 ms)' }) response_time_ms: number;
+  @ApiProperty({
+    example: 2,
+    type: 'integer',
+    description: 'time to answer SELECT 1 (or to give up, at most 800 ms)',
+  })
+  response_time_ms: number;
 }
 
 export class QueueCheckDto extends CheckBase {
-  @ApiProperty({ example: 12, type: 'integer', nullable: true, description: 'jobs waiting, active or delayed over sms, email, chat and callbacks; null when Redis does not answer' })
+  @ApiProperty({
+    example: 12,
+    type: 'integer',
+    nullable: true,
+    description:
+      'jobs waiting, active or delayed over sms, email, chat and callbacks; null when Redis does not answer',
+  })
   queue_size: number | null;
 }
 
@@ -40,8 +61,10 @@ export class ProviderCheckDto extends CheckBase {
 }
 
 export class ExternalServicesDto extends CheckBase {
-  @ApiProperty({ type: ProviderCheckDto, description: 'the e-mail and chat providers' }) client_server: ProviderCheckDto;
-  @ApiProperty({ type: ProviderCheckDto, description: 'the SMS provider (SMPP SMSC or sandbox)' }) sms_server: ProviderCheckDto;
+  @ApiProperty({ type: ProviderCheckDto, description: 'the e-mail and chat providers' })
+  client_server: ProviderCheckDto;
+  @ApiProperty({ type: ProviderCheckDto, description: 'the SMS provider (SMPP SMSC or sandbox)' })
+  sms_server: ProviderCheckDto;
 }
 
 export class HealthChecksDto {
@@ -70,18 +93,25 @@ export class FailedDependencyDto {
 
 export class HealthReadyResponse {
   @ApiProperty({ enum: ['ready', 'not_ready'], example: 'ready' }) status: string;
-  @ApiProperty({ example: true, description: 'every database and Redis answered' }) dependencies_ready: boolean;
+  @ApiProperty({ example: true, description: 'every database and Redis answered' })
+  dependencies_ready: boolean;
   @ApiProperty({ example: 'bulk-messaging' }) service: string;
   @ApiProperty({ example: '2025-11-26T19:14:30.578Z' }) timestamp: string;
-  @ApiPropertyOptional({ example: true, description: 'present while the process is shutting down' }) shutting_down?: boolean;
-  @ApiPropertyOptional({ type: [FailedDependencyDto], description: 'present when a dependency did not answer' }) failed?: FailedDependencyDto[];
+  @ApiPropertyOptional({ example: true, description: 'present while the process is shutting down' })
+  shutting_down?: boolean;
+  @ApiPropertyOptional({
+    type: [FailedDependencyDto],
+    description: 'present when a dependency did not answer',
+  })
+  failed?: FailedDependencyDto[];
 }
 
 export class HealthLiveResponse {
   @ApiProperty({ example: 'alive' }) status: string;
   @ApiProperty({ example: 'bulk-messaging' }) service: string;
   @ApiProperty({ example: '2025-11-26T19:14:30.578Z' }) timestamp: string;
-  @ApiProperty({ example: 3.25, description: 'CPU time over the last 5 s sampling interval, % of one core' }) cpu_usage_percent: number;
+  @ApiProperty({ example: 3.25, description: 'CPU time over the last 5 s sampling interval, % of one core' })
+  cpu_usage_percent: number;
   @ApiProperty({ example: 142.6 }) memory_usage_mb: number;
   @ApiProperty({ example: '4127' }) pid: string;
 }

@@ -83,7 +83,10 @@ export class HealthService {
     // Not result.status: Terminus reports 'shutting_down' once shutdown began, whatever the checks said.
     const depsOk = Object.keys(result.error ?? {}).length === 0;
     const ready = depsOk && this.lifecycle.accepting;
-    const failed = Object.entries(result.error ?? {}).map(([name, v]) => ({ name, message: (v as { message?: string }).message }));
+    const failed = Object.entries(result.error ?? {}).map(([name, v]) => ({
+      name,
+      message: (v as { message?: string }).message,
+    }));
     return {
       httpStatus: ready ? 200 : 503,
       body: {
@@ -112,7 +115,10 @@ export class HealthService {
     const sms = member(d.sms_server, 'SMS provider check did not run');
     const client = member(d.client_server, 'e-mail/chat provider check did not run');
     const externalOk = sms.status === 'healthy' && client.status === 'healthy';
-    const failedExternal = [sms.status === 'healthy' ? '' : 'sms_server', client.status === 'healthy' ? '' : 'client_server'].filter(Boolean);
+    const failedExternal = [
+      sms.status === 'healthy' ? '' : 'sms_server',
+      client.status === 'healthy' ? '' : 'client_server',
+    ].filter(Boolean);
     const checks = {
       cache: member(d.cache, 'cache check did not run'),
       database: member(d.database, 'database check did not run'),

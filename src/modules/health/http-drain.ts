@@ -47,7 +47,15 @@ export class HttpDrain implements BeforeApplicationShutdown {
         res.shouldKeepAlive = false;
         res.setHeader('Connection', 'close');
         if (!PROBES.test(req.path)) {
-          sendError(req, res, 503, 'SERVICE_UNAVAILABLE', 'The server is shutting down; retry the request.', [], { 'Retry-After': '1' });
+          sendError(
+            req,
+            res,
+            503,
+            'SERVICE_UNAVAILABLE',
+            'The server is shutting down; retry the request.',
+            [],
+            { 'Retry-After': '1' },
+          );
           return;
         }
       }
@@ -73,7 +81,9 @@ export class HttpDrain implements BeforeApplicationShutdown {
     this.begin();
     const limitMs = Math.max(1000, this.config.shutdownGraceMs - 5000);
     if (!(await this.idle(limitMs))) {
-      this.logger.warn(`${this.inFlight.size} request(s) still in flight after ${limitMs} ms; shutting down anyway`);
+      this.logger.warn(
+        `${this.inFlight.size} request(s) still in flight after ${limitMs} ms; shutting down anyway`,
+      );
     } else {
       this.logger.log('HTTP drained: no request in flight');
     }

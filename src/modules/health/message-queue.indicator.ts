@@ -27,7 +27,9 @@ export class MessageQueueIndicator {
   ) {}
 
   private all(): Queue[] {
-    this.queues ??= ALL_QUEUES.map((name) => this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }));
+    this.queues ??= ALL_QUEUES.map((name) =>
+      this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }),
+    );
     return this.queues;
   }
 
@@ -35,7 +37,8 @@ export class MessageQueueIndicator {
   private async depth(): Promise<Depth> {
     const queues = this.all();
     const notReady = queues.find((q) => q.client.status !== 'ready');
-    if (notReady) return { ok: false, error: `Redis connection of queue ${notReady.name} is ${notReady.client.status}` };
+    if (notReady)
+      return { ok: false, error: `Redis connection of queue ${notReady.name} is ${notReady.client.status}` };
     let size = 0;
     try {
       const count = () =>
@@ -54,7 +57,10 @@ export class MessageQueueIndicator {
     const session = this.health.check('message_queue');
     const d = await this.depth();
     return d.ok
-      ? session.up({ message: `queues ${ALL_QUEUES.join(', ')} reachable; ${d.size} job(s) waiting, active or delayed`, queue_size: d.size })
+      ? session.up({
+          message: `queues ${ALL_QUEUES.join(', ')} reachable; ${d.size} job(s) waiting, active or delayed`,
+          queue_size: d.size,
+        })
       : session.down({ message: `message queue unreachable: ${d.error}`, queue_size: null });
   }
 }

@@ -56,7 +56,11 @@ const ENQUIRE_LINK = Buffer.from([0, 0, 0, 16, 0, 0, 0, 0x15, 0, 0, 0, 0, 0, 0, 
  * waits for any PDU back: an SMSC answers enquire_link_resp or generic_nack even unbound.
  * A listener that accepts and then says nothing counts as down, not up. Never throws.
  */
-export function smppReachable(host: string, port: number, ms: number): Promise<{ ok: boolean; message: string; ms: number }> {
+export function smppReachable(
+  host: string,
+  port: number,
+  ms: number,
+): Promise<{ ok: boolean; message: string; ms: number }> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -73,7 +77,13 @@ export function smppReachable(host: string, port: number, ms: number): Promise<{
     };
     const where = `${host}:${port}`;
     const timer = setTimeout(
-      () => finish(false, connected ? `SMSC ${where} accepted the connection but sent no SMPP answer within ${ms} ms` : `SMSC ${where}: no connection within ${ms} ms`),
+      () =>
+        finish(
+          false,
+          connected
+            ? `SMSC ${where} accepted the connection but sent no SMPP answer within ${ms} ms`
+            : `SMSC ${where}: no connection within ${ms} ms`,
+        ),
       ms,
     );
     socket.on('connect', () => {

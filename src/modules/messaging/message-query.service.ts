@@ -40,34 +40,61 @@ export class MessageQueryService {
 
   async one(accountId: string, messageId: string) {
     let rows: Row[];
-    if (UUID.test(messageId)) rows = await this.ds.query(`${SELECT} WHERE m.uuid = ? AND m.account_id = ?`, [messageId.toLowerCase(), accountId]);
-    else if (/^\d{1,20}$/.test(messageId)) rows = await this.ds.query(`${SELECT} WHERE m.id = ? AND m.account_id = ?`, [messageId, accountId]);
+    if (UUID.test(messageId))
+      rows = await this.ds.query(`${SELECT} WHERE m.uuid = ? AND m.account_id = ?`, [
+        messageId.toLowerCase(),
+        accountId,
+      ]);
+    else if (/^\d{1,20}$/.test(messageId))
+      rows = await this.ds.query(`${SELECT} WHERE m.id = ? AND m.account_id = ?`, [messageId, accountId]);
     else throw notFound();
     if (!rows[0]) throw notFound();
-    const events = (await this.ds.query('SELECT status, reason, occurred_at FROM message_events WHERE message_id = ? ORDER BY id', [rows[0].id])) as Array<{
+    const events = (await this.ds.query(
+      'SELECT status, reason, occurred_at FROM message_events WHERE message_id = ? ORDER BY id',
+      [rows[0].id],
+    )) as Array<{
       status: MessageStatus;
       reason: string | null;
       occurred_at: Date;
     }>;
     const row = rows[0];
     const history = [
-      { status: row.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED', reason: row.units > 0 ? null : row.reason, occurred_at: row.created_at.toISOString() },
-      ...events.map((e) => ({ status: e.status, reason: e.reason, occurred_at: e.occurred_at.toISOString() })),
+      {
+        status: row.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED',
+        reason: row.units > 0 ? null : row.reason,
+        occurred_at: row.created_at.toISOString(),
+      },
+      ...events.map((e) => ({
+        status: e.status,
+        reason: e.reason,
+        occurred_at: e.occurred_at.toISOString(),
+      })),
     ];
     return { ...this.present(row), history };
   }
 
   async byReference(accountId: string, apiReference: string, page: number, perPage: number) {
     if (!/^\d{1,20}$/.test(apiReference)) throw notFound();
-    const [req] = (await this.ds.query('SELECT id FROM send_requests WHERE id = ? AND account_id = ?', [apiReference, accountId])) as Array<{ id: string }>;
-    if (!req) throw notFound();
-    const [{ total }] = (await this.ds.query('SELECT COUNT(*) AS total FROM messages WHERE send_request_id = ?', [apiReference])) as Array<{ total: string }>;
-    const rows = (await this.ds.query(`${SELECT} WHERE m.send_request_id = ? ORDER BY m.id LIMIT ? OFFSET ?`, [
+    const [req] = (await this.ds.query('SELECT id FROM send_requests WHERE id = ? AND account_id = ?', [
       apiReference,
-      perPage,
-      (page - 1) * perPage,
-    ])) as Row[];
-    return { api_reference: apiReference, page, per_page: perPage, total: Number(total), data: rows.map((r) => this.present(r)) };
+      accountId,
+    ])) as Array<{ id: string }>;
+    if (!req) throw notFound();
+    const [{ total }] = (await this.ds.query(
+      'SELECT COUNT(*) AS total FROM messages WHERE send_request_id = ?',
+      [apiReference],
+    )) as Array<{ total: string }>;
+    const rows = (await this.ds.query(
+      `${SELECT} WHERE m.send_request_id = ? ORDER BY m.id LIMIT ? OFFSET ?`,
+      [apiReference, perPage, (page - 1) * perPage],
+    )) as Row[];
+    return {
+      api_reference: apiReference,
+      page,
+      per_page: perPage,
+      total: Number(total),
+      data: rows.map((r) => this.present(r)),
+    };
   }
 
   private present(r: Row) {

@@ -17,7 +17,8 @@ export interface MessageGroup {
 }
 
 const INSERT_CHUNK = 2000;
-const COLUMNS = '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, created_at, updated_at)';
+const COLUMNS =
+  '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, created_at, updated_at)';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /**
@@ -35,8 +36,20 @@ export async function insertMessages(em: EntityManager, groups: MessageGroup[]):
   };
   for (const { common, rows } of groups) {
     for (const r of rows) {
-      params.push(r.id, r.uuid, common.sendRequestId, common.accountId, common.channel, r.recipient, r.status,
-        r.reason, r.units, r.cost, common.createdAt, common.createdAt);
+      params.push(
+        r.id,
+        r.uuid,
+        common.sendRequestId,
+        common.accountId,
+        common.channel,
+        r.recipient,
+        r.status,
+        r.reason,
+        r.units,
+        r.cost,
+        common.createdAt,
+        common.createdAt,
+      );
       if (++count === INSERT_CHUNK) await flush();
     }
   }

@@ -90,7 +90,10 @@ export class MessageStateService {
    * Applies the transitions that are allowed and returns the ones that took effect. `alongside`
    * runs in the same transaction, for rows that must commit with the change or not at all.
    */
-  async apply(transitions: Transition[], alongside?: (em: EntityManager) => Promise<void>): Promise<Transition[]> {
+  async apply(
+    transitions: Transition[],
+    alongside?: (em: EntityManager) => Promise<void>,
+  ): Promise<Transition[]> {
     if (transitions.length === 0) return [];
     // Rows are locked in id order whatever order the caller gives, so concurrent batches queue instead of deadlocking.
     const key = (t: Transition) => String(t.id).padStart(20, '0');
@@ -102,12 +105,16 @@ export class MessageStateService {
         return await this.applyOnce(transitions, alongside);
       } catch (err) {
         const errno = (err as { errno?: number }).errno;
-        if (attempt >= LOCK_RETRIES || (errno !== ER_LOCK_DEADLOCK && errno !== ER_LOCK_WAIT_TIMEOUT)) throw err;
+        if (attempt >= LOCK_RETRIES || (errno !== ER_LOCK_DEADLOCK && errno !== ER_LOCK_WAIT_TIMEOUT))
+          throw err;
       }
     }
   }
 
-  private async applyOnce(transitions: Transition[], alongside?: (em: EntityManager) => Promise<void>): Promise<Transition[]> {
+  private async applyOnce(
+    transitions: Transition[],
+    alongside?: (em: EntityManager) => Promise<void>,
+  ): Promise<Transition[]> {
     const jobs: CallbackJob[] = [];
     let committed: Array<{ row: LockedRow; t: Transition & { at: Date } }> = [];
     const applied = await this.ds.transaction(async (em) => {
@@ -121,7 +128,9 @@ export class MessageStateService {
       )) as LockedRow[];
       const requestIds = [...new Set(rows.map((r) => String(r.send_request_id)))];
       const requests = requestIds.length
-        ? ((await em.query('SELECT id, callback_url, user_reference_id FROM send_requests WHERE id IN (?)', [requestIds])) as Array<{
+        ? ((await em.query('SELECT id, callback_url, user_reference_id FROM send_requests WHERE id IN (?)', [
+            requestIds,
+          ])) as Array<{
             id: string;
             callback_url: string | null;
             user_reference_id: string | null;
@@ -148,20 +157,42 @@ export class MessageStateService {
       committed = done;
       return done.map((d) => d.t);
     });
-    this.metrics?.transitionsCommitted(committed.map(({ row, t }) => ({ channel: row.channel, status: t.status, createdAt: row.created_at, at: t.at })));
+    this.metrics?.transitionsCommitted(
+      committed.map(({ row, t }) => ({
+        channel: row.channel,
+        status: t.status,
+        createdAt: row.created_at,
+        at: t.at,
+      })),
+    );
     if (jobs.length && this.outbox) {
       // Kept in MySQL until delivered, so neither Redis being away nor Redis losing its data loses it.
       await this.outbox.queue(jobs);
     } else if (jobs.length) {
       await this.callbacks
-        .addBulk(jobs.map((data) => ({ name: 'deliver', data, opts: { jobId: data.eventId, attempts: 10, backoff: { type: 'jittered' }, removeOnComplete: true, removeOnFail: 5000 } })))
+        .addBulk(
+          jobs.map((data) => ({
+            name: 'deliver',
+            data,
+            opts: {
+              jobId: data.eventId,
+              attempts: 10,
+              backoff: { type: 'jittered' },
+              removeOnComplete: true,
+              removeOnFail: 5000,
+            },
+          })),
+        )
         .catch((err: Error) => this.warnings.warn(`callbacks not queued: ${err.message}`));
     }
     return applied;
   }
 
   /** One UPDATE per target state and one multi-row INSERT of history, whatever the batch size. */
-  private async write(em: EntityManager, done: Array<{ row: LockedRow; t: Transition & { at: Date } }>): Promise<void> {
+  private async write(
+    em: EntityManager,
+    done: Array<{ row: LockedRow; t: Transition & { at: Date } }>,
+  ): Promise<void> {
     if (done.length === 0) return;
     const groups = new Map<MessageStatus, typeof done>();
     for (const d of done) groups.set(d.t.status, [...(groups.get(d.t.status) ?? []), d]);

@@ -148,6 +148,9 @@ describe('normaliseEmail', () => {
   });
 
   it('still accepts a quoted local part without control characters', () => {
-    expect(normaliseEmail('"john smith"@Example.COM')).toEqual({ ok: true, value: '"john smith"@example.com' });
+    expect(normaliseEmail('"john smith"@Example.COM')).toEqual({
+      ok: true,
+      value: '"john smith"@example.com',
+    });
   });
 });

@@ -44,7 +44,13 @@ export function normaliseEmail(raw: string): RecipientCheck {
   if (typeof raw !== 'string') return INVALID_EMAIL;
   const email = raw.trim();
   // An unpaired surrogate is never part of an address, and isEmail throws (URIError) on one.
-  if (email.length > MAX_EMAIL_LENGTH || CONTROL.test(email) || hasLoneSurrogate(email) || !isEmail(email, EMAIL_OPTIONS)) return INVALID_EMAIL;
+  if (
+    email.length > MAX_EMAIL_LENGTH ||
+    CONTROL.test(email) ||
+    hasLoneSurrogate(email) ||
+    !isEmail(email, EMAIL_OPTIONS)
+  )
+    return INVALID_EMAIL;
   // A quoted local part may itself contain '@', so the domain starts after the last one.
   const at = email.lastIndexOf('@');
   return { ok: true, value: email.slice(0, at + 1) + email.slice(at + 1).toLowerCase() };

@@ -62,7 +62,14 @@ export class SendCommitter {
         for (const b of batch) b.resolve();
       } catch (err) {
         if (batch.length === 1) batch[0].reject(err);
-        else await Promise.all(batch.map((b) => this.write([b.send]).then(b.resolve, (e) => (e instanceof AlreadyStored ? b.resolve() : b.reject(e)))));
+        else
+          await Promise.all(
+            batch.map((b) =>
+              this.write([b.send]).then(b.resolve, (e) =>
+                e instanceof AlreadyStored ? b.resolve() : b.reject(e),
+              ),
+            ),
+          );
       }
     }
     this.draining = false;
@@ -72,7 +79,10 @@ export class SendCommitter {
     await this.ds.transaction(async (em) => {
       // The request rows go first: a racing duplicate of user_reference_id waits on its unique key here.
       try {
-        await em.query(`INSERT INTO send_requests ${REQUEST_COLUMNS} VALUES ${sends.map(() => REQUEST_ROW).join(',')}`, sends.flatMap((s) => s.request));
+        await em.query(
+          `INSERT INTO send_requests ${REQUEST_COLUMNS} VALUES ${sends.map(() => REQUEST_ROW).join(',')}`,
+          sends.flatMap((s) => s.request),
+        );
       } catch (err) {
         if ((err as { errno?: number }).errno === MYSQL_DUP) {
           // Our own new id already there: the batch this request was in did commit, but the COMMIT's
@@ -82,9 +92,15 @@ export class SendCommitter {
         }
         throw err;
       }
-      await insertMessages(em, sends.map((s) => s.messages));
+      await insertMessages(
+        em,
+        sends.map((s) => s.messages),
+      );
       // The debit comes last so the hot balance row stays locked for as short a time as possible.
-      await this.balances.debit(em, sends.map((s) => s.charge));
+      await this.balances.debit(
+        em,
+        sends.map((s) => s.charge),
+      );
     });
   }
 }

@@ -41,7 +41,6 @@ export interface SendOutcome {
   replayed: boolean;
 }
 
-
 /**
  * The one send pipeline for every channel: normalise recipients, price, store the request,
  * its messages and the charge in ONE transaction, then enqueue dispatch jobs.
@@ -69,14 +68,21 @@ export class SendService {
     }
     policy.validate(input);
     const callbackUrl = input.callbackUrl
-      ? checkCallbackUrl(input.callbackUrl, this.config.callbackAllowPrivateNetworks, this.config.callbackHttpsOnly)
+      ? checkCallbackUrl(
+          input.callbackUrl,
+          this.config.callbackAllowPrivateNetworks,
+          this.config.callbackHttpsOnly,
+        )
       : null;
 
     const entries = await this.sortRecipients(policy, input.recipients);
     const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
     if (accepted.length === 0) {
       const details: ErrorDetail[] = input.recipients.length
-        ? entries.map((e) => ({ field: `${policy.recipientField}[${e.index}]`, message: e.reason ?? 'invalid' }))
+        ? entries.map((e) => ({
+            field: `${policy.recipientField}[${e.index}]`,
+            message: e.reason ?? 'invalid',
+          }))
         : [{ field: policy.recipientField, message: 'at least one recipient is required' }];
       throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
     }
@@ -101,15 +107,34 @@ export class SendService {
     try {
       await this.committer.commit({
         request: [
-          apiReference, auth.account.id, auth.key.id, channel, input.sender, input.subject ?? null, input.body,
-          input.replyTo ?? null, input.source ?? null, callbackUrl, input.userReferenceId ?? null, requestHash,
-          entries.length, accepted.length, unitsPerRecipient, cost, auth.account.currency, createdAt,
+          apiReference,
+          auth.account.id,
+          auth.key.id,
+          channel,
+          input.sender,
+          input.subject ?? null,
+          input.body,
+          input.replyTo ?? null,
+          input.source ?? null,
+          callbackUrl,
+          input.userReferenceId ?? null,
+          requestHash,
+          entries.length,
+          accepted.length,
+          unitsPerRecipient,
+          cost,
+          auth.account.currency,
+          createdAt,
         ],
-        messages: { common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt }, rows },
+        messages: {
+          common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
+          rows,
+        },
         charge: { accountId: auth.account.id, channel, amount: cost, sendRequestId: apiReference },
       });
     } catch (err) {
-      if (err instanceof DuplicateReference) return this.replay(auth, channel, input.userReferenceId!, requestHash);
+      if (err instanceof DuplicateReference)
+        return this.replay(auth, channel, input.userReferenceId!, requestHash);
       if (err instanceof InsufficientBalance) {
         throw new AppException(
           'INSUFFICIENT_BALANCE',
@@ -121,11 +146,21 @@ export class SendService {
     }
 
     this.metrics?.sendCommitted(channel, accepted.length, entries.length - accepted.length);
-    await this.dispatch.enqueue(channel, apiReference, accepted.map((e) => e.messageId));
+    await this.dispatch.enqueue(
+      channel,
+      apiReference,
+      accepted.map((e) => e.messageId),
+    );
     return {
       apiReference,
       channel,
-      entries: entries.map(({ messageId, uuid, recipient, status, reason }) => ({ messageId, uuid, recipient, status, reason })),
+      entries: entries.map(({ messageId, uuid, recipient, status, reason }) => ({
+        messageId,
+        uuid,
+        recipient,
+        status,
+        reason,
+      })),
       acceptedCount: accepted.length,
       unitsPerRecipient,
       cost,
@@ -164,19 +199,38 @@ export class SendService {
 
   private hash(channel: Channel, input: SendInput, callbackUrl: string | null): Buffer {
     const canonical = JSON.stringify([
-      channel, input.sender, input.recipients, input.body, input.subject ?? null, input.replyTo ?? null,
-      input.source ?? null, callbackUrl,
+      channel,
+      input.sender,
+      input.recipients,
+      input.body,
+      input.subject ?? null,
+      input.replyTo ?? null,
+      input.source ?? null,
+      callbackUrl,
     ]);
     return createHash('sha256').update(canonical).digest();
   }
 
   /** The same body gets the first answer again; a different one is a conflict. */
-  private async replay(auth: AuthContext, channel: Channel, userReferenceId: string, requestHash: Buffer): Promise<SendOutcome> {
+  private async replay(
+    auth: AuthContext,
+    channel: Channel,
+    userReferenceId: string,
+    requestHash: Buffer,
+  ): Promise<SendOutcome> {
     const [req] = (await this.ds.query(
       `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at
          FROM send_requests WHERE account_id = ? AND channel = ? AND user_reference_id = ?`,
       [auth.account.id, channel, userReferenceId],
-    )) as Array<{ id: string; request_hash: Buffer; accepted_count: number; units_per_recipient: number; cost: string; currency: string; created_at: Date }>;
+    )) as Array<{
+      id: string;
+      request_hash: Buffer;
+      accepted_count: number;
+      units_per_recipient: number;
+      cost: string;
+      currency: string;
+      created_at: Date;
+    }>;
     if (!req) throw new Error('duplicate reference reported but no request found');
     if (!req.request_hash.equals(requestHash)) {
       throw new AppException(

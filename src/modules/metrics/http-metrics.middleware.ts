@@ -24,7 +24,12 @@ export function httpMetricsMiddleware(metrics: MetricsService): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     res.once('close', () => {
-      metrics.observeHttp(req.method, routeOf(req), res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.observeHttp(
+        req.method,
+        routeOf(req),
+        res.statusCode,
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
     });
     next();
   };

@@ -15,9 +15,16 @@ export function checkMetricsToken(expected: string | undefined, headers: Incomin
   const auth = headers.authorization;
   const match = typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
   if (!match) {
-    throw new AppException('MISSING_API_KEY', 'The metrics token is required: Authorization: Bearer <METRICS_TOKEN>.', [], CHALLENGE);
+    throw new AppException(
+      'MISSING_API_KEY',
+      'The metrics token is required: Authorization: Bearer <METRICS_TOKEN>.',
+      [],
+      CHALLENGE,
+    );
   }
   if (!timingSafeEqual(digest(match[1]), digest(expected))) {
-    throw new AppException('INVALID_API_KEY', 'The metrics token is not valid.', [], { 'WWW-Authenticate': 'Bearer realm="metrics", error="invalid_token"' });
+    throw new AppException('INVALID_API_KEY', 'The metrics token is not valid.', [], {
+      'WWW-Authenticate': 'Bearer realm="metrics", error="invalid_token"',
+    });
   }
 }

@@ -1,5 +1,12 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/public.decorator.js';
 import { jsonErrorExample } from '../../common/openapi/error-examples.js';
@@ -19,17 +26,39 @@ export class MetricsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Prometheus metrics (text exposition format)', description: 'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set; open otherwise.' })
+  @ApiOperation({
+    summary: 'Prometheus metrics (text exposition format)',
+    description: 'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set; open otherwise.',
+  })
   @ApiBearerAuth('metrics_token')
-  @ApiOkResponse({ description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string', example: 'http_requests_total{method="POST",route="/api/v1/json/bulk/sms",status="200"} 42' } } } })
+  @ApiOkResponse({
+    description: 'Prometheus text format 0.0.4',
+    content: {
+      'text/plain': {
+        schema: {
+          type: 'string',
+          example: 'http_requests_total{method="POST",route="/api/v1/json/bulk/sms",status="200"} 42',
+        },
+      },
+    },
+  })
   @ApiUnauthorizedResponse({
     description: 'METRICS_TOKEN is set and the bearer token is missing or wrong',
     content: {
       'application/json': {
         schema: { $ref: getSchemaPath(ErrorEnvelopeDto) },
         examples: {
-          MISSING_API_KEY: { summary: 'no token', value: { ...jsonErrorExample('MISSING_API_KEY'), message: 'The metrics token is required: Authorization: Bearer <METRICS_TOKEN>.' } },
-          INVALID_API_KEY: { summary: 'wrong token', value: { ...jsonErrorExample('INVALID_API_KEY'), message: 'The metrics token is not valid.' } },
+          MISSING_API_KEY: {
+            summary: 'no token',
+            value: {
+              ...jsonErrorExample('MISSING_API_KEY'),
+              message: 'The metrics token is required: Authorization: Bearer <METRICS_TOKEN>.',
+            },
+          },
+          INVALID_API_KEY: {
+            summary: 'wrong token',
+            value: { ...jsonErrorExample('INVALID_API_KEY'), message: 'The metrics token is not valid.' },
+          },
         },
       },
     },

@@ -8,7 +8,11 @@ import { CALLBACK_QUEUE, QUEUE_NAMES } from '../dispatch/dispatch.constants.js';
 
 const QUEUES = [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE];
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'paused', 'failed'] as const;
-const TOTAL_NAMED_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+const TOTAL_NAMED_GAUGES = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 export const QUEUE_GAUGE = 'bulk_queue_jobs';
 /** A scrape must not hang on a Redis that does not answer. */
 const QUEUE_SCRAPE_TIMEOUT_MS = 500;
@@ -124,9 +128,12 @@ export class MetricsService {
         await Promise.all(
           queues().map(async (q) => {
             if (q.client.status !== 'ready') return;
-            const counts = await withTimeout(q.getJobCounts(), QUEUE_SCRAPE_TIMEOUT_MS).catch(() => undefined);
+            const counts = await withTimeout(q.getJobCounts(), QUEUE_SCRAPE_TIMEOUT_MS).catch(
+              () => undefined,
+            );
             if (!counts) return;
-            for (const state of QUEUE_STATES) this.set({ queue: q.name, state }, (counts as unknown as Record<string, number>)[state] ?? 0);
+            for (const state of QUEUE_STATES)
+              this.set({ queue: q.name, state }, (counts as unknown as Record<string, number>)[state] ?? 0);
           }),
         );
       },
@@ -151,7 +158,9 @@ export class MetricsService {
   private queues(): Queue[] {
     if (!this.queueList) {
       try {
-        this.queueList = QUEUES.map((name) => this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }));
+        this.queueList = QUEUES.map((name) =>
+          this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }),
+        );
       } catch {
         this.queueList = [];
       }
@@ -177,7 +186,10 @@ export class MetricsService {
     for (const c of changes) {
       this.messages.inc({ channel: c.channel, status: c.status });
       if (c.status === 'SENT' && c.createdAt) {
-        this.dispatchLatency.observe({ channel: c.channel }, Math.max(0, c.at.getTime() - c.createdAt.getTime()) / 1000);
+        this.dispatchLatency.observe(
+          { channel: c.channel },
+          Math.max(0, c.at.getTime() - c.createdAt.getTime()) / 1000,
+        );
       }
     }
   }

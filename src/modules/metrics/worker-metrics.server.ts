@@ -1,5 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { classifyError } from '../../common/errors/classify-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { ProcessStats, liveBody } from '../health/process-stats.js';
@@ -37,7 +43,14 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
         }
         if (req.method !== 'GET' || path !== '/metrics') {
           res.writeHead(404, { 'Content-Type': 'application/json' });
-          res.end(JSON.stringify({ success: false, message: 'No such route or resource.', error: { code: 'NOT_FOUND', details: [] }, request_id: '' }));
+          res.end(
+            JSON.stringify({
+              success: false,
+              message: 'No such route or resource.',
+              error: { code: 'NOT_FOUND', details: [] },
+              request_id: '',
+            }),
+          );
           return;
         }
         try {
@@ -48,7 +61,14 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
         } catch (err) {
           const c = classifyError(err);
           res.writeHead(c.status, { 'Content-Type': 'application/json', ...c.headers });
-          res.end(JSON.stringify({ success: false, message: c.message, error: { code: c.code, details: c.details }, request_id: '' }));
+          res.end(
+            JSON.stringify({
+              success: false,
+              message: c.message,
+              error: { code: c.code, details: c.details },
+              request_id: '',
+            }),
+          );
         }
       })();
     });

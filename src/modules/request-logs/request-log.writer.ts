@@ -86,9 +86,15 @@ export class RequestLogWriter implements OnApplicationShutdown {
         open.row.repeatCount = (open.row.repeatCount ?? 1) + 1;
         return;
       }
-      this.refusals.set(row.apiKeyId, { row: { ...row, repeatCount: 1 }, until: Date.now() + this.refusalWindowMs });
+      this.refusals.set(row.apiKeyId, {
+        row: { ...row, repeatCount: 1 },
+        until: Date.now() + this.refusalWindowMs,
+      });
       if (!this.refusalTimer) {
-        this.refusalTimer = setInterval(() => this.closeRefusals(Date.now()), Math.min(1000, this.refusalWindowMs));
+        this.refusalTimer = setInterval(
+          () => this.closeRefusals(Date.now()),
+          Math.min(1000, this.refusalWindowMs),
+        );
         this.refusalTimer.unref();
       }
       return;

@@ -37,18 +37,24 @@ export function checkXmlSmsRequest(req: XmlSendRequest): Record<string, unknown>
     if (typeof value !== 'string') {
       problems.push({
         field: name,
-        message: Array.isArray(value) ? `${name} must appear once` : `${name} must be plain text, without child elements`,
+        message: Array.isArray(value)
+          ? `${name} must appear once`
+          : `${name} must be plain text, without child elements`,
       });
       continue;
     }
     if (required && value.trim() === '') problems.push({ field: name, message: `${name} is required` });
-    else if (max !== undefined && value.length > max) problems.push({ field: name, message: `${name} must be at most ${max} characters` });
+    else if (max !== undefined && value.length > max)
+      problems.push({ field: name, message: `${name} must be at most ${max} characters` });
     else if (value !== '' || required) out[name] = value;
   }
   if (req.to === undefined) {
     problems.push({ field: 'to', message: 'to is required' });
   } else if (!Array.isArray(req.to) || !req.to.every((x) => typeof x === 'string')) {
-    problems.push({ field: 'to', message: 'to must be plain text: repeat the element or separate numbers with commas' });
+    problems.push({
+      field: 'to',
+      message: 'to must be plain text: repeat the element or separate numbers with commas',
+    });
   } else if (req.to.length === 0) {
     problems.push({ field: 'to', message: 'to is required' });
   } else {
@@ -56,7 +62,10 @@ export function checkXmlSmsRequest(req: XmlSendRequest): Record<string, unknown>
   }
   // The XML error shape has no details list, so the sentence names the problems.
   if (problems.length) {
-    throw AppException.validation(problems, `The request is not valid: ${problems.map((p) => p.message).join('; ')}.`);
+    throw AppException.validation(
+      problems,
+      `The request is not valid: ${problems.map((p) => p.message).join('; ')}.`,
+    );
   }
   return out;
 }
@@ -78,11 +87,32 @@ export class SmsXmlController {
   @Post()
   @HttpCode(200)
   @Header('Content-Type', 'application/xml; charset=utf-8')
-  @ApiOperation({ summary: 'Send SMS from an XML document', description: 'Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url and user_reference_id. Parsed as XML whatever Content-Type says, except text/plain, application/x-www-form-urlencoded and multipart/form-data (415: an HTML form on any site can send those); DOCTYPE and entities are refused.' })
+  @ApiOperation({
+    summary: 'Send SMS from an XML document',
+    description:
+      'Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url and user_reference_id. Parsed as XML whatever Content-Type says, except text/plain, application/x-www-form-urlencoded and multipart/form-data (415: an HTML form on any site can send those); DOCTYPE and entities are refused.',
+  })
   @ApiConsumes('application/xml', 'text/xml', 'application/json')
-  @ApiBody({ schema: { type: 'string', example: '<request><from>ACME</from><to>260971234567</to><to>260971234568</to><message>Hello from ACME</message><source>API</source></request>' } })
+  @ApiBody({
+    schema: {
+      type: 'string',
+      example:
+        '<request><from>ACME</from><to>260971234567</to><to>260971234568</to><message>Hello from ACME</message><source>API</source></request>',
+    },
+  })
   @ApiProduces('application/xml')
-  @ApiOkResponse({ description: 'One <recipient> per recipient', content: { 'application/xml': { schema: { type: 'string', example: '<?xml version="1.0" encoding="UTF-8"?><response><reference>1764184470578998353</reference><status>SUCCESS</status><recipient>260971234567</recipient><recipient>260971234568</recipient></response>' } } } })
+  @ApiOkResponse({
+    description: 'One <recipient> per recipient',
+    content: {
+      'application/xml': {
+        schema: {
+          type: 'string',
+          example:
+            '<?xml version="1.0" encoding="UTF-8"?><response><reference>1764184470578998353</reference><status>SUCCESS</status><recipient>260971234567</recipient><recipient>260971234568</recipient></response>',
+        },
+      },
+    },
+  })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503], { xml: true })
   async send(@Auth() auth: AuthContext, @Req() req: Request): Promise<string> {
     const text = typeof req.body === 'string' ? req.body : '';

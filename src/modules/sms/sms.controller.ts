@@ -35,7 +35,11 @@ export class SmsController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Send one SMS text to one or many recipients' })
-  @ApiOkResponse({ type: SmsSendResponseDto, example: SMS_SEND_EXAMPLE, description: 'Accepted: stored, charged and queued; one data entry per recipient' })
+  @ApiOkResponse({
+    type: SmsSendResponseDto,
+    example: SMS_SEND_EXAMPLE,
+    description: 'Accepted: stored, charged and queued; one data entry per recipient',
+  })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
   async send(@Auth() auth: AuthContext, @Body() dto: SmsSendDto) {
     return smsResponse(await this.sends.send(this.policy, auth, smsInput(dto as Record<string, unknown>)));

@@ -4,5 +4,10 @@ import { SmsXmlController } from './sms-xml.controller.js';
 import { SmsController } from './sms.controller.js';
 import { SmsPolicy } from './sms.policy.js';
 
-@Module({ imports: [MessagingModule], controllers: [SmsController, SmsXmlController], providers: [SmsPolicy], exports: [SmsPolicy] })
+@Module({
+  imports: [MessagingModule],
+  controllers: [SmsController, SmsXmlController],
+  providers: [SmsPolicy],
+  exports: [SmsPolicy],
+})
 export class SmsModule {}

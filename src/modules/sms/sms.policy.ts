@@ -37,7 +37,12 @@ export class SmsPolicy implements ChannelPolicy {
       throw new AppException(
         'MESSAGE_TOO_LONG',
         `The message needs ${c.segments} SMS segments (${c.encoding}); at most ${MAX_SMS_SEGMENTS} are allowed.`,
-        [{ field: 'message', message: `${c.units} ${c.encoding === 'GSM7' ? 'GSM-7 septets' : 'UTF-16 units'}, ${c.segments} segments` }],
+        [
+          {
+            field: 'message',
+            message: `${c.units} ${c.encoding === 'GSM7' ? 'GSM-7 septets' : 'UTF-16 units'}, ${c.segments} segments`,
+          },
+        ],
       );
     }
     return c.segments;

@@ -9,7 +9,9 @@ export class RequestLogRepeatCount1764001400000 implements MigrationInterface {
   name = 'RequestLogRepeatCount1764001400000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query('ALTER TABLE request_logs ADD COLUMN repeat_count INT UNSIGNED NOT NULL DEFAULT 1 AFTER status');
+    await q.query(
+      'ALTER TABLE request_logs ADD COLUMN repeat_count INT UNSIGNED NOT NULL DEFAULT 1 AFTER status',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

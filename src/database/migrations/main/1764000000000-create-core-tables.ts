@@ -120,7 +120,15 @@ export class CreateCoreTables1764000000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['messages', 'send_requests', 'ledger_entries', 'account_channels', 'api_keys', 'accounts', 'id_nodes']) {
+    for (const t of [
+      'messages',
+      'send_requests',
+      'ledger_entries',
+      'account_channels',
+      'api_keys',
+      'accounts',
+      'id_nodes',
+    ]) {
       await q.query(`DROP TABLE ${t}`);
     }
   }

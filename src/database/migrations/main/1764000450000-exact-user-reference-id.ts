@@ -14,13 +14,19 @@ export class ExactUserReferenceId1764000450000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     const [{ v }] = (await q.query('SELECT VERSION() AS v')) as Array<{ v: string }>;
     if (/mariadb/i.test(v)) {
-      await q.query('ALTER TABLE send_requests MODIFY user_reference_id VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL');
+      await q.query(
+        'ALTER TABLE send_requests MODIFY user_reference_id VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL',
+      );
     } else {
-      await q.query('ALTER TABLE send_requests MODIFY user_reference_id VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NULL');
+      await q.query(
+        'ALTER TABLE send_requests MODIFY user_reference_id VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NULL',
+      );
     }
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query('ALTER TABLE send_requests MODIFY user_reference_id VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NULL');
+    await q.query(
+      'ALTER TABLE send_requests MODIFY user_reference_id VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NULL',
+    );
   }
 }

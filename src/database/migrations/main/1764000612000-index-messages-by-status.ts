@@ -10,7 +10,9 @@ export class IndexMessagesByStatus1764000612000 implements MigrationInterface {
   name = 'IndexMessagesByStatus1764000612000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query('ALTER TABLE messages ADD KEY ix_messages_status_sent_request (status, sent_at, send_request_id)');
+    await q.query(
+      'ALTER TABLE messages ADD KEY ix_messages_status_sent_request (status, sent_at, send_request_id)',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -5,11 +5,15 @@ export class CallbackOutcomeCircuitOpen1764000612100 implements MigrationInterfa
   name = 'CallbackOutcomeCircuitOpen1764000612100';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query("ALTER TABLE callback_attempts MODIFY outcome ENUM('delivered','http_error','network_error','refused','circuit_open') NOT NULL");
+    await q.query(
+      "ALTER TABLE callback_attempts MODIFY outcome ENUM('delivered','http_error','network_error','refused','circuit_open') NOT NULL",
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query("DELETE FROM callback_attempts WHERE outcome = 'circuit_open'");
-    await q.query("ALTER TABLE callback_attempts MODIFY outcome ENUM('delivered','http_error','network_error','refused') NOT NULL");
+    await q.query(
+      "ALTER TABLE callback_attempts MODIFY outcome ENUM('delivered','http_error','network_error','refused') NOT NULL",
+    );
   }
 }

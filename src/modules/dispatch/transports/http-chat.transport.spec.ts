@@ -100,7 +100,11 @@ describe('HttpChatTransport against a real HTTP peer', () => {
     expect(refused).toMatchObject({ kind: 'transient', reason: 'HTTP_401', configuration: true });
     expect(refused.kind === 'transient' && refused.detail).toContain('bad token');
     peer.setHandler(() => ({ status: 302, headers: { location: 'http://elsewhere.example/' } }));
-    expect((await transport.send([chat()]))[0]).toMatchObject({ kind: 'transient', reason: 'HTTP_302', configuration: true });
+    expect((await transport.send([chat()]))[0]).toMatchObject({
+      kind: 'transient',
+      reason: 'HTTP_302',
+      configuration: true,
+    });
   });
 
   it('answers transient when the peer is slower than timeoutMs', async () => {
@@ -157,11 +161,18 @@ describe('HttpChatTransport against a real HTTP peer', () => {
 describe('HttpChatTransport without a peer', () => {
   it('flags a host name that does not resolve as a configuration failure', async (ctx) => {
     // Without a resolver at all the lookup fails with EAI_AGAIN (may heal), not ENOTFOUND.
-    const code = await lookup('no-such-host.invalid').then(() => 'resolved', (err: { code?: string }) => err.code);
+    const code = await lookup('no-such-host.invalid').then(
+      () => 'resolved',
+      (err: { code?: string }) => err.code,
+    );
     if (code !== 'ENOTFOUND') ctx.skip(`this machine's resolver answers ${code} for .invalid, not ENOTFOUND`);
     const t = new HttpChatTransport({ url: 'http://no-such-host.invalid/send', timeoutMs: 5000 });
     const [result] = await t.send([chat()]);
-    expect(result).toMatchObject({ kind: 'transient', reason: 'HTTP_NETWORK_ENOTFOUND', configuration: true });
+    expect(result).toMatchObject({
+      kind: 'transient',
+      reason: 'HTTP_NETWORK_ENOTFOUND',
+      configuration: true,
+    });
   });
 
   it('answers transient on connection refused, health is down within 1 s, and send after close is transient', async () => {

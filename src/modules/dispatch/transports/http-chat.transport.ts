@@ -16,7 +16,8 @@ export interface HttpChatTransportOptions {
 }
 
 const HEALTH_TIMEOUT_MS = 800;
-const CONFIGURATION_NETWORK = /^HTTP_NETWORK_(ENOTFOUND|.*CERT.*|.*SELF_SIGNED.*|UNABLE_TO_VERIFY.*|UNABLE_TO_GET_ISSUER.*)$/;
+const CONFIGURATION_NETWORK =
+  /^HTTP_NETWORK_(ENOTFOUND|.*CERT.*|.*SELF_SIGNED.*|UNABLE_TO_VERIFY.*|UNABLE_TO_GET_ISSUER.*)$/;
 
 /** Chat messages handed to an HTTP JSON API, one POST per message. */
 export class HttpChatTransport implements Transport {
@@ -76,7 +77,8 @@ export class HttpChatTransport implements Transport {
     } catch (err) {
       const reason = networkReason(err);
       // A name that does not resolve or a certificate we refuse: no retry heals these.
-      if (CONFIGURATION_NETWORK.test(reason)) return { kind: 'transient', reason, detail: errorSummary(err), configuration: true };
+      if (CONFIGURATION_NETWORK.test(reason))
+        return { kind: 'transient', reason, detail: errorSummary(err), configuration: true };
       return { kind: 'transient', reason };
     }
 
@@ -97,12 +99,22 @@ export class HttpChatTransport implements Transport {
       return { kind: 'transient', reason: `HTTP_${status}` };
     // Our token refused: every message would be, so it is the configuration, not this message.
     if (status === 401 || status === 407) {
-      return { kind: 'transient', reason: `HTTP_${status}`, detail: `the chat API refused our credentials: ${text.slice(0, 200)}`, configuration: true };
+      return {
+        kind: 'transient',
+        reason: `HTTP_${status}`,
+        detail: `the chat API refused our credentials: ${text.slice(0, 200)}`,
+        configuration: true,
+      };
     }
     if (status >= 400) return { kind: 'permanent', reason: `HTTP_${status}` };
     // 1xx/3xx: nothing says the message itself is bad; the long backoff of a configuration
     // failure gives the operator time to fix the URL.
-    return { kind: 'transient', reason: `HTTP_${status}`, detail: `unexpected answer ${status} from ${this.url}`, configuration: true };
+    return {
+      kind: 'transient',
+      reason: `HTTP_${status}`,
+      detail: `unexpected answer ${status} from ${this.url}`,
+      configuration: true,
+    };
   }
 
   /** This API answers synchronously and sends no delivery reports; the handler is kept but never called. */

@@ -50,8 +50,14 @@ describe('multipart state', () => {
   });
 
   it('is the worst part state as soon as one part is not delivered', () => {
-    expect(combineParts([p('UNDELIVERED', 'UNDELIV err:001'), p(null), p('DELIVERED')])).toEqual({ status: 'UNDELIVERED', reason: 'UNDELIV err:001' });
-    expect(combineParts([p('EXPIRED', 'EXPIRED'), p('REJECTED', 'REJECTD'), p('UNDELIVERED', 'x')])).toEqual({ status: 'REJECTED', reason: 'REJECTD' });
+    expect(combineParts([p('UNDELIVERED', 'UNDELIV err:001'), p(null), p('DELIVERED')])).toEqual({
+      status: 'UNDELIVERED',
+      reason: 'UNDELIV err:001',
+    });
+    expect(combineParts([p('EXPIRED', 'EXPIRED'), p('REJECTED', 'REJECTD'), p('UNDELIVERED', 'x')])).toEqual({
+      status: 'REJECTED',
+      reason: 'REJECTD',
+    });
     expect(combineParts([p(null), p(null)])).toBeNull();
   });
 });

@@ -26,8 +26,12 @@ const MAX_DEC_DIGITS = 39;
 
 export function idKeys(id: string): IdKeys {
   const raw = id.trim();
-  const hex = /^[0-9a-f]+$/i.test(raw) && raw.replace(/^0+/, '').length <= MAX_HEX_DIGITS ? BigInt(`0x${raw}`).toString() : null;
-  const dec = /^\d+$/.test(raw) && raw.replace(/^0+/, '').length <= MAX_DEC_DIGITS ? BigInt(raw).toString() : null;
+  const hex =
+    /^[0-9a-f]+$/i.test(raw) && raw.replace(/^0+/, '').length <= MAX_HEX_DIGITS
+      ? BigInt(`0x${raw}`).toString()
+      : null;
+  const dec =
+    /^\d+$/.test(raw) && raw.replace(/^0+/, '').length <= MAX_DEC_DIGITS ? BigInt(raw).toString() : null;
   return { raw, hex, dec };
 }
 
@@ -56,6 +60,7 @@ export function matchRank(format: ReceiptIdFormat, submitId: string, receiptId: 
 /** The stored submit-side keys (message_parts.id_value) a receipt id may match under `format`. */
 export function submitKeysFor(format: ReceiptIdFormat, receiptId: string): string[] {
   const r = idKeys(receiptId);
-  const keys = format === 'hex' ? [r.hex] : format === 'decimal' ? [r.dec] : format === 'auto' ? [r.hex, r.dec] : [];
+  const keys =
+    format === 'hex' ? [r.hex] : format === 'decimal' ? [r.dec] : format === 'auto' ? [r.hex, r.dec] : [];
   return [...new Set(keys.filter((k): k is string => k !== null))];
 }

@@ -105,7 +105,10 @@ export class SandboxTransport implements Transport {
     } catch (err) {
       // The handler owns persistence and retries; here it can only be noted.
       const reason = (err as Error).message;
-      this.failures.warn(`report handler failed for ${report.providerMessageId}: ${reason}`, `handler: ${reason}`);
+      this.failures.warn(
+        `report handler failed for ${report.providerMessageId}: ${reason}`,
+        `handler: ${reason}`,
+      );
     }
   }
 }

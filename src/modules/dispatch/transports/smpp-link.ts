@@ -11,7 +11,8 @@ export function errorMessage(e: unknown): string {
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** `late`: the request was written and never answered on a live link (its fate at the peer is unknown). */
-export type Reply = { ok: true; pdu: smpp.PDU } | { ok: false; reason: string; encode?: boolean; late?: boolean };
+export type Reply =
+  { ok: true; pdu: smpp.PDU } | { ok: false; reason: string; encode?: boolean; late?: boolean };
 
 interface Pending {
   resolve: (reply: Reply) => void;
@@ -71,7 +72,11 @@ export class Link {
       const seq = pdu.sequence_number;
       const giveUp = (waited: number, afterLateWait: boolean) => {
         this.pending.delete(seq);
-        resolve({ ok: false, reason: `no ${pdu.command}_resp within ${waited} ms`, ...(afterLateWait ? { late: true } : {}) });
+        resolve({
+          ok: false,
+          reason: `no ${pdu.command}_resp within ${waited} ms`,
+          ...(afterLateWait ? { late: true } : {}),
+        });
       };
       const timer = setTimeout(() => {
         if (!late || late.waitMs <= 0) return giveUp(timeoutMs, false);

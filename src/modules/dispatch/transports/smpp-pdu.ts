@@ -98,4 +98,3 @@ export function pickMessage(value: smpp.PduParams['short_message']): string | Bu
   const message = value.message;
   return message.length > 0 ? message : null;
 }
-

@@ -88,7 +88,11 @@ describe('SmppTransport sending', () => {
     expect(parts.map((p) => p.text).join('')).toBe(body);
     expect(peer.messages()).toEqual([expect.objectContaining({ text: body })]);
     // Every part's id is returned, in part order, so each part's receipt can be matched.
-    expect(result).toMatchObject({ kind: 'accepted', parts: parts.map((p) => p.messageId), providerMessageId: parts[1].messageId });
+    expect(result).toMatchObject({
+      kind: 'accepted',
+      parts: parts.map((p) => p.messageId),
+      providerMessageId: parts[1].messageId,
+    });
     // The id of the last segment is the one reported.
     expect(accepted(result)).toBe(parts[1].messageId);
 
@@ -221,24 +225,44 @@ describe('SmppTransport connection', () => {
   });
 
   it('waits for a submit_sm_resp that comes after the response timeout: accepted, submitted once, the wait logged', async () => {
-    const { peer, transport, warnings } = await setup({ respondDelayMs: 300 }, { responseTimeoutMs: 100, lateResponseWaitMs: 5000 });
+    const { peer, transport, warnings } = await setup(
+      { respondDelayMs: 300 },
+      { responseTimeoutMs: 100, lateResponseWaitMs: 5000 },
+    );
     const results = await transport.send([sms('slow 1'), sms('slow 2')]);
     expect(results.map((r) => r.kind)).toEqual(['accepted', 'accepted']);
     expect(peer.stats.submits).toBe(2);
-    await vi.waitFor(() => expect(warnings.join('\n')).toMatch(/2 submit_sm unanswered after 100 ms; waiting up to 5000 ms more, not resending/), {
-      timeout: 4000,
-    });
+    await vi.waitFor(
+      () =>
+        expect(warnings.join('\n')).toMatch(
+          /2 submit_sm unanswered after 100 ms; waiting up to 5000 ms more, not resending/,
+        ),
+      {
+        timeout: 4000,
+      },
+    );
   });
 
   it('records a submit never answered on a live link as handed over without an id, not to be resent', async () => {
-    const { peer, transport } = await setup({ respondDelayMs: 2000 }, { responseTimeoutMs: 100, lateResponseWaitMs: 200 });
+    const { peer, transport } = await setup(
+      { respondDelayMs: 2000 },
+      { responseTimeoutMs: 100, lateResponseWaitMs: 200 },
+    );
     const [result] = await transport.send([sms('lost answer')]);
-    expect(result).toEqual({ kind: 'accepted', providerMessageId: '', parts: [''], reason: 'SMPP_NO_RESPONSE' });
+    expect(result).toEqual({
+      kind: 'accepted',
+      providerMessageId: '',
+      parts: [''],
+      reason: 'SMPP_NO_RESPONSE',
+    });
     expect(peer.stats.submits).toBe(1);
   });
 
   it('with no late wait, reports a submit without a timely response as transient, saying why', async () => {
-    const { transport } = await setup({ respondDelayMs: 300 }, { responseTimeoutMs: 100, lateResponseWaitMs: 0 });
+    const { transport } = await setup(
+      { respondDelayMs: 300 },
+      { responseTimeoutMs: 100, lateResponseWaitMs: 0 },
+    );
     const [result] = await transport.send([sms('slow')]);
     expect(result).toEqual({ kind: 'transient', reason: 'SMPP no submit_sm_resp within 100 ms' });
   });

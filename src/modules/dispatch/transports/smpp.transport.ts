@@ -145,7 +145,9 @@ export class SmppTransport implements Transport {
   async send(messages: OutboundMessage[]): Promise<TransportResult[]> {
     if (messages.length === 0) return [];
     try {
-      const error = this.conn.closed ? 'SMPP transport closed' : await this.conn.waitBound(this.connectTimeoutMs);
+      const error = this.conn.closed
+        ? 'SMPP transport closed'
+        : await this.conn.waitBound(this.connectTimeoutMs);
       if (error) return messages.map(() => ({ kind: 'transient', reason: error }));
       return await Promise.all(messages.map((message) => this.sendOne(message)));
     } catch (e) {
@@ -212,7 +214,9 @@ export class SmppTransport implements Transport {
       if (outcome.kind === 'permanent') return { kind: 'permanent', reason };
       if (outcome.kind === 'unanswered') {
         unanswered = true;
-        this.logger.warn(`SMPP ${this.where}: message ${message.id} recorded SENT without a provider id: ${reason}; not resent`);
+        this.logger.warn(
+          `SMPP ${this.where}: message ${message.id} recorded SENT without a provider id: ${reason}; not resent`,
+        );
       } else transient ??= reason;
     }
     if (transient) return { kind: 'transient', reason: transient };
@@ -294,7 +298,9 @@ export class SmppTransport implements Transport {
       if (!(await this.deliverReport(parsed.report))) status = ESME_RX_T_APPN;
     } catch (e) {
       status = ESME_RX_T_APPN;
-      this.logger.warn(`SMPP ${this.where}: receipt not stored, asking the SMSC to resend it: ${errorMessage(e)}`);
+      this.logger.warn(
+        `SMPP ${this.where}: receipt not stored, asking the SMSC to resend it: ${errorMessage(e)}`,
+      );
     } finally {
       link.respond(pdu.response({ command_status: status }));
     }

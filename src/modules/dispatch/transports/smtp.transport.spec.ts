@@ -68,7 +68,10 @@ describe('SmtpTransport against a real SMTP peer', () => {
     });
     const [result] = await transport.send([msg]);
 
-    expect(result).toEqual({ kind: 'accepted', providerMessageId: `<${msg.id}.1764184470578998353@sender.example>` });
+    expect(result).toEqual({
+      kind: 'accepted',
+      providerMessageId: `<${msg.id}.1764184470578998353@sender.example>`,
+    });
     const got = peer.messages.find((m) => m.headers['x-message-id'] === msg.id);
     expect(got).toBeDefined();
     expect(got!.from).toBe('news@sender.example');
@@ -112,7 +115,10 @@ describe('SmtpTransport against a real SMTP peer', () => {
       email({ recipient: 'busy@example.com' }),
     ]);
     expect(results[0]).toMatchObject({ kind: 'permanent', reason: 'SMTP_550' });
-    expect(results[1]).toEqual({ kind: 'accepted', providerMessageId: `<${ok.id}.1764184470578998353@sender.example>` });
+    expect(results[1]).toEqual({
+      kind: 'accepted',
+      providerMessageId: `<${ok.id}.1764184470578998353@sender.example>`,
+    });
     expect(results[2]).toMatchObject({ kind: 'transient', reason: 'SMTP_451' });
   });
 
@@ -143,7 +149,13 @@ describe('SmtpTransport against a real SMTP peer', () => {
 describe('SmtpTransport failures', () => {
   const opened: SmtpTransport[] = [];
   const make = (url: string, from?: string) => {
-    const t = new SmtpTransport({ url, from, pool: { maxConnections: 2, maxMessages: 10 }, timeoutMs: 2000, tls: PLAIN });
+    const t = new SmtpTransport({
+      url,
+      from,
+      pool: { maxConnections: 2, maxMessages: 10 },
+      timeoutMs: 2000,
+      tls: PLAIN,
+    });
     opened.push(t);
     return t;
   };
@@ -245,13 +257,26 @@ describe('classifySmtpError', () => {
 
   it('flags what no retry heals as a configuration failure: TLS, credentials, unknown host', () => {
     const cls = (props: object) => classifySmtpError(Object.assign(new Error('m'), props));
-    expect(cls({ code: 'ESOCKET', originalCode: 'DEPTH_ZERO_SELF_SIGNED_CERT' })).toMatchObject({ reason: 'SMTP_TLS_CERTIFICATE', configuration: true });
+    expect(cls({ code: 'ESOCKET', originalCode: 'DEPTH_ZERO_SELF_SIGNED_CERT' })).toMatchObject({
+      reason: 'SMTP_TLS_CERTIFICATE',
+      configuration: true,
+    });
     expect(cls({ code: 'ETLS' })).toMatchObject({ reason: 'SMTP_TLS_UNAVAILABLE', configuration: true });
-    expect(cls({ code: 'EAUTH', responseCode: 535 })).toMatchObject({ kind: 'transient', reason: 'SMTP_AUTH_REFUSED', configuration: true });
-    expect(cls({ code: 'EDNS', originalCode: 'ENOTFOUND' })).toMatchObject({ reason: 'SMTP_HOST_UNKNOWN', configuration: true });
+    expect(cls({ code: 'EAUTH', responseCode: 535 })).toMatchObject({
+      kind: 'transient',
+      reason: 'SMTP_AUTH_REFUSED',
+      configuration: true,
+    });
+    expect(cls({ code: 'EDNS', originalCode: 'ENOTFOUND' })).toMatchObject({
+      reason: 'SMTP_HOST_UNKNOWN',
+      configuration: true,
+    });
     // A resolver that does not answer now, or a temporary auth failure, may heal.
     expect(cls({ code: 'EDNS', originalCode: 'EAI_AGAIN' })).not.toHaveProperty('configuration');
-    expect(cls({ code: 'EAUTH', responseCode: 454 })).toMatchObject({ kind: 'transient', reason: 'SMTP_454' });
+    expect(cls({ code: 'EAUTH', responseCode: 454 })).toMatchObject({
+      kind: 'transient',
+      reason: 'SMTP_454',
+    });
     expect(cls({ code: 'EAUTH', responseCode: 454 })).not.toHaveProperty('configuration');
   });
 });

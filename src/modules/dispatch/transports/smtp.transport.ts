@@ -60,7 +60,11 @@ function connectionOptions(options: SmtpTransportOptions) {
 }
 
 interface PoolInternals {
-  _connections?: Array<{ available?: boolean; connection?: { quit(): void }; once?(event: 'close', fn: () => void): void }>;
+  _connections?: Array<{
+    available?: boolean;
+    connection?: { quit(): void };
+    once?(event: 'close', fn: () => void): void;
+  }>;
 }
 
 /** Pooled SMTP delivery through nodemailer: one message per recipient, many in flight. */
@@ -171,7 +175,10 @@ export class SmtpTransport implements Transport {
       };
     } catch (err) {
       const result = classifySmtpError(err as NodemailerError);
-      const cause = result.kind === 'transient' && result.configuration ? `${result.reason}, fix the configuration: ` : '';
+      const cause =
+        result.kind === 'transient' && result.configuration
+          ? `${result.reason}, fix the configuration: `
+          : '';
       return {
         status: 'down',
         message: `SMTP server ${this.endpoint} unusable: ${cause}${(err as Error).message}`,
@@ -189,8 +196,12 @@ export class SmtpTransport implements Transport {
     await new Promise((r) => setImmediate(r));
     // nodemailer's close() drops idle connections without QUIT; say goodbye first. The pool's
     // connection list is internal, hence the defensive reading.
-    const idle = ((this.transporter.transporter as PoolInternals)._connections ?? []).filter((c) => c.available && c.connection);
-    const closed = idle.map((c) => new Promise<void>((resolve) => (c.once ? c.once('close', resolve) : resolve())));
+    const idle = ((this.transporter.transporter as PoolInternals)._connections ?? []).filter(
+      (c) => c.available && c.connection,
+    );
+    const closed = idle.map(
+      (c) => new Promise<void>((resolve) => (c.once ? c.once('close', resolve) : resolve())),
+    );
     for (const c of idle) {
       c.available = false;
       c.connection!.quit();
