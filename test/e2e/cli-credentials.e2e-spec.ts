@@ -48,6 +48,8 @@ describe('CLI credentials', () => {
   let db: Connection;
 
   beforeAll(async () => {
+    // The CLI never creates a database by itself: `db migrate` first, as an operator would.
+    expect((await cli(['db', 'migrate', '--json'])).code).toBe(0);
     const first = await cli(
       ['accounts', 'create', '--username', 'carol', '--password-stdin', '--json'],
       'tenant-pass-phrase-9\n',

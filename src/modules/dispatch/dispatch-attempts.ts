@@ -1,3 +1,4 @@
+import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Job } from 'bull';
@@ -27,6 +28,7 @@ function messagesNamed(ids: string[]): string {
 @Injectable()
 export class DispatchAttempts {
   private readonly logger = new Logger('Dispatch');
+  private readonly warnings = new RepeatLimiter(this.logger);
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -109,7 +111,7 @@ export class DispatchAttempts {
         params,
       )
       .catch((err: Error) =>
-        this.logger.warn(`attempts of ${ids.length} message(s) not recorded: ${err.message}`),
+        this.warnings.warn(`attempts of ${ids.length} message(s) not recorded: ${err.message}`),
       );
   }
 }

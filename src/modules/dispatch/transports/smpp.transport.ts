@@ -1,3 +1,4 @@
+import { RepeatLimiter } from '../../../common/logging/repeat-limiter.js';
 import { performance } from 'node:perf_hooks';
 import smpp from 'smpp';
 import { SmppConnection, type SmppLogger } from './smpp-connection.js';
@@ -92,6 +93,7 @@ export class SmppTransport implements Transport {
   private readonly throttleRetries: number;
   private readonly throttleBackoffMs: number;
   private readonly logger: SmppLogger;
+  private readonly warnings: RepeatLimiter;
 
   private reportHandler: ReportHandler | null = null;
   // Random start so two processes restarting together do not reuse the same references for the same handset.
@@ -109,6 +111,8 @@ export class SmppTransport implements Transport {
     this.throttleRetries = options.throttleRetries ?? 4;
     this.throttleBackoffMs = options.throttleBackoffMs ?? 100;
     this.logger = options.logger ?? { warn: () => undefined, log: () => undefined };
+    // Receipts refused during an outage come back by the thousand: one line per cause per window.
+    this.warnings = new RepeatLimiter(this.logger);
     this.lateResponses = new LateNotes((n) =>
       this.logger.warn(
         `SMPP ${this.where}: ${n} submit_sm unanswered after ${this.responseTimeoutMs} ms; waiting up to ${this.lateResponseWaitMs} ms more, not resending`,
@@ -291,15 +295,16 @@ export class SmppTransport implements Transport {
         messageState: pdu.message_state,
       });
       if (parsed.kind === 'invalid') {
-        this.logger.warn(`SMPP ${this.where}: ignoring receipt: ${parsed.reason}`);
+        this.warnings.warn(`SMPP ${this.where}: ignoring receipt: ${parsed.reason}`, 'receipt-invalid');
         return;
       }
       if (parsed.kind === 'pending') return;
       if (!(await this.deliverReport(parsed.report))) status = ESME_RX_T_APPN;
     } catch (e) {
       status = ESME_RX_T_APPN;
-      this.logger.warn(
+      this.warnings.warn(
         `SMPP ${this.where}: receipt not stored, asking the SMSC to resend it: ${errorMessage(e)}`,
+        'receipt-not-stored',
       );
     } finally {
       link.respond(pdu.response({ command_status: status }));
@@ -317,8 +322,9 @@ export class SmppTransport implements Transport {
     try {
       const outcome = await Promise.race([handler(report), timeout]);
       if (outcome !== 'timeout') return true;
-      this.logger.warn(
+      this.warnings.warn(
         `SMPP report handler still busy with ${report.providerMessageId} after ${REPORT_HANDLER_WAIT_MS} ms; asking the SMSC to resend it`,
+        'report-handler-busy',
       );
       return false;
     } finally {
