@@ -166,7 +166,8 @@ export class EximInstance {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
       if (proc.exitCode === null) proc.kill('SIGKILL');
     }
-    rmSync(this.dir, { recursive: true, force: true });
+    // A delivery process Exim forked may still be writing to the Maildir for a moment.
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
