@@ -1,3 +1,4 @@
+import { MessagesModule } from '../messages/messages.module.js';
 import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
@@ -28,6 +29,7 @@ export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
 @Global()
 @Module({
   imports: [
+    MessagesModule,
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig) => ({ redis: c.redisUrl, prefix: c.queuePrefix, settings: lockSettings(c) }),
