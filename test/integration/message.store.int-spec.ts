@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { mainDataSourceOptions } from '../../src/database/data-sources.js';
 import { migrateDatabase } from '../../src/database/database-setup.js';
+import { MessagePartsStore } from '../../src/modules/messages/message-parts.store.js';
 import {
   MessageStore,
   type MessageGroup,
@@ -18,6 +19,7 @@ import { testEnv, uniqueName } from '../support/test-app.js';
 const name = uniqueName();
 let ds: DataSource;
 let store: MessageStore;
+let parts: MessagePartsStore;
 let nextId = 10_000_000n;
 const id = () => String(++nextId);
 const hourAgo = () => new Date(Date.now() - 3_600_000);
@@ -102,6 +104,7 @@ beforeAll(async () => {
   await migrateDatabase(options, config.database);
   ds = await new DataSource(options).initialize();
   store = new MessageStore(ds);
+  parts = new MessagePartsStore(ds);
 });
 
 afterAll(async () => {
@@ -357,5 +360,39 @@ describe('MessageStore: lookups', () => {
     const second = await store.page(req.id, 2, 2);
     expect(second.total).toBe(5);
     expect(second.rows.map((r) => String(r.id))).toEqual(ids.slice(2, 4));
+  });
+});
+
+describe('MessagePartsStore', () => {
+  it('stores the parts handed over, and a resend replaces the earlier provider id of a part', async () => {
+    const { ids } = await accept({}, ['260971000080']);
+    await parts.storeParts(ds, [
+      { messageId: ids[0], part: 1, providerMessageId: 'old-1', idValue: null },
+      { messageId: ids[0], part: 2, providerMessageId: '0A1B', idValue: '2587' },
+    ]);
+    await parts.storeParts(ds, [{ messageId: ids[0], part: 1, providerMessageId: 'new-1', idValue: null }]);
+    expect(await parts.findCandidates(['old-1'], [])).toEqual([]);
+    const found = await parts.findCandidates(['new-1'], ['2587']);
+    expect(found.map((p) => [String(p.message_id), p.part, p.provider_message_id])).toEqual([
+      [ids[0], 1, 'new-1'],
+      [ids[0], 2, '0A1B'],
+    ]);
+  });
+
+  it('keeps the first reported outcome of a part; a later report does not change it', async () => {
+    const { ids } = await accept({}, ['260971000081']);
+    await parts.storeParts(ds, [
+      { messageId: ids[0], part: 1, providerMessageId: 'q-1', idValue: null },
+      { messageId: ids[0], part: 2, providerMessageId: 'q-2', idValue: null },
+    ]);
+    await parts.recordOutcomes('UNDELIVERED', [{ messageId: ids[0], part: 1, reason: 'ABSENT' }]);
+    await parts.recordOutcomes('DELIVERED', [
+      { messageId: ids[0], part: 1, reason: null },
+      { messageId: ids[0], part: 2, reason: null },
+    ]);
+    expect(await parts.partStates([ids[0]])).toEqual([
+      { message_id: ids[0], status: 'UNDELIVERED', reason: 'ABSENT' },
+      { message_id: ids[0], status: 'DELIVERED', reason: null },
+    ]);
   });
 });
