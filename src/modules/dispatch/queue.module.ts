@@ -1,8 +1,8 @@
-import { MessagesModule } from '../messages/messages.module.js';
 import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { jitteredBackoff } from '../callbacks/callback.sender.js';
+import { MessagesModule } from '../messages/messages.module.js';
 import { dispatchBackoff } from './dispatch-backoff.js';
 import { CALLBACK_QUEUE, QUEUE_NAMES } from './dispatch.constants.js';
 import { DispatchProducer } from './dispatch.producer.js';
