@@ -13,6 +13,7 @@ import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { MessageStateService } from '../messaging/message-state.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { MessagePartsStore } from '../messages/message-parts.store.js';
 import { compareIds, ReceiptMatcher } from './receipt-matcher.js';
 import { idKeys } from './transports/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
@@ -51,12 +52,12 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly main: DataSource,
+    parts: MessagePartsStore,
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
     private readonly states: MessageStateService,
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {
-    this.matcher = new ReceiptMatcher(main, config.smppReceiptIdFormat);
+    this.matcher = new ReceiptMatcher(parts, config.smppReceiptIdFormat);
   }
 
   onApplicationBootstrap(): void {

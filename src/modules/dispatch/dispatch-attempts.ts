@@ -1,8 +1,7 @@
 import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Job } from 'bull';
-import { DataSource } from 'typeorm';
+import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messaging/channel.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { DispatchJob } from './dispatch.constants.js';
@@ -31,7 +30,7 @@ export class DispatchAttempts {
   private readonly warnings = new RepeatLimiter(this.logger);
 
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly store: MessageStore,
     private readonly faults: ProviderFaults,
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {}
@@ -94,22 +93,10 @@ export class DispatchAttempts {
     }
   }
 
-  /** One UPDATE per slice: every message tried counts an attempt; failures keep their reason. */
+  /** Counting attempts is a record, not a step of delivery: a failed write costs a warning, not the slice. */
   private async write(ids: string[], reasons: Array<[string, string]>): Promise<void> {
-    if (ids.length === 0) return;
-    const params: unknown[] = [new Date()];
-    // Only placeholders and constant text: the CASE keeps last_error for the messages that passed.
-    let cases = 'last_error';
-    if (reasons.length) {
-      cases = `CASE id ${reasons.map(() => 'WHEN ? THEN ?').join(' ')} ELSE last_error END`;
-      for (const [id, reason] of reasons) params.push(id, reason);
-    }
-    params.push(ids);
-    await this.ds
-      .query(
-        `UPDATE messages SET attempts = LEAST(attempts + 1, 255), last_attempt_at = ?, last_error = ${cases} WHERE id IN (?)`,
-        params,
-      )
+    await this.store
+      .recordAttempts(ids, reasons)
       .catch((err: Error) =>
         this.warnings.warn(`attempts of ${ids.length} message(s) not recorded: ${err.message}`),
       );

@@ -1,8 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
-import { DataSource } from 'typeorm';
+import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messaging/channel.js';
 import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { DISPATCH_CHUNK, type DispatchJob } from './dispatch.constants.js';
@@ -75,7 +74,7 @@ export class DispatchProducer {
     @InjectQueue('sms') private readonly sms: Queue<DispatchJob>,
     @InjectQueue('email') private readonly email: Queue<DispatchJob>,
     @InjectQueue('chat') private readonly chat: Queue<DispatchJob>,
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly store: MessageStore,
   ) {}
 
   queue(channel: Channel): Queue<DispatchJob> {
@@ -129,10 +128,8 @@ export class DispatchProducer {
       for (const p of batch) p.resolve(false);
       return;
     }
-    await this.ds
-      .query('UPDATE send_requests SET enqueued_at = CURRENT_TIMESTAMP(3) WHERE id IN (?)', [
-        batch.map((p) => p.sendRequestId),
-      ])
+    await this.store
+      .markEnqueued(batch.map((p) => p.sendRequestId))
       .catch((err: Error) =>
         this.warnings.warn(`${batch.length} request(s) enqueued but not marked (${err.message})`),
       );

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Job } from 'bull';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messaging/channel.js';
 import { MessageStateService, type Transition } from '../messaging/message-state.service.js';
 import type { DispatchJob } from './dispatch.constants.js';
@@ -33,7 +32,7 @@ export class Dispatcher {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly store: MessageStore,
     private readonly transports: TransportRegistry,
     private readonly states: MessageStateService,
     private readonly reports: DeliveryReportService,
@@ -44,23 +43,12 @@ export class Dispatcher {
 
   async handle(channel: Channel, job: Job<DispatchJob>): Promise<{ sent: number; rejected: number }> {
     const { sendRequestId, messageIds } = job.data;
-    const [request] = (await this.ds.query(
-      'SELECT sender, body, subject, reply_to FROM send_requests WHERE id = ?',
-      [sendRequestId],
-    )) as Array<{
-      sender: string;
-      body: string;
-      subject: string | null;
-      reply_to: string | null;
-    }>;
+    const request = await this.store.findDispatchRequest(sendRequestId);
     if (!request) {
       this.logger.warn(`job ${job.id}: request ${sendRequestId} not found; discarded`);
       return { sent: 0, rejected: 0 };
     }
-    const rows = (await this.ds.query(
-      "SELECT id, uuid, recipient FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id",
-      [messageIds],
-    )) as Array<{ id: string; uuid: string; recipient: string }>;
+    const rows = await this.store.findWaiting(messageIds);
     if (rows.length === 0) return { sent: 0, rejected: 0 };
 
     const outbound: OutboundMessage[] = rows.map((r) => ({

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { jitteredBackoff } from '../callbacks/callback.sender.js';
+import { MessagesModule } from '../messages/messages.module.js';
 import { dispatchBackoff } from './dispatch-backoff.js';
 import { CALLBACK_QUEUE, QUEUE_NAMES } from './dispatch.constants.js';
 import { DispatchProducer } from './dispatch.producer.js';
@@ -28,6 +29,7 @@ export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
 @Global()
 @Module({
   imports: [
+    MessagesModule,
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig) => ({ redis: c.redisUrl, prefix: c.queuePrefix, settings: lockSettings(c) }),

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { MessageStore } from '../messages/message.store.js';
 import { CHANNELS } from '../messaging/channel.js';
 import { MessageStateService } from '../messaging/message-state.service.js';
 
@@ -25,7 +24,7 @@ export class ReceiptExpiry {
   private readonly logger = new Logger(ReceiptExpiry.name);
 
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly store: MessageStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly states: MessageStateService,
   ) {}
@@ -36,12 +35,7 @@ export class ReceiptExpiry {
     if (channels.length === 0) return 0;
     let expired = 0;
     for (let round = 0; round < BATCHES_PER_ROUND; round++) {
-      const rows = (await this.ds.query(
-        `SELECT id FROM messages FORCE INDEX (ix_messages_status_sent_request)
-          WHERE status = 'SENT' AND sent_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND AND channel IN (?)
-          ORDER BY sent_at LIMIT ?`,
-        [this.config.receiptWaitMs * 1000, channels, BATCH],
-      )) as Array<{ id: string }>;
+      const rows = await this.store.findSentBefore(this.config.receiptWaitMs, channels, BATCH);
       if (rows.length === 0) break;
       const done = await this.states.apply(
         rows.map((r) => ({ id: String(r.id), status: 'EXPIRED' as const, reason: 'NO_RECEIPT' })),

@@ -1,14 +1,11 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { MessagePartsStore, type PartRow } from '../messages/message-parts.store.js';
 import { idKeys, matchRank, submitKeysFor, type ReceiptIdFormat } from './transports/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
 
 export type ReportStatus = DeliveryReport['status'];
 
-export interface PartRow {
-  message_id: string;
-  part: number;
-  provider_message_id: string;
-}
+export type { PartRow };
 
 // How bad a part's outcome is for the whole message: the worst part decides.
 const SEVERITY: Record<ReportStatus, number> = { DELIVERED: 0, EXPIRED: 1, UNDELIVERED: 2, REJECTED: 3 };
@@ -33,7 +30,7 @@ export function combineParts(
 /** Finds the part each receipt id belongs to, by the configured id format (see receipt-ids.ts). */
 export class ReceiptMatcher {
   constructor(
-    private readonly main: DataSource,
+    private readonly parts: MessagePartsStore,
     private readonly format: ReceiptIdFormat,
   ) {}
 
@@ -42,14 +39,16 @@ export class ReceiptMatcher {
     em: DataSource | EntityManager,
     sent: Array<{ id: string; parts: string[] }>,
   ): Promise<void> {
-    const rows = sent.flatMap((s) =>
-      s.parts.map((p, i) => [s.id, i + 1, p, p === '' ? null : idKeys(p).hex]),
-    );
-    if (rows.length === 0) return;
-    await em.query(
-      `INSERT INTO message_parts (message_id, part, provider_message_id, id_value) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(',')}
-        ON DUPLICATE KEY UPDATE provider_message_id = VALUES(provider_message_id), id_value = VALUES(id_value)`,
-      rows.flat(),
+    await this.parts.storeParts(
+      em,
+      sent.flatMap((s) =>
+        s.parts.map((p, i) => ({
+          messageId: s.id,
+          part: i + 1,
+          providerMessageId: p,
+          idValue: p === '' ? null : idKeys(p).hex,
+        })),
+      ),
     );
   }
 
@@ -58,11 +57,7 @@ export class ReceiptMatcher {
     const raws = [...new Set(receiptIds.filter((r) => r !== ''))];
     if (raws.length === 0) return new Map();
     const keys = [...new Set(raws.flatMap((r) => submitKeysFor(this.format, r)))];
-    // '' is never an id_value (digits or NULL): it stands for "no numeric key to look up".
-    const candidates = (await this.main.query(
-      'SELECT message_id, part, provider_message_id FROM message_parts WHERE provider_message_id IN (?) OR id_value IN (?)',
-      [raws, keys.length ? keys : ['']],
-    )) as PartRow[];
+    const candidates = await this.parts.findCandidates(raws, keys);
     const found = new Map<string, PartRow>();
     for (const r of raws) {
       let best: { row: PartRow; rank: number } | null = null;
@@ -95,36 +90,17 @@ export class ReceiptMatcher {
     const list = [...byPart.values()].sort(
       (a, b) => compareIds(a.part.message_id, b.part.message_id) || a.part.part - b.part.part,
     );
-    const caseOf = (items: typeof list, pick: (i: (typeof list)[number]) => unknown) => {
-      const params: unknown[] = [];
-      const sql = items
-        .map(
-          (i) => (
-            params.push(i.part.message_id, i.part.part, pick(i)),
-            'WHEN message_id = CAST(? AS UNSIGNED) AND part = ? THEN ?'
-          ),
-        )
-        .join(' ');
-      return { sql: `CASE ${sql} END`, params };
-    };
-    // Ids go over as text: in a row comparison MariaDB compares text with BIGINT as doubles, which
-    // cannot tell consecutive 19-digit ids apart, hence the casts. One UPDATE per reported state. MySQL assigns left to right: reason and reported_at are set
-    // only while status is still empty.
+    // One UPDATE per reported state.
     for (const state of [...new Set(list.map((i) => i.report.status))]) {
-      const group = list.filter((i) => i.report.status === state);
-      const reason = caseOf(group, (i) => i.report.reason ?? null);
-      await this.main.query(
-        `UPDATE message_parts SET reason = IF(status IS NULL, ${reason.sql}, reason), reported_at = IF(status IS NULL, CURRENT_TIMESTAMP(3), reported_at),
-                status = COALESCE(status, ?)
-          WHERE (message_id, part) IN (${group.map(() => '(CAST(? AS UNSIGNED), ?)').join(',')})`,
-        [...reason.params, state, ...group.flatMap((i) => [i.part.message_id, i.part.part])],
+      await this.parts.recordOutcomes(
+        state,
+        list
+          .filter((i) => i.report.status === state)
+          .map((i) => ({ messageId: i.part.message_id, part: i.part.part, reason: i.report.reason ?? null })),
       );
     }
     const messageIds = [...new Set(list.map((i) => i.part.message_id))];
-    const parts = (await this.main.query(
-      'SELECT message_id, status, reason FROM message_parts WHERE message_id IN (?) ORDER BY message_id, part',
-      [messageIds],
-    )) as Array<{ message_id: string; status: string | null; reason: string | null }>;
+    const parts = await this.parts.partStates(messageIds);
     const grouped = new Map<string, typeof parts>();
     for (const p of parts)
       grouped.set(String(p.message_id), [...(grouped.get(String(p.message_id)) ?? []), p]);

@@ -5,11 +5,10 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { CallbackOutbox } from '../callbacks/callback-outbox.js';
+import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messaging/channel.js';
 import { DISPATCH_CHUNK } from './dispatch.constants.js';
 import { dispatchJobId, DispatchProducer, type Chunk } from './dispatch.producer.js';
@@ -19,6 +18,8 @@ import { ReceiptExpiry } from './receipt-expiry.js';
 const ALIVE = new Set(['waiting', 'active', 'delayed', 'paused']);
 /** Requests examined per round for lost jobs; the rest wait for the next round (a cursor walks them all). */
 const STRANDED_PER_ROUND = 50;
+/** Requests never enqueued that are queued per round. */
+const UNQUEUED_PER_ROUND = 200;
 
 /**
  * Nothing stays stranded between MySQL and Redis. MySQL is the truth: a message is waiting
@@ -50,7 +51,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
   private cursor = '0';
 
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly store: MessageStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly producer: DispatchProducer,
     private readonly receipts: ReceiptExpiry,
@@ -86,12 +87,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async unqueued(): Promise<number> {
-    const stale = (await this.ds.query(
-      `SELECT id, channel FROM send_requests
-        WHERE enqueued_at IS NULL AND created_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND
-        ORDER BY id LIMIT 200`,
-      [this.config.sweepMinAgeMs * 1000],
-    )) as Array<{ id: string; channel: Channel }>;
+    const stale = await this.store.findUnenqueued(this.config.sweepMinAgeMs, UNQUEUED_PER_ROUND);
     let enqueued = 0;
     for (const req of stale) {
       const chunks = await this.waitingChunks(String(req.id));
@@ -103,23 +99,14 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async stranded(): Promise<number> {
-    const candidates = (await this.ds.query(
-      `SELECT DISTINCT send_request_id AS id FROM messages FORCE INDEX (ix_messages_status_sent_request)
-        WHERE status = 'ACKNOWLEDGED' AND sent_at IS NULL AND send_request_id > ?
-        ORDER BY send_request_id LIMIT ?`,
-      [this.cursor, STRANDED_PER_ROUND],
-    )) as Array<{ id: string }>;
+    const candidates = await this.store.findWaitingRequests(this.cursor, STRANDED_PER_ROUND);
     this.cursor = candidates.length < STRANDED_PER_ROUND ? '0' : String(candidates.at(-1)!.id);
     if (candidates.length === 0) return 0;
-    const quietUs = this.config.sweepStrandedAfterMs * 1000;
     // Enqueued a while ago, and no message of the request has changed since.
-    const quiet = (await this.ds.query(
-      `SELECT r.id, r.channel FROM send_requests r
-        WHERE r.id IN (?) AND r.enqueued_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND
-          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.send_request_id = r.id
-                           AND m.updated_at >= CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND)`,
-      [candidates.map((c) => c.id), quietUs, quietUs],
-    )) as Array<{ id: string; channel: Channel }>;
+    const quiet = await this.store.findStranded(
+      candidates.map((c) => c.id),
+      this.config.sweepStrandedAfterMs,
+    );
     let requeued = 0;
     let messages = 0;
     for (const req of quiet) {
@@ -142,13 +129,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
    * chunk only the messages still waiting (and only chunks that have any).
    */
   private async waitingChunks(requestId: string): Promise<Chunk[]> {
-    const rows = (await this.ds.query(
-      'SELECT id, status FROM messages WHERE send_request_id = ? AND units > 0 ORDER BY id',
-      [requestId],
-    )) as Array<{
-      id: string;
-      status: string;
-    }>;
+    const rows = await this.store.acceptedStates(requestId);
     const chunks: Chunk[] = [];
     rows.forEach((r, i) => {
       if (r.status !== 'ACKNOWLEDGED') return;

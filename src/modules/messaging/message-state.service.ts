@@ -8,6 +8,7 @@ import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
+import { MessageStore, type LockedMessage } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { Channel, MessageStatus } from './channel.js';
 
@@ -54,20 +55,6 @@ export interface CallbackJob {
   };
 }
 
-interface LockedRow {
-  id: string;
-  uuid: string;
-  status: MessageStatus;
-  account_id: string;
-  channel: Channel;
-  recipient: string;
-  cost: string;
-  send_request_id: string;
-  callback_url: string | null;
-  user_reference_id: string | null;
-  created_at: Date;
-}
-
 /**
  * Moves messages between states: only forward, each change timestamped in message_events,
  * refunds on FAILED/REJECTED exactly once, and a callback job per change when the request
@@ -81,6 +68,7 @@ export class MessageStateService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly balances: BalanceService,
+    private readonly store: MessageStore,
     @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
     @Optional() private readonly outbox?: CallbackOutbox,
@@ -116,34 +104,14 @@ export class MessageStateService {
     alongside?: (em: EntityManager) => Promise<void>,
   ): Promise<Transition[]> {
     const jobs: CallbackJob[] = [];
-    let committed: Array<{ row: LockedRow; t: Transition & { at: Date } }> = [];
+    let committed: Array<{ row: LockedMessage; t: Transition & { at: Date } }> = [];
     const applied = await this.ds.transaction(async (em) => {
-      // Only the message rows are locked, by primary key: a locking read over the join also
-      // locked send_requests rows (and, with a scan plan, rows of other messages), so batches
-      // touching the same requests in another order deadlocked. Request columns are immutable.
-      const rows = (await em.query(
-        `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at
-           FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) FOR UPDATE`,
-        [transitions.map((t) => t.id)],
-      )) as LockedRow[];
-      const requestIds = [...new Set(rows.map((r) => String(r.send_request_id)))];
-      const requests = requestIds.length
-        ? ((await em.query('SELECT id, callback_url, user_reference_id FROM send_requests WHERE id IN (?)', [
-            requestIds,
-          ])) as Array<{
-            id: string;
-            callback_url: string | null;
-            user_reference_id: string | null;
-          }>)
-        : [];
-      const requestById = new Map(requests.map((r) => [String(r.id), r]));
-      for (const row of rows) {
-        const req = requestById.get(String(row.send_request_id));
-        row.callback_url = req?.callback_url ?? null;
-        row.user_reference_id = req?.user_reference_id ?? null;
-      }
+      const rows = await this.store.lockForTransition(
+        em,
+        transitions.map((t) => t.id),
+      );
       const byId = new Map(rows.map((r) => [String(r.id), r]));
-      const done: Array<{ row: LockedRow; t: Transition & { at: Date } }> = [];
+      const done: Array<{ row: LockedMessage; t: Transition & { at: Date } }> = [];
       for (const t of transitions) {
         const row = byId.get(t.id);
         if (!row || !ALLOWED_FROM[t.status].includes(row.status)) continue;
@@ -191,32 +159,18 @@ export class MessageStateService {
   /** One UPDATE per target state and one multi-row INSERT of history, whatever the batch size. */
   private async write(
     em: EntityManager,
-    done: Array<{ row: LockedRow; t: Transition & { at: Date } }>,
+    done: Array<{ row: LockedMessage; t: Transition & { at: Date } }>,
   ): Promise<void> {
     if (done.length === 0) return;
-    const groups = new Map<MessageStatus, typeof done>();
-    for (const d of done) groups.set(d.t.status, [...(groups.get(d.t.status) ?? []), d]);
-    for (const [status, items] of groups) {
-      const ids = items.map((d) => d.row.id);
-      const caseOf = (pick: (d: (typeof items)[number]) => unknown) => {
-        const params: unknown[] = [];
-        const sql = items.map((d) => (params.push(d.row.id, pick(d)), 'WHEN ? THEN ?')).join(' ');
-        return { sql: `CASE id ${sql} END`, params };
-      };
-      const reason = caseOf((d) => d.t.reason ?? null);
-      const provider = caseOf((d) => d.t.providerMessageId ?? null);
-      const at = caseOf((d) => d.t.at);
-      const stamp = status === 'SENT' ? 'sent_at' : 'completed_at';
-      await em.query(
-        `UPDATE messages SET status = ?, reason = COALESCE(${reason.sql}, reason),
-                provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql}
-          WHERE id IN (?)`,
-        [status, ...reason.params, ...provider.params, ...at.params, ids],
-      );
-    }
-    await em.query(
-      `INSERT INTO message_events (message_id, status, reason, occurred_at) VALUES ${done.map(() => '(?, ?, ?, ?)').join(',')}`,
-      done.flatMap((d) => [d.row.id, d.t.status, d.t.reason ?? null, d.t.at]),
+    await this.store.writeTransitions(
+      em,
+      done.map(({ row, t }) => ({
+        id: row.id,
+        status: t.status,
+        reason: t.reason ?? null,
+        providerMessageId: t.providerMessageId ?? null,
+        at: t.at,
+      })),
     );
     for (const { row, t } of done) {
       if (!REFUNDED.has(t.status)) continue;
@@ -230,7 +184,7 @@ export class MessageStateService {
     }
   }
 
-  private callbackJob(row: LockedRow, t: Transition, at: Date): CallbackJob {
+  private callbackJob(row: LockedMessage, t: Transition, at: Date): CallbackJob {
     const eventId = randomUUID();
     return {
       eventId,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BalanceModule } from '../balance/balance.module.js';
+import { MessagesModule } from '../messages/messages.module.js';
 import { IdGenerator } from './id-generator.js';
 import { MessageQueryService } from './message-query.service.js';
 import { MessagesController } from './messages.controller.js';
@@ -7,7 +8,7 @@ import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
 
 @Module({
-  imports: [BalanceModule],
+  imports: [BalanceModule, MessagesModule],
   controllers: [MessagesController],
   providers: [IdGenerator, SendService, SendCommitter, MessageQueryService],
   exports: [SendService, IdGenerator],

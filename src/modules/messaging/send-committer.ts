@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BalanceService } from '../balance/balance.service.js';
+import { MessageStore, type MessageGroup, type NewSendRequest } from '../messages/message.store.js';
 import type { Channel } from './channel.js';
-import { insertMessages, type MessageGroup } from './message-rows.js';
 
 /** Everything one accepted send writes, computed before the transaction. */
 export interface PreparedSend {
-  /** The send_requests row, in REQUEST_COLUMNS order. */
-  request: unknown[];
+  request: NewSendRequest;
   messages: MessageGroup;
   charge: { accountId: string; channel: Channel; amount: string; sendRequestId: string };
 }
@@ -16,9 +15,6 @@ export interface PreparedSend {
 export class DuplicateReference extends Error {}
 class AlreadyStored extends Error {}
 
-const REQUEST_COLUMNS = `(id, account_id, api_key_id, channel, sender, subject, body, reply_to, source, callback_url,
-  user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at)`;
-const REQUEST_ROW = `(${new Array(18).fill('?').join(', ')})`;
 const MYSQL_DUP = 1062;
 /** Requests with more messages than this are written alone: they already amortise their round trips. */
 const ALONE_ABOVE = 200;
@@ -41,6 +37,7 @@ export class SendCommitter {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly balances: BalanceService,
+    private readonly store: MessageStore,
   ) {}
 
   commit(send: PreparedSend): Promise<void> {
@@ -79,9 +76,9 @@ export class SendCommitter {
     await this.ds.transaction(async (em) => {
       // The request rows go first: a racing duplicate of user_reference_id waits on its unique key here.
       try {
-        await em.query(
-          `INSERT INTO send_requests ${REQUEST_COLUMNS} VALUES ${sends.map(() => REQUEST_ROW).join(',')}`,
-          sends.flatMap((s) => s.request),
+        await this.store.insertRequests(
+          em,
+          sends.map((s) => s.request),
         );
       } catch (err) {
         if ((err as { errno?: number }).errno === MYSQL_DUP) {
@@ -92,7 +89,7 @@ export class SendCommitter {
         }
         throw err;
       }
-      await insertMessages(
+      await this.store.insertMessages(
         em,
         sends.map((s) => s.messages),
       );

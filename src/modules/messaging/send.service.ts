@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context.js';
 import { AppException } from '../../common/errors/app.exception.js';
 import type { ErrorDetail } from '../../common/errors/error-codes.js';
@@ -9,13 +7,13 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService, InsufficientBalance } from '../balance/balance.service.js';
 import { priceOf } from '../balance/money.js';
 import { DispatchProducer } from '../dispatch/dispatch.producer.js';
+import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { checkCallbackUrl } from './callback-url.js';
 import type { ChannelPolicy, SendInput } from './channel-policy.js';
 import type { Channel } from './channel.js';
 import { IdGenerator } from './id-generator.js';
 import { uuidV7 } from './uuid-source.js';
-import type { NewMessageRow } from './message-rows.js';
 import { DuplicateReference, SendCommitter } from './send-committer.js';
 
 /** Recipients handled between two yields to the event loop. */
@@ -48,12 +46,12 @@ export interface SendOutcome {
 @Injectable()
 export class SendService {
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ids: IdGenerator,
     private readonly balances: BalanceService,
     private readonly dispatch: DispatchProducer,
     private readonly committer: SendCommitter,
+    private readonly store: MessageStore,
     @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {}
 
@@ -106,26 +104,26 @@ export class SendService {
 
     try {
       await this.committer.commit({
-        request: [
-          apiReference,
-          auth.account.id,
-          auth.key.id,
+        request: {
+          id: apiReference,
+          accountId: auth.account.id,
+          apiKeyId: auth.key.id,
           channel,
-          input.sender,
-          input.subject ?? null,
-          input.body,
-          input.replyTo ?? null,
-          input.source ?? null,
+          sender: input.sender,
+          subject: input.subject ?? null,
+          body: input.body,
+          replyTo: input.replyTo ?? null,
+          source: input.source ?? null,
           callbackUrl,
-          input.userReferenceId ?? null,
+          userReferenceId: input.userReferenceId ?? null,
           requestHash,
-          entries.length,
-          accepted.length,
+          recipientCount: entries.length,
+          acceptedCount: accepted.length,
           unitsPerRecipient,
           cost,
-          auth.account.currency,
+          currency: auth.account.currency,
           createdAt,
-        ],
+        },
         messages: {
           common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
           rows,
@@ -218,19 +216,7 @@ export class SendService {
     userReferenceId: string,
     requestHash: Buffer,
   ): Promise<SendOutcome> {
-    const [req] = (await this.ds.query(
-      `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at
-         FROM send_requests WHERE account_id = ? AND channel = ? AND user_reference_id = ?`,
-      [auth.account.id, channel, userReferenceId],
-    )) as Array<{
-      id: string;
-      request_hash: Buffer;
-      accepted_count: number;
-      units_per_recipient: number;
-      cost: string;
-      currency: string;
-      created_at: Date;
-    }>;
+    const req = await this.store.findReplay(auth.account.id, channel, userReferenceId);
     if (!req) throw new Error('duplicate reference reported but no request found');
     if (!req.request_hash.equals(requestHash)) {
       throw new AppException(
@@ -239,10 +225,7 @@ export class SendService {
         [{ field: 'user_reference_id', message: 'already used with a different body' }],
       );
     }
-    const messages = (await this.ds.query(
-      'SELECT id, uuid, recipient, reason, units FROM messages WHERE send_request_id = ? ORDER BY id',
-      [req.id],
-    )) as Array<{ id: string; uuid: string; recipient: string; reason: string | null; units: number }>;
+    const messages = await this.store.acceptedAnswer(String(req.id));
     return {
       apiReference: req.id,
       channel,

@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/** A part of a message as handed over: the provider's id for it, and its numeric key when it has one. */
+export interface NewPartRow {
+  messageId: string;
+  part: number;
+  providerMessageId: string;
+  idValue: string | null;
+}
+
+export interface PartRow {
+  message_id: string;
+  part: number;
+  provider_message_id: string;
+}
+
+/** One part's reported outcome. */
+export interface PartOutcome {
+  messageId: string;
+  part: number;
+  reason: string | null;
+}
+
+/**
+ * Every statement on message_parts, the provider ids of each message's parts and what the
+ * provider reported for each. Part of the message tables, written beside them.
+ */
+@Injectable()
+export class MessagePartsStore {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Records the parts of messages handed over, in the caller's transaction; a resend replaces a part's earlier id. */
+  async storeParts(em: DataSource | EntityManager, rows: NewPartRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await em.query(
+      `INSERT INTO message_parts (message_id, part, provider_message_id, id_value) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(',')}
+        ON DUPLICATE KEY UPDATE provider_message_id = VALUES(provider_message_id), id_value = VALUES(id_value)`,
+      rows.flatMap((r) => [r.messageId, r.part, r.providerMessageId, r.idValue]),
+    );
+  }
+
+  /** Parts whose provider id is one of `providerIds` or whose numeric key is one of `idValues`. */
+  async findCandidates(providerIds: string[], idValues: string[]): Promise<PartRow[]> {
+    if (providerIds.length === 0) return [];
+    // '' is never an id_value (digits or NULL): it stands for "no numeric key to look up".
+    return (await this.ds.query(
+      'SELECT message_id, part, provider_message_id FROM message_parts WHERE provider_message_id IN (?) OR id_value IN (?)',
+      [providerIds, idValues.length ? idValues : ['']],
+    )) as PartRow[];
+  }
+
+  /**
+   * Records one reported state for the given parts (give them in id order, so two batches lock
+   * in the same order). The first report of a part counts: reason and reported_at are set only
+   * while status is still empty (MySQL assigns left to right).
+   */
+  async recordOutcomes(state: string, parts: PartOutcome[]): Promise<void> {
+    if (parts.length === 0) return;
+    const params: unknown[] = [];
+    // Ids go over as text: in a row comparison MariaDB compares text with BIGINT as doubles, which
+    // cannot tell consecutive 19-digit ids apart, hence the casts.
+    const cases = parts
+      .map(
+        (p) => (
+          params.push(p.messageId, p.part, p.reason),
+          'WHEN message_id = CAST(? AS UNSIGNED) AND part = ? THEN ?'
+        ),
+      )
+      .join(' ');
+    await this.ds.query(
+      `UPDATE message_parts SET reason = IF(status IS NULL, CASE ${cases} END, reason), reported_at = IF(status IS NULL, CURRENT_TIMESTAMP(3), reported_at),
+              status = COALESCE(status, ?)
+        WHERE (message_id, part) IN (${parts.map(() => '(CAST(? AS UNSIGNED), ?)').join(',')})`,
+      [...params, state, ...parts.flatMap((p) => [p.messageId, p.part])],
+    );
+  }
+
+  /** The reported state of every part of the given messages, by message and part. */
+  async partStates(
+    messageIds: string[],
+  ): Promise<Array<{ message_id: string; status: string | null; reason: string | null }>> {
+    if (messageIds.length === 0) return [];
+    return (await this.ds.query(
+      'SELECT message_id, status, reason FROM message_parts WHERE message_id IN (?) ORDER BY message_id, part',
+      [messageIds],
+    )) as Array<{ message_id: string; status: string | null; reason: string | null }>;
+  }
+}

@@ -1,0 +1,341 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Channel, MessageStatus } from '../messaging/channel.js';
+import type {
+  AcceptedAnswerRow,
+  LockedMessage,
+  MessageGroup,
+  MessageView,
+  NewSendRequest,
+  ReplayRequest,
+  StateWrite,
+} from './message.types.js';
+
+export type * from './message.types.js';
+
+const INSERT_CHUNK = 2000;
+const COLUMNS =
+  '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, created_at, updated_at)';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const REQUEST_COLUMNS = `(id, account_id, api_key_id, channel, sender, subject, body, reply_to, source, callback_url,
+  user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at)`;
+const REQUEST_ROW = `(${new Array(18).fill('?').join(', ')})`;
+
+const VIEW = `SELECT m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
+                     r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
+                     m.attempts, m.last_error
+                FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
+
+/** The values of one send_requests row, in the order of REQUEST_COLUMNS. */
+function requestValues(r: NewSendRequest): unknown[] {
+  return [
+    r.id,
+    r.accountId,
+    r.apiKeyId,
+    r.channel,
+    r.sender,
+    r.subject,
+    r.body,
+    r.replyTo,
+    r.source,
+    r.callbackUrl,
+    r.userReferenceId,
+    r.requestHash,
+    r.recipientCount,
+    r.acceptedCount,
+    r.unitsPerRecipient,
+    r.cost,
+    r.currency,
+    r.createdAt,
+  ];
+}
+
+/**
+ * Every statement on send_requests, messages and message_events. Methods that take an
+ * EntityManager run in the caller's transaction; the others on their own connection.
+ */
+@Injectable()
+export class MessageStore {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  // ------------------------------------------------------------------ accepting
+
+  /** One multi-row INSERT of request rows; a repeated key surfaces as the driver's error (errno 1062). */
+  async insertRequests(em: EntityManager, requests: NewSendRequest[]): Promise<void> {
+    await em.query(
+      `INSERT INTO send_requests ${REQUEST_COLUMNS} VALUES ${requests.map(() => REQUEST_ROW).join(',')}`,
+      requests.flatMap(requestValues),
+    );
+  }
+
+  /**
+   * Multi-row INSERTs in chunks: one round trip per 2,000 messages, whichever requests they
+   * belong to. (TypeORM's save() would re-read every row, about fifty times slower.)
+   */
+  async insertMessages(em: EntityManager, groups: MessageGroup[]): Promise<void> {
+    let params: unknown[] = [];
+    let count = 0;
+    const flush = async () => {
+      if (count === 0) return;
+      await em.query(
+        `INSERT INTO messages ${COLUMNS} VALUES ${new Array(count).fill(ROW).join(',')}`,
+        params,
+      );
+      params = [];
+      count = 0;
+    };
+    for (const { common, rows } of groups) {
+      for (const r of rows) {
+        params.push(
+          r.id,
+          r.uuid,
+          common.sendRequestId,
+          common.accountId,
+          common.channel,
+          r.recipient,
+          r.status,
+          r.reason,
+          r.units,
+          r.cost,
+          common.createdAt,
+          common.createdAt,
+        );
+        if (++count === INSERT_CHUNK) await flush();
+      }
+    }
+    await flush();
+  }
+
+  /** The stored request a repeated user_reference_id names, for an idempotent replay. */
+  async findReplay(
+    accountId: string,
+    channel: Channel,
+    userReferenceId: string,
+  ): Promise<ReplayRequest | undefined> {
+    const [req] = (await this.ds.query(
+      `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at
+         FROM send_requests WHERE account_id = ? AND channel = ? AND user_reference_id = ?`,
+      [accountId, channel, userReferenceId],
+    )) as ReplayRequest[];
+    return req;
+  }
+
+  /** A request's messages in id order, as needed to give its first answer again. */
+  async acceptedAnswer(sendRequestId: string): Promise<AcceptedAnswerRow[]> {
+    return (await this.ds.query(
+      'SELECT id, uuid, recipient, reason, units FROM messages WHERE send_request_id = ? ORDER BY id',
+      [sendRequestId],
+    )) as AcceptedAnswerRow[];
+  }
+
+  // ------------------------------------------------------------------ queueing
+
+  /** Marks requests whose jobs reached the queue. */
+  async markEnqueued(sendRequestIds: string[]): Promise<void> {
+    await this.ds.query('UPDATE send_requests SET enqueued_at = CURRENT_TIMESTAMP(3) WHERE id IN (?)', [
+      sendRequestIds,
+    ]);
+  }
+
+  /** Requests stored at least `minAgeMs` ago whose jobs never reached the queue, oldest first. */
+  async findUnenqueued(minAgeMs: number, limit: number): Promise<Array<{ id: string; channel: Channel }>> {
+    return (await this.ds.query(
+      `SELECT id, channel FROM send_requests
+        WHERE enqueued_at IS NULL AND created_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND
+        ORDER BY id LIMIT ?`,
+      [minAgeMs * 1000, limit],
+    )) as Array<{ id: string; channel: Channel }>;
+  }
+
+  /** Requests after `cursor` (in id order) that still have messages waiting to be handed over. */
+  async findWaitingRequests(cursor: string, limit: number): Promise<Array<{ id: string }>> {
+    return (await this.ds.query(
+      `SELECT DISTINCT send_request_id AS id FROM messages FORCE INDEX (ix_messages_status_sent_request)
+        WHERE status = 'ACKNOWLEDGED' AND sent_at IS NULL AND send_request_id > ?
+        ORDER BY send_request_id LIMIT ?`,
+      [cursor, limit],
+    )) as Array<{ id: string }>;
+  }
+
+  /** Of the given requests, those enqueued more than `quietMs` ago none of whose messages changed since. */
+  async findStranded(
+    sendRequestIds: string[],
+    quietMs: number,
+  ): Promise<Array<{ id: string; channel: Channel }>> {
+    const quietUs = quietMs * 1000;
+    return (await this.ds.query(
+      `SELECT r.id, r.channel FROM send_requests r
+        WHERE r.id IN (?) AND r.enqueued_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND
+          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.send_request_id = r.id
+                           AND m.updated_at >= CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND)`,
+      [sendRequestIds, quietUs, quietUs],
+    )) as Array<{ id: string; channel: Channel }>;
+  }
+
+  /** The status of each accepted (charged) message of a request, in id order. */
+  async acceptedStates(sendRequestId: string): Promise<Array<{ id: string; status: MessageStatus }>> {
+    return (await this.ds.query(
+      'SELECT id, status FROM messages WHERE send_request_id = ? AND units > 0 ORDER BY id',
+      [sendRequestId],
+    )) as Array<{ id: string; status: MessageStatus }>;
+  }
+
+  // ------------------------------------------------------------------ dispatching
+
+  /** What a transport needs of the request: sender, body and, for e-mail, subject and reply-to. */
+  async findDispatchRequest(
+    sendRequestId: string,
+  ): Promise<{ sender: string; body: string; subject: string | null; reply_to: string | null } | undefined> {
+    const [request] = (await this.ds.query(
+      'SELECT sender, body, subject, reply_to FROM send_requests WHERE id = ?',
+      [sendRequestId],
+    )) as Array<{ sender: string; body: string; subject: string | null; reply_to: string | null }>;
+    return request;
+  }
+
+  /** Of the given messages, those still waiting to be handed over, in id order. */
+  async findWaiting(messageIds: string[]): Promise<Array<{ id: string; uuid: string; recipient: string }>> {
+    return (await this.ds.query(
+      "SELECT id, uuid, recipient FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id",
+      [messageIds],
+    )) as Array<{ id: string; uuid: string; recipient: string }>;
+  }
+
+  /** One UPDATE per slice: every message tried counts an attempt; failures keep their reason. */
+  async recordAttempts(ids: string[], reasons: Array<[string, string]>): Promise<void> {
+    if (ids.length === 0) return;
+    const params: unknown[] = [new Date()];
+    // Only placeholders and constant text: the CASE keeps last_error for the messages that passed.
+    let cases = 'last_error';
+    if (reasons.length) {
+      cases = `CASE id ${reasons.map(() => 'WHEN ? THEN ?').join(' ')} ELSE last_error END`;
+      for (const [id, reason] of reasons) params.push(id, reason);
+    }
+    params.push(ids);
+    await this.ds.query(
+      `UPDATE messages SET attempts = LEAST(attempts + 1, 255), last_attempt_at = ?, last_error = ${cases} WHERE id IN (?)`,
+      params,
+    );
+  }
+
+  /** Messages of the given channels SENT more than `waitMs` ago, oldest first. */
+  async findSentBefore(waitMs: number, channels: Channel[], limit: number): Promise<Array<{ id: string }>> {
+    return (await this.ds.query(
+      `SELECT id FROM messages FORCE INDEX (ix_messages_status_sent_request)
+        WHERE status = 'SENT' AND sent_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND AND channel IN (?)
+        ORDER BY sent_at LIMIT ?`,
+      [waitMs * 1000, channels, limit],
+    )) as Array<{ id: string }>;
+  }
+
+  // ------------------------------------------------------------------ transitions
+
+  /**
+   * Locks the messages for a state change, with their request's callback_url and
+   * user_reference_id. Only the message rows are locked, by primary key: a locking read over
+   * the join also locked send_requests rows (and, with a scan plan, rows of other messages), so
+   * batches touching the same requests in another order deadlocked. Request columns are immutable.
+   */
+  async lockForTransition(em: EntityManager, ids: string[]): Promise<LockedMessage[]> {
+    const rows = (await em.query(
+      `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at
+         FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) FOR UPDATE`,
+      [ids],
+    )) as LockedMessage[];
+    const requestIds = [...new Set(rows.map((r) => String(r.send_request_id)))];
+    const requests = requestIds.length
+      ? ((await em.query('SELECT id, callback_url, user_reference_id FROM send_requests WHERE id IN (?)', [
+          requestIds,
+        ])) as Array<{ id: string; callback_url: string | null; user_reference_id: string | null }>)
+      : [];
+    const requestById = new Map(requests.map((r) => [String(r.id), r]));
+    for (const row of rows) {
+      const req = requestById.get(String(row.send_request_id));
+      row.callback_url = req?.callback_url ?? null;
+      row.user_reference_id = req?.user_reference_id ?? null;
+    }
+    return rows;
+  }
+
+  /** One UPDATE per target state and one multi-row INSERT of history, whatever the batch size. */
+  async writeTransitions(em: EntityManager, changes: StateWrite[]): Promise<void> {
+    if (changes.length === 0) return;
+    const groups = new Map<MessageStatus, StateWrite[]>();
+    for (const c of changes) groups.set(c.status, [...(groups.get(c.status) ?? []), c]);
+    for (const [status, items] of groups) {
+      const ids = items.map((c) => c.id);
+      const caseOf = (pick: (c: StateWrite) => unknown) => {
+        const params: unknown[] = [];
+        const sql = items.map((c) => (params.push(c.id, pick(c)), 'WHEN ? THEN ?')).join(' ');
+        return { sql: `CASE id ${sql} END`, params };
+      };
+      const reason = caseOf((c) => c.reason);
+      const provider = caseOf((c) => c.providerMessageId);
+      const at = caseOf((c) => c.at);
+      const stamp = status === 'SENT' ? 'sent_at' : 'completed_at';
+      await em.query(
+        `UPDATE messages SET status = ?, reason = COALESCE(${reason.sql}, reason),
+                provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql}
+          WHERE id IN (?)`,
+        [status, ...reason.params, ...provider.params, ...at.params, ids],
+      );
+    }
+    await em.query(
+      `INSERT INTO message_events (message_id, status, reason, occurred_at) VALUES ${changes.map(() => '(?, ?, ?, ?)').join(',')}`,
+      changes.flatMap((c) => [c.id, c.status, c.reason, c.at]),
+    );
+  }
+
+  // ------------------------------------------------------------------ lookups
+
+  /** One message of an account, by its UUID (lower case) or its numeric id. */
+  async findOwned(
+    accountId: string,
+    by: { uuid: string } | { id: string },
+  ): Promise<MessageView | undefined> {
+    const rows = (
+      'uuid' in by
+        ? await this.ds.query(`${VIEW} WHERE m.uuid = ? AND m.account_id = ?`, [by.uuid, accountId])
+        : await this.ds.query(`${VIEW} WHERE m.id = ? AND m.account_id = ?`, [by.id, accountId])
+    ) as MessageView[];
+    return rows[0];
+  }
+
+  /** A message's state changes after acceptance, oldest first. */
+  async history(
+    messageId: string,
+  ): Promise<Array<{ status: MessageStatus; reason: string | null; occurred_at: Date }>> {
+    return (await this.ds.query(
+      'SELECT status, reason, occurred_at FROM message_events WHERE message_id = ? ORDER BY id',
+      [messageId],
+    )) as Array<{ status: MessageStatus; reason: string | null; occurred_at: Date }>;
+  }
+
+  /** Whether the request exists and belongs to the account. */
+  async ownsRequest(accountId: string, sendRequestId: string): Promise<boolean> {
+    const rows = (await this.ds.query('SELECT id FROM send_requests WHERE id = ? AND account_id = ?', [
+      sendRequestId,
+      accountId,
+    ])) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** One page of a request's messages in id order, and how many it has in all. */
+  async page(
+    sendRequestId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; rows: MessageView[] }> {
+    const [{ total }] = (await this.ds.query(
+      'SELECT COUNT(*) AS total FROM messages WHERE send_request_id = ?',
+      [sendRequestId],
+    )) as Array<{ total: string }>;
+    const rows = (await this.ds.query(`${VIEW} WHERE m.send_request_id = ? ORDER BY m.id LIMIT ? OFFSET ?`, [
+      sendRequestId,
+      limit,
+      offset,
+    ])) as MessageView[];
+    return { total: Number(total), rows };
+  }
+}

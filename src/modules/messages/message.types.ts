@@ -1,0 +1,101 @@
+import type { Channel, MessageStatus } from '../messaging/channel.js';
+
+/** A send_requests row as the send pipeline writes it. */
+export interface NewSendRequest {
+  id: string;
+  accountId: string;
+  apiKeyId: string;
+  channel: Channel;
+  sender: string;
+  subject: string | null;
+  body: string;
+  replyTo: string | null;
+  source: string | null;
+  callbackUrl: string | null;
+  userReferenceId: string | null;
+  requestHash: Buffer;
+  recipientCount: number;
+  acceptedCount: number;
+  unitsPerRecipient: number;
+  cost: string;
+  currency: string;
+  createdAt: Date;
+}
+
+export interface NewMessageRow {
+  id: string;
+  uuid: string;
+  recipient: string;
+  status: MessageStatus;
+  reason: string | null;
+  units: number;
+  cost: string;
+}
+
+/** The messages of one request: what they share, and each one's own columns. */
+export interface MessageGroup {
+  common: { sendRequestId: string; accountId: string; channel: Channel; createdAt: Date };
+  rows: NewMessageRow[];
+}
+
+export interface ReplayRequest {
+  id: string;
+  request_hash: Buffer;
+  accepted_count: number;
+  units_per_recipient: number;
+  cost: string;
+  currency: string;
+  created_at: Date;
+}
+
+export interface AcceptedAnswerRow {
+  id: string;
+  uuid: string;
+  recipient: string;
+  reason: string | null;
+  units: number;
+}
+
+/** A message locked for a state change, with the request columns its callback needs. */
+export interface LockedMessage {
+  id: string;
+  uuid: string;
+  status: MessageStatus;
+  account_id: string;
+  channel: Channel;
+  recipient: string;
+  cost: string;
+  send_request_id: string;
+  callback_url: string | null;
+  user_reference_id: string | null;
+  created_at: Date;
+}
+
+/** One state change to write: the new status, and what comes with it. */
+export interface StateWrite {
+  id: string;
+  status: MessageStatus;
+  reason: string | null;
+  providerMessageId: string | null;
+  at: Date;
+}
+
+/** A message as the status lookup shows it. */
+export interface MessageView {
+  id: string;
+  uuid: string;
+  channel: Channel;
+  send_request_id: string;
+  recipient: string;
+  status: MessageStatus;
+  reason: string | null;
+  units: number;
+  cost: string;
+  currency: string;
+  user_reference_id: string | null;
+  created_at: Date;
+  sent_at: Date | null;
+  completed_at: Date | null;
+  attempts: number;
+  last_error: string | null;
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { MessagePartsStore } from './message-parts.store.js';
+import { MessageStore } from './message.store.js';
+
+/** Owns the message tables: every statement on them goes through MessageStore. */
+@Module({
+  providers: [MessageStore, MessagePartsStore],
+  exports: [MessageStore, MessagePartsStore],
+})
+export class MessagesModule {}

@@ -1,0 +1,398 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { mainDataSourceOptions } from '../../src/database/data-sources.js';
+import { migrateDatabase } from '../../src/database/database-setup.js';
+import { MessagePartsStore } from '../../src/modules/messages/message-parts.store.js';
+import {
+  MessageStore,
+  type MessageGroup,
+  type NewSendRequest,
+} from '../../src/modules/messages/message.store.js';
+import type { Channel } from '../../src/modules/messaging/channel.js';
+import { dropLocalState } from '../support/local-state.js';
+import { testEnv, uniqueName } from '../support/test-app.js';
+
+/** The message tables' store against a migrated MySQL database of this file's own. */
+
+const name = uniqueName();
+let ds: DataSource;
+let store: MessageStore;
+let parts: MessagePartsStore;
+let nextId = 10_000_000n;
+const id = () => String(++nextId);
+const hourAgo = () => new Date(Date.now() - 3_600_000);
+
+function request(over: Partial<NewSendRequest> = {}): NewSendRequest {
+  return {
+    id: id(),
+    accountId: '7',
+    apiKeyId: '3',
+    channel: 'sms',
+    sender: 'ACME',
+    subject: null,
+    body: 'hello',
+    replyTo: null,
+    source: null,
+    callbackUrl: null,
+    userReferenceId: null,
+    requestHash: createHash('sha256').update(randomUUID()).digest(),
+    recipientCount: 2,
+    acceptedCount: 1,
+    unitsPerRecipient: 1,
+    cost: '0.5',
+    currency: 'ZMW',
+    createdAt: hourAgo(),
+    ...over,
+  };
+}
+
+function group(req: NewSendRequest, recipients: string[], rejected: string[] = []): MessageGroup {
+  return {
+    common: {
+      sendRequestId: req.id,
+      accountId: req.accountId,
+      channel: req.channel,
+      createdAt: req.createdAt,
+    },
+    rows: [
+      ...recipients.map((recipient) => ({
+        id: id(),
+        uuid: randomUUID(),
+        recipient,
+        status: 'ACKNOWLEDGED' as const,
+        reason: null,
+        units: req.unitsPerRecipient,
+        cost: '0.5',
+      })),
+      ...rejected.map((recipient) => ({
+        id: id(),
+        uuid: randomUUID(),
+        recipient,
+        status: 'REJECTED' as const,
+        reason: 'INVALID_RECIPIENT',
+        units: 0,
+        cost: '0',
+      })),
+    ],
+  };
+}
+
+/** Stores one request with its messages, as the send pipeline does, and returns both. */
+async function accept(
+  over: Partial<NewSendRequest> = {},
+  recipients = ['260971000001'],
+  rejected: string[] = [],
+) {
+  const req = request(over);
+  const g = group(req, recipients, rejected);
+  await ds.transaction(async (em) => {
+    await store.insertRequests(em, [req]);
+    await store.insertMessages(em, [g]);
+  });
+  return { req, ids: g.rows.map((r) => r.id) };
+}
+
+const statusOf = async (messageId: string) =>
+  ((await ds.query('SELECT status FROM messages WHERE id = ?', [messageId])) as Array<{ status: string }>)[0]
+    ?.status;
+
+beforeAll(async () => {
+  const config = loadConfig(testEnv(name));
+  const options = mainDataSourceOptions(config);
+  await migrateDatabase(options, config.database);
+  ds = await new DataSource(options).initialize();
+  store = new MessageStore(ds);
+  parts = new MessagePartsStore(ds);
+});
+
+afterAll(async () => {
+  await ds?.destroy();
+  await dropLocalState(name);
+});
+
+describe('MessageStore: accepting', () => {
+  it('stores each named field of a request in its own column', async () => {
+    const { req } = await accept({
+      channel: 'email',
+      sender: 'from@acme.example',
+      subject: 'the subject',
+      body: 'the body',
+      replyTo: 'reply@acme.example',
+      source: 'crm',
+      callbackUrl: 'https://example.com/cb',
+      userReferenceId: 'ref-columns',
+      recipientCount: 3,
+      acceptedCount: 2,
+      unitsPerRecipient: 4,
+      cost: '8.25',
+    });
+    const [row] = await ds.query(
+      `SELECT account_id, api_key_id, channel, sender, subject, body, reply_to, source, callback_url,
+              user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency
+         FROM send_requests WHERE id = ?`,
+      [req.id],
+    );
+    expect(row).toMatchObject({
+      account_id: '7',
+      api_key_id: '3',
+      channel: 'email',
+      sender: 'from@acme.example',
+      subject: 'the subject',
+      body: 'the body',
+      reply_to: 'reply@acme.example',
+      source: 'crm',
+      callback_url: 'https://example.com/cb',
+      user_reference_id: 'ref-columns',
+      recipient_count: 3,
+      accepted_count: 2,
+      units_per_recipient: 4,
+      cost: '8.250000',
+      currency: 'ZMW',
+    });
+    expect(Buffer.compare(row.request_hash, req.requestHash)).toBe(0);
+  });
+
+  it('writes several requests and more messages than one INSERT chunk holds, all of them', async () => {
+    const a = request();
+    const b = request({ channel: 'chat' });
+    const many = Array.from({ length: 2100 }, (_, i) => `26097${String(i).padStart(7, '0')}`);
+    const groups = [group(a, many.slice(0, 1500)), group(b, many.slice(1500), ['bad'])];
+    await ds.transaction(async (em) => {
+      await store.insertRequests(em, [a, b]);
+      await store.insertMessages(em, groups);
+    });
+    const counts = (await ds.query(
+      'SELECT send_request_id AS r, channel, COUNT(*) AS n FROM messages WHERE send_request_id IN (?) GROUP BY send_request_id, channel ORDER BY send_request_id',
+      [[a.id, b.id]],
+    )) as Array<{ r: string; channel: Channel; n: string }>;
+    expect(counts.map((c) => [c.r, c.channel, Number(c.n)])).toEqual([
+      [a.id, 'sms', 1500],
+      [b.id, 'chat', 601],
+    ]);
+  });
+
+  it('refuses a repeated user_reference_id of the same account and channel with the duplicate-key error', async () => {
+    await accept({ userReferenceId: 'ref-dup' });
+    await expect(accept({ userReferenceId: 'ref-dup' })).rejects.toMatchObject({ errno: 1062 });
+    // Another channel may use the same reference.
+    await expect(accept({ userReferenceId: 'ref-dup', channel: 'chat' })).resolves.toBeDefined();
+  });
+
+  it('finds the request a repeated reference names and gives back its first answer in id order', async () => {
+    const { req, ids } = await accept(
+      { userReferenceId: 'ref-replay' },
+      ['260971000002', '260971000003'],
+      ['x'],
+    );
+    const found = await store.findReplay('7', 'sms', 'ref-replay');
+    expect(found).toMatchObject({ id: req.id, accepted_count: 1, units_per_recipient: 1, currency: 'ZMW' });
+    expect(Buffer.compare(found!.request_hash, req.requestHash)).toBe(0);
+    expect(await store.findReplay('8', 'sms', 'ref-replay')).toBeUndefined();
+    const answer = await store.acceptedAnswer(req.id);
+    expect(answer.map((m) => [m.id, m.recipient, m.units, m.reason])).toEqual([
+      [ids[0], '260971000002', 1, null],
+      [ids[1], '260971000003', 1, null],
+      [ids[2], 'x', 0, 'INVALID_RECIPIENT'],
+    ]);
+  });
+});
+
+describe('MessageStore: queueing and recovery', () => {
+  it('lists a request never enqueued once it is old enough, and no longer once marked enqueued', async () => {
+    const { req } = await accept();
+    const fresh = await accept({ createdAt: new Date() });
+    const listed = async () => (await store.findUnenqueued(60_000, 10_000)).map((r) => String(r.id));
+    expect(await listed()).toContain(req.id);
+    expect(await listed()).not.toContain(fresh.req.id);
+    await store.markEnqueued([req.id]);
+    expect(await listed()).not.toContain(req.id);
+  });
+
+  it('finds requests with waiting messages after a cursor, and the quiet ones among them as stranded', async () => {
+    const quiet = await accept({}, ['260971000010', '260971000011']);
+    const busy = await accept({}, ['260971000012']);
+    await ds.query(
+      'UPDATE send_requests SET enqueued_at = CURRENT_TIMESTAMP(3) - INTERVAL 1 HOUR WHERE id IN (?)',
+      [[quiet.req.id, busy.req.id]],
+    );
+    // A message of `busy` changed just now: someone is working on it.
+    await ds.query('UPDATE messages SET updated_at = CURRENT_TIMESTAMP(3) WHERE id = ?', [busy.ids[0]]);
+    const waiting = (await store.findWaitingRequests(String(BigInt(quiet.req.id) - 1n), 2)).map((r) =>
+      String(r.id),
+    );
+    expect(waiting).toEqual([quiet.req.id, busy.req.id]);
+    const stranded = await store.findStranded([quiet.req.id, busy.req.id], 60_000);
+    expect(stranded.map((r) => [String(r.id), r.channel])).toEqual([[quiet.req.id, 'sms']]);
+  });
+
+  it('reads back the accepted messages of a request with their states, leaving out the refused ones', async () => {
+    const { req, ids } = await accept({}, ['260971000020', '260971000021'], ['bad']);
+    const states = await store.acceptedStates(req.id);
+    expect(states.map((s) => [String(s.id), s.status])).toEqual([
+      [ids[0], 'ACKNOWLEDGED'],
+      [ids[1], 'ACKNOWLEDGED'],
+    ]);
+  });
+});
+
+describe('MessageStore: dispatching and state changes', () => {
+  it('gives the dispatcher the request text and only the messages still waiting', async () => {
+    const { req, ids } = await accept({ channel: 'email', subject: 's', replyTo: 'r@acme.example' }, [
+      'a@x.example',
+      'b@x.example',
+    ]);
+    expect(await store.findDispatchRequest(req.id)).toEqual({
+      sender: 'ACME',
+      body: 'hello',
+      subject: 's',
+      reply_to: 'r@acme.example',
+    });
+    expect(await store.findDispatchRequest('1')).toBeUndefined();
+    await ds.transaction((em) =>
+      store.writeTransitions(em, [
+        { id: ids[0], status: 'SENT', reason: null, providerMessageId: 'p-1', at: new Date() },
+      ]),
+    );
+    expect((await store.findWaiting(ids)).map((r) => String(r.id))).toEqual([ids[1]]);
+  });
+
+  it('counts an attempt for every message tried and keeps the failure reason only for those that failed', async () => {
+    const { ids } = await accept({}, ['260971000030', '260971000031']);
+    await store.recordAttempts(ids, [[ids[1], 'TIMEOUT']]);
+    await store.recordAttempts(ids, []);
+    const rows = (await ds.query(
+      'SELECT id, attempts, last_error, last_attempt_at FROM messages WHERE id IN (?) ORDER BY id',
+      [ids],
+    )) as Array<{ attempts: number; last_error: string | null; last_attempt_at: Date | null }>;
+    expect(rows.map((r) => [r.attempts, r.last_error, r.last_attempt_at !== null])).toEqual([
+      [2, null, true],
+      [2, 'TIMEOUT', true],
+    ]);
+  });
+
+  it('locks messages with their request callback data and writes each change with its history', async () => {
+    const { req, ids } = await accept(
+      { callbackUrl: 'https://example.com/hook', userReferenceId: 'ref-lock' },
+      ['260971000040', '260971000041', '260971000042'],
+    );
+    const at = new Date('2026-01-02T03:04:05.678Z');
+    await ds.transaction(async (em) => {
+      const locked = await store.lockForTransition(em, [ids[2], ids[0], ids[1]]);
+      expect(locked.map((r) => [String(r.id), r.status, r.callback_url, r.user_reference_id])).toEqual(
+        ids.map((i) => [i, 'ACKNOWLEDGED', 'https://example.com/hook', 'ref-lock']),
+      );
+      expect(String(locked[0].send_request_id)).toBe(req.id);
+      await store.writeTransitions(em, [
+        { id: ids[0], status: 'SENT', reason: null, providerMessageId: 'prov-0', at },
+        { id: ids[1], status: 'SENT', reason: null, providerMessageId: 'prov-1', at },
+        { id: ids[2], status: 'FAILED', reason: 'TIMEOUT', providerMessageId: null, at },
+      ]);
+    });
+    const rows = (await ds.query(
+      'SELECT status, reason, provider_message_id, sent_at, completed_at FROM messages WHERE id IN (?) ORDER BY id',
+      [ids],
+    )) as Array<Record<string, unknown>>;
+    expect(rows).toEqual([
+      { status: 'SENT', reason: null, provider_message_id: 'prov-0', sent_at: at, completed_at: null },
+      { status: 'SENT', reason: null, provider_message_id: 'prov-1', sent_at: at, completed_at: null },
+      { status: 'FAILED', reason: 'TIMEOUT', provider_message_id: null, sent_at: null, completed_at: at },
+    ]);
+    // A later change without a reason or provider id keeps the ones already stored.
+    await ds.transaction((em) =>
+      store.writeTransitions(em, [
+        { id: ids[0], status: 'DELIVERED', reason: null, providerMessageId: null, at: new Date() },
+      ]),
+    );
+    expect(await statusOf(ids[0])).toBe('DELIVERED');
+    const [kept] = await ds.query('SELECT provider_message_id FROM messages WHERE id = ?', [ids[0]]);
+    expect(kept.provider_message_id).toBe('prov-0');
+    expect((await store.history(ids[0])).map((e) => e.status)).toEqual(['SENT', 'DELIVERED']);
+    expect(await store.history(ids[2])).toEqual([{ status: 'FAILED', reason: 'TIMEOUT', occurred_at: at }]);
+  });
+
+  it('lists SENT messages older than the receipt wait, of the given channels only', async () => {
+    const sms = await accept({}, ['260971000050']);
+    const chat = await accept({ channel: 'chat' }, ['260971000051']);
+    const old = new Date(Date.now() - 3_600_000);
+    await ds.transaction((em) =>
+      store.writeTransitions(em, [
+        { id: sms.ids[0], status: 'SENT', reason: null, providerMessageId: 'x', at: old },
+        { id: chat.ids[0], status: 'SENT', reason: null, providerMessageId: 'y', at: old },
+      ]),
+    );
+    const found = (await store.findSentBefore(60_000, ['sms'], 10_000)).map((r) => String(r.id));
+    expect(found).toContain(sms.ids[0]);
+    expect(found).not.toContain(chat.ids[0]);
+    expect((await store.findSentBefore(7_200_000, ['sms'], 10_000)).map((r) => String(r.id))).not.toContain(
+      sms.ids[0],
+    );
+  });
+});
+
+describe('MessageStore: lookups', () => {
+  it("finds an account's own message by uuid or id, never another account's", async () => {
+    const { req, ids } = await accept({ accountId: '9', userReferenceId: 'ref-view' }, ['260971000060']);
+    const [{ uuid }] = await ds.query('SELECT uuid FROM messages WHERE id = ?', [ids[0]]);
+    const byUuid = await store.findOwned('9', { uuid });
+    expect(byUuid).toMatchObject({
+      uuid,
+      channel: 'sms',
+      recipient: '260971000060',
+      status: 'ACKNOWLEDGED',
+      currency: 'ZMW',
+      user_reference_id: 'ref-view',
+      attempts: 0,
+    });
+    expect(String(byUuid!.id)).toBe(ids[0]);
+    expect(String(byUuid!.send_request_id)).toBe(req.id);
+    expect(String((await store.findOwned('9', { id: ids[0] }))!.id)).toBe(ids[0]);
+    expect(await store.findOwned('7', { id: ids[0] })).toBeUndefined();
+    expect(await store.findOwned('7', { uuid })).toBeUndefined();
+  });
+
+  it('pages a request in id order with its total, for its own account only', async () => {
+    const recipients = Array.from({ length: 5 }, (_, i) => `26097100007${i}`);
+    const { req, ids } = await accept({ accountId: '11' }, recipients);
+    expect(await store.ownsRequest('11', req.id)).toBe(true);
+    expect(await store.ownsRequest('12', req.id)).toBe(false);
+    const second = await store.page(req.id, 2, 2);
+    expect(second.total).toBe(5);
+    expect(second.rows.map((r) => String(r.id))).toEqual(ids.slice(2, 4));
+  });
+});
+
+describe('MessagePartsStore', () => {
+  it('stores the parts handed over, and a resend replaces the earlier provider id of a part', async () => {
+    const { ids } = await accept({}, ['260971000080']);
+    await parts.storeParts(ds, [
+      { messageId: ids[0], part: 1, providerMessageId: 'old-1', idValue: null },
+      { messageId: ids[0], part: 2, providerMessageId: '0A1B', idValue: '2587' },
+    ]);
+    await parts.storeParts(ds, [{ messageId: ids[0], part: 1, providerMessageId: 'new-1', idValue: null }]);
+    expect(await parts.findCandidates(['old-1'], [])).toEqual([]);
+    const found = await parts.findCandidates(['new-1'], ['2587']);
+    expect(found.map((p) => [String(p.message_id), p.part, p.provider_message_id])).toEqual([
+      [ids[0], 1, 'new-1'],
+      [ids[0], 2, '0A1B'],
+    ]);
+  });
+
+  it('keeps the first reported outcome of a part; a later report does not change it', async () => {
+    const { ids } = await accept({}, ['260971000081']);
+    await parts.storeParts(ds, [
+      { messageId: ids[0], part: 1, providerMessageId: 'q-1', idValue: null },
+      { messageId: ids[0], part: 2, providerMessageId: 'q-2', idValue: null },
+    ]);
+    await parts.recordOutcomes('UNDELIVERED', [{ messageId: ids[0], part: 1, reason: 'ABSENT' }]);
+    await parts.recordOutcomes('DELIVERED', [
+      { messageId: ids[0], part: 1, reason: null },
+      { messageId: ids[0], part: 2, reason: null },
+    ]);
+    expect(await parts.partStates([ids[0]])).toEqual([
+      { message_id: ids[0], status: 'UNDELIVERED', reason: 'ABSENT' },
+      { message_id: ids[0], status: 'DELIVERED', reason: null },
+    ]);
+  });
+});
