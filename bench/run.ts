@@ -101,7 +101,7 @@ async function main() {
   })();
   try {
     await waitHttp(`http://127.0.0.1:${basePort}/`, 30_000).catch(() => undefined);
-    cli('accounts', 'create', '--username', 'bench', '--password', 'bench-password-1');
+    cli('accounts', 'create', '--username', 'bench', '--password', 'load-test-secret-1');
     cli('accounts', 'credit', '--username', 'bench', '--channel', 'sms', '--amount', '100000000');
     cli('accounts', 'price', '--username', 'bench', '--channel', 'sms', '--cost-per-unit', '0.01');
     const key = cli('keys', 'create', '--username', 'bench', '--name', 'bench', '--rate-limit', '1000000/1')
