@@ -10,11 +10,13 @@ import { DispatchWorker } from './modules/dispatch/dispatch.worker.js';
 import { ReceiptExpiry } from './modules/dispatch/receipt-expiry.js';
 import { RecoverySweep } from './modules/dispatch/recovery.sweep.js';
 import { TransportRegistry } from './modules/dispatch/transport.registry.js';
+import { QueueModule } from './modules/dispatch/queue.module.js';
+import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { MessageStateService } from './modules/messaging/message-state.service.js';
 
 /** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
 @Module({
-  imports: [BalanceModule],
+  imports: [BalanceModule, QueueModule, MetricsModule],
   providers: [
     TransportRegistry,
     MessageStateService,

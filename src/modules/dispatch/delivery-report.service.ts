@@ -2,7 +2,6 @@ import {
   Inject,
   Injectable,
   Logger,
-  Optional,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
@@ -56,7 +55,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     @InjectDataSource() private readonly main: DataSource,
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
     private readonly states: MessageStateService,
-    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {
     this.matcher = new ReceiptMatcher(main, config.smppReceiptIdFormat);
   }
@@ -170,7 +169,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
 
   /** Counted each time; logged at most once per UNMATCHED_LOG_EVERY_MS with the count since the last line. */
   private noteUnmatched(transport: string, ids: string[]): void {
-    this.metrics?.receiptsUnmatched(transport, ids.length);
+    this.metrics.receiptsUnmatched(transport, ids.length);
     this.unmatched.count += ids.length;
     this.unmatched.example ||= ids[0];
     const now = Date.now();

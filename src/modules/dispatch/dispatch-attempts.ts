@@ -1,5 +1,5 @@
 import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Job } from 'bull';
 import { DataSource } from 'typeorm';
@@ -33,7 +33,7 @@ export class DispatchAttempts {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly faults: ProviderFaults,
-    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {}
 
   async record(
@@ -74,7 +74,7 @@ export class DispatchAttempts {
     for (const [key, g] of failed) {
       const reason = key.slice(key.indexOf(':') + 1);
       const cls = g.kind === 'permanent' ? 'permanent' : g.configuration ? 'configuration' : 'transient';
-      this.metrics?.transportFailures(channel, transport, reason, cls, g.ids.length);
+      this.metrics.transportFailures(channel, transport, reason, cls, g.ids.length);
       const cause = g.detail ? `${reason} (${g.detail})` : reason;
       if (g.kind === 'permanent') continue; // REJECTED with its reason: the state change says it all
       const last = attempt >= attempts;

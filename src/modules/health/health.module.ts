@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { RedisModule } from '../../common/redis/redis.module.js';
+import { QueueModule } from '../dispatch/queue.module.js';
 import { CacheIndicator } from './cache.indicator.js';
 import { CacheStatsModule } from './cache-stats.js';
 import {
@@ -18,7 +20,7 @@ import { ProcessStats } from './process-stats.js';
 
 /** Health probes, the lifecycle they report, and the HTTP drain on shutdown. */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule],
+  imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule, RedisModule, QueueModule],
   controllers: [HealthController],
   providers: [
     HealthService,

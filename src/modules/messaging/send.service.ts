@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context.js';
@@ -54,7 +54,7 @@ export class SendService {
     private readonly balances: BalanceService,
     private readonly dispatch: DispatchProducer,
     private readonly committer: SendCommitter,
-    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {}
 
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
@@ -145,7 +145,7 @@ export class SendService {
       throw err;
     }
 
-    this.metrics?.sendCommitted(channel, accepted.length, entries.length - accepted.length);
+    this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
     await this.dispatch.enqueue(
       channel,
       apiReference,
