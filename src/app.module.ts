@@ -36,7 +36,7 @@ export class AppModule {
         // The guard chain (api key → ip → rate limit) and one log row per authenticated request.
         AuthModule,
         RequestLogsModule,
-        HealthModule,
+        HealthModule.forRoot(config),
         BalanceHttpModule,
         SmsModule,
         EmailModule,

@@ -40,7 +40,7 @@ export class AuthThrottle {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    // Absent in the CLI, which has no Redis and never authenticates a request.
+    // Both always provided by the app; left out only by unit tests, which count in memory.
     @Inject(REDIS) redis?: Redis,
     @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {
