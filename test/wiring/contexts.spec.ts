@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
@@ -51,5 +53,27 @@ describe('module wiring', () => {
     @Module({ providers: [Needy] })
     class Broken {}
     await expect(resolve({ module: Broken })).rejects.toThrow(/Nest can't resolve dependencies of the Needy/);
+  });
+});
+
+describe('wiring is declared, not looked up', () => {
+  const root = join(import.meta.dirname, '../../src');
+  const sources = (readdirSync(root, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'))
+    .map((f) => ({ file: f.split('\\').join('/'), text: readFileSync(join(root, f), 'utf8') }));
+  const using = (pattern: RegExp) => sources.filter((s) => pattern.test(s.text)).map((s) => s.file);
+
+  it('only configuration and logging are global modules', () => {
+    expect(using(/@Global\(\)/).sort()).toEqual([
+      'common/logging/logging.module.ts',
+      'config/config.module.ts',
+    ]);
+  });
+
+  it('no injection is optional and no provider is found by a non-strict lookup', () => {
+    expect(using(/@Optional\(\)/)).toEqual([]);
+    expect(using(/strict:\s*false/)).toEqual([]);
+    expect(using(/\bModuleRef\b/)).toEqual([]);
+    expect(using(/\bforwardRef\(/)).toEqual([]);
   });
 });
