@@ -8,6 +8,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { AccountsModule } from './modules/accounts/accounts.module.js';
 import { QueueDashboardModule } from './modules/admin/queue-dashboard.module.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
+import { BalanceHttpModule } from './modules/balance/balance-http.module.js';
 import { ChatModule } from './modules/chat/chat.module.js';
 import { EmailModule } from './modules/email/email.module.js';
 import { QueueModule } from './modules/dispatch/queue.module.js';
@@ -35,7 +36,8 @@ export class AppModule {
         // The guard chain (api key → ip → rate limit) and one log row per authenticated request.
         AuthModule,
         RequestLogsModule,
-        HealthModule,
+        HealthModule.forRoot(config),
+        BalanceHttpModule,
         SmsModule,
         EmailModule,
         ChatModule,

@@ -11,11 +11,13 @@ import { ReceiptExpiry } from './modules/dispatch/receipt-expiry.js';
 import { RecoverySweep } from './modules/dispatch/recovery.sweep.js';
 import { TransportRegistry } from './modules/dispatch/transport.registry.js';
 import { MessagesModule } from './modules/messages/messages.module.js';
+import { QueueModule } from './modules/dispatch/queue.module.js';
+import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { MessageStateService } from './modules/messaging/message-state.service.js';
 
 /** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
 @Module({
-  imports: [BalanceModule, MessagesModule],
+  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule],
   providers: [
     TransportRegistry,
     MessageStateService,

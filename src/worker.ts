@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { Module, Logger as NestLogger, type DynamicModule } from '@nestjs/common';
+import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import type { Logger as Pino } from 'pino';
 import type { HttpLogger } from 'pino-http';
-import { HTTP_LOGGER, LoggingModule } from './common/logging/logging.module.js';
+import { HTTP_LOGGER } from './common/logging/logging.module.js';
 import {
   QuietWiringLogger,
   flushSync,
@@ -13,37 +13,10 @@ import {
 } from './common/logging/process-logger.js';
 import { forceExitAfterGrace } from './common/logging/shutdown-timer.js';
 import { startupFailure } from './common/startup/startup-failure.js';
-import { RedisModule } from './common/redis/redis.module.js';
 import type { AppConfig } from './config/config.js';
-import { ConfigModule } from './config/config.module.js';
 import { loadConfigOrExit } from './config/load-or-exit.js';
-import { DatabaseModule } from './database/database.module.js';
-import { QueueModule } from './modules/dispatch/queue.module.js';
-import { ProcessStats } from './modules/health/process-stats.js';
-import { MetricsModule } from './modules/metrics/metrics.module.js';
-import { WorkerMetricsServer } from './modules/metrics/worker-metrics.server.js';
-import { WorkerModule } from './worker.module.js';
+import { WorkerAppModule } from './worker-app.module.js';
 
-@Module({})
-class WorkerAppModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return {
-      module: WorkerAppModule,
-      imports: [
-        ConfigModule.forRoot(config),
-        LoggingModule,
-        MetricsModule,
-        DatabaseModule,
-        RedisModule,
-        QueueModule,
-        WorkerModule,
-      ],
-      providers: [WorkerMetricsServer, ProcessStats],
-    };
-  }
-}
-
-/** Dispatch workers only: no HTTP API (a /metrics listener only when METRICS_PORT is set). */
 /** The app's own logger, once it exists: flushed before the last line. */
 let appLog: Pino | undefined;
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -40,9 +40,9 @@ export class AuthThrottle {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    // Absent in the CLI, which has no Redis and never authenticates a request.
-    @Optional() @Inject(REDIS) redis?: Redis,
-    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
+    // Both always provided by the app; left out only by unit tests, which count in memory.
+    @Inject(REDIS) redis?: Redis,
+    @Inject(MetricsService) private readonly metrics?: MetricsService,
   ) {
     const prefix = `${config.queuePrefix}:authfail`;
     const t = config.authThrottle;

@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AccountsModule } from '../../modules/accounts/accounts.module.js';
+import { CredentialsModule } from '../../modules/accounts/credentials.module.js';
 import { ApiKeysModule } from '../../modules/api-keys/api-keys.module.js';
 import { ApiKeyGuard } from './api-key.guard.js';
 import { IpAllowGuard } from './ip-allow.guard.js';
@@ -18,6 +19,7 @@ import { rateLimitOptions } from './rate-limit.js';
   imports: [
     ApiKeysModule,
     AccountsModule,
+    CredentialsModule,
     ThrottlerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (c: AppConfig) => rateLimitOptions(c) }),
   ],
   providers: [

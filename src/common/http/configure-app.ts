@@ -28,14 +28,6 @@ function trustProxySetting(value: string | undefined): boolean | string | string
     .filter(Boolean);
 }
 
-function authThrottle(app: NestExpressApplication): AuthThrottle | undefined {
-  try {
-    return app.get(AuthThrottle, { strict: false });
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Everything the HTTP app needs beyond its modules; shared by main.ts and the e2e tests so
  * both run the same stack. Create the app with `bodyParser: false`.
@@ -45,8 +37,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.set('etag', false);
   app.set('trust proxy', trustProxySetting(config.trustProxy));
   app.use(requestIdMiddleware);
-  const throttle = authThrottle(app);
-  if (throttle) app.use(throttle.addressGate());
+  app.use(app.get(AuthThrottle).addressGate());
   // Access log, HTTP metrics and the shutdown drain gate: before body parsing, so they see every request.
   installRequestPipeline(app);
   // Security headers, CORS and the server's own limits (README "Security").

@@ -1,4 +1,4 @@
-import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 
@@ -7,7 +7,6 @@ export const REDIS = Symbol('REDIS');
 const logger = new Logger('Redis');
 
 /** The app's own Redis connection (health, cache invalidation, rate limits); Bull keeps its own. */
-@Global()
 @Module({
   providers: [
     {

@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
-import { AuthThrottle } from '../../common/auth/auth-throttle.js';
 import { AccountsService } from './accounts.service.js';
-import { CredentialCheck } from './credential-check.js';
 
+/** Accounts themselves: what the CLI needs, with no Redis and no metrics. */
 @Module({
-  providers: [AccountsService, AuthThrottle, CredentialCheck],
-  exports: [AccountsService, AuthThrottle, CredentialCheck],
+  providers: [AccountsService],
+  exports: [AccountsService],
 })
 export class AccountsModule {}

@@ -4,6 +4,7 @@ import { BullBoardModule } from '@bull-board/nestjs';
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { AppConfig } from '../../config/config.js';
 import { CALLBACK_QUEUE, QUEUE_NAMES } from '../dispatch/dispatch.constants.js';
+import { QueueModule } from '../dispatch/queue.module.js';
 import { adminAuth } from './admin-auth.js';
 
 /** Where the dashboard is served; also exempted from the API's no-content security policy. */
@@ -21,6 +22,8 @@ export class QueueDashboardModule {
     return {
       module: QueueDashboardModule,
       imports: [
+        // The board finds the queues by their tokens.
+        QueueModule,
         BullBoardModule.forRoot({
           route: QUEUE_DASHBOARD_PATH,
           adapter: ExpressAdapter,

@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { CacheStats } from '../health/cache-stats.js';
 import type { ResolvedKey } from './api-keys.service.js';
 
@@ -36,7 +36,7 @@ export class ApiKeyCache {
   /** Bumped by every invalidation, so a load that raced with one does not store what it read. */
   private generation = 0;
 
-  constructor(@Optional() private readonly stats?: CacheStats) {}
+  constructor(private readonly stats?: CacheStats) {}
 
   async get(hash: Buffer, load: () => Promise<ResolvedKey | null>): Promise<ResolvedKey | null> {
     const id = hash.toString('base64');

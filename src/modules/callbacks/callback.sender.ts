@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Job, Queue } from 'bull';
 import { DataSource } from 'typeorm';
@@ -43,7 +43,7 @@ export class CallbackSender {
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
     @InjectQueue(CALLBACK_QUEUE) private readonly queue: Queue<QueuedCallback>,
     private readonly outbox: CallbackOutbox,
-    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {
     this.gate = new TargetGate({
       perTarget: config.callbackTargetConcurrency,
@@ -144,7 +144,7 @@ export class CallbackSender {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [eventId, messageRowId, accountId, url.slice(0, 2048), attempt, outcome, httpStatus, error, durationMs],
     );
-    this.metrics?.callbackAttempt(outcome);
+    this.metrics.callbackAttempt(outcome);
   }
 
   /**

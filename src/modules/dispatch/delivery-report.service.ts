@@ -2,13 +2,13 @@ import {
   Inject,
   Injectable,
   Logger,
-  Optional,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { MicroBatcher } from '../../common/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { MessageStateService } from '../messaging/message-state.service.js';
@@ -28,7 +28,6 @@ const EXPIRE_EVERY_MS = 60_000;
 interface Queued {
   transport: string;
   report: DeliveryReport;
-  done: (err?: Error) => void;
 }
 
 /**
@@ -45,8 +44,10 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   private readonly logger = new Logger(DeliveryReportService.name);
   private readonly matcher: ReceiptMatcher;
   private readonly warnings = new RepeatLimiter(this.logger);
-  private queue: Queued[] = [];
-  private flushing = false;
+  private readonly batcher = new MicroBatcher<Queued>({
+    maxBatch: MAX_BATCH,
+    flush: (batch) => this.store(batch),
+  });
   private unmatched = { count: 0, example: '', loggedAt: 0 };
   private expireTimer: NodeJS.Timeout | null = null;
 
@@ -55,7 +56,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     parts: MessagePartsStore,
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
     private readonly states: MessageStateService,
-    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {
     this.matcher = new ReceiptMatcher(parts, config.smppReceiptIdFormat);
   }
@@ -71,29 +72,19 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
 
   /** Resolves once the report is stored (and applied, when its message is known). */
   receive(transport: string, report: DeliveryReport): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ transport, report, done: (err) => (err ? reject(err) : resolve()) });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.drain());
-      }
-    });
+    return this.batcher.push({ transport, report });
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        await retryLocks(() => this.handle(batch));
-        for (const q of batch) q.done();
-      } catch (err) {
-        this.warnings.warn(
-          `${batch.length} delivery report(s) not stored, left to the provider to resend: ${(err as Error).message}`,
-        );
-        for (const q of batch) q.done(err as Error);
-      }
+  /** Throws when the batch is not stored, so every report in it is refused and the provider resends it. */
+  private async store(batch: Queued[]): Promise<void> {
+    try {
+      await retryLocks(() => this.handle(batch));
+    } catch (err) {
+      this.warnings.warn(
+        `${batch.length} delivery report(s) not stored, left to the provider to resend: ${(err as Error).message}`,
+      );
+      throw err;
     }
-    this.flushing = false;
   }
 
   private async handle(batch: Queued[]): Promise<void> {
@@ -179,7 +170,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
 
   /** Counted each time; logged at most once per UNMATCHED_LOG_EVERY_MS with the count since the last line. */
   private noteUnmatched(transport: string, ids: string[]): void {
-    this.metrics?.receiptsUnmatched(transport, ids.length);
+    this.metrics.receiptsUnmatched(transport, ids.length);
     this.unmatched.count += ids.length;
     this.unmatched.example ||= ids[0];
     const now = Date.now();

@@ -1,5 +1,5 @@
 import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bull';
 import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messaging/channel.js';
@@ -32,7 +32,7 @@ export class DispatchAttempts {
   constructor(
     private readonly store: MessageStore,
     private readonly faults: ProviderFaults,
-    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {}
 
   async record(
@@ -73,7 +73,7 @@ export class DispatchAttempts {
     for (const [key, g] of failed) {
       const reason = key.slice(key.indexOf(':') + 1);
       const cls = g.kind === 'permanent' ? 'permanent' : g.configuration ? 'configuration' : 'transient';
-      this.metrics?.transportFailures(channel, transport, reason, cls, g.ids.length);
+      this.metrics.transportFailures(channel, transport, reason, cls, g.ids.length);
       const cause = g.detail ? `${reason} (${g.detail})` : reason;
       if (g.kind === 'permanent') continue; // REJECTED with its reason: the state change says it all
       const last = attempt >= attempts;

@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messaging/channel.js';
+import { MicroBatcher, type ItemOutcome } from '../../common/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { DISPATCH_CHUNK, type DispatchJob } from './dispatch.constants.js';
 
@@ -54,7 +55,6 @@ export function byNumericId(a: string, b: string): number {
 interface Pending {
   sendRequestId: string;
   jobs: Array<{ name: string; data: DispatchJob; opts: object }>;
-  resolve: (ok: boolean) => void;
 }
 
 /**
@@ -68,7 +68,11 @@ interface Pending {
 export class DispatchProducer {
   private readonly logger = new Logger(DispatchProducer.name);
   private readonly warnings = new RepeatLimiter(this.logger);
-  private readonly pending = new Map<Channel, Pending[]>();
+  /**
+   * One per channel. A tick's requests go out while an earlier addBulk may still be waiting on
+   * Redis: each send is answered within ENQUEUE_TIMEOUT_MS of its own tick, not behind others.
+   */
+  private readonly batchers = new Map<Channel, MicroBatcher<Pending, boolean>>();
 
   constructor(
     @InjectQueue('sms') private readonly sms: Queue<DispatchJob>,
@@ -101,20 +105,20 @@ export class DispatchProducer {
       data: { sendRequestId, messageIds: c.messageIds },
       opts: dispatchJobOptions(sendRequestId, c.index),
     }));
-    return new Promise<boolean>((resolve) => {
-      let batch = this.pending.get(channel);
-      if (!batch) {
-        batch = [];
-        this.pending.set(channel, batch);
-        setImmediate(() => void this.flush(channel));
-      }
-      batch.push({ sendRequestId, jobs, resolve });
-    });
+    let batcher = this.batchers.get(channel);
+    if (!batcher) {
+      batcher = new MicroBatcher<Pending, boolean>({
+        overlap: true,
+        flush: (batch) => this.flush(channel, batch),
+      });
+      this.batchers.set(channel, batcher);
+    }
+    return batcher.push({ sendRequestId, jobs });
   }
 
-  private async flush(channel: Channel): Promise<void> {
-    const batch = this.pending.get(channel) ?? [];
-    this.pending.delete(channel);
+  /** Never throws: each request is answered true (enqueued) or false (left to the sweep). */
+  private async flush(channel: Channel, batch: Pending[]): Promise<ItemOutcome<boolean>[]> {
+    const answer = (ok: boolean) => batch.map(() => ({ status: 'fulfilled' as const, value: ok }));
     const jobs = batch.flatMap((p) => p.jobs);
     const queue = this.queue(channel);
     try {
@@ -125,14 +129,13 @@ export class DispatchProducer {
       this.warnings.warn(
         `${batch.length} request(s) not enqueued now (${(err as Error).message}); the sweep will retry`,
       );
-      for (const p of batch) p.resolve(false);
-      return;
+      return answer(false);
     }
     await this.store
       .markEnqueued(batch.map((p) => p.sendRequestId))
       .catch((err: Error) =>
         this.warnings.warn(`${batch.length} request(s) enqueued but not marked (${err.message})`),
       );
-    for (const p of batch) p.resolve(true);
+    return answer(true);
   }
 }

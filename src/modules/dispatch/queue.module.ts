@@ -1,10 +1,10 @@
-import { BullModule } from '@nestjs/bull';
-import { Global, Module } from '@nestjs/common';
+import { BullModule, getQueueToken } from '@nestjs/bull';
+import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { jitteredBackoff } from '../callbacks/callback.sender.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { dispatchBackoff } from './dispatch-backoff.js';
-import { CALLBACK_QUEUE, QUEUE_NAMES } from './dispatch.constants.js';
+import { CALLBACK_QUEUE, EVERY_QUEUE, QUEUE_NAMES } from './dispatch.constants.js';
 import { DispatchProducer } from './dispatch.producer.js';
 
 /**
@@ -26,7 +26,6 @@ export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
 }
 
 /** The Bull connection and queues, and the producer. Processors are registered by the worker module. */
-@Global()
 @Module({
   imports: [
     MessagesModule,
@@ -55,7 +54,14 @@ export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
       }),
     }),
   ],
-  providers: [DispatchProducer],
-  exports: [BullModule, DispatchProducer],
+  providers: [
+    DispatchProducer,
+    {
+      provide: EVERY_QUEUE,
+      inject: [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE].map((name) => getQueueToken(name)),
+      useFactory: (...queues: unknown[]) => queues,
+    },
+  ],
+  exports: [BullModule, DispatchProducer, EVERY_QUEUE],
 })
 export class QueueModule {}

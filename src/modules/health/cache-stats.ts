@@ -1,4 +1,4 @@
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 
 /**
  * Hit/miss counters of the API-key lookup cache, for `checks.cache.hit_ratio` of
@@ -32,11 +32,6 @@ export class CacheStats {
   }
 }
 
-/**
- * Global, so any module (the API-key cache) can inject CacheStats without importing this one.
- * Imported by HealthModule; a context without it (the CLI) can import it too, or inject
- * CacheStats with @Optional().
- */
-@Global()
+/** Imported by the API-key module (which counts) and by health and metrics (which report). */
 @Module({ providers: [CacheStats], exports: [CacheStats] })
 export class CacheStatsModule {}

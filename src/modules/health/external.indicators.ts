@@ -1,13 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { ProviderFaults } from '../dispatch/provider-faults.js';
-import { TransportRegistry, createTransport } from '../dispatch/transport.registry.js';
+import { createTransport } from '../dispatch/transport.registry.js';
 import { parseSmppUrl } from '../dispatch/transports/smpp.transport.js';
 import type { Transport, TransportHealth } from '../dispatch/transports/transport.js';
 import type { Channel } from '../messaging/channel.js';
 import { PROBE_TIMEOUT_MS } from './dependency.indicators.js';
+import { IN_PROCESS_DISPATCH, type InProcessDispatch } from './in-process-dispatch.module.js';
 import { SingleFlight, errorText, smppReachable, timed } from './probes.js';
 
 const SANDBOX: TransportHealth = {
@@ -31,7 +30,7 @@ export class ProviderProbes implements OnApplicationShutdown {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly moduleRef: ModuleRef,
+    @Inject(IN_PROCESS_DISPATCH) private readonly dispatch: InProcessDispatch | null,
   ) {}
 
   kind(channel: Channel): string {
@@ -49,7 +48,7 @@ export class ProviderProbes implements OnApplicationShutdown {
     if (kind === 'sandbox') return SANDBOX;
     const started = performance.now();
     try {
-      const registry = this.registry();
+      const registry = this.dispatch?.registry;
       if (!registry && kind === 'smpp') {
         const { host, port } = parseSmppUrl(this.config.smppUrl!);
         const r = await smppReachable(host, port, PROBE_TIMEOUT_MS - 50);
@@ -58,7 +57,7 @@ export class ProviderProbes implements OnApplicationShutdown {
       const transport = registry ? registry.get(channel) : this.probeTransport(channel);
       let health: TransportHealth | undefined;
       await timed(async () => (health = await transport.health()), PROBE_TIMEOUT_MS, `${kind} provider`);
-      const fault = registry ? this.faults()?.get(channel) : undefined;
+      const fault = this.dispatch?.faults.get(channel);
       if (fault && health!.status === 'up') {
         // The probe gets through but the messages do not (credentials refused for sending, say).
         return {
@@ -74,22 +73,6 @@ export class ProviderProbes implements OnApplicationShutdown {
         message: `${kind} provider: ${errorText(err)}`,
         response_time_ms: Math.round(performance.now() - started),
       };
-    }
-  }
-
-  private registry(): TransportRegistry | undefined {
-    try {
-      return this.moduleRef.get(TransportRegistry, { strict: false });
-    } catch {
-      return undefined;
-    }
-  }
-
-  private faults(): ProviderFaults | undefined {
-    try {
-      return this.moduleRef.get(ProviderFaults, { strict: false });
-    } catch {
-      return undefined;
     }
   }
 

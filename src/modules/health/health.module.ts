@@ -1,5 +1,7 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { RedisModule } from '../../common/redis/redis.module.js';
+import { QueueModule } from '../dispatch/queue.module.js';
 import { CacheIndicator } from './cache.indicator.js';
 import { CacheStatsModule } from './cache-stats.js';
 import {
@@ -12,13 +14,14 @@ import { ClientServerIndicator, ProviderProbes, SmsServerIndicator } from './ext
 import { HealthController } from './health.controller.js';
 import { HealthService } from './health.service.js';
 import { HttpDrain } from './http-drain.js';
+import { NoWorkersInProcessModule, WorkersInProcessModule } from './in-process-dispatch.module.js';
 import { LifecycleState } from './lifecycle.state.js';
 import { MessageQueueIndicator } from './message-queue.indicator.js';
 import { ProcessStats } from './process-stats.js';
 
 /** Health probes, the lifecycle they report, and the HTTP drain on shutdown. */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule],
+  imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule, RedisModule, QueueModule],
   controllers: [HealthController],
   providers: [
     HealthService,
@@ -37,4 +40,12 @@ import { ProcessStats } from './process-stats.js';
   ],
   exports: [LifecycleState, HttpDrain, CacheStatsModule],
 })
-export class HealthModule {}
+export class HealthModule {
+  /** With `runWorkers`, the providers are asked through the transports the workers of this process use. */
+  static forRoot(options: { runWorkers: boolean }): DynamicModule {
+    return {
+      module: HealthModule,
+      imports: [options.runWorkers ? WorkersInProcessModule : NoWorkersInProcessModule],
+    };
+  }
+}

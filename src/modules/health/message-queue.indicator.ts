@@ -1,13 +1,9 @@
-import { getQueueToken } from '@nestjs/bull';
-import { Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import type { Queue } from 'bull';
-import { CALLBACK_QUEUE, QUEUE_NAMES } from '../dispatch/dispatch.constants.js';
+import { EVERY_QUEUE } from '../dispatch/dispatch.constants.js';
 import { PROBE_TIMEOUT_MS } from './dependency.indicators.js';
 import { SingleFlight, errorText, timed } from './probes.js';
-
-export const ALL_QUEUES = [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE];
 
 type Depth = { ok: true; size: number; ms: number } | { ok: false; error: string };
 
@@ -19,23 +15,15 @@ type Depth = { ok: true; size: number; ms: number } | { ok: false; error: string
 @Injectable()
 export class MessageQueueIndicator {
   private readonly flight = new SingleFlight<number>();
-  private queues?: Queue[];
 
   constructor(
     private readonly health: HealthIndicatorService,
-    private readonly moduleRef: ModuleRef,
+    @Inject(EVERY_QUEUE) private readonly queues: Queue[],
   ) {}
-
-  private all(): Queue[] {
-    this.queues ??= ALL_QUEUES.map((name) =>
-      this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }),
-    );
-    return this.queues;
-  }
 
   /** The counting commands are shared while pending, so a hung Redis is not sent more of them per probe. */
   private async depth(): Promise<Depth> {
-    const queues = this.all();
+    const queues = this.queues;
     const notReady = queues.find((q) => q.client.status !== 'ready');
     if (notReady)
       return { ok: false, error: `Redis connection of queue ${notReady.name} is ${notReady.client.status}` };
@@ -58,7 +46,7 @@ export class MessageQueueIndicator {
     const d = await this.depth();
     return d.ok
       ? session.up({
-          message: `queues ${ALL_QUEUES.join(', ')} reachable; ${d.size} job(s) waiting, active or delayed`,
+          message: `queues ${this.queues.map((q) => q.name).join(', ')} reachable; ${d.size} job(s) waiting, active or delayed`,
           queue_size: d.size,
         })
       : session.down({ message: `message queue unreachable: ${d.error}`, queue_size: null });

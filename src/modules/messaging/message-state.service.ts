@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Queue } from 'bull';
 import { DataSource, type EntityManager } from 'typeorm';
-import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { CallbackOutbox } from '../callbacks/callback-outbox.js';
-import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
 import { MessageStore, type LockedMessage } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { Channel, MessageStatus } from './channel.js';
@@ -62,16 +58,12 @@ export interface CallbackJob {
  */
 @Injectable()
 export class MessageStateService {
-  private readonly logger = new Logger(MessageStateService.name);
-  private readonly warnings = new RepeatLimiter(this.logger);
-
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly balances: BalanceService,
     private readonly store: MessageStore,
-    @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
-    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
-    @Optional() private readonly outbox?: CallbackOutbox,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
+    private readonly outbox: CallbackOutbox,
   ) {}
 
   /**
@@ -125,7 +117,7 @@ export class MessageStateService {
       committed = done;
       return done.map((d) => d.t);
     });
-    this.metrics?.transitionsCommitted(
+    this.metrics.transitionsCommitted(
       committed.map(({ row, t }) => ({
         channel: row.channel,
         status: t.status,
@@ -133,25 +125,9 @@ export class MessageStateService {
         at: t.at,
       })),
     );
-    if (jobs.length && this.outbox) {
+    if (jobs.length) {
       // Kept in MySQL until delivered, so neither Redis being away nor Redis losing its data loses it.
       await this.outbox.queue(jobs);
-    } else if (jobs.length) {
-      await this.callbacks
-        .addBulk(
-          jobs.map((data) => ({
-            name: 'deliver',
-            data,
-            opts: {
-              jobId: data.eventId,
-              attempts: 10,
-              backoff: { type: 'jittered' },
-              removeOnComplete: true,
-              removeOnFail: 5000,
-            },
-          })),
-        )
-        .catch((err: Error) => this.warnings.warn(`callbacks not queued: ${err.message}`));
     }
     return applied;
   }

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { BalanceModule } from '../balance/balance.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
+import { QueueModule } from '../dispatch/queue.module.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
 import { IdGenerator } from './id-generator.js';
 import { MessageQueryService } from './message-query.service.js';
 import { MessagesController } from './messages.controller.js';
@@ -8,7 +10,7 @@ import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
 
 @Module({
-  imports: [BalanceModule, MessagesModule],
+  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule],
   controllers: [MessagesController],
   providers: [IdGenerator, SendService, SendCommitter, MessageQueryService],
   exports: [SendService, IdGenerator],

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { MicroBatcher, type ItemOutcome } from '../../common/batching/micro-batcher.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { MessageStore, type MessageGroup, type NewSendRequest } from '../messages/message.store.js';
 import type { Channel } from './channel.js';
@@ -31,8 +32,10 @@ const MAX_BATCH = 100;
  */
 @Injectable()
 export class SendCommitter {
-  private queue: Array<{ send: PreparedSend; resolve: () => void; reject: (err: unknown) => void }> = [];
-  private draining = false;
+  private readonly batcher = new MicroBatcher<PreparedSend>({
+    maxBatch: MAX_BATCH,
+    flush: (sends) => this.writeBatch(sends),
+  });
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -42,34 +45,22 @@ export class SendCommitter {
 
   commit(send: PreparedSend): Promise<void> {
     if (send.messages.rows.length > ALONE_ABOVE) return this.write([send]);
-    return new Promise((resolve, reject) => {
-      this.queue.push({ send, resolve, reject });
-      if (!this.draining) {
-        this.draining = true;
-        setImmediate(() => void this.drain());
-      }
-    });
+    return this.batcher.push(send);
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        await this.write(batch.map((b) => b.send));
-        for (const b of batch) b.resolve();
-      } catch (err) {
-        if (batch.length === 1) batch[0].reject(err);
-        else
-          await Promise.all(
-            batch.map((b) =>
-              this.write([b.send]).then(b.resolve, (e) =>
-                e instanceof AlreadyStored ? b.resolve() : b.reject(e),
-              ),
-            ),
-          );
-      }
+  private async writeBatch(batch: PreparedSend[]): Promise<ItemOutcome<void>[] | void> {
+    try {
+      await this.write(batch);
+    } catch (err) {
+      if (batch.length === 1) throw err;
+      return Promise.allSettled(
+        batch.map((send) =>
+          this.write([send]).catch((e) => {
+            if (!(e instanceof AlreadyStored)) throw e;
+          }),
+        ),
+      );
     }
-    this.draining = false;
   }
 
   private async write(sends: PreparedSend[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context.js';
 import { AppException } from '../../common/errors/app.exception.js';
 import type { ErrorDetail } from '../../common/errors/error-codes.js';
@@ -52,7 +52,7 @@ export class SendService {
     private readonly dispatch: DispatchProducer,
     private readonly committer: SendCommitter,
     private readonly store: MessageStore,
-    @Optional() @Inject(MetricsService) private readonly metrics?: MetricsService,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {}
 
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
@@ -143,7 +143,7 @@ export class SendService {
       throw err;
     }
 
-    this.metrics?.sendCommitted(channel, accepted.length, entries.length - accepted.length);
+    this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
     await this.dispatch.enqueue(
       channel,
       apiReference,

@@ -1,8 +1,14 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { QueueModule } from '../dispatch/queue.module.js';
+import { CacheStatsModule } from '../health/cache-stats.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 
-/** Global so the send pipeline, the state machine and the callback sender can count without imports. */
-@Global()
-@Module({ controllers: [MetricsController], providers: [MetricsService], exports: [MetricsService] })
+/** Counters and gauges of this process, served on /metrics (or by the worker's own listener). */
+@Module({
+  imports: [CacheStatsModule, QueueModule],
+  controllers: [MetricsController],
+  providers: [MetricsService],
+  exports: [MetricsService],
+})
 export class MetricsModule {}

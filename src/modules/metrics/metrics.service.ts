@@ -1,12 +1,9 @@
-import { getQueueToken } from '@nestjs/bull';
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CacheStats } from '../health/cache-stats.js';
-import { CALLBACK_QUEUE, QUEUE_NAMES } from '../dispatch/dispatch.constants.js';
+import { EVERY_QUEUE } from '../dispatch/dispatch.constants.js';
 
-const QUEUES = [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE];
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'paused', 'failed'] as const;
 const TOTAL_NAMED_GAUGES = [
   'nodejs_active_handles_total',
@@ -110,14 +107,14 @@ export class MetricsService {
   });
 
   constructor(
-    private readonly moduleRef: ModuleRef,
-    @Optional() @Inject(CacheStats) private readonly cacheStats?: CacheStats,
+    @Inject(EVERY_QUEUE) private readonly queueList: Queue[],
+    @Inject(CacheStats) private readonly cacheStats: CacheStats,
   ) {
     collectDefaultMetrics({ register: this.registry });
     // Gauges named *_total break the Prometheus naming rule (promtool check metrics fails on
     // them); each is the sum of its labelled sibling (nodejs_active_handles{type} and so on).
     for (const name of TOTAL_NAMED_GAUGES) this.registry.removeSingleMetric(name);
-    const queues = () => this.queues();
+    const queues = () => this.queueList;
     new Gauge({
       name: QUEUE_GAUGE,
       help: 'Jobs in each Bull queue by state, read from Redis at scrape time (a dispatch job carries up to 200 messages); served by API processes only, every one reading the same Redis: aggregate with max, not sum',
@@ -145,27 +142,12 @@ export class MetricsService {
       labelNames: ['result'] as const,
       registers: [this.registry],
       collect() {
-        if (!stats) return;
         const { hits, misses } = stats.snapshot();
         this.reset();
         this.inc({ result: 'hit' }, hits);
         this.inc({ result: 'miss' }, misses);
       },
     });
-  }
-
-  private queueList?: Queue[];
-  private queues(): Queue[] {
-    if (!this.queueList) {
-      try {
-        this.queueList = QUEUES.map((name) =>
-          this.moduleRef.get<Queue>(getQueueToken(name), { strict: false }),
-        );
-      } catch {
-        this.queueList = [];
-      }
-    }
-    return this.queueList;
   }
 
   observeHttp(method: string, route: string, status: number, seconds: number): void {

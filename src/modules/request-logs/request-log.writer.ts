@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isUnavailableError } from '../../common/errors/classify-error.js';
@@ -65,9 +65,9 @@ export class RequestLogWriter implements OnApplicationShutdown {
 
   constructor(
     @InjectDataSource(LOG_DB) private readonly ds: DataSource,
-    @Optional() @Inject(APP_CONFIG) config?: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.refusalWindowMs = (config?.requestLogRefusalWindowSeconds ?? 10) * 1000;
+    this.refusalWindowMs = config.requestLogRefusalWindowSeconds * 1000;
   }
 
   /** Rows dropped since start because the buffer was full (or a batch could not be stored). */

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { MicroBatcher } from './micro-batcher.js';
+
+/** A promise with its settle functions, to hold a flush open while the test pushes more. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  return { open, opened };
+}
+
+describe('MicroBatcher', () => {
+  it('hands the items pushed in one tick to a single flush, in order', async () => {
+    const batches: number[][] = [];
+    const b = new MicroBatcher<number>({ flush: async (items) => void batches.push(items) });
+    await Promise.all([b.push(1), b.push(2), b.push(3)]);
+    expect(batches).toEqual([[1, 2, 3]]);
+  });
+
+  it('answers each item with its own outcome', async () => {
+    const b = new MicroBatcher<number, string>({
+      flush: async (items) =>
+        items.map((n) =>
+          n % 2
+            ? { status: 'fulfilled' as const, value: `odd ${n}` }
+            : { status: 'rejected' as const, reason: n },
+        ),
+    });
+    const results = await Promise.allSettled([b.push(1), b.push(2), b.push(3)]);
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 'odd 1' },
+      { status: 'rejected', reason: 2 },
+      { status: 'fulfilled', value: 'odd 3' },
+    ]);
+  });
+
+  it('rejects every item of a batch whose flush throws, and goes on with the next batch', async () => {
+    let calls = 0;
+    const b = new MicroBatcher<number>({
+      flush: async () => {
+        if (++calls === 1) throw new Error('down');
+      },
+    });
+    const first = await Promise.allSettled([b.push(1), b.push(2)]);
+    expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect((first[0] as PromiseRejectedResult).reason).toEqual(new Error('down'));
+    await expect(b.push(3)).resolves.toBeUndefined();
+  });
+
+  it('rejects the items a flush gives no outcome for', async () => {
+    const b = new MicroBatcher<number, number>({
+      flush: async () => [{ status: 'fulfilled' as const, value: 7 }],
+    });
+    const [one, two] = await Promise.allSettled([b.push(1), b.push(2)]);
+    expect(one).toEqual({ status: 'fulfilled', value: 7 });
+    expect(two.status).toBe('rejected');
+  });
+
+  it('cuts batches at maxBatch, keeping the order', async () => {
+    const batches: number[][] = [];
+    const b = new MicroBatcher<number>({ maxBatch: 2, flush: async (items) => void batches.push(items) });
+    await Promise.all([1, 2, 3, 4, 5].map((n) => b.push(n)));
+    expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  it('runs one flush at a time: items pushed during a flush wait and go together in the next', async () => {
+    const g = gate();
+    const batches: number[][] = [];
+    let running = 0;
+    let most = 0;
+    const b = new MicroBatcher<number>({
+      flush: async (items) => {
+        most = Math.max(most, ++running);
+        batches.push(items);
+        if (items[0] === 1) await g.opened;
+        running--;
+      },
+    });
+    const first = b.push(1);
+    await new Promise((r) => setImmediate(r));
+    expect(batches).toEqual([[1]]);
+    const later = [b.push(2), b.push(3)];
+    await new Promise((r) => setImmediate(r));
+    expect(batches).toEqual([[1]]);
+    g.open();
+    await Promise.all([first, ...later]);
+    expect(batches).toEqual([[1], [2, 3]]);
+    expect(most).toBe(1);
+  });
+
+  it('with overlap, flushes a new tick while an earlier flush is under way', async () => {
+    const g = gate();
+    const batches: number[][] = [];
+    const b = new MicroBatcher<number>({
+      overlap: true,
+      flush: async (items) => {
+        batches.push(items);
+        if (items[0] === 1) await g.opened;
+      },
+    });
+    const first = b.push(1);
+    await new Promise((r) => setImmediate(r));
+    await b.push(2);
+    expect(batches).toEqual([[1], [2]]);
+    g.open();
+    await first;
+  });
+
+  it('drain waits until every pushed item has settled, failures included', async () => {
+    const g = gate();
+    const done: number[] = [];
+    const b = new MicroBatcher<number>({
+      flush: async (items) => {
+        await g.opened;
+        done.push(...items);
+        if (items.includes(2)) throw new Error('refused');
+      },
+      maxBatch: 1,
+    });
+    const pushed = [b.push(1), b.push(2), b.push(3)].map((p) => p.catch(() => undefined));
+    let drained = false;
+    const draining = b.drain().then(() => (drained = true));
+    await new Promise((r) => setImmediate(r));
+    expect(drained).toBe(false);
+    g.open();
+    await draining;
+    expect(done).toEqual([1, 2, 3]);
+    await Promise.all(pushed);
+    await expect(b.drain()).resolves.toBeUndefined();
+  });
+
+  it('refuses a maxBatch below one', () => {
+    expect(() => new MicroBatcher({ maxBatch: 0, flush: async () => undefined })).toThrow(RangeError);
+  });
+});
