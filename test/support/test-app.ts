@@ -10,6 +10,8 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/common/http/configure-app.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
+import { inject } from 'vitest';
+import { copyTemplate } from './db-template.js';
 import { dropLocalState } from './local-state.js';
 
 export const MYSQL_ROOT = 'mysql://root@127.0.0.1:3306';
@@ -66,6 +68,7 @@ export async function startTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp> {
   const config = loadConfig(testEnv(name, overrides));
+  await prepareDatabases(config);
   const builder = Test.createTestingModule({
     imports: [AppModule.forRoot(config), ...(options.imports ?? [])],
   });
@@ -89,6 +92,18 @@ export async function startTestApp(
       await dropTestState(name, config.redisUrl);
     },
   };
+}
+
+/**
+ * Copies the run's migrated template into the suite's databases that do not exist yet, so the
+ * app finds them migrated instead of migrating three databases per suite.
+ */
+export async function prepareDatabases(config: AppConfig): Promise<void> {
+  await copyTemplate(inject('dbTemplate'), [
+    config.database,
+    config.logDatabase,
+    config.notificationDatabase,
+  ]);
 }
 
 export async function dropTestState(name: string, redisUrl = 'redis://127.0.0.1:6379'): Promise<void> {
