@@ -3,7 +3,11 @@ import { fileURLToPath } from 'node:url';
 import argon2 from 'argon2';
 import { createConnection, type Connection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MYSQL_ROOT, dropTestState, testEnv, uniqueName } from '../support/test-app.js';
+import { runCli } from '../support/cli-in-process.js';
+// Not test-app.js: loading the app's module registers data source names, and each CLI context
+// run in process would warn of a duplicate on its output.
+import { dropLocalState as dropTestState } from '../support/local-state.js';
+import { MYSQL_ROOT, testEnv, uniqueName } from '../support/test-env.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -43,6 +47,9 @@ function cli(args: string[], stdin?: string): Promise<CliResult> {
     child.stdin.end(stdin ?? '');
   });
 }
+
+/** A command that reads no standard input, run through the CLI module in this process. */
+const inProcess = (args: string[]) => runCli(env, args);
 
 describe('CLI credentials', () => {
   let db: Connection;
@@ -109,7 +116,7 @@ describe('CLI credentials', () => {
       ['1234567890', /too common/],
       ['Password123!', /too common/],
     ] as const) {
-      const r = await cli(['accounts', 'create', '--username', 'weak', '--password', password]);
+      const r = await inProcess(['accounts', 'create', '--username', 'weak', '--password', password]);
       expect(r.code, password).toBe(1);
       expect(r.stderr).toMatch(why);
     }
@@ -156,25 +163,25 @@ describe('CLI credentials', () => {
   });
 
   it('refuses a key for a suspended account, storing none', async () => {
-    expect((await cli(['accounts', 'suspend', 'carol'])).code).toBe(0);
-    const r = await cli(['keys', 'create', '--username', 'carol', '--name', 'while suspended']);
+    expect((await inProcess(['accounts', 'suspend', 'carol'])).code).toBe(0);
+    const r = await inProcess(['keys', 'create', '--username', 'carol', '--name', 'while suspended']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/suspended/);
     const [rows] = (await db.query(
       "SELECT COUNT(*) AS n FROM api_keys WHERE name = 'while suspended'",
     )) as any;
     expect(Number(rows[0].n)).toBe(0);
-    expect((await cli(['accounts', 'activate', 'carol'])).code).toBe(0);
+    expect((await inProcess(['accounts', 'activate', 'carol'])).code).toBe(0);
   });
 
   it('refuses control characters in key names, at create and update', async () => {
-    const r = await cli(['keys', 'create', '--username', 'carol', '--name', 'red\u001b[31m alert']);
+    const r = await inProcess(['keys', 'create', '--username', 'carol', '--name', 'red\u001b[31m alert']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/control characters/);
-    const made = await cli(['keys', 'create', '--username', 'carol', '--name', 'plain', '--json']);
+    const made = await inProcess(['keys', 'create', '--username', 'carol', '--name', 'plain', '--json']);
     expect(made.code).toBe(0);
     const id = JSON.parse(made.stdout).id as string;
-    const u = await cli(['keys', 'update', id, '--name', 'two\nlines']);
+    const u = await inProcess(['keys', 'update', id, '--name', 'two\nlines']);
     expect(u.code).toBe(1);
     expect(u.stderr).toMatch(/control characters/);
   });

@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createConnection } from 'mysql2/promise';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MYSQL_ROOT, dropTestState, uniqueName } from '../support/test-app.js';
+import { runCli } from '../support/cli-in-process.js';
+// Not test-app.js: loading the app's module registers data source names, and each CLI context
+// run in process would warn of a duplicate on its output.
+import { dropLocalState as dropTestState } from '../support/local-state.js';
+import { MYSQL_ROOT, uniqueName } from '../support/test-env.js';
 
 /** The compiled CLI, run from a directory that is not the project (no .env there). */
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -31,6 +35,14 @@ function cliIn(cwd: string, env: Record<string, string>, ...args: string[]): Pro
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     );
   });
+}
+
+/**
+ * The same command through the CLI module in this process, for refusals decided before any
+ * database is created; creating, migrating and reading .env run the compiled binary above.
+ */
+function inProcess(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  return runCli(env, args);
 }
 
 function envFor(name: string, password = ''): Record<string, string> {
@@ -74,7 +86,7 @@ describe('the CLI and the databases', () => {
       ['keys', 'list'],
       ['logs', 'prune'],
     ]) {
-      const r = await cli(envFor(name), ...args);
+      const r = await inProcess(envFor(name), ...args);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -88,7 +100,7 @@ describe('the CLI and the databases', () => {
 
   it('hides the password of the URL it names', async () => {
     const name = fresh();
-    const r = await cli(
+    const r = await inProcess(
       { ...envFor(name, 's3cret-pw'), DATABASE_URL: `mysql://root:s3cret-pw@127.0.0.1:1/${name}` },
       'accounts',
       'list',
@@ -104,7 +116,7 @@ describe('the CLI and the databases', () => {
     const conn = await createConnection({ host: '127.0.0.1', user: 'root' });
     await conn.query(`CREATE DATABASE ${name}`);
     await conn.end();
-    const r = await cli(envFor(name), 'accounts', 'list');
+    const r = await inProcess(envFor(name), 'accounts', 'list');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       new RegExp(`${name} \\(DATABASE_URL\\) is not migrated \\(\\d+ pending: CreateCoreTables`),
@@ -181,8 +193,8 @@ describe('the CLI and the databases', () => {
 
   it('help and a bare group need no database', async () => {
     const name = fresh();
-    expect((await cli(envFor(name), '--help')).code).toBe(0);
-    expect((await cli(envFor(name), 'db', '--help')).stdout).toContain('migrate');
+    expect((await inProcess(envFor(name), '--help')).code).toBe(0);
+    expect((await inProcess(envFor(name), 'db', '--help')).stdout).toContain('migrate');
     expect(await databasesNamed(name)).toEqual([]);
   });
 });

@@ -6,10 +6,13 @@ import { createConnection, type Connection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { ConfigModule } from '../../src/config/config.module.js';
-import { DatabaseModule } from '../../src/database/database.module.js';
 import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
-import { MYSQL_ROOT, dropTestState, testEnv, uniqueName } from '../support/test-app.js';
+import { runCli } from '../support/cli-in-process.js';
+// Not test-app.js: loading the app's module registers data source names, and each CLI context
+// run in process would warn of a duplicate on its output.
+import { dropLocalState as dropTestState } from '../support/local-state.js';
+import { MYSQL_ROOT, testEnv, uniqueName } from '../support/test-env.js';
 
 /** The compiled CLI, as an operator runs it (global setup builds dist/ first). */
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -31,8 +34,25 @@ const env: Record<string, string> = {
   NOTIFICATION_DATABASE_URL: `${MYSQL_ROOT}/${name}_notification`,
 };
 
-/** `cli('keys show 12 --json')`; arguments that contain spaces go after the line. */
-function cli(line = '', ...more: string[]): Promise<CliResult> {
+function parseJson(stdout: string): unknown {
+  try {
+    return JSON.parse(stdout);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `cli('keys show 12 --json')`; arguments that contain spaces go after the line. Runs the
+ * CLI's module in this process; `binary` below runs the compiled file where the process matters.
+ */
+async function cli(line = '', ...more: string[]): Promise<CliResult> {
+  const r = await runCli(env, [...line.split(/\s+/).filter(Boolean), ...more]);
+  return { ...r, json: parseJson(r.stdout) };
+}
+
+/** The same command line, run as an operator runs it: `node dist/cli.js ...`, its output piped. */
+function binary(line = '', ...more: string[]): Promise<CliResult> {
   const args = [...line.split(/\s+/).filter(Boolean), ...more];
   return new Promise((resolve) => {
     execFile(process.execPath, [CLI, ...args], { env, cwd: ROOT, timeout: 25_000 }, (err, stdout, stderr) => {
@@ -57,8 +77,8 @@ describe('admin CLI (node dist/cli.js)', () => {
 
   beforeAll(async () => {
     // The CLI never creates a database by itself: `db migrate` first, as an operator would.
-    expect((await cli('db migrate --json')).code).toBe(0);
-    alice = await cli('accounts create --username alice --password correct-horse --currency usd --json');
+    expect((await binary('db migrate --json')).code).toBe(0);
+    alice = await binary('accounts create --username alice --password correct-horse --currency usd --json');
     db = await createConnection({ host: '127.0.0.1', user: 'root', database: name });
   });
 
@@ -274,6 +294,8 @@ describe('admin CLI (node dist/cli.js)', () => {
       expect(rotated.json.key_prefix).toBe(rotated.json.key.slice(0, 12));
 
       // The service the API guard uses, on the same databases.
+      // Imported here, not above, for the reason given at the imports.
+      const { DatabaseModule } = await import('../../src/database/database.module.js');
       const moduleRef: TestingModule = await Test.createTestingModule({
         imports: [ConfigModule.forRoot(loadConfig(env)), DatabaseModule, ApiKeysModule],
       }).compile();
@@ -394,11 +416,11 @@ describe('admin CLI (node dist/cli.js)', () => {
 
   it('answers exit 2 for an unknown command, an unknown option or no command at all; --help exits 0', async () => {
     const [unknown, unknownSub, unknownOption, none, help] = await Promise.all([
-      cli('frobnicate'),
-      cli('keys frobnicate'),
-      cli('accounts list --frobnicate'),
-      cli(),
-      cli('keys create --help'),
+      binary('frobnicate'),
+      binary('keys frobnicate'),
+      binary('accounts list --frobnicate'),
+      binary(),
+      binary('keys create --help'),
     ]);
     expect([unknown.code, unknownSub.code, unknownOption.code, none.code, help.code]).toEqual([
       2, 2, 2, 2, 0,

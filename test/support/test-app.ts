@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { DynamicModule, Type } from '@nestjs/common';
 import { Test, type TestingModuleBuilder } from '@nestjs/testing';
@@ -10,36 +9,12 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/common/http/configure-app.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
+import { inject } from 'vitest';
+import { copyTemplate } from './db-template.js';
 import { dropLocalState } from './local-state.js';
+import { testEnv, uniqueName } from './test-env.js';
 
-export const MYSQL_ROOT = 'mysql://root@127.0.0.1:3306';
-
-/** A unique name per suite: its own three databases and its own Bull prefix, so suites run in parallel. */
-export function uniqueName(): string {
-  return `bmt_${process.pid}_${randomBytes(3).toString('hex')}`;
-}
-
-export function testEnv(name: string, overrides: Record<string, string> = {}): Record<string, string> {
-  return {
-    DATABASE_URL: `${MYSQL_ROOT}/${name}`,
-    QUEUE_PREFIX: name,
-    RUN_WORKERS: 'false',
-    APP_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    // Suites send bursts with one key (money: 200 at once); rate limits are tested with keys of their own.
-    RATE_LIMIT_DEFAULT: '100000/1',
-    // Every suite calls from 127.0.0.1 and many send bad keys or wrong passwords on purpose; the
-    // authentication throttles are tested by suites that set these low.
-    AUTH_FAILURES_PER_ADDRESS: '100000/1',
-    AUTH_PASSWORD_FAILURES_PER_KEY: '100000/1',
-    AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '100000/1',
-    PASSWORD_CHECK_CONCURRENCY: '64',
-    THROTTLE_REFUSAL_DELAY_MS: '0',
-    // 429 rows are summarised per key and window; a short window lets suites see them soon.
-    REQUEST_LOG_REFUSAL_WINDOW_SECONDS: '1',
-    ...overrides,
-  };
-}
+export { MYSQL_ROOT, testEnv, uniqueName } from './test-env.js';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -66,6 +41,7 @@ export async function startTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp> {
   const config = loadConfig(testEnv(name, overrides));
+  await prepareDatabases(config);
   const builder = Test.createTestingModule({
     imports: [AppModule.forRoot(config), ...(options.imports ?? [])],
   });
@@ -89,6 +65,18 @@ export async function startTestApp(
       await dropTestState(name, config.redisUrl);
     },
   };
+}
+
+/**
+ * Copies the run's migrated template into the suite's databases that do not exist yet, so the
+ * app finds them migrated instead of migrating three databases per suite.
+ */
+export async function prepareDatabases(config: AppConfig): Promise<void> {
+  await copyTemplate(inject('dbTemplate'), [
+    config.database,
+    config.logDatabase,
+    config.notificationDatabase,
+  ]);
 }
 
 export async function dropTestState(name: string, redisUrl = 'redis://127.0.0.1:6379'): Promise<void> {
