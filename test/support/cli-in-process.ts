@@ -1,18 +1,6 @@
-import 'reflect-metadata';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { CommandFactory, CommandRunnerService } from 'nest-commander';
-import type { DataSource } from 'typeorm';
-import { CliModule } from '../../src/cli.module.js';
-import {
-  EXIT_FAILURE,
-  EXIT_OK,
-  oneLine,
-  reportError,
-  rethrowCommanderExit,
-} from '../../src/common/cli/cli-errors.js';
-import { assertDatabasesReady, commandNeedsDatabase } from '../../src/common/cli/database-check.js';
+import { runCli as runCommand } from '../../src/cli-runner.js';
+import { EXIT_FAILURE, oneLine } from '../../src/common/cli/cli-errors.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import { LOG_DB, NOTIFICATION_DB } from '../../src/database/data-sources.js';
 
 export interface CliRun {
   code: number;
@@ -21,9 +9,9 @@ export interface CliRun {
 }
 
 /**
- * The steps of src/cli.ts's main(), run in the test process: the same module, checks, error
- * mapping and exit codes, without starting Node and loading Nest for every command. Output is
- * taken from process.stdout/stderr while the command runs, so runs go one at a time.
+ * The CLI's own path (src/cli-runner.ts) run in the test process: the same module, checks,
+ * error mapping and exit codes, without starting Node and loading Nest for every command.
+ * Output is taken from process.stdout/stderr while the command runs, so runs go one at a time.
  * Suites keep a few runs of the real binary for what only a process shows (its exit status,
  * its streams as pipes, its start as `npx bulk-messaging`).
  */
@@ -36,30 +24,7 @@ async function runOnce(env: Record<string, string>, args: string[]): Promise<num
     process.stderr.write(`${err.message}\n`);
     return EXIT_FAILURE;
   }
-  const needsDatabase = commandNeedsDatabase(args);
-  if (needsDatabase) await assertDatabasesReady(config);
-  let exitCode = EXIT_OK;
-  const app = await CommandFactory.createWithoutRunning(CliModule.forRoot(config), {
-    logger: false,
-    abortOnError: false,
-    version: config.version,
-    errorHandler: rethrowCommanderExit,
-    serviceErrorHandler: (err: Error) => {
-      exitCode = reportError(err);
-    },
-  });
-  try {
-    if (needsDatabase) {
-      for (const name of [undefined, LOG_DB, NOTIFICATION_DB])
-        await app.get<DataSource>(getDataSourceToken(name)).initialize();
-    }
-    // runApplication reads process.argv; the runner it calls takes the arguments instead, as
-    // node gives them: the interpreter, the script, then the command line.
-    await app.get(CommandRunnerService).run([process.execPath, 'cli.js', ...args]);
-  } finally {
-    await app.close();
-  }
-  return exitCode;
+  return runCommand(config, args);
 }
 
 let queue: Promise<unknown> = Promise.resolve();
