@@ -8,23 +8,13 @@
  * The two tenants reach the API from different addresses (X-Forwarded-For from loopback, with
  * TRUST_PROXY=loopback), as they would in production.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
-import { freePort, median, sleep, startNode, stop, waitHttp } from './lib.js';
+import { cliJson, freePort, median, sleep, startNode, stop, waitHttp, type BenchRow } from './lib.js';
 
-export interface FairnessRow {
-  id: string;
-  metric: string;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  bar: string;
-  ok: boolean;
-}
+export type FairnessRow = BenchRow;
 
 const VICTIM_ADDR = '198.51.100.7';
 const ATTACKER_ADDR = '203.0.113.66';
@@ -44,13 +34,7 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
     RUN_WORKERS: 'false',
     TRUST_PROXY: 'loopback',
   };
-  const cli = (...args: string[]): any =>
-    JSON.parse(
-      execFileSync(process.execPath, ['dist/cli.js', ...args, '--json'], {
-        env: { ...process.env, ...env },
-        encoding: 'utf8',
-      }),
-    );
+  const cli = (...args: string[]): any => cliJson(env, ...args);
   const apiProc = startNode('dist/main.js', [], { ...env, PORT: String(port) });
   const rows: FairnessRow[] = [];
   const db = await (async () => {

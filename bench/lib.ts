@@ -1,8 +1,29 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { freePort, sleep } from '../test/support/local-state.js';
 
 export { freePort, sleep };
+
+/** One figure as the bench prints it, with its bar. */
+export interface BenchRow {
+  id: string;
+  metric: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+  bar: string;
+  ok: boolean;
+}
+
+/** Runs one admin command with `--json` against the given settings and answers its JSON. */
+export function cliJson(env: Record<string, string>, ...args: string[]): any {
+  const out = execFileSync(process.execPath, ['dist/cli.js', ...args, '--json'], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -4,7 +4,6 @@
  * measures B1–B5 against baselines measured in the same run, prints a table of medians and
  * writes it to bench/results/latest.json.
  */
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import autocannon from 'autocannon';
@@ -12,7 +11,18 @@ import { createConnection } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
-import { freePort, median, percentile, RssSampler, sleep, startNode, stop, waitHttp } from './lib.js';
+import {
+  cliJson,
+  freePort,
+  median,
+  percentile,
+  RssSampler,
+  sleep,
+  startNode,
+  stop,
+  waitHttp,
+  type BenchRow,
+} from './lib.js';
 
 const quick = process.argv.includes('--quick');
 const RUNS = 3;
@@ -23,16 +33,7 @@ const STEADY_SECONDS = quick ? 3 : 10;
 const name = `bench_${process.pid}`;
 const mysqlUrl = `mysql://root@127.0.0.1:3306/${name}`;
 
-interface Row {
-  id: string;
-  metric: string;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  bar: string;
-  ok: boolean;
-}
+type Row = BenchRow;
 const rows: Row[] = [];
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -45,13 +46,7 @@ function record(r: Omit<Row, 'ratio'> & { ratio?: number }) {
   });
 }
 
-function cli(...args: string[]): any {
-  const out = execFileSync(process.execPath, ['dist/cli.js', ...args, '--json'], {
-    env: { ...process.env, DATABASE_URL: mysqlUrl },
-    encoding: 'utf8',
-  });
-  return JSON.parse(out);
-}
+const cli = (...args: string[]): any => cliJson({ DATABASE_URL: mysqlUrl }, ...args);
 
 const numbers = (n: number, base: number) =>
   Array.from({ length: n }, (_, i) => String(260_970_000_000 + base + i));
