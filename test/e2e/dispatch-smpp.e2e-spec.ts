@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startTestApp, testEnv, uniqueName, type TestApp } from '../support/test-app.js';
+import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { startWorkerProcess } from '../support/worker-process.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const numbers = (n: number, base = 1_000_000) =>
@@ -126,18 +127,13 @@ describe('a worker killed mid-batch', () => {
   const workers: ChildProcess[] = [];
 
   const startWorker = () => {
-    const env = {
-      ...process.env,
-      ...testEnv(name, {
-        SMS_TRANSPORT: 'smpp',
-        SMPP_URL: smsc.url,
-        SMS_CONCURRENCY: '1',
-        QUEUE_LOCK_MS: '1500',
-        SMPP_TPS: '2000',
-        LOG_LEVEL: 'error',
-      }),
-    };
-    const w = spawn(process.execPath, ['dist/worker.js'], { env, stdio: 'ignore' });
+    const w = startWorkerProcess(name, {
+      SMS_TRANSPORT: 'smpp',
+      SMPP_URL: smsc.url,
+      SMS_CONCURRENCY: '1',
+      QUEUE_LOCK_MS: '1500',
+      SMPP_TPS: '2000',
+    });
     workers.push(w);
     return w;
   };

@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startTestApp, testEnv, uniqueName, type TestApp } from '../support/test-app.js';
+import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { startWorkerProcess } from '../support/worker-process.js';
 
 /**
  * Nothing stranded: queued jobs lost with Redis (a restart without persistence, a flush, a
@@ -280,19 +281,14 @@ describe('a worker killed in the middle of a job', () => {
   const workers: ChildProcess[] = [];
 
   const startWorker = () => {
-    const env = {
-      ...process.env,
-      ...testEnv(name, {
-        SMS_TRANSPORT: 'smpp',
-        SMPP_URL: smsc.url,
-        SMS_CONCURRENCY: '1',
-        QUEUE_LOCK_MS: String(LOCK_MS),
-        SMPP_TPS: '50',
-        DISPATCH_SLICE: '10',
-        LOG_LEVEL: 'error',
-      }),
-    };
-    const w = spawn(process.execPath, ['dist/worker.js'], { env, stdio: 'ignore' });
+    const w = startWorkerProcess(name, {
+      SMS_TRANSPORT: 'smpp',
+      SMPP_URL: smsc.url,
+      SMS_CONCURRENCY: '1',
+      QUEUE_LOCK_MS: String(LOCK_MS),
+      SMPP_TPS: '50',
+      DISPATCH_SLICE: '10',
+    });
     workers.push(w);
     return w;
   };
