@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { Body, Controller, HttpCode, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AppValidationPipe } from '../src/common/validation/app-validation.pipe.js';
-import { SmsSendDto } from '../src/modules/sms/sms-send.dto.js';
+import { AppValidationPipe } from '../src/platform/validation/app-validation.pipe.js';
+import { SmsSendDto } from '../src/modules/sending/channels/sms/sms-send.dto.js';
 
 /** B1's baseline: the same route, body parser and DTO validation, and nothing else. */
 @Controller('api/v1/json/bulk/sms')

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { runCli } from './cli-runner.js';
-import { EXIT_FAILURE, oneLine } from './common/cli/cli-errors.js';
+import { runCli } from './app/cli-runner.js';
+import { EXIT_FAILURE, oneLine } from './platform/cli/cli-errors.js';
 import { loadConfigOrExit } from './config/load-or-exit.js';
 
 /** `node dist/cli.js <group> <command> ...` (also `npx bulk-messaging ...`): see cli-runner.ts. */

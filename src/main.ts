@@ -5,17 +5,17 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { Logger as Pino } from 'pino';
 import type { HttpLogger } from 'pino-http';
-import { AppModule } from './app.module.js';
-import { configureApp } from './common/http/configure-app.js';
-import { HTTP_LOGGER } from './common/logging/logging.module.js';
+import { AppModule } from './app/app.module.js';
+import { configureApp } from './platform/http/configure-app.js';
+import { HTTP_LOGGER } from './platform/logging/logging.module.js';
 import {
   QuietWiringLogger,
   flushSync,
   nestLoggerOver,
   processLogger,
-} from './common/logging/process-logger.js';
-import { forceExitAfterGrace } from './common/logging/shutdown-timer.js';
-import { startupFailure } from './common/startup/startup-failure.js';
+} from './platform/logging/process-logger.js';
+import { forceExitAfterGrace } from './platform/logging/shutdown-timer.js';
+import { startupFailure } from './platform/startup/startup-failure.js';
 import type { AppConfig } from './config/config.js';
 import { loadConfigOrExit } from './config/load-or-exit.js';
 import { HttpDrain } from './modules/health/http-drain.js';

@@ -4,18 +4,18 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import type { Logger as Pino } from 'pino';
 import type { HttpLogger } from 'pino-http';
-import { HTTP_LOGGER } from './common/logging/logging.module.js';
+import { HTTP_LOGGER } from './platform/logging/logging.module.js';
 import {
   QuietWiringLogger,
   flushSync,
   nestLoggerOver,
   processLogger,
-} from './common/logging/process-logger.js';
-import { forceExitAfterGrace } from './common/logging/shutdown-timer.js';
-import { startupFailure } from './common/startup/startup-failure.js';
+} from './platform/logging/process-logger.js';
+import { forceExitAfterGrace } from './platform/logging/shutdown-timer.js';
+import { startupFailure } from './platform/startup/startup-failure.js';
 import type { AppConfig } from './config/config.js';
 import { loadConfigOrExit } from './config/load-or-exit.js';
-import { WorkerAppModule } from './worker-app.module.js';
+import { WorkerAppModule } from './app/worker-app.module.js';
 
 /** The app's own logger, once it exists: flushed before the last line. */
 let appLog: Pino | undefined;

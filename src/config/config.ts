@@ -84,9 +84,9 @@ export interface AppConfig {
   requestLogRetentionDays: number;
   /** Repeated 429s of one key within this many seconds are logged as one row with a count. */
   requestLogRefusalWindowSeconds: number;
-  /** Failed-authentication limits and the password-check bounds (common/auth/auth-throttle.ts). */
+  /** Failed-authentication limits and the password-check bounds (modules/api-keys/auth/auth-throttle.ts). */
   authThrottle: AuthThrottleConfig;
-  /** HTTP hardening (common/http/security.ts). */
+  /** HTTP hardening (platform/http/security.ts). */
   http: HttpLimitsConfig;
 }
 

@@ -339,7 +339,7 @@ export class EnvSchema {
   @Max(36_500)
   REQUEST_LOG_RETENTION_DAYS?: number;
 
-  // Authentication throttles (common/auth/auth-throttle.ts, README "Security").
+  // Authentication throttles (modules/api-keys/auth/auth-throttle.ts, README "Security").
   @IsOptional()
   @Matches(/^[1-9]\d*\/[1-9]\d*$/, { message: 'must be N/SECONDS, for example 10/300' })
   AUTH_PASSWORD_FAILURES_PER_KEY?: string;
@@ -404,7 +404,7 @@ export class EnvSchema {
   @Max(65535)
   METRICS_PORT?: number;
 
-  // HTTP hardening (common/http/security.ts, README "Security").
+  // HTTP hardening (platform/http/security.ts, README "Security").
   // Comma-separated origins (scheme://host[:port]) allowed to call the API from a browser, or *.
   @IsOptional()
   @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))

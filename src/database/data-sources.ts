@@ -1,14 +1,14 @@
 import mysql2 from 'mysql2';
 import { createConnection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { waitForDependency, type StartupLogger } from '../common/startup/wait-for-dependency.js';
+import { waitForDependency, type StartupLogger } from '../platform/startup/wait-for-dependency.js';
 import type { AppConfig, DatabaseConfig } from '../config/config.js';
 import { Account } from '../modules/accounts/account.entity.js';
 import { ApiKey } from '../modules/api-keys/api-key.entity.js';
 import { AccountChannel } from '../modules/balance/account-channel.entity.js';
 import { LedgerEntry } from '../modules/balance/ledger-entry.entity.js';
-import { Message } from '../modules/messaging/message.entity.js';
-import { SendRequest } from '../modules/messaging/send-request.entity.js';
+import { Message } from '../modules/messages/message.entity.js';
+import { SendRequest } from '../modules/messages/send-request.entity.js';
 import { describeDatabase, ensureDatabase, isTransientDbError, runMigrations } from './database-setup.js';
 import { MAIN_MIGRATIONS, LOG_MIGRATIONS, NOTIFICATION_MIGRATIONS } from './migrations/index.js';
 

@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Command, SubCommand } from 'nest-commander';
 import type { DataSourceOptions } from 'typeorm';
-import { CliCommand, CommandGroup } from '../common/cli/cli-command.js';
-import { printJson, printLine } from '../common/cli/output.js';
+import { CliCommand, CommandGroup } from '../platform/cli/cli-command.js';
+import { printJson, printLine } from '../platform/cli/output.js';
 import { APP_CONFIG, dotenvFile, type AppConfig, type DatabaseConfig } from '../config/config.js';
 import { databaseState, describeDatabase, migrateDatabase } from './database-setup.js';
 import {

@@ -3,11 +3,11 @@ import { connect, createServer as createTcpServer, type AddressInfo } from 'node
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { jitteredBackoff } from '../../src/modules/callbacks/callback.sender.js';
-import type { AuthContext } from '../../src/common/auth/auth-context.js';
+import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
-import { SendService } from '../../src/modules/messaging/send.service.js';
-import { smsInput } from '../../src/modules/sms/sms-input.js';
-import { SmsPolicy } from '../../src/modules/sms/sms.policy.js';
+import { SendService } from '../../src/modules/sending/send.service.js';
+import { smsInput } from '../../src/modules/sending/channels/sms/sms-input.js';
+import { SmsPolicy } from '../../src/modules/sending/channels/sms/sms.policy.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { MariaDbInstance } from '../support/mariadb-instance.js';
 import { freePort, RedisInstance } from '../support/redis-instance.js';

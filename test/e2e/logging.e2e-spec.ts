@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Body, Controller, Logger as NestLogger, Module, Post } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Public } from '../../src/common/auth/public.decorator.js';
-import { LOG_DESTINATION } from '../../src/common/logging/logging.module.js';
+import { Public } from '../../src/platform/http/public.decorator.js';
+import { LOG_DESTINATION } from '../../src/platform/logging/logging.module.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';

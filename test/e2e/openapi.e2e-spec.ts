@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_STATUS } from '../../src/common/errors/error-codes.js';
+import { ERROR_STATUS } from '../../src/platform/errors/error-codes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 type Operation = {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryReportService } from '../../src/modules/dispatch/delivery-report.service.js';
+import { DeliveryReportService } from '../../src/modules/delivery/delivery-report.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { netSmppMissing, startNetSmppSmsc, type NetSmppSmsc } from '../support/net-smpp-smsc.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

@@ -4,7 +4,7 @@ import type { Account } from '../../src/modules/accounts/account.entity.js';
 import { ApiKeysService, type CreateKeyInput } from '../../src/modules/api-keys/api-keys.service.js';
 import type { ApiKey } from '../../src/modules/api-keys/api-key.entity.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
-import type { Channel } from '../../src/modules/messaging/channel.js';
+import type { Channel } from '../../src/modules/messages/channel.js';
 import type { TestApp } from '../support/test-app.js';
 
 export interface Tenant {

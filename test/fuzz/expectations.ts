@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { ERROR_STATUS } from '../../src/common/errors/error-codes.js';
+import { ERROR_STATUS } from '../../src/platform/errors/error-codes.js';
 import type { RawResponse } from './raw-http.js';
 
 /**

@@ -10,7 +10,7 @@ import {
   type MessageGroup,
   type NewSendRequest,
 } from '../../src/modules/messages/message.store.js';
-import type { Channel } from '../../src/modules/messaging/channel.js';
+import type { Channel } from '../../src/modules/messages/channel.js';
 import { dropLocalState } from '../support/local-state.js';
 import { testEnv, uniqueName } from '../support/test-app.js';
 

@@ -1,5 +1,5 @@
-import { runCli as runCommand } from '../../src/cli-runner.js';
-import { EXIT_FAILURE, oneLine } from '../../src/common/cli/cli-errors.js';
+import { runCli as runCommand } from '../../src/app/cli-runner.js';
+import { EXIT_FAILURE, oneLine } from '../../src/platform/cli/cli-errors.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 
 export interface CliRun {
@@ -9,7 +9,7 @@ export interface CliRun {
 }
 
 /**
- * The CLI's own path (src/cli-runner.ts) run in the test process: the same module, checks,
+ * The CLI's own path (src/app/cli-runner.ts) run in the test process: the same module, checks,
  * error mapping and exit codes, without starting Node and loading Nest for every command.
  * Output is taken from process.stdout/stderr while the command runs, so runs go one at a time.
  * Suites keep a few runs of the real binary for what only a process shows (its exit status,

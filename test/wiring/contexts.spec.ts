@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
-import { AppModule } from '../../src/app.module.js';
-import { CliModule } from '../../src/cli.module.js';
+import { AppModule } from '../../src/app/app.module.js';
+import { CliModule } from '../../src/app/cli.module.js';
 import { loadConfig } from '../../src/config/config.js';
-import { WorkerAppModule } from '../../src/worker-app.module.js';
-import { WorkerModule } from '../../src/worker.module.js';
+import { WorkerAppModule } from '../../src/app/worker-app.module.js';
+import { WorkerModule } from '../../src/app/worker.module.js';
 import { testEnv } from '../support/test-app.js';
 
 /**
@@ -65,8 +65,8 @@ describe('wiring is declared, not looked up', () => {
 
   it('only configuration and logging are global modules', () => {
     expect(using(/@Global\(\)/).sort()).toEqual([
-      'common/logging/logging.module.ts',
       'config/config.module.ts',
+      'platform/logging/logging.module.ts',
     ]);
   });
 

@@ -1,15 +1,15 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import { CliCommand, CommandGroup } from '../../common/cli/cli-command.js';
-import { iso, printJson, printLine, printTable } from '../../common/cli/output.js';
+import { CliCommand, CommandGroup } from '../../platform/cli/cli-command.js';
+import { iso, printJson, printLine, printTable } from '../../platform/cli/output.js';
 import {
   parseChannel,
   parseCostPerUnit,
   parseCurrency,
   parsePositiveAmount,
-} from '../../common/cli/parsers.js';
+} from '../../platform/cli/parsers.js';
 import { BalanceService } from '../balance/balance.service.js';
-import { money } from '../balance/money.js';
-import type { Channel } from '../messaging/channel.js';
+import { money } from '../../platform/money/money.js';
+import type { Channel } from '../messages/channel.js';
 import type { Account } from './account.entity.js';
 import { AccountsService } from './accounts.service.js';
 import { MIN_PASSWORD_LENGTH } from './password-policy.js';

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import argon2 from 'argon2';
 import { DataSource } from 'typeorm';
 import { AccountChannel } from '../balance/account-channel.entity.js';
-import { CHANNELS } from '../messaging/channel.js';
+import { CHANNELS } from '../messages/channel.js';
 import { Account, type AccountStatus } from './account.entity.js';
 import { passwordProblem } from './password-policy.js';
 

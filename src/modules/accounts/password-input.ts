@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { UsageError } from '../../common/cli/cli-errors.js';
+import { UsageError } from '../../platform/cli/cli-errors.js';
 import { AccountError } from './accounts.service.js';
 
 export interface PasswordOptions {

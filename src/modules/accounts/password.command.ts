@@ -1,6 +1,6 @@
 import { Option, SubCommand } from 'nest-commander';
-import { CliCommand } from '../../common/cli/cli-command.js';
-import { printJson, printLine } from '../../common/cli/output.js';
+import { CliCommand } from '../../platform/cli/cli-command.js';
+import { printJson, printLine } from '../../platform/cli/output.js';
 import { KEY_CACHE_TTL_MS } from '../api-keys/api-key-cache.js';
 import { AccountsService } from './accounts.service.js';
 import { readNewPassword, type PasswordOptions } from './password-input.js';

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { sendError } from '../../common/errors/error-body.js';
+import { sendError } from '../../platform/errors/error-body.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="bulk-messaging admin", charset="UTF-8"' };

@@ -3,8 +3,8 @@ import { ExpressAdapter } from '@bull-board/express';
 import { BullBoardModule } from '@bull-board/nestjs';
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { AppConfig } from '../../config/config.js';
-import { CALLBACK_QUEUE, QUEUE_NAMES } from '../dispatch/dispatch.constants.js';
-import { QueueModule } from '../dispatch/queue.module.js';
+import { CALLBACK_QUEUE, QUEUE_NAMES } from '../delivery/dispatch.constants.js';
+import { QueueModule } from '../delivery/queue.module.js';
 import { adminAuth } from './admin-auth.js';
 
 /** Where the dashboard is served; also exempted from the API's no-content security policy. */

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
-import { IpAllowList } from '../../common/auth/ip-allow-list.js';
+import { IpAllowList } from './auth/ip-allow-list.js';
 import { Account } from '../accounts/account.entity.js';
 import { ApiKeyCache } from './api-key-cache.js';
 import { ApiKey } from './api-key.entity.js';

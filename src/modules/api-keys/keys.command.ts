@@ -1,7 +1,7 @@
 import { Command, Help, Option, SubCommand } from 'nest-commander';
-import { CliCommand, CommandGroup } from '../../common/cli/cli-command.js';
-import { UsageError } from '../../common/cli/cli-errors.js';
-import { cell, iso, printJson, printLine, printTable } from '../../common/cli/output.js';
+import { CliCommand, CommandGroup } from '../../platform/cli/cli-command.js';
+import { UsageError } from '../../platform/cli/cli-errors.js';
+import { cell, iso, printJson, printLine, printTable } from '../../platform/cli/output.js';
 import {
   collect,
   parseIpOrCidr,
@@ -9,8 +9,8 @@ import {
   parseLimit,
   parseRateLimit,
   type RateLimitValue,
-} from '../../common/cli/parsers.js';
-import { RequestLogReader } from '../../common/cli/request-log-reader.js';
+} from '../../platform/cli/parsers.js';
+import { RequestLogReader } from '../request-logs/request-log-reader.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import type { ApiKey } from './api-key.entity.js';
 import { ApiKeysService, type UpdateKeyInput } from './api-keys.service.js';

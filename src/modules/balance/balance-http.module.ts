@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CredentialsModule } from '../accounts/credentials.module.js';
+import { CredentialsModule } from '../api-keys/auth/credentials.module.js';
 import { BalanceController } from './balance.controller.js';
 import { BalanceModule } from './balance.module.js';
 

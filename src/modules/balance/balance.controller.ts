@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, ApiKeyAuth } from '../../common/openapi/api-docs.decorators.js';
-import { BalanceResponseDto } from '../../common/openapi/responses.js';
-import { Auth, type AuthContext } from '../../common/auth/auth-context.js';
-import { CredentialCheck } from '../accounts/credential-check.js';
+import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
+import { BalanceResponseDto } from '../../platform/openapi/responses.js';
+import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import { CredentialCheck } from '../api-keys/auth/credential-check.js';
 import { BalanceRequestDto } from './balance-request.dto.js';
 import { BalanceService } from './balance.service.js';
 

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { Channel } from '../messaging/channel.js';
+import type { Channel } from '../messages/channel.js';
 import { AccountChannel } from './account-channel.entity.js';
 import type { LedgerKind } from './ledger-entry.entity.js';
 import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
-import { creditsOf, isPositive, money, sum, toNumber } from './money.js';
+import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
 
 export class InsufficientBalance extends Error {
   constructor(

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { CHANNELS, type Channel } from '../messaging/channel.js';
+import { CHANNELS, type Channel } from '../messages/channel.js';
 
 export type LedgerKind = 'topup' | 'charge' | 'refund';
 

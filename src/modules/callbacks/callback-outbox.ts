@@ -4,11 +4,11 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
-import { RepeatLimiter } from '../../common/logging/repeat-limiter.js';
+import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
-import { CALLBACK_QUEUE } from '../dispatch/dispatch.constants.js';
-import type { CallbackJob } from '../messaging/message-state.service.js';
+import { CALLBACK_QUEUE } from '../delivery/dispatch.constants.js';
+import type { CallbackJob } from '../delivery/message-state.service.js';
 
 const BATCH = 500;
 /** The state path does not wait longer than this for Redis: past it, the events are queued later. */

@@ -3,7 +3,7 @@ import { HealthIndicatorService } from '@nestjs/terminus';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { REDIS } from '../../common/redis/redis.module.js';
+import { REDIS } from '../../platform/redis/redis.module.js';
 import { LOG_DB, NOTIFICATION_DB } from '../../database/data-sources.js';
 import { SingleFlight, errorText, timed } from './probes.js';
 

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { createTransport } from '../dispatch/transport.registry.js';
-import { parseSmppUrl } from '../dispatch/transports/smpp.transport.js';
-import type { Transport, TransportHealth } from '../dispatch/transports/transport.js';
-import type { Channel } from '../messaging/channel.js';
+import { createTransport } from '../delivery/transport.registry.js';
+import { parseSmppUrl } from '../delivery/transports/smpp.transport.js';
+import type { Transport, TransportHealth } from '../delivery/transports/transport.js';
+import type { Channel } from '../messages/channel.js';
 import { PROBE_TIMEOUT_MS } from './dependency.indicators.js';
 import { IN_PROCESS_DISPATCH, type InProcessDispatch } from './in-process-dispatch.module.js';
 import { SingleFlight, errorText, smppReachable, timed } from './probes.js';

@@ -1,7 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../../common/auth/public.decorator.js';
+import { Public } from '../../platform/http/public.decorator.js';
 import {
   HEALTH_DETAILED_UNHEALTHY_EXAMPLE,
   HEALTH_NOT_READY_EXAMPLE,

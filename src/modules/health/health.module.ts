@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { RedisModule } from '../../common/redis/redis.module.js';
-import { QueueModule } from '../dispatch/queue.module.js';
+import { RedisModule } from '../../platform/redis/redis.module.js';
+import { QueueModule } from '../delivery/queue.module.js';
 import { CacheIndicator } from './cache.indicator.js';
 import { CacheStatsModule } from './cache-stats.js';
 import {

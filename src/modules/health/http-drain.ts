@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nes
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Server } from 'node:http';
-import { sendError } from '../../common/errors/error-body.js';
+import { sendError } from '../../platform/errors/error-body.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { LifecycleState } from './lifecycle.state.js';
 

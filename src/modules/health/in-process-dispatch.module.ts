@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { WorkerModule } from '../../worker.module.js';
-import { ProviderFaults } from '../dispatch/provider-faults.js';
-import { TransportRegistry } from '../dispatch/transport.registry.js';
+import { WorkerModule } from '../../app/worker.module.js';
+import { ProviderFaults } from '../delivery/provider-faults.js';
+import { TransportRegistry } from '../delivery/transport.registry.js';
 
 /** The transports the dispatch workers of this process use; null where none run here. */
 export const IN_PROCESS_DISPATCH = Symbol('IN_PROCESS_DISPATCH');

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { Channel, MessageStatus } from '../messaging/channel.js';
+import type { Channel, MessageStatus } from './channel.js';
 import type {
   AcceptedAnswerRow,
   LockedMessage,

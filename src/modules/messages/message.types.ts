@@ -1,4 +1,4 @@
-import type { Channel, MessageStatus } from '../messaging/channel.js';
+import type { Channel, MessageStatus } from './channel.js';
 
 /** A send_requests row as the send pipeline writes it. */
 export interface NewSendRequest {

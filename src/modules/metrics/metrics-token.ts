@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppException } from '../../common/errors/app.exception.js';
+import { AppException } from '../../platform/errors/app.exception.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="metrics"' };
 const digest = (s: string) => createHash('sha256').update(s).digest();

@@ -8,9 +8,9 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public } from '../../common/auth/public.decorator.js';
-import { jsonErrorExample } from '../../common/openapi/error-examples.js';
-import { ErrorEnvelopeDto } from '../../common/openapi/error-envelope.dto.js';
+import { Public } from '../../platform/http/public.decorator.js';
+import { jsonErrorExample } from '../../platform/openapi/error-examples.js';
+import { ErrorEnvelopeDto } from '../../platform/openapi/error-envelope.dto.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { checkMetricsToken } from './metrics-token.js';
 import { MetricsService } from './metrics.service.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { QueueModule } from '../dispatch/queue.module.js';
+import { QueueModule } from '../delivery/queue.module.js';
 import { CacheStatsModule } from '../health/cache-stats.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CacheStats } from '../health/cache-stats.js';
-import { EVERY_QUEUE } from '../dispatch/dispatch.constants.js';
+import { EVERY_QUEUE } from '../delivery/dispatch.constants.js';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'paused', 'failed'] as const;
 const TOTAL_NAMED_GAUGES = [

@@ -6,7 +6,7 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { classifyError } from '../../common/errors/classify-error.js';
+import { classifyError } from '../../platform/errors/classify-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { ProcessStats, liveBody } from '../health/process-stats.js';
 import { checkMetricsToken } from './metrics-token.js';

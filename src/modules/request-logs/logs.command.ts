@@ -1,7 +1,7 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import { CliCommand, CommandGroup } from '../../common/cli/cli-command.js';
-import { UsageError } from '../../common/cli/cli-errors.js';
-import { printJson, printLine } from '../../common/cli/output.js';
+import { CliCommand, CommandGroup } from '../../platform/cli/cli-command.js';
+import { UsageError } from '../../platform/cli/cli-errors.js';
+import { printJson, printLine } from '../../platform/cli/output.js';
 import { RequestLogPruner } from './request-log.pruner.js';
 
 function parseDays(value: string): number {

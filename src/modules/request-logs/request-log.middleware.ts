@@ -1,7 +1,7 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
-import type { AuthedRequest } from '../../common/auth/auth-context.js';
-import { displayAddress } from '../../common/auth/ip-allow-list.js';
+import type { AuthedRequest } from '../api-keys/auth/auth-context.js';
+import { displayAddress } from '../api-keys/auth/ip-allow-list.js';
 import { RequestLogWriter } from './request-log.writer.js';
 
 /** What ApiReferenceInterceptor leaves on the request for the log row. */

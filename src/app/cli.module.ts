@@ -1,0 +1,34 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { RequestLogReader } from '../modules/request-logs/request-log-reader.js';
+import type { AppConfig } from '../config/config.js';
+import { ConfigModule } from '../config/config.module.js';
+import { ExistingDatabaseModule } from '../database/existing-database.module.js';
+import { DB_COMMANDS } from '../database/db.command.js';
+import { ACCOUNT_COMMANDS } from '../modules/accounts/accounts.command.js';
+import { AccountsModule } from '../modules/accounts/accounts.module.js';
+import { KEY_COMMANDS } from '../modules/api-keys/keys.command.js';
+import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
+import { BalanceModule } from '../modules/balance/balance.module.js';
+import { LOG_COMMANDS } from '../modules/request-logs/logs.command.js';
+
+/**
+ * The admin CLI: thin commands over the account, key and balance services.
+ * Databases only: no Redis, no queues, no HTTP, so it runs where only MySQL is reachable. It
+ * never creates or migrates a database except through `db migrate`.
+ */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        ExistingDatabaseModule.forRoot(),
+        AccountsModule,
+        ApiKeysModule,
+        BalanceModule,
+      ],
+      providers: [...DB_COMMANDS, ...ACCOUNT_COMMANDS, ...KEY_COMMANDS, ...LOG_COMMANDS, RequestLogReader],
+    };
+  }
+}

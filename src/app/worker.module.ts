@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { BalanceModule } from '../modules/balance/balance.module.js';
+import { CallbackOutbox } from '../modules/callbacks/callback-outbox.js';
+import { CallbackSender } from '../modules/callbacks/callback.sender.js';
+import { DeliveryReportService } from '../modules/delivery/delivery-report.service.js';
+import { Dispatcher } from '../modules/delivery/dispatcher.js';
+import { DispatchAttempts } from '../modules/delivery/dispatch-attempts.js';
+import { ProviderFaults } from '../modules/delivery/provider-faults.js';
+import { DispatchWorker } from '../modules/delivery/dispatch.worker.js';
+import { ReceiptExpiry } from '../modules/delivery/receipt-expiry.js';
+import { RecoverySweep } from '../modules/delivery/recovery.sweep.js';
+import { TransportRegistry } from '../modules/delivery/transport.registry.js';
+import { MessagesModule } from '../modules/messages/messages.module.js';
+import { QueueModule } from '../modules/delivery/queue.module.js';
+import { MetricsModule } from '../modules/metrics/metrics.module.js';
+import { MessageStateService } from '../modules/delivery/message-state.service.js';
+
+/** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
+@Module({
+  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule],
+  providers: [
+    TransportRegistry,
+    MessageStateService,
+    DeliveryReportService,
+    Dispatcher,
+    DispatchAttempts,
+    ProviderFaults,
+    CallbackSender,
+    CallbackOutbox,
+    ReceiptExpiry,
+    RecoverySweep,
+    DispatchWorker,
+  ],
+  exports: [TransportRegistry, RecoverySweep, MessageStateService, ProviderFaults],
+})
+export class WorkerModule {}

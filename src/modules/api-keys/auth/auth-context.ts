@@ -1,0 +1,23 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import type { Account } from '../../accounts/account.entity.js';
+import type { ApiKey } from '../api-key.entity.js';
+import type { IpAllowList } from './ip-allow-list.js';
+
+/** Who is calling, as the auth guard found it. */
+export interface AuthContext {
+  key: ApiKey;
+  account: Account;
+  /** The key's parsed allow list (IpAllowGuard); null or absent: any address. */
+  allowList?: IpAllowList | null;
+  /** Changes with the account's password (ApiKeysService.passwordTag); voids remembered password checks. */
+  passwordTag?: string;
+}
+
+export type AuthedRequest = Request & { id: string; auth?: AuthContext };
+
+export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {
+  const req = ctx.switchToHttp().getRequest<AuthedRequest>();
+  if (!req.auth) throw new Error('Auth used on a route without the API key guard');
+  return req.auth;
+});

@@ -1,0 +1,105 @@
+import { Inject, Injectable, Logger, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerRequest,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
+import type { Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { AppException } from '../../../platform/errors/app.exception.js';
+import type { AuthedRequest } from './auth-context.js';
+import { holdRefusal } from './auth-throttle.js';
+import { IS_PUBLIC } from '../../../platform/http/public.decorator.js';
+
+/** The one throttler: its limit and window are read from the calling key (rate-limit.ts). */
+export const KEY_THROTTLER = 'key';
+
+/**
+ * Third guard of the chain: the key's own limit (rate_limit per rate_window_seconds) or the
+ * configured default, counted in Redis so every API process shares one count per key. Every
+ * request that gets this far is answered with RateLimit-Limit, RateLimit-Remaining and
+ * RateLimit-Reset (seconds), errors included; over the limit: 429 RATE_LIMITED with
+ * Retry-After. A key that goes over is refused for one whole window from that moment (the
+ * storage's block), which is what Retry-After says.
+ *
+ * Fails open: when Redis cannot answer, the request is not limited (and carries no RateLimit
+ * headers) rather than refused; the outage is logged once and its end once. A limiter exists
+ * to protect the service, and refusing every request because its counter is away would turn a
+ * Redis hiccup into a full outage.
+ *
+ * The 429 is held for THROTTLE_REFUSAL_DELAY_MS before it is sent (a timer, no CPU): a client
+ * that retries the moment it is refused would otherwise get thousands of answers a second,
+ * and every other tenant's request would wait behind them.
+ */
+@Injectable()
+export class KeyRateLimitGuard extends ThrottlerGuard {
+  private readonly log = new Logger('RateLimit');
+  private degraded = false;
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  protected override async shouldSkip(ctx: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
+    return !ctx.switchToHttp().getRequest<AuthedRequest>().auth;
+  }
+
+  protected override async handleRequest({
+    context,
+    limit,
+    ttl,
+    blockDuration,
+    throttler,
+  }: ThrottlerRequest): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<AuthedRequest>();
+    const res = context.switchToHttp().getResponse<Response>();
+    // Per key, not per route; the window is part of the name so a changed limit starts a fresh count.
+    const key = `key:${req.auth!.key.id}:${ttl}`;
+    let record;
+    try {
+      record = await this.storageService.increment(
+        key,
+        ttl,
+        limit,
+        blockDuration,
+        throttler.name ?? KEY_THROTTLER,
+      );
+    } catch (err) {
+      if (!this.degraded) {
+        this.log.warn(
+          `rate limiter unavailable, requests are not limited until Redis answers: ${(err as Error).message}`,
+        );
+      }
+      this.degraded = true;
+      return true;
+    }
+    if (this.degraded) this.log.log('rate limiter available again');
+    this.degraded = false;
+    const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = record;
+    const reset = isBlocked ? Math.max(timeToExpire, timeToBlockExpire) : timeToExpire;
+    res.setHeader('RateLimit-Limit', String(limit));
+    res.setHeader('RateLimit-Remaining', String(isBlocked ? 0 : Math.max(0, limit - totalHits)));
+    res.setHeader('RateLimit-Reset', String(Math.max(0, reset)));
+    if (isBlocked) {
+      await holdRefusal(this.config.authThrottle.refusalDelayMs);
+      const retryAfter = String(Math.max(1, timeToBlockExpire));
+      throw new AppException(
+        'RATE_LIMITED',
+        `Rate limit of ${limit} requests per ${Math.round(ttl / 1000)} s exceeded for this API key; retry after ${retryAfter} s.`,
+        [],
+        { 'Retry-After': retryAfter },
+      );
+    }
+    return true;
+  }
+}

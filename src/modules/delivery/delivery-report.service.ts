@@ -1,0 +1,213 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
+import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { NOTIFICATION_DB } from '../../database/data-sources.js';
+import { MessageStateService } from './message-state.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { MessagePartsStore } from '../messages/message-parts.store.js';
+import { compareIds, ReceiptMatcher } from './receipt-matcher.js';
+import { idKeys } from './transports/receipt-ids.js';
+import type { DeliveryReport } from './transports/transport.js';
+
+const MAX_BATCH = 500;
+const ER_LOCK_WAIT_TIMEOUT = 1205;
+const ER_LOCK_DEADLOCK = 1213;
+const LOCK_RETRIES = 5;
+const UNMATCHED_LOG_EVERY_MS = 10_000;
+const EXPIRE_EVERY_MS = 60_000;
+
+interface Queued {
+  transport: string;
+  report: DeliveryReport;
+}
+
+/**
+ * Records every delivery report in the notification database and applies it to its message part.
+ * Reports arriving together (an SMSC sends thousands a second) are handled as one batch. `receive`
+ * resolves only once the report row is committed and applied where its message is known, and
+ * rejects otherwise, so the transport can ask the provider to deliver it again. A report that
+ * matches no message part yet (it can overtake our own record of SENT) is kept unapplied and
+ * applied when the part is recorded; one that still matches nothing after
+ * SMPP_UNMATCHED_RECEIPT_TTL_MS is marked expired.
+ */
+@Injectable()
+export class DeliveryReportService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(DeliveryReportService.name);
+  private readonly matcher: ReceiptMatcher;
+  private readonly warnings = new RepeatLimiter(this.logger);
+  private readonly batcher = new MicroBatcher<Queued>({
+    maxBatch: MAX_BATCH,
+    flush: (batch) => this.store(batch),
+  });
+  private unmatched = { count: 0, example: '', loggedAt: 0 };
+  private expireTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    parts: MessagePartsStore,
+    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    private readonly states: MessageStateService,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
+  ) {
+    this.matcher = new ReceiptMatcher(parts, config.smppReceiptIdFormat);
+  }
+
+  onApplicationBootstrap(): void {
+    this.expireTimer = setInterval(() => void this.expireUnmatched().catch(() => undefined), EXPIRE_EVERY_MS);
+    this.expireTimer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.expireTimer) clearInterval(this.expireTimer);
+  }
+
+  /** Resolves once the report is stored (and applied, when its message is known). */
+  receive(transport: string, report: DeliveryReport): Promise<void> {
+    return this.batcher.push({ transport, report });
+  }
+
+  /** Throws when the batch is not stored, so every report in it is refused and the provider resends it. */
+  private async store(batch: Queued[]): Promise<void> {
+    try {
+      await retryLocks(() => this.handle(batch));
+    } catch (err) {
+      this.warnings.warn(
+        `${batch.length} delivery report(s) not stored, left to the provider to resend: ${(err as Error).message}`,
+      );
+      throw err;
+    }
+  }
+
+  private async handle(batch: Queued[]): Promise<void> {
+    await this.notifications.query(
+      `INSERT INTO delivery_reports (transport, provider_message_id, id_hex, id_dec, status, reason, occurred_at)
+        VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(',')}`,
+      batch.flatMap((q) => {
+        const keys = idKeys(q.report.providerMessageId);
+        return [
+          q.transport,
+          q.report.providerMessageId,
+          keys.hex,
+          keys.dec,
+          q.report.status,
+          q.report.reason ?? null,
+          q.report.occurredAt,
+        ];
+      }),
+    );
+    const unmatched = await this.apply(batch.map((q) => q.report));
+    if (unmatched.length) this.noteUnmatched(batch[0].transport, unmatched);
+  }
+
+  /** Applies reports to the parts they match; returns the provider ids that matched nothing. */
+  private async apply(
+    reports: Array<Pick<DeliveryReport, 'providerMessageId' | 'status' | 'reason'>>,
+  ): Promise<string[]> {
+    const found = await this.matcher.match(reports.map((r) => r.providerMessageId));
+    const matched = reports.filter((r) => found.has(r.providerMessageId));
+    if (matched.length) {
+      const outcomes = await this.matcher.recordParts(
+        matched.map((r) => ({
+          part: found.get(r.providerMessageId)!,
+          report: { ...r, occurredAt: new Date() },
+        })),
+      );
+      // The state change is stamped when we learn of it: providers' own times are often
+      // minute-precision (SMPP done date) and would put DELIVERED before SENT in the history.
+      // The provider's time stays in delivery_reports.occurred_at.
+      await this.states.apply(outcomes.sort((a, b) => compareIds(a.id, b.id)));
+      await this.markApplied(
+        new Map(matched.map((r) => [r.providerMessageId, found.get(r.providerMessageId)!.message_id])),
+      );
+    }
+    return reports.filter((r) => !found.has(r.providerMessageId)).map((r) => r.providerMessageId);
+  }
+
+  /** Records the provider ids of messages just handed over, one per part (in the caller's transaction). */
+  storeParts(em: EntityManager, sent: Array<{ id: string; parts: string[] }>): Promise<void> {
+    return this.matcher.storeParts(em, sent);
+  }
+
+  /** Applies the reports that arrived for these provider ids before their parts were recorded. */
+  async applyPending(providerIds: string[]): Promise<void> {
+    if (providerIds.length === 0) return;
+    const format = this.config.smppReceiptIdFormat;
+    const values = [...new Set(providerIds.map((p) => idKeys(p).hex).filter((v): v is string => v !== null))];
+    // '' is never a key (digits or NULL): it turns off the lookups the format does not allow.
+    const byHex = values.length && (format === 'auto' || format === 'hex') ? values : [''];
+    const byDec = values.length && (format === 'auto' || format === 'decimal') ? values : [''];
+    const pending = (await this.notifications.query(
+      `SELECT provider_message_id, status, reason FROM delivery_reports
+        WHERE (provider_message_id IN (?) OR id_hex IN (?) OR id_dec IN (?)) AND applied_at IS NULL AND expired_at IS NULL ORDER BY id`,
+      [providerIds, byHex, byDec],
+    )) as Array<{ provider_message_id: string; status: DeliveryReport['status']; reason: string | null }>;
+    if (pending.length === 0) return;
+    await this.apply(
+      pending.map((p) => ({ providerMessageId: p.provider_message_id, status: p.status, reason: p.reason })),
+    );
+  }
+
+  private async markApplied(byProvider: Map<string, string>): Promise<void> {
+    const params: unknown[] = [];
+    const cases = [...byProvider]
+      .map(([provider, id]) => (params.push(provider, id), 'WHEN ? THEN ?'))
+      .join(' ');
+    await this.notifications.query(
+      `UPDATE delivery_reports SET applied_at = CURRENT_TIMESTAMP(3), message_id = CASE provider_message_id ${cases} END
+        WHERE provider_message_id IN (?) AND applied_at IS NULL`,
+      [...params, [...byProvider.keys()]],
+    );
+  }
+
+  /** Counted each time; logged at most once per UNMATCHED_LOG_EVERY_MS with the count since the last line. */
+  private noteUnmatched(transport: string, ids: string[]): void {
+    this.metrics.receiptsUnmatched(transport, ids.length);
+    this.unmatched.count += ids.length;
+    this.unmatched.example ||= ids[0];
+    const now = Date.now();
+    if (now - this.unmatched.loggedAt < UNMATCHED_LOG_EVERY_MS) return;
+    this.logger.warn(
+      `${this.unmatched.count} delivery report(s) matched no message yet (e.g. provider id ${this.unmatched.example}); kept ${Math.round(
+        this.config.smppUnmatchedReceiptTtlMs / 1000,
+      )} s for late matching`,
+    );
+    this.unmatched = { count: 0, example: '', loggedAt: now };
+  }
+
+  /** Gives up on reports that matched nothing within SMPP_UNMATCHED_RECEIPT_TTL_MS; returns how many. */
+  async expireUnmatched(): Promise<number> {
+    const res = (await this.notifications.query(
+      `UPDATE delivery_reports SET expired_at = CURRENT_TIMESTAMP(3)
+        WHERE applied_at IS NULL AND expired_at IS NULL AND received_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND LIMIT 5000`,
+      [this.config.smppUnmatchedReceiptTtlMs * 1000],
+    )) as { affectedRows?: number };
+    const n = res.affectedRows ?? 0;
+    if (n > 0)
+      this.logger.warn(
+        `${n} delivery report(s) expired unmatched after ${Math.round(this.config.smppUnmatchedReceiptTtlMs / 1000)} s`,
+      );
+    return n;
+  }
+}
+
+/** Deadlocks and lock wait timeouts between concurrent batches are routine: the batch is tried again. */
+export async function retryLocks<T>(fn: () => Promise<T>, retries = LOCK_RETRIES): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const errno = (err as { errno?: number }).errno;
+      if (attempt >= retries || (errno !== ER_LOCK_DEADLOCK && errno !== ER_LOCK_WAIT_TIMEOUT)) throw err;
+      await new Promise((r) => setTimeout(r, 20 * attempt * Math.random()));
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { MessageStore } from '../messages/message.store.js';
+import type { Channel } from '../messages/channel.js';
+import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
+import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { DISPATCH_CHUNK, type DispatchJob } from './dispatch.constants.js';
+
+/**
+ * A send is answered within about this long even when Redis hangs (a dropped connection is
+ * noticed at once and not waited for at all): its messages are stored, and the sweep queues
+ * them if the jobs did not get through.
+ */
+const ENQUEUE_TIMEOUT_MS = 800;
+
+/** Job `index` of a request holds its accepted messages [index × DISPATCH_CHUNK, (index + 1) × DISPATCH_CHUNK) in id order. */
+export interface Chunk {
+  index: number;
+  messageIds: string[];
+}
+
+export function dispatchJobId(sendRequestId: string, index: number): string {
+  return `${sendRequestId}-${index}`;
+}
+
+export function dispatchJobOptions(sendRequestId: string, index: number) {
+  return {
+    jobId: dispatchJobId(sendRequestId, index),
+    attempts: 8,
+    backoff: { type: 'exponential', delay: 2000 },
+    removeOnComplete: true,
+    removeOnFail: 1000,
+  };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`enqueue timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e) => (clearTimeout(t), reject(e)),
+    );
+  });
+}
+
+/** ioredis states in which a command would only wait for a reconnection. */
+const DOWN = new Set(['reconnecting', 'close', 'end']);
+
+/** Ids are decimal strings without leading zeros: the longer is larger, else compare as text. */
+export function byNumericId(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+interface Pending {
+  sendRequestId: string;
+  jobs: Array<{ name: string; data: DispatchJob; opts: object }>;
+}
+
+/**
+ * Puts stored messages on their channel's Bull queue in chunks. Requests that arrive in the
+ * same tick share one Redis round trip (one addBulk per queue) and one UPDATE marking them
+ * enqueued, so the cost per request falls as load rises. Job ids are derived from the
+ * request and chunk, so enqueuing the same request twice (the recovery sweep racing a slow
+ * send) adds nothing new while the first job is still there.
+ */
+@Injectable()
+export class DispatchProducer {
+  private readonly logger = new Logger(DispatchProducer.name);
+  private readonly warnings = new RepeatLimiter(this.logger);
+  /**
+   * One per channel. A tick's requests go out while an earlier addBulk may still be waiting on
+   * Redis: each send is answered within ENQUEUE_TIMEOUT_MS of its own tick, not behind others.
+   */
+  private readonly batchers = new Map<Channel, MicroBatcher<Pending, boolean>>();
+
+  constructor(
+    @InjectQueue('sms') private readonly sms: Queue<DispatchJob>,
+    @InjectQueue('email') private readonly email: Queue<DispatchJob>,
+    @InjectQueue('chat') private readonly chat: Queue<DispatchJob>,
+    private readonly store: MessageStore,
+  ) {}
+
+  queue(channel: Channel): Queue<DispatchJob> {
+    return { sms: this.sms, email: this.email, chat: this.chat }[channel];
+  }
+
+  /**
+   * Enqueues and marks the request enqueued. Returns false when Redis could not take the jobs:
+   * the messages are safely stored and the recovery sweep will enqueue them later.
+   */
+  enqueue(channel: Channel, sendRequestId: string, messageIds: string[]): Promise<boolean> {
+    // Ids are generated in increasing order, so this is the order the sweep reads them back in.
+    const sorted = [...messageIds].sort(byNumericId);
+    const chunks: Chunk[] = [];
+    for (let i = 0; i < sorted.length; i += DISPATCH_CHUNK)
+      chunks.push({ index: i / DISPATCH_CHUNK, messageIds: sorted.slice(i, i + DISPATCH_CHUNK) });
+    return this.enqueueChunks(channel, sendRequestId, chunks);
+  }
+
+  /** Enqueues the given chunks of a request under their fixed job ids and marks the request enqueued. */
+  enqueueChunks(channel: Channel, sendRequestId: string, chunks: Chunk[]): Promise<boolean> {
+    const jobs: Pending['jobs'] = chunks.map((c) => ({
+      name: 'send',
+      data: { sendRequestId, messageIds: c.messageIds },
+      opts: dispatchJobOptions(sendRequestId, c.index),
+    }));
+    let batcher = this.batchers.get(channel);
+    if (!batcher) {
+      batcher = new MicroBatcher<Pending, boolean>({
+        overlap: true,
+        flush: (batch) => this.flush(channel, batch),
+      });
+      this.batchers.set(channel, batcher);
+    }
+    return batcher.push({ sendRequestId, jobs });
+  }
+
+  /** Never throws: each request is answered true (enqueued) or false (left to the sweep). */
+  private async flush(channel: Channel, batch: Pending[]): Promise<ItemOutcome<boolean>[]> {
+    const answer = (ok: boolean) => batch.map(() => ({ status: 'fulfilled' as const, value: ok }));
+    const jobs = batch.flatMap((p) => p.jobs);
+    const queue = this.queue(channel);
+    try {
+      // While the connection is down, commands would wait in ioredis' offline queue: answer now instead.
+      if (DOWN.has(queue.client.status)) throw new Error(`Redis connection ${queue.client.status}`);
+      if (jobs.length) await withTimeout(queue.addBulk(jobs), ENQUEUE_TIMEOUT_MS);
+    } catch (err) {
+      this.warnings.warn(
+        `${batch.length} request(s) not enqueued now (${(err as Error).message}); the sweep will retry`,
+      );
+      return answer(false);
+    }
+    await this.store
+      .markEnqueued(batch.map((p) => p.sendRequestId))
+      .catch((err: Error) =>
+        this.warnings.warn(`${batch.length} request(s) enqueued but not marked (${err.message})`),
+      );
+    return answer(true);
+  }
+}

@@ -1,0 +1,149 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Job } from 'bull';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { MessageStore } from '../messages/message.store.js';
+import type { Channel } from '../messages/channel.js';
+import { MessageStateService, type Transition } from './message-state.service.js';
+import type { DispatchJob } from './dispatch.constants.js';
+import { DeliveryReportService } from './delivery-report.service.js';
+import { ConfigurationDispatchError } from './dispatch-backoff.js';
+import { DispatchAttempts } from './dispatch-attempts.js';
+import { TransportRegistry } from './transport.registry.js';
+import type { OutboundMessage } from './transports/transport.js';
+
+export class TransientDispatchError extends Error {}
+
+// Long enough to ride out a MySQL restart or failover; the job's lock is renewed meanwhile (in Redis).
+const RECORD_RETRY_MS = 10 * 60_000;
+const RECORD_BACKOFF_MAX_MS = 5000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Hands one job's messages to the channel's transport. Error policy (as ghostfolio's
+ * processors): a permanent refusal ends the message REJECTED (refunded) and is not retried;
+ * a transient failure throws so Bull retries the job with backoff, and on the last attempt
+ * the messages still waiting end FAILED (refunded). Messages no longer ACKNOWLEDGED are
+ * skipped, so a retried or duplicated job never sends a message twice.
+ */
+@Injectable()
+export class Dispatcher {
+  private readonly logger = new Logger(Dispatcher.name);
+  private readonly slice: number;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly store: MessageStore,
+    private readonly transports: TransportRegistry,
+    private readonly states: MessageStateService,
+    private readonly reports: DeliveryReportService,
+    private readonly attempts: DispatchAttempts,
+  ) {
+    this.slice = config.dispatchSlice;
+  }
+
+  async handle(channel: Channel, job: Job<DispatchJob>): Promise<{ sent: number; rejected: number }> {
+    const { sendRequestId, messageIds } = job.data;
+    const request = await this.store.findDispatchRequest(sendRequestId);
+    if (!request) {
+      this.logger.warn(`job ${job.id}: request ${sendRequestId} not found; discarded`);
+      return { sent: 0, rejected: 0 };
+    }
+    const rows = await this.store.findWaiting(messageIds);
+    if (rows.length === 0) return { sent: 0, rejected: 0 };
+
+    const outbound: OutboundMessage[] = rows.map((r) => ({
+      id: String(r.id),
+      uuid: r.uuid,
+      channel,
+      recipient: r.recipient,
+      sender: request.sender,
+      body: request.body,
+      subject: request.subject,
+      replyTo: request.reply_to,
+      apiReference: String(sendRequestId),
+    }));
+    const transport = this.transports.get(channel);
+    const sent: Array<{ id: string; providerMessageId: string; parts: string[] }> = [];
+    const transient: Array<{ id: string; reason: string }> = [];
+    let rejected = 0;
+    let configurationFailure = false;
+    // Hand over in small slices and record each slice at once: a worker killed mid-job then
+    // leaves at most one slice whose fate is unknown (and sent again), not the whole job.
+    for (let i = 0; i < outbound.length; i += this.slice) {
+      const part = outbound.slice(i, i + this.slice);
+      const results = await transport.send(part);
+      await this.attempts.record(channel, transport.name, job, part, results);
+      const changes: Transition[] = [];
+      const partSent: typeof sent = [];
+      results.forEach((r, j) => {
+        const id = part[j].id;
+        if (r.kind === 'accepted') {
+          changes.push({
+            id,
+            status: 'SENT',
+            providerMessageId: r.providerMessageId,
+            reason: r.reason ?? null,
+          });
+          partSent.push({
+            id,
+            providerMessageId: r.providerMessageId,
+            parts: r.parts ?? [r.providerMessageId],
+          });
+        } else if (r.kind === 'permanent') {
+          changes.push({ id, status: 'REJECTED', reason: r.reason.slice(0, 64) });
+          rejected++;
+        } else {
+          transient.push({ id, reason: r.reason.slice(0, 64) });
+          if (r.configuration) configurationFailure = true;
+        }
+      });
+      await this.recordHandedOver(job, changes, partSent);
+      sent.push(...partSent);
+    }
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (lastAttempt)
+      await this.states.apply(
+        transient.map((t) => ({ id: t.id, status: 'FAILED' as const, reason: t.reason })),
+      );
+    if (transient.length && !lastAttempt) {
+      const message = `${transient.length} of ${rows.length} messages not handed over: ${transient[0].reason}`;
+      throw configurationFailure
+        ? new ConfigurationDispatchError(message)
+        : new TransientDispatchError(message);
+    }
+    return { sent: sent.length, rejected };
+  }
+
+  /**
+   * What the provider took is recorded whatever it takes: a failed write (deadlock, lock wait
+   * timeout, MySQL restarting) is retried here with backoff for up to RECORD_RETRY_MS, because
+   * letting the job fail would make Bull's retry send those messages a second time.
+   */
+  private async recordHandedOver(
+    job: Job<DispatchJob>,
+    changes: Transition[],
+    sent: Array<{ id: string; parts: string[] }>,
+  ): Promise<void> {
+    const deadline = Date.now() + RECORD_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // SENT and the parts' provider ids commit together; a receipt that came first is stored
+        // unmatched and applied next. Each step is idempotent, so a retry repeats them all.
+        await this.states.apply(changes, (em) => this.reports.storeParts(em, sent));
+        await this.reports.applyPending(sent.flatMap((s) => s.parts).filter((p) => p !== ''));
+        if (attempt > 1)
+          this.logger.log(`job ${job.id}: ${changes.length} hand-over(s) recorded after ${attempt} attempts`);
+        return;
+      } catch (err) {
+        if (Date.now() >= deadline) throw err;
+        if (attempt === 1)
+          this.logger.warn(
+            `job ${job.id}: recording ${changes.length} hand-over(s) failed, retrying: ${(err as Error).message}`,
+          );
+        await sleep(
+          Math.min(RECORD_BACKOFF_MAX_MS, 100 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2),
+        );
+      }
+    }
+  }
+}

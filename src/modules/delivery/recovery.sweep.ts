@@ -1,0 +1,155 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { CallbackOutbox } from '../callbacks/callback-outbox.js';
+import { MessageStore } from '../messages/message.store.js';
+import type { Channel } from '../messages/channel.js';
+import { DISPATCH_CHUNK } from './dispatch.constants.js';
+import { dispatchJobId, DispatchProducer, type Chunk } from './dispatch.producer.js';
+import { ReceiptExpiry } from './receipt-expiry.js';
+
+/** Bull states in which a job will still run (or is running) without help. */
+const ALIVE = new Set(['waiting', 'active', 'delayed', 'paused']);
+/** Requests examined per round for lost jobs; the rest wait for the next round (a cursor walks them all). */
+const STRANDED_PER_ROUND = 50;
+/** Requests never enqueued that are queued per round. */
+const UNQUEUED_PER_ROUND = 200;
+
+/**
+ * Nothing stays stranded between MySQL and Redis. MySQL is the truth: a message is waiting
+ * for as long as it is ACKNOWLEDGED, and each round looks for such messages whose job is gone.
+ *
+ * - A request stored but never enqueued (Redis down at the moment of the send, or a crash
+ *   between commit and enqueue) still has enqueued_at NULL: its waiting messages are queued.
+ * - A request enqueued, with messages still ACKNOWLEDGED and none of its messages changed for
+ *   SWEEP_STRANDED_AFTER_MS, has its jobs looked up in the queue (job ids are fixed per chunk
+ *   of the request). A chunk whose job is missing (Redis restarted empty, flushed, failed over
+ *   to a replica that lagged), completed or failed while messages of it still wait is queued
+ *   again with just those messages. A job still waiting, delayed or running is left alone:
+ *   Bull itself hands a dead worker's job to another after QUEUE_LOCK_MS.
+ *
+ * Each round also closes out messages whose receipt never came (ReceiptExpiry) and queues the
+ * callback events that are kept in MySQL but no longer (or not yet) in Redis (CallbackOutbox).
+ *
+ * The quiet period is what keeps a requeued job from racing one still in a worker's hands
+ * when Redis lost track of it: a worker records every slice it hands over, so a request whose
+ * messages have not moved for that long is not being sent by anyone. The dispatcher sends
+ * only ACKNOWLEDGED messages, so nothing recorded as sent goes again.
+ */
+@Injectable()
+export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(RecoverySweep.name);
+  private readonly warnings = new RepeatLimiter(this.logger);
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private cursor = '0';
+
+  constructor(
+    private readonly store: MessageStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly producer: DispatchProducer,
+    private readonly receipts: ReceiptExpiry,
+    private readonly callbacks: CallbackOutbox,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep(), this.config.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+    this.warnings.flush();
+  }
+
+  /** Returns how many requests were (re)enqueued. */
+  async sweep(): Promise<number> {
+    if (this.running) return 0;
+    this.running = true;
+    let enqueued = 0;
+    try {
+      enqueued += await this.unqueued();
+      enqueued += await this.stranded();
+      await this.receipts.expire();
+      await this.callbacks.recover();
+    } catch (err) {
+      this.warnings.warn(`sweep failed: ${(err as Error).message}`);
+    } finally {
+      this.running = false;
+    }
+    return enqueued;
+  }
+
+  private async unqueued(): Promise<number> {
+    const stale = await this.store.findUnenqueued(this.config.sweepMinAgeMs, UNQUEUED_PER_ROUND);
+    let enqueued = 0;
+    for (const req of stale) {
+      const chunks = await this.waitingChunks(String(req.id));
+      if (!(await this.producer.enqueueChunks(req.channel, String(req.id), chunks))) break; // Redis still away: next round
+      enqueued++;
+    }
+    if (enqueued) this.logger.log(`queued ${enqueued} request(s) that had not reached the queue`);
+    return enqueued;
+  }
+
+  private async stranded(): Promise<number> {
+    const candidates = await this.store.findWaitingRequests(this.cursor, STRANDED_PER_ROUND);
+    this.cursor = candidates.length < STRANDED_PER_ROUND ? '0' : String(candidates.at(-1)!.id);
+    if (candidates.length === 0) return 0;
+    // Enqueued a while ago, and no message of the request has changed since.
+    const quiet = await this.store.findStranded(
+      candidates.map((c) => c.id),
+      this.config.sweepStrandedAfterMs,
+    );
+    let requeued = 0;
+    let messages = 0;
+    for (const req of quiet) {
+      const id = String(req.id);
+      const lost = await this.lostChunks(req.channel, id, await this.waitingChunks(id));
+      if (lost.length === 0) continue;
+      if (!(await this.producer.enqueueChunks(req.channel, id, lost))) break;
+      requeued++;
+      messages += lost.reduce((n, c) => n + c.messageIds.length, 0);
+    }
+    if (requeued)
+      this.logger.warn(
+        `requeued ${messages} waiting message(s) of ${requeued} request(s) whose jobs were no longer queued`,
+      );
+    return requeued;
+  }
+
+  /**
+   * The request's accepted messages in id order, cut as the producer cut them, keeping in each
+   * chunk only the messages still waiting (and only chunks that have any).
+   */
+  private async waitingChunks(requestId: string): Promise<Chunk[]> {
+    const rows = await this.store.acceptedStates(requestId);
+    const chunks: Chunk[] = [];
+    rows.forEach((r, i) => {
+      if (r.status !== 'ACKNOWLEDGED') return;
+      const index = Math.floor(i / DISPATCH_CHUNK);
+      if (chunks.at(-1)?.index !== index) chunks.push({ index, messageIds: [] });
+      chunks.at(-1)!.messageIds.push(String(r.id));
+    });
+    return chunks;
+  }
+
+  /** The chunks whose job will not run again by itself; a finished job still kept is removed so its id can be reused. */
+  private async lostChunks(channel: Channel, requestId: string, chunks: Chunk[]): Promise<Chunk[]> {
+    const queue = this.producer.queue(channel);
+    const lost: Chunk[] = [];
+    for (const chunk of chunks) {
+      const job = await queue.getJob(dispatchJobId(requestId, chunk.index));
+      if (job && ALIVE.has(await job.getState())) continue;
+      if (job) await job.remove();
+      lost.push(chunk);
+    }
+    return lost;
+  }
+}

@@ -1,0 +1,67 @@
+import type { Channel } from '../../messages/channel.js';
+
+/** One message as a transport sees it: everything needed to hand it to a provider. */
+export interface OutboundMessage {
+  id: string;
+  uuid: string;
+  channel: Channel;
+  recipient: string;
+  sender: string;
+  body: string;
+  subject?: string | null;
+  replyTo?: string | null;
+  /** The send request's id (the API's api_reference). */
+  apiReference?: string;
+}
+
+/**
+ * What became of one message handed to a provider:
+ * - accepted: the provider took it (→ SENT), with its id for matching delivery reports;
+ * - permanent: the provider refused it for good (→ REJECTED, refunded), never retried;
+ * - transient: try again later (Bull retries with backoff; after the last attempt → FAILED, refunded).
+ *   `configuration` marks a failure no retry can heal until the configuration or the provider's
+ *   setup changes (TLS refused, credentials refused, unknown host): logged at error, named by
+ *   the health check, retried on a long backoff.
+ * `reason` is a short code (stored, counted in metrics); `detail` the provider's own words, for logs.
+ */
+export type TransportResult =
+  | {
+      kind: 'accepted';
+      providerMessageId: string;
+      /** One provider id per part when the provider split the message (SMPP); '' for a part whose id never came. */
+      parts?: string[];
+      /** Why the hand-over is not confirmed in the usual way (e.g. no submit_sm_resp ever came). */
+      reason?: string;
+    }
+  | { kind: 'permanent'; reason: string; detail?: string }
+  | { kind: 'transient'; reason: string; detail?: string; configuration?: boolean };
+
+/** A delivery report from a provider, matched to a message by the provider's id. */
+export interface DeliveryReport {
+  providerMessageId: string;
+  status: 'DELIVERED' | 'UNDELIVERED' | 'EXPIRED' | 'REJECTED';
+  reason?: string | null;
+  occurredAt: Date;
+}
+
+export type ReportHandler = (report: DeliveryReport) => Promise<void>;
+
+export interface TransportHealth {
+  status: 'up' | 'down';
+  message: string;
+  response_time_ms: number;
+}
+
+/**
+ * A provider strategy, one small class per provider. `send` gets a batch (a job's chunk) so
+ * transports that pipeline (SMPP windowing, pooled SMTP) can keep many messages in flight;
+ * it resolves one result per message, in order, and should not throw.
+ */
+export interface Transport {
+  readonly name: string;
+  send(messages: OutboundMessage[]): Promise<TransportResult[]>;
+  /** Registers where asynchronous delivery reports go (SMPP deliver_sm, sandbox). */
+  onReport(handler: ReportHandler): void;
+  health(): Promise<TransportHealth>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '../../platform/errors/app.exception.js';
+import { toNumber } from '../../platform/money/money.js';
+import { MessageStore, type MessageView } from './message.store.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const notFound = () => new AppException('NOT_FOUND', 'No such message.');
+
+/** Status lookup beyond the interface: only the caller's own messages; anyone else's is 404. */
+@Injectable()
+export class MessageQueryService {
+  constructor(private readonly store: MessageStore) {}
+
+  async one(accountId: string, messageId: string) {
+    let row: MessageView | undefined;
+    if (UUID.test(messageId)) row = await this.store.findOwned(accountId, { uuid: messageId.toLowerCase() });
+    else if (/^\d{1,20}$/.test(messageId)) row = await this.store.findOwned(accountId, { id: messageId });
+    else throw notFound();
+    if (!row) throw notFound();
+    const events = await this.store.history(String(row.id));
+    const history = [
+      {
+        status: row.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED',
+        reason: row.units > 0 ? null : row.reason,
+        occurred_at: row.created_at.toISOString(),
+      },
+      ...events.map((e) => ({
+        status: e.status,
+        reason: e.reason,
+        occurred_at: e.occurred_at.toISOString(),
+      })),
+    ];
+    return { ...this.present(row), history };
+  }
+
+  async byReference(accountId: string, apiReference: string, page: number, perPage: number) {
+    if (!/^\d{1,20}$/.test(apiReference)) throw notFound();
+    if (!(await this.store.ownsRequest(accountId, apiReference))) throw notFound();
+    const { total, rows } = await this.store.page(apiReference, perPage, (page - 1) * perPage);
+    return {
+      api_reference: apiReference,
+      page,
+      per_page: perPage,
+      total,
+      data: rows.map((r) => this.present(r)),
+    };
+  }
+
+  private present(r: MessageView) {
+    return {
+      message_id: r.channel === 'email' ? String(r.id) : r.uuid,
+      channel: r.channel,
+      api_reference: String(r.send_request_id),
+      recipient: r.recipient,
+      status: r.status,
+      reason: r.reason,
+      units: r.units,
+      cost: toNumber(r.cost),
+      currency: r.currency,
+      user_reference_id: r.user_reference_id,
+      created_at: r.created_at.toISOString(),
+      sent_at: r.sent_at?.toISOString() ?? null,
+      completed_at: r.completed_at?.toISOString() ?? null,
+      // Hand-over attempts so far, and why the last failed one did: while a message stays
+      // ACKNOWLEDGED and is retried, this is where the cause shows.
+      attempts: r.attempts,
+      last_error: r.last_error,
+    };
+  }
+}

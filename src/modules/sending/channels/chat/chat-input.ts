@@ -1,0 +1,33 @@
+import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
+import { asList } from '../../../../platform/validation/validators.js';
+import type { SendInput } from '../../channel-policy.js';
+import { throwIfProblems } from '../../field-aliases.js';
+
+function isBlank(v: unknown): boolean {
+  return (
+    v === undefined ||
+    v === null ||
+    (typeof v === 'string' && v.trim() === '') ||
+    (Array.isArray(v) && v.length === 0)
+  );
+}
+
+/**
+ * Maps a chat body to the pipeline's input. `username`/`password` are checked by the
+ * controller and never reach the pipeline, so they are neither stored nor part of the
+ * idempotency hash. A numeric `senderid` is stored as its digits.
+ */
+export function chatInput(body: Record<string, unknown>): SendInput {
+  const problems: ErrorDetail[] = [];
+  for (const field of ['senderid', 'message', 'recipient'] as const) {
+    if (isBlank(body[field])) problems.push({ field, message: `${field} is required` });
+  }
+  throwIfProblems(problems);
+  const senderid = body.senderid as string | number;
+  return {
+    sender: typeof senderid === 'number' ? String(senderid) : senderid.trim().replace(/^\+/, ''),
+    recipients: asList(body.recipient as string | string[]),
+    body: body.message as string,
+    userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+  };
+}

@@ -1,0 +1,76 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
+import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
+
+/** The documented example sends the chat sender id as a JSON number; a string of digits is the same thing. */
+function IsStringOrWholeNumber(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isStringOrWholeNumber',
+    validator: {
+      validate: (v: unknown) =>
+        typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0),
+      defaultMessage: (args) => `${args?.property} must be a string or a whole number`,
+    },
+  });
+}
+
+/**
+ * `recipient` is documented as a list; a single string is accepted too, like `to` on
+ * the other channels. `user_reference_id` is not among the documented chat fields: it is accepted so a chat
+ * send can be retried safely like the others.
+ */
+export class ChatSendDto {
+  @ApiProperty({ description: 'API username (the account the key belongs to).', example: 'acme' })
+  @IsOptional()
+  @IsString()
+  username?: string;
+
+  // Bounded so an absurd value never reaches the password hash.
+  @ApiProperty({
+    description: 'API password.',
+    example: 'a-long-secret',
+    maxLength: 1024,
+    format: 'password',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  password?: string;
+
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }],
+    description: 'Sender id on the chat channel; a number in the documented example.',
+    example: 260971234567,
+  })
+  @IsOptional()
+  @IsStringOrWholeNumber()
+  senderid?: string | number;
+
+  @ApiProperty({
+    description: 'Message content; non-ASCII characters allowed.',
+    example: 'Muli shani! Your order has shipped.',
+  })
+  @IsOptional()
+  @IsString()
+  message?: string;
+
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    description:
+      'Recipient numbers on the chat channel (digits with country code); a single string is accepted too.',
+    example: ['260971234567', '260971234568'],
+  })
+  @IsOptional()
+  @IsStringOrStringArray()
+  recipient?: string | string[];
+
+  @ApiPropertyOptional({
+    description: 'Your unique reference (idempotency).',
+    example: 'promo-2025-11-01',
+    maxLength: 255,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  user_reference_id?: string;
+}

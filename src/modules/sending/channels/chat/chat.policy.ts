@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '../../../../platform/errors/app.exception.js';
+import type { ChannelPolicy, SendInput } from '../../channel-policy.js';
+import { normalisePhone } from '../../recipients.js';
+import { codePointLength, hasLoneSurrogate } from '../../text.js';
+
+/** The chat providers' own text limit, in Unicode code points (an emoji is one, not two). */
+export const MAX_CHAT_CHARS = 4096;
+
+@Injectable()
+export class ChatPolicy implements ChannelPolicy {
+  readonly channel = 'chat' as const;
+  readonly recipientField = 'recipient';
+
+  normaliseRecipient(raw: string) {
+    return normalisePhone(raw);
+  }
+
+  validate(input: SendInput): void {
+    // A chat sender is a business phone number: digits with country code, as in the documented example.
+    if (!/^[1-9]\d{0,14}$/.test(input.sender)) {
+      throw AppException.validation(
+        [
+          {
+            field: 'senderid',
+            message: 'must be a number of up to 15 digits (country code first, no leading 0)',
+          },
+        ],
+        'The sender id is not valid.',
+      );
+    }
+    // An unpaired surrogate cannot be stored or sent as UTF-8; it would silently become U+FFFD.
+    if (hasLoneSurrogate(input.body)) {
+      throw AppException.validation([{ field: 'message', message: 'contains an unpaired UTF-16 surrogate' }]);
+    }
+    if (codePointLength(input.body) > MAX_CHAT_CHARS) {
+      throw new AppException(
+        'MESSAGE_TOO_LONG',
+        `The chat message is longer than ${MAX_CHAT_CHARS} characters.`,
+        [{ field: 'message', message: `more than ${MAX_CHAT_CHARS} characters (Unicode code points)` }],
+      );
+    }
+  }
+
+  unitsPerRecipient(): number {
+    return 1;
+  }
+}

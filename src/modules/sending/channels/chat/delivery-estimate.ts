@@ -1,0 +1,57 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DISPATCH_CHUNK } from '../../../delivery/dispatch.constants.js';
+import { DispatchProducer } from '../../../delivery/dispatch.producer.js';
+
+/**
+ * Messages per second the chat workers are assumed to hand to the provider. Not configurable
+ * yet (config.ts has no such variable); a constant keeps the estimate honest about its basis.
+ */
+export const CHAT_DISPATCH_RATE_PER_SECOND = 50;
+/** Fixed latency on top of the backlog: pick-up by a worker and the provider's own hop. */
+export const CHAT_DELIVERY_OVERHEAD_MS = 2_000;
+const BACKLOG_READ_TIMEOUT_MS = 500;
+
+/**
+ * `estimated_delivery`: now + time to drain the chat queue ahead of this request
+ * + this request's own messages, at the assumed dispatch rate.
+ *
+ * The backlog is read as a job count (waiting + paused + delayed: one cheap Redis round trip)
+ * times DISPATCH_CHUNK, the most message ids one job carries. Summing each job's ids would be
+ * exact but would read every job out of Redis on every chat request; the upper bound errs on
+ * the side of promising too late rather than too early. Our own jobs are already in the count,
+ * so they are taken out and replaced by our exact message count.
+ */
+@Injectable()
+export class ChatDeliveryEstimator {
+  private readonly logger = new Logger(ChatDeliveryEstimator.name);
+
+  constructor(private readonly dispatch: DispatchProducer) {}
+
+  async estimate(ownMessages: number, now = Date.now()): Promise<string> {
+    const queuedJobs = await this.queuedJobs();
+    const ownJobs = Math.ceil(ownMessages / DISPATCH_CHUNK);
+    const backlog = Math.max(0, queuedJobs - ownJobs) * DISPATCH_CHUNK + ownMessages;
+    const ms = CHAT_DELIVERY_OVERHEAD_MS + Math.ceil((backlog / CHAT_DISPATCH_RATE_PER_SECOND) * 1000);
+    return new Date(now + ms).toISOString();
+  }
+
+  /** The request is already stored and charged: a slow or absent Redis must not fail it, only blur the estimate. */
+  private async queuedJobs(): Promise<number> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        this.dispatch.queue('chat').count(),
+        new Promise<number>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timed out')), BACKLOG_READ_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (err) {
+      this.logger.warn(
+        `chat backlog unknown (${(err as Error).message}); estimating from this request alone`,
+      );
+      return 0;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

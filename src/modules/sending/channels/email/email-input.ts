@@ -1,0 +1,50 @@
+import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
+import { asList } from '../../../../platform/validation/validators.js';
+import type { SendInput } from '../../channel-policy.js';
+import { throwIfProblems } from '../../field-aliases.js';
+import { normaliseEmail } from '../../recipients.js';
+import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
+
+function isBlank(v: unknown): boolean {
+  return (
+    v === undefined ||
+    v === null ||
+    (typeof v === 'string' && v.trim() === '') ||
+    (Array.isArray(v) && v.length === 0)
+  );
+}
+
+/** An address as it will be stored: domain lower-cased when valid; left as sent otherwise for the policy to refuse. */
+function address(raw: string): string {
+  const check = normaliseEmail(raw);
+  return check.ok ? check.value : raw.trim();
+}
+
+/** A sender as it will be stored: `Name <address>` or the address, normalised; left as sent when invalid. */
+function sender(raw: string): string {
+  const parsed = parseSender(raw);
+  return parsed ? formatSender(parsed) : String(raw).trim();
+}
+
+/**
+ * Maps an e-mail body to the pipeline's input, checking required fields. The body
+ * and subject are kept exactly as sent: HTML and whitespace are content.
+ */
+export function emailInput(body: Record<string, unknown>): SendInput {
+  const problems: ErrorDetail[] = [];
+  for (const field of ['to', 'subject', 'email_body', 'from'] as const) {
+    if (isBlank(body[field])) problems.push({ field, message: `${field} is required` });
+  }
+  throwIfProblems(problems);
+  const replyTo = body.reply_to as string | undefined;
+  return {
+    sender: sender(body.from as string),
+    recipients: asList(body.to as string | string[]),
+    body: body.email_body as string,
+    subject: body.subject as string,
+    // An empty reply_to means "none", the way most mail clients treat an empty header.
+    replyTo: replyTo === undefined || replyTo.trim() === '' ? null : address(replyTo),
+    source: (body.source as string | undefined) ?? null,
+    userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+  };
+}

@@ -1,0 +1,68 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
+
+/**
+ * Types only: which fields are required, and what a valid address is, is checked
+ * after mapping (email-input.ts, email.policy.ts) so every problem is reported in one answer.
+ */
+export class EmailSendDto {
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    description: 'One e-mail address or a list.',
+    example: ['jane@example.com', 'john@example.com'],
+  })
+  @IsOptional()
+  @IsStringOrStringArray()
+  to?: string | string[];
+
+  @ApiProperty({ example: 'Your November statement' })
+  @IsOptional()
+  @IsString()
+  subject?: string;
+
+  @ApiProperty({
+    description: 'Content; may contain HTML markup.',
+    example: '<p>Hello Jane, your statement is ready.</p>',
+  })
+  @IsOptional()
+  @IsString()
+  email_body?: string;
+
+  @ApiProperty({
+    description:
+      'Sender address, optionally with a display name (`ACME Billing <billing@acme.example>`); no line breaks or control characters.',
+    example: 'ACME Billing <billing@acme.example>',
+    maxLength: 320,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(320)
+  from?: string;
+
+  @ApiPropertyOptional({ example: 'support@acme.example', maxLength: 320 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(320)
+  reply_to?: string;
+
+  @ApiPropertyOptional({
+    description: 'Department or source of the message.',
+    example: 'billing',
+    maxLength: 255,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  source?: string;
+
+  @ApiPropertyOptional({
+    description: 'Your unique reference (idempotency).',
+    example: 'stmt-2025-11-jane',
+    maxLength: 255,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  user_reference_id?: string;
+}

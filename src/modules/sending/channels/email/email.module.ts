@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { SendingModule } from '../../sending.module.js';
+import { EmailController } from './email.controller.js';
+import { EmailPolicy } from './email.policy.js';
+
+@Module({
+  imports: [SendingModule],
+  controllers: [EmailController],
+  providers: [EmailPolicy],
+  exports: [EmailPolicy],
+})
+export class EmailModule {}

@@ -1,0 +1,21 @@
+import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
+import { asList } from '../../../../platform/validation/validators.js';
+import type { SendInput } from '../../channel-policy.js';
+import { pickAlias, throwIfProblems } from '../../field-aliases.js';
+
+/** Maps an SMS body (JSON DTO or parsed XML) to the pipeline's input, checking required fields. */
+export function smsInput(body: Record<string, unknown>): SendInput {
+  const problems: ErrorDetail[] = [];
+  const sender = pickAlias<string>(body, 'from', 'sender_id', problems);
+  const to = pickAlias<string | string[]>(body, 'to', 'recipient', problems);
+  const message = pickAlias<string>(body, 'message', 'message_body', problems);
+  throwIfProblems(problems);
+  return {
+    sender: sender!.trim(),
+    recipients: asList(to),
+    body: message!,
+    source: (body.source as string | undefined) ?? null,
+    callbackUrl: (body.callback_url as string | undefined) ?? null,
+    userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+  };
+}

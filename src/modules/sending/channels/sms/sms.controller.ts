@@ -1,0 +1,47 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ApiKeyAuth } from '../../../../platform/openapi/api-docs.decorators.js';
+import { SmsSendResponseDto, SMS_SEND_EXAMPLE } from '../../../../platform/openapi/responses.js';
+import { Auth, type AuthContext } from '../../../api-keys/auth/auth-context.js';
+import { SendService, type SendOutcome } from '../../send.service.js';
+import { SmsSendDto } from './sms-send.dto.js';
+import { smsInput } from './sms-input.js';
+import { SmsPolicy } from './sms.policy.js';
+
+/** The JSON SMS endpoint. */
+export function smsResponse(o: SendOutcome) {
+  return {
+    api_reference: o.apiReference,
+    data: o.entries.map((e) => ({
+      message_id: e.uuid,
+      mobile_number: e.recipient,
+      status: e.status,
+      ...(e.reason ? { reason: e.reason } : {}),
+    })),
+    message: 'successful',
+    success: true,
+  };
+}
+
+@ApiTags('sms')
+@ApiKeyAuth()
+@Controller('api/v1/json/bulk/sms')
+export class SmsController {
+  constructor(
+    private readonly sends: SendService,
+    private readonly policy: SmsPolicy,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Send one SMS text to one or many recipients' })
+  @ApiOkResponse({
+    type: SmsSendResponseDto,
+    example: SMS_SEND_EXAMPLE,
+    description: 'Accepted: stored, charged and queued; one data entry per recipient',
+  })
+  @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
+  async send(@Auth() auth: AuthContext, @Body() dto: SmsSendDto) {
+    return smsResponse(await this.sends.send(this.policy, auth, smsInput(dto as Record<string, unknown>)));
+  }
+}

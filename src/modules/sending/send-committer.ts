@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
+import { BalanceService } from '../balance/balance.service.js';
+import { MessageStore, type MessageGroup, type NewSendRequest } from '../messages/message.store.js';
+import type { Channel } from '../messages/channel.js';
+
+/** Everything one accepted send writes, computed before the transaction. */
+export interface PreparedSend {
+  request: NewSendRequest;
+  messages: MessageGroup;
+  charge: { accountId: string; channel: Channel; amount: string; sendRequestId: string };
+}
+
+export class DuplicateReference extends Error {}
+class AlreadyStored extends Error {}
+
+const MYSQL_DUP = 1062;
+/** Requests with more messages than this are written alone: they already amortise their round trips. */
+const ALONE_ABOVE = 200;
+const MAX_BATCH = 100;
+
+/**
+ * Group commit for sends. Requests that arrive while a commit is in flight are written
+ * together in ONE transaction: one multi-row INSERT of requests, one of messages, one
+ * conditional debit per account and channel, one multi-row INSERT of ledger rows. Under load
+ * this divides round trips and commits, and the hot balance row is locked once per batch
+ * rather than once per request. If anything in a batch fails (a balance that cannot pay, a
+ * repeated user_reference_id), each of its requests is written again on its own, so one
+ * request's problem never becomes another's and each gets its own exact answer.
+ */
+@Injectable()
+export class SendCommitter {
+  private readonly batcher = new MicroBatcher<PreparedSend>({
+    maxBatch: MAX_BATCH,
+    flush: (sends) => this.writeBatch(sends),
+  });
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly balances: BalanceService,
+    private readonly store: MessageStore,
+  ) {}
+
+  commit(send: PreparedSend): Promise<void> {
+    if (send.messages.rows.length > ALONE_ABOVE) return this.write([send]);
+    return this.batcher.push(send);
+  }
+
+  private async writeBatch(batch: PreparedSend[]): Promise<ItemOutcome<void>[] | void> {
+    try {
+      await this.write(batch);
+    } catch (err) {
+      if (batch.length === 1) throw err;
+      return Promise.allSettled(
+        batch.map((send) =>
+          this.write([send]).catch((e) => {
+            if (!(e instanceof AlreadyStored)) throw e;
+          }),
+        ),
+      );
+    }
+  }
+
+  private async write(sends: PreparedSend[]): Promise<void> {
+    await this.ds.transaction(async (em) => {
+      // The request rows go first: a racing duplicate of user_reference_id waits on its unique key here.
+      try {
+        await this.store.insertRequests(
+          em,
+          sends.map((s) => s.request),
+        );
+      } catch (err) {
+        if ((err as { errno?: number }).errno === MYSQL_DUP) {
+          // Our own new id already there: the batch this request was in did commit, but the COMMIT's
+          // acknowledgement was lost (connection dropped). It is stored in full: not a duplicate reference.
+          if (/for key '(?:\w+\.)?PRIMARY'/.test((err as Error).message)) throw new AlreadyStored();
+          throw new DuplicateReference();
+        }
+        throw err;
+      }
+      await this.store.insertMessages(
+        em,
+        sends.map((s) => s.messages),
+      );
+      // The debit comes last so the hot balance row stays locked for as short a time as possible.
+      await this.balances.debit(
+        em,
+        sends.map((s) => s.charge),
+      );
+    });
+  }
+}

@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AuthContext } from '../api-keys/auth/auth-context.js';
+import { AppException } from '../../platform/errors/app.exception.js';
+import type { ErrorDetail } from '../../platform/errors/error-codes.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { BalanceService, InsufficientBalance } from '../balance/balance.service.js';
+import { priceOf } from '../../platform/money/money.js';
+import { DispatchProducer } from '../delivery/dispatch.producer.js';
+import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { checkCallbackUrl } from './callback-url.js';
+import type { ChannelPolicy, SendInput } from './channel-policy.js';
+import type { Channel } from '../messages/channel.js';
+import { IdGenerator } from './id-generator.js';
+import { uuidV7 } from './uuid-source.js';
+import { DuplicateReference, SendCommitter } from './send-committer.js';
+
+/** Recipients handled between two yields to the event loop. */
+const YIELD_EVERY = 2000;
+
+export interface SendEntry {
+  messageId: string;
+  uuid: string;
+  recipient: string;
+  status: 'ACKNOWLEDGED' | 'REJECTED';
+  reason?: string;
+}
+
+export interface SendOutcome {
+  apiReference: string;
+  channel: Channel;
+  entries: SendEntry[];
+  acceptedCount: number;
+  unitsPerRecipient: number;
+  cost: string;
+  currency: string;
+  createdAt: Date;
+  replayed: boolean;
+}
+
+/**
+ * The one send pipeline for every channel: normalise recipients, price, store the request,
+ * its messages and the charge in ONE transaction, then enqueue dispatch jobs.
+ */
+@Injectable()
+export class SendService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly ids: IdGenerator,
+    private readonly balances: BalanceService,
+    private readonly dispatch: DispatchProducer,
+    private readonly committer: SendCommitter,
+    private readonly store: MessageStore,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
+  ) {}
+
+  async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
+    const { channel } = policy;
+    if (input.recipients.length > this.config.maxRecipients) {
+      throw new AppException(
+        'TOO_MANY_RECIPIENTS',
+        `A request may name at most ${this.config.maxRecipients} recipients; this one names ${input.recipients.length}.`,
+        [{ field: policy.recipientField, message: `at most ${this.config.maxRecipients} recipients` }],
+      );
+    }
+    policy.validate(input);
+    const callbackUrl = input.callbackUrl
+      ? checkCallbackUrl(
+          input.callbackUrl,
+          this.config.callbackAllowPrivateNetworks,
+          this.config.callbackHttpsOnly,
+        )
+      : null;
+
+    const entries = await this.sortRecipients(policy, input.recipients);
+    const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
+    if (accepted.length === 0) {
+      const details: ErrorDetail[] = input.recipients.length
+        ? entries.map((e) => ({
+            field: `${policy.recipientField}[${e.index}]`,
+            message: e.reason ?? 'invalid',
+          }))
+        : [{ field: policy.recipientField, message: 'at least one recipient is required' }];
+      throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
+    }
+
+    const unitsPerRecipient = policy.unitsPerRecipient(input);
+    const unitCost = priceOf(await this.balances.unitPrice(auth.account.id, channel), unitsPerRecipient);
+    const cost = priceOf(unitCost, accepted.length);
+    const requestHash = this.hash(channel, input, callbackUrl);
+    const apiReference = this.ids.next();
+    const createdAt = new Date();
+
+    const rows: NewMessageRow[] = entries.map((e) => ({
+      id: e.messageId,
+      uuid: e.uuid,
+      recipient: e.recipient,
+      status: e.status,
+      reason: e.reason ?? null,
+      units: e.status === 'ACKNOWLEDGED' ? unitsPerRecipient : 0,
+      cost: e.status === 'ACKNOWLEDGED' ? unitCost : '0',
+    }));
+
+    try {
+      await this.committer.commit({
+        request: {
+          id: apiReference,
+          accountId: auth.account.id,
+          apiKeyId: auth.key.id,
+          channel,
+          sender: input.sender,
+          subject: input.subject ?? null,
+          body: input.body,
+          replyTo: input.replyTo ?? null,
+          source: input.source ?? null,
+          callbackUrl,
+          userReferenceId: input.userReferenceId ?? null,
+          requestHash,
+          recipientCount: entries.length,
+          acceptedCount: accepted.length,
+          unitsPerRecipient,
+          cost,
+          currency: auth.account.currency,
+          createdAt,
+        },
+        messages: {
+          common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
+          rows,
+        },
+        charge: { accountId: auth.account.id, channel, amount: cost, sendRequestId: apiReference },
+      });
+    } catch (err) {
+      if (err instanceof DuplicateReference)
+        return this.replay(auth, channel, input.userReferenceId!, requestHash);
+      if (err instanceof InsufficientBalance) {
+        throw new AppException(
+          'INSUFFICIENT_BALANCE',
+          `The ${channel} balance cannot pay for this request: it costs ${err.needed} ${auth.account.currency}, the balance is ${err.available}.`,
+          [{ field: 'balance', message: `needed ${err.needed}, available ${err.available}` }],
+        );
+      }
+      throw err;
+    }
+
+    this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
+    await this.dispatch.enqueue(
+      channel,
+      apiReference,
+      accepted.map((e) => e.messageId),
+    );
+    return {
+      apiReference,
+      channel,
+      entries: entries.map(({ messageId, uuid, recipient, status, reason }) => ({
+        messageId,
+        uuid,
+        recipient,
+        status,
+        reason,
+      })),
+      acceptedCount: accepted.length,
+      unitsPerRecipient,
+      cost,
+      currency: auth.account.currency,
+      createdAt,
+      replayed: false,
+    };
+  }
+
+  /**
+   * Normalises, drops repeats (listed once) and marks invalid recipients REJECTED, keeping input
+   * order. Yields to the event loop every few thousand recipients, so a 100,000-recipient request
+   * does not hold up everyone else's.
+   */
+  private async sortRecipients(policy: ChannelPolicy, raw: string[]) {
+    const seen = new Set<string>();
+    const out: Array<SendEntry & { index: number }> = [];
+    for (let index = 0; index < raw.length; index++) {
+      if (index > 0 && index % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
+      const value = raw[index];
+      const check = policy.normaliseRecipient(value);
+      const recipient = check.ok ? check.value : String(value).slice(0, 320);
+      if (seen.has(recipient)) continue;
+      seen.add(recipient);
+      out.push({
+        index,
+        messageId: this.ids.next(),
+        uuid: uuidV7(),
+        recipient,
+        status: check.ok ? 'ACKNOWLEDGED' : 'REJECTED',
+        reason: check.ok ? undefined : check.reason,
+      });
+    }
+    return out;
+  }
+
+  private hash(channel: Channel, input: SendInput, callbackUrl: string | null): Buffer {
+    const canonical = JSON.stringify([
+      channel,
+      input.sender,
+      input.recipients,
+      input.body,
+      input.subject ?? null,
+      input.replyTo ?? null,
+      input.source ?? null,
+      callbackUrl,
+    ]);
+    return createHash('sha256').update(canonical).digest();
+  }
+
+  /** The same body gets the first answer again; a different one is a conflict. */
+  private async replay(
+    auth: AuthContext,
+    channel: Channel,
+    userReferenceId: string,
+    requestHash: Buffer,
+  ): Promise<SendOutcome> {
+    const req = await this.store.findReplay(auth.account.id, channel, userReferenceId);
+    if (!req) throw new Error('duplicate reference reported but no request found');
+    if (!req.request_hash.equals(requestHash)) {
+      throw new AppException(
+        'DUPLICATE_REFERENCE',
+        `user_reference_id ${JSON.stringify(userReferenceId)} was already used for a different ${channel} request (api_reference ${req.id}).`,
+        [{ field: 'user_reference_id', message: 'already used with a different body' }],
+      );
+    }
+    const messages = await this.store.acceptedAnswer(String(req.id));
+    return {
+      apiReference: req.id,
+      channel,
+      // The first answer said ACKNOWLEDGED for every charged message and REJECTED for the rest.
+      entries: messages.map((m) => ({
+        messageId: m.id,
+        uuid: m.uuid,
+        recipient: m.recipient,
+        status: m.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED',
+        reason: m.units > 0 ? undefined : (m.reason ?? undefined),
+      })),
+      acceptedCount: req.accepted_count,
+      unitsPerRecipient: req.units_per_recipient,
+      cost: req.cost,
+      currency: req.currency,
+      createdAt: req.created_at,
+      replayed: true,
+    };
+  }
+}

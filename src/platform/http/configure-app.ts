@@ -1,0 +1,68 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AppConfig } from '../../config/config.js';
+import { AuthThrottle } from '../../modules/api-keys/auth/auth-throttle.js';
+import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
+import { classifyError } from '../errors/classify-error.js';
+import { sendError } from '../errors/error-body.js';
+import { installRequestPipeline } from '../logging/request-pipeline.js';
+import { setupOpenApi } from '../openapi/openapi.js';
+import { AppValidationPipe } from '../validation/app-validation.pipe.js';
+import { requestIdMiddleware } from './request-id.middleware.js';
+import { jsonDepthGuard } from './json-depth.js';
+import {
+  applyServerLimits,
+  corsMiddleware,
+  refuseCrossSite,
+  refuseFormBodies,
+  requireJsonBody,
+  securityHeaders,
+} from './security.js';
+
+function trustProxySetting(value: string | undefined): boolean | string | string[] {
+  if (!value) return false;
+  if (value === 'true') return true;
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Everything the HTTP app needs beyond its modules; shared by main.ts and the e2e tests so
+ * both run the same stack. Create the app with `bodyParser: false`.
+ */
+export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', trustProxySetting(config.trustProxy));
+  app.use(requestIdMiddleware);
+  app.use(app.get(AuthThrottle).addressGate());
+  // Access log, HTTP metrics and the shutdown drain gate: before body parsing, so they see every request.
+  installRequestPipeline(app);
+  // Security headers, CORS and the server's own limits (README "Security").
+  app.use(securityHeaders());
+  app.use(corsMiddleware(config.http.corsOrigins));
+  // Before any body is read: a forged cross-site request is refused before anything is stored.
+  app.use(refuseCrossSite(config.http.corsOrigins));
+  applyServerLimits(app.getHttpServer(), config.http);
+  // The XML endpoint is read as text whatever Content-Type says, except form types.
+  app.use(refuseFormBodies(config.http.xmlAcceptFormContentTypes));
+  app.use('/api/v1/xml', express.text({ type: () => true, limit: config.http.xmlBodyLimit }));
+  app.use('/api/v1/json', requireJsonBody());
+  // Balance and message lookups carry a few short fields at most: a small limit of their own.
+  app.use(['/api/v1/json/balance', '/api/v1/json/messages'], express.json({ limit: '16kb', strict: true }));
+  app.use(express.json({ limit: config.bodyLimit, strict: true }));
+  app.use(jsonDepthGuard(config.http.maxJsonDepth));
+  // Body-parser errors happen before Nest's router: answer them in the same envelope here.
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const c = classifyError(err);
+    sendError(req, res, c.status, c.code, c.message, c.details, c.headers);
+  });
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalPipes(new AppValidationPipe());
+  app.enableShutdownHooks();
+  // Swagger UI at /docs, the document at /docs-json (outside Nest's router: no key needed).
+  setupOpenApi(app, config);
+}
