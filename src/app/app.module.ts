@@ -16,6 +16,7 @@ import { HealthModule } from '../modules/health/health.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { RequestLogsModule } from '../modules/request-logs/request-logs.module.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
+import { SchedulingModule } from '../modules/delivery/scheduling.module.js';
 import { WorkerModule } from './worker.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
@@ -41,6 +42,7 @@ export class AppModule {
         SmsModule,
         EmailModule,
         ChatModule,
+        SchedulingModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard, only when ADMIN_TOKEN is set.
         ...(config.adminToken

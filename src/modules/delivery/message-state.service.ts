@@ -7,20 +7,24 @@ import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import { MessageStore, type LockedMessage } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { Channel, MessageStatus } from '../messages/channel.js';
+import { isBeingHandedOver } from './claim-lease.js';
 
 /** From which states each state may be reached. A state never goes back. */
 const ALLOWED_FROM: Record<MessageStatus, MessageStatus[]> = {
-  ACKNOWLEDGED: [],
+  SCHEDULED: [],
+  ACKNOWLEDGED: ['SCHEDULED'],
   SENT: ['ACKNOWLEDGED'],
   // A report may overtake our own record of SENT: it is applied from ACKNOWLEDGED too.
   DELIVERED: ['ACKNOWLEDGED', 'SENT'],
   UNDELIVERED: ['ACKNOWLEDGED', 'SENT'],
-  EXPIRED: ['ACKNOWLEDGED', 'SENT'],
+  // From SCHEDULED/ACKNOWLEDGED also when the validity period elapsed before hand-over.
+  EXPIRED: ['SCHEDULED', 'ACKNOWLEDGED', 'SENT'],
   REJECTED: ['ACKNOWLEDGED', 'SENT'],
   FAILED: ['ACKNOWLEDGED'],
+  CANCELLED: ['SCHEDULED', 'ACKNOWLEDGED'],
 };
 
-const REFUNDED: ReadonlySet<MessageStatus> = new Set(['FAILED', 'REJECTED']);
+const REFUNDED: ReadonlySet<MessageStatus> = new Set(['FAILED', 'REJECTED', 'CANCELLED']);
 const ER_LOCK_WAIT_TIMEOUT = 1205;
 const ER_LOCK_DEADLOCK = 1213;
 const LOCK_RETRIES = 3;
@@ -31,6 +35,10 @@ export interface Transition {
   reason?: string | null;
   providerMessageId?: string | null;
   at?: Date;
+  /** Refund the charge too (a state that is not always refunded, e.g. EXPIRED before hand-over). */
+  refund?: boolean;
+  /** Skip a message a worker is handing over right now (cancel, validity expiry): sent or not, never both. */
+  unlessHandingOver?: boolean;
 }
 
 export interface CallbackJob {
@@ -108,6 +116,7 @@ export class MessageStateService {
         const row = byId.get(t.id);
         if (!row || !ALLOWED_FROM[t.status].includes(row.status)) continue;
         const at = t.at ?? new Date();
+        if (t.unlessHandingOver && isBeingHandedOver(row, at)) continue;
         row.status = t.status;
         done.push({ row, t: { ...t, at } });
         if (row.callback_url) jobs.push(this.callbackJob(row, t, at));
@@ -149,7 +158,7 @@ export class MessageStateService {
       })),
     );
     for (const { row, t } of done) {
-      if (!REFUNDED.has(t.status)) continue;
+      if (!REFUNDED.has(t.status) && !t.refund) continue;
       await this.balances.refundMessage(em, {
         id: String(row.id),
         accountId: String(row.account_id),
