@@ -38,6 +38,8 @@ export class CancellationService {
     if (!/^\d{1,20}$/.test(apiReference)) throw notFound('request');
     const request = await this.schedules.findOwnedRequest(accountId, apiReference);
     if (!request) throw notFound('request');
+    // First the gate, so no worker starts on the messages while they are being cancelled.
+    await this.schedules.requestCancel(apiReference, new Date());
     const { cancelled, refunded } = await this.cancel(await this.schedules.findWaitingOf(apiReference));
     return this.answer(apiReference, Number(request.accepted_count), cancelled, refunded, request.currency);
   }

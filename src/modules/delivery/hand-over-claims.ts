@@ -9,7 +9,8 @@ import { VALIDITY_PERIOD_ELAPSED } from './claim-lease.js';
  * its messages are claimed under a row lock. A message cancelled (or expired) first is not
  * claimed and not sent; one claimed first is not cancelled. Messages whose validity has
  * elapsed are not handed over at all: they end EXPIRED, VALIDITY_PERIOD_ELAPSED, refunded,
- * which wins over a FAILED that further retries would have reached.
+ * which wins over a FAILED that further retries would have reached. Nothing of a request whose
+ * cancel was asked is started.
  */
 @Injectable()
 export class HandOverClaims {
@@ -22,7 +23,11 @@ export class HandOverClaims {
   async take(sendRequestId: string, part: OutboundMessage[]): Promise<OutboundMessage[]> {
     if (part.length === 0) return [];
     const now = new Date();
-    const validUntil = await this.store.validUntil(sendRequestId);
+    const gate = await this.store.handOverGate(sendRequestId);
+    // The request is being cancelled: its messages are left to the cancel (or, should that not
+    // finish, to ValidityExpiry's round), never started here.
+    if (!gate || gate.cancel_requested_at) return [];
+    const validUntil = gate.valid_until;
     if (validUntil && validUntil.getTime() <= now.getTime()) {
       await this.states.apply(
         part.map((m) => ({

@@ -157,16 +157,19 @@ export class MessageStateService {
         at: t.at,
       })),
     );
-    for (const { row, t } of done) {
-      if (!REFUNDED.has(t.status) && !t.refund) continue;
-      await this.balances.refundMessage(em, {
-        id: String(row.id),
-        accountId: String(row.account_id),
-        channel: row.channel,
-        cost: row.cost,
-        sendRequestId: String(row.send_request_id),
-      });
-    }
+    // One batch of statements for all the refunds of the batch (a cancel may end thousands at once).
+    await this.balances.refundMessages(
+      em,
+      done
+        .filter(({ t }) => REFUNDED.has(t.status) || t.refund)
+        .map(({ row }) => ({
+          id: String(row.id),
+          accountId: String(row.account_id),
+          channel: row.channel,
+          cost: row.cost,
+          sendRequestId: String(row.send_request_id),
+        })),
+    );
   }
 
   private callbackJob(row: LockedMessage, t: Transition, at: Date): CallbackJob {

@@ -7,12 +7,14 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
-import { ScheduleStore } from '../messages/schedule.store.js';
+import { ScheduleStore, type Cancellable } from '../messages/schedule.store.js';
 import { CLAIM_LEASE_MS, VALIDITY_PERIOD_ELAPSED } from './claim-lease.js';
 import { MessageStateService } from './message-state.service.js';
 
 const BATCH = 500;
 const BATCHES_PER_ROUND = 20;
+/** A cancel asked this long ago whose messages still wait did not finish (its process died). */
+const UNFINISHED_CANCEL_MS = 60_000;
 /** Validity is whole seconds, at least a minute: a few seconds late is on time. */
 const MAX_INTERVAL_MS = 5000;
 
@@ -21,7 +23,9 @@ const MAX_INTERVAL_MS = 5000;
  * reason VALIDITY_PERIOD_ELAPSED, refunded (once: the state change happens once, and the ledger
  * takes one refund per message). The dispatcher does the same for the messages it is about to
  * hand over; this finds the ones no job is looking at (a long retry backoff, a provider down).
- * Messages a worker is handing over right now are left to it.
+ * Messages a worker is handing over right now are left to it. The same round finishes a cancel
+ * whose process died half-way: workers start nothing of a request being cancelled, so its
+ * messages would otherwise wait for ever.
  */
 @Injectable()
 export class ValidityExpiry implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -49,35 +53,48 @@ export class ValidityExpiry implements OnApplicationBootstrap, OnApplicationShut
     this.warnings.flush();
   }
 
-  /** Returns how many messages ended EXPIRED. */
+  /** Returns how many messages ended EXPIRED (or CANCELLED, for a cancel left unfinished). */
   async expire(): Promise<number> {
     if (this.running) return 0;
     this.running = true;
-    let expired = 0;
+    let ended = 0;
     try {
-      for (let round = 0; round < BATCHES_PER_ROUND; round++) {
-        const now = new Date();
-        const rows = await this.store.findOutOfValidity(now, new Date(now.getTime() - CLAIM_LEASE_MS), BATCH);
-        if (rows.length === 0) break;
-        const done = await this.states.apply(
-          rows.map((r) => ({
-            id: String(r.id),
-            status: 'EXPIRED' as const,
-            reason: VALIDITY_PERIOD_ELAPSED,
-            refund: true,
-            unlessHandingOver: true,
-          })),
-        );
-        expired += done.length;
-        if (rows.length < BATCH || done.length === 0) break;
-      }
+      const expired = await this.endAll(
+        (now, staleClaim) => this.store.findOutOfValidity(now, staleClaim, BATCH),
+        { status: 'EXPIRED', reason: VALIDITY_PERIOD_ELAPSED, refund: true },
+      );
       if (expired)
         this.logger.log(`${expired} message(s) not handed over within their validity: EXPIRED, refunded`);
+      const cancelled = await this.endAll(
+        (now, staleClaim) =>
+          this.store.findUnfinishedCancels(new Date(now.getTime() - UNFINISHED_CANCEL_MS), staleClaim, BATCH),
+        { status: 'CANCELLED', reason: null },
+      );
+      if (cancelled) this.logger.warn(`${cancelled} message(s) of an unfinished cancel: CANCELLED, refunded`);
+      ended = expired + cancelled;
     } catch (err) {
       this.warnings.warn(`validity expiry failed: ${(err as Error).message}`);
     } finally {
       this.running = false;
     }
-    return expired;
+    return ended;
+  }
+
+  private async endAll(
+    find: (now: Date, staleClaim: Date) => Promise<Cancellable[]>,
+    change: { status: 'EXPIRED' | 'CANCELLED'; reason: string | null; refund?: boolean },
+  ): Promise<number> {
+    let ended = 0;
+    for (let round = 0; round < BATCHES_PER_ROUND; round++) {
+      const now = new Date();
+      const rows = await find(now, new Date(now.getTime() - CLAIM_LEASE_MS));
+      if (rows.length === 0) break;
+      const done = await this.states.apply(
+        rows.map((r) => ({ id: String(r.id), ...change, unlessHandingOver: true })),
+      );
+      ended += done.length;
+      if (rows.length < BATCH || done.length === 0) break;
+    }
+    return ended;
   }
 }

@@ -110,12 +110,45 @@ export class ScheduleStore {
     ]);
   }
 
-  /** The request's validity deadline (NULL for requests stored before validity existed). */
-  async validUntil(sendRequestId: string): Promise<Date | null> {
-    const [row] = (await this.ds.query('SELECT valid_until FROM send_requests WHERE id = ?', [
-      sendRequestId,
-    ])) as Array<{ valid_until: Date | null }>;
-    return row?.valid_until ?? null;
+  /**
+   * What decides whether a request's messages may be handed over now: its validity deadline
+   * (NULL for requests stored before validity existed) and whether a cancel of it was asked.
+   */
+  async handOverGate(
+    sendRequestId: string,
+  ): Promise<{ valid_until: Date | null; cancel_requested_at: Date | null } | undefined> {
+    const [row] = (await this.ds.query(
+      'SELECT valid_until, cancel_requested_at FROM send_requests WHERE id = ?',
+      [sendRequestId],
+    )) as Array<{ valid_until: Date | null; cancel_requested_at: Date | null }>;
+    return row;
+  }
+
+  /** Asks for the request to be cancelled: workers start no new hand-over of its messages. */
+  async requestCancel(sendRequestId: string, at: Date): Promise<void> {
+    await this.ds.query(
+      'UPDATE send_requests SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE id = ?',
+      [at, sendRequestId],
+    );
+  }
+
+  /**
+   * Messages left waiting by a cancel that did not finish (its process died): of requests whose
+   * cancel was asked before `askedBefore`, those still ACKNOWLEDGED and not being handed over.
+   */
+  async findUnfinishedCancels(
+    askedBefore: Date,
+    claimStaleBefore: Date,
+    limit: number,
+  ): Promise<Cancellable[]> {
+    return (await this.ds.query(
+      `SELECT m.id, m.cost FROM messages m FORCE INDEX (ix_messages_status_sent_request)
+         JOIN send_requests r ON r.id = m.send_request_id
+        WHERE m.status = 'ACKNOWLEDGED' AND m.sent_at IS NULL AND r.cancel_requested_at < ?
+          AND (m.claimed_at IS NULL OR m.claimed_at < ?)
+        LIMIT ?`,
+      [askedBefore, claimStaleBefore, limit],
+    )) as Cancellable[];
   }
 
   // ------------------------------------------------------------------ validity

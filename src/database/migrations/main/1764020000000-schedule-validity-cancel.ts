@@ -14,6 +14,8 @@ const NEW = `${OLD},'SCHEDULED','CANCELLED'`;
  *   EXPIRED (VALIDITY_PERIOD_ELAPSED); NULL for requests stored before this migration.
  * - messages.claimed_at: set while a worker hands the message over, so a cancel or an expiry that
  *   races the hand-over leaves it alone (it is either sent or cancelled, never both).
+ * - send_requests.cancel_requested_at: set when the whole request is cancelled; from then on no
+ *   worker starts handing its messages over, so the cancel is not outrun by the dispatch.
  * - Two states: SCHEDULED (before ACKNOWLEDGED) and CANCELLED (final). New enum values go at the
  *   end, which MariaDB applies without rebuilding the table.
  */
@@ -26,6 +28,7 @@ export class ScheduleValidityCancel1764020000000 implements MigrationInterface {
       ADD COLUMN due_at DATETIME(3) NULL,
       ADD COLUMN validity_period INT UNSIGNED NULL,
       ADD COLUMN valid_until DATETIME(3) NULL,
+      ADD COLUMN cancel_requested_at DATETIME(3) NULL,
       ADD KEY ix_send_requests_due (due_at)`);
     await q.query(`ALTER TABLE messages
       MODIFY status ENUM(${NEW}) NOT NULL,
@@ -37,6 +40,6 @@ export class ScheduleValidityCancel1764020000000 implements MigrationInterface {
     await q.query(`ALTER TABLE message_events MODIFY status ENUM(${OLD}) NOT NULL`);
     await q.query(`ALTER TABLE messages DROP COLUMN claimed_at, MODIFY status ENUM(${OLD}) NOT NULL`);
     await q.query(`ALTER TABLE send_requests DROP KEY ix_send_requests_due,
-      DROP COLUMN valid_until, DROP COLUMN validity_period, DROP COLUMN due_at, DROP COLUMN send_at`);
+      DROP COLUMN cancel_requested_at, DROP COLUMN valid_until, DROP COLUMN validity_period, DROP COLUMN due_at, DROP COLUMN send_at`);
   }
 }
