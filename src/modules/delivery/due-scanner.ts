@@ -12,11 +12,14 @@ import { ScheduleStore, type ReleasedRequest } from '../messages/schedule.store.
 import { DISPATCH_CHUNK } from './dispatch.constants.js';
 import { DispatchProducer, type Chunk } from './dispatch.producer.js';
 
-/** Requests and (about) messages released per transaction. */
-const REQUESTS_PER_BATCH = 200;
-const MESSAGES_PER_BATCH = 20_000;
+/**
+ * Requests and (about) messages released per transaction: small enough that the first jobs are
+ * queued, and the workers busy, while the next batch is being released.
+ */
+const REQUESTS_PER_BATCH = 100;
+const MESSAGES_PER_BATCH = 2000;
 /** Batches per tick, so one tick never holds the scanner for long; the next tick goes on. */
-const BATCHES_PER_TICK = 10;
+const BATCHES_PER_TICK = 50;
 
 /**
  * A request's accepted messages in id order, cut as the producer cuts them, keeping in each chunk
@@ -91,6 +94,7 @@ export class DueScanner implements OnApplicationBootstrap, OnApplicationShutdown
         if (due.length === 0) break;
         released += due.length;
         await Promise.all(due.map((r) => this.enqueue(r)));
+        this.logger.debug(`released and queued ${due.length} due request(s)`);
       }
     } catch (err) {
       this.warnings.warn(`scheduled release failed: ${(err as Error).message}`);
