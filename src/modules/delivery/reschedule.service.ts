@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import { ScheduleStore } from '../messages/schedule.store.js';
-import { parseSendAt, validUntilOf } from '../sending/schedule.js';
+import { parseSendAt, validUntilOf } from '../messages/schedule.js';
 
 export interface RescheduleAnswer {
   api_reference: string;

@@ -15,7 +15,7 @@ import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
 import { uuidV7 } from './uuid-source.js';
 import { DuplicateReference, SendCommitter } from './send-committer.js';
-import { resolveSchedule } from './schedule.js';
+import { resolveSchedule } from '../messages/schedule.js';
 
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;

@@ -2,7 +2,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
-import { scheduleInput } from '../../schedule.js';
+import { scheduleInput } from '../../../messages/schedule.js';
 
 function isBlank(v: unknown): boolean {
   return (

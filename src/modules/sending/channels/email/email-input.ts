@@ -2,8 +2,8 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
-import { scheduleInput } from '../../schedule.js';
-import { normaliseEmail } from '../../recipients.js';
+import { scheduleInput } from '../../../messages/schedule.js';
+import { normaliseEmail } from '../../../messages/recipients.js';
 import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
 
 function isBlank(v: unknown): boolean {

@@ -2,7 +2,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { pickAlias, throwIfProblems } from '../../field-aliases.js';
-import { scheduleInput } from '../../schedule.js';
+import { scheduleInput } from '../../../messages/schedule.js';
 
 /** Maps an SMS body (JSON DTO or parsed XML) to the pipeline's input, checking required fields. */
 export function smsInput(body: Record<string, unknown>): SendInput {
