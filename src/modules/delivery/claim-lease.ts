@@ -1,11 +1,5 @@
 import type { MessageStatus } from '../messages/channel.js';
-
-/**
- * How long a claim keeps a cancel or an expiry away. A worker gives its claims up when a slice
- * comes back with messages to retry; one that dies mid-slice leaves them to lapse. Longer than
- * a slice's hand-over and record can take (the dispatcher retries its record for 10 minutes).
- */
-export const CLAIM_LEASE_MS = 15 * 60_000;
+import { CLAIM_LEASE_MS } from './retry-policy.js';
 
 export const VALIDITY_PERIOD_ELAPSED = 'VALIDITY_PERIOD_ELAPSED';
 

@@ -8,7 +8,8 @@ import {
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { ScheduleStore, type Cancellable } from '../messages/schedule.store.js';
-import { CLAIM_LEASE_MS, VALIDITY_PERIOD_ELAPSED } from './claim-lease.js';
+import { VALIDITY_PERIOD_ELAPSED } from './claim-lease.js';
+import { CLAIM_LEASE_MS } from './retry-policy.js';
 import { MessageStateService } from './message-state.service.js';
 
 const BATCH = 500;
