@@ -123,6 +123,16 @@ export async function benchScheduling(quick: boolean): Promise<BenchRow[]> {
       await sleep(100);
     const delays = smsc.received.filter((r) => wanted.has(r.destination)).map((r) => r.at - due);
     const complete = delays.length >= wanted.size;
+    const [[phases]] = (await db.query(
+      `SELECT MIN(e.occurred_at) AS released_first, MAX(e.occurred_at) AS released_last,
+              MIN(m.sent_at) AS sent_first, MAX(m.sent_at) AS sent_last
+         FROM messages m JOIN message_events e ON e.message_id = m.id AND e.status = 'ACKNOWLEDGED'
+        WHERE m.status <> 'SCHEDULED'`,
+    )) as any;
+    const after = (d: Date) => Math.round(new Date(d).getTime() - due);
+    console.log(
+      `S1: released ${after(phases.released_first)}–${after(phases.released_last)} ms after send_at, recorded SENT ${after(phases.sent_first)}–${after(phases.sent_last)} ms`,
+    );
     rows.push(
       {
         id: 'S1',
