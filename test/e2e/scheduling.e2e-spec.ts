@@ -476,6 +476,24 @@ describe('scheduled sends, validity and cancellation (sandbox)', () => {
     );
   });
 
+  it('documents the scheduling fields, the cancel and reschedule routes and NOT_RESCHEDULABLE in OpenAPI', async () => {
+    const doc = (await t.http().get('/docs-json')).body;
+    for (const path of [
+      '/api/v1/json/bulk/{apiReference}/cancel',
+      '/api/v1/json/messages/{messageId}/cancel',
+      '/api/v1/json/bulk/{apiReference}/reschedule',
+    ])
+      expect(doc.paths[path]?.post, path).toBeDefined();
+    const reschedule = JSON.stringify(
+      doc.paths['/api/v1/json/bulk/{apiReference}/reschedule'].post.responses['409'],
+    );
+    expect(reschedule).toContain('NOT_RESCHEDULABLE');
+    for (const dto of ['SmsSendDto', 'EmailSendDto', 'ChatSendDto'])
+      expect(Object.keys(doc.components.schemas[dto].properties)).toEqual(
+        expect.arrayContaining(['send_at', 'validity_period']),
+      );
+  });
+
   it('counts CANCELLED and EXPIRED messages in /metrics', async () => {
     const text = (await t.http().get('/metrics')).text;
     expect(text).toMatch(/bulk_messages_total\{channel="sms",status="CANCELLED"\} [1-9]/);
