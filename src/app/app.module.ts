@@ -18,6 +18,7 @@ import { RequestLogsModule } from '../modules/request-logs/request-logs.module.j
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
 import { NoWorkersInProcessModule, WorkersInProcessModule } from './in-process-dispatch.module.js';
 import { AllQueuesModule } from './queues.module.js';
+import { SchedulingApiModule } from './scheduling-api.module.js';
 import { WorkerModule } from './worker.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
@@ -46,6 +47,7 @@ export class AppModule {
         SmsModule,
         EmailModule,
         ChatModule,
+        SchedulingApiModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard, only when ADMIN_TOKEN is set.
         ...(config.adminToken

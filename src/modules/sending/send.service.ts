@@ -15,6 +15,7 @@ import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
 import { uuidV7 } from './uuid-source.js';
 import { DuplicateReference, SendCommitter } from './send-committer.js';
+import { resolveSchedule } from '../messages/schedule.js';
 
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;
@@ -23,7 +24,7 @@ export interface SendEntry {
   messageId: string;
   uuid: string;
   recipient: string;
-  status: 'ACKNOWLEDGED' | 'REJECTED';
+  status: 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED';
   reason?: string;
 }
 
@@ -37,6 +38,8 @@ export interface SendOutcome {
   currency: string;
   createdAt: Date;
   replayed: boolean;
+  /** A scheduled send's release time, ISO 8601 UTC with milliseconds; null when sent at once. */
+  sendAt: string | null;
 }
 
 /**
@@ -65,6 +68,7 @@ export class SendService {
       );
     }
     policy.validate(input);
+    const schedule = resolveSchedule(input, new Date(), this.config.defaultValidityPeriod);
     const callbackUrl = input.callbackUrl
       ? checkCallbackUrl(
           input.callbackUrl,
@@ -91,6 +95,9 @@ export class SendService {
     const requestHash = this.hash(channel, input, callbackUrl);
     const apiReference = this.ids.next();
     const createdAt = new Date();
+    // Accepted messages of a scheduled send wait as SCHEDULED; the due scanner releases them.
+    const acceptedAs = schedule.sendAt ? ('SCHEDULED' as const) : ('ACKNOWLEDGED' as const);
+    if (schedule.sendAt) for (const e of accepted) e.status = acceptedAs;
 
     const rows: NewMessageRow[] = entries.map((e) => ({
       id: e.messageId,
@@ -98,8 +105,8 @@ export class SendService {
       recipient: e.recipient,
       status: e.status,
       reason: e.reason ?? null,
-      units: e.status === 'ACKNOWLEDGED' ? unitsPerRecipient : 0,
-      cost: e.status === 'ACKNOWLEDGED' ? unitCost : '0',
+      units: e.status === acceptedAs ? unitsPerRecipient : 0,
+      cost: e.status === acceptedAs ? unitCost : '0',
     }));
 
     try {
@@ -123,6 +130,11 @@ export class SendService {
           cost,
           currency: auth.account.currency,
           createdAt,
+          sendAt: schedule.sendAt,
+          dueAt: schedule.sendAt,
+          validityPeriod: schedule.validityPeriod,
+          validUntil: schedule.validUntil,
+          enqueuedAt: schedule.sendAt ? createdAt : null,
         },
         messages: {
           common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
@@ -144,11 +156,12 @@ export class SendService {
     }
 
     this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
-    await this.dispatch.enqueue(
-      channel,
-      apiReference,
-      accepted.map((e) => e.messageId),
-    );
+    if (!schedule.sendAt)
+      await this.dispatch.enqueue(
+        channel,
+        apiReference,
+        accepted.map((e) => e.messageId),
+      );
     return {
       apiReference,
       channel,
@@ -165,6 +178,7 @@ export class SendService {
       currency: auth.account.currency,
       createdAt,
       replayed: false,
+      sendAt: schedule.sendAt?.toISOString() ?? null,
     };
   }
 
@@ -205,6 +219,10 @@ export class SendService {
       input.replyTo ?? null,
       input.source ?? null,
       callbackUrl,
+      // Only when given, so the hash of a request without them is what it always was.
+      ...(input.sendAt != null || input.validityPeriod != null
+        ? [input.sendAt ?? null, input.validityPeriod ?? null]
+        : []),
     ]);
     return createHash('sha256').update(canonical).digest();
   }
@@ -229,12 +247,12 @@ export class SendService {
     return {
       apiReference: req.id,
       channel,
-      // The first answer said ACKNOWLEDGED for every charged message and REJECTED for the rest.
+      // The first answer said ACKNOWLEDGED (SCHEDULED) for every charged message and REJECTED for the rest.
       entries: messages.map((m) => ({
         messageId: m.id,
         uuid: m.uuid,
         recipient: m.recipient,
-        status: m.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED',
+        status: m.units > 0 ? (req.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED') : 'REJECTED',
         reason: m.units > 0 ? undefined : (m.reason ?? undefined),
       })),
       acceptedCount: req.accepted_count,
@@ -243,6 +261,7 @@ export class SendService {
       currency: req.currency,
       createdAt: req.created_at,
       replayed: true,
+      sendAt: req.send_at?.toISOString() ?? null,
     };
   }
 }
