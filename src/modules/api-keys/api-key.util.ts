@@ -1,10 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 const KEY_PREFIX = 'bmk_';
+/** A test key says so in its first characters, so it is told apart at a glance (in code, in logs). */
+const TEST_KEY_PREFIX = 'bmk_test_';
 
 /** 256 random bits, URL-safe; shown once. */
-export function generateApiKey(): string {
-  return KEY_PREFIX + randomBytes(32).toString('base64url');
+export function generateApiKey(mode: 'live' | 'test' = 'live'): string {
+  return (mode === 'test' ? TEST_KEY_PREFIX : KEY_PREFIX) + randomBytes(32).toString('base64url');
 }
 
 export function hashApiKey(key: string): Buffer {

@@ -7,6 +7,7 @@ import type { LedgerKind } from './ledger-entry.entity.js';
 import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
 import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
+import { SpendLimits } from './spend-limits.js';
 
 export class InsufficientBalance extends Error {
   constructor(
@@ -24,7 +25,10 @@ const PRICE_TTL_MS = 1000;
 export class BalanceService {
   private readonly prices = new Map<string, { price: string; until: number }>();
 
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly spend: SpendLimits,
+  ) {}
 
   /**
    * The channel's price per unit, remembered for a second so a send costs no extra query; a
@@ -138,12 +142,22 @@ export class BalanceService {
   }
 
   /**
-   * Gives a message's charge back. Safe to call more than once: the ledger's unique key on
-   * (kind, message_id) lets only the first refund through. Returns whether it refunded.
+   * Gives a message's charge back, and its room under the daily spend limits of the day it was
+   * charged. Safe to call more than once: the ledger's unique key on (kind, message_id) lets
+   * only the first refund through. Returns whether it refunded.
    */
   async refundMessage(
     em: EntityManager,
-    m: { id: string; accountId: string; channel: Channel; cost: string; sendRequestId: string },
+    m: {
+      id: string;
+      accountId: string;
+      channel: Channel;
+      cost: string;
+      sendRequestId: string;
+      /** The request's key and acceptance time, for the spend limits; absent: none given back. */
+      apiKeyId?: string | null;
+      chargedAt?: Date;
+    },
   ): Promise<boolean> {
     if (!isPositive(m.cost)) return false;
     const res = (await em.query(
@@ -157,6 +171,13 @@ export class BalanceService {
       m.accountId,
       m.channel,
     ]);
+    if (m.apiKeyId && m.chargedAt)
+      await this.spend.giveBack(em, {
+        accountId: m.accountId,
+        apiKeyId: m.apiKeyId,
+        amount: m.cost,
+        chargedAt: m.chargedAt,
+      });
     return true;
   }
 

@@ -9,6 +9,14 @@ export class ConfigurationDispatchError extends Error {
   override readonly name = 'ConfigurationDispatchError';
 }
 
+/** A test request's simulated provider error is retried at this fixed pace: it ends FAILED within seconds. */
+export const TEST_BACKOFF_MS = 1000;
+
+/** Thrown by the dispatcher when a test request's messages were kept back (see test-outcomes.ts). */
+export class TestDispatchError extends Error {
+  override readonly name = 'TestDispatchError';
+}
+
 /**
  * Bull's backoff for the dispatch queues, registered under the name the producer's jobs ask for
  * (`exponential`): the same curve as Bull's own for passing failures, and a long one for
@@ -16,6 +24,7 @@ export class ConfigurationDispatchError extends Error {
  * out of attempts (then they end FAILED and are refunded, as any other).
  */
 export function dispatchBackoff(attemptsMade: number, err?: Error): number {
+  if (err?.name === 'TestDispatchError') return TEST_BACKOFF_MS;
   if (err?.name === 'ConfigurationDispatchError') {
     return Math.min(
       CONFIGURATION_BACKOFF_MS * 2 ** Math.max(0, attemptsMade - 1),

@@ -46,6 +46,8 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
         .queue(channel)
         .process('send', this.config.concurrency[channel], (job) => this.dispatcher.handle(channel, job));
     }
+    const test = this.transports.test();
+    test.onReport((report) => this.reports.receive(test.name, report));
     void this.callbacks.process('deliver', this.config.concurrency.callbacks, (job) =>
       this.sender.handle(job),
     );

@@ -149,13 +149,16 @@ export class MessageStateService {
       })),
     );
     for (const { row, t } of done) {
-      if (!REFUNDED.has(t.status)) continue;
+      // A test request was never charged: nothing to give back.
+      if (!REFUNDED.has(t.status) || row.test_mode) continue;
       await this.balances.refundMessage(em, {
         id: String(row.id),
         accountId: String(row.account_id),
         channel: row.channel,
         cost: row.cost,
         sendRequestId: String(row.send_request_id),
+        apiKeyId: row.api_key_id,
+        chargedAt: row.created_at,
       });
     }
   }
