@@ -13,6 +13,7 @@ export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
+/** The key's first characters, enough to tell keys apart: a test key's longer marker is not counted against it. */
 export function displayPrefix(key: string): string {
-  return key.slice(0, 12);
+  return key.slice(0, key.startsWith(TEST_KEY_PREFIX) ? 16 : 12);
 }
