@@ -256,6 +256,16 @@ describe('test keys', () => {
     expect((await send(secret)).status).toBe(200);
   });
 
+  it('documents SPEND_LIMIT_EXCEEDED among the 402 answers of every send route', async () => {
+    const doc = (await t.http().get('/docs-json')).body;
+    for (const path of [SMS, EMAIL, CHAT]) {
+      const examples = doc.paths[path].post.responses['402'].content['application/json'].examples;
+      expect(Object.keys(examples)).toEqual(
+        expect.arrayContaining(['INSUFFICIENT_BALANCE', 'SPEND_LIMIT_EXCEEDED']),
+      );
+    }
+  });
+
   it('counts test requests in the metrics', async () => {
     const res = await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
     expect(res.text).toMatch(/bulk_test_requests_total\{channel="sms"\} [1-9]/);
