@@ -68,7 +68,10 @@ describe('admin CLI: test keys and spend limits', () => {
     expect(created.json.daily_limit).toBe('50.000000');
     const changed = await cli(`keys update ${created.json.id} --daily-limit 12.5 --json`);
     expect(changed.json.daily_limit).toBe('12.500000');
-    expect((await cli(`keys show ${created.json.id} --json`)).json.daily_limit).toBe('12.500000');
+    expect((await cli(`keys show ${created.json.id} --json`)).json).toMatchObject({
+      daily_limit: '12.500000',
+      spent_today: '0.000000',
+    });
     const cleared = await cli(`keys update ${created.json.id} --daily-limit none --json`);
     expect(cleared.json.daily_limit).toBeNull();
     const bad = await cli(`keys update ${created.json.id} --daily-limit -3`);

@@ -15,6 +15,7 @@ import { RequestLogReader } from '../request-logs/request-log-reader.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { KEY_MODES, type ApiKey, type KeyMode } from './api-key.entity.js';
 import { money } from '../../platform/money/money.js';
+import { SpendLimits } from '../balance/spend-limits.js';
 import { ApiKeysService, type UpdateKeyInput } from './api-keys.service.js';
 
 interface JsonOption {
@@ -49,7 +50,7 @@ function keyView(k: ApiKey & { username?: string }) {
   };
 }
 
-function printKey(view: ReturnType<typeof keyView>): void {
+function printKey(view: ReturnType<typeof keyView> & { spent_today?: string }): void {
   for (const [field, value] of Object.entries(view)) printLine(`${`${field}:`.padEnd(14)}${cell(value)}`);
 }
 
@@ -190,14 +191,22 @@ export class KeysListCommand extends CliCommand {
   }
 }
 
-@SubCommand({ name: 'show', arguments: '<id>', description: 'show one API key (never the key itself)' })
+@SubCommand({
+  name: 'show',
+  arguments: '<id>',
+  description: 'show one API key (never the key itself), with what it has spent today (UTC)',
+})
 export class KeysShowCommand extends CliCommand {
-  constructor(private readonly keys: ApiKeysService) {
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly spend: SpendLimits,
+  ) {
     super();
   }
 
   async run([id]: string[], o: JsonOption): Promise<void> {
-    const view = keyView(await this.keys.describe(id));
+    const key = await this.keys.describe(id);
+    const view = { ...keyView(key), spent_today: await this.spend.spentToday('key', key.id) };
     if (o.json) return printJson(view);
     printKey(view);
   }
