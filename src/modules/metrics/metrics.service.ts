@@ -114,7 +114,7 @@ export class MetricsService {
   });
   private readonly spendLimitRefusals = new Counter({
     name: 'bulk_spend_limit_refusals_total',
-    help: 'Send requests refused with SPEND_LIMIT_EXCEEDED, by the limit that refused (key, account)',
+    help: 'Send requests refused with SPEND_LIMIT_EXCEEDED, by scope of the limit: key or account',
     labelNames: ['scope'] as const,
     registers: [this.registry],
   });
