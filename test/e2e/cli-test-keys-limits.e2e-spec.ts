@@ -68,10 +68,20 @@ describe('admin CLI: test keys and spend limits', () => {
     expect(created.json.daily_limit).toBe('50.000000');
     const changed = await cli(`keys update ${created.json.id} --daily-limit 12.5 --json`);
     expect(changed.json.daily_limit).toBe('12.500000');
-    expect((await cli(`keys show ${created.json.id} --json`)).json).toMatchObject({
+    expect((await cli(`keys show ${created.json.id} --json`)).json.daily_limit).toBe('12.500000');
+    expect((await cli(`keys limit ${created.json.id} --json`)).json).toEqual({
+      id: created.json.id,
+      name: 'capped',
+      username: 'limits',
+      mode: 'live',
       daily_limit: '12.500000',
+      day: new Date().toISOString().slice(0, 10),
       spent_today: '0.000000',
+      remaining_today: '12.500000',
     });
+    expect((await cli(`keys limit ${created.json.id} --daily 7 --json`)).json.daily_limit).toBe('7.000000');
+    expect((await cli(`keys limit ${created.json.id} --clear --json`)).json.daily_limit).toBeNull();
+    expect((await cli(`keys update ${created.json.id} --daily-limit 12.5 --json`)).code).toBe(0);
     const cleared = await cli(`keys update ${created.json.id} --daily-limit none --json`);
     expect(cleared.json.daily_limit).toBeNull();
     const bad = await cli(`keys update ${created.json.id} --daily-limit -3`);

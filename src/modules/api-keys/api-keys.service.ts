@@ -2,14 +2,15 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
+import { CommandError } from '../../platform/cli/cli-errors.js';
 import { IpAllowList } from './auth/ip-allow-list.js';
 import { Account } from '../accounts/account.entity.js';
 import { ApiKeyCache } from './api-key-cache.js';
 import { ApiKey, type KeyMode } from './api-key.entity.js';
-import { checkDailyLimit } from '../balance/daily-limit.js';
+import { parseAmount } from '../../platform/money/money.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util.js';
 
-export class ApiKeyError extends Error {}
+export class ApiKeyError extends CommandError {}
 
 /** A key name is printed by the CLI: a control character in it could rewrite the operator's terminal. */
 function checkName(raw: string): string {
@@ -18,6 +19,16 @@ function checkName(raw: string): string {
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name))
     throw new ApiKeyError('name must not contain control characters');
   return name;
+}
+
+/** Zero or more, at most 6 decimal places (zero stops every charged send of the key). */
+function checkDailyLimit(raw: string): string {
+  const amount = parseAmount(String(raw).trim());
+  if (amount === null)
+    throw new ApiKeyError(
+      'daily limit must be a decimal of zero or more with at most 6 decimal places, such as 50.00',
+    );
+  return amount;
 }
 
 export interface ResolvedKey {
@@ -78,7 +89,7 @@ export class ApiKeysService {
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
       throw new ApiKeyError('expires-at is in the past');
     const mode = input.mode ?? 'live';
-    const dailyLimit = input.dailyLimit == null ? null : checkDailyLimit(input.dailyLimit, ApiKeyError);
+    const dailyLimit = input.dailyLimit == null ? null : checkDailyLimit(input.dailyLimit);
     const secret = generateApiKey(mode);
     const repo = this.ds.getRepository(ApiKey);
     const apiKey = repo.create({
@@ -181,7 +192,7 @@ export class ApiKeysService {
       changes.rateWindowSeconds = input.rateLimit?.windowSeconds ?? null;
     }
     if (input.dailyLimit !== undefined)
-      changes.dailyLimit = input.dailyLimit === null ? null : checkDailyLimit(input.dailyLimit, ApiKeyError);
+      changes.dailyLimit = input.dailyLimit === null ? null : checkDailyLimit(input.dailyLimit);
     if (Object.keys(changes).length === 0) throw new ApiKeyError('nothing to change');
     await this.ds.getRepository(ApiKey).update({ id }, changes);
     await this.onKeyChanged(id);

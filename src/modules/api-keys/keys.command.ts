@@ -1,5 +1,5 @@
-import { Command, Help, Option, SubCommand } from 'nest-commander';
-import { CliCommand, CommandGroup } from '../../platform/cli/cli-command.js';
+import { Help, Option, SubCommand } from 'nest-commander';
+import { CliCommand } from '../../platform/cli/cli-command.js';
 import { UsageError } from '../../platform/cli/cli-errors.js';
 import { cell, iso, printJson, printLine, printTable } from '../../platform/cli/output.js';
 import {
@@ -7,15 +7,12 @@ import {
   parseIpOrCidr,
   parseDailyLimit,
   parseIsoDate,
-  parseLimit,
   parseRateLimit,
   type RateLimitValue,
 } from '../../platform/cli/parsers.js';
-import { RequestLogReader } from '../request-logs/request-log-reader.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { KEY_MODES, type ApiKey, type KeyMode } from './api-key.entity.js';
 import { money } from '../../platform/money/money.js';
-import { SpendLimits } from '../balance/spend-limits.js';
 import { ApiKeysService, type UpdateKeyInput } from './api-keys.service.js';
 
 interface JsonOption {
@@ -50,7 +47,7 @@ function keyView(k: ApiKey & { username?: string }) {
   };
 }
 
-function printKey(view: ReturnType<typeof keyView> & { spent_today?: string }): void {
+function printKey(view: ReturnType<typeof keyView>): void {
   for (const [field, value] of Object.entries(view)) printLine(`${`${field}:`.padEnd(14)}${cell(value)}`);
 }
 
@@ -191,22 +188,14 @@ export class KeysListCommand extends CliCommand {
   }
 }
 
-@SubCommand({
-  name: 'show',
-  arguments: '<id>',
-  description: 'show one API key (never the key itself), with what it has spent today (UTC)',
-})
+@SubCommand({ name: 'show', arguments: '<id>', description: 'show one API key (never the key itself)' })
 export class KeysShowCommand extends CliCommand {
-  constructor(
-    private readonly keys: ApiKeysService,
-    private readonly spend: SpendLimits,
-  ) {
+  constructor(private readonly keys: ApiKeysService) {
     super();
   }
 
   async run([id]: string[], o: JsonOption): Promise<void> {
-    const key = await this.keys.describe(id);
-    const view = { ...keyView(key), spent_today: await this.spend.spentToday('key', key.id) };
+    const view = keyView(await this.keys.describe(id));
     if (o.json) return printJson(view);
     printKey(view);
   }
@@ -333,49 +322,12 @@ export class KeysUpdateCommand extends CliCommand {
   }
 }
 
-@SubCommand({ name: 'logs', arguments: '<id>', description: "a key's most recent requests, newest first" })
-export class KeysLogsCommand extends CliCommand {
-  constructor(
-    private readonly keys: ApiKeysService,
-    private readonly logs: RequestLogReader,
-  ) {
-    super();
-  }
-
-  async run([id]: string[], o: JsonOption & { limit?: number }): Promise<void> {
-    const key = await this.keys.get(id);
-    const logs = await this.logs.forKey(key.id, o.limit ?? 50);
-    if (o.json) return printJson({ key_id: key.id, logs });
-    printTable(logs, [
-      ['created_at', 'TIME'],
-      ['method', 'METHOD'],
-      ['path', 'PATH'],
-      ['status', 'STATUS'],
-      ['repeat_count', 'COUNT'],
-      ['duration_ms', 'MS'],
-      ['ip', 'IP'],
-      ['request_id', 'REQUEST_ID'],
-    ]);
-  }
-
-  @Option({ flags: '--limit <n>', description: 'how many, 1-1000 (default 50)' })
-  parseLimit(v: string): number {
-    return parseLimit(v);
-  }
-}
-
-const SUBCOMMANDS = [
+/** The key subcommands of the `keys` command (`keys logs` is in request-logs/). */
+export const KEY_SUBCOMMANDS = [
   KeysCreateCommand,
   KeysListCommand,
   KeysShowCommand,
   KeysRevokeCommand,
   KeysRotateCommand,
   KeysUpdateCommand,
-  KeysLogsCommand,
 ];
-
-@Command({ name: 'keys', description: 'manage API keys', subCommands: SUBCOMMANDS })
-export class KeysCommand extends CommandGroup {}
-
-/** Every provider the keys commands need registered (nest-commander discovers subcommands as providers). */
-export const KEY_COMMANDS = [KeysCommand, ...SUBCOMMANDS];

@@ -1,12 +1,9 @@
 import { Help, Option, SubCommand } from 'nest-commander';
 import { CliCommand } from '../../platform/cli/cli-command.js';
 import { UsageError } from '../../platform/cli/cli-errors.js';
-import { cell, printJson, printLine } from '../../platform/cli/output.js';
 import { parseDailyLimit } from '../../platform/cli/parsers.js';
-import { money } from '../../platform/money/money.js';
-import { Decimal } from 'decimal.js';
 import { AccountsService } from '../accounts/accounts.service.js';
-import { utcDay } from './daily-limit.js';
+import { limitView, printLimit } from './limit-view.js';
 import { SpendLimits } from './spend-limits.js';
 
 const NONE = 'none';
@@ -33,18 +30,14 @@ export class AccountsLimitCommand extends CliCommand {
     if (change !== undefined) account = await this.accounts.setDailyLimit(o.username, change);
     const now = new Date();
     const spent = await this.spend.spentToday('account', account.id, now);
-    const limit =
-      account.dailyLimit === null || account.dailyLimit === undefined ? null : money(account.dailyLimit);
-    const view = {
-      username: account.username,
-      currency: account.currency,
-      daily_limit: limit,
-      day: utcDay(now),
-      spent_today: spent,
-      remaining_today: limit === null ? null : money(Decimal.max(0, new Decimal(limit).minus(spent))),
-    };
-    if (o.json) return printJson(view);
-    for (const [field, value] of Object.entries(view)) printLine(`${`${field}:`.padEnd(17)}${cell(value)}`);
+    printLimit(
+      {
+        username: account.username,
+        currency: account.currency,
+        ...limitView(account.dailyLimit, spent, now),
+      },
+      o.json,
+    );
   }
 
   @Option({ flags: '--username <username>', required: true })
