@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { mainDataSourceOptions } from '../../src/database/data-sources.js';
@@ -38,7 +38,8 @@ async function send(c: SpendCharge): Promise<'ok' | SpendLimitExceeded> {
 
 beforeAll(async () => {
   const config = loadConfig(testEnv(name));
-  const options = { ...mainDataSourceOptions(config), poolSize: 25 };
+  // Enough connections for every racing transaction to hold one.
+  const options = { ...mainDataSourceOptions(config), poolSize: 25 } as DataSourceOptions;
   await migrateDatabase(options, config.database);
   ds = await new DataSource(options).initialize();
   limits = new SpendLimits(ds);
