@@ -13,6 +13,7 @@ import { ChatModule } from '../modules/sending/channels/chat/chat.module.js';
 import { EmailModule } from '../modules/sending/channels/email/email.module.js';
 import { QueueModule } from '../modules/delivery/queue.module.js';
 import { HealthModule } from '../modules/health/health.module.js';
+import { MessagesHttpModule } from '../modules/messages/messages-http.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { RequestLogsModule } from '../modules/request-logs/request-logs.module.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
@@ -41,6 +42,7 @@ export class AppModule {
         SmsModule,
         EmailModule,
         ChatModule,
+        MessagesHttpModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard, only when ADMIN_TOKEN is set.
         ...(config.adminToken

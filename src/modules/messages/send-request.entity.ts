@@ -4,6 +4,7 @@ import { CHANNELS, type Channel } from './channel.js';
 /** One row per accepted send request. Its id is the api_reference. */
 @Entity('send_requests')
 @Index('uq_send_requests_reference', ['accountId', 'channel', 'userReferenceId'], { unique: true })
+@Index('ix_send_requests_account_reference', ['accountId', 'userReferenceId'])
 export class SendRequest {
   @PrimaryColumn({ type: 'bigint', unsigned: true })
   id: string;
