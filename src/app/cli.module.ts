@@ -10,6 +10,8 @@ import { KEY_COMMANDS } from '../modules/api-keys/keys.command.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { LOG_COMMANDS } from '../modules/request-logs/logs.command.js';
+import { MESSAGE_COMMANDS } from '../modules/messages/search/messages.command.js';
+import { MessageSearchModule } from '../modules/messages/search/message-search.module.js';
 
 /**
  * The admin CLI: thin commands over the account, key and balance services.
@@ -27,8 +29,16 @@ export class CliModule {
         AccountsModule,
         ApiKeysModule,
         BalanceModule,
+        MessageSearchModule,
       ],
-      providers: [...DB_COMMANDS, ...ACCOUNT_COMMANDS, ...KEY_COMMANDS, ...LOG_COMMANDS, RequestLogReader],
+      providers: [
+        ...DB_COMMANDS,
+        ...ACCOUNT_COMMANDS,
+        ...KEY_COMMANDS,
+        ...LOG_COMMANDS,
+        ...MESSAGE_COMMANDS,
+        RequestLogReader,
+      ],
     };
   }
 }

@@ -32,7 +32,11 @@ export function decodeCursor(cursor: string): SearchPosition {
 function instant(field: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw invalid(field, `${field} is not a real date`);
+  // Date rolls 2026-02-30 over into March instead of refusing it.
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number);
+  const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  if (Number.isNaN(at.getTime()) || m < 1 || m > 12 || d < 1 || d > daysInMonth)
+    throw invalid(field, `${field} is not a real date`);
   return at;
 }
 
