@@ -11,6 +11,7 @@ import { createConnection } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
+import { benchSearch } from './search.js';
 import {
   cliJson,
   freePort,
@@ -403,6 +404,9 @@ async function main() {
 
   // B5 starts an API of its own (TRUST_PROXY, default throttles) on a database of its own.
   for (const r of await benchFairness(quick)) record(r);
+
+  // B6 seeds 1,000,000 messages into a database of its own and searches and exports them.
+  for (const r of await benchSearch(quick)) record(r);
 
   const machine = {
     cores: cpus().length,
