@@ -40,8 +40,9 @@ export interface ExportRow {
   units: number;
   cost: string;
   currency: string;
-  created_at: Date;
-  updated_at: Date;
+  /** ISO 8601, UTC. */
+  created_at: string;
+  updated_at: string;
 }
 
 /** An export under way: its rows, and how to stop it. */
@@ -51,8 +52,14 @@ export interface ExportQuery {
   close(): Promise<void>;
 }
 
+/**
+ * A DATETIME(3) as ISO 8601 text (sessions run in UTC). Formatted by MySQL: building a Date per
+ * column in the driver and printing it again cost the export a fifth of its CPU.
+ */
+const iso = (column: string) => `CONCAT(LEFT(DATE_FORMAT(${column}, '%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z')`;
+
 const EXPORT_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, r.user_reference_id, m.recipient, m.status,
-  m.reason, m.units, m.cost, r.currency, m.created_at, m.updated_at`;
+  m.reason, m.units, m.cost, r.currency, ${iso('m.created_at')} AS created_at, ${iso('m.updated_at')} AS updated_at`;
 
 /** Marks the export statement, so an operator (and a test) can find it in the process list. */
 export const EXPORT_MARKER = '/* messages-export */';

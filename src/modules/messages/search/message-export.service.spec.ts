@@ -15,8 +15,8 @@ const row = (over: Partial<ExportRow> = {}): ExportRow => ({
   units: 1,
   cost: '0.250000',
   currency: 'ZMW',
-  created_at: new Date('2026-11-22T18:25:13.476Z'),
-  updated_at: new Date('2026-11-22T18:25:14.517Z'),
+  created_at: '2026-11-22T18:25:13.476Z',
+  updated_at: '2026-11-22T18:25:14.517Z',
   ...over,
 });
 
@@ -42,8 +42,8 @@ describe('export lines', () => {
       r.units,
       0.25,
       r.currency,
-      r.created_at.toISOString(),
-      r.updated_at.toISOString(),
+      r.created_at,
+      r.updated_at,
     ];
     expect(csvLine(r)).toBe(stringify([fields], { quoted_empty: false }));
   });

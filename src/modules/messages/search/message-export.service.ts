@@ -44,8 +44,8 @@ function exportRecord(r: ExportRow) {
     units: r.units,
     cost: Number(r.cost),
     currency: r.currency,
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
@@ -68,7 +68,7 @@ export function csvLine(r: ExportRow): string {
   return (
     `${messageId(r)},${r.send_request_id},${csvField(r.user_reference_id)},${r.channel},` +
     `${csvField(r.recipient)},${r.status},${csvField(r.reason)},${r.units},${Number(r.cost)},${r.currency},` +
-    `${r.created_at.toISOString()},${r.updated_at.toISOString()}\n`
+    `${r.created_at},${r.updated_at}\n`
   );
 }
 
