@@ -2,12 +2,11 @@ import { Module } from '@nestjs/common';
 import { MessagesController } from './messages.controller.js';
 import { MessageExportHttp } from './search/message-export.http.js';
 import { MessageSearchModule } from './search/message-search.module.js';
-import { RequestSummaryController } from './search/request-summary.controller.js';
 
-/** The message routes: lookup, search, export, and the request summary. */
+/** The message routes: lookup, search and export. */
 @Module({
   imports: [MessageSearchModule],
-  controllers: [MessagesController, RequestSummaryController],
+  controllers: [MessagesController],
   providers: [MessageExportHttp],
 })
 export class MessagesHttpModule {}

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AppException } from '../../../platform/errors/app.exception.js';
-import { toNumber } from '../../../platform/money/money.js';
-import { RefundTotals } from '../../balance/refund-totals.js';
-import { MESSAGE_STATUSES, type MessageStatus } from '../channel.js';
-import { MessageSearchStore } from '../message-search.store.js';
+import { AppException } from '../../platform/errors/app.exception.js';
+import { toNumber } from '../../platform/money/money.js';
+import { RefundTotals } from '../balance/refund-totals.js';
+import { MESSAGE_STATUSES, type MessageStatus } from '../messages/channel.js';
+import { MessageSearchStore } from '../messages/message-search.store.js';
 
 const notFound = () => new AppException('NOT_FOUND', 'No such request.');
 

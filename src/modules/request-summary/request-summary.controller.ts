@@ -1,9 +1,9 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { Auth, type AuthContext } from '../../api-keys/auth/auth-context.js';
-import { ApiErrors, ApiKeyAuth } from '../../../platform/openapi/api-docs.decorators.js';
+import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { RequestSummaryService } from './request-summary.service.js';
-import { RequestSummaryDto } from './search-responses.dto.js';
+import { RequestSummaryDto } from './request-summary.dto.js';
 
 @ApiTags('messages')
 @ApiKeyAuth()
