@@ -55,7 +55,8 @@ describe('message search, export and request summaries', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // A pool of 8 leaves room for two exports at a time (a quarter of it).
+    t = await startTestApp({ DB_POOL_SIZE: '8' });
     a = await createTenant(t);
     b = await createTenant(t);
     const sms = await t
@@ -326,43 +327,68 @@ describe('message search, export and request summaries', () => {
       expect((await get(EXPORT, b.key).buffer(true)).text).toBe(`${HEADER}\n`);
     });
 
-    it('stops the query when the client goes away mid-export', async () => {
-      const big = await createTenant(t);
-      await seedMessages((sql, params) => t.ds.query(sql, params), {
-        accountId: big.account.id,
-        count: 150_000,
-        firstId: 5_000_000_000n,
-        start: new Date('2026-01-01T00:00:00Z'),
-      });
-      const server = t.app.getHttpServer();
-      if (!server.listening) await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      const { port } = server.address() as AddressInfo;
+    describe('with a large account', () => {
+      let big: Tenant;
+      let port: number;
       const exportQueries = async () =>
         (await t.ds.query(
           "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE CONCAT('%messages', '-export%')",
         )) as Array<{ ID: string }>;
-      await new Promise<void>((resolve, reject) => {
-        const req = httpRequest(
-          { port, host: '127.0.0.1', path: EXPORT, headers: { 'X-API-Key': big.key } },
-          (res) => {
-            res.once('data', async () => {
-              res.pause();
-              try {
-                expect(await exportQueries()).toHaveLength(1);
-                req.destroy();
-                resolve();
-              } catch (e) {
-                reject(e as Error);
-              }
-            });
-          },
-        );
-        req.on('error', () => undefined);
-        req.end();
+
+      /** Starts an export and stops reading after its first chunk; answers how to hang up. */
+      const startReading = () =>
+        new Promise<() => void>((resolve, reject) => {
+          const req = httpRequest(
+            { port, host: '127.0.0.1', path: EXPORT, headers: { 'X-API-Key': big.key } },
+            (res) => {
+              if (res.statusCode !== 200) reject(new Error(`export answered ${res.statusCode}`));
+              res.once('data', () => {
+                res.pause();
+                resolve(() => req.destroy());
+              });
+            },
+          );
+          req.on('error', () => undefined);
+          req.end();
+        });
+
+      beforeAll(async () => {
+        big = await createTenant(t);
+        await seedMessages((sql, params) => t.ds.query(sql, params), {
+          accountId: big.account.id,
+          count: 150_000,
+          firstId: 5_000_000_000n,
+          start: new Date('2026-01-01T00:00:00Z'),
+        });
+        const server = t.app.getHttpServer();
+        if (!server.listening) await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+        port = (server.address() as AddressInfo).port;
+      }, 120_000);
+
+      it('stops the query when the client goes away mid-export', async () => {
+        const hangUp = await startReading();
+        // The client stopped reading: MySQL holds the rest of the rows.
+        expect(await exportQueries()).toHaveLength(1);
+        hangUp();
+        await waitFor(async () => (await exportQueries()).length === 0, 10_000, 'the export query to stop');
+        // The service is none the worse: the next search answers.
+        expect((await get(`${SEARCH}?limit=3`, big.key)).body.data).toHaveLength(3);
       });
-      await waitFor(async () => (await exportQueries()).length === 0, 10_000, 'the export query to stop');
-      // The service is none the worse: the next search answers.
-      expect((await get(`${SEARCH}?limit=3`, big.key)).body.data).toHaveLength(3);
+
+      it('runs at most a quarter of the pool as exports at once, and answers 429 beyond', async () => {
+        const hangUps = [await startReading(), await startReading()];
+        const refused = await get(EXPORT, big.key);
+        expect(refused.status).toBe(429);
+        expect(refused.body.error.code).toBe('RATE_LIMITED');
+        expect(refused.headers['retry-after']).toBe('5');
+        // Searches still get connections while both exports hold theirs.
+        expect((await get(`${SEARCH}?limit=3`, big.key)).status).toBe(200);
+        for (const hangUp of hangUps) hangUp();
+        await waitFor(async () => (await exportQueries()).length === 0, 10_000, 'the exports to stop');
+        const again = await get(`${EXPORT}?status=REJECTED&recipient=260970000007`, big.key).buffer(true);
+        expect(again.status).toBe(200);
+        expect(again.text.trimEnd().split('\n')).toHaveLength(1 + 15);
+      });
     });
   });
 

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { AppException } from '../../../platform/errors/app.exception.js';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { MessageSearchStore, type ExportRow } from '../message-search.store.js';
+import { MessageSearchStore, type ExportQuery, type ExportRow } from '../message-search.store.js';
 import type { ExportFormat, MessageExportQuery } from './message-filter.dto.js';
 import { MessageSearchService } from './message-search.service.js';
 
@@ -120,15 +122,41 @@ export interface PreparedExport {
 
 @Injectable()
 export class MessageExportService {
+  /** Exports under way in this process; each holds a pooled MySQL connection while it runs. */
+  private running = 0;
+  private readonly slots: number;
+
   constructor(
     private readonly search: MessageSearchService,
     private readonly store: MessageSearchStore,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    // A quarter of the pool at most: sends and lookups keep the rest however many exports run.
+    this.slots = Math.max(1, Math.floor(config.dbPoolSize / 4));
+  }
 
   async prepare(accountId: string, q: MessageExportQuery): Promise<PreparedExport> {
     const format = q.format ?? 'csv';
     const filter = await this.search.filter(accountId, q);
-    const query = await this.store.openExport(filter);
+    if (this.running >= this.slots)
+      throw new AppException('RATE_LIMITED', 'Too many exports are under way; retry after 5 s.', [], {
+        'Retry-After': '5',
+      });
+    this.running++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.running--;
+    };
+    let query: ExportQuery;
+    try {
+      query = await this.store.openExport(filter);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    query.rows.once('close', release);
     let rows = 0;
     const counted = () => void rows++;
     return {
