@@ -78,12 +78,17 @@ function indexFor(f: MessageFilter): string {
   return 'ix_messages_account_created';
 }
 
-/** The SELECT for a filter, after an optional position, in the search order. */
+/**
+ * The SELECT for a filter, after an optional position, in the search order. Its text is made of
+ * constants only (`lead`, the columns and the index name are constants of this file); every
+ * value goes in as a `?` parameter.
+ */
 export function searchSql(
   columns: string,
   f: MessageFilter,
   after: SearchPosition | null,
   limit: number | null,
+  lead = '',
 ): { sql: string; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
@@ -100,7 +105,7 @@ export function searchSql(
   if (f.createdTo) add('m.created_at < ?', f.createdTo);
   if (after)
     add('(m.created_at > ? OR (m.created_at = ? AND m.id > ?))', after.createdAt, after.createdAt, after.id);
-  let sql = `SELECT ${columns}
+  let sql = `${lead} SELECT ${columns}
                FROM messages m FORCE INDEX (${indexFor(f)}) JOIN send_requests r ON r.id = m.send_request_id
               WHERE ${where.join(' AND ')}
               ORDER BY m.created_at, m.id`;
@@ -134,8 +139,8 @@ export class MessageSearchStore {
 
   /** The statement a page runs, as EXPLAIN shows its plan. */
   async explainPage(f: MessageFilter, after: SearchPosition | null, limit: number | null) {
-    const { sql, params } = searchSql(VIEW_COLUMNS, f, after, limit);
-    return (await this.ds.query(`EXPLAIN ${sql}`, params)) as Array<Record<string, unknown>>;
+    const { sql, params } = searchSql(VIEW_COLUMNS, f, after, limit, 'EXPLAIN');
+    return (await this.ds.query(sql, params)) as Array<Record<string, unknown>>;
   }
 
   /**
@@ -146,8 +151,8 @@ export class MessageSearchStore {
   async openExport(f: MessageFilter): Promise<ExportQuery> {
     if (f.sendRequestIds?.length === 0) return { rows: Readable.from([]), close: async () => undefined };
     const conn = await this.connection();
-    const { sql, params } = searchSql(EXPORT_COLUMNS, f, null, null);
-    const query = conn.query(`${EXPORT_MARKER} ${sql}`, params);
+    const { sql, params } = searchSql(EXPORT_COLUMNS, f, null, null, EXPORT_MARKER);
+    const query = conn.query(sql, params);
     let ended = false;
     const finished = new Promise<void>((resolve) => query.once('end', () => ((ended = true), resolve())));
     // Without a listener an error after a cancel would be thrown from mysql2's packet handler.
