@@ -10,6 +10,10 @@ import { KEY_COMMANDS } from '../modules/api-keys/keys.command.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { LOG_COMMANDS } from '../modules/request-logs/logs.command.js';
+import { CONNECTOR_COMMANDS } from '../modules/delivery/connectors/connectors.command.js';
+import { ConnectorAdminService } from '../modules/delivery/connectors/connector-admin.service.js';
+import { ROUTE_COMMANDS } from '../modules/delivery/connectors/routes.command.js';
+import { RoutingModule } from '../modules/delivery/connectors/routing.module.js';
 
 /**
  * The admin CLI: thin commands over the account, key and balance services.
@@ -27,8 +31,18 @@ export class CliModule {
         AccountsModule,
         ApiKeysModule,
         BalanceModule,
+        RoutingModule,
       ],
-      providers: [...DB_COMMANDS, ...ACCOUNT_COMMANDS, ...KEY_COMMANDS, ...LOG_COMMANDS, RequestLogReader],
+      providers: [
+        ...DB_COMMANDS,
+        ...ACCOUNT_COMMANDS,
+        ...KEY_COMMANDS,
+        ...LOG_COMMANDS,
+        ...CONNECTOR_COMMANDS,
+        ...ROUTE_COMMANDS,
+        RequestLogReader,
+        ConnectorAdminService,
+      ],
     };
   }
 }

@@ -14,11 +14,15 @@ import { MessagesModule } from '../modules/messages/messages.module.js';
 import { QueueModule } from '../modules/delivery/queue.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { MessageStateService } from '../modules/delivery/message-state.service.js';
+import { ConnectorPool } from '../modules/delivery/connectors/connector-pool.js';
+import { RoutingModule } from '../modules/delivery/connectors/routing.module.js';
+import { RedisModule } from '../platform/redis/redis.module.js';
 
 /** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
 @Module({
-  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule],
+  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, RoutingModule, RedisModule],
   providers: [
+    ConnectorPool,
     TransportRegistry,
     MessageStateService,
     DeliveryReportService,

@@ -32,6 +32,10 @@ export class ApiKey {
   @Column({ name: 'rate_window_seconds', type: 'int', unsigned: true, nullable: true })
   rateWindowSeconds: number | null;
 
+  /** The priority of this key's sends when a request names none (null: normal). */
+  @Column({ type: 'enum', enum: ['high', 'normal'], nullable: true })
+  priority: 'high' | 'normal' | null;
+
   @Column({ name: 'revoked_at', type: 'datetime', precision: 3, nullable: true })
   revokedAt: Date | null;
 

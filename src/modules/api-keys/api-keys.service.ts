@@ -42,6 +42,8 @@ export interface CreateKeyInput {
   allowedIps?: string[];
   expiresAt?: Date | null;
   rateLimit?: { limit: number; windowSeconds: number } | null;
+  /** The priority of the key's sends that name none (null: normal). */
+  priority?: 'high' | 'normal' | null;
 }
 
 /** `undefined` leaves a field as it is; `null` clears it. */
@@ -50,6 +52,7 @@ export interface UpdateKeyInput {
   allowedIps?: string[] | null;
   expiresAt?: Date | null;
   rateLimit?: { limit: number; windowSeconds: number } | null;
+  priority?: 'high' | 'normal' | null;
 }
 
 @Injectable()
@@ -82,6 +85,7 @@ export class ApiKeysService {
       expiresAt: input.expiresAt ?? null,
       rateLimit: input.rateLimit?.limit ?? null,
       rateWindowSeconds: input.rateLimit?.windowSeconds ?? null,
+      priority: input.priority ?? null,
       revokedAt: null,
       lastUsedAt: null,
     });
@@ -170,6 +174,7 @@ export class ApiKeysService {
       changes.rateLimit = input.rateLimit?.limit ?? null;
       changes.rateWindowSeconds = input.rateLimit?.windowSeconds ?? null;
     }
+    if (input.priority !== undefined) changes.priority = input.priority;
     if (Object.keys(changes).length === 0) throw new ApiKeyError('nothing to change');
     await this.ds.getRepository(ApiKey).update({ id }, changes);
     await this.onKeyChanged(id);

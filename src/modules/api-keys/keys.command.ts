@@ -7,6 +7,7 @@ import {
   parseIpOrCidr,
   parseIsoDate,
   parseLimit,
+  parsePriority,
   parseRateLimit,
   type RateLimitValue,
 } from '../../platform/cli/parsers.js';
@@ -38,6 +39,7 @@ function keyView(k: ApiKey & { username?: string }) {
     allowed_ips: k.allowedIps ?? [],
     expires_at: iso(k.expiresAt),
     rate_limit: k.rateLimit && k.rateWindowSeconds ? `${k.rateLimit}/${k.rateWindowSeconds}` : null,
+    priority: k.priority ?? 'normal',
     revoked_at: iso(k.revokedAt),
     last_used_at: iso(k.lastUsedAt),
     created_at: iso(k.createdAt),
@@ -75,6 +77,7 @@ export class KeysCreateCommand extends CliCommand {
       allowIp?: string[];
       expiresAt?: Date;
       rateLimit?: RateLimitValue;
+      priority?: 'high' | 'normal';
     },
   ): Promise<void> {
     const { apiKey, secret } = await this.keys.create({
@@ -83,6 +86,7 @@ export class KeysCreateCommand extends CliCommand {
       allowedIps: o.allowIp,
       expiresAt: o.expiresAt ?? null,
       rateLimit: o.rateLimit ?? null,
+      priority: o.priority ?? null,
     });
     const view = keyView(await this.keys.describe(apiKey.id));
     if (o.json) return printJson(withSecret(view, secret));
@@ -121,6 +125,14 @@ export class KeysCreateCommand extends CliCommand {
   })
   parseRateLimit(v: string): RateLimitValue {
     return parseRateLimit(v);
+  }
+
+  @Option({
+    flags: '--priority <priority>',
+    description: 'high or normal (default): the priority of sends that name none; high for one-time codes',
+  })
+  parsePriority(v: string): 'high' | 'normal' {
+    return parsePriority(v);
   }
 
   @Help('after')
@@ -228,6 +240,7 @@ export class KeysUpdateCommand extends CliCommand {
       clearAllowIp?: boolean;
       expiresAt?: Date | typeof NEVER;
       rateLimit?: RateLimitValue | typeof DEFAULT;
+      priority?: 'high' | 'normal';
     },
   ): Promise<void> {
     if (o.allowIp && o.clearAllowIp)
@@ -238,9 +251,10 @@ export class KeysUpdateCommand extends CliCommand {
     if (o.clearAllowIp) input.allowedIps = null;
     if (o.expiresAt !== undefined) input.expiresAt = o.expiresAt === NEVER ? null : o.expiresAt;
     if (o.rateLimit !== undefined) input.rateLimit = o.rateLimit === DEFAULT ? null : o.rateLimit;
+    if (o.priority !== undefined) input.priority = o.priority;
     if (Object.keys(input).length === 0) {
       throw new UsageError(
-        'nothing to change: give --name, --allow-ip, --clear-allow-ip, --expires-at or --rate-limit',
+        'nothing to change: give --name, --allow-ip, --clear-allow-ip, --expires-at, --rate-limit or --priority',
       );
     }
     await this.keys.update(id, input);
@@ -276,6 +290,14 @@ export class KeysUpdateCommand extends CliCommand {
   })
   parseRateLimit(v: string): RateLimitValue | typeof DEFAULT {
     return v.trim().toLowerCase() === DEFAULT ? DEFAULT : parseRateLimit(v);
+  }
+
+  @Option({
+    flags: '--priority <priority>',
+    description: 'high or normal: the priority of sends that name none',
+  })
+  parsePriority(v: string): 'high' | 'normal' {
+    return parsePriority(v);
   }
 
   @Help('after')

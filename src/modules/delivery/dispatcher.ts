@@ -61,6 +61,8 @@ export class Dispatcher {
       subject: request.subject,
       replyTo: request.reply_to,
       apiReference: String(sendRequestId),
+      accountId: String(request.account_id),
+      priority: request.priority,
     }));
     const transport = this.transports.get(channel);
     const sent: Array<{ id: string; providerMessageId: string; parts: string[] }> = [];
@@ -83,6 +85,7 @@ export class Dispatcher {
             status: 'SENT',
             providerMessageId: r.providerMessageId,
             reason: r.reason ?? null,
+            connector: r.connector,
           });
           partSent.push({
             id,

@@ -31,6 +31,8 @@ export interface Transition {
   reason?: string | null;
   providerMessageId?: string | null;
   at?: Date;
+  /** The SMPP connector it went out on (SENT). */
+  connector?: string;
 }
 
 export interface CallbackJob {
@@ -145,6 +147,7 @@ export class MessageStateService {
         status: t.status,
         reason: t.reason ?? null,
         providerMessageId: t.providerMessageId ?? null,
+        connector: t.connector ?? null,
         at: t.at,
       })),
     );

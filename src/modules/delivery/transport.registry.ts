@@ -6,6 +6,9 @@ import { SandboxTransport } from './transports/sandbox.transport.js';
 import { SmppTransport } from './transports/smpp.transport.js';
 import { SmtpTransport } from './transports/smtp.transport.js';
 import type { Transport } from './transports/transport.js';
+import { ConnectorPool } from './connectors/connector-pool.js';
+import { RoutedSmppTransport } from './connectors/routed-smpp.transport.js';
+import { RoutingService } from './connectors/routing.service.js';
 
 /** The factory: one transport per channel, as configured. */
 export function createTransport(channel: Channel, config: AppConfig, logger: Logger): Transport {
@@ -41,12 +44,20 @@ export class TransportRegistry implements OnApplicationShutdown {
   private readonly logger = new Logger('Transports');
   private readonly transports = new Map<Channel, Transport>();
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly connectors: ConnectorPool,
+    private readonly routing: RoutingService,
+  ) {}
 
   get(channel: Channel): Transport {
     let t = this.transports.get(channel);
     if (!t) {
-      t = createTransport(channel, this.config, this.logger);
+      // SMS over SMPP goes through the connectors (SMPP_URL is the default one).
+      t =
+        this.config.transports[channel] === 'smpp'
+          ? new RoutedSmppTransport(this.connectors, this.routing)
+          : createTransport(channel, this.config, this.logger);
       if (t.name === 'sandbox') {
         const loud = this.config.env === 'production' ? 'warn' : 'log';
         this.logger[loud](`${channel}: sandbox transport, no messages leave this system`);

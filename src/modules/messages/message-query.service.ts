@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../platform/errors/app.exception.js';
-import { toNumber } from '../../platform/money/money.js';
+import { perUnit, toNumber } from '../../platform/money/money.js';
 import { MessageStore, type MessageView } from './message.store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -66,6 +66,8 @@ export class MessageQueryService {
       // ACKNOWLEDGED and is retried, this is where the cause shows.
       attempts: r.attempts,
       last_error: r.last_error,
+      cost_per_unit: r.units > 0 ? toNumber(perUnit(r.cost, r.units)) : null,
+      connector: r.connector,
     };
   }
 }

@@ -7,6 +7,7 @@ import type {
   LockedMessage,
   MessageGroup,
   MessageView,
+  DispatchRequest,
   NewSendRequest,
   ReplayRequest,
   StateWrite,
@@ -19,12 +20,13 @@ const COLUMNS =
   '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, created_at, updated_at)';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const REQUEST_COLUMNS = `(id, account_id, api_key_id, channel, sender, subject, body, reply_to, source, callback_url,
-  user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at)`;
-const REQUEST_ROW = `(${new Array(18).fill('?').join(', ')})`;
+  user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
+  priority)`;
+const REQUEST_ROW = `(${new Array(19).fill('?').join(', ')})`;
 
 const VIEW = `SELECT m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
-                     m.attempts, m.last_error
+                     m.attempts, m.last_error, m.connector
                 FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
 
 /** The values of one send_requests row, in the order of REQUEST_COLUMNS. */
@@ -48,6 +50,7 @@ function requestValues(r: NewSendRequest): unknown[] {
     r.cost,
     r.currency,
     r.createdAt,
+    r.priority ?? 'normal',
   ];
 }
 
@@ -184,13 +187,11 @@ export class MessageStore {
   // ------------------------------------------------------------------ dispatching
 
   /** What a transport needs of the request: sender, body and, for e-mail, subject and reply-to. */
-  async findDispatchRequest(
-    sendRequestId: string,
-  ): Promise<{ sender: string; body: string; subject: string | null; reply_to: string | null } | undefined> {
+  async findDispatchRequest(sendRequestId: string): Promise<DispatchRequest | undefined> {
     const [request] = (await this.ds.query(
-      'SELECT sender, body, subject, reply_to FROM send_requests WHERE id = ?',
+      'SELECT account_id, sender, body, subject, reply_to, priority FROM send_requests WHERE id = ?',
       [sendRequestId],
-    )) as Array<{ sender: string; body: string; subject: string | null; reply_to: string | null }>;
+    )) as DispatchRequest[];
     return request;
   }
 
@@ -274,11 +275,14 @@ export class MessageStore {
       const provider = caseOf((c) => c.providerMessageId);
       const at = caseOf((c) => c.at);
       const stamp = status === 'SENT' ? 'sent_at' : 'completed_at';
+      // The connector an SMS went out on, where there are several.
+      const connector = items.some((c) => c.connector) ? caseOf((c) => c.connector ?? null) : null;
       await em.query(
         `UPDATE messages SET status = ?, reason = COALESCE(${reason.sql}, reason),
                 provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql}
+                ${connector ? `, connector = COALESCE(${connector.sql}, connector)` : ''}
           WHERE id IN (?)`,
-        [status, ...reason.params, ...provider.params, ...at.params, ids],
+        [status, ...reason.params, ...provider.params, ...at.params, ...(connector?.params ?? []), ids],
       );
     }
     await em.query(

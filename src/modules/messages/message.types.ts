@@ -20,6 +20,7 @@ export interface NewSendRequest {
   cost: string;
   currency: string;
   createdAt: Date;
+  priority?: 'high' | 'normal';
 }
 
 export interface NewMessageRow {
@@ -78,6 +79,18 @@ export interface StateWrite {
   reason: string | null;
   providerMessageId: string | null;
   at: Date;
+  /** The SMPP connector a message went out on (SENT). */
+  connector?: string | null;
+}
+
+/** What a transport needs of a request. */
+export interface DispatchRequest {
+  account_id: string;
+  sender: string;
+  body: string;
+  subject: string | null;
+  reply_to: string | null;
+  priority: 'high' | 'normal';
 }
 
 /** A message as the status lookup shows it. */
@@ -98,4 +111,5 @@ export interface MessageView {
   completed_at: Date | null;
   attempts: number;
   last_error: string | null;
+  connector: string | null;
 }

@@ -11,6 +11,8 @@ export interface SendInput {
   source?: string | null;
   callbackUrl?: string | null;
   userReferenceId?: string | null;
+  /** high | normal; null: the key's default. */
+  priority?: 'high' | 'normal' | null;
 }
 
 /**

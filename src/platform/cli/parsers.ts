@@ -61,6 +61,13 @@ export function parseIpOrCidr(value: string): string {
   return ipaddr.parse(v).toString();
 }
 
+/** A send priority. */
+export function parsePriority(value: string): 'high' | 'normal' {
+  const v = value.trim().toLowerCase();
+  if (v !== 'high' && v !== 'normal') throw new UsageError('Expected high or normal.');
+  return v;
+}
+
 /** For a repeatable option: commander hands the previous values back. */
 export function collect<T>(value: T, previous: T[] | undefined): T[] {
   return [...(previous ?? []), value];

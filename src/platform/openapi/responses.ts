@@ -149,6 +149,22 @@ export class MessageDto {
       'reason code of the last failed hand-over attempt, e.g. SMTP_421, SMTP_TLS_CERTIFICATE, SMPP_ESME_RTHROTTLED; kept after a later success',
   })
   last_error: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'number',
+    example: 0.25,
+    description:
+      'the price of one unit for this recipient: the longest matching destination price of the account, else the channel price; null for a recipient that was not charged',
+  })
+  cost_per_unit: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    example: 'mtn',
+    description:
+      'the SMPP connector (SMSC link) the message went out on; "default" for SMPP_URL; null until SENT',
+  })
+  connector: string | null;
 }
 
 export class MessageEventDto {

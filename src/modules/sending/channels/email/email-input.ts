@@ -4,6 +4,7 @@ import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
 import { normaliseEmail } from '../../recipients.js';
 import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
+import { priorityOf } from '../../send-priority.js';
 
 function isBlank(v: unknown): boolean {
   return (
@@ -46,5 +47,6 @@ export function emailInput(body: Record<string, unknown>): SendInput {
     replyTo: replyTo === undefined || replyTo.trim() === '' ? null : address(replyTo),
     source: (body.source as string | undefined) ?? null,
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+    priority: priorityOf(body),
   };
 }

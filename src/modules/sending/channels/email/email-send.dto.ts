@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
+import { PriorityField, type Priority } from '../../send-priority.js';
 
 /**
  * Types only: which fields are required, and what a valid address is, is checked
@@ -65,4 +66,7 @@ export class EmailSendDto {
   @IsString()
   @MaxLength(255)
   user_reference_id?: string;
+
+  @PriorityField()
+  priority?: Priority;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
+import { PriorityField, type Priority } from '../../send-priority.js';
 
 /**
  * Both name sets are accepted: from/to/message and the older
@@ -98,4 +99,7 @@ export class SmsSendDto {
   @IsString()
   @MaxLength(255)
   user_reference_id?: string;
+
+  @PriorityField()
+  priority?: Priority;
 }
