@@ -33,7 +33,7 @@ describe('SharedThroughput against Redis', () => {
       perSecond.set(s, (perSecond.get(s) ?? 0) + 1);
     };
     const order: string[] = [];
-    const takes: Array<Promise<void> | null> = [];
+    const takes: Array<Promise<unknown> | null> = [];
     for (let i = 0; i < 150; i++) {
       takes.push(a.take(false)?.then(grant) ?? null);
       takes.push(b.take(false)?.then(grant) ?? null);
