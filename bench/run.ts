@@ -11,6 +11,7 @@ import { createConnection } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
+import { benchRouting } from './routing.js';
 import {
   cliJson,
   freePort,
@@ -403,6 +404,8 @@ async function main() {
 
   // B5 starts an API of its own (TRUST_PROXY, default throttles) on a database of its own.
   for (const r of await benchFairness(quick)) record(r);
+  // B6 starts an API, two workers and two SMSCs of its own.
+  for (const r of await benchRouting(quick)) record(r);
 
   const machine = {
     cores: cpus().length,

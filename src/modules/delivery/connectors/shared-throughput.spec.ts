@@ -1,14 +1,16 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { granted, SharedThroughput, slotLimit } from './shared-throughput.js';
+import { granted, SharedThroughput, sharedUpTo } from './shared-throughput.js';
 
 describe('slot shares', () => {
-  it('the ten slots of a second add up to exactly the TPS, whatever the TPS', () => {
+  it('the tenths of a second share the TPS evenly and reach exactly the TPS by the last one', () => {
     for (const tps of [1, 3, 7, 10, 99, 500, 1234]) {
-      let total = 0;
-      for (let slot = 0; slot < 10; slot++) total += slotLimit(tps, slot);
-      expect(total, `tps ${tps}`).toBe(tps);
+      expect(sharedUpTo(tps, 9), `tps ${tps}`).toBe(tps);
+      for (let slot = 1; slot < 10; slot++)
+        expect(sharedUpTo(tps, slot)).toBeGreaterThanOrEqual(sharedUpTo(tps, slot - 1));
     }
+    expect(sharedUpTo(500, 0)).toBe(50);
+    expect(sharedUpTo(500, 4)).toBe(250);
   });
 
   it('grants only the points numbered within the limit, to whoever added them', () => {

@@ -11,16 +11,16 @@ const MIN_SHARE = 1 / 16;
 /** A second without throttling answers gives back this much pace (multiplied). */
 const RECOVERY = 1.25;
 
-/** Slot `i`'s share of `tps`: the shares of one second add up to exactly `tps`. */
-export function slotLimit(tps: number, slot: number): number {
+/** How many of a second's `tps` sends may have gone by the end of slot `slot` (0-9): the slots share it evenly. */
+export function sharedUpTo(tps: number, slot: number): number {
   const i = ((slot % SLOTS_PER_SECOND) + SLOTS_PER_SECOND) % SLOTS_PER_SECOND;
-  return Math.floor(((i + 1) * tps) / SLOTS_PER_SECOND) - Math.floor((i * tps) / SLOTS_PER_SECOND);
+  return Math.floor(((i + 1) * tps) / SLOTS_PER_SECOND);
 }
 
 /**
- * Given a slot's counter before and after adding `want`, how many of them fall within `limit`.
- * The counter only grows within a slot, so the points numbered up to the limit belong to
- * whoever added them, and nobody gets one twice: no refund is needed when a request overshoots.
+ * Given the second's counter before and after adding `want`, how many of them fall within
+ * `limit`. Only those are used; the rest are given back, so the counter never runs ahead of
+ * what was granted by more than the requests in flight, and a point is never granted twice.
  */
 export function granted(counterAfter: number, want: number, limit: number): number {
   return Math.max(0, Math.min(want, limit - (counterAfter - want)));
@@ -35,11 +35,12 @@ export interface SharedThroughputOptions {
 }
 
 /**
- * One connector's TPS held across every worker: each calendar second is cut into ten slots,
- * each slot's share of the TPS is counted in Redis (rate-limiter-flexible's atomic counter
- * with expiry, one key per slot), and a process takes points for as many of its waiting
- * submits as the slot has left, in one round trip. Whatever the number of workers, no
- * calendar second gets more than the TPS. High-priority submits are served first.
+ * One connector's TPS held across every worker: each calendar second's sends are counted in
+ * Redis (rate-limiter-flexible's atomic counter with expiry, one key per second), and a
+ * process takes points for as many of its waiting submits as the second has left up to the
+ * current tenth of it, in one round trip. Whatever the number of workers, no calendar second
+ * gets more than the TPS, and the sends spread over the second (a tenth missed by a late
+ * timer is caught up later in the same second). High-priority submits are served first.
  * Throttling answers from the SMSC halve the pace this process takes (down to 1/16), and
  * each quiet second gives some back. If Redis fails, the process paces itself alone at the
  * TPS until it answers again.
@@ -127,14 +128,15 @@ export class SharedThroughput implements Throughput {
       while (this.queued > 0 && !this.closed) {
         const now = Date.now();
         const slot = Math.floor(now / SLOT_MS);
-        const limit = slotLimit(this.currentTps, slot);
-        const untilNext = (slot + 1) * SLOT_MS - now + 1;
-        if (limit === 0) {
-          await sleep(untilNext);
+        const second = Math.floor(now / 1000);
+        const limit = sharedUpTo(this.currentTps, slot);
+        const want = Math.min(this.queued, limit);
+        if (want === 0) {
+          await sleep((slot + 1) * SLOT_MS - now + 1);
           continue;
         }
-        const want = Math.min(this.queued, limit);
-        const counter = await this.count(`${this.options.connector}:${slot}`, want);
+        const key = `${this.options.connector}:${second}`;
+        const counter = await this.count(key, want);
         if (counter === null) {
           // Redis did not answer: pace alone for this one.
           await this.fallback.take();
@@ -143,7 +145,11 @@ export class SharedThroughput implements Throughput {
         }
         const got = granted(counter, want, limit);
         this.release(got);
-        if (got < want) await sleep((slot + 1) * SLOT_MS - Date.now() + 1);
+        if (got < want) {
+          // Give back what was not used, so later tenths of the second can still have it.
+          void this.limiter.reward(key, want - got).catch(() => undefined);
+          await sleep((slot + 1) * SLOT_MS - Date.now() + 1);
+        }
       }
     } finally {
       this.pumping = false;
