@@ -3,14 +3,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { granted, SharedThroughput, sharedUpTo } from './shared-throughput.js';
 
 describe('slot shares', () => {
-  it('the tenths of a second share the TPS evenly and reach exactly the TPS by the last one', () => {
+  it('the first nine tenths of a second share the TPS evenly and reach exactly the TPS; the last grants nothing more', () => {
     for (const tps of [1, 3, 7, 10, 99, 500, 1234]) {
+      expect(sharedUpTo(tps, 8), `tps ${tps}`).toBe(tps);
       expect(sharedUpTo(tps, 9), `tps ${tps}`).toBe(tps);
       for (let slot = 1; slot < 10; slot++)
         expect(sharedUpTo(tps, slot)).toBeGreaterThanOrEqual(sharedUpTo(tps, slot - 1));
     }
-    expect(sharedUpTo(500, 0)).toBe(50);
-    expect(sharedUpTo(500, 4)).toBe(250);
+    expect(sharedUpTo(900, 0)).toBe(100);
+    expect(sharedUpTo(900, 4)).toBe(500);
   });
 
   it('grants only the points numbered within the limit, to whoever added them', () => {

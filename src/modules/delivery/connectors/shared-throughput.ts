@@ -3,18 +3,23 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { Pacer, sleep } from '../transports/smpp-link.js';
 import type { Throughput } from '../transports/smpp.transport.js';
 
-/** A second is handed out in ten slots, so a connector's sends spread over the second instead of bunching at its start. */
+/**
+ * A second is handed out in tenths, so a connector's sends spread over the second instead of
+ * bunching at its start. The last tenth grants nothing: a submit granted then could reach the
+ * SMSC in the next second, on top of that second's own share; the first nine share the TPS.
+ */
 const SLOTS_PER_SECOND = 10;
 const SLOT_MS = 1000 / SLOTS_PER_SECOND;
+const GRANTING_SLOTS = SLOTS_PER_SECOND - 1;
 /** After a throttling answer the connector runs at half its pace, down to this share of its TPS. */
 const MIN_SHARE = 1 / 16;
 /** A second without throttling answers gives back this much pace (multiplied). */
 const RECOVERY = 1.25;
 
-/** How many of a second's `tps` sends may have gone by the end of slot `slot` (0-9): the slots share it evenly. */
+/** How many of a second's `tps` sends may have gone by the end of tenth `slot` (0-9): all of them by the ninth. */
 export function sharedUpTo(tps: number, slot: number): number {
   const i = ((slot % SLOTS_PER_SECOND) + SLOTS_PER_SECOND) % SLOTS_PER_SECOND;
-  return Math.floor(((i + 1) * tps) / SLOTS_PER_SECOND);
+  return Math.floor((Math.min(i + 1, GRANTING_SLOTS) * tps) / GRANTING_SLOTS);
 }
 
 /**
@@ -129,6 +134,10 @@ export class SharedThroughput implements Throughput {
         const now = Date.now();
         const slot = Math.floor(now / SLOT_MS);
         const second = Math.floor(now / 1000);
+        if (slot % SLOTS_PER_SECOND === GRANTING_SLOTS) {
+          await sleep(1000 - (now % 1000) + 1);
+          continue;
+        }
         const limit = sharedUpTo(this.currentTps, slot);
         const want = Math.min(this.queued, limit);
         if (want === 0) {
