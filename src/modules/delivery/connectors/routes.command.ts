@@ -1,8 +1,8 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { CliCommand, CommandGroup } from '../../../platform/cli/cli-command.js';
 import { printJson, printLine, printTable } from '../../../platform/cli/output.js';
-import { parseChannel, parseCostPerUnit } from '../../../platform/cli/parsers.js';
-import type { Channel } from '../../messages/channel.js';
+import { parseCostPerUnit } from '../../../platform/cli/parsers.js';
+import { parseChannel, type Channel } from '../../accounts/channel.js';
 import { ConnectorAdminService } from './connector-admin.service.js';
 import { parseConnectorName, parsePrefix, parseRoutePriority } from './connector-parsers.js';
 
