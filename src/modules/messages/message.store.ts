@@ -278,14 +278,16 @@ export class MessageStore {
       const provider = caseOf((c) => c.providerMessageId);
       const at = caseOf((c) => c.at);
       const stamp = status === 'SENT' ? 'sent_at' : 'completed_at';
-      // The connector an SMS went out on, where there are several.
-      const connector = items.some((c) => c.connector) ? caseOf((c) => c.connector ?? null) : null;
+      // The connector an SMS went out on, where there are several (no CASE when none is named).
+      const connector = items.some((c) => c.connector)
+        ? caseOf((c) => c.connector ?? null)
+        : { sql: 'NULL', params: [] };
       await em.query(
         `UPDATE messages SET status = ?, reason = COALESCE(${reason.sql}, reason),
-                provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql}
-                ${connector ? `, connector = COALESCE(${connector.sql}, connector)` : ''}
+                provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql},
+                connector = COALESCE(${connector.sql}, connector)
           WHERE id IN (?)`,
-        [status, ...reason.params, ...provider.params, ...at.params, ...(connector?.params ?? []), ids],
+        [status, ...reason.params, ...provider.params, ...at.params, ...connector.params, ids],
       );
     }
     await em.query(

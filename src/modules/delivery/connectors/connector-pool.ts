@@ -242,7 +242,9 @@ export class ConnectorPool implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    const started = this.timer !== null;
     this.stopped = true;
+    if (!started) return;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.syncing;

@@ -64,13 +64,23 @@ export class ConnectorStore {
     return result.affectedRows === 1;
   }
 
+  /** Fields left undefined keep their value; system_type null clears it. */
   async updateConnector(id: number, f: Partial<ConnectorFields> & { enabled?: boolean }): Promise<void> {
-    const entries = Object.entries(f).filter(([, v]) => v !== undefined);
-    if (entries.length === 0) return;
-    // Column names come from the fixed keys of ConnectorFields, never from input.
     await this.ds.query(
-      `UPDATE connectors SET ${entries.map(([k]) => `${k} = ?`).join(', ')}, updated_at = CURRENT_TIMESTAMP(3) WHERE id = ?`,
-      [...entries.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v)), id],
+      `UPDATE connectors SET url = COALESCE(?, url), tps = COALESCE(?, tps), window_size = COALESCE(?, window_size),
+              bind_mode = COALESCE(?, bind_mode), system_type = IF(?, ?, system_type),
+              enabled = COALESCE(?, enabled), updated_at = CURRENT_TIMESTAMP(3)
+        WHERE id = ?`,
+      [
+        f.url ?? null,
+        f.tps ?? null,
+        f.window_size ?? null,
+        f.bind_mode ?? null,
+        f.system_type !== undefined ? 1 : 0,
+        f.system_type ?? null,
+        f.enabled === undefined ? null : Number(f.enabled),
+        id,
+      ],
     );
   }
 
@@ -112,8 +122,8 @@ export class ConnectorStore {
   /** How many routes went. */
   async deleteRoutes(accountId: string, prefix: string, connectorId: number | null): Promise<number> {
     const result = (await this.ds.query(
-      `DELETE FROM routes WHERE account_id = ? AND prefix = ?${connectorId === null ? '' : ' AND connector_id = ?'}`,
-      connectorId === null ? [accountId, prefix] : [accountId, prefix, connectorId],
+      'DELETE FROM routes WHERE account_id = ? AND prefix = ? AND (? IS NULL OR connector_id = ?)',
+      [accountId, prefix, connectorId, connectorId],
     )) as { affectedRows: number };
     return result.affectedRows;
   }
@@ -121,8 +131,8 @@ export class ConnectorStore {
   async prices(accountId: string, channel?: Channel): Promise<Array<PriceRow & { channel: Channel }>> {
     return (await this.ds.query(
       `SELECT channel, prefix, cost_per_unit FROM destination_prices
-        WHERE account_id = ?${channel ? ' AND channel = ?' : ''} ORDER BY channel, prefix`,
-      channel ? [accountId, channel] : [accountId],
+        WHERE account_id = ? AND (? IS NULL OR channel = ?) ORDER BY channel, prefix`,
+      [accountId, channel ?? null, channel ?? null],
     )) as Array<PriceRow & { channel: Channel }>;
   }
 

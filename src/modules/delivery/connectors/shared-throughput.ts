@@ -11,6 +11,8 @@ import type { Throughput } from '../transports/smpp.transport.js';
 const SLOTS_PER_SECOND = 10;
 const SLOT_MS = 1000 / SLOTS_PER_SECOND;
 const GRANTING_SLOTS = SLOTS_PER_SECOND - 1;
+/** A Redis that does not answer within this long is treated as down (the process paces itself alone). */
+const REDIS_WAIT_MS = 500;
 /** After a throttling answer the connector runs at half its pace, down to this share of its TPS. */
 const MIN_SHARE = 1 / 16;
 /** A second without throttling answers gives back this much pace (multiplied). */
@@ -167,12 +169,18 @@ export class SharedThroughput implements Throughput {
 
   /** The slot's counter after adding `points`, or null when Redis failed. */
   private async count(key: string, points: number): Promise<number | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${REDIS_WAIT_MS} ms`)), REDIS_WAIT_MS);
+    });
     try {
-      return (await this.limiter.consume(key, points)).consumedPoints;
+      return (await Promise.race([this.limiter.consume(key, points), late])).consumedPoints;
     } catch (err) {
       if (err instanceof RateLimiterRes) return err.consumedPoints;
       this.options.onRedisError?.(err as Error);
       return null;
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
