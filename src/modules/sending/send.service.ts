@@ -10,7 +10,7 @@ import { RoutingService } from '../delivery/connectors/routing.service.js';
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
 import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { checkCallbackUrl } from './callback-url.js';
+import { checkCallbackUrl } from '../callbacks/callback-url.js';
 import type { ChannelPolicy, SendInput } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
