@@ -13,6 +13,7 @@ import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
 import { benchScheduling } from './scheduling.js';
 import { benchSearch } from './search.js';
+import { benchRouting } from './routing.js';
 import {
   cliJson,
   freePort,
@@ -459,6 +460,8 @@ async function main() {
 
   // B6 seeds 1,000,000 messages into a database of its own and searches and exports them.
   for (const r of await benchSearch(quick)) record(r);
+  // B6 starts an API, two workers and two SMSCs of its own.
+  for (const r of await benchRouting(quick)) record(r);
 
   const machine = {
     cores: cpus().length,

@@ -10,6 +10,10 @@ import { BalanceModule } from '../modules/balance/balance.module.js';
 import { LOG_COMMANDS } from '../modules/request-logs/logs.command.js';
 import { MESSAGE_COMMANDS } from '../modules/messages/search/messages.command.js';
 import { MessageSearchModule } from '../modules/messages/search/message-search.module.js';
+import { CONNECTOR_COMMANDS } from '../modules/delivery/connectors/connectors.command.js';
+import { ConnectorAdminService } from '../modules/delivery/connectors/connector-admin.service.js';
+import { ROUTE_COMMANDS } from '../modules/delivery/connectors/routes.command.js';
+import { RoutingModule } from '../modules/delivery/connectors/routing.module.js';
 import { ACCOUNT_AND_KEY_COMMANDS } from './cli-commands.js';
 import { MAIN_ENTITIES } from './entities.js';
 
@@ -30,13 +34,17 @@ export class CliModule {
         ApiKeysModule,
         BalanceModule,
         MessageSearchModule,
+        RoutingModule,
       ],
       providers: [
         ...DB_COMMANDS,
         ...ACCOUNT_AND_KEY_COMMANDS,
         ...LOG_COMMANDS,
         ...MESSAGE_COMMANDS,
+        ...CONNECTOR_COMMANDS,
+        ...ROUTE_COMMANDS,
         RequestLogReader,
+        ConnectorAdminService,
       ],
     };
   }

@@ -18,6 +18,9 @@ import { MessageStateService } from '../modules/delivery/message-state.service.j
 import { DueScanner } from '../modules/delivery/due-scanner.js';
 import { HandOverClaims } from '../modules/delivery/hand-over-claims.js';
 import { ValidityExpiry } from '../modules/delivery/validity-expiry.js';
+import { ConnectorPool } from '../modules/delivery/connectors/connector-pool.js';
+import { RoutingModule } from '../modules/delivery/connectors/routing.module.js';
+import { RedisModule } from '../platform/redis/redis.module.js';
 
 /**
  * The dispatch and callback processors; imported by the API process (RUN_WORKERS) and by
@@ -25,8 +28,17 @@ import { ValidityExpiry } from '../modules/delivery/validity-expiry.js';
  * outbox, which the recovery sweep also asks to catch up.
  */
 @Module({
-  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, CallbacksModule],
+  imports: [
+    BalanceModule,
+    MessagesModule,
+    QueueModule,
+    MetricsModule,
+    CallbacksModule,
+    RoutingModule,
+    RedisModule,
+  ],
   providers: [
+    ConnectorPool,
     TransportRegistry,
     MessageStateService,
     DeliveryReportService,

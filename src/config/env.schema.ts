@@ -63,9 +63,10 @@ export class EnvSchema {
   @IsIn(['sandbox', 'http'])
   CHAT_TRANSPORT?: string;
 
-  @ValidateIf((o: EnvSchema) => o.SMS_TRANSPORT === 'smpp' || o.SMPP_URL !== undefined)
+  // With SMS_TRANSPORT=smpp, the default connector; the connectors table (CLI) may serve alone.
+  @ValidateIf((o: EnvSchema) => o.SMPP_URL !== undefined)
   @Matches(/^smpps?:\/\/[^\s]+$/, {
-    message: 'must look like smpp://system_id:password@host:2775 (required when SMS_TRANSPORT=smpp)',
+    message: 'must look like smpp://system_id:password@host:2775',
   })
   SMPP_URL?: string;
 

@@ -294,7 +294,7 @@ const SAFE_SQL_INTERPOLATION = [
   /^\w+\.map\(\(\w*\) => (?:'[^']*'|"[^"]*"|[A-Z][A-Z0-9_]*)\)\.join\('[^']*'\)$/, // one placeholder group per row
   /^new Array\(\w+(?:\.length)?\)\.fill\([A-Z][A-Z0-9_]*\)\.join\('[^']*'\)$/,
   /^\w+\.escapeId\([\w.]+\)$/,
-  /^(?:reason|provider|at)\.sql$/, // message-state.service: CASE id WHEN ? THEN ? … END
+  /^(?:reason|provider|at|connector)\.sql$/, // message.store: CASE id WHEN ? THEN ? … END (or the constant NULL)
   /^cases$/, // last-used.tracker, delivery-report.service: WHEN ? THEN ? …
   /^stamp$/, // message-state.service: 'sent_at' or 'completed_at'
   /^t$/, // migrations: DROP TABLE over a literal list

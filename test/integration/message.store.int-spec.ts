@@ -245,10 +245,12 @@ describe('MessageStore: dispatching and state changes', () => {
       'b@x.example',
     ]);
     expect(await store.findDispatchRequest(req.id)).toEqual({
+      account_id: expect.anything(),
       sender: 'ACME',
       body: 'hello',
       subject: 's',
       reply_to: 'r@acme.example',
+      priority: 'normal',
     });
     expect(await store.findDispatchRequest('1')).toBeUndefined();
     await ds.transaction((em) =>

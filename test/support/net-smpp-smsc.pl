@@ -16,7 +16,9 @@ use POSIX qw(strftime);
 
 $| = 1;
 my $port = shift @ARGV or die "usage: $0 PORT\n";
-my $server = Net::SMPP->new_listen('127.0.0.1', port => $port, smpp_version => 0x34)
+# Net::SMPP waits 5 s by default for a connection (and for a PDU), then gives up (and this SMSC would
+# exit): an hour lets clients bind late, sit idle, or bind again after a drop.
+my $server = Net::SMPP->new_listen('127.0.0.1', port => $port, smpp_version => 0x34, timeout => 3600)
   or die "cannot listen on $port: $!\n";
 print "listening $port\n";
 

@@ -9,6 +9,7 @@ import { ScheduleValidityCancel1764020000000 } from './main/1764020000000-schedu
 import { TestModeKeysAndRequests1764021100000 } from './main/1764021100000-test-mode-keys-and-requests.js';
 import { DailySpendLimits1764021200000 } from './main/1764021200000-daily-spend-limits.js';
 import { IndexMessagesForSearch1764022000000 } from './main/1764022000000-index-messages-for-search.js';
+import { CreateConnectorsRoutesPrices1764020000000 } from './main/1764020000000-create-connectors-routes-prices.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -30,6 +31,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   TestModeKeysAndRequests1764021100000,
   DailySpendLimits1764021200000,
   IndexMessagesForSearch1764022000000,
+  CreateConnectorsRoutesPrices1764020000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

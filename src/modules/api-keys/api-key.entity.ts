@@ -42,6 +42,9 @@ export class ApiKey {
   /** The most this key may spend per UTC day, in the account's currency; null: no limit. */
   @Column({ name: 'daily_limit', type: 'decimal', precision: 20, scale: 6, nullable: true })
   dailyLimit: string | null;
+  /** The priority of this key's sends when a request names none (null: normal). */
+  @Column({ type: 'enum', enum: ['high', 'normal'], nullable: true })
+  priority: 'high' | 'normal' | null;
 
   @Column({ name: 'revoked_at', type: 'datetime', precision: 3, nullable: true })
   revokedAt: Date | null;

@@ -58,6 +58,8 @@ export interface CreateKeyInput {
   mode?: KeyMode;
   /** Most the key may spend per UTC day (decimal text, account currency); null: no limit. */
   dailyLimit?: string | null;
+  /** The priority of the key's sends that name none (null: normal). */
+  priority?: 'high' | 'normal' | null;
 }
 
 /** `undefined` leaves a field as it is; `null` clears it. */
@@ -67,6 +69,7 @@ export interface UpdateKeyInput {
   expiresAt?: Date | null;
   rateLimit?: { limit: number; windowSeconds: number } | null;
   dailyLimit?: string | null;
+  priority?: 'high' | 'normal' | null;
 }
 
 @Injectable()
@@ -103,6 +106,7 @@ export class ApiKeysService {
       expiresAt: input.expiresAt ?? null,
       rateLimit: input.rateLimit?.limit ?? null,
       rateWindowSeconds: input.rateLimit?.windowSeconds ?? null,
+      priority: input.priority ?? null,
       revokedAt: null,
       lastUsedAt: null,
     });
@@ -193,6 +197,7 @@ export class ApiKeysService {
     }
     if (input.dailyLimit !== undefined)
       changes.dailyLimit = input.dailyLimit === null ? null : checkDailyLimit(input.dailyLimit);
+    if (input.priority !== undefined) changes.priority = input.priority;
     if (Object.keys(changes).length === 0) throw new ApiKeyError('nothing to change');
     await this.ds.getRepository(ApiKey).update({ id }, changes);
     await this.onKeyChanged(id);

@@ -7,6 +7,7 @@ import {
   parseIpOrCidr,
   parseDailyLimit,
   parseIsoDate,
+  parsePriority,
   parseRateLimit,
   type RateLimitValue,
 } from '../../platform/cli/parsers.js';
@@ -41,6 +42,7 @@ function keyView(k: ApiKey & { username?: string }) {
     expires_at: iso(k.expiresAt),
     rate_limit: k.rateLimit && k.rateWindowSeconds ? `${k.rateLimit}/${k.rateWindowSeconds}` : null,
     daily_limit: k.dailyLimit === null || k.dailyLimit === undefined ? null : money(k.dailyLimit),
+    priority: k.priority ?? 'normal',
     revoked_at: iso(k.revokedAt),
     last_used_at: iso(k.lastUsedAt),
     created_at: iso(k.createdAt),
@@ -80,6 +82,7 @@ export class KeysCreateCommand extends CliCommand {
       rateLimit?: RateLimitValue;
       mode?: KeyMode;
       dailyLimit?: string;
+      priority?: 'high' | 'normal';
     },
   ): Promise<void> {
     const { apiKey, secret } = await this.keys.create({
@@ -90,6 +93,7 @@ export class KeysCreateCommand extends CliCommand {
       rateLimit: o.rateLimit ?? null,
       mode: o.mode ?? 'live',
       dailyLimit: o.dailyLimit ?? null,
+      priority: o.priority ?? null,
     });
     const view = keyView(await this.keys.describe(apiKey.id));
     if (o.json) return printJson(withSecret(view, secret));
@@ -147,6 +151,14 @@ export class KeysCreateCommand extends CliCommand {
   })
   parseDailyLimit(v: string): string {
     return parseDailyLimit(v);
+  }
+
+  @Option({
+    flags: '--priority <priority>',
+    description: 'high or normal (default): the priority of sends that name none; high for one-time codes',
+  })
+  parsePriority(v: string): 'high' | 'normal' {
+    return parsePriority(v);
   }
 
   @Help('after')
@@ -257,6 +269,7 @@ export class KeysUpdateCommand extends CliCommand {
       expiresAt?: Date | typeof NEVER;
       rateLimit?: RateLimitValue | typeof DEFAULT;
       dailyLimit?: string | typeof NONE;
+      priority?: 'high' | 'normal';
     },
   ): Promise<void> {
     if (o.allowIp && o.clearAllowIp)
@@ -268,9 +281,10 @@ export class KeysUpdateCommand extends CliCommand {
     if (o.expiresAt !== undefined) input.expiresAt = o.expiresAt === NEVER ? null : o.expiresAt;
     if (o.rateLimit !== undefined) input.rateLimit = o.rateLimit === DEFAULT ? null : o.rateLimit;
     if (o.dailyLimit !== undefined) input.dailyLimit = o.dailyLimit === NONE ? null : o.dailyLimit;
+    if (o.priority !== undefined) input.priority = o.priority;
     if (Object.keys(input).length === 0) {
       throw new UsageError(
-        'nothing to change: give --name, --allow-ip, --clear-allow-ip, --expires-at, --rate-limit or --daily-limit',
+        'nothing to change: give --name, --allow-ip, --clear-allow-ip, --expires-at, --rate-limit, --daily-limit or --priority',
       );
     }
     await this.keys.update(id, input);
@@ -314,6 +328,14 @@ export class KeysUpdateCommand extends CliCommand {
   })
   parseDailyLimit(v: string): string | typeof NONE {
     return v.trim().toLowerCase() === NONE ? NONE : parseDailyLimit(v);
+  }
+
+  @Option({
+    flags: '--priority <priority>',
+    description: 'high or normal: the priority of sends that name none',
+  })
+  parsePriority(v: string): 'high' | 'normal' {
+    return parsePriority(v);
   }
 
   @Help('after')

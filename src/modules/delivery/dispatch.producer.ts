@@ -25,9 +25,17 @@ export function dispatchJobId(sendRequestId: string, index: number): string {
   return `${sendRequestId}-${index}`;
 }
 
-export function dispatchJobOptions(sendRequestId: string, index: number) {
+/** Bull's highest priority: such jobs go ahead of every waiting job without one. */
+const HIGH_PRIORITY = 1;
+
+export function dispatchJobOptions(
+  sendRequestId: string,
+  index: number,
+  priority: 'high' | 'normal' = 'normal',
+) {
   return {
     jobId: dispatchJobId(sendRequestId, index),
+    ...(priority === 'high' ? { priority: HIGH_PRIORITY } : {}),
     attempts: DISPATCH_ATTEMPTS,
     backoff: { type: 'exponential', delay: DISPATCH_BACKOFF_MS },
     removeOnComplete: true,
@@ -90,21 +98,31 @@ export class DispatchProducer {
    * Enqueues and marks the request enqueued. Returns false when Redis could not take the jobs:
    * the messages are safely stored and the recovery sweep will enqueue them later.
    */
-  enqueue(channel: Channel, sendRequestId: string, messageIds: string[]): Promise<boolean> {
+  enqueue(
+    channel: Channel,
+    sendRequestId: string,
+    messageIds: string[],
+    priority: 'high' | 'normal' = 'normal',
+  ): Promise<boolean> {
     // Ids are generated in increasing order, so this is the order the sweep reads them back in.
     const sorted = [...messageIds].sort(byNumericId);
     const chunks: Chunk[] = [];
     for (let i = 0; i < sorted.length; i += DISPATCH_CHUNK)
       chunks.push({ index: i / DISPATCH_CHUNK, messageIds: sorted.slice(i, i + DISPATCH_CHUNK) });
-    return this.enqueueChunks(channel, sendRequestId, chunks);
+    return this.enqueueChunks(channel, sendRequestId, chunks, priority);
   }
 
   /** Enqueues the given chunks of a request under their fixed job ids and marks the request enqueued. */
-  enqueueChunks(channel: Channel, sendRequestId: string, chunks: Chunk[]): Promise<boolean> {
+  enqueueChunks(
+    channel: Channel,
+    sendRequestId: string,
+    chunks: Chunk[],
+    priority: 'high' | 'normal' = 'normal',
+  ): Promise<boolean> {
     const jobs: Pending['jobs'] = chunks.map((c) => ({
       name: 'send',
       data: { sendRequestId, messageIds: c.messageIds },
-      opts: dispatchJobOptions(sendRequestId, c.index),
+      opts: dispatchJobOptions(sendRequestId, c.index, priority),
     }));
     let batcher = this.batchers.get(channel);
     if (!batcher) {

@@ -65,6 +65,8 @@ export class Dispatcher {
       subject: request.subject,
       replyTo: request.reply_to,
       apiReference: String(sendRequestId),
+      accountId: String(request.account_id),
+      priority: request.priority,
     }));
     // A test key's request never reaches the channel's provider, whatever path queued it.
     const transport = request.test_mode ? this.transports.test() : this.transports.get(channel);
@@ -90,6 +92,7 @@ export class Dispatcher {
             status: 'SENT',
             providerMessageId: r.providerMessageId,
             reason: r.reason ?? null,
+            connector: r.connector,
           });
           partSent.push({
             id,

@@ -20,6 +20,8 @@ export interface Transition {
   refund?: boolean;
   /** Skip a message a worker is handing over right now (cancel, validity expiry): sent or not, never both. */
   unlessHandingOver?: boolean;
+  /** The SMPP connector it went out on (SENT). */
+  connector?: string;
 }
 
 /**
@@ -119,6 +121,7 @@ export class MessageStateService {
         status: t.status,
         reason: t.reason ?? null,
         providerMessageId: t.providerMessageId ?? null,
+        connector: t.connector ?? null,
         at: t.at,
       })),
     );

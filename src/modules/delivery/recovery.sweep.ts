@@ -92,7 +92,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
     let enqueued = 0;
     for (const req of stale) {
       const chunks = await this.waitingChunks(String(req.id));
-      if (!(await this.producer.enqueueChunks(req.channel, String(req.id), chunks))) break; // Redis still away: next round
+      if (!(await this.producer.enqueueChunks(req.channel, String(req.id), chunks, req.priority))) break; // Redis still away: next round
       enqueued++;
     }
     if (enqueued) this.logger.log(`queued ${enqueued} request(s) that had not reached the queue`);
@@ -114,7 +114,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
       const id = String(req.id);
       const lost = await this.lostChunks(req.channel, id, await this.waitingChunks(id));
       if (lost.length === 0) continue;
-      if (!(await this.producer.enqueueChunks(req.channel, id, lost))) break;
+      if (!(await this.producer.enqueueChunks(req.channel, id, lost, req.priority))) break;
       requeued++;
       messages += lost.reduce((n, c) => n + c.messageIds.length, 0);
     }

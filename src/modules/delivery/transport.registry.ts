@@ -7,6 +7,9 @@ import { SmppTransport } from './transports/smpp.transport.js';
 import { SmtpTransport } from './transports/smtp.transport.js';
 import { TestTransport } from './transports/test.transport.js';
 import type { Transport } from './transports/transport.js';
+import { ConnectorPool } from './connectors/connector-pool.js';
+import { RoutedSmppTransport } from './connectors/routed-smpp.transport.js';
+import { RoutingService } from './connectors/routing.service.js';
 
 /** The factory: one transport per channel, as configured. */
 export function createTransport(channel: Channel, config: AppConfig, logger: Logger): Transport {
@@ -44,7 +47,11 @@ export class TransportRegistry implements OnApplicationShutdown {
   /** Every channel's test-key requests go here, whatever the channel's configured transport. */
   private readonly testTransport: TestTransport;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly connectors: ConnectorPool,
+    private readonly routing: RoutingService,
+  ) {
     this.testTransport = new TestTransport({
       channel: 'sms',
       deliveryDelayMs: config.sandboxDeliveryDelayMs,
@@ -59,7 +66,11 @@ export class TransportRegistry implements OnApplicationShutdown {
   get(channel: Channel): Transport {
     let t = this.transports.get(channel);
     if (!t) {
-      t = createTransport(channel, this.config, this.logger);
+      // SMS over SMPP goes through the connectors (SMPP_URL is the default one).
+      t =
+        this.config.transports[channel] === 'smpp'
+          ? new RoutedSmppTransport(this.connectors, this.routing)
+          : createTransport(channel, this.config, this.logger);
       if (t.name === 'sandbox') {
         const loud = this.config.env === 'production' ? 'warn' : 'log';
         this.logger[loud](`${channel}: sandbox transport, no messages leave this system`);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../platform/errors/app.exception.js';
-import { toNumber } from '../../platform/money/money.js';
+import { perUnit, toNumber } from '../../platform/money/money.js';
 import { MessageStore, type MessageView } from './message.store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -79,6 +79,8 @@ export class MessageQueryService {
       // When a scheduled send is (or was) due, and by when the message must reach a provider.
       send_at: r.send_at?.toISOString() ?? null,
       valid_until: r.valid_until?.toISOString() ?? null,
+      cost_per_unit: r.units > 0 ? toNumber(perUnit(r.cost, r.units)) : null,
+      connector: r.connector,
     };
   }
 }

@@ -46,6 +46,10 @@ export class Message {
   @Column({ name: 'provider_message_id', type: 'varchar', length: 128, nullable: true })
   providerMessageId: string | null;
 
+  /** The SMSC link (connector) an SMS went out on. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  connector: string | null;
+
   @Column({ type: 'tinyint', unsigned: true, default: 0 })
   attempts: number;
 

@@ -21,13 +21,13 @@ const COLUMNS =
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender, subject, body, reply_to, source, callback_url,
   user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
-  send_at, due_at, validity_period, valid_until, enqueued_at)`;
-const REQUEST_ROW = `(${new Array(24).fill('?').join(', ')})`;
+  send_at, due_at, validity_period, valid_until, enqueued_at, priority)`;
+const REQUEST_ROW = `(${new Array(25).fill('?').join(', ')})`;
 
 /** A message as the lookups show it (a MessageView), from messages m joined to send_requests r. */
 export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
-                     m.attempts, m.last_error, r.send_at, r.valid_until`;
+                     m.attempts, m.last_error, r.send_at, r.valid_until, m.connector`;
 const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
 
 /** The values of one send_requests row, in the order of REQUEST_COLUMNS. */
@@ -57,6 +57,7 @@ function requestValues(r: NewSendRequest): unknown[] {
     r.validityPeriod,
     r.validUntil,
     r.enqueuedAt,
+    r.priority ?? 'normal',
   ];
 }
 
@@ -149,13 +150,16 @@ export class MessageStore {
   }
 
   /** Requests stored at least `minAgeMs` ago whose jobs never reached the queue, oldest first. */
-  async findUnenqueued(minAgeMs: number, limit: number): Promise<Array<{ id: string; channel: Channel }>> {
+  async findUnenqueued(
+    minAgeMs: number,
+    limit: number,
+  ): Promise<Array<{ id: string; channel: Channel; priority: 'high' | 'normal' }>> {
     return (await this.ds.query(
-      `SELECT id, channel FROM send_requests
+      `SELECT id, channel, priority FROM send_requests
         WHERE enqueued_at IS NULL AND created_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND
         ORDER BY id LIMIT ?`,
       [minAgeMs * 1000, limit],
-    )) as Array<{ id: string; channel: Channel }>;
+    )) as Array<{ id: string; channel: Channel; priority: 'high' | 'normal' }>;
   }
 
   /** Requests after `cursor` (in id order) that still have messages waiting to be handed over. */
@@ -172,15 +176,15 @@ export class MessageStore {
   async findStranded(
     sendRequestIds: string[],
     quietMs: number,
-  ): Promise<Array<{ id: string; channel: Channel }>> {
+  ): Promise<Array<{ id: string; channel: Channel; priority: 'high' | 'normal' }>> {
     const quietUs = quietMs * 1000;
     return (await this.ds.query(
-      `SELECT r.id, r.channel FROM send_requests r
+      `SELECT r.id, r.channel, r.priority FROM send_requests r
         WHERE r.id IN (?) AND r.enqueued_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND
           AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.send_request_id = r.id
                            AND m.updated_at >= CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND)`,
       [sendRequestIds, quietUs, quietUs],
-    )) as Array<{ id: string; channel: Channel }>;
+    )) as Array<{ id: string; channel: Channel; priority: 'high' | 'normal' }>;
   }
 
   /** The status of each accepted (charged) message of a request, in id order. */
@@ -196,7 +200,7 @@ export class MessageStore {
   /** What a transport needs of the request: sender, body and, for e-mail, subject and reply-to. */
   async findDispatchRequest(sendRequestId: string): Promise<DispatchRequest | undefined> {
     const [request] = (await this.ds.query(
-      'SELECT sender, body, subject, reply_to, test_mode FROM send_requests WHERE id = ?',
+      'SELECT account_id, sender, body, subject, reply_to, priority, test_mode FROM send_requests WHERE id = ?',
       [sendRequestId],
     )) as Array<Omit<DispatchRequest, 'test_mode'> & { test_mode: number }>;
     if (!request) return undefined;
@@ -294,11 +298,16 @@ export class MessageStore {
       const provider = caseOf((c) => c.providerMessageId);
       const at = caseOf((c) => c.at);
       const stamp = status === 'SENT' ? 'sent_at' : 'completed_at';
+      // The connector an SMS went out on, where there are several (no CASE when none is named).
+      const connector = items.some((c) => c.connector)
+        ? caseOf((c) => c.connector ?? null)
+        : { sql: 'NULL', params: [] };
       await em.query(
         `UPDATE messages SET status = ?, reason = COALESCE(${reason.sql}, reason),
-                provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql}
+                provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql},
+                connector = COALESCE(${connector.sql}, connector)
           WHERE id IN (?)`,
-        [status, ...reason.params, ...provider.params, ...at.params, ids],
+        [status, ...reason.params, ...provider.params, ...at.params, ...connector.params, ids],
       );
     }
     await em.query(

@@ -32,6 +32,7 @@ export interface NewSendRequest {
    * it), so the recovery sweep's never-enqueued search does not walk every waiting schedule.
    */
   enqueuedAt: Date | null;
+  priority?: 'high' | 'normal';
 }
 
 export interface NewMessageRow {
@@ -96,6 +97,20 @@ export interface StateWrite {
   reason: string | null;
   providerMessageId: string | null;
   at: Date;
+  /** The SMPP connector a message went out on (SENT). */
+  connector?: string | null;
+}
+
+/** What a transport needs of a request. */
+export interface DispatchRequest {
+  account_id: string;
+  sender: string;
+  body: string;
+  subject: string | null;
+  reply_to: string | null;
+  priority: 'high' | 'normal';
+  /** Only when the request was made with a test key. */
+  test_mode?: true;
 }
 
 /** A message as the status lookup shows it. */
@@ -118,13 +133,5 @@ export interface MessageView {
   last_error: string | null;
   send_at: Date | null;
   valid_until: Date | null;
-}
-
-/** What a transport needs of a request; `test_mode` only when it was made with a test key. */
-export interface DispatchRequest {
-  sender: string;
-  body: string;
-  subject: string | null;
-  reply_to: string | null;
-  test_mode?: true;
+  connector: string | null;
 }

@@ -69,6 +69,10 @@ export class SendRequest {
   @Column({ name: 'enqueued_at', type: 'datetime', precision: 3, nullable: true })
   enqueuedAt: Date | null;
 
+  /** High-priority sends overtake queued normal ones. */
+  @Column({ type: 'enum', enum: ['high', 'normal'], default: 'normal' })
+  priority: 'high' | 'normal';
+
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;
 

@@ -14,6 +14,8 @@ export interface SendInput {
   /** As sent; resolved by schedule.ts. */
   sendAt?: string | null;
   validityPeriod?: number | string | null;
+  /** high | normal; null: the key's default. */
+  priority?: 'high' | 'normal' | null;
 }
 
 /**

@@ -5,7 +5,8 @@ import { AppException } from '../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService, InsufficientBalance } from '../balance/balance.service.js';
-import { priceOf } from '../../platform/money/money.js';
+import { priceOf, sum } from '../../platform/money/money.js';
+import { RoutingService } from '../delivery/connectors/routing.service.js';
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
 import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -18,6 +19,25 @@ import { DuplicateReference, SendCommitter } from './send-committer.js';
 import { resolveSchedule } from '../messages/schedule.js';
 import { SpendLimitExceeded } from '../balance/spend-limits.js';
 import { isTestKey, spendLimitRefusal, spendOf } from './send-mode.js';
+
+/** Each recipient's cost: its price per unit times the units, computed once per distinct price. */
+function costsOf(unitPrices: string[], units: number): string[] {
+  const memo = new Map<string, string>();
+  return unitPrices.map((p) => {
+    let c = memo.get(p);
+    if (c === undefined) memo.set(p, (c = priceOf(p, units)));
+    return c;
+  });
+}
+
+/** The sum of the accepted recipients' costs: one multiplication per distinct cost. */
+function totalOf(costs: string[], entries: Array<{ status: string }>): string {
+  const counts = new Map<string, number>();
+  entries.forEach((e, i) => {
+    if (e.status === 'ACKNOWLEDGED') counts.set(costs[i], (counts.get(costs[i]) ?? 0) + 1);
+  });
+  return sum([...counts].map(([c, n]) => priceOf(c, n)));
+}
 
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;
@@ -58,6 +78,7 @@ export class SendService {
     private readonly committer: SendCommitter,
     private readonly store: MessageStore,
     @Inject(MetricsService) private readonly metrics: MetricsService,
+    private readonly routing: RoutingService,
   ) {}
 
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
@@ -80,6 +101,9 @@ export class SendService {
       : null;
 
     const entries = await this.sortRecipients(policy, input.recipients);
+    // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged.
+    const channelPrice = await this.balances.unitPrice(auth.account.id, channel);
+    const unitPrices = await this.routing.routeAndPrice(auth.account.id, channel, entries, channelPrice);
     const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
     if (accepted.length === 0) {
       const details: ErrorDetail[] = input.recipients.length
@@ -92,23 +116,24 @@ export class SendService {
     }
 
     const unitsPerRecipient = policy.unitsPerRecipient(input);
-    const unitCost = priceOf(await this.balances.unitPrice(auth.account.id, channel), unitsPerRecipient);
-    const cost = priceOf(unitCost, accepted.length);
+    const costs = costsOf(unitPrices, unitsPerRecipient);
+    const cost = totalOf(costs, entries);
     const requestHash = this.hash(channel, input, callbackUrl);
+    const priority = input.priority ?? auth.key.priority ?? 'normal';
     const apiReference = this.ids.next();
     const createdAt = new Date();
     // Accepted messages of a scheduled send wait as SCHEDULED; the due scanner releases them.
     const acceptedAs = schedule.sendAt ? ('SCHEDULED' as const) : ('ACKNOWLEDGED' as const);
     if (schedule.sendAt) for (const e of accepted) e.status = acceptedAs;
 
-    const rows: NewMessageRow[] = entries.map((e) => ({
+    const rows: NewMessageRow[] = entries.map((e, i) => ({
       id: e.messageId,
       uuid: e.uuid,
       recipient: e.recipient,
       status: e.status,
       reason: e.reason ?? null,
       units: e.status === acceptedAs ? unitsPerRecipient : 0,
-      cost: e.status === acceptedAs ? unitCost : '0',
+      cost: e.status === acceptedAs ? costs[i] : '0',
     }));
 
     try {
@@ -138,6 +163,7 @@ export class SendService {
           validityPeriod: schedule.validityPeriod,
           validUntil: schedule.validUntil,
           enqueuedAt: schedule.sendAt ? createdAt : null,
+          priority,
         },
         messages: {
           common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
@@ -176,6 +202,7 @@ export class SendService {
         channel,
         apiReference,
         accepted.map((e) => e.messageId),
+        priority,
       );
     return {
       apiReference,

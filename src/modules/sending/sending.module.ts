@@ -3,12 +3,13 @@ import { BalanceModule } from '../balance/balance.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
+import { RoutingModule } from '../delivery/connectors/routing.module.js';
 import { IdGenerator } from './id-generator.js';
 import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
 
 @Module({
-  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule],
+  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, RoutingModule],
   providers: [IdGenerator, SendService, SendCommitter],
   exports: [SendService, IdGenerator],
 })

@@ -69,6 +69,11 @@ export function parseIpOrCidr(value: string): string {
   return ipaddr.parse(v).toString();
 }
 
+/** A send priority. */
+export function parsePriority(value: string): 'high' | 'normal' {
+  return parseOneOf(value, ['high', 'normal'] as const);
+}
+
 /** For a repeatable option: commander hands the previous values back. */
 export function collect<T>(value: T, previous: T[] | undefined): T[] {
   return [...(previous ?? []), value];

@@ -11,6 +11,11 @@ export function priceOf(costPerUnit: string, units: number): string {
   return new Decimal(costPerUnit).times(units).toFixed(MONEY_SCALE);
 }
 
+/** A cost back to its price per unit. */
+export function perUnit(cost: string, units: number): string {
+  return new Decimal(cost).dividedBy(units).toFixed(MONEY_SCALE);
+}
+
 export function isPositive(value: string): boolean {
   return new Decimal(value).greaterThan(0);
 }

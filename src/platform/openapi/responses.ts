@@ -184,6 +184,22 @@ export class MessageDto {
       'when the validity period ends: not handed to a provider by then, the message ends EXPIRED (VALIDITY_PERIOD_ELAPSED) and is refunded',
   })
   valid_until: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'number',
+    example: 0.25,
+    description:
+      'the price of one unit for this recipient: the longest matching destination price of the account, else the channel price; null for a recipient that was not charged',
+  })
+  cost_per_unit: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    example: 'mtn',
+    description:
+      'the SMPP connector (SMSC link) the message went out on; "default" for SMPP_URL; null until SENT',
+  })
+  connector: string | null;
 }
 
 /** The answer of both cancel routes. */

@@ -11,6 +11,8 @@ export interface SmppLogger {
 export interface SmppConnectionOptions {
   endpoint: SmppEndpoint;
   systemType?: string;
+  /** transceiver (default) also takes receipts on the same bind; transmitter only sends. */
+  bindMode?: 'transceiver' | 'transmitter';
   connectTimeoutMs: number;
   responseTimeoutMs: number;
   enquireLinkIntervalMs: number;
@@ -134,7 +136,7 @@ export class SmppConnection {
     });
     session.on('pdu', (pdu) => this.onPdu(link, pdu));
     session.on('connect', () => {
-      const bind = new smpp.PDU('bind_transceiver', {
+      const bind = new smpp.PDU(`bind_${this.options.bindMode ?? 'transceiver'}`, {
         system_id: systemId,
         password,
         system_type: this.options.systemType ?? '',

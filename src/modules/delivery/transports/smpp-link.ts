@@ -117,23 +117,34 @@ export class Link {
   }
 }
 
-/** FIFO counting semaphore: the SMPP window. */
+/** FIFO counting semaphore: the SMPP window. High-priority waiters go before all others. */
 export class Window {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
+  private readonly urgent: Array<() => void> = [];
 
   constructor(private readonly size: number) {}
 
-  acquire(): Promise<void> {
+  /** Submits holding a slot now. */
+  get inUse(): number {
+    return this.active;
+  }
+
+  /** Submits waiting for a slot. */
+  get queued(): number {
+    return this.waiting.length + this.urgent.length;
+  }
+
+  acquire(high = false): Promise<void> {
     if (this.active < this.size) {
       this.active++;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve) => (high ? this.urgent : this.waiting).push(resolve));
   }
 
   release(): void {
-    const next = this.waiting.shift();
+    const next = this.urgent.shift() ?? this.waiting.shift();
     // The slot passes straight to the next waiter, so `active` stays as is.
     if (next) next();
     else this.active--;

@@ -49,11 +49,25 @@ export interface SmppTransportOptions {
   enquireLinkIntervalMs?: number;
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
-  /** Retries of one PDU answered ESME_RTHROTTLED / ESME_RMSGQFUL within one send call (default 4). */
+  /** Retries of one PDU answered ESME_RTHROTTLED / ESME_RMSGQFUL within one send call (default 4; Infinity: until closed). */
   throttleRetries?: number;
+  /** Longest wait between two throttled retries (default unbounded doubling). */
+  throttleBackoffMaxMs?: number;
+  /** transceiver (default) or transmitter (no receipts). */
+  bindMode?: 'transceiver' | 'transmitter';
+  /** Paces submit_sm instead of the local `tps` pacer (a connector's bucket shared by all workers). */
+  throughput?: Throughput;
+  /** Told of every submit_sm answered ESME_RTHROTTLED / ESME_RMSGQFUL, and of every part accepted. */
+  onThrottled?: () => void;
+  onSubmitted?: () => void;
   /** First wait after a throttle answer, doubling per retry (default 100). */
   throttleBackoffMs?: number;
   logger?: SmppLogger;
+}
+
+/** A shared pace for submit_sm: resolves when this one may go; `high` ones go before waiting normal ones. */
+export interface Throughput {
+  take(high: boolean): Promise<void> | null;
 }
 
 const HEALTH_BUDGET_MS = 750;
@@ -86,12 +100,15 @@ export class SmppTransport implements Transport {
   private readonly connectTimeoutMs: number;
   private readonly reconnectMaxMs: number;
   private readonly window: Window;
-  private readonly pacer: Pacer;
+  private readonly pacer: Throughput;
   private readonly responseTimeoutMs: number;
   private readonly lateResponseWaitMs: number;
   private readonly lateResponses: LateNotes;
   private readonly throttleRetries: number;
   private readonly throttleBackoffMs: number;
+  private readonly throttleBackoffMaxMs: number;
+  private readonly onThrottled: () => void;
+  private readonly onSubmitted: () => void;
   private readonly logger: SmppLogger;
   private readonly warnings: RepeatLimiter;
 
@@ -103,13 +120,17 @@ export class SmppTransport implements Transport {
     this.endpoint = parseSmppUrl(options.url);
     this.where = `${this.endpoint.host}:${this.endpoint.port}`;
     this.window = new Window(Math.max(1, options.window ?? 100));
-    this.pacer = new Pacer(Math.max(0, options.tps ?? 0));
+    const pacer = new Pacer(Math.max(0, options.tps ?? 0));
+    this.pacer = options.throughput ?? { take: () => pacer.take() };
     this.connectTimeoutMs = options.connectTimeoutMs ?? 5000;
     this.responseTimeoutMs = options.responseTimeoutMs ?? 10_000;
     this.lateResponseWaitMs = options.lateResponseWaitMs ?? 300_000;
     this.reconnectMaxMs = options.reconnectMaxMs ?? 10_000;
     this.throttleRetries = options.throttleRetries ?? 4;
     this.throttleBackoffMs = options.throttleBackoffMs ?? 100;
+    this.throttleBackoffMaxMs = options.throttleBackoffMaxMs ?? Infinity;
+    this.onThrottled = options.onThrottled ?? (() => undefined);
+    this.onSubmitted = options.onSubmitted ?? (() => undefined);
     this.logger = options.logger ?? { warn: () => undefined, log: () => undefined };
     // Receipts refused during an outage come back by the thousand: one line per cause per window.
     this.warnings = new RepeatLimiter(this.logger);
@@ -121,6 +142,7 @@ export class SmppTransport implements Transport {
     this.conn = new SmppConnection({
       endpoint: this.endpoint,
       systemType: options.systemType,
+      bindMode: options.bindMode,
       connectTimeoutMs: this.connectTimeoutMs,
       responseTimeoutMs: this.responseTimeoutMs,
       enquireLinkIntervalMs: options.enquireLinkIntervalMs ?? 30_000,
@@ -133,6 +155,11 @@ export class SmppTransport implements Transport {
 
   get bound(): boolean {
     return this.conn.link !== null;
+  }
+
+  /** submit_sm awaiting their response, and waiting for a window slot. */
+  get load(): { inFlight: number; queued: number } {
+    return { inFlight: this.window.inUse, queued: this.window.queued };
   }
 
   onReport(handler: ReportHandler): void {
@@ -207,7 +234,8 @@ export class SmppTransport implements Transport {
     } catch (e) {
       return { kind: 'permanent', reason: `SMPP_ENCODE: ${errorMessage(e)}` };
     }
-    const outcomes = await Promise.all(parts.map((part) => this.submit(part)));
+    const high = message.priority === 'high';
+    const outcomes = await Promise.all(parts.map((part) => this.submit(part, high)));
     let transient: string | null = null;
     let unanswered = false;
     for (let i = 0; i < outcomes.length; i++) {
@@ -233,12 +261,12 @@ export class SmppTransport implements Transport {
     };
   }
 
-  private async submit(params: smpp.PduParams): Promise<PartOutcome> {
+  private async submit(params: smpp.PduParams, high = false): Promise<PartOutcome> {
     for (let attempt = 0; ; attempt++) {
       let reply: Reply;
-      await this.window.acquire();
+      await this.window.acquire(high);
       try {
-        await this.pacer.take();
+        await this.pacer.take(high);
         const link = this.conn.link;
         if (!link)
           return { kind: 'transient', reason: `SMPP not bound: ${this.conn.lastError ?? 'connection lost'}` };
@@ -259,14 +287,20 @@ export class SmppTransport implements Transport {
       }
       const status = reply.pdu.command_status;
       if (status === ESME_ROK) {
+        this.onSubmitted();
         const messageId = reply.pdu.message_id ?? '';
         if (!messageId) this.logger.warn(`SMPP ${this.where} accepted a submit_sm without a message_id`);
         return { kind: 'ok', messageId };
       }
       if (status === ESME_RTHROTTLED || status === ESME_RMSGQFUL) {
+        this.onThrottled();
         if (attempt < this.throttleRetries && !this.conn.closed) {
           // Jitter spreads the retries of a whole window that was throttled at once.
-          await sleep(this.throttleBackoffMs * 2 ** attempt * (0.5 + Math.random() / 2));
+          const wait = Math.min(
+            this.throttleBackoffMaxMs,
+            this.throttleBackoffMs * 2 ** Math.min(attempt, 20),
+          );
+          await sleep(wait * (0.5 + Math.random() / 2));
           continue;
         }
         return {

@@ -14,6 +14,10 @@ export interface OutboundMessage {
   apiReference?: string;
   /** The provider should drop the message if it cannot deliver it by then (SMPP validity_period). */
   validUntil?: Date | null;
+  /** The account that sent it (routes may be the account's own). */
+  accountId?: string;
+  /** High-priority messages go before queued normal ones where a transport queues (SMPP). */
+  priority?: 'high' | 'normal';
 }
 
 /**
@@ -34,6 +38,8 @@ export type TransportResult =
       parts?: string[];
       /** Why the hand-over is not confirmed in the usual way (e.g. no submit_sm_resp ever came). */
       reason?: string;
+      /** The SMSC link it went out on, where there are several (SMPP connectors). */
+      connector?: string;
     }
   | { kind: 'permanent'; reason: string; detail?: string }
   | { kind: 'transient'; reason: string; detail?: string; configuration?: boolean };

@@ -3,6 +3,7 @@ import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
 import { scheduleInput } from '../../../messages/schedule.js';
+import { priorityOf } from '../../send-priority.js';
 
 function isBlank(v: unknown): boolean {
   return (
@@ -31,5 +32,6 @@ export function chatInput(body: Record<string, unknown>): SendInput {
     body: body.message as string,
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
     ...scheduleInput(body),
+    priority: priorityOf(body),
   };
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
 import { ScheduleFieldsDto } from '../../schedule-fields.dto.js';
+import { PriorityField, type Priority } from '../../send-priority.js';
 
 /** The documented example sends the chat sender id as a JSON number; a string of digits is the same thing. */
 function IsStringOrWholeNumber(): PropertyDecorator {
@@ -74,4 +75,7 @@ export class ChatSendDto extends ScheduleFieldsDto {
   @IsString()
   @MaxLength(255)
   user_reference_id?: string;
+
+  @PriorityField()
+  priority?: Priority;
 }

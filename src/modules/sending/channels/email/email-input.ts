@@ -5,6 +5,7 @@ import { throwIfProblems } from '../../field-aliases.js';
 import { scheduleInput } from '../../../messages/schedule.js';
 import { normaliseEmail } from '../../../messages/recipients.js';
 import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
+import { priorityOf } from '../../send-priority.js';
 
 function isBlank(v: unknown): boolean {
   return (
@@ -48,5 +49,6 @@ export function emailInput(body: Record<string, unknown>): SendInput {
     source: (body.source as string | undefined) ?? null,
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
     ...scheduleInput(body),
+    priority: priorityOf(body),
   };
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
 import { ScheduleFieldsDto } from '../../schedule-fields.dto.js';
+import { PriorityField, type Priority } from '../../send-priority.js';
 
 /**
  * Types only: which fields are required, and what a valid address is, is checked
@@ -66,4 +67,7 @@ export class EmailSendDto extends ScheduleFieldsDto {
   @IsString()
   @MaxLength(255)
   user_reference_id?: string;
+
+  @PriorityField()
+  priority?: Priority;
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
 import { ScheduleFieldsDto } from '../../schedule-fields.dto.js';
+import { PriorityField, type Priority } from '../../send-priority.js';
 
 /**
  * Both name sets are accepted: from/to/message and the older
@@ -99,4 +100,7 @@ export class SmsSendDto extends ScheduleFieldsDto {
   @IsString()
   @MaxLength(255)
   user_reference_id?: string;
+
+  @PriorityField()
+  priority?: Priority;
 }

@@ -1,0 +1,123 @@
+import type { Channel } from '../../messages/channel.js';
+
+/** The name under which SMPP_URL serves as the connector of destinations no route matches. */
+export const DEFAULT_CONNECTOR = 'default';
+
+export interface ConnectorRow {
+  id: number;
+  name: string;
+  url: string;
+  tps: number;
+  window_size: number;
+  bind_mode: 'transceiver' | 'transmitter';
+  system_type: string | null;
+  enabled: number | boolean;
+}
+
+export interface RouteRow {
+  id: number;
+  /** '0' for a global route. */
+  account_id: string;
+  prefix: string;
+  connector_id: number;
+  priority: number;
+}
+
+export interface PriceRow {
+  prefix: string;
+  cost_per_unit: string;
+}
+
+/** A destination's digits: what prefixes are matched against ("+260 97…" and "26097…" alike). */
+export function destinationDigits(recipient: string): string {
+  return recipient.startsWith('+') ? recipient.slice(1) : recipient;
+}
+
+/**
+ * Longest-prefix lookup over a map keyed by prefix. Prefixes are at most 16 digits, so a
+ * lookup is at most 16 map probes, whatever the number of routes.
+ */
+function longest<T>(map: Map<string, T>, digits: string, maxLength: number): T | undefined {
+  for (let n = Math.min(maxLength, digits.length); n > 0; n--) {
+    const hit = map.get(digits.slice(0, n));
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
+
+/**
+ * Where each destination goes: the longest matching prefix among the account's own routes and
+ * the global ones together, the account's route first when both have the same length; the
+ * connectors on that prefix in priority order (1 first) for failover. Routes to a disabled
+ * connector do not count. No route: the default connector (SMPP_URL) when there is one.
+ */
+export class RoutingTable {
+  private readonly global = new Map<string, string[]>();
+  private readonly own = new Map<string, Map<string, string[]>>();
+  private readonly maxLength: number;
+  readonly connectors: ConnectorRow[];
+
+  constructor(
+    connectors: ConnectorRow[],
+    routes: RouteRow[],
+    readonly defaultConnector: string | null,
+  ) {
+    this.connectors = connectors;
+    const enabled = new Map(connectors.filter((c) => Boolean(c.enabled)).map((c) => [c.id, c.name]));
+    const sorted = [...routes].sort((a, b) => a.priority - b.priority || a.id - b.id);
+    let maxLength = 0;
+    for (const r of sorted) {
+      const name = enabled.get(r.connector_id);
+      if (!name) continue;
+      const account = String(r.account_id);
+      let map = this.global;
+      if (account !== '0') {
+        map = this.own.get(account) ?? new Map<string, string[]>();
+        this.own.set(account, map);
+      }
+      map.set(r.prefix, [...(map.get(r.prefix) ?? []), name]);
+      maxLength = Math.max(maxLength, r.prefix.length);
+    }
+    this.maxLength = maxLength;
+  }
+
+  /** True when no destination can fail to find a connector (there is a default and no route could say otherwise). */
+  get routesEverything(): boolean {
+    return this.defaultConnector !== null;
+  }
+
+  /** The connectors to try for a destination, in order; empty: no route. */
+  candidates(accountId: string, recipient: string): string[] {
+    const digits = destinationDigits(recipient);
+    const own = this.own.get(String(accountId));
+    for (let n = Math.min(this.maxLength, digits.length); n > 0; n--) {
+      const prefix = digits.slice(0, n);
+      const hit = own?.get(prefix) ?? this.global.get(prefix);
+      if (hit) return hit;
+    }
+    return this.defaultConnector ? [this.defaultConnector] : [];
+  }
+}
+
+/** An account's destination prices on one channel: the longest matching prefix, else null (the channel price). */
+export class PriceTable {
+  private readonly byPrefix: Map<string, string>;
+  private readonly maxLength: number;
+
+  constructor(
+    readonly channel: Channel,
+    rows: PriceRow[],
+  ) {
+    this.byPrefix = new Map(rows.map((r) => [r.prefix, r.cost_per_unit]));
+    this.maxLength = Math.max(0, ...rows.map((r) => r.prefix.length));
+  }
+
+  get empty(): boolean {
+    return this.byPrefix.size === 0;
+  }
+
+  price(recipient: string): string | null {
+    if (this.maxLength === 0) return null;
+    return longest(this.byPrefix, destinationDigits(recipient), this.maxLength) ?? null;
+  }
+}

@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import type { Channel } from '../../messages/channel.js';
+import { ConnectorStore } from './connector.store.js';
+import { DEFAULT_CONNECTOR, PriceTable, RoutingTable } from './routing-table.js';
+
+/**
+ * Connector, route and price changes made with the CLI reach every process within this long
+ * (the API reads them per send, the workers also on a timer): well inside the 5 s promised.
+ */
+export const ROUTING_TTL_MS = 1000;
+const MAX_PRICE_TABLES = 10_000;
+
+/** What the send pipeline needs to know of each recipient. */
+export interface RoutedRecipient {
+  recipient: string;
+  /** SCHEDULED never reaches routing (a send is marked scheduled after it is routed and priced). */
+  status: 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED';
+  reason?: string;
+}
+
+/** The reason of a recipient no route and no default connector can take. */
+export const NO_ROUTE = 'NO_ROUTE';
+
+/**
+ * Routes and destination prices as this process last read them, re-read at most once per
+ * ROUTING_TTL_MS (one read in flight at a time, however many sends ask).
+ */
+@Injectable()
+export class RoutingService {
+  private table: { value: RoutingTable; until: number } | null = null;
+  private loading: Promise<RoutingTable> | null = null;
+  private readonly prices = new Map<string, { value: PriceTable; until: number }>();
+  private readonly routed: boolean;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: ConnectorStore,
+  ) {
+    this.routed = config.transports.sms === 'smpp';
+  }
+
+  /** SMPP_URL, when set, serves destinations no route matches. */
+  get defaultConnector(): string | null {
+    return this.routed && this.config.smppUrl ? DEFAULT_CONNECTOR : null;
+  }
+
+  async routes(): Promise<RoutingTable> {
+    if (this.table && this.table.until > Date.now()) return this.table.value;
+    this.loading ??= this.load().finally(() => (this.loading = null));
+    return this.loading;
+  }
+
+  /** Reads now, whatever the cache holds (the workers' refresh timer). */
+  refresh(): Promise<RoutingTable> {
+    this.table = null;
+    return this.routes();
+  }
+
+  private async load(): Promise<RoutingTable> {
+    const [connectors, routes] = await Promise.all([this.store.connectors(), this.store.routes()]);
+    const value = new RoutingTable(connectors, routes, this.defaultConnector);
+    this.table = { value, until: Date.now() + ROUTING_TTL_MS };
+    return value;
+  }
+
+  async priceTable(accountId: string, channel: Channel): Promise<PriceTable> {
+    const key = `${accountId}:${channel}`;
+    const hit = this.prices.get(key);
+    if (hit && hit.until > Date.now()) return hit.value;
+    const value = new PriceTable(channel, await this.store.prices(accountId, channel));
+    if (this.prices.size > MAX_PRICE_TABLES) this.prices.clear();
+    this.prices.set(key, { value, until: Date.now() + ROUTING_TTL_MS });
+    return value;
+  }
+
+  /**
+   * For the send pipeline: marks SMS recipients that no connector can take REJECTED with
+   * NO_ROUTE (they are not charged), and answers each recipient's price per unit: the
+   * longest matching destination price of the account, else the channel's price.
+   */
+  async routeAndPrice(
+    accountId: string,
+    channel: Channel,
+    entries: RoutedRecipient[],
+    channelPrice: string,
+  ): Promise<string[]> {
+    if (channel === 'sms' && this.routed) {
+      const table = await this.routes();
+      if (!table.routesEverything) {
+        for (const e of entries) {
+          if (e.status === 'ACKNOWLEDGED' && table.candidates(accountId, e.recipient).length === 0) {
+            e.status = 'REJECTED';
+            e.reason = NO_ROUTE;
+          }
+        }
+      }
+    }
+    const prices = await this.priceTable(accountId, channel);
+    if (prices.empty) return entries.map(() => channelPrice);
+    return entries.map((e) => prices.price(e.recipient) ?? channelPrice);
+  }
+}

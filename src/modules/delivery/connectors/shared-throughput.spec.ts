@@ -1,0 +1,63 @@
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { granted, SharedThroughput, sharedUpTo } from './shared-throughput.js';
+
+describe('slot shares', () => {
+  it('the first nine tenths of a second share the TPS evenly and reach exactly the TPS; the last grants nothing more', () => {
+    for (const tps of [1, 3, 7, 10, 99, 500, 1234]) {
+      expect(sharedUpTo(tps, 8), `tps ${tps}`).toBe(tps);
+      expect(sharedUpTo(tps, 9), `tps ${tps}`).toBe(tps);
+      for (let slot = 1; slot < 10; slot++)
+        expect(sharedUpTo(tps, slot)).toBeGreaterThanOrEqual(sharedUpTo(tps, slot - 1));
+    }
+    expect(sharedUpTo(900, 0)).toBe(100);
+    expect(sharedUpTo(900, 4)).toBe(500);
+  });
+
+  it('grants only the points numbered within the limit, to whoever added them', () => {
+    expect(granted(5, 5, 50)).toBe(5);
+    expect(granted(55, 10, 50)).toBe(5);
+    expect(granted(70, 10, 50)).toBe(0);
+  });
+});
+
+describe('SharedThroughput against Redis', () => {
+  const redis = new Redis('redis://127.0.0.1:6379');
+  afterAll(() => redis.disconnect());
+
+  it('two processes sharing one connector never get more than its TPS in any calendar second, and high priority goes first', async () => {
+    const keyPrefix = `tps-test-${process.pid}-${Date.now()}`;
+    const tps = 100;
+    const a = new SharedThroughput({ redis, keyPrefix, connector: 'c', tps });
+    const b = new SharedThroughput({ redis, keyPrefix, connector: 'c', tps });
+    const perSecond = new Map<number, number>();
+    const grant = () => {
+      const s = Math.floor(Date.now() / 1000);
+      perSecond.set(s, (perSecond.get(s) ?? 0) + 1);
+    };
+    const order: string[] = [];
+    const takes: Array<Promise<unknown> | null> = [];
+    for (let i = 0; i < 150; i++) {
+      takes.push(a.take(false)?.then(grant) ?? null);
+      takes.push(b.take(false)?.then(grant) ?? null);
+    }
+    // Queued behind 150 normal submits in the same process, it is still served first.
+    takes.push(a.take(true)?.then(() => order.push('high')) ?? null);
+    void a.take(false)?.then(() => order.push('normal-after'));
+    await Promise.all(takes);
+    expect([...perSecond.values()].reduce((x, y) => x + y, 0)).toBe(300);
+    for (const [second, n] of perSecond) expect(n, `second ${second}`).toBeLessThanOrEqual(tps);
+    expect(order[0]).toBe('high');
+    a.close();
+    b.close();
+  });
+
+  it('a throttling answer halves the pace this process takes', () => {
+    const t = new SharedThroughput({ redis, keyPrefix: 'unused', connector: 'c', tps: 400 });
+    t.throttled();
+    expect(t.currentTps).toBe(200);
+    t.throttled();
+    expect(t.currentTps).toBe(100);
+    t.close();
+  });
+});
