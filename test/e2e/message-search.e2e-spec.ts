@@ -247,6 +247,7 @@ describe('message search, export and request summaries', () => {
         created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
         send_at: null,
         counts: {
+          SCHEDULED: 0,
           ACKNOWLEDGED: 1,
           SENT: 0,
           DELIVERED: 1,
@@ -254,6 +255,7 @@ describe('message search, export and request summaries', () => {
           EXPIRED: 0,
           FAILED: 0,
           REJECTED: 1,
+          CANCELLED: 0,
         },
         units: 2,
         cost: 0.5,

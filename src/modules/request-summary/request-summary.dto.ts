@@ -11,6 +11,8 @@ export class RequestCountsDto {
   @ApiProperty({ example: 0, type: 'integer' }) EXPIRED: number;
   @ApiProperty({ example: 0, type: 'integer' }) FAILED: number;
   @ApiProperty({ example: 1, type: 'integer' }) REJECTED: number;
+  @ApiProperty({ example: 0, type: 'integer' }) SCHEDULED: number;
+  @ApiProperty({ example: 0, type: 'integer' }) CANCELLED: number;
 }
 
 export class RequestSummaryDto {
