@@ -5,6 +5,9 @@ import { ExactUserReferenceId1764000450000 } from './main/1764000450000-exact-us
 import { CreateMessageParts1764000600000 } from './main/1764000600000-create-message-parts.js';
 import { IndexMessagesByStatus1764000612000 } from './main/1764000612000-index-messages-by-status.js';
 import { MessageLastAttempt1764013100000 } from './main/1764013100000-message-last-attempt.js';
+import { MessagePersonalisedText1764019000000 } from './main/1764019000000-message-personalised-text.js';
+import { AccountSmartEncoding1764019100000 } from './main/1764019100000-account-smart-encoding.js';
+import { CreateTemplates1764019200000 } from './main/1764019200000-create-templates.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -22,6 +25,9 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   CreateMessageParts1764000600000,
   IndexMessagesByStatus1764000612000,
   MessageLastAttempt1764013100000,
+  MessagePersonalisedText1764019000000,
+  AccountSmartEncoding1764019100000,
+  CreateTemplates1764019200000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

@@ -57,8 +57,8 @@ export class Dispatcher {
       channel,
       recipient: r.recipient,
       sender: request.sender,
-      body: request.body,
-      subject: request.subject,
+      body: r.body ?? request.body,
+      subject: r.subject ?? request.subject,
       replyTo: request.reply_to,
       apiReference: String(sendRequestId),
     }));

@@ -53,6 +53,13 @@ export class Message {
   @Column({ name: 'last_attempt_at', type: 'datetime', precision: 3, nullable: true })
   lastAttemptAt: Date | null;
 
+  /** The recipient's own rendered text (personalised sends); NULL: the request's text. */
+  @Column({ type: 'mediumtext', nullable: true, select: false })
+  body: string | null;
+
+  @Column({ type: 'text', nullable: true, select: false })
+  subject: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;
 

@@ -5,16 +5,19 @@ import { AppException } from '../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService, InsufficientBalance } from '../balance/balance.service.js';
-import { priceOf } from '../../platform/money/money.js';
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
 import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { checkCallbackUrl } from './callback-url.js';
-import type { ChannelPolicy, SendInput } from './channel-policy.js';
+import type { ChannelPolicy, SendInput, TextMeasure } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
 import { uuidV7 } from './uuid-source.js';
 import { DuplicateReference, SendCommitter } from './send-committer.js';
+import { planTexts } from './personalisation/text-plan.js';
+import { priceTexts } from './personalisation/entry-pricing.js';
+import type { Replacement } from './personalisation/smart-encoding.js';
+import { TemplateResolver } from '../templates/template-resolver.js';
 
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;
@@ -37,6 +40,26 @@ export interface SendOutcome {
   currency: string;
   createdAt: Date;
   replayed: boolean;
+  /** SMS smart encoding's replacements; null when it was off. */
+  replaced: Replacement[] | null;
+}
+
+/** What a send would do, recipient by recipient, and whether the balance would pay for it. */
+export interface SendPreview {
+  entries: Array<{
+    recipient: string;
+    status: SendEntry['status'];
+    reason?: string;
+    /** Absent for a refused recipient. */
+    measure?: TextMeasure;
+    cost: string;
+  }>;
+  acceptedCount: number;
+  cost: string;
+  currency: string;
+  balance: string;
+  replaced: Replacement[] | null;
+  nonGsmCharacters: string[];
 }
 
 /**
@@ -53,53 +76,28 @@ export class SendService {
     private readonly committer: SendCommitter,
     private readonly store: MessageStore,
     @Inject(MetricsService) private readonly metrics: MetricsService,
+    private readonly templates: TemplateResolver,
   ) {}
 
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
     const { channel } = policy;
-    if (input.recipients.length > this.config.maxRecipients) {
-      throw new AppException(
-        'TOO_MANY_RECIPIENTS',
-        `A request may name at most ${this.config.maxRecipients} recipients; this one names ${input.recipients.length}.`,
-        [{ field: policy.recipientField, message: `at most ${this.config.maxRecipients} recipients` }],
-      );
-    }
-    policy.validate(input);
-    const callbackUrl = input.callbackUrl
-      ? checkCallbackUrl(
-          input.callbackUrl,
-          this.config.callbackAllowPrivateNetworks,
-          this.config.callbackHttpsOnly,
-        )
-      : null;
-
-    const entries = await this.sortRecipients(policy, input.recipients);
-    const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
-    if (accepted.length === 0) {
-      const details: ErrorDetail[] = input.recipients.length
-        ? entries.map((e) => ({
-            field: `${policy.recipientField}[${e.index}]`,
-            message: e.reason ?? 'invalid',
-          }))
-        : [{ field: policy.recipientField, message: 'at least one recipient is required' }];
-      throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
-    }
-
-    const unitsPerRecipient = policy.unitsPerRecipient(input);
-    const unitCost = priceOf(await this.balances.unitPrice(auth.account.id, channel), unitsPerRecipient);
-    const cost = priceOf(unitCost, accepted.length);
-    const requestHash = this.hash(channel, input, callbackUrl);
+    const p = await this.prepare(policy, auth, input);
+    const { entries, accepted, plan, priced, callbackUrl, requestHash } = p;
+    const cost = priced.total;
+    const unitsPerRecipient = priced.maxUnits;
     const apiReference = this.ids.next();
     const createdAt = new Date();
 
-    const rows: NewMessageRow[] = entries.map((e) => ({
+    const rows: NewMessageRow[] = entries.map((e, i) => ({
       id: e.messageId,
       uuid: e.uuid,
       recipient: e.recipient,
       status: e.status,
       reason: e.reason ?? null,
-      units: e.status === 'ACKNOWLEDGED' ? unitsPerRecipient : 0,
-      cost: e.status === 'ACKNOWLEDGED' ? unitCost : '0',
+      units: e.status === 'ACKNOWLEDGED' ? plan.texts[i]!.measure.units : 0,
+      cost: e.status === 'ACKNOWLEDGED' ? priced.costs[i]! : '0',
+      body: plan.texts[i]?.body ?? null,
+      subject: plan.texts[i]?.subject ?? null,
     }));
 
     try {
@@ -109,13 +107,13 @@ export class SendService {
           accountId: auth.account.id,
           apiKeyId: auth.key.id,
           channel,
-          sender: input.sender,
-          subject: input.subject ?? null,
-          body: input.body,
-          replyTo: input.replyTo ?? null,
-          source: input.source ?? null,
+          sender: p.input.sender,
+          subject: p.input.subject ?? null,
+          body: plan.body,
+          replyTo: p.input.replyTo ?? null,
+          source: p.input.source ?? null,
           callbackUrl,
-          userReferenceId: input.userReferenceId ?? null,
+          userReferenceId: p.input.userReferenceId ?? null,
           requestHash,
           recipientCount: entries.length,
           acceptedCount: accepted.length,
@@ -131,8 +129,10 @@ export class SendService {
         charge: { accountId: auth.account.id, channel, amount: cost, sendRequestId: apiReference },
       });
     } catch (err) {
-      if (err instanceof DuplicateReference)
-        return this.replay(auth, channel, input.userReferenceId!, requestHash);
+      if (err instanceof DuplicateReference) {
+        const first = await this.replay(auth, channel, p.input.userReferenceId!, requestHash);
+        return { ...first, replaced: plan.replaced };
+      }
       if (err instanceof InsufficientBalance) {
         throw new AppException(
           'INSUFFICIENT_BALANCE',
@@ -165,7 +165,71 @@ export class SendService {
       currency: auth.account.currency,
       createdAt,
       replayed: false,
+      replaced: plan.replaced,
     };
+  }
+
+  /**
+   * The send without its last steps: the same checks, texts and prices as `send`, then the
+   * balance it would be paid from. Nothing is stored, charged or queued.
+   */
+  async preview(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendPreview> {
+    const p = await this.prepare(policy, auth, input);
+    const { balance } = await this.balances.channel(auth.account.id, policy.channel);
+    return {
+      entries: p.entries.map((e, i) => ({
+        recipient: e.recipient,
+        status: e.status,
+        reason: e.reason,
+        measure: p.plan.texts[i]?.measure,
+        cost: p.priced.costs[i] ?? '0',
+      })),
+      acceptedCount: p.accepted.length,
+      cost: p.priced.total,
+      currency: auth.account.currency,
+      balance,
+      replaced: p.plan.replaced,
+      nonGsmCharacters: p.plan.nonGsmCharacters,
+    };
+  }
+
+  /** Everything before the transaction: limits, channel checks, recipients, each recipient's text and price. */
+  private async prepare(policy: ChannelPolicy, auth: AuthContext, raw: SendInput) {
+    if (raw.recipients.length > this.config.maxRecipients) {
+      throw new AppException(
+        'TOO_MANY_RECIPIENTS',
+        `A request may name at most ${this.config.maxRecipients} recipients; this one names ${raw.recipients.length}.`,
+        [{ field: policy.recipientField, message: `at most ${this.config.maxRecipients} recipients` }],
+      );
+    }
+    const input = await this.templates.apply(auth, policy.channel, raw);
+    policy.validate(input);
+    const callbackUrl = input.callbackUrl
+      ? checkCallbackUrl(
+          input.callbackUrl,
+          this.config.callbackAllowPrivateNetworks,
+          this.config.callbackHttpsOnly,
+        )
+      : null;
+
+    const entries = await this.sortRecipients(policy, input.recipients);
+    // An SMS matter only: e-mail and chat carry any character at the same price.
+    const smartEncoding =
+      policy.channel === 'sms' && (input.smartEncoding ?? auth.account.smartEncoding ?? false);
+    const plan = planTexts(policy, input, entries, smartEncoding);
+    const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
+    if (accepted.length === 0) {
+      const details: ErrorDetail[] = input.recipients.length
+        ? entries.map((e) => ({
+            field: `${policy.recipientField}[${e.index}]`,
+            message: e.reason ?? 'invalid',
+          }))
+        : [{ field: policy.recipientField, message: 'at least one recipient is required' }];
+      throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
+    }
+    const priced = priceTexts(await this.balances.unitPrice(auth.account.id, policy.channel), plan.texts);
+    const requestHash = this.hash(policy.channel, input, callbackUrl, smartEncoding);
+    return { input, callbackUrl, entries, accepted, plan, priced, requestHash };
   }
 
   /**
@@ -195,7 +259,7 @@ export class SendService {
     return out;
   }
 
-  private hash(channel: Channel, input: SendInput, callbackUrl: string | null): Buffer {
+  private hash(channel: Channel, input: SendInput, callbackUrl: string | null, smart: boolean): Buffer {
     const canonical = JSON.stringify([
       channel,
       input.sender,
@@ -205,6 +269,10 @@ export class SendService {
       input.replyTo ?? null,
       input.source ?? null,
       callbackUrl,
+      // Only personalised or smart-encoded sends add these, so an ordinary send hashes as it always has.
+      ...(input.templateId != null || input.variables != null || smart
+        ? [input.templateId ?? null, input.variables ?? null, smart]
+        : []),
     ]);
     return createHash('sha256').update(canonical).digest();
   }
@@ -243,6 +311,7 @@ export class SendService {
       currency: req.currency,
       createdAt: req.created_at,
       replayed: true,
+      replaced: null,
     };
   }
 }

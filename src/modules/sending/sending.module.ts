@@ -8,9 +8,10 @@ import { MessageQueryService } from '../messages/message-query.service.js';
 import { MessagesController } from '../messages/messages.controller.js';
 import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
+import { TemplatesModule } from '../templates/templates.module.js';
 
 @Module({
-  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule],
+  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, TemplatesModule],
   controllers: [MessagesController],
   providers: [IdGenerator, SendService, SendCommitter, MessageQueryService],
   exports: [SendService, IdGenerator],

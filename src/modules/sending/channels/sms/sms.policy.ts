@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../../../platform/errors/app.exception.js';
-import type { ChannelPolicy, SendInput } from '../../channel-policy.js';
+import type { ChannelPolicy, SendInput, TextMeasure } from '../../channel-policy.js';
 import { normalisePhone } from '../../recipients.js';
 import { countSegments } from '../../segments.js';
-import { hasLoneSurrogate } from '../../text.js';
+import { codePointLength, hasLoneSurrogate } from '../../text.js';
 
 export const MAX_SMS_SEGMENTS = 10;
 
@@ -46,5 +46,19 @@ export class SmsPolicy implements ChannelPolicy {
       );
     }
     return c.segments;
+  }
+
+  measure(body: string): TextMeasure {
+    const c = countSegments(body);
+    return {
+      units: c.segments,
+      segments: c.segments,
+      encoding: c.encoding === 'GSM7' ? 'GSM-7' : 'UCS-2',
+      characters: codePointLength(body),
+      tooLong:
+        c.segments > MAX_SMS_SEGMENTS
+          ? `${c.segments} segments (${c.encoding === 'GSM7' ? 'GSM-7' : 'UCS-2'}); at most ${MAX_SMS_SEGMENTS}`
+          : null,
+    };
   }
 }
