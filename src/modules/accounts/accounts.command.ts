@@ -15,6 +15,7 @@ import { AccountsService } from './accounts.service.js';
 import { MIN_PASSWORD_LENGTH } from './password-policy.js';
 import { readNewPassword, type PasswordOptions } from './password-input.js';
 import { AccountsPasswordCommand } from './password.command.js';
+import { AccountsSetCommand } from './accounts-set.command.js';
 
 interface JsonOption {
   json?: boolean;
@@ -26,6 +27,7 @@ function accountView(a: Account) {
     username: a.username,
     status: a.status,
     currency: a.currency,
+    smart_encoding: a.smartEncoding,
     created_at: iso(a.createdAt),
   };
 }
@@ -301,6 +303,7 @@ const SUBCOMMANDS = [
   AccountsPriceCommand,
   AccountsCallbackSecretCommand,
   AccountsPasswordCommand,
+  AccountsSetCommand,
 ];
 
 @Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: SUBCOMMANDS })

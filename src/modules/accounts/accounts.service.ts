@@ -76,6 +76,13 @@ export class AccountsService {
     return { ...a, status };
   }
 
+  /** The default for SMS sends that do not give smart_encoding. */
+  async setSmartEncoding(username: string, on: boolean): Promise<Account> {
+    const a = await this.requireByUsername(username);
+    await this.ds.getRepository(Account).update({ id: a.id }, { smartEncoding: on });
+    return { ...a, smartEncoding: on };
+  }
+
   /** The account's username and password hash, for CredentialCheck; null when it is gone. */
   async credentials(accountId: string): Promise<{ username: string; passwordHash: string } | null> {
     const row = await this.ds

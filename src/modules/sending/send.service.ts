@@ -181,7 +181,7 @@ export class SendService {
         recipient: e.recipient,
         status: e.status,
         reason: e.reason,
-        measure: p.plan.texts[i]?.measure,
+        measure: p.plan.measures[i],
         cost: p.priced.costs[i] ?? '0',
       })),
       acceptedCount: p.accepted.length,

@@ -24,6 +24,8 @@ export interface TextPlan {
   body: string;
   /** Per entry, in entry order; undefined for a recipient that is refused. */
   texts: Array<EntryText | undefined>;
+  /** Per entry: its text's measure, also for one refused as too long (the preview shows why). */
+  measures: Array<TextMeasure | undefined>;
   /** null when smart encoding is off; otherwise what it replaced across all recipients. */
   replaced: Replacement[] | null;
   /** Distinct characters outside GSM-7 in the texts that will be sent (SMS; empty elsewhere). */
@@ -68,9 +70,11 @@ export function planTexts(
     policy.unitsPerRecipient({ ...input, body });
     const shared: EntryText = { body: null, subject: null, measure: policy.measure(body, input.subject) };
     if (sms) addNonGsm(body, nonGsm);
+    const texts = entries.map((e) => (e.status === 'ACKNOWLEDGED' ? shared : undefined));
     return {
       body,
-      texts: entries.map((e) => (e.status === 'ACKNOWLEDGED' ? shared : undefined)),
+      texts,
+      measures: texts.map((t) => t?.measure),
       replaced: total ? [...total.values()] : null,
       nonGsmCharacters: [...nonGsm],
     };
@@ -81,10 +85,12 @@ export function planTexts(
   const escape = policy.channel === 'email' ? escapeHtml : undefined;
   const variables = input.variables ?? {};
   const texts: Array<EntryText | undefined> = [];
+  const measures: Array<TextMeasure | undefined> = [];
   let totalChars = 0;
   for (const e of entries) {
     if (e.status !== 'ACKNOWLEDGED') {
       texts.push(undefined);
+      measures.push(undefined);
       continue;
     }
     const raw = input.recipients[e.index];
@@ -99,6 +105,7 @@ export function planTexts(
       e.status = 'REJECTED';
       e.reason = 'MISSING_VARIABLE';
       texts.push(undefined);
+      measures.push(undefined);
       continue;
     }
     let text = body.text;
@@ -115,6 +122,7 @@ export function planTexts(
       );
     }
     const measure = policy.measure(text, subjectText);
+    measures.push(measure);
     if (measure.tooLong) {
       e.status = 'REJECTED';
       e.reason = 'MESSAGE_TOO_LONG';
@@ -139,6 +147,7 @@ export function planTexts(
   return {
     body: input.body,
     texts,
+    measures,
     replaced: total ? [...total.values()] : null,
     nonGsmCharacters: [...nonGsm],
   };
