@@ -14,6 +14,10 @@ export interface PersonalisationFields {
 const NAME = /^[A-Za-z0-9_]{1,64}$/;
 /** A value is a name, an amount, a date, a link: long values are a mistake, or an attempt to bloat every message. */
 export const MAX_VALUE_CHARS = 1000;
+/** Enough to show what is wrong; a 10,000-recipient mistake need not be listed 10,000 times. */
+const MAX_PROBLEMS = 100;
+/** Any surrogate at all: the cheap test that spares most values the full lone-surrogate check. */
+const SURROGATE = /[\uD800-\uDFFF]/;
 const TEMPLATE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -54,21 +58,27 @@ export function readPersonalisation(
       });
     } else {
       variables = {};
+      // The same few names repeat for every recipient: each is checked once.
+      const goodNames = new Set<string>();
       for (const [recipient, values] of Object.entries(raw)) {
+        if (problems.length >= MAX_PROBLEMS) break;
         const at = `variables.${recipient}`;
         if (!isPlainObject(values)) {
           problems.push({ field: at, message: 'must be an object of string values' });
           continue;
         }
-        for (const [name, value] of Object.entries(values)) {
-          if (!NAME.test(name))
+        for (const name in values) {
+          if (!Object.hasOwn(values, name)) continue;
+          const value = values[name];
+          if (!goodNames.has(name) && !NAME.test(name))
             problems.push({ field: `${at}.${name}`, message: 'a name is 1-64 letters, digits or _' });
           else if (typeof value !== 'string')
             problems.push({ field: `${at}.${name}`, message: 'must be a string' });
           else if (value.length > MAX_VALUE_CHARS)
             problems.push({ field: `${at}.${name}`, message: `at most ${MAX_VALUE_CHARS} characters` });
-          else if (hasLoneSurrogate(value))
+          else if (SURROGATE.test(value) && hasLoneSurrogate(value))
             problems.push({ field: `${at}.${name}`, message: 'contains an unpaired UTF-16 surrogate' });
+          else goodNames.add(name);
         }
         variables[recipient] = values as Record<string, string>;
       }

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { PassThrough } from '../../../platform/validation/pass-through.js';
 
 /**
  * The fields every JSON send may add for personalisation. Their contents (names, string
@@ -13,8 +14,8 @@ export class PersonalisationDto {
       'Values for `{{name}}` placeholders, keyed by recipient as written in the request; each value an object of strings. A recipient missing a value it needs is REJECTED with reason MISSING_VARIABLE; one whose text comes out too long, MESSAGE_TOO_LONG. In an e-mail body the values are HTML-escaped.',
     example: { '260971234567': { first_name: 'Jane', amount: '120.50' } },
   })
-  @IsOptional()
-  @IsObject()
+  // Checked in personalisation-input.ts; class-transformer would copy 10,000 entries one by one.
+  @PassThrough()
   variables?: Record<string, Record<string, string>>;
 
   @ApiPropertyOptional({

@@ -137,7 +137,7 @@ export function planTexts(
         [{ field: 'variables', message: `more than ${MAX_TOTAL_CHARS} characters in all` }],
       );
     }
-    if (sms) addNonGsm(text, nonGsm);
+    if (sms && measure.encoding !== 'GSM-7') addNonGsm(text, nonGsm);
     texts.push({
       body: text === input.body ? null : text,
       subject: subjectText === input.subject ? null : subjectText,

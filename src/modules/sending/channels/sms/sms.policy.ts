@@ -54,7 +54,8 @@ export class SmsPolicy implements ChannelPolicy {
       units: c.segments,
       segments: c.segments,
       encoding: c.encoding === 'GSM7' ? 'GSM-7' : 'UCS-2',
-      characters: codePointLength(body),
+      // A GSM-7 text has no surrogate pairs: its length is its code points.
+      characters: c.encoding === 'GSM7' ? body.length : codePointLength(body),
       tooLong:
         c.segments > MAX_SMS_SEGMENTS
           ? `${c.segments} segments (${c.encoding === 'GSM7' ? 'GSM-7' : 'UCS-2'}); at most ${MAX_SMS_SEGMENTS}`
