@@ -59,16 +59,16 @@ export class TemplateStore {
     offset: number,
   ): Promise<TemplateRow[]> {
     return (await this.ds.query(
-      `SELECT ${COLUMNS} FROM templates WHERE account_id = ? ${channel ? 'AND channel = ?' : ''}
+      `SELECT ${COLUMNS} FROM templates WHERE account_id = ? AND (? IS NULL OR channel = ?)
         ORDER BY created_at, id LIMIT ? OFFSET ?`,
-      channel ? [accountId, channel, limit, offset] : [accountId, limit, offset],
+      [accountId, channel, channel, limit, offset],
     )) as TemplateRow[];
   }
 
   async count(accountId: string, channel: Channel | null): Promise<number> {
     const [row] = (await this.ds.query(
-      `SELECT COUNT(*) AS n FROM templates WHERE account_id = ? ${channel ? 'AND channel = ?' : ''}`,
-      channel ? [accountId, channel] : [accountId],
+      'SELECT COUNT(*) AS n FROM templates WHERE account_id = ? AND (? IS NULL OR channel = ?)',
+      [accountId, channel, channel],
     )) as Array<{ n: string | number }>;
     return Number(row.n);
   }

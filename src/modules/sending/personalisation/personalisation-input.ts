@@ -57,7 +57,8 @@ export function readPersonalisation(
         message: 'must be an object keyed by recipient, each value an object of strings',
       });
     } else {
-      variables = {};
+      // No prototype: a recipient written "__proto__" is a key like any other.
+      variables = Object.create(null) as Variables;
       // The same few names repeat for every recipient: each is checked once.
       const goodNames = new Set<string>();
       for (const [recipient, values] of Object.entries(raw)) {
