@@ -4,12 +4,12 @@ import type { AppConfig } from '../config/config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { ExistingDatabaseModule } from '../database/existing-database.module.js';
 import { DB_COMMANDS } from '../database/db.command.js';
-import { ACCOUNT_COMMANDS } from '../modules/accounts/accounts.command.js';
 import { AccountsModule } from '../modules/accounts/accounts.module.js';
-import { KEY_COMMANDS } from '../modules/api-keys/keys.command.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { LOG_COMMANDS } from '../modules/request-logs/logs.command.js';
+import { ACCOUNT_AND_KEY_COMMANDS } from './cli-commands.js';
+import { MAIN_ENTITIES } from './entities.js';
 
 /**
  * The admin CLI: thin commands over the account, key and balance services.
@@ -23,12 +23,12 @@ export class CliModule {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
-        ExistingDatabaseModule.forRoot(),
+        ExistingDatabaseModule.forRoot(MAIN_ENTITIES),
         AccountsModule,
         ApiKeysModule,
         BalanceModule,
       ],
-      providers: [...DB_COMMANDS, ...ACCOUNT_COMMANDS, ...KEY_COMMANDS, ...LOG_COMMANDS, RequestLogReader],
+      providers: [...DB_COMMANDS, ...ACCOUNT_AND_KEY_COMMANDS, ...LOG_COMMANDS, RequestLogReader],
     };
   }
 }

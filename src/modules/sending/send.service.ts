@@ -17,7 +17,7 @@ import { DuplicateReference, SendCommitter } from './send-committer.js';
 import { planTexts } from './personalisation/text-plan.js';
 import { priceTexts } from './personalisation/entry-pricing.js';
 import type { Replacement } from './personalisation/smart-encoding.js';
-import { TemplateResolver } from '../templates/template-resolver.js';
+import { TemplateInput } from './personalisation/template-input.js';
 
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;
@@ -76,7 +76,7 @@ export class SendService {
     private readonly committer: SendCommitter,
     private readonly store: MessageStore,
     @Inject(MetricsService) private readonly metrics: MetricsService,
-    private readonly templates: TemplateResolver,
+    private readonly templates: TemplateInput,
   ) {}
 
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {

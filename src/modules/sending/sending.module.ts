@@ -8,12 +8,13 @@ import { MessageQueryService } from '../messages/message-query.service.js';
 import { MessagesController } from '../messages/messages.controller.js';
 import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
+import { TemplateInput } from './personalisation/template-input.js';
 import { TemplatesModule } from '../templates/templates.module.js';
 
 @Module({
   imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, TemplatesModule],
   controllers: [MessagesController],
-  providers: [IdGenerator, SendService, SendCommitter, MessageQueryService],
+  providers: [IdGenerator, SendService, SendCommitter, MessageQueryService, TemplateInput],
   exports: [SendService, IdGenerator],
 })
 export class SendingModule {}

@@ -1,7 +1,7 @@
 import { AppException } from '../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import { CHANNELS, type Channel } from '../messages/channel.js';
-import { codePointLength, hasLoneSurrogate } from '../sending/text.js';
+import { codePointLength, hasLoneSurrogate } from '../messages/text.js';
 import type { TemplateFields } from './template.store.js';
 
 export const MAX_TEMPLATE_NAME = 100;

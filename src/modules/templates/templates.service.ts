@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../platform/errors/app.exception.js';
 import type { Channel } from '../messages/channel.js';
-import { placeholderNames } from '../sending/personalisation/placeholders.js';
-import { uuidV7 } from '../sending/uuid-source.js';
+import { placeholderNames } from '../messages/placeholders.js';
+import { randomUUID } from 'node:crypto';
 import { checkTemplate } from './template-rules.js';
 import { TemplateNameTaken, TemplateStore, type TemplateRow } from './template.store.js';
 
@@ -47,14 +47,14 @@ function nameTaken(name: string): AppException {
   );
 }
 
-/** An account's message templates: create, read, replace, delete. */
+/** An account's message templates: create, read, replace, delete (and the lookup sends use). */
 @Injectable()
 export class TemplatesService {
   constructor(private readonly store: TemplateStore) {}
 
   async create(accountId: string, raw: Record<string, unknown>): Promise<TemplateView> {
     const fields = checkTemplate(raw);
-    const id = uuidV7();
+    const id = randomUUID();
     try {
       await this.store.insert(accountId, id, fields, new Date());
     } catch (err) {
@@ -62,6 +62,11 @@ export class TemplatesService {
       throw err;
     }
     return this.get(accountId, id);
+  }
+
+  /** A template of the account as a send uses it, or undefined (unknown id, another account's). */
+  async lookup(accountId: string, id: string): Promise<TemplateRow | undefined> {
+    return UUID.test(id) ? this.store.find(accountId, id.toLowerCase()) : undefined;
   }
 
   async get(accountId: string, id: string): Promise<TemplateView> {

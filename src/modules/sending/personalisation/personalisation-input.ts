@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../../../platform/errors/error-codes.js';
-import { hasLoneSurrogate } from '../text.js';
+import { hasLoneSurrogate } from '../../messages/text.js';
 
 export type Variables = Record<string, Record<string, string>>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isGsm7 } from '../segments.js';
+import { isGsm7 } from '../../messages/segments.js';
 import { SMART_ENCODING_TABLE, smartEncode } from './smart-encoding.js';
 
 describe('smart encoding table', () => {

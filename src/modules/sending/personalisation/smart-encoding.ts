@@ -1,4 +1,4 @@
-import { isGsm7 } from '../segments.js';
+import { isGsm7 } from '../../messages/segments.js';
 
 /**
  * Unicode characters that look like a GSM-7 character (or like nothing at all) and what they

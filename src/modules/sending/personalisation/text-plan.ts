@@ -1,7 +1,7 @@
 import { AppException } from '../../../platform/errors/app.exception.js';
 import type { ChannelPolicy, SendInput, TextMeasure } from '../channel-policy.js';
-import { isGsm7 } from '../segments.js';
-import { compileText, escapeHtml, renderText } from './placeholders.js';
+import { isGsm7 } from '../../messages/segments.js';
+import { compileText, escapeHtml, renderText } from '../../messages/placeholders.js';
 import { addReplacements, smartEncode, type Replacement } from './smart-encoding.js';
 
 /** The part of a pipeline entry the planner reads and, for a recipient it refuses, writes. */

@@ -3,7 +3,7 @@ import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
 import { readPersonalisation } from '../../personalisation/personalisation-input.js';
-import { normaliseEmail } from '../../recipients.js';
+import { normaliseEmail } from '../../../messages/recipients.js';
 import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
 
 function isBlank(v: unknown): boolean {

@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { AppException } from '../../platform/errors/app.exception.js';
-import type { AuthContext } from '../api-keys/auth/auth-context.js';
-import type { Channel } from '../messages/channel.js';
-import type { SendInput } from '../sending/channel-policy.js';
-import { TemplateStore } from './template.store.js';
+import { AppException } from '../../../platform/errors/app.exception.js';
+import type { AuthContext } from '../../api-keys/auth/auth-context.js';
+import type { Channel } from '../../messages/channel.js';
+import { TemplatesService } from '../../templates/templates.service.js';
+import type { SendInput } from '../channel-policy.js';
 
 /** Puts a stored template's text into a send that names `template_id`. */
 @Injectable()
-export class TemplateResolver {
-  constructor(private readonly store: TemplateStore) {}
+export class TemplateInput {
+  constructor(private readonly templates: TemplatesService) {}
 
   async apply(auth: AuthContext, channel: Channel, input: SendInput): Promise<SendInput> {
     if (!input.templateId) return input;
-    const t = await this.store.find(auth.account.id, input.templateId);
+    const t = await this.templates.lookup(auth.account.id, input.templateId);
     if (!t) {
       throw AppException.validation(
         [{ field: 'template_id', message: 'no template with this id in your account' }],
