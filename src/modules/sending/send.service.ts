@@ -8,7 +8,7 @@ import { BalanceService, InsufficientBalance } from '../balance/balance.service.
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
 import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { checkCallbackUrl } from './callback-url.js';
+import { checkCallbackUrl } from '../callbacks/callback-url.js';
 import type { ChannelPolicy, SendInput, TextMeasure } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
