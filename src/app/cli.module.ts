@@ -8,6 +8,8 @@ import { AccountsModule } from '../modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { LOG_COMMANDS } from '../modules/request-logs/logs.command.js';
+import { MESSAGE_COMMANDS } from '../modules/messages/search/messages.command.js';
+import { MessageSearchModule } from '../modules/messages/search/message-search.module.js';
 import { ACCOUNT_AND_KEY_COMMANDS } from './cli-commands.js';
 import { MAIN_ENTITIES } from './entities.js';
 
@@ -27,8 +29,15 @@ export class CliModule {
         AccountsModule,
         ApiKeysModule,
         BalanceModule,
+        MessageSearchModule,
       ],
-      providers: [...DB_COMMANDS, ...ACCOUNT_AND_KEY_COMMANDS, ...LOG_COMMANDS, RequestLogReader],
+      providers: [
+        ...DB_COMMANDS,
+        ...ACCOUNT_AND_KEY_COMMANDS,
+        ...LOG_COMMANDS,
+        ...MESSAGE_COMMANDS,
+        RequestLogReader,
+      ],
     };
   }
 }

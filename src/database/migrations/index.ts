@@ -8,6 +8,10 @@ import { MessageLastAttempt1764013100000 } from './main/1764013100000-message-la
 import { MessagePersonalisedText1764019000000 } from './main/1764019000000-message-personalised-text.js';
 import { AccountSmartEncoding1764019100000 } from './main/1764019100000-account-smart-encoding.js';
 import { CreateTemplates1764019200000 } from './main/1764019200000-create-templates.js';
+import { ScheduleValidityCancel1764020000000 } from './main/1764020000000-schedule-validity-cancel.js';
+import { TestModeKeysAndRequests1764021100000 } from './main/1764021100000-test-mode-keys-and-requests.js';
+import { DailySpendLimits1764021200000 } from './main/1764021200000-daily-spend-limits.js';
+import { IndexMessagesForSearch1764022000000 } from './main/1764022000000-index-messages-for-search.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -28,6 +32,10 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   MessagePersonalisedText1764019000000,
   AccountSmartEncoding1764019100000,
   CreateTemplates1764019200000,
+  ScheduleValidityCancel1764020000000,
+  TestModeKeysAndRequests1764021100000,
+  DailySpendLimits1764021200000,
+  IndexMessagesForSearch1764022000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

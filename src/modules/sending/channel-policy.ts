@@ -11,6 +11,9 @@ export interface SendInput {
   source?: string | null;
   callbackUrl?: string | null;
   userReferenceId?: string | null;
+  /** As sent; resolved by schedule.ts. */
+  sendAt?: string | null;
+  validityPeriod?: number | string | null;
   /** A stored template that supplies the text (and an e-mail's subject when the send has none). */
   templateId?: string | null;
   /** Values for `{{name}}` placeholders, keyed by recipient as written in the request. */

@@ -14,6 +14,9 @@ import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
 import { uuidV7 } from './uuid-source.js';
 import { DuplicateReference, SendCommitter } from './send-committer.js';
+import { resolveSchedule } from '../messages/schedule.js';
+import { SpendLimitExceeded } from '../balance/spend-limits.js';
+import { isTestKey, spendLimitRefusal, spendOf } from './send-mode.js';
 import { planTexts } from './personalisation/text-plan.js';
 import { priceTexts } from './personalisation/entry-pricing.js';
 import type { Replacement } from './personalisation/smart-encoding.js';
@@ -26,7 +29,7 @@ export interface SendEntry {
   messageId: string;
   uuid: string;
   recipient: string;
-  status: 'ACKNOWLEDGED' | 'REJECTED';
+  status: 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED';
   reason?: string;
 }
 
@@ -40,6 +43,8 @@ export interface SendOutcome {
   currency: string;
   createdAt: Date;
   replayed: boolean;
+  /** A scheduled send's release time, ISO 8601 UTC with milliseconds; null when sent at once. */
+  sendAt: string | null;
   /** SMS smart encoding's replacements; null when it was off. */
   replaced: Replacement[] | null;
 }
@@ -82,7 +87,7 @@ export class SendService {
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
     const { channel } = policy;
     const p = await this.prepare(policy, auth, input);
-    const { entries, accepted, plan, priced, callbackUrl, requestHash } = p;
+    const { entries, accepted, plan, priced, callbackUrl, requestHash, schedule } = p;
     const cost = priced.total;
     const unitsPerRecipient = priced.maxUnits;
     const apiReference = this.ids.next();
@@ -94,8 +99,8 @@ export class SendService {
       recipient: e.recipient,
       status: e.status,
       reason: e.reason ?? null,
-      units: e.status === 'ACKNOWLEDGED' ? plan.texts[i]!.measure.units : 0,
-      cost: e.status === 'ACKNOWLEDGED' ? priced.costs[i]! : '0',
+      units: e.status !== 'REJECTED' ? plan.texts[i]!.measure.units : 0,
+      cost: e.status !== 'REJECTED' ? priced.costs[i]! : '0',
       body: plan.texts[i]?.body ?? null,
       subject: plan.texts[i]?.subject ?? null,
     }));
@@ -106,6 +111,7 @@ export class SendService {
           id: apiReference,
           accountId: auth.account.id,
           apiKeyId: auth.key.id,
+          testMode: isTestKey(auth),
           channel,
           sender: p.input.sender,
           subject: p.input.subject ?? null,
@@ -121,12 +127,24 @@ export class SendService {
           cost,
           currency: auth.account.currency,
           createdAt,
+          sendAt: schedule.sendAt,
+          dueAt: schedule.sendAt,
+          validityPeriod: schedule.validityPeriod,
+          validUntil: schedule.validUntil,
+          enqueuedAt: schedule.sendAt ? createdAt : null,
         },
         messages: {
           common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
           rows,
         },
-        charge: { accountId: auth.account.id, channel, amount: cost, sendRequestId: apiReference },
+        // A test request is priced and stored as a live one, but nothing is taken from the balance.
+        charge: {
+          accountId: auth.account.id,
+          channel,
+          amount: isTestKey(auth) ? '0' : cost,
+          sendRequestId: apiReference,
+        },
+        spend: spendOf(auth, cost, createdAt),
       });
     } catch (err) {
       if (err instanceof DuplicateReference) {
@@ -140,15 +158,21 @@ export class SendService {
           [{ field: 'balance', message: `needed ${err.needed}, available ${err.available}` }],
         );
       }
+      if (err instanceof SpendLimitExceeded) {
+        this.metrics.spendLimitRefused(err.scope);
+        throw spendLimitRefusal(err, cost, auth.account.currency);
+      }
       throw err;
     }
 
     this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
-    await this.dispatch.enqueue(
-      channel,
-      apiReference,
-      accepted.map((e) => e.messageId),
-    );
+    if (isTestKey(auth)) this.metrics.testRequestAccepted(channel);
+    if (!schedule.sendAt)
+      await this.dispatch.enqueue(
+        channel,
+        apiReference,
+        accepted.map((e) => e.messageId),
+      );
     return {
       apiReference,
       channel,
@@ -165,6 +189,7 @@ export class SendService {
       currency: auth.account.currency,
       createdAt,
       replayed: false,
+      sendAt: schedule.sendAt?.toISOString() ?? null,
       replaced: plan.replaced,
     };
   }
@@ -204,6 +229,7 @@ export class SendService {
     }
     const input = await this.templates.apply(auth, policy.channel, raw);
     policy.validate(input);
+    const schedule = resolveSchedule(input, new Date(), this.config.defaultValidityPeriod);
     const callbackUrl = input.callbackUrl
       ? checkCallbackUrl(
           input.callbackUrl,
@@ -218,6 +244,8 @@ export class SendService {
       policy.channel === 'sms' && (input.smartEncoding ?? auth.account.smartEncoding ?? false);
     const plan = planTexts(policy, input, entries, smartEncoding);
     const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
+    // Accepted messages of a scheduled send wait as SCHEDULED; the due scanner releases them.
+    if (schedule.sendAt) for (const e of accepted) e.status = 'SCHEDULED';
     if (accepted.length === 0) {
       const details: ErrorDetail[] = input.recipients.length
         ? entries.map((e) => ({
@@ -229,7 +257,7 @@ export class SendService {
     }
     const priced = priceTexts(await this.balances.unitPrice(auth.account.id, policy.channel), plan.texts);
     const requestHash = this.hash(policy.channel, input, callbackUrl, smartEncoding);
-    return { input, callbackUrl, entries, accepted, plan, priced, requestHash };
+    return { input, callbackUrl, entries, accepted, plan, priced, requestHash, schedule };
   }
 
   /**
@@ -269,6 +297,10 @@ export class SendService {
       input.replyTo ?? null,
       input.source ?? null,
       callbackUrl,
+      // Only when given, so the hash of a request without them is what it always was.
+      ...(input.sendAt != null || input.validityPeriod != null
+        ? [input.sendAt ?? null, input.validityPeriod ?? null]
+        : []),
       // Only personalised or smart-encoded sends add these, so an ordinary send hashes as it always has.
       ...(input.templateId != null || input.variables != null || smart
         ? [input.templateId ?? null, input.variables ?? null, smart]
@@ -284,7 +316,7 @@ export class SendService {
     userReferenceId: string,
     requestHash: Buffer,
   ): Promise<SendOutcome> {
-    const req = await this.store.findReplay(auth.account.id, channel, userReferenceId);
+    const req = await this.store.findReplay(auth.account.id, channel, userReferenceId, isTestKey(auth));
     if (!req) throw new Error('duplicate reference reported but no request found');
     if (!req.request_hash.equals(requestHash)) {
       throw new AppException(
@@ -297,12 +329,12 @@ export class SendService {
     return {
       apiReference: req.id,
       channel,
-      // The first answer said ACKNOWLEDGED for every charged message and REJECTED for the rest.
+      // The first answer said ACKNOWLEDGED (SCHEDULED) for every charged message and REJECTED for the rest.
       entries: messages.map((m) => ({
         messageId: m.id,
         uuid: m.uuid,
         recipient: m.recipient,
-        status: m.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED',
+        status: m.units > 0 ? (req.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED') : 'REJECTED',
         reason: m.units > 0 ? undefined : (m.reason ?? undefined),
       })),
       acceptedCount: req.accepted_count,
@@ -311,6 +343,7 @@ export class SendService {
       currency: req.currency,
       createdAt: req.created_at,
       replayed: true,
+      sendAt: req.send_at?.toISOString() ?? null,
       replaced: null,
     };
   }

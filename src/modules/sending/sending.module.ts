@@ -4,8 +4,6 @@ import { MessagesModule } from '../messages/messages.module.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { IdGenerator } from './id-generator.js';
-import { MessageQueryService } from '../messages/message-query.service.js';
-import { MessagesController } from '../messages/messages.controller.js';
 import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
 import { TemplateInput } from './personalisation/template-input.js';
@@ -13,8 +11,7 @@ import { TemplatesModule } from '../templates/templates.module.js';
 
 @Module({
   imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, TemplatesModule],
-  controllers: [MessagesController],
-  providers: [IdGenerator, SendService, SendCommitter, MessageQueryService, TemplateInput],
+  providers: [IdGenerator, SendService, SendCommitter, TemplateInput],
   exports: [SendService, IdGenerator],
 })
 export class SendingModule {}

@@ -1,12 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { ScheduleFieldsDto } from '../schedule-fields.dto.js';
 import { PassThrough } from '../../../platform/validation/pass-through.js';
 
 /**
  * The fields every JSON send may add for personalisation. Their contents (names, string
  * values, the template's existence) are checked after mapping, in personalisation-input.ts.
  */
-export class PersonalisationDto {
+export class PersonalisationDto extends ScheduleFieldsDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },

@@ -3,6 +3,7 @@ import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
 import { readPersonalisation } from '../../personalisation/personalisation-input.js';
+import { scheduleInput } from '../../../messages/schedule.js';
 
 function isBlank(v: unknown): boolean {
   return (
@@ -33,5 +34,6 @@ export function chatInput(body: Record<string, unknown>): SendInput {
     recipients: asList(body.recipient as string | string[]),
     body: extra.templateId ? '' : (body.message as string),
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+    ...scheduleInput(body),
   };
 }

@@ -22,6 +22,7 @@ export function smsResponse(o: SendOutcome) {
     success: true,
     // Only when smart encoding was on, so an ordinary send keeps the documented shape.
     ...(o.replaced ? { replaced: o.replaced } : {}),
+    ...(o.sendAt ? { send_at: o.sendAt } : {}),
   };
 }
 
