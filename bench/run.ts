@@ -11,6 +11,7 @@ import { createConnection } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
+import { benchPersonalisation } from './personalisation.js';
 import { benchScheduling } from './scheduling.js';
 import { benchSearch } from './search.js';
 import { benchRouting } from './routing.js';
@@ -280,6 +281,9 @@ async function main() {
       bar: '≥ 25,000',
       ok: 10_000 / (ackMed / 1000) >= 25_000,
     });
+
+    // B16: the same size of request, personalised per recipient, and its preview.
+    for (const r of await benchPersonalisation(api, auth, B2_RUNS, ackMed)) record(r);
 
     if (!quick) {
       // 100,000 recipients, while a probe measures how long other requests wait.

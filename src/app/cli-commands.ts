@@ -8,6 +8,7 @@ import {
   AccountsSuspendCommand,
 } from '../modules/accounts/accounts.command.js';
 import { AccountsPasswordCommand } from '../modules/accounts/password.command.js';
+import { AccountsSetCommand } from '../modules/accounts/accounts-set.command.js';
 import { KEY_SUBCOMMANDS } from '../modules/api-keys/keys.command.js';
 import {
   AccountsCreditCommand,
@@ -33,6 +34,7 @@ const ACCOUNTS = [
   AccountsPriceCommand,
   AccountsCallbackSecretCommand,
   AccountsPasswordCommand,
+  AccountsSetCommand,
   AccountsLimitCommand,
 ];
 

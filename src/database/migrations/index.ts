@@ -5,6 +5,9 @@ import { ExactUserReferenceId1764000450000 } from './main/1764000450000-exact-us
 import { CreateMessageParts1764000600000 } from './main/1764000600000-create-message-parts.js';
 import { IndexMessagesByStatus1764000612000 } from './main/1764000612000-index-messages-by-status.js';
 import { MessageLastAttempt1764013100000 } from './main/1764013100000-message-last-attempt.js';
+import { MessagePersonalisedText1764019000000 } from './main/1764019000000-message-personalised-text.js';
+import { AccountSmartEncoding1764019100000 } from './main/1764019100000-account-smart-encoding.js';
+import { CreateTemplates1764019200000 } from './main/1764019200000-create-templates.js';
 import { ScheduleValidityCancel1764020000000 } from './main/1764020000000-schedule-validity-cancel.js';
 import { TestModeKeysAndRequests1764021100000 } from './main/1764021100000-test-mode-keys-and-requests.js';
 import { DailySpendLimits1764021200000 } from './main/1764021200000-daily-spend-limits.js';
@@ -27,6 +30,9 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   CreateMessageParts1764000600000,
   IndexMessagesByStatus1764000612000,
   MessageLastAttempt1764013100000,
+  MessagePersonalisedText1764019000000,
+  AccountSmartEncoding1764019100000,
+  CreateTemplates1764019200000,
   ScheduleValidityCancel1764020000000,
   TestModeKeysAndRequests1764021100000,
   DailySpendLimits1764021200000,

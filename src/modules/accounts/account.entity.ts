@@ -29,6 +29,10 @@ export class Account {
   @Column({ name: 'callback_secret', type: 'varchar', length: 128, select: false })
   callbackSecret: string;
 
+  /** SMS smart encoding for sends that do not say (`accounts set --smart-encoding on|off`). */
+  @Column({ name: 'smart_encoding', type: 'boolean', default: false })
+  smartEncoding: boolean;
+
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;
 

@@ -17,6 +17,7 @@ export function accountView(a: Account) {
     username: a.username,
     status: a.status,
     currency: a.currency,
+    smart_encoding: a.smartEncoding,
     created_at: iso(a.createdAt),
   };
 }

@@ -77,6 +77,13 @@ export class AccountsService {
     return { ...a, status };
   }
 
+  /** The default for SMS sends that do not give smart_encoding. */
+  async setSmartEncoding(username: string, on: boolean): Promise<Account> {
+    const a = await this.requireByUsername(username);
+    await this.ds.getRepository(Account).update({ id: a.id }, { smartEncoding: on });
+    return { ...a, smartEncoding: on };
+  }
+
   /** Sets (a decimal text) or clears (null) the account's daily spend limit. */
   async setDailyLimit(username: string, dailyLimit: string | null): Promise<Account> {
     const a = await this.requireByUsername(username);

@@ -60,6 +60,12 @@ export class Message {
   @Column({ name: 'last_attempt_at', type: 'datetime', precision: 3, nullable: true })
   lastAttemptAt: Date | null;
 
+  /** The recipient's own rendered text (personalised sends); NULL: the request's text. */
+  @Column({ type: 'mediumtext', nullable: true, select: false })
+  body: string | null;
+
+  @Column({ type: 'text', nullable: true, select: false })
+  subject: string | null;
   /** Set while a worker hands the message over: a cancel or a validity expiry leaves it alone. */
   @Column({ name: 'claimed_at', type: 'datetime', precision: 3, nullable: true })
   claimedAt: Date | null;

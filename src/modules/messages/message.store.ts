@@ -11,14 +11,17 @@ import type {
   NewSendRequest,
   ReplayRequest,
   StateWrite,
+  WaitingMessage,
 } from './message.types.js';
 
 export type * from './message.types.js';
 
 const INSERT_CHUNK = 2000;
 const COLUMNS =
-  '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, created_at, updated_at)';
-const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, body, subject, created_at, updated_at)';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+/** Personalised texts make rows large: a chunk is also cut at this many characters, well under max_allowed_packet. */
+const INSERT_CHUNK_CHARS = 4 * 1024 * 1024;
 const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender, subject, body, reply_to, source, callback_url,
   user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
   send_at, due_at, validity_period, valid_until, enqueued_at, priority)`;
@@ -86,6 +89,7 @@ export class MessageStore {
   async insertMessages(em: EntityManager, groups: MessageGroup[]): Promise<void> {
     let params: unknown[] = [];
     let count = 0;
+    let chars = 0;
     const flush = async () => {
       if (count === 0) return;
       await em.query(
@@ -94,6 +98,7 @@ export class MessageStore {
       );
       params = [];
       count = 0;
+      chars = 0;
     };
     for (const { common, rows } of groups) {
       for (const r of rows) {
@@ -108,10 +113,13 @@ export class MessageStore {
           r.reason,
           r.units,
           r.cost,
+          r.body ?? null,
+          r.subject ?? null,
           common.createdAt,
           common.createdAt,
         );
-        if (++count === INSERT_CHUNK) await flush();
+        chars += (r.body?.length ?? 0) + (r.subject?.length ?? 0);
+        if (++count === INSERT_CHUNK || chars > INSERT_CHUNK_CHARS) await flush();
       }
     }
     await flush();
@@ -210,11 +218,11 @@ export class MessageStore {
   }
 
   /** Of the given messages, those still waiting to be handed over, in id order. */
-  async findWaiting(messageIds: string[]): Promise<Array<{ id: string; uuid: string; recipient: string }>> {
+  async findWaiting(messageIds: string[]): Promise<WaitingMessage[]> {
     return (await this.ds.query(
-      "SELECT id, uuid, recipient FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id",
+      "SELECT id, uuid, recipient, body, subject FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id",
       [messageIds],
-    )) as Array<{ id: string; uuid: string; recipient: string }>;
+    )) as WaitingMessage[];
   }
 
   /** One UPDATE per slice: every message tried counts an attempt; failures keep their reason. */

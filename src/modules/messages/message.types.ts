@@ -43,6 +43,18 @@ export interface NewMessageRow {
   reason: string | null;
   units: number;
   cost: string;
+  /** The recipient's own text (personalised sends); null or absent: the request's. */
+  body?: string | null;
+  subject?: string | null;
+}
+
+/** A message waiting to be handed over; body and subject are null unless it was personalised. */
+export interface WaitingMessage {
+  id: string;
+  uuid: string;
+  recipient: string;
+  body: string | null;
+  subject: string | null;
 }
 
 /** The messages of one request: what they share, and each one's own columns. */

@@ -43,7 +43,8 @@ interface Walk {
   breaks: number[];
 }
 
-function isGsm7(text: string): boolean {
+/** True when every character of the text is in the GSM-7 default alphabet or its extension table. */
+export function isGsm7(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     if (!GSM7_COST.has(text.charCodeAt(i))) return false;
   }

@@ -16,6 +16,26 @@ export interface SendInput {
   validityPeriod?: number | string | null;
   /** high | normal; null: the key's default. */
   priority?: 'high' | 'normal' | null;
+  /** A stored template that supplies the text (and an e-mail's subject when the send has none). */
+  templateId?: string | null;
+  /** Values for `{{name}}` placeholders, keyed by recipient as written in the request. */
+  variables?: Record<string, Record<string, string>> | null;
+  /** SMS only; null or absent: the account's default. */
+  smartEncoding?: boolean | null;
+}
+
+/** One text's size as the channel counts and charges it. */
+export interface TextMeasure {
+  /** Units charged for one recipient of this text. */
+  units: number;
+  /** SMS parts; 1 on the other channels. */
+  segments: number;
+  /** 'GSM-7' or 'UCS-2' for SMS; null on the other channels. */
+  encoding: 'GSM-7' | 'UCS-2' | null;
+  /** Unicode code points of the body. */
+  characters: number;
+  /** Why the text cannot be sent (over the channel's limit), or null. */
+  tooLong: string | null;
 }
 
 /**
@@ -31,4 +51,6 @@ export interface ChannelPolicy {
   validate(input: SendInput): void;
   /** Units charged per accepted recipient. */
   unitsPerRecipient(input: SendInput): number;
+  /** Measures one (rendered) text without throwing, for per-recipient pricing and the preview. */
+  measure(body: string, subject?: string | null): TextMeasure;
 }

@@ -5,13 +5,12 @@ import { AppException } from '../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService, InsufficientBalance } from '../balance/balance.service.js';
-import { priceOf, sum } from '../../platform/money/money.js';
 import { RoutingService } from '../delivery/connectors/routing.service.js';
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
 import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { checkCallbackUrl } from '../callbacks/callback-url.js';
-import type { ChannelPolicy, SendInput } from './channel-policy.js';
+import type { ChannelPolicy, SendInput, TextMeasure } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
 import { uuidV7 } from './uuid-source.js';
@@ -19,25 +18,10 @@ import { DuplicateReference, SendCommitter } from './send-committer.js';
 import { resolveSchedule } from '../messages/schedule.js';
 import { SpendLimitExceeded } from '../balance/spend-limits.js';
 import { isTestKey, spendLimitRefusal, spendOf } from './send-mode.js';
-
-/** Each recipient's cost: its price per unit times the units, computed once per distinct price. */
-function costsOf(unitPrices: string[], units: number): string[] {
-  const memo = new Map<string, string>();
-  return unitPrices.map((p) => {
-    let c = memo.get(p);
-    if (c === undefined) memo.set(p, (c = priceOf(p, units)));
-    return c;
-  });
-}
-
-/** The sum of the accepted recipients' costs: one multiplication per distinct cost. */
-function totalOf(costs: string[], entries: Array<{ status: string }>): string {
-  const counts = new Map<string, number>();
-  entries.forEach((e, i) => {
-    if (e.status === 'ACKNOWLEDGED') counts.set(costs[i], (counts.get(costs[i]) ?? 0) + 1);
-  });
-  return sum([...counts].map(([c, n]) => priceOf(c, n)));
-}
+import { planTexts } from './personalisation/text-plan.js';
+import { priceTexts } from './personalisation/entry-pricing.js';
+import type { Replacement } from './personalisation/smart-encoding.js';
+import { TemplateInput } from './personalisation/template-input.js';
 
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;
@@ -62,6 +46,26 @@ export interface SendOutcome {
   replayed: boolean;
   /** A scheduled send's release time, ISO 8601 UTC with milliseconds; null when sent at once. */
   sendAt: string | null;
+  /** SMS smart encoding's replacements; null when it was off. */
+  replaced: Replacement[] | null;
+}
+
+/** What a send would do, recipient by recipient, and whether the balance would pay for it. */
+export interface SendPreview {
+  entries: Array<{
+    recipient: string;
+    status: SendEntry['status'];
+    reason?: string;
+    /** Absent for a refused recipient. */
+    measure?: TextMeasure;
+    cost: string;
+  }>;
+  acceptedCount: number;
+  cost: string;
+  currency: string;
+  balance: string;
+  replaced: Replacement[] | null;
+  nonGsmCharacters: string[];
 }
 
 /**
@@ -79,52 +83,18 @@ export class SendService {
     private readonly store: MessageStore,
     @Inject(MetricsService) private readonly metrics: MetricsService,
     private readonly routing: RoutingService,
+    private readonly templates: TemplateInput,
   ) {}
 
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
     const { channel } = policy;
-    if (input.recipients.length > this.config.maxRecipients) {
-      throw new AppException(
-        'TOO_MANY_RECIPIENTS',
-        `A request may name at most ${this.config.maxRecipients} recipients; this one names ${input.recipients.length}.`,
-        [{ field: policy.recipientField, message: `at most ${this.config.maxRecipients} recipients` }],
-      );
-    }
-    policy.validate(input);
-    const schedule = resolveSchedule(input, new Date(), this.config.defaultValidityPeriod);
-    const callbackUrl = input.callbackUrl
-      ? checkCallbackUrl(
-          input.callbackUrl,
-          this.config.callbackAllowPrivateNetworks,
-          this.config.callbackHttpsOnly,
-        )
-      : null;
-
-    const entries = await this.sortRecipients(policy, input.recipients);
-    // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged.
-    const channelPrice = await this.balances.unitPrice(auth.account.id, channel);
-    const unitPrices = await this.routing.routeAndPrice(auth.account.id, channel, entries, channelPrice);
-    const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
-    if (accepted.length === 0) {
-      const details: ErrorDetail[] = input.recipients.length
-        ? entries.map((e) => ({
-            field: `${policy.recipientField}[${e.index}]`,
-            message: e.reason ?? 'invalid',
-          }))
-        : [{ field: policy.recipientField, message: 'at least one recipient is required' }];
-      throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
-    }
-
-    const unitsPerRecipient = policy.unitsPerRecipient(input);
-    const costs = costsOf(unitPrices, unitsPerRecipient);
-    const cost = totalOf(costs, entries);
-    const requestHash = this.hash(channel, input, callbackUrl);
-    const priority = input.priority ?? auth.key.priority ?? 'normal';
+    const p = await this.prepare(policy, auth, input);
+    const { entries, accepted, plan, priced, callbackUrl, requestHash, schedule } = p;
+    const cost = priced.total;
+    const unitsPerRecipient = priced.maxUnits;
+    const priority = p.input.priority ?? auth.key.priority ?? 'normal';
     const apiReference = this.ids.next();
     const createdAt = new Date();
-    // Accepted messages of a scheduled send wait as SCHEDULED; the due scanner releases them.
-    const acceptedAs = schedule.sendAt ? ('SCHEDULED' as const) : ('ACKNOWLEDGED' as const);
-    if (schedule.sendAt) for (const e of accepted) e.status = acceptedAs;
 
     const rows: NewMessageRow[] = entries.map((e, i) => ({
       id: e.messageId,
@@ -132,8 +102,10 @@ export class SendService {
       recipient: e.recipient,
       status: e.status,
       reason: e.reason ?? null,
-      units: e.status === acceptedAs ? unitsPerRecipient : 0,
-      cost: e.status === acceptedAs ? costs[i] : '0',
+      units: e.status !== 'REJECTED' ? plan.texts[i]!.measure.units : 0,
+      cost: e.status !== 'REJECTED' ? priced.costs[i]! : '0',
+      body: plan.texts[i]?.body ?? null,
+      subject: plan.texts[i]?.subject ?? null,
     }));
 
     try {
@@ -144,13 +116,13 @@ export class SendService {
           apiKeyId: auth.key.id,
           testMode: isTestKey(auth),
           channel,
-          sender: input.sender,
-          subject: input.subject ?? null,
-          body: input.body,
-          replyTo: input.replyTo ?? null,
-          source: input.source ?? null,
+          sender: p.input.sender,
+          subject: p.input.subject ?? null,
+          body: plan.body,
+          replyTo: p.input.replyTo ?? null,
+          source: p.input.source ?? null,
           callbackUrl,
-          userReferenceId: input.userReferenceId ?? null,
+          userReferenceId: p.input.userReferenceId ?? null,
           requestHash,
           recipientCount: entries.length,
           acceptedCount: accepted.length,
@@ -179,8 +151,10 @@ export class SendService {
         spend: spendOf(auth, cost, createdAt),
       });
     } catch (err) {
-      if (err instanceof DuplicateReference)
-        return this.replay(auth, channel, input.userReferenceId!, requestHash);
+      if (err instanceof DuplicateReference) {
+        const first = await this.replay(auth, channel, p.input.userReferenceId!, requestHash);
+        return { ...first, replaced: plan.replaced };
+      }
       if (err instanceof InsufficientBalance) {
         throw new AppException(
           'INSUFFICIENT_BALANCE',
@@ -221,7 +195,83 @@ export class SendService {
       createdAt,
       replayed: false,
       sendAt: schedule.sendAt?.toISOString() ?? null,
+      replaced: plan.replaced,
     };
+  }
+
+  /**
+   * The send without its last steps: the same checks, texts and prices as `send`, then the
+   * balance it would be paid from. Nothing is stored, charged or queued.
+   */
+  async preview(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendPreview> {
+    const p = await this.prepare(policy, auth, input);
+    const { balance } = await this.balances.channel(auth.account.id, policy.channel);
+    return {
+      entries: p.entries.map((e, i) => ({
+        recipient: e.recipient,
+        status: e.status,
+        reason: e.reason,
+        measure: p.plan.measures[i],
+        cost: p.priced.costs[i] ?? '0',
+      })),
+      acceptedCount: p.accepted.length,
+      cost: p.priced.total,
+      currency: auth.account.currency,
+      balance,
+      replaced: p.plan.replaced,
+      nonGsmCharacters: p.plan.nonGsmCharacters,
+    };
+  }
+
+  /** Everything before the transaction: limits, channel checks, recipients, each recipient's text and price. */
+  private async prepare(policy: ChannelPolicy, auth: AuthContext, raw: SendInput) {
+    if (raw.recipients.length > this.config.maxRecipients) {
+      throw new AppException(
+        'TOO_MANY_RECIPIENTS',
+        `A request may name at most ${this.config.maxRecipients} recipients; this one names ${raw.recipients.length}.`,
+        [{ field: policy.recipientField, message: `at most ${this.config.maxRecipients} recipients` }],
+      );
+    }
+    const input = await this.templates.apply(auth, policy.channel, raw);
+    policy.validate(input);
+    const schedule = resolveSchedule(input, new Date(), this.config.defaultValidityPeriod);
+    const callbackUrl = input.callbackUrl
+      ? checkCallbackUrl(
+          input.callbackUrl,
+          this.config.callbackAllowPrivateNetworks,
+          this.config.callbackHttpsOnly,
+        )
+      : null;
+
+    const entries = await this.sortRecipients(policy, input.recipients);
+    // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged;
+    // each recipient's price per unit is its destination's (longest prefix), else the channel's.
+    const channelPrice = await this.balances.unitPrice(auth.account.id, policy.channel);
+    const unitPrices = await this.routing.routeAndPrice(
+      auth.account.id,
+      policy.channel,
+      entries,
+      channelPrice,
+    );
+    // An SMS matter only: e-mail and chat carry any character at the same price.
+    const smartEncoding =
+      policy.channel === 'sms' && (input.smartEncoding ?? auth.account.smartEncoding ?? false);
+    const plan = planTexts(policy, input, entries, smartEncoding);
+    const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
+    // Accepted messages of a scheduled send wait as SCHEDULED; the due scanner releases them.
+    if (schedule.sendAt) for (const e of accepted) e.status = 'SCHEDULED';
+    if (accepted.length === 0) {
+      const details: ErrorDetail[] = input.recipients.length
+        ? entries.map((e) => ({
+            field: `${policy.recipientField}[${e.index}]`,
+            message: e.reason ?? 'invalid',
+          }))
+        : [{ field: policy.recipientField, message: 'at least one recipient is required' }];
+      throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
+    }
+    const priced = priceTexts(unitPrices, plan.texts);
+    const requestHash = this.hash(policy.channel, input, callbackUrl, smartEncoding);
+    return { input, callbackUrl, entries, accepted, plan, priced, requestHash, schedule };
   }
 
   /**
@@ -251,7 +301,7 @@ export class SendService {
     return out;
   }
 
-  private hash(channel: Channel, input: SendInput, callbackUrl: string | null): Buffer {
+  private hash(channel: Channel, input: SendInput, callbackUrl: string | null, smart: boolean): Buffer {
     const canonical = JSON.stringify([
       channel,
       input.sender,
@@ -264,6 +314,10 @@ export class SendService {
       // Only when given, so the hash of a request without them is what it always was.
       ...(input.sendAt != null || input.validityPeriod != null
         ? [input.sendAt ?? null, input.validityPeriod ?? null]
+        : []),
+      // Only personalised or smart-encoded sends add these, so an ordinary send hashes as it always has.
+      ...(input.templateId != null || input.variables != null || smart
+        ? [input.templateId ?? null, input.variables ?? null, smart]
         : []),
     ]);
     return createHash('sha256').update(canonical).digest();
@@ -304,6 +358,7 @@ export class SendService {
       createdAt: req.created_at,
       replayed: true,
       sendAt: req.send_at?.toISOString() ?? null,
+      replaced: null,
     };
   }
 }

@@ -7,10 +7,12 @@ import { RoutingModule } from '../delivery/connectors/routing.module.js';
 import { IdGenerator } from './id-generator.js';
 import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
+import { TemplateInput } from './personalisation/template-input.js';
+import { TemplatesModule } from '../templates/templates.module.js';
 
 @Module({
-  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, RoutingModule],
-  providers: [IdGenerator, SendService, SendCommitter],
+  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, RoutingModule, TemplatesModule],
+  providers: [IdGenerator, SendService, SendCommitter, TemplateInput],
   exports: [SendService, IdGenerator],
 })
 export class SendingModule {}

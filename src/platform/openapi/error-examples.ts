@@ -40,6 +40,10 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     message: 'user_reference_id was already used with a different request.',
     details: [{ field: 'user_reference_id', message: 'already used with a different body' }],
   },
+  DUPLICATE_TEMPLATE_NAME: {
+    message: 'A template named "payment-reminder" already exists.',
+    details: [{ field: 'name', message: 'already used by another template of this account' }],
+  },
   NOT_RESCHEDULABLE: {
     message: 'No message of request 1764184470578998353 is still SCHEDULED: there is nothing to reschedule.',
   },

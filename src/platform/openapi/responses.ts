@@ -58,7 +58,7 @@ export class SmsSendEntryDto {
   @ApiProperty({ example: '260971234567' }) mobile_number: string;
   @ApiProperty({ enum: ['ACKNOWLEDGED', 'SCHEDULED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
   @ApiPropertyOptional({
-    enum: ['INVALID_NUMBER'],
+    enum: ['INVALID_NUMBER', 'MISSING_VARIABLE', 'MESSAGE_TOO_LONG'],
     description: 'present when status is REJECTED (not charged, not sent)',
   })
   reason?: string;
@@ -69,6 +69,17 @@ export class SmsSendResponseDto {
   @ApiProperty({ type: [SmsSendEntryDto] }) data: SmsSendEntryDto[];
   @ApiProperty({ example: 'successful' }) message: string;
   @ApiProperty({ example: true }) success: boolean;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { from: { type: 'string' }, to: { type: 'string' }, count: { type: 'integer' } },
+    },
+    description:
+      'Only when smart encoding was on: the characters replaced by GSM-7 look-alikes (empty if none)',
+    example: [{ from: '\u2019', to: "'", count: 2 }],
+  })
+  replaced?: Array<{ from: string; to: string; count: number }>;
   @ApiPropertyOptional(SEND_AT_DOC) send_at?: string;
 }
 
@@ -76,7 +87,10 @@ export class EmailSendEntryDto {
   @ApiProperty({ example: 'jane@example.com' }) email_address: string;
   @ApiProperty({ example: '5', description: 'numeric text' }) message_id: string;
   @ApiProperty({ enum: ['ACKNOWLEDGED', 'SCHEDULED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
-  @ApiPropertyOptional({ enum: ['INVALID_EMAIL'], description: 'present when status is REJECTED' })
+  @ApiPropertyOptional({
+    enum: ['INVALID_EMAIL', 'MISSING_VARIABLE', 'MESSAGE_TOO_LONG'],
+    description: 'present when status is REJECTED',
+  })
   reason?: string;
 }
 

@@ -1,6 +1,7 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { AppException } from '../errors/app.exception.js';
 import type { ErrorDetail } from '../errors/error-codes.js';
+import { passThroughFields } from './pass-through.js';
 
 function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   const out: ErrorDetail[] = [];
@@ -40,6 +41,18 @@ export class AppValidationPipe extends ValidationPipe {
           [{ field: 'body', message: 'the body must be a JSON object' }],
           'The request body must be a JSON object.',
         );
+      }
+      const fields = passThroughFields(metadata.metatype);
+      if (fields.length) {
+        const rest = { ...(value as Record<string, unknown>) };
+        const held: Record<string, unknown> = {};
+        for (const f of fields) {
+          if (Object.hasOwn(rest, f)) {
+            held[f] = rest[f];
+            delete rest[f];
+          }
+        }
+        return Object.assign((await super.transform(rest, metadata)) as object, held);
       }
     }
     return super.transform(value, metadata);

@@ -2,6 +2,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
+import { readPersonalisation } from '../../personalisation/personalisation-input.js';
 import { scheduleInput } from '../../../messages/schedule.js';
 import { priorityOf } from '../../send-priority.js';
 
@@ -21,15 +22,18 @@ function isBlank(v: unknown): boolean {
  */
 export function chatInput(body: Record<string, unknown>): SendInput {
   const problems: ErrorDetail[] = [];
-  for (const field of ['senderid', 'message', 'recipient'] as const) {
+  const extra = readPersonalisation(body, ['message'], problems);
+  const required = extra.templateId ? ['senderid', 'recipient'] : ['senderid', 'message', 'recipient'];
+  for (const field of required) {
     if (isBlank(body[field])) problems.push({ field, message: `${field} is required` });
   }
   throwIfProblems(problems);
   const senderid = body.senderid as string | number;
   return {
+    ...extra,
     sender: typeof senderid === 'number' ? String(senderid) : senderid.trim().replace(/^\+/, ''),
     recipients: asList(body.recipient as string | string[]),
-    body: body.message as string,
+    body: extra.templateId ? '' : (body.message as string),
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
     ...scheduleInput(body),
     priority: priorityOf(body),

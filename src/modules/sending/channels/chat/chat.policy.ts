@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../../../platform/errors/app.exception.js';
-import type { ChannelPolicy, SendInput } from '../../channel-policy.js';
+import type { ChannelPolicy, SendInput, TextMeasure } from '../../channel-policy.js';
 import { normalisePhone } from '../../../messages/recipients.js';
 import { codePointLength, hasLoneSurrogate } from '../../../messages/text.js';
 
@@ -44,5 +44,16 @@ export class ChatPolicy implements ChannelPolicy {
 
   unitsPerRecipient(): number {
     return 1;
+  }
+
+  measure(body: string): TextMeasure {
+    const characters = codePointLength(body);
+    return {
+      units: 1,
+      segments: 1,
+      encoding: null,
+      characters,
+      tooLong: characters > MAX_CHAT_CHARS ? `more than ${MAX_CHAT_CHARS} characters` : null,
+    };
   }
 }

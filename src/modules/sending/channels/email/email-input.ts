@@ -2,6 +2,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
+import { readPersonalisation } from '../../personalisation/personalisation-input.js';
 import { scheduleInput } from '../../../messages/schedule.js';
 import { normaliseEmail } from '../../../messages/recipients.js';
 import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
@@ -34,16 +35,21 @@ function sender(raw: string): string {
  */
 export function emailInput(body: Record<string, unknown>): SendInput {
   const problems: ErrorDetail[] = [];
-  for (const field of ['to', 'subject', 'email_body', 'from'] as const) {
+  const extra = readPersonalisation(body, ['email_body'], problems);
+  // With a template the body (and, unless given here, the subject) comes from it.
+  const required = extra.templateId ? ['to', 'from'] : ['to', 'subject', 'email_body', 'from'];
+  for (const field of required) {
     if (isBlank(body[field])) problems.push({ field, message: `${field} is required` });
   }
   throwIfProblems(problems);
   const replyTo = body.reply_to as string | undefined;
+  const subject = body.subject as string | undefined;
   return {
+    ...extra,
     sender: sender(body.from as string),
     recipients: asList(body.to as string | string[]),
-    body: body.email_body as string,
-    subject: body.subject as string,
+    body: extra.templateId ? '' : (body.email_body as string),
+    subject: isBlank(subject) ? null : subject,
     // An empty reply_to means "none", the way most mail clients treat an empty header.
     replyTo: replyTo === undefined || replyTo.trim() === '' ? null : address(replyTo),
     source: (body.source as string | undefined) ?? null,

@@ -3,12 +3,13 @@ import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
 import { ScheduleFieldsDto } from '../../schedule-fields.dto.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
+import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
 
 /**
  * Types only: which fields are required, and what a valid address is, is checked
  * after mapping (email-input.ts, email.policy.ts) so every problem is reported in one answer.
  */
-export class EmailSendDto extends ScheduleFieldsDto {
+export class EmailSendDto extends PersonalisationDto {
   @ApiProperty({
     oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
     description: 'One e-mail address or a list.',

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
-import type { ChannelPolicy, SendInput } from '../../channel-policy.js';
+import type { ChannelPolicy, SendInput, TextMeasure } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
 import { normaliseEmail } from '../../../messages/recipients.js';
 import { parseSender } from '../../../delivery/transports/email-sender.js';
@@ -62,5 +62,14 @@ export class EmailPolicy implements ChannelPolicy {
 
   unitsPerRecipient(): number {
     return 1;
+  }
+
+  measure(body: string, subject?: string | null): TextMeasure {
+    const bytes = Buffer.byteLength(body, 'utf8');
+    let tooLong: string | null = null;
+    if (bytes > MAX_EMAIL_BODY_BYTES) tooLong = `${bytes} bytes of UTF-8; at most ${MAX_EMAIL_BODY_BYTES}`;
+    else if (subject && codePointLength(subject) > MAX_SUBJECT_CHARS)
+      tooLong = `subject over ${MAX_SUBJECT_CHARS} characters`;
+    return { units: 1, segments: 1, encoding: null, characters: codePointLength(body), tooLong };
   }
 }

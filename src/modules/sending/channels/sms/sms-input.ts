@@ -2,6 +2,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { pickAlias, throwIfProblems } from '../../field-aliases.js';
+import { readPersonalisation } from '../../personalisation/personalisation-input.js';
 import { scheduleInput } from '../../../messages/schedule.js';
 import { priorityOf } from '../../send-priority.js';
 
@@ -10,9 +11,12 @@ export function smsInput(body: Record<string, unknown>): SendInput {
   const problems: ErrorDetail[] = [];
   const sender = pickAlias<string>(body, 'from', 'sender_id', problems);
   const to = pickAlias<string | string[]>(body, 'to', 'recipient', problems);
-  const message = pickAlias<string>(body, 'message', 'message_body', problems);
+  const extra = readPersonalisation(body, ['message', 'message_body'], problems);
+  // With a template the text comes from it (filled in by the pipeline).
+  const message = extra.templateId ? '' : pickAlias<string>(body, 'message', 'message_body', problems);
   throwIfProblems(problems);
   return {
+    ...extra,
     sender: sender!.trim(),
     recipients: asList(to),
     body: message!,

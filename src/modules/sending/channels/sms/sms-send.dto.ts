@@ -1,14 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
 import { ScheduleFieldsDto } from '../../schedule-fields.dto.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
+import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
 
 /**
  * Both name sets are accepted: from/to/message and the older
  * sender_id/recipient/message_body; which ones are required is checked after mapping.
  */
-export class SmsSendDto extends ScheduleFieldsDto {
+export class SmsSendDto extends PersonalisationDto {
   @ApiProperty({
     description:
       'Sender id: 1-11 letters, digits or spaces, or up to 15 digits. Required, here or as sender_id.',
@@ -103,4 +104,12 @@ export class SmsSendDto extends ScheduleFieldsDto {
 
   @PriorityField()
   priority?: Priority;
+  @ApiPropertyOptional({
+    description:
+      "Replace look-alike characters (curly quotes, dashes, ellipsis, unusual spaces...) with GSM-7 ones when that makes the whole text GSM-7, so it costs fewer segments. Absent: the account's default (off unless set). The answer then lists what was replaced.",
+    example: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  smart_encoding?: boolean;
 }

@@ -20,6 +20,8 @@ export function smsResponse(o: SendOutcome) {
     })),
     message: 'successful',
     success: true,
+    // Only when smart encoding was on, so an ordinary send keeps the documented shape.
+    ...(o.replaced ? { replaced: o.replaced } : {}),
     ...(o.sendAt ? { send_at: o.sendAt } : {}),
   };
 }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../../../platform/errors/app.exception.js';
-import type { ChannelPolicy, SendInput } from '../../channel-policy.js';
+import type { ChannelPolicy, SendInput, TextMeasure } from '../../channel-policy.js';
 import { normalisePhone } from '../../../messages/recipients.js';
 import { countSegments } from '../../../messages/segments.js';
-import { hasLoneSurrogate } from '../../../messages/text.js';
+import { codePointLength, hasLoneSurrogate } from '../../../messages/text.js';
 
 export const MAX_SMS_SEGMENTS = 10;
 
@@ -46,5 +46,20 @@ export class SmsPolicy implements ChannelPolicy {
       );
     }
     return c.segments;
+  }
+
+  measure(body: string): TextMeasure {
+    const c = countSegments(body);
+    return {
+      units: c.segments,
+      segments: c.segments,
+      encoding: c.encoding === 'GSM7' ? 'GSM-7' : 'UCS-2',
+      // A GSM-7 text has no surrogate pairs: its length is its code points.
+      characters: c.encoding === 'GSM7' ? body.length : codePointLength(body),
+      tooLong:
+        c.segments > MAX_SMS_SEGMENTS
+          ? `${c.segments} segments (${c.encoding === 'GSM7' ? 'GSM-7' : 'UCS-2'}); at most ${MAX_SMS_SEGMENTS}`
+          : null,
+    };
   }
 }

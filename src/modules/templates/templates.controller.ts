@@ -1,0 +1,70 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
+import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import type { Channel } from '../messages/channel.js';
+import {
+  TemplateBodyDto,
+  TemplateDeletedDto,
+  TemplateDto,
+  TemplateListDto,
+  TemplateListQuery,
+} from './template.dto.js';
+import { TemplatesService } from './templates.service.js';
+
+const TEMPLATE_ID = { name: 'templateId', description: 'The template_id given at creation', format: 'uuid' };
+
+@ApiTags('templates')
+@ApiKeyAuth()
+@Controller('api/v1/json/templates')
+export class TemplatesController {
+  constructor(private readonly templates: TemplatesService) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Store a message template; a send names it with template_id' })
+  @ApiCreatedResponse({ type: TemplateDto })
+  @ApiErrors([400, 401, 403, 409, 413, 415, 429, 500, 503])
+  create(@Auth() auth: AuthContext, @Body() dto: TemplateBodyDto) {
+    return this.templates.create(auth.account.id, dto as Record<string, unknown>);
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The account's templates, oldest first, paged" })
+  @ApiOkResponse({ type: TemplateListDto })
+  @ApiErrors([400, 401, 403, 429, 500, 503])
+  list(@Auth() auth: AuthContext, @Query() q: TemplateListQuery) {
+    const page = Math.max(1, Number(q.page ?? 1));
+    const perPage = Math.min(500, Math.max(1, Number(q.per_page ?? 100)));
+    return this.templates.list(auth.account.id, (q.channel as Channel | undefined) ?? null, page, perPage);
+  }
+
+  @Get(':templateId')
+  @ApiOperation({ summary: 'One template' })
+  @ApiParam(TEMPLATE_ID)
+  @ApiOkResponse({ type: TemplateDto })
+  @ApiErrors([401, 403, 404, 429, 500, 503])
+  get(@Auth() auth: AuthContext, @Param('templateId') id: string) {
+    return this.templates.get(auth.account.id, id);
+  }
+
+  @Put(':templateId')
+  @ApiOperation({
+    summary: 'Replace a template (name, channel, body, subject); sends already accepted keep their text',
+  })
+  @ApiParam(TEMPLATE_ID)
+  @ApiOkResponse({ type: TemplateDto })
+  @ApiErrors([400, 401, 403, 404, 409, 413, 415, 429, 500, 503])
+  replace(@Auth() auth: AuthContext, @Param('templateId') id: string, @Body() dto: TemplateBodyDto) {
+    return this.templates.replace(auth.account.id, id, dto as Record<string, unknown>);
+  }
+
+  @Delete(':templateId')
+  @ApiOperation({ summary: 'Delete a template; sends already accepted keep their text' })
+  @ApiParam(TEMPLATE_ID)
+  @ApiOkResponse({ type: TemplateDeletedDto })
+  @ApiErrors([401, 403, 404, 429, 500, 503])
+  remove(@Auth() auth: AuthContext, @Param('templateId') id: string) {
+    return this.templates.remove(auth.account.id, id);
+  }
+}

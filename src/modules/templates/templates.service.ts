@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '../../platform/errors/app.exception.js';
+import type { Channel } from '../messages/channel.js';
+import { placeholderNames } from '../messages/placeholders.js';
+import { randomUUID } from 'node:crypto';
+import { checkTemplate } from './template-rules.js';
+import { TemplateNameTaken, TemplateStore, type TemplateRow } from './template.store.js';
+
+export interface TemplateView {
+  template_id: string;
+  name: string;
+  channel: Channel;
+  subject: string | null;
+  body: string;
+  /** The `{{name}}` placeholders of body and subject, in order of first use. */
+  placeholders: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function templateView(t: TemplateRow): TemplateView {
+  return {
+    template_id: t.id,
+    name: t.name,
+    channel: t.channel,
+    subject: t.subject,
+    body: t.body,
+    placeholders: placeholderNames(`${t.subject ?? ''}\n${t.body}`),
+    created_at: new Date(t.created_at).toISOString(),
+    updated_at: new Date(t.updated_at).toISOString(),
+  };
+}
+
+function notFound(id: string): AppException {
+  return new AppException('NOT_FOUND', `No template ${JSON.stringify(id)} in this account.`, [
+    { field: 'template_id', message: 'no such template' },
+  ]);
+}
+
+function nameTaken(name: string): AppException {
+  return new AppException(
+    'DUPLICATE_TEMPLATE_NAME',
+    `A template named ${JSON.stringify(name)} already exists.`,
+    [{ field: 'name', message: 'already used by another template of this account' }],
+  );
+}
+
+/** An account's message templates: create, read, replace, delete (and the lookup sends use). */
+@Injectable()
+export class TemplatesService {
+  constructor(private readonly store: TemplateStore) {}
+
+  async create(accountId: string, raw: Record<string, unknown>): Promise<TemplateView> {
+    const fields = checkTemplate(raw);
+    const id = randomUUID();
+    try {
+      await this.store.insert(accountId, id, fields, new Date());
+    } catch (err) {
+      if (err instanceof TemplateNameTaken) throw nameTaken(fields.name);
+      throw err;
+    }
+    return this.get(accountId, id);
+  }
+
+  /** A template of the account as a send uses it, or undefined (unknown id, another account's). */
+  async lookup(accountId: string, id: string): Promise<TemplateRow | undefined> {
+    return UUID.test(id) ? this.store.find(accountId, id.toLowerCase()) : undefined;
+  }
+
+  async get(accountId: string, id: string): Promise<TemplateView> {
+    const row = UUID.test(id) ? await this.store.find(accountId, id.toLowerCase()) : undefined;
+    if (!row) throw notFound(id);
+    return templateView(row);
+  }
+
+  async list(accountId: string, channel: Channel | null, page: number, perPage: number) {
+    const [rows, total] = await Promise.all([
+      this.store.list(accountId, channel, perPage, (page - 1) * perPage),
+      this.store.count(accountId, channel),
+    ]);
+    return { templates: rows.map(templateView), page, per_page: perPage, total };
+  }
+
+  async replace(accountId: string, id: string, raw: Record<string, unknown>): Promise<TemplateView> {
+    if (!UUID.test(id)) throw notFound(id);
+    const fields = checkTemplate(raw);
+    let found: boolean;
+    try {
+      found = await this.store.update(accountId, id.toLowerCase(), fields, new Date());
+    } catch (err) {
+      if (err instanceof TemplateNameTaken) throw nameTaken(fields.name);
+      throw err;
+    }
+    if (!found) throw notFound(id);
+    return this.get(accountId, id);
+  }
+
+  async remove(accountId: string, id: string): Promise<{ template_id: string; deleted: true }> {
+    if (!UUID.test(id) || !(await this.store.delete(accountId, id.toLowerCase()))) throw notFound(id);
+    return { template_id: id.toLowerCase(), deleted: true };
+  }
+}
