@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
-import { ScheduleFieldsDto } from '../../schedule-fields.dto.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
 
