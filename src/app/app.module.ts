@@ -16,6 +16,8 @@ import { HealthModule } from '../modules/health/health.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { RequestLogsModule } from '../modules/request-logs/request-logs.module.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
+import { InboundHttpModule } from '../modules/inbound/inbound-http.module.js';
+import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
 import { WorkerModule } from './worker.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
@@ -41,6 +43,8 @@ export class AppModule {
         SmsModule,
         EmailModule,
         ChatModule,
+        InboundHttpModule,
+        SuppressionsHttpModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard, only when ADMIN_TOKEN is set.
         ...(config.adminToken

@@ -10,6 +10,11 @@ import { KEY_COMMANDS } from '../modules/api-keys/keys.command.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { LOG_COMMANDS } from '../modules/request-logs/logs.command.js';
+import { INBOUND_COMMANDS } from '../modules/inbound/inbound.command.js';
+import { InboundModule } from '../modules/inbound/inbound.module.js';
+import { NUMBER_COMMANDS } from '../modules/inbound/numbers.command.js';
+import { SUPPRESSION_COMMANDS } from '../modules/suppressions/suppressions.command.js';
+import { SuppressionsModule } from '../modules/suppressions/suppressions.module.js';
 
 /**
  * The admin CLI: thin commands over the account, key and balance services.
@@ -27,8 +32,19 @@ export class CliModule {
         AccountsModule,
         ApiKeysModule,
         BalanceModule,
+        InboundModule,
+        SuppressionsModule,
       ],
-      providers: [...DB_COMMANDS, ...ACCOUNT_COMMANDS, ...KEY_COMMANDS, ...LOG_COMMANDS, RequestLogReader],
+      providers: [
+        ...DB_COMMANDS,
+        ...ACCOUNT_COMMANDS,
+        ...KEY_COMMANDS,
+        ...LOG_COMMANDS,
+        ...NUMBER_COMMANDS,
+        ...INBOUND_COMMANDS,
+        ...SUPPRESSION_COMMANDS,
+        RequestLogReader,
+      ],
     };
   }
 }

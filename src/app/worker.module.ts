@@ -14,10 +14,23 @@ import { MessagesModule } from '../modules/messages/messages.module.js';
 import { QueueModule } from '../modules/delivery/queue.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { MessageStateService } from '../modules/delivery/message-state.service.js';
+import { INBOUND_SINK } from '../modules/delivery/transports/transport.js';
+import { InboundModule } from '../modules/inbound/inbound.module.js';
+import { InboundService } from '../modules/inbound/inbound.service.js';
+import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
+import { SendingModule } from '../modules/sending/sending.module.js';
 
 /** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
 @Module({
-  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule],
+  imports: [
+    BalanceModule,
+    MessagesModule,
+    QueueModule,
+    MetricsModule,
+    InboundModule,
+    SmsModule,
+    SendingModule,
+  ],
   providers: [
     TransportRegistry,
     MessageStateService,
@@ -30,6 +43,9 @@ import { MessageStateService } from '../modules/delivery/message-state.service.j
     ReceiptExpiry,
     RecoverySweep,
     DispatchWorker,
+    // Inbound messages from the transports: stored, then webhooks queued and auto-replies sent.
+    InboundService,
+    { provide: INBOUND_SINK, useExisting: InboundService },
   ],
   exports: [TransportRegistry, RecoverySweep, MessageStateService, ProviderFaults],
 })

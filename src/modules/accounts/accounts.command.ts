@@ -15,6 +15,7 @@ import { AccountsService } from './accounts.service.js';
 import { MIN_PASSWORD_LENGTH } from './password-policy.js';
 import { readNewPassword, type PasswordOptions } from './password-input.js';
 import { AccountsPasswordCommand } from './password.command.js';
+import { ACCOUNT_INBOUND_COMMANDS } from '../inbound/inbound-settings.command.js';
 
 interface JsonOption {
   json?: boolean;
@@ -301,6 +302,7 @@ const SUBCOMMANDS = [
   AccountsPriceCommand,
   AccountsCallbackSecretCommand,
   AccountsPasswordCommand,
+  ...ACCOUNT_INBOUND_COMMANDS,
 ];
 
 @Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: SUBCOMMANDS })

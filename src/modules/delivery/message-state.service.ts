@@ -37,18 +37,26 @@ export interface CallbackJob {
   eventId: string;
   url: string;
   accountId: string;
+  /** The row the event is about: a message, or an inbound message when eventType is 'inbound'. */
   messageRowId: string;
-  payload: {
-    event_id: string;
-    message_id: string;
-    api_reference: string;
-    user_reference_id: string | null;
-    channel: Channel;
-    recipient: string;
-    status: MessageStatus;
-    reason: string | null;
-    occurred_at: string;
-  };
+  /** Absent for a message's state change; 'inbound' for an inbound message sent to the inbound webhook. */
+  eventType?: 'inbound';
+  /** A message's state change; for the inbound webhook, the inbound message's own fields. */
+  payload: Record<string, unknown> &
+    (
+      | {
+          event_id: string;
+          message_id: string;
+          api_reference: string;
+          user_reference_id: string | null;
+          channel: Channel;
+          recipient: string;
+          status: MessageStatus;
+          reason: string | null;
+          occurred_at: string;
+        }
+      | { event_id: string; type: 'inbound.sms' }
+    );
 }
 
 /**

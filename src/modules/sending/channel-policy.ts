@@ -11,6 +11,8 @@ export interface SendInput {
   source?: string | null;
   callbackUrl?: string | null;
   userReferenceId?: string | null;
+  /** Only for the STOP confirmation: the one message still sent to a number it has just suppressed. */
+  ignoreSuppressions?: boolean;
 }
 
 /**

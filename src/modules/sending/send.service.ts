@@ -9,6 +9,7 @@ import { priceOf } from '../../platform/money/money.js';
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
 import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { SuppressionCheck } from '../suppressions/suppression-check.js';
 import { checkCallbackUrl } from './callback-url.js';
 import type { ChannelPolicy, SendInput } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
@@ -53,6 +54,7 @@ export class SendService {
     private readonly committer: SendCommitter,
     private readonly store: MessageStore,
     @Inject(MetricsService) private readonly metrics: MetricsService,
+    private readonly suppressions: SuppressionCheck,
   ) {}
 
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
@@ -74,6 +76,10 @@ export class SendService {
       : null;
 
     const entries = await this.sortRecipients(policy, input.recipients);
+    if (!input.ignoreSuppressions) {
+      const suppressed = await this.suppressions.apply(auth.account.id, channel, entries);
+      if (suppressed) this.metrics.suppressedRefused(channel, suppressed);
+    }
     const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
     if (accepted.length === 0) {
       const details: ErrorDetail[] = input.recipients.length

@@ -3,6 +3,7 @@ import { BalanceModule } from '../balance/balance.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
+import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { IdGenerator } from './id-generator.js';
 import { MessageQueryService } from '../messages/message-query.service.js';
 import { MessagesController } from '../messages/messages.controller.js';
@@ -10,7 +11,7 @@ import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
 
 @Module({
-  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule],
+  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, SuppressionsModule],
   controllers: [MessagesController],
   providers: [IdGenerator, SendService, SendCommitter, MessageQueryService],
   exports: [SendService, IdGenerator],

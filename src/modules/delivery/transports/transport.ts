@@ -46,6 +46,24 @@ export interface DeliveryReport {
 
 export type ReportHandler = (report: DeliveryReport) => Promise<void>;
 
+/** A message from a handset (SMPP deliver_sm that is not a receipt), or one part of a concatenated one. */
+export interface InboundSms {
+  from: string;
+  to: string;
+  text: string;
+  /** Set on a part of a concatenated message: its reference, how many parts, and which one (from 1). */
+  concat?: { ref: number; total: number; seq: number };
+}
+
+/** Resolves once the inbound message (or part) is stored; a rejection asks the provider to send it again. */
+export type InboundHandler = (sms: InboundSms) => Promise<void>;
+
+/** Where a worker hands the inbound messages its transports receive (provided by the inbound module). */
+export interface InboundSink {
+  receive: InboundHandler;
+}
+export const INBOUND_SINK = Symbol('INBOUND_SINK');
+
 export interface TransportHealth {
   status: 'up' | 'down';
   message: string;
@@ -62,6 +80,8 @@ export interface Transport {
   send(messages: OutboundMessage[]): Promise<TransportResult[]>;
   /** Registers where asynchronous delivery reports go (SMPP deliver_sm, sandbox). */
   onReport(handler: ReportHandler): void;
+  /** Registers where inbound messages go (transports that receive them: SMPP). */
+  onInbound?(handler: InboundHandler): void;
   health(): Promise<TransportHealth>;
   close(): Promise<void>;
 }
