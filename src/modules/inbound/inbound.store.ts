@@ -154,13 +154,14 @@ export class InboundStore {
     );
     // A part sent twice (the SMSC did not get our answer) replaces itself.
     await em.query(
-      'INSERT INTO inbound_parts (sender, recipient, ref, total, seq, text) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE text = VALUES(text)',
-      [...k, seq, text],
+      'INSERT INTO inbound_parts (sender, recipient, ref, total, seq, text_utf16) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE text_utf16 = VALUES(text_utf16)',
+      // UTF-16 keeps a surrogate half whole (emoji split between UCS-2 parts); UTF-8 would not.
+      [...k, seq, Buffer.from(text, 'utf16le')],
     );
     const parts = (await em.query(
-      'SELECT seq, text FROM inbound_parts WHERE sender = ? AND recipient = ? AND ref = ? AND total = ? ORDER BY seq FOR UPDATE',
+      'SELECT seq, text_utf16 FROM inbound_parts WHERE sender = ? AND recipient = ? AND ref = ? AND total = ? ORDER BY seq FOR UPDATE',
       k,
-    )) as Array<{ seq: number; text: string }>;
+    )) as Array<{ seq: number; text_utf16: Buffer }>;
     if (parts.length < key.total) return null;
     await em.query(
       'DELETE FROM inbound_parts WHERE sender = ? AND recipient = ? AND ref = ? AND total = ?',
@@ -170,7 +171,7 @@ export class InboundStore {
       'DELETE FROM inbound_part_groups WHERE sender = ? AND recipient = ? AND ref = ? AND total = ?',
       k,
     );
-    return parts.map((p) => p.text).join('');
+    return Buffer.concat(parts.map((p) => p.text_utf16)).toString('utf16le');
   }
 
   /** Parts whose set never completed within `olderThan` are dropped (a lost part is not coming). */

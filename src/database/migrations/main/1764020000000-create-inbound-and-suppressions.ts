@@ -3,7 +3,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Two-way messaging and opt-out: inbound numbers per account (a keyword shares a short code),
  * inbound messages, the parts of concatenated inbound messages waiting for the rest, each
- * account's inbound webhook and auto-replies, and the suppression list. The index on messages
+ * account's inbound webhook and auto-replies, and the suppression list. A part's text is kept
+ * as UTF-16 bytes: a UCS-2 part may end in half of a surrogate pair, which UTF-8 cannot hold. The index on messages
  * finds the message an inbound one answers (the latest sent to that number).
  */
 export class CreateInboundAndSuppressions1764020000000 implements MigrationInterface {
@@ -53,7 +54,7 @@ export class CreateInboundAndSuppressions1764020000000 implements MigrationInter
       ref INT UNSIGNED NOT NULL,
       total TINYINT UNSIGNED NOT NULL,
       seq TINYINT UNSIGNED NOT NULL,
-      text TEXT NOT NULL,
+      text_utf16 BLOB NOT NULL,
       PRIMARY KEY (sender, recipient, ref, total, seq)
     ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
     await q.query(`CREATE TABLE account_inbound_settings (

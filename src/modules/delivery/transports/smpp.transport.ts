@@ -142,8 +142,10 @@ export class SmppTransport implements Transport {
     this.reportHandler = handler;
   }
 
+  /** Binds at once (not at the first send): inbound messages come whether or not anything is sent. */
   onInbound(handler: InboundHandler): void {
     this.inboundHandler = handler;
+    void this.conn.waitBound(0);
   }
 
   /** Resolves once bound; rejects with the reason when the next bind attempt fails (retrying goes on). */
