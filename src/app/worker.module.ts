@@ -19,6 +19,7 @@ import { InboundModule } from '../modules/inbound/inbound.module.js';
 import { InboundService } from '../modules/inbound/inbound.service.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
 import { SendingModule } from '../modules/sending/sending.module.js';
+import { SuppressionsModule } from '../modules/suppressions/suppressions.module.js';
 
 /** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
 @Module({
@@ -30,6 +31,7 @@ import { SendingModule } from '../modules/sending/sending.module.js';
     InboundModule,
     SmsModule,
     SendingModule,
+    SuppressionsModule,
   ],
   providers: [
     TransportRegistry,

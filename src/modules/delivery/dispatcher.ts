@@ -10,6 +10,7 @@ import { ConfigurationDispatchError } from './dispatch-backoff.js';
 import { DispatchAttempts } from './dispatch-attempts.js';
 import { TransportRegistry } from './transport.registry.js';
 import type { OutboundMessage } from './transports/transport.js';
+import { DeliverySuppressions } from '../suppressions/delivery-suppressions.js';
 
 export class TransientDispatchError extends Error {}
 
@@ -37,6 +38,7 @@ export class Dispatcher {
     private readonly states: MessageStateService,
     private readonly reports: DeliveryReportService,
     private readonly attempts: DispatchAttempts,
+    private readonly suppressions: DeliverySuppressions,
   ) {
     this.slice = config.dispatchSlice;
   }
@@ -61,6 +63,7 @@ export class Dispatcher {
       subject: request.subject,
       replyTo: request.reply_to,
       apiReference: String(sendRequestId),
+      headers: this.suppressions.headersFor(channel, r.uuid),
     }));
     const transport = this.transports.get(channel);
     const sent: Array<{ id: string; providerMessageId: string; parts: string[] }> = [];
@@ -98,6 +101,12 @@ export class Dispatcher {
         }
       });
       await this.recordHandedOver(job, changes, partSent);
+      await this.suppressions.bounced(
+        String(request.account_id),
+        part
+          .filter((_, j) => results[j].kind === 'permanent' && results[j].mailboxRefused)
+          .map((m) => m.recipient),
+      );
       sent.push(...partSent);
     }
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);

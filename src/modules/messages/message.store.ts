@@ -186,11 +186,20 @@ export class MessageStore {
   /** What a transport needs of the request: sender, body and, for e-mail, subject and reply-to. */
   async findDispatchRequest(
     sendRequestId: string,
-  ): Promise<{ sender: string; body: string; subject: string | null; reply_to: string | null } | undefined> {
+  ): Promise<
+    | { account_id: string; sender: string; body: string; subject: string | null; reply_to: string | null }
+    | undefined
+  > {
     const [request] = (await this.ds.query(
-      'SELECT sender, body, subject, reply_to FROM send_requests WHERE id = ?',
+      'SELECT account_id, sender, body, subject, reply_to FROM send_requests WHERE id = ?',
       [sendRequestId],
-    )) as Array<{ sender: string; body: string; subject: string | null; reply_to: string | null }>;
+    )) as Array<{
+      account_id: string;
+      sender: string;
+      body: string;
+      subject: string | null;
+      reply_to: string | null;
+    }>;
     return request;
   }
 

@@ -12,6 +12,8 @@ export interface OutboundMessage {
   replyTo?: string | null;
   /** The send request's id (the API's api_reference). */
   apiReference?: string;
+  /** Extra message headers (e-mail: List-Unsubscribe). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -33,7 +35,13 @@ export type TransportResult =
       /** Why the hand-over is not confirmed in the usual way (e.g. no submit_sm_resp ever came). */
       reason?: string;
     }
-  | { kind: 'permanent'; reason: string; detail?: string }
+  | {
+      kind: 'permanent';
+      reason: string;
+      detail?: string;
+      /** The mailbox itself was refused for good (SMTP 5.1.x): the address is suppressed, reason BOUNCE. */
+      mailboxRefused?: boolean;
+    }
   | { kind: 'transient'; reason: string; detail?: string; configuration?: boolean };
 
 /** A delivery report from a provider, matched to a message by the provider's id. */
