@@ -14,6 +14,7 @@ import { waitFor } from '../support/wait.js';
  */
 
 const NUMBER = '260950000001';
+const METRICS = 'metrics-token-0123456789abcdef';
 
 async function inboundTexts(t: TestApp, tenant: Tenant): Promise<Array<Record<string, unknown>>> {
   const res = await t.http().get('/api/v1/json/inbound?limit=1000').set('X-API-Key', tenant.key);
@@ -29,7 +30,12 @@ describe('inbound SMS over SMPP from our peer', () => {
 
   beforeAll(async () => {
     smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 20 });
-    t = await startTestApp({ RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url });
+    t = await startTestApp({
+      RUN_WORKERS: 'true',
+      SMS_TRANSPORT: 'smpp',
+      SMPP_URL: smsc.url,
+      METRICS_TOKEN: METRICS,
+    });
     tenant = await createTenant(t, { prices: { sms: '1' } });
     await t.app.get(InboundNumberStore).add(tenant.account.id, NUMBER, '');
     // Binds when a worker starts; the first send also waits for the bind.
@@ -99,6 +105,10 @@ describe('inbound SMS over SMPP from our peer', () => {
       .set('X-API-Key', tenant.key)
       .send({ from: NUMBER, to: [HANDSET, '260961000002'], message: 'Offer!' });
     expect(again.body.data[0]).toMatchObject({ status: 'REJECTED', reason: 'SUPPRESSED' });
+    const metrics = await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS}`);
+    expect(metrics.text).toMatch(/bulk_inbound_messages_total\{keyword="STOP"\} 1\b/);
+    expect(metrics.text).toMatch(/bulk_inbound_messages_total\{keyword="none"\} [1-9]/);
+    expect(metrics.text).toMatch(/bulk_suppressed_recipients_total\{channel="sms"\} 1\b/);
   });
 
   it('acknowledges a message to a number no account has, and stores nothing', async () => {
