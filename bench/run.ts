@@ -11,6 +11,7 @@ import { createConnection } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
+import { benchSuppressionList } from './suppression.js';
 import {
   cliJson,
   freePort,
@@ -269,6 +270,7 @@ async function main() {
         ok: worstStall <= 100,
       });
     }
+    for (const r of await benchSuppressionList({ api, db, cli, runs: B2_RUNS, numbers })) record(r);
     record({
       id: 'B4',
       metric: 'API peak RSS under B1',

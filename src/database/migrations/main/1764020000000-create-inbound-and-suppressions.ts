@@ -27,7 +27,7 @@ export class CreateInboundAndSuppressions1764020000000 implements MigrationInter
       account_id BIGINT UNSIGNED NOT NULL,
       sender VARCHAR(32) NOT NULL,
       recipient VARCHAR(32) NOT NULL,
-      text TEXT NOT NULL,
+      text MEDIUMTEXT NOT NULL,
       keyword VARCHAR(32) NULL,
       in_reply_to CHAR(36) CHARACTER SET ascii NULL,
       source VARCHAR(16) NOT NULL,
