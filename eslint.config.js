@@ -17,6 +17,24 @@ export default tseslint.config(
     },
   },
   {
+    // The shared folder is feature-free: it may not import a feature or a composition root.
+    files: ['src/platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(modules|app)(/|$)',
+              message:
+                'src/platform is shared and feature-free: it may not import src/modules or src/app. Take what it needs as a parameter or by injection.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/config/**', 'test/**', 'bench/**', 'soak/**', 'ormconfig.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },

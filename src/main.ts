@@ -6,7 +6,7 @@ import { Logger } from 'nestjs-pino';
 import type { Logger as Pino } from 'pino';
 import type { HttpLogger } from 'pino-http';
 import { AppModule } from './app/app.module.js';
-import { configureApp } from './platform/http/configure-app.js';
+import { configureApp } from './app/configure-app.js';
 import { HTTP_LOGGER } from './platform/logging/logging.module.js';
 import {
   QuietWiringLogger,

@@ -5,19 +5,21 @@ import { RedisModule } from '../platform/redis/redis.module.js';
 import type { AppConfig } from '../config/config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
+import { MAIN_ENTITIES } from './entities.js';
 import { AccountsModule } from '../modules/accounts/accounts.module.js';
 import { QueueDashboardModule } from '../modules/admin/queue-dashboard.module.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceHttpModule } from '../modules/balance/balance-http.module.js';
 import { ChatModule } from '../modules/sending/channels/chat/chat.module.js';
 import { EmailModule } from '../modules/sending/channels/email/email.module.js';
-import { QueueModule } from '../modules/delivery/queue.module.js';
 import { HealthModule } from '../modules/health/health.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { RequestLogsModule } from '../modules/request-logs/request-logs.module.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
 import { InboundHttpModule } from '../modules/inbound/inbound-http.module.js';
 import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
+import { NoWorkersInProcessModule, WorkersInProcessModule } from './in-process-dispatch.module.js';
+import { AllQueuesModule } from './queues.module.js';
 import { WorkerModule } from './worker.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
@@ -30,15 +32,18 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggingModule,
         MetricsModule,
-        DatabaseModule,
+        DatabaseModule.forRoot(MAIN_ENTITIES),
         RedisModule,
-        QueueModule,
+        AllQueuesModule,
         AccountsModule,
         ApiKeysModule,
         // The guard chain (api key → ip → rate limit) and one log row per authenticated request.
         AuthModule,
         RequestLogsModule,
-        HealthModule.forRoot(config),
+        HealthModule.forRoot({
+          queues: AllQueuesModule,
+          dispatch: config.runWorkers ? WorkersInProcessModule : NoWorkersInProcessModule,
+        }),
         BalanceHttpModule,
         SmsModule,
         EmailModule,

@@ -4,9 +4,7 @@ import type { AppConfig } from '../config/config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { ExistingDatabaseModule } from '../database/existing-database.module.js';
 import { DB_COMMANDS } from '../database/db.command.js';
-import { ACCOUNT_COMMANDS } from '../modules/accounts/accounts.command.js';
 import { AccountsModule } from '../modules/accounts/accounts.module.js';
-import { KEY_COMMANDS } from '../modules/api-keys/keys.command.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { LOG_COMMANDS } from '../modules/request-logs/logs.command.js';
@@ -15,6 +13,8 @@ import { InboundModule } from '../modules/inbound/inbound.module.js';
 import { NUMBER_COMMANDS } from '../modules/inbound/numbers.command.js';
 import { SUPPRESSION_COMMANDS } from '../modules/suppressions/suppressions.command.js';
 import { SuppressionsModule } from '../modules/suppressions/suppressions.module.js';
+import { ACCOUNT_AND_KEY_COMMANDS } from './cli-commands.js';
+import { MAIN_ENTITIES } from './entities.js';
 
 /**
  * The admin CLI: thin commands over the account, key and balance services.
@@ -28,7 +28,7 @@ export class CliModule {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
-        ExistingDatabaseModule.forRoot(),
+        ExistingDatabaseModule.forRoot(MAIN_ENTITIES),
         AccountsModule,
         ApiKeysModule,
         BalanceModule,
@@ -37,8 +37,7 @@ export class CliModule {
       ],
       providers: [
         ...DB_COMMANDS,
-        ...ACCOUNT_COMMANDS,
-        ...KEY_COMMANDS,
+        ...ACCOUNT_AND_KEY_COMMANDS,
         ...LOG_COMMANDS,
         ...NUMBER_COMMANDS,
         ...INBOUND_COMMANDS,

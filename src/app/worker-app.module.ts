@@ -4,8 +4,9 @@ import { RedisModule } from '../platform/redis/redis.module.js';
 import type { AppConfig } from '../config/config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
+import { MAIN_ENTITIES } from './entities.js';
 import { QueueModule } from '../modules/delivery/queue.module.js';
-import { ProcessStats } from '../modules/health/process-stats.js';
+import { ProcessStats } from '../modules/metrics/process-stats.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { WorkerMetricsServer } from '../modules/metrics/worker-metrics.server.js';
 import { WorkerModule } from './worker.module.js';
@@ -20,7 +21,7 @@ export class WorkerAppModule {
         ConfigModule.forRoot(config),
         LoggingModule,
         MetricsModule,
-        DatabaseModule,
+        DatabaseModule.forRoot(MAIN_ENTITIES),
         RedisModule,
         QueueModule,
         WorkerModule,

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { CallbackOutbox } from '../modules/callbacks/callback-outbox.js';
-import { CallbackSender } from '../modules/callbacks/callback.sender.js';
+import { CallbacksModule } from '../modules/callbacks/callbacks.module.js';
 import { DeliveryReportService } from '../modules/delivery/delivery-report.service.js';
 import { Dispatcher } from '../modules/delivery/dispatcher.js';
 import { DispatchAttempts } from '../modules/delivery/dispatch-attempts.js';
@@ -9,6 +9,7 @@ import { ProviderFaults } from '../modules/delivery/provider-faults.js';
 import { DispatchWorker } from '../modules/delivery/dispatch.worker.js';
 import { ReceiptExpiry } from '../modules/delivery/receipt-expiry.js';
 import { RecoverySweep } from '../modules/delivery/recovery.sweep.js';
+import { STATE_CHANGE_LISTENER } from '../modules/delivery/state-change-listener.js';
 import { TransportRegistry } from '../modules/delivery/transport.registry.js';
 import { MessagesModule } from '../modules/messages/messages.module.js';
 import { QueueModule } from '../modules/delivery/queue.module.js';
@@ -21,13 +22,18 @@ import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
 import { SendingModule } from '../modules/sending/sending.module.js';
 import { SuppressionsModule } from '../modules/suppressions/suppressions.module.js';
 
-/** The dispatch processors; imported by the API process (RUN_WORKERS) and by worker.ts. */
+/**
+ * The dispatch and callback processors; imported by the API process (RUN_WORKERS) and by
+ * worker.ts. Here delivery meets callbacks: every committed state change goes to the callback
+ * outbox, which the recovery sweep also asks to catch up.
+ */
 @Module({
   imports: [
     BalanceModule,
     MessagesModule,
     QueueModule,
     MetricsModule,
+    CallbacksModule,
     InboundModule,
     SmsModule,
     SendingModule,
@@ -40,11 +46,10 @@ import { SuppressionsModule } from '../modules/suppressions/suppressions.module.
     Dispatcher,
     DispatchAttempts,
     ProviderFaults,
-    CallbackSender,
-    CallbackOutbox,
     ReceiptExpiry,
     RecoverySweep,
     DispatchWorker,
+    { provide: STATE_CHANGE_LISTENER, useExisting: CallbackOutbox },
     // Inbound messages from the transports: stored, then webhooks queued and auto-replies sent.
     InboundService,
     { provide: INBOUND_SINK, useExisting: InboundService },

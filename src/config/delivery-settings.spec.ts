@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
-import { lockSettings } from '../modules/delivery/queue.module.js';
+import { lockSettings } from '../modules/delivery/retry-policy.js';
 
 describe('delivery settings', () => {
   it('reads RECEIPT_WAIT as a duration, 72 h by default', () => {

@@ -3,19 +3,13 @@ import { createConnection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { waitForDependency, type StartupLogger } from '../platform/startup/wait-for-dependency.js';
 import type { AppConfig, DatabaseConfig } from '../config/config.js';
-import { Account } from '../modules/accounts/account.entity.js';
-import { ApiKey } from '../modules/api-keys/api-key.entity.js';
-import { AccountChannel } from '../modules/balance/account-channel.entity.js';
-import { LedgerEntry } from '../modules/balance/ledger-entry.entity.js';
-import { Message } from '../modules/messages/message.entity.js';
-import { SendRequest } from '../modules/messages/send-request.entity.js';
 import { describeDatabase, ensureDatabase, isTransientDbError, runMigrations } from './database-setup.js';
 import { MAIN_MIGRATIONS, LOG_MIGRATIONS, NOTIFICATION_MIGRATIONS } from './migrations/index.js';
 
 export const LOG_DB = 'log';
 export const NOTIFICATION_DB = 'notification';
 
-export const MAIN_ENTITIES = [Account, ApiKey, AccountChannel, LedgerEntry, SendRequest, Message];
+export type Entities = NonNullable<DataSourceOptions['entities']>;
 export const LOG_ENTITIES: DataSourceOptions['entities'] = [];
 export const NOTIFICATION_ENTITIES: DataSourceOptions['entities'] = [];
 
@@ -53,10 +47,14 @@ function mysqlOptions(db: DatabaseConfig, poolSize: number) {
   };
 }
 
-export function mainDataSourceOptions(config: AppConfig): DataSourceOptions {
+/**
+ * The main database. Its entity classes belong to the features; the composition root passes
+ * them (src/app/entities.ts). Migrating needs none.
+ */
+export function mainDataSourceOptions(config: AppConfig, entities: Entities = []): DataSourceOptions {
   return {
     ...mysqlOptions(config.database, config.dbPoolSize),
-    entities: MAIN_ENTITIES,
+    entities,
     migrations: MAIN_MIGRATIONS,
   };
 }

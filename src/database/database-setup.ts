@@ -1,6 +1,7 @@
 import { createConnection, type Connection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config.js';
+import { errorText } from '../platform/startup/error-text.js';
 
 /** What a log line or error message may show of a database: its URL without the password. */
 export function describeDatabase(db: DatabaseConfig): string {
@@ -26,12 +27,6 @@ const TRANSIENT = new Set([
 
 export function isTransientDbError(err: unknown): boolean {
   return TRANSIENT.has(String((err as { code?: unknown } | null)?.code ?? ''));
-}
-
-export function errorText(err: unknown): string {
-  const e = err as { code?: string; message?: string } | null;
-  const message = (e?.message ?? String(err)).split('\n')[0].trim();
-  return message || e?.code || 'unknown error';
 }
 
 export class DatabaseUnavailableError extends Error {

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { Entities } from './data-sources.js';
 import { databaseImports } from './typeorm-imports.js';
 
 /**
@@ -9,10 +10,10 @@ import { databaseImports } from './typeorm-imports.js';
  */
 @Module({})
 export class ExistingDatabaseModule {
-  static forRoot(): DynamicModule {
+  static forRoot(mainEntities: Entities): DynamicModule {
     return {
       module: ExistingDatabaseModule,
-      imports: databaseImports(async (options) => new DataSource(options), true),
+      imports: databaseImports(async (options) => new DataSource(options), true, mainEntities),
     };
   }
 }

@@ -2,6 +2,7 @@ import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { APP_CONFIG, type AppConfig, type DatabaseConfig } from '../config/config.js';
 import {
+  type Entities,
   LOG_DB,
   NOTIFICATION_DB,
   logDataSourceOptions,
@@ -17,7 +18,7 @@ export type Opener = (
   waitSeconds: number,
 ) => Promise<DataSource>;
 
-export function databaseImports(open: Opener, manualInitialization: boolean) {
+export function databaseImports(open: Opener, manualInitialization: boolean, mainEntities: Entities) {
   const forDb = (name: string | undefined, options: (c: AppConfig) => DataSourceOptions) =>
     TypeOrmModule.forRootAsync({
       ...(name ? { name } : {}),
@@ -37,7 +38,7 @@ export function databaseImports(open: Opener, manualInitialization: boolean) {
       },
     });
   return [
-    forDb(undefined, mainDataSourceOptions),
+    forDb(undefined, (c) => mainDataSourceOptions(c, mainEntities)),
     forDb(LOG_DB, logDataSourceOptions),
     forDb(NOTIFICATION_DB, notificationDataSourceOptions),
   ];

@@ -296,8 +296,13 @@ describe('admin CLI (node dist/cli.js)', () => {
       // The service the API guard uses, on the same databases.
       // Imported here, not above, for the reason given at the imports.
       const { DatabaseModule } = await import('../../src/database/database.module.js');
+      const { MAIN_ENTITIES } = await import('../../src/app/entities.js');
       const moduleRef: TestingModule = await Test.createTestingModule({
-        imports: [ConfigModule.forRoot(loadConfig(env)), DatabaseModule, ApiKeysModule],
+        imports: [
+          ConfigModule.forRoot(loadConfig(env)),
+          DatabaseModule.forRoot(MAIN_ENTITIES),
+          ApiKeysModule,
+        ],
       }).compile();
       try {
         const keys = moduleRef.get(ApiKeysService);

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { jitteredBackoff } from '../../src/modules/callbacks/callback.sender.js';
+import { jitteredBackoff } from '../../src/modules/delivery/retry-policy.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
 import { SendService } from '../../src/modules/sending/send.service.js';

@@ -6,7 +6,7 @@ import { createConnection, type Connection } from 'mysql2/promise';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService, type CreateKeyInput } from '../../src/modules/api-keys/api-keys.service.js';
-import { CacheStats } from '../../src/modules/health/cache-stats.js';
+import { CacheStats } from '../../src/modules/metrics/cache-stats.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { MYSQL_ROOT, startTestApp, testEnv, uniqueName, type TestApp } from '../support/test-app.js';

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
+import { MAIN_ENTITIES } from '../../src/app/entities.js';
 import { mainDataSourceOptions } from '../../src/database/data-sources.js';
 import { migrateDatabase } from '../../src/database/database-setup.js';
 import { MessagePartsStore } from '../../src/modules/messages/message-parts.store.js';
@@ -100,7 +101,7 @@ const statusOf = async (messageId: string) =>
 
 beforeAll(async () => {
   const config = loadConfig(testEnv(name));
-  const options = mainDataSourceOptions(config);
+  const options = mainDataSourceOptions(config, MAIN_ENTITIES);
   await migrateDatabase(options, config.database);
   ds = await new DataSource(options).initialize();
   store = new MessageStore(ds);

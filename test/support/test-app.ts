@@ -7,7 +7,7 @@ import type { Queue } from 'bull';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app/app.module.js';
-import { configureApp } from '../../src/platform/http/configure-app.js';
+import { configureApp } from '../../src/app/configure-app.js';
 import { loadConfig, type AppConfig } from '../../src/config/config.js';
 import { inject } from 'vitest';
 import { copyTemplate } from './db-template.js';

@@ -1,27 +1,17 @@
-import { Command, Option, SubCommand } from 'nest-commander';
-import { CliCommand, CommandGroup } from '../../platform/cli/cli-command.js';
+import { Option, SubCommand } from 'nest-commander';
+import { CliCommand } from '../../platform/cli/cli-command.js';
 import { iso, printJson, printLine, printTable } from '../../platform/cli/output.js';
-import {
-  parseChannel,
-  parseCostPerUnit,
-  parseCurrency,
-  parsePositiveAmount,
-} from '../../platform/cli/parsers.js';
-import { BalanceService } from '../balance/balance.service.js';
-import { money } from '../../platform/money/money.js';
-import type { Channel } from '../messages/channel.js';
+import { parseCurrency } from '../../platform/cli/parsers.js';
 import type { Account } from './account.entity.js';
 import { AccountsService } from './accounts.service.js';
 import { MIN_PASSWORD_LENGTH } from './password-policy.js';
 import { readNewPassword, type PasswordOptions } from './password-input.js';
-import { AccountsPasswordCommand } from './password.command.js';
-import { ACCOUNT_INBOUND_COMMANDS } from '../inbound/inbound-settings.command.js';
 
-interface JsonOption {
+export interface JsonOption {
   json?: boolean;
 }
 
-function accountView(a: Account) {
+export function accountView(a: Account) {
   return {
     client_id: a.clientId,
     username: a.username,
@@ -104,41 +94,6 @@ export class AccountsListCommand extends CliCommand {
   }
 }
 
-@SubCommand({
-  name: 'show',
-  arguments: '<username>',
-  description: 'show an account with its balance and price per channel',
-})
-export class AccountsShowCommand extends CliCommand {
-  constructor(
-    private readonly accounts: AccountsService,
-    private readonly balances: BalanceService,
-  ) {
-    super();
-  }
-
-  async run([username]: string[], o: JsonOption): Promise<void> {
-    const a = await this.accounts.requireByUsername(username);
-    const rows = await this.balances.channels(a.id);
-    const channels: Partial<Record<Channel, { balance: string; cost_per_unit: string }>> = {};
-    for (const c of rows)
-      channels[c.channel] = { balance: money(c.balance), cost_per_unit: money(c.costPerUnit) };
-    const view = { ...accountView(a), channels };
-    if (o.json) return printJson(view);
-    printLine(
-      `${view.username}  ${view.status}  ${view.currency}  client_id ${view.client_id}  created ${view.created_at}`,
-    );
-    printTable(
-      Object.entries(channels).map(([channel, c]) => ({ channel, ...c })),
-      [
-        ['channel', 'CHANNEL'],
-        ['balance', 'BALANCE'],
-        ['cost_per_unit', 'COST_PER_UNIT'],
-      ],
-    );
-  }
-}
-
 async function setStatus(
   accounts: AccountsService,
   username: string,
@@ -180,86 +135,6 @@ export class AccountsActivateCommand extends CliCommand {
   }
 }
 
-@SubCommand({ name: 'credit', description: "top up a channel balance (a ledger 'topup' row)" })
-export class AccountsCreditCommand extends CliCommand {
-  constructor(
-    private readonly accounts: AccountsService,
-    private readonly balances: BalanceService,
-  ) {
-    super();
-  }
-
-  async run(
-    _: string[],
-    o: JsonOption & { username: string; channel: Channel; amount: string },
-  ): Promise<void> {
-    const a = await this.accounts.requireByUsername(o.username);
-    const row = await this.balances.topUp(a.id, o.channel, o.amount, 'admin cli');
-    const view = { username: a.username, channel: o.channel, amount: o.amount, balance: money(row.balance) };
-    if (o.json) return printJson(view);
-    printLine(`Credited ${view.amount} to ${view.username} ${view.channel}; balance now ${view.balance}`);
-  }
-
-  @Option({ flags: '--username <username>', required: true })
-  parseUsername(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--channel <channel>', description: 'sms, email or chat', required: true })
-  parseChannel(v: string): Channel {
-    return parseChannel(v);
-  }
-
-  @Option({
-    flags: '--amount <amount>',
-    description: 'positive, at most 6 decimal places, e.g. 100.00',
-    required: true,
-  })
-  parseAmount(v: string): string {
-    return parsePositiveAmount(v);
-  }
-}
-
-@SubCommand({ name: 'price', description: 'set the cost per unit of a channel' })
-export class AccountsPriceCommand extends CliCommand {
-  constructor(
-    private readonly accounts: AccountsService,
-    private readonly balances: BalanceService,
-  ) {
-    super();
-  }
-
-  async run(
-    _: string[],
-    o: JsonOption & { username: string; channel: Channel; costPerUnit: string },
-  ): Promise<void> {
-    const a = await this.accounts.requireByUsername(o.username);
-    const row = await this.balances.setPrice(a.id, o.channel, o.costPerUnit);
-    const view = { username: a.username, channel: o.channel, cost_per_unit: money(row.costPerUnit) };
-    if (o.json) return printJson(view);
-    printLine(`${view.username} ${view.channel} now costs ${view.cost_per_unit} per unit`);
-  }
-
-  @Option({ flags: '--username <username>', required: true })
-  parseUsername(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--channel <channel>', description: 'sms, email or chat', required: true })
-  parseChannel(v: string): Channel {
-    return parseChannel(v);
-  }
-
-  @Option({
-    flags: '--cost-per-unit <price>',
-    description: 'zero or more, at most 6 decimal places, e.g. 0.25',
-    required: true,
-  })
-  parseCostPerUnit(v: string): string {
-    return parseCostPerUnit(v);
-  }
-}
-
 @SubCommand({
   name: 'callback-secret',
   description: 'print the secret that signs delivery callbacks; --rotate replaces it',
@@ -291,22 +166,3 @@ export class AccountsCallbackSecretCommand extends CliCommand {
     return true;
   }
 }
-
-const SUBCOMMANDS = [
-  AccountsCreateCommand,
-  AccountsListCommand,
-  AccountsShowCommand,
-  AccountsSuspendCommand,
-  AccountsActivateCommand,
-  AccountsCreditCommand,
-  AccountsPriceCommand,
-  AccountsCallbackSecretCommand,
-  AccountsPasswordCommand,
-  ...ACCOUNT_INBOUND_COMMANDS,
-];
-
-@Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: SUBCOMMANDS })
-export class AccountsCommand extends CommandGroup {}
-
-/** Every provider the accounts commands need registered (nest-commander discovers subcommands as providers). */
-export const ACCOUNT_COMMANDS = [AccountsCommand, ...SUBCOMMANDS];

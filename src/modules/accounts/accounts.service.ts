@@ -3,14 +3,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import argon2 from 'argon2';
 import { DataSource } from 'typeorm';
-import { AccountChannel } from '../balance/account-channel.entity.js';
-import { CHANNELS } from '../messages/channel.js';
+import { CommandError } from '../../platform/cli/cli-errors.js';
+import { AccountChannel } from './account-channel.entity.js';
+import { CHANNELS } from './channel.js';
 import { Account, type AccountStatus } from './account.entity.js';
 import { passwordProblem } from './password-policy.js';
 
 export const DEFAULT_PRICES = { sms: '0.250000', email: '0.050000', chat: '0.100000' } as const;
 
-export class AccountError extends Error {}
+export class AccountError extends CommandError {}
 
 function checkPassword(password: string, username: string): void {
   const problem = passwordProblem(password, username);

@@ -171,3 +171,9 @@ export function passwordProblem(password: string, username?: string): string | n
     return 'password is too common: choose a longer, less guessable one';
   return null;
 }
+
+/**
+ * How long an API process may go on trusting a credential it has checked (the API-key cache's
+ * TTL): a changed password stops working everywhere within this time.
+ */
+export const CREDENTIAL_CACHE_TTL_MS = 1000;

@@ -1,8 +1,8 @@
 import { Option, SubCommand } from 'nest-commander';
 import { CliCommand } from '../../platform/cli/cli-command.js';
 import { printJson, printLine } from '../../platform/cli/output.js';
-import { KEY_CACHE_TTL_MS } from '../api-keys/api-key-cache.js';
 import { AccountsService } from './accounts.service.js';
+import { CREDENTIAL_CACHE_TTL_MS } from './password-policy.js';
 import { readNewPassword, type PasswordOptions } from './password-input.js';
 
 @SubCommand({
@@ -20,7 +20,7 @@ export class AccountsPasswordCommand extends CliCommand {
     const view = { username: a.username, password_changed: true };
     if (o.json) return printJson(view);
     printLine(
-      `Password changed for ${a.username}; the old one stops working within ${Math.ceil(KEY_CACHE_TTL_MS / 1000)} s on every API process.`,
+      `Password changed for ${a.username}; the old one stops working within ${Math.ceil(CREDENTIAL_CACHE_TTL_MS / 1000)} s on every API process.`,
     );
   }
 

@@ -3,7 +3,9 @@ import { ExpressAdapter } from '@bull-board/express';
 import { BullBoardModule } from '@bull-board/nestjs';
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { AppConfig } from '../../config/config.js';
-import { CALLBACK_QUEUE, QUEUE_NAMES } from '../delivery/dispatch.constants.js';
+import { CALLBACK_QUEUE } from '../callbacks/callback-job.js';
+import { CallbackQueueModule } from '../callbacks/callback-queue.module.js';
+import { QUEUE_NAMES } from '../delivery/dispatch.constants.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { adminAuth } from './admin-auth.js';
 
@@ -24,6 +26,7 @@ export class QueueDashboardModule {
       imports: [
         // The board finds the queues by their tokens.
         QueueModule,
+        CallbackQueueModule,
         BullBoardModule.forRoot({
           route: QUEUE_DASHBOARD_PATH,
           adapter: ExpressAdapter,

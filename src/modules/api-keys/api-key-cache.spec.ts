@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CacheStats } from '../health/cache-stats.js';
+import { CacheStats } from '../metrics/cache-stats.js';
 import { ApiKeyCache, KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from './api-key-cache.js';
 import type { ResolvedKey } from './api-keys.service.js';
 

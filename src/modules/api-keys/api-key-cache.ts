@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { CacheStats } from '../health/cache-stats.js';
+import { CacheStats } from '../metrics/cache-stats.js';
 import type { ResolvedKey } from './api-keys.service.js';
+import { CREDENTIAL_CACHE_TTL_MS } from '../accounts/password-policy.js';
 
 /**
  * How long a looked-up key (or the fact that a key is unknown) is believed without asking MySQL.
@@ -13,7 +14,7 @@ import type { ResolvedKey } from './api-keys.service.js';
  * lookup per key per second per process off MySQL, which is what matters under load. Changes
  * made in this process (ApiKeysService.onKeyChanged) also drop the entry at once.
  */
-export const KEY_CACHE_TTL_MS = 1000;
+export const KEY_CACHE_TTL_MS = CREDENTIAL_CACHE_TTL_MS;
 /** Bounds memory: a flood of random keys evicts the oldest entries instead of growing the maps. */
 export const KEY_CACHE_MAX_ENTRIES = 10_000;
 

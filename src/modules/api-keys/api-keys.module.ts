@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CacheStatsModule } from '../health/cache-stats.js';
+import { CacheStatsModule } from '../metrics/cache-stats.js';
 import { ApiKeyCache } from './api-key-cache.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { LastUsedTracker } from './last-used.tracker.js';

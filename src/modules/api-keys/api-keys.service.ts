@@ -2,13 +2,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
+import { CommandError } from '../../platform/cli/cli-errors.js';
 import { IpAllowList } from './auth/ip-allow-list.js';
 import { Account } from '../accounts/account.entity.js';
 import { ApiKeyCache } from './api-key-cache.js';
 import { ApiKey } from './api-key.entity.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util.js';
 
-export class ApiKeyError extends Error {}
+export class ApiKeyError extends CommandError {}
 
 /** A key name is printed by the CLI: a control character in it could rewrite the operator's terminal. */
 function checkName(raw: string): string {

@@ -1,16 +1,14 @@
-import { Command, Help, Option, SubCommand } from 'nest-commander';
-import { CliCommand, CommandGroup } from '../../platform/cli/cli-command.js';
+import { Help, Option, SubCommand } from 'nest-commander';
+import { CliCommand } from '../../platform/cli/cli-command.js';
 import { UsageError } from '../../platform/cli/cli-errors.js';
 import { cell, iso, printJson, printLine, printTable } from '../../platform/cli/output.js';
 import {
   collect,
   parseIpOrCidr,
   parseIsoDate,
-  parseLimit,
   parseRateLimit,
   type RateLimitValue,
 } from '../../platform/cli/parsers.js';
-import { RequestLogReader } from '../request-logs/request-log-reader.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import type { ApiKey } from './api-key.entity.js';
 import { ApiKeysService, type UpdateKeyInput } from './api-keys.service.js';
@@ -284,49 +282,12 @@ export class KeysUpdateCommand extends CliCommand {
   }
 }
 
-@SubCommand({ name: 'logs', arguments: '<id>', description: "a key's most recent requests, newest first" })
-export class KeysLogsCommand extends CliCommand {
-  constructor(
-    private readonly keys: ApiKeysService,
-    private readonly logs: RequestLogReader,
-  ) {
-    super();
-  }
-
-  async run([id]: string[], o: JsonOption & { limit?: number }): Promise<void> {
-    const key = await this.keys.get(id);
-    const logs = await this.logs.forKey(key.id, o.limit ?? 50);
-    if (o.json) return printJson({ key_id: key.id, logs });
-    printTable(logs, [
-      ['created_at', 'TIME'],
-      ['method', 'METHOD'],
-      ['path', 'PATH'],
-      ['status', 'STATUS'],
-      ['repeat_count', 'COUNT'],
-      ['duration_ms', 'MS'],
-      ['ip', 'IP'],
-      ['request_id', 'REQUEST_ID'],
-    ]);
-  }
-
-  @Option({ flags: '--limit <n>', description: 'how many, 1-1000 (default 50)' })
-  parseLimit(v: string): number {
-    return parseLimit(v);
-  }
-}
-
-const SUBCOMMANDS = [
+/** The key subcommands of the `keys` command (`keys logs` is in request-logs/). */
+export const KEY_SUBCOMMANDS = [
   KeysCreateCommand,
   KeysListCommand,
   KeysShowCommand,
   KeysRevokeCommand,
   KeysRotateCommand,
   KeysUpdateCommand,
-  KeysLogsCommand,
 ];
-
-@Command({ name: 'keys', description: 'manage API keys', subCommands: SUBCOMMANDS })
-export class KeysCommand extends CommandGroup {}
-
-/** Every provider the keys commands need registered (nest-commander discovers subcommands as providers). */
-export const KEY_COMMANDS = [KeysCommand, ...SUBCOMMANDS];

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Channel } from '../messages/channel.js';
-import { AccountChannel } from './account-channel.entity.js';
+import { AccountChannel } from '../accounts/account-channel.entity.js';
 import type { LedgerKind } from './ledger-entry.entity.js';
 import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';

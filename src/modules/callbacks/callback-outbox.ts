@@ -7,8 +7,8 @@ import { DataSource } from 'typeorm';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
-import { CALLBACK_QUEUE } from '../delivery/dispatch.constants.js';
-import type { CallbackJob } from '../delivery/message-state.service.js';
+import type { CommittedChange, StateChangeListener } from '../delivery/state-change-listener.js';
+import { CALLBACK_QUEUE, callbackJobFor, callbackJobOptions, type CallbackJob } from './callback-job.js';
 
 const BATCH = 500;
 /** The state path does not wait longer than this for Redis: past it, the events are queued later. */
@@ -20,17 +20,6 @@ const FORGET_AFTER_HOURS = 6;
 const DONE_FLUSH_MS = 200;
 /** ioredis states in which a command would only wait for a reconnection. */
 const DOWN = new Set(['reconnecting', 'close', 'end']);
-
-/** The options every callback job is queued with: 10 attempts on the jittered schedule. */
-export function callbackJobOptions(eventId: string) {
-  return {
-    jobId: eventId,
-    attempts: 10,
-    backoff: { type: 'jittered' },
-    removeOnComplete: true,
-    removeOnFail: 5000,
-  };
-}
 
 /**
  * Keeps events in MySQL, not yet queued: the recovery sweep of a worker queues them. This is
@@ -56,7 +45,7 @@ export async function keepCallbackEvents(notifications: DataSource, jobs: Callba
  * event id, so a receiver that got one already can tell the repeat.
  */
 @Injectable()
-export class CallbackOutbox implements OnApplicationShutdown {
+export class CallbackOutbox implements StateChangeListener, OnApplicationShutdown {
   private readonly logger = new Logger(CallbackOutbox.name);
   private readonly warnings = new RepeatLimiter(this.logger);
   private done: string[] = [];
@@ -68,6 +57,13 @@ export class CallbackOutbox implements OnApplicationShutdown {
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
     @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
   ) {}
+
+  /** A callback event per committed change whose request named a callback_url. */
+  async committed(changes: CommittedChange[]): Promise<void> {
+    const jobs = changes.map(callbackJobFor).filter((j): j is CallbackJob => j !== null);
+    // Kept in MySQL until delivered, so neither Redis being away nor Redis losing its data loses it.
+    if (jobs.length) await this.queue(jobs);
+  }
 
   /** Keeps the events, then queues them (or leaves them to the sweep when Redis is down or slow). */
   async queue(jobs: CallbackJob[]): Promise<void> {

@@ -5,8 +5,8 @@ import type { Job, Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
-import { CALLBACK_QUEUE } from '../delivery/dispatch.constants.js';
-import type { CallbackJob } from '../delivery/message-state.service.js';
+import { CALLBACK_FAILURES_TO_OPEN } from '../delivery/retry-policy.js';
+import { CALLBACK_QUEUE, type CallbackJob } from './callback-job.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { CallbackOutbox } from './callback-outbox.js';
 import { RefusedTarget, safePost } from './safe-post.js';
@@ -14,9 +14,6 @@ import { signCallback } from './signature.js';
 import { TargetGate, targetOf } from './target-gate.js';
 
 export class CallbackFailed extends Error {}
-
-/** Failures in a row after which a target's callbacks stop being sent until a probe succeeds. */
-const FAILURES_TO_OPEN = 5;
 
 /** A callback event put back on the queue while its target was busy: it keeps its attempt count. */
 type QueuedCallback = CallbackJob & { priorAttempts?: number; parks?: number };
@@ -47,7 +44,7 @@ export class CallbackSender {
   ) {
     this.gate = new TargetGate({
       perTarget: config.callbackTargetConcurrency,
-      failuresToOpen: FAILURES_TO_OPEN,
+      failuresToOpen: CALLBACK_FAILURES_TO_OPEN,
       openMs: config.callbackCircuitOpenMs,
     });
   }
@@ -189,15 +186,4 @@ export class CallbackSender {
       },
     );
   }
-}
-
-/**
- * Exponential backoff with jitter: base × 2^(n-1), scaled by a random factor in [0.75, 1.25).
- * A parked event's job counts from the attempts spent before it (`offset`).
- */
-export function jitteredBackoff(baseMs: number) {
-  return (attemptsMade: number, _err?: unknown, options?: { offset?: number } | null): number =>
-    Math.round(
-      baseMs * 2 ** Math.max(0, attemptsMade + (options?.offset ?? 0) - 1) * (0.75 + Math.random() * 0.5),
-    );
 }

@@ -15,13 +15,11 @@ import { MessageStateService } from './message-state.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { MessagePartsStore } from '../messages/message-parts.store.js';
 import { compareIds, ReceiptMatcher } from './receipt-matcher.js';
+import { isLockConflict, REPORT_LOCK_TRIES } from './retry-policy.js';
 import { idKeys } from './transports/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
 
 const MAX_BATCH = 500;
-const ER_LOCK_WAIT_TIMEOUT = 1205;
-const ER_LOCK_DEADLOCK = 1213;
-const LOCK_RETRIES = 5;
 const UNMATCHED_LOG_EVERY_MS = 10_000;
 const EXPIRE_EVERY_MS = 60_000;
 
@@ -200,13 +198,12 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
 }
 
 /** Deadlocks and lock wait timeouts between concurrent batches are routine: the batch is tried again. */
-export async function retryLocks<T>(fn: () => Promise<T>, retries = LOCK_RETRIES): Promise<T> {
+export async function retryLocks<T>(fn: () => Promise<T>, retries = REPORT_LOCK_TRIES): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
-      const errno = (err as { errno?: number }).errno;
-      if (attempt >= retries || (errno !== ER_LOCK_DEADLOCK && errno !== ER_LOCK_WAIT_TIMEOUT)) throw err;
+      if (attempt >= retries || !isLockConflict(err)) throw err;
       await new Promise((r) => setTimeout(r, 20 * attempt * Math.random()));
     }
   }

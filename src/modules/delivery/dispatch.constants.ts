@@ -1,9 +1,6 @@
 import type { Channel } from '../messages/channel.js';
 
 export const QUEUE_NAMES: Record<Channel, string> = { sms: 'sms', email: 'email', chat: 'chat' };
-export const CALLBACK_QUEUE = 'callbacks';
-/** Injects every Bull queue (the dispatch queues by channel, then callbacks), for those that watch them all. */
-export const EVERY_QUEUE = Symbol('EVERY_QUEUE');
 
 /** Message ids per dispatch job: one Redis write per chunk, not per recipient. */
 export const DISPATCH_CHUNK = 200;

@@ -6,6 +6,7 @@ import type { Channel } from '../messages/channel.js';
 import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { DISPATCH_CHUNK, type DispatchJob } from './dispatch.constants.js';
+import { DISPATCH_ATTEMPTS, DISPATCH_BACKOFF_MS, DISPATCH_FAILED_KEPT } from './retry-policy.js';
 
 /**
  * A send is answered within about this long even when Redis hangs (a dropped connection is
@@ -27,10 +28,10 @@ export function dispatchJobId(sendRequestId: string, index: number): string {
 export function dispatchJobOptions(sendRequestId: string, index: number) {
   return {
     jobId: dispatchJobId(sendRequestId, index),
-    attempts: 8,
-    backoff: { type: 'exponential', delay: 2000 },
+    attempts: DISPATCH_ATTEMPTS,
+    backoff: { type: 'exponential', delay: DISPATCH_BACKOFF_MS },
     removeOnComplete: true,
-    removeOnFail: 1000,
+    removeOnFail: DISPATCH_FAILED_KEPT,
   };
 }
 

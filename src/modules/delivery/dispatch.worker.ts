@@ -1,4 +1,3 @@
-import { InjectQueue } from '@nestjs/bull';
 import {
   Inject,
   Injectable,
@@ -6,12 +5,8 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import type { Queue } from 'bull';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { CallbackSender } from '../callbacks/callback.sender.js';
 import { CHANNELS } from '../messages/channel.js';
-import type { CallbackJob } from './message-state.service.js';
-import { CALLBACK_QUEUE } from './dispatch.constants.js';
 import { DeliveryReportService } from './delivery-report.service.js';
 import { DispatchProducer } from './dispatch.producer.js';
 import { Dispatcher } from './dispatcher.js';
@@ -21,7 +16,7 @@ import { INBOUND_SINK, type InboundSink } from './transports/transport.js';
 /**
  * Registers the processors with per-queue concurrency from configuration (decorators would fix
  * it at compile time). On shutdown, stops taking jobs, lets the ones in hand finish, then
- * closes the transports: a job in flight finishes or goes back to the queue, never lost.
+ * closes the transports (callbacks have their own processor): a job in flight finishes or goes back to the queue, never lost.
  */
 @Injectable()
 export class DispatchWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -34,8 +29,6 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly dispatcher: Dispatcher,
     private readonly transports: TransportRegistry,
     private readonly reports: DeliveryReportService,
-    private readonly sender: CallbackSender,
-    @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
     @Inject(INBOUND_SINK) private readonly inbound: InboundSink,
   ) {}
 
@@ -49,16 +42,13 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
         .queue(channel)
         .process('send', this.config.concurrency[channel], (job) => this.dispatcher.handle(channel, job));
     }
-    void this.callbacks.process('deliver', this.config.concurrency.callbacks, (job) =>
-      this.sender.handle(job),
-    );
     this.logger.log(
       `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} callbacks×${this.config.concurrency.callbacks}`,
     );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    const queues = [...CHANNELS.map((c) => this.producer.queue(c)), this.callbacks];
+    const queues = CHANNELS.map((c) => this.producer.queue(c));
     // pause(local) waits for the active jobs of this process to finish and takes no new ones.
     await Promise.all(queues.map((q) => q.pause(true).catch(() => undefined)));
     await this.transports.onApplicationShutdown();

@@ -6,7 +6,7 @@ import type { Channel } from '../messages/channel.js';
 import { MessageStateService, type Transition } from './message-state.service.js';
 import type { DispatchJob } from './dispatch.constants.js';
 import { DeliveryReportService } from './delivery-report.service.js';
-import { ConfigurationDispatchError } from './dispatch-backoff.js';
+import { ConfigurationDispatchError, RECORD_BACKOFF_MAX_MS, RECORD_RETRY_MS } from './retry-policy.js';
 import { DispatchAttempts } from './dispatch-attempts.js';
 import { TransportRegistry } from './transport.registry.js';
 import type { OutboundMessage } from './transports/transport.js';
@@ -14,9 +14,6 @@ import { DeliverySuppressions } from '../suppressions/delivery-suppressions.js';
 
 export class TransientDispatchError extends Error {}
 
-// Long enough to ride out a MySQL restart or failover; the job's lock is renewed meanwhile (in Redis).
-const RECORD_RETRY_MS = 10 * 60_000;
-const RECORD_BACKOFF_MAX_MS = 5000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**

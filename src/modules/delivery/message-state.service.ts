@@ -1,29 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BalanceService } from '../balance/balance.service.js';
-import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import { MessageStore, type LockedMessage } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import type { Channel, MessageStatus } from '../messages/channel.js';
-
-/** From which states each state may be reached. A state never goes back. */
-const ALLOWED_FROM: Record<MessageStatus, MessageStatus[]> = {
-  ACKNOWLEDGED: [],
-  SENT: ['ACKNOWLEDGED'],
-  // A report may overtake our own record of SENT: it is applied from ACKNOWLEDGED too.
-  DELIVERED: ['ACKNOWLEDGED', 'SENT'],
-  UNDELIVERED: ['ACKNOWLEDGED', 'SENT'],
-  EXPIRED: ['ACKNOWLEDGED', 'SENT'],
-  REJECTED: ['ACKNOWLEDGED', 'SENT'],
-  FAILED: ['ACKNOWLEDGED'],
-};
-
-const REFUNDED: ReadonlySet<MessageStatus> = new Set(['FAILED', 'REJECTED']);
-const ER_LOCK_WAIT_TIMEOUT = 1205;
-const ER_LOCK_DEADLOCK = 1213;
-const LOCK_RETRIES = 3;
+import type { MessageStatus } from '../messages/channel.js';
+import { isLockConflict, TRANSITION_LOCK_TRIES } from './retry-policy.js';
+import { STATE_CHANGE_LISTENER, type StateChangeListener } from './state-change-listener.js';
+import { mayMove, REFUNDED_ON_ENTRY } from './transitions.js';
 
 export interface Transition {
   id: string;
@@ -33,36 +17,10 @@ export interface Transition {
   at?: Date;
 }
 
-export interface CallbackJob {
-  eventId: string;
-  url: string;
-  accountId: string;
-  /** The row the event is about: a message, or an inbound message when eventType is 'inbound'. */
-  messageRowId: string;
-  /** Absent for a message's state change; 'inbound' for an inbound message sent to the inbound webhook. */
-  eventType?: 'inbound';
-  /** A message's state change; for the inbound webhook, the inbound message's own fields. */
-  payload: Record<string, unknown> &
-    (
-      | {
-          event_id: string;
-          message_id: string;
-          api_reference: string;
-          user_reference_id: string | null;
-          channel: Channel;
-          recipient: string;
-          status: MessageStatus;
-          reason: string | null;
-          occurred_at: string;
-        }
-      | { event_id: string; type: 'inbound.sms' }
-    );
-}
-
 /**
  * Moves messages between states: only forward, each change timestamped in message_events,
- * refunds on FAILED/REJECTED exactly once, and a callback job per change when the request
- * named a callback_url.
+ * refunds on FAILED/REJECTED exactly once (transitions.ts holds the table), and every committed
+ * change told to the state-change listener (callbacks).
  */
 @Injectable()
 export class MessageStateService {
@@ -71,7 +29,7 @@ export class MessageStateService {
     private readonly balances: BalanceService,
     private readonly store: MessageStore,
     @Inject(MetricsService) private readonly metrics: MetricsService,
-    private readonly outbox: CallbackOutbox,
+    @Inject(STATE_CHANGE_LISTENER) private readonly listener: StateChangeListener,
   ) {}
 
   /**
@@ -92,9 +50,7 @@ export class MessageStateService {
       try {
         return await this.applyOnce(transitions, alongside);
       } catch (err) {
-        const errno = (err as { errno?: number }).errno;
-        if (attempt >= LOCK_RETRIES || (errno !== ER_LOCK_DEADLOCK && errno !== ER_LOCK_WAIT_TIMEOUT))
-          throw err;
+        if (attempt >= TRANSITION_LOCK_TRIES || !isLockConflict(err)) throw err;
       }
     }
   }
@@ -103,7 +59,6 @@ export class MessageStateService {
     transitions: Transition[],
     alongside?: (em: EntityManager) => Promise<void>,
   ): Promise<Transition[]> {
-    const jobs: CallbackJob[] = [];
     let committed: Array<{ row: LockedMessage; t: Transition & { at: Date } }> = [];
     const applied = await this.ds.transaction(async (em) => {
       const rows = await this.store.lockForTransition(
@@ -114,11 +69,10 @@ export class MessageStateService {
       const done: Array<{ row: LockedMessage; t: Transition & { at: Date } }> = [];
       for (const t of transitions) {
         const row = byId.get(t.id);
-        if (!row || !ALLOWED_FROM[t.status].includes(row.status)) continue;
+        if (!row || !mayMove(row.status, t.status)) continue;
         const at = t.at ?? new Date();
         row.status = t.status;
         done.push({ row, t: { ...t, at } });
-        if (row.callback_url) jobs.push(this.callbackJob(row, t, at));
       }
       await this.write(em, done);
       if (alongside) await alongside(em);
@@ -133,9 +87,15 @@ export class MessageStateService {
         at: t.at,
       })),
     );
-    if (jobs.length) {
-      // Kept in MySQL until delivered, so neither Redis being away nor Redis losing its data loses it.
-      await this.outbox.queue(jobs);
+    if (committed.length) {
+      await this.listener.committed(
+        committed.map(({ row, t }) => ({
+          message: row,
+          status: t.status,
+          reason: t.reason ?? null,
+          at: t.at,
+        })),
+      );
     }
     return applied;
   }
@@ -157,7 +117,7 @@ export class MessageStateService {
       })),
     );
     for (const { row, t } of done) {
-      if (!REFUNDED.has(t.status)) continue;
+      if (!REFUNDED_ON_ENTRY.has(t.status)) continue;
       await this.balances.refundMessage(em, {
         id: String(row.id),
         accountId: String(row.account_id),
@@ -166,27 +126,5 @@ export class MessageStateService {
         sendRequestId: String(row.send_request_id),
       });
     }
-  }
-
-  private callbackJob(row: LockedMessage, t: Transition, at: Date): CallbackJob {
-    const eventId = randomUUID();
-    return {
-      eventId,
-      url: row.callback_url!,
-      accountId: String(row.account_id),
-      messageRowId: String(row.id),
-      payload: {
-        event_id: eventId,
-        // The id the send answer gave: the UUID for SMS and chat, the numeric id for e-mail.
-        message_id: row.channel === 'email' ? String(row.id) : row.uuid,
-        api_reference: String(row.send_request_id),
-        user_reference_id: row.user_reference_id,
-        channel: row.channel,
-        recipient: row.recipient,
-        status: t.status,
-        reason: t.reason ?? null,
-        occurred_at: at.toISOString(),
-      },
-    };
   }
 }

@@ -7,12 +7,12 @@ import {
 } from '@nestjs/common';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messages/channel.js';
 import { DISPATCH_CHUNK } from './dispatch.constants.js';
 import { dispatchJobId, DispatchProducer, type Chunk } from './dispatch.producer.js';
 import { ReceiptExpiry } from './receipt-expiry.js';
+import { STATE_CHANGE_LISTENER, type StateChangeListener } from './state-change-listener.js';
 
 /** Bull states in which a job will still run (or is running) without help. */
 const ALIVE = new Set(['waiting', 'active', 'delayed', 'paused']);
@@ -35,7 +35,8 @@ const UNQUEUED_PER_ROUND = 200;
  *   Bull itself hands a dead worker's job to another after QUEUE_LOCK_MS.
  *
  * Each round also closes out messages whose receipt never came (ReceiptExpiry) and queues the
- * callback events that are kept in MySQL but no longer (or not yet) in Redis (CallbackOutbox).
+ * callback events that are kept in MySQL but no longer (or not yet) in Redis (the state-change
+ * listener: callbacks' outbox).
  *
  * The quiet period is what keeps a requeued job from racing one still in a worker's hands
  * when Redis lost track of it: a worker records every slice it hands over, so a request whose
@@ -55,7 +56,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly producer: DispatchProducer,
     private readonly receipts: ReceiptExpiry,
-    private readonly callbacks: CallbackOutbox,
+    @Inject(STATE_CHANGE_LISTENER) private readonly listener: StateChangeListener,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -77,7 +78,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
       enqueued += await this.unqueued();
       enqueued += await this.stranded();
       await this.receipts.expire();
-      await this.callbacks.recover();
+      await this.listener.recover();
     } catch (err) {
       this.warnings.warn(`sweep failed: ${(err as Error).message}`);
     } finally {

@@ -6,7 +6,7 @@ import { parseSmppUrl } from '../delivery/transports/smpp.transport.js';
 import type { Transport, TransportHealth } from '../delivery/transports/transport.js';
 import type { Channel } from '../messages/channel.js';
 import { PROBE_TIMEOUT_MS } from './dependency.indicators.js';
-import { IN_PROCESS_DISPATCH, type InProcessDispatch } from './in-process-dispatch.module.js';
+import { IN_PROCESS_DISPATCH, type InProcessDispatch } from './health.tokens.js';
 import { SingleFlight, errorText, smppReachable, timed } from './probes.js';
 
 const SANDBOX: TransportHealth = {

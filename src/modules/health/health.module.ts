@@ -1,9 +1,8 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { RedisModule } from '../../platform/redis/redis.module.js';
-import { QueueModule } from '../delivery/queue.module.js';
 import { CacheIndicator } from './cache.indicator.js';
-import { CacheStatsModule } from './cache-stats.js';
+import { CacheStatsModule } from '../metrics/cache-stats.js';
 import {
   DatabaseIndicator,
   LogDatabaseIndicator,
@@ -14,14 +13,13 @@ import { ClientServerIndicator, ProviderProbes, SmsServerIndicator } from './ext
 import { HealthController } from './health.controller.js';
 import { HealthService } from './health.service.js';
 import { HttpDrain } from './http-drain.js';
-import { NoWorkersInProcessModule, WorkersInProcessModule } from './in-process-dispatch.module.js';
 import { LifecycleState } from './lifecycle.state.js';
 import { MessageQueueIndicator } from './message-queue.indicator.js';
-import { ProcessStats } from './process-stats.js';
+import { ProcessStats } from '../metrics/process-stats.js';
 
 /** Health probes, the lifecycle they report, and the HTTP drain on shutdown. */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule, RedisModule, QueueModule],
+  imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule, RedisModule],
   controllers: [HealthController],
   providers: [
     HealthService,
@@ -41,11 +39,11 @@ import { ProcessStats } from './process-stats.js';
   exports: [LifecycleState, HttpDrain, CacheStatsModule],
 })
 export class HealthModule {
-  /** With `runWorkers`, the providers are asked through the transports the workers of this process use. */
-  static forRoot(options: { runWorkers: boolean }): DynamicModule {
-    return {
-      module: HealthModule,
-      imports: [options.runWorkers ? WorkersInProcessModule : NoWorkersInProcessModule],
-    };
+  /**
+   * `queues` exports EVERY_QUEUE; `dispatch` exports IN_PROCESS_DISPATCH: the transports the
+   * workers of this process use (the providers are asked through them), or null.
+   */
+  static forRoot(options: { queues: Type; dispatch: Type }): DynamicModule {
+    return { module: HealthModule, imports: [options.queues, options.dispatch] };
   }
 }

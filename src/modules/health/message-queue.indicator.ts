@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import type { Queue } from 'bull';
-import { EVERY_QUEUE } from '../delivery/dispatch.constants.js';
+import { EVERY_QUEUE } from './health.tokens.js';
 import { PROBE_TIMEOUT_MS } from './dependency.indicators.js';
 import { SingleFlight, errorText, timed } from './probes.js';
 

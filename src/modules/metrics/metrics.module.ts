@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { QueueModule } from '../delivery/queue.module.js';
-import { CacheStatsModule } from '../health/cache-stats.js';
+import { CacheStatsModule } from './cache-stats.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 
 /** Counters and gauges of this process, served on /metrics (or by the worker's own listener). */
 @Module({
-  imports: [CacheStatsModule, QueueModule],
+  imports: [CacheStatsModule],
   controllers: [MetricsController],
   providers: [MetricsService],
   exports: [MetricsService],

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CacheStats } from '../health/cache-stats.js';
-import { EVERY_QUEUE } from '../delivery/dispatch.constants.js';
+import { CacheStats } from './cache-stats.js';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'paused', 'failed'] as const;
 const TOTAL_NAMED_GAUGES = [
@@ -120,10 +119,10 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(
-    @Inject(EVERY_QUEUE) private readonly queueList: Queue[],
-    @Inject(CacheStats) private readonly cacheStats: CacheStats,
-  ) {
+  /** The queues the depth gauge reads; handed over by whoever registers them (watchQueues). */
+  private queueList: Queue[] = [];
+
+  constructor(@Inject(CacheStats) private readonly cacheStats: CacheStats) {
     collectDefaultMetrics({ register: this.registry });
     // Gauges named *_total break the Prometheus naming rule (promtool check metrics fails on
     // them); each is the sum of its labelled sibling (nodejs_active_handles{type} and so on).
@@ -210,6 +209,11 @@ export class MetricsService {
 
   callbackAttempt(outcome: string): void {
     this.callbackAttempts.inc({ outcome });
+  }
+
+  /** The Bull queues whose depths the `bulk_queue_jobs` gauge reports. */
+  watchQueues(queues: Queue[]): void {
+    this.queueList = queues;
   }
 
   /**

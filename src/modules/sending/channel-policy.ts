@@ -1,5 +1,5 @@
 import type { Channel } from '../messages/channel.js';
-import type { RecipientCheck } from './recipients.js';
+import type { RecipientCheck } from '../messages/recipients.js';
 
 /** A send request in channel-neutral terms, after the controller has mapped field names. */
 export interface SendInput {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import type { Channel } from '../messages/channel.js';
-import { normaliseEmail, normalisePhone, type RecipientCheck } from '../sending/recipients.js';
+import { normaliseEmail, normalisePhone, type RecipientCheck } from '../messages/recipients.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { SuppressionStore, type SuppressionReason } from './suppression.store.js';
 

@@ -1,10 +1,13 @@
-import { AccountError } from '../../modules/accounts/accounts.service.js';
-import { ApiKeyError } from '../../modules/api-keys/api-keys.service.js';
-
 /** 0 ok, 1 failure (message on stderr), 2 usage. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+
+/**
+ * A failure a command expects and explains in one sentence (an unknown account, a name already
+ * taken): printed as it is, exit 1. Features derive their own error classes from it.
+ */
+export class CommandError extends Error {}
 
 /**
  * A malformed command line: a bad option value, a missing argument. The `code` and `exitCode`
@@ -55,7 +58,7 @@ export function reportError(err: unknown): number {
   }
   // Commander has already printed its own message (or the help text).
   if (isCommanderError(err)) return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
-  if (err instanceof AccountError || err instanceof ApiKeyError) {
+  if (err instanceof CommandError) {
     process.stderr.write(`error: ${err.message}\n`);
     return EXIT_FAILURE;
   }

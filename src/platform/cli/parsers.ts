@@ -1,6 +1,5 @@
 import ipaddr from 'ipaddr.js';
 import { isPositive, parseAmount } from '../money/money.js';
-import { CHANNELS, type Channel } from '../../modules/messages/channel.js';
 import { UsageError } from './cli-errors.js';
 
 /**
@@ -9,11 +8,12 @@ import { UsageError } from './cli-errors.js';
  * (an unknown user, a date already past) is the service's call and exits 1.
  */
 
-export function parseChannel(value: string): Channel {
+/** One of a fixed list of lower-case words (a channel name, say); case and spaces are forgiven. */
+export function parseOneOf<T extends string>(value: string, allowed: readonly T[]): T {
   const v = value.trim().toLowerCase();
-  if (!(CHANNELS as readonly string[]).includes(v))
-    throw new UsageError(`Expected one of ${CHANNELS.join(', ')}.`);
-  return v as Channel;
+  if (!(allowed as readonly string[]).includes(v))
+    throw new UsageError(`Expected one of ${allowed.join(', ')}.`);
+  return v as T;
 }
 
 /** A top-up: positive, at most 6 decimal places. */

@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
+import { MalformedXmlError } from '../xml/xml-codec.js';
 import { AppException } from './app.exception.js';
 import type { ErrorCode, ErrorDetail } from './error-codes.js';
 
@@ -107,6 +108,9 @@ export function classifyError(err: unknown): ClassifiedError {
       details: err.details,
       headers: err.headers,
     };
+  }
+  if (err instanceof MalformedXmlError) {
+    return { ...base, status: err.status, code: err.code, message: err.message };
   }
   const parserType = (err as { type?: string } | null)?.type;
   if (parserType && BODY_PARSER_ERRORS[parserType]) return { ...base, ...BODY_PARSER_ERRORS[parserType] };

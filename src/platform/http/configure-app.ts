@@ -1,11 +1,9 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { AppConfig } from '../../config/config.js';
-import { AuthThrottle } from '../../modules/api-keys/auth/auth-throttle.js';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
 import { classifyError } from '../errors/classify-error.js';
 import { sendError } from '../errors/error-body.js';
-import { installRequestPipeline } from '../logging/request-pipeline.js';
 import { setupOpenApi } from '../openapi/openapi.js';
 import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
@@ -29,17 +27,17 @@ function trustProxySetting(value: string | undefined): boolean | string | string
 }
 
 /**
- * Everything the HTTP app needs beyond its modules; shared by main.ts and the e2e tests so
- * both run the same stack. Create the app with `bodyParser: false`.
+ * Everything the HTTP app needs beyond its modules. `early` are the middlewares that must see
+ * every request right after it gets its id, before security headers, body parsing and routing
+ * (the address throttle, the access log, HTTP metrics, the shutdown drain gate), in that order:
+ * the composition root hands them over. Create the app with `bodyParser: false`.
  */
-export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+export function configureHttp(app: NestExpressApplication, config: AppConfig, early: RequestHandler[]): void {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', trustProxySetting(config.trustProxy));
   app.use(requestIdMiddleware);
-  app.use(app.get(AuthThrottle).addressGate());
-  // Access log, HTTP metrics and the shutdown drain gate: before body parsing, so they see every request.
-  installRequestPipeline(app);
+  for (const handler of early) app.use(handler);
   // Security headers, CORS and the server's own limits (README "Security").
   app.use(securityHeaders());
   app.use(corsMiddleware(config.http.corsOrigins));

@@ -1,5 +1,5 @@
 import type { AppConfig } from '../../config/config.js';
-import { errorText } from '../../database/database-setup.js';
+import { errorText } from './error-text.js';
 
 /** One line for why a process could not start, naming the setting to change where there is one. */
 export function startupFailure(err: unknown, config: AppConfig): string {

@@ -1,4 +1,4 @@
-import { errorText } from '../../database/database-setup.js';
+import { errorText } from './error-text.js';
 
 export interface StartupLogger {
   log(message: string): void;

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { AppException } from '../errors/app.exception.js';
-import { buildXml, parseXmlDocument, toXmlSendRequest, xmlErrorBody, xmlSuccessBody } from './xml-codec.js';
+import {
+  buildXml,
+  MalformedXmlError,
+  parseXmlDocument,
+  toXmlSendRequest,
+  xmlErrorBody,
+  xmlSuccessBody,
+} from './xml-codec.js';
 
 const DECL = '<?xml version="1.0" encoding="UTF-8"?>';
 
@@ -12,8 +18,8 @@ function expectMalformed(run: () => unknown, message?: RegExp): void {
   } catch (error) {
     thrown = error;
   }
-  expect(thrown).toBeInstanceOf(AppException);
-  const error = thrown as AppException;
+  expect(thrown).toBeInstanceOf(MalformedXmlError);
+  const error = thrown as MalformedXmlError;
   expect(error.code).toBe('MALFORMED_BODY');
   expect(error.status).toBe(400);
   expect(error.message).toMatch(/\.$/);

@@ -1,7 +1,5 @@
 import { XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser';
 
-import { AppException } from '../errors/app.exception.js';
-
 /**
  * XML codec of the XML SMS endpoint.
  *
@@ -106,8 +104,18 @@ const entityDecoder: NonNullable<X2jOptions['entityDecoder']> = {
   },
 };
 
-function malformed(message: string): AppException {
-  return new AppException('MALFORMED_BODY', message);
+/**
+ * A request body that is not a small, plain, well-formed document. The error envelope answers
+ * it as MALFORMED_BODY (400) with this message (platform/errors maps it).
+ */
+export class MalformedXmlError extends Error {
+  readonly code = 'MALFORMED_BODY' as const;
+  readonly status = 400;
+  override readonly name = 'MalformedXmlError';
+}
+
+function malformed(message: string): MalformedXmlError {
+  return new MalformedXmlError(message);
 }
 
 function parserOptions(limits: XmlLimits): X2jOptions {
@@ -137,7 +145,7 @@ interface WalkState {
   limits: XmlLimits;
 }
 
-function tooDeep(limits: XmlLimits): AppException {
+function tooDeep(limits: XmlLimits): MalformedXmlError {
   return malformed(`The XML document is nested more than ${limits.maxDepth} levels deep.`);
 }
 
@@ -183,7 +191,7 @@ function convertChildren(
 /**
  * Parses an XML document of any root element name and returns the root's children as a
  * null-prototype object: text as strings, repeated elements as arrays. Throws
- * `AppException('MALFORMED_BODY')` for anything that is not a small, plain, well-formed document.
+ * `MalformedXmlError` (MALFORMED_BODY) for anything that is not a small, plain, well-formed document.
  */
 export function parseXmlDocument(
   text: string,

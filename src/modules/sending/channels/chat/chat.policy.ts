@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../../../platform/errors/app.exception.js';
 import type { ChannelPolicy, SendInput } from '../../channel-policy.js';
-import { normalisePhone } from '../../recipients.js';
-import { codePointLength, hasLoneSurrogate } from '../../text.js';
+import { normalisePhone } from '../../../messages/recipients.js';
+import { codePointLength, hasLoneSurrogate } from '../../../messages/text.js';
 
 /** The chat providers' own text limit, in Unicode code points (an emoji is one, not two). */
 export const MAX_CHAT_CHARS = 4096;

@@ -2,7 +2,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
-import { normaliseEmail } from '../../recipients.js';
+import { normaliseEmail } from '../../../messages/recipients.js';
 import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
 
 function isBlank(v: unknown): boolean {

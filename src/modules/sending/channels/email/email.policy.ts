@@ -3,9 +3,9 @@ import { AppException } from '../../../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import type { ChannelPolicy, SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
-import { normaliseEmail } from '../../recipients.js';
+import { normaliseEmail } from '../../../messages/recipients.js';
 import { parseSender } from '../../../delivery/transports/email-sender.js';
-import { codePointLength, hasLoneSurrogate } from '../../text.js';
+import { codePointLength, hasLoneSurrogate } from '../../../messages/text.js';
 
 /** The stored sender, display name included (the column's width). */
 const MAX_SENDER_CHARS = 320;

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../../../platform/errors/app.exception.js';
 import type { ChannelPolicy, SendInput } from '../../channel-policy.js';
-import { normalisePhone } from '../../recipients.js';
-import { countSegments } from '../../segments.js';
-import { hasLoneSurrogate } from '../../text.js';
+import { normalisePhone } from '../../../messages/recipients.js';
+import { countSegments } from '../../../messages/segments.js';
+import { hasLoneSurrogate } from '../../../messages/text.js';
 
 export const MAX_SMS_SEGMENTS = 10;
 

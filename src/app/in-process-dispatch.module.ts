@@ -1,17 +1,10 @@
 import { Module } from '@nestjs/common';
-import { WorkerModule } from '../../app/worker.module.js';
-import { ProviderFaults } from '../delivery/provider-faults.js';
-import { TransportRegistry } from '../delivery/transport.registry.js';
+import { ProviderFaults } from '../modules/delivery/provider-faults.js';
+import { TransportRegistry } from '../modules/delivery/transport.registry.js';
+import { IN_PROCESS_DISPATCH, type InProcessDispatch } from '../modules/health/health.tokens.js';
+import { WorkerModule } from './worker.module.js';
 
-/** The transports the dispatch workers of this process use; null where none run here. */
-export const IN_PROCESS_DISPATCH = Symbol('IN_PROCESS_DISPATCH');
-
-export interface InProcessDispatch {
-  registry: TransportRegistry;
-  faults: ProviderFaults;
-}
-
-/** For an API that runs the dispatch workers itself (RUN_WORKERS=true). */
+/** For an API that runs the dispatch workers itself (RUN_WORKERS=true): health asks the providers through them. */
 @Module({
   imports: [WorkerModule],
   providers: [

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import { CHANNELS, type Channel } from '../messages/channel.js';
+import { CHANNELS, type Channel } from './channel.js';
 
 /** Balance and price of one account on one channel. The balance always equals the sum of its ledger rows. */
 @Entity('account_channels')

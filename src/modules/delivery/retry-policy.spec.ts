@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationDispatchError, dispatchBackoff } from './dispatch-backoff.js';
+import { ConfigurationDispatchError, dispatchBackoff } from './retry-policy.js';
 
 describe('dispatchBackoff', () => {
   it("follows Bull's exponential curve for passing failures: 2 s, 6 s, 14 s …, about 8 minutes over 7 waits", () => {

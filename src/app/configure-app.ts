@@ -1,0 +1,24 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { RequestHandler } from 'express';
+import type { AppConfig } from '../config/config.js';
+import { AuthThrottle } from '../modules/api-keys/auth/auth-throttle.js';
+import { HttpDrain } from '../modules/health/http-drain.js';
+import { httpMetricsMiddleware } from '../modules/metrics/http-metrics.middleware.js';
+import { MetricsService } from '../modules/metrics/metrics.service.js';
+import { configureHttp } from '../platform/http/configure-app.js';
+import { HTTP_LOGGER } from '../platform/logging/logging.module.js';
+
+/**
+ * The HTTP stack of the API; shared by main.ts and the e2e tests so both run the same one.
+ * Right after the request id, before anything reads the body: the per-address throttle of
+ * failed authentication, then the access log (pino-http), HTTP metrics and the shutdown drain
+ * gate, so that they see every request.
+ */
+export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  configureHttp(app, config, [
+    app.get(AuthThrottle).addressGate(),
+    app.get<RequestHandler>(HTTP_LOGGER),
+    httpMetricsMiddleware(app.get(MetricsService)),
+    app.get(HttpDrain).middleware(),
+  ]);
+}

@@ -1,0 +1,31 @@
+import { getQueueToken } from '@nestjs/bull';
+import { Inject, Module } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { CALLBACK_QUEUE } from '../modules/callbacks/callback-job.js';
+import { CallbackQueueModule } from '../modules/callbacks/callback-queue.module.js';
+import { QUEUE_NAMES } from '../modules/delivery/dispatch.constants.js';
+import { QueueModule } from '../modules/delivery/queue.module.js';
+import { EVERY_QUEUE } from '../modules/health/health.tokens.js';
+import { MetricsModule } from '../modules/metrics/metrics.module.js';
+import { MetricsService } from '../modules/metrics/metrics.service.js';
+
+/**
+ * Every Bull queue of the application, for those that watch them all: the health probe (through
+ * EVERY_QUEUE) and the queue-depth gauge of /metrics.
+ */
+@Module({
+  imports: [QueueModule, CallbackQueueModule, MetricsModule],
+  providers: [
+    {
+      provide: EVERY_QUEUE,
+      inject: [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE].map((name) => getQueueToken(name)),
+      useFactory: (...queues: Queue[]) => queues,
+    },
+  ],
+  exports: [EVERY_QUEUE, QueueModule, CallbackQueueModule],
+})
+export class AllQueuesModule {
+  constructor(metrics: MetricsService, @Inject(EVERY_QUEUE) queues: Queue[]) {
+    metrics.watchQueues(queues);
+  }
+}

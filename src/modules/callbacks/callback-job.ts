@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Channel, MessageStatus } from '../messages/channel.js';
+import { CALLBACK_ATTEMPTS, CALLBACK_FAILED_KEPT } from '../delivery/retry-policy.js';
+import type { CommittedChange } from '../delivery/state-change-listener.js';
+
+export const CALLBACK_QUEUE = 'callbacks';
+
+/**
+ * One event to POST: to the callback_url a send request named (one per state change of one
+ * message), or to an account's inbound webhook (one per inbound message).
+ */
+export interface CallbackJob {
+  eventId: string;
+  url: string;
+  accountId: string;
+  /** The row the event is about: a message, or an inbound message when eventType is 'inbound'. */
+  messageRowId: string;
+  /** Absent for a message's state change; 'inbound' for an inbound message sent to the inbound webhook. */
+  eventType?: 'inbound';
+  payload: MessageEventPayload | InboundEventPayload;
+}
+
+export interface MessageEventPayload {
+  event_id: string;
+  message_id: string;
+  api_reference: string;
+  user_reference_id: string | null;
+  channel: Channel;
+  recipient: string;
+  status: MessageStatus;
+  reason: string | null;
+  occurred_at: string;
+}
+
+export interface InboundEventPayload {
+  event_id: string;
+  type: 'inbound.sms';
+  inbound_id: string;
+  from: string;
+  to: string;
+  text: string;
+  keyword: string | null;
+  received_at: string;
+  in_reply_to: string | null;
+}
+
+/** The event for a committed state change, or null when the request named no callback_url. */
+export function callbackJobFor(change: CommittedChange): CallbackJob | null {
+  const row = change.message;
+  if (!row.callback_url) return null;
+  const eventId = randomUUID();
+  return {
+    eventId,
+    url: row.callback_url,
+    accountId: String(row.account_id),
+    messageRowId: String(row.id),
+    payload: {
+      event_id: eventId,
+      // The id the send answer gave: the UUID for SMS and chat, the numeric id for e-mail.
+      message_id: row.channel === 'email' ? String(row.id) : row.uuid,
+      api_reference: String(row.send_request_id),
+      user_reference_id: row.user_reference_id,
+      channel: row.channel,
+      recipient: row.recipient,
+      status: change.status,
+      reason: change.reason,
+      occurred_at: change.at.toISOString(),
+    },
+  };
+}
+
+/** The options every callback job is queued with: CALLBACK_ATTEMPTS attempts on the jittered schedule. */
+export function callbackJobOptions(eventId: string) {
+  return {
+    jobId: eventId,
+    attempts: CALLBACK_ATTEMPTS,
+    backoff: { type: 'jittered' },
+    removeOnComplete: true,
+    removeOnFail: CALLBACK_FAILED_KEPT,
+  };
+}
