@@ -245,6 +245,7 @@ describe('MessageStore: dispatching and state changes', () => {
       'b@x.example',
     ]);
     expect(await store.findDispatchRequest(req.id)).toEqual({
+      account_id: '7',
       sender: 'ACME',
       body: 'hello',
       subject: 's',

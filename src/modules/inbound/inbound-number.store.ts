@@ -37,19 +37,28 @@ export class InboundNumberStore {
   }
 
   async remove(number: string, keyword: string, accountId?: string): Promise<number> {
-    const res = (await this.ds.query(
-      `DELETE FROM inbound_numbers WHERE number = ? AND keyword = ?${accountId ? ' AND account_id = ?' : ''}`,
-      [number, keyword, ...(accountId ? [accountId] : [])],
-    )) as { affectedRows?: number };
+    const res = (await (accountId
+      ? this.ds.query('DELETE FROM inbound_numbers WHERE number = ? AND keyword = ? AND account_id = ?', [
+          number,
+          keyword,
+          accountId,
+        ])
+      : this.ds.query('DELETE FROM inbound_numbers WHERE number = ? AND keyword = ?', [
+          number,
+          keyword,
+        ]))) as {
+      affectedRows?: number;
+    };
     return res.affectedRows ?? 0;
   }
 
+  /** Every assignment, or one account's (null: every account). */
   async list(accountId?: string): Promise<NumberRow[]> {
     return (await this.ds.query(
       `SELECT n.number, n.keyword, n.account_id, a.username, n.created_at
          FROM inbound_numbers n JOIN accounts a ON a.id = n.account_id
-        ${accountId ? 'WHERE n.account_id = ?' : ''} ORDER BY n.number, n.keyword`,
-      accountId ? [accountId] : [],
+        WHERE (? IS NULL OR n.account_id = ?) ORDER BY n.number, n.keyword`,
+      [accountId ?? null, accountId ?? null],
     )) as NumberRow[];
   }
 

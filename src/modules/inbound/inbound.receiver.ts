@@ -126,7 +126,12 @@ export class InboundReceiver {
       const url = settings.get(String(row.account_id))?.inbound_url;
       return url ? [webhookJob(row, url)] : [];
     });
-    if (webhooks.length) await keepCallbackEvents(this.notifications, webhooks);
+    // The message is stored: failing now would have the SMSC send it again (stored twice). A
+    // process with queues queues the events next (CallbackOutbox keeps them then, too).
+    if (webhooks.length)
+      await keepCallbackEvents(this.notifications, webhooks).catch((err: Error) =>
+        this.warnings.warn(`inbound webhook event(s) not kept in the outbox: ${err.message}`, 'keep'),
+      );
     return { rows, webhooks, partial, unrouted };
   }
 }

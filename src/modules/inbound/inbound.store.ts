@@ -70,31 +70,20 @@ export class InboundStore {
     ])) as InboundRow[];
   }
 
-  /** One page, oldest first, after the row id `afterId`. */
+  /** One page, oldest first, after the row id `afterId`; a filter left out matches everything. */
   async page(
     accountId: string,
     filter: { since?: Date; to?: string },
     afterId: string | null,
     limit: number,
   ): Promise<InboundRow[]> {
-    const where = ['account_id = ?'];
-    const params: unknown[] = [accountId];
-    if (filter.to) {
-      where.push('recipient = ?');
-      params.push(filter.to);
-    }
-    if (filter.since) {
-      where.push('received_at >= ?');
-      params.push(filter.since);
-    }
-    if (afterId) {
-      where.push('id > ?');
-      params.push(afterId);
-    }
-    params.push(limit);
+    const to = filter.to ?? null;
+    const since = filter.since ?? null;
     return (await this.ds.query(
-      `SELECT ${COLUMNS} FROM inbound_messages WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`,
-      params,
+      `SELECT ${COLUMNS} FROM inbound_messages
+        WHERE account_id = ? AND (? IS NULL OR recipient = ?) AND (? IS NULL OR received_at >= ?) AND id > ?
+        ORDER BY id LIMIT ?`,
+      [accountId, to, to, since, since, afterId ?? '0', limit],
     )) as InboundRow[];
   }
 
@@ -124,12 +113,23 @@ export class InboundStore {
 
   /** Sets the given settings, leaving the others as they are (undefined = unchanged, null = cleared). */
   async updateSettings(accountId: string, change: Partial<InboundSettings>): Promise<void> {
-    const keys = (Object.keys(change) as Array<keyof InboundSettings>).filter((k) => change[k] !== undefined);
-    if (keys.length === 0) return;
+    const set = (k: keyof InboundSettings) => (change[k] === undefined ? [0, null] : [1, change[k]]);
+    const [url, stop, start, help] = [
+      set('inbound_url'),
+      set('reply_on_stop'),
+      set('reply_on_start'),
+      set('reply_on_help'),
+    ];
+    // Each value travels with a flag: 1 sets it (even to null), 0 keeps what is there.
     await this.ds.query(
-      `INSERT INTO account_inbound_settings (account_id, ${keys.join(', ')}) VALUES (?, ${keys.map(() => '?').join(', ')})
-       ON DUPLICATE KEY UPDATE ${keys.map((k) => `${k} = VALUES(${k})`).join(', ')}`,
-      [accountId, ...keys.map((k) => change[k])],
+      `INSERT INTO account_inbound_settings (account_id, inbound_url, reply_on_stop, reply_on_start, reply_on_help)
+       VALUES (?, ?, ?, ?, ?)
+       ON DUPLICATE KEY UPDATE
+         inbound_url = IF(?, VALUES(inbound_url), inbound_url),
+         reply_on_stop = IF(?, VALUES(reply_on_stop), reply_on_stop),
+         reply_on_start = IF(?, VALUES(reply_on_start), reply_on_start),
+         reply_on_help = IF(?, VALUES(reply_on_help), reply_on_help)`,
+      [accountId, url[1], stop[1], start[1], help[1], url[0], stop[0], start[0], help[0]],
     );
   }
 

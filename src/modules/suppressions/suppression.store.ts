@@ -24,6 +24,8 @@ export const SUPPRESSION_CHUNK = 1000;
 
 type Runner = DataSource | EntityManager;
 
+const INSERT = 'INSERT IGNORE INTO suppressions (account_id, channel, recipient, reason) VALUES';
+
 /** All SQL on the suppression list: per account and channel, one row per recipient. */
 @Injectable()
 export class SuppressionStore {
@@ -41,9 +43,7 @@ export class SuppressionStore {
     for (let i = 0; i < recipients.length; i += SUPPRESSION_CHUNK) {
       const chunk = recipients.slice(i, i + SUPPRESSION_CHUNK);
       const res = (await runner.query(
-        `INSERT IGNORE INTO suppressions (account_id, channel, recipient, reason) VALUES ${chunk
-          .map(() => '(?, ?, ?, ?)')
-          .join(',')}`,
+        `${INSERT} ${chunk.map(() => '(?, ?, ?, ?)').join(',')}`,
         chunk.flatMap((r) => [accountId, channel, r, reason]),
       )) as { affectedRows?: number };
       added += res.affectedRows ?? 0;
@@ -60,12 +60,16 @@ export class SuppressionStore {
     runner: Runner = this.ds,
   ): Promise<number> {
     if (recipients.length === 0) return 0;
-    const res = (await runner.query(
-      `DELETE FROM suppressions WHERE account_id = ? AND channel = ? AND recipient IN (?)${
-        onlyReason ? ' AND reason = ?' : ''
-      }`,
-      [accountId, channel, recipients, ...(onlyReason ? [onlyReason] : [])],
-    )) as { affectedRows?: number };
+    const res = (await (onlyReason
+      ? runner.query(
+          'DELETE FROM suppressions WHERE account_id = ? AND channel = ? AND recipient IN (?) AND reason = ?',
+          [accountId, channel, recipients, onlyReason],
+        )
+      : runner.query('DELETE FROM suppressions WHERE account_id = ? AND channel = ? AND recipient IN (?)', [
+          accountId,
+          channel,
+          recipients,
+        ]))) as { affectedRows?: number };
     return res.affectedRows ?? 0;
   }
 
@@ -92,22 +96,22 @@ export class SuppressionStore {
     after: { channel: Channel; recipient: string } | null,
     limit: number,
   ): Promise<SuppressionRow[]> {
-    const where = ['account_id = ?'];
-    const params: unknown[] = [accountId];
-    if (channel) {
-      where.push('channel = ?');
-      params.push(channel);
-    }
-    if (after) {
-      // ENUMs sort by their position (sms, email, chat); compared with a number they give it too.
-      where.push('((channel = ? AND recipient > ?) OR channel > ?)');
-      params.push(after.channel, after.recipient, CHANNELS.indexOf(after.channel) + 1);
-    }
-    params.push(limit);
+    // ENUMs sort by their position (sms, email, chat); compared with a number they give it too.
     return (await this.ds.query(
-      `SELECT recipient, channel, reason, created_at FROM suppressions WHERE ${where.join(' AND ')}
+      `SELECT recipient, channel, reason, created_at FROM suppressions
+        WHERE account_id = ? AND (? IS NULL OR channel = ?)
+          AND (? IS NULL OR (channel = ? AND recipient > ?) OR channel > ?)
         ORDER BY channel, recipient LIMIT ?`,
-      params,
+      [
+        accountId,
+        channel,
+        channel,
+        after?.channel ?? null,
+        after?.channel ?? null,
+        after?.recipient ?? null,
+        after ? CHANNELS.indexOf(after.channel) + 1 : null,
+        limit,
+      ],
     )) as SuppressionRow[];
   }
 }
