@@ -217,8 +217,13 @@ describe('inbound messages and opt-out', () => {
     expect(before - (await balance(a))).toBe(1);
     // The suppression is A's alone.
     expect((await sendSms(b, ['260975555555'])).body.data[0].status).toBe('ACKNOWLEDGED');
+    // Every recipient suppressed: nothing to send, answered like a request without a valid recipient.
     const all = await sendSms(a, ['260975555555']);
     expect(all.status).toBe(400);
+    expect(all.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'to[0]', message: 'SUPPRESSED' }],
+    });
 
     const start = await simulate('260975555555', LONG, 'unstop');
     expect(start.json.inbound[0].keyword).toBe('START');
