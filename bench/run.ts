@@ -1,7 +1,7 @@
 /**
  * npm run bench [-- --quick]
  * Starts everything it needs on loopback (the API, a worker, a baseline app, an SMPP peer),
- * measures B1–B5 against baselines measured in the same run, prints a table of medians and
+ * measures B1–B5 and S1–S2 against baselines measured in the same run, prints a table of medians and
  * writes it to bench/results/latest.json.
  */
 import { writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
 import { benchSuppressionList } from './suppression.js';
+import { benchScheduling } from './scheduling.js';
 import {
   cliJson,
   freePort,
@@ -405,6 +406,8 @@ async function main() {
 
   // B5 starts an API of its own (TRUST_PROXY, default throttles) on a database of its own.
   for (const r of await benchFairness(quick)) record(r);
+  // S1, S2: scheduled sends, with an API, a worker and a database of their own.
+  for (const r of await benchScheduling(quick)) record(r);
 
   const machine = {
     cores: cpus().length,

@@ -20,6 +20,7 @@ import { InboundHttpModule } from '../modules/inbound/inbound-http.module.js';
 import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
 import { NoWorkersInProcessModule, WorkersInProcessModule } from './in-process-dispatch.module.js';
 import { AllQueuesModule } from './queues.module.js';
+import { SchedulingApiModule } from './scheduling-api.module.js';
 import { WorkerModule } from './worker.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
@@ -50,6 +51,7 @@ export class AppModule {
         ChatModule,
         InboundHttpModule,
         SuppressionsHttpModule,
+        SchedulingApiModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard, only when ADMIN_TOKEN is set.
         ...(config.adminToken

@@ -21,6 +21,9 @@ import { InboundService } from '../modules/inbound/inbound.service.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
 import { SendingModule } from '../modules/sending/sending.module.js';
 import { SuppressionsModule } from '../modules/suppressions/suppressions.module.js';
+import { DueScanner } from '../modules/delivery/due-scanner.js';
+import { HandOverClaims } from '../modules/delivery/hand-over-claims.js';
+import { ValidityExpiry } from '../modules/delivery/validity-expiry.js';
 
 /**
  * The dispatch and callback processors; imported by the API process (RUN_WORKERS) and by
@@ -53,7 +56,17 @@ import { SuppressionsModule } from '../modules/suppressions/suppressions.module.
     // Inbound messages from the transports: stored, then webhooks queued and auto-replies sent.
     InboundService,
     { provide: INBOUND_SINK, useExisting: InboundService },
+    HandOverClaims,
+    DueScanner,
+    ValidityExpiry,
   ],
-  exports: [TransportRegistry, RecoverySweep, MessageStateService, ProviderFaults],
+  exports: [
+    TransportRegistry,
+    RecoverySweep,
+    MessageStateService,
+    ProviderFaults,
+    DueScanner,
+    ValidityExpiry,
+  ],
 })
 export class WorkerModule {}

@@ -334,33 +334,6 @@ describe('POST /api/v1/json/bulk/chat', () => {
     expect(await countRequests(tn.account.id)).toBe(0);
   });
 
-  it('refuses a request the chat balance cannot pay with 402 INSUFFICIENT_BALANCE', async () => {
-    const tn = await createTenant(t, { balances: { chat: '0.9' }, prices: { chat: '0.5' } });
-    const res = await send(body(tn, { recipient: ['260971234567', '260971234568'] }), tn.key);
-    expect(res.status).toBe(402);
-    expect(res.body.error.code).toBe('INSUFFICIENT_BALANCE');
-    expect(await countRequests(tn.account.id)).toBe(0);
-  });
-
-  it('answers a repeated user_reference_id with the same reference and charges once; a different body is 409', async () => {
-    const tn = await createTenant(t, { balances: { chat: '10' }, prices: { chat: '0.5' } });
-    const b = body(tn, { user_reference_id: 'chat-idem-1', recipient: ['260971234567', '260971234568'] });
-    const first = await send(b, tn.key);
-    const again = await send(b, tn.key);
-    expect(first.status).toBe(200);
-    expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ reference: first.body.reference, count: 2, cost: 1 });
-    expect(await countRequests(tn.account.id)).toBe(1);
-    const [bal] = await t.ds.query(
-      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'chat'",
-      [tn.account.id],
-    );
-    expect(bal.balance).toBe('9.000000');
-    const other = await send({ ...b, message: 'Different' }, tn.key);
-    expect(other.status).toBe(409);
-    expect(other.body.error.code).toBe('DUPLICATE_REFERENCE');
-  });
-
   it('moves estimated_delivery later when the chat queue has a backlog (it is not a constant)', async () => {
     const queue = t.queue('chat');
     const idle = await send(body(tenant));

@@ -350,28 +350,6 @@ describe('POST /api/v1/json/bulk/email', () => {
     expect(await countRequests(tn.account.id)).toBe(0);
   });
 
-  it('refuses a request the e-mail balance cannot pay with INSUFFICIENT_BALANCE, nothing stored or queued', async () => {
-    const tn = await createTenant(t, { balances: { email: '0.10' }, prices: { email: '0.05' } });
-    const res = await send({ ...base, to: ['a@example.com', 'b@example.com', 'c@example.com'] }, tn.key);
-    expect(res.status).toBe(402);
-    expect(res.body.error.code).toBe('INSUFFICIENT_BALANCE');
-    expect(await countRequests(tn.account.id)).toBe(0);
-  });
-
-  it('answers a repeated user_reference_id with the first response, and a different body with 409', async () => {
-    const tn = await createTenant(t);
-    const body = { ...base, to: ['a@example.com', 'b@example.com'], user_reference_id: 'email-idem-1' };
-    const first = await send(body, tn.key);
-    const again = await send(body, tn.key);
-    expect(first.status).toBe(200);
-    expect(again.status).toBe(200);
-    expect(again.body).toEqual(first.body);
-    expect(await countRequests(tn.account.id)).toBe(1);
-    const other = await send({ ...body, subject: 'Different' }, tn.key);
-    expect(other.status).toBe(409);
-    expect(other.body.error.code).toBe('DUPLICATE_REFERENCE');
-  });
-
   it('refuses a request without an API key with 401 MISSING_API_KEY', async () => {
     const res = await send({ ...base, to: 'a@example.com' }, null);
     expect(res.status).toBe(401);

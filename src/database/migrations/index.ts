@@ -5,12 +5,13 @@ import { ExactUserReferenceId1764000450000 } from './main/1764000450000-exact-us
 import { CreateMessageParts1764000600000 } from './main/1764000600000-create-message-parts.js';
 import { IndexMessagesByStatus1764000612000 } from './main/1764000612000-index-messages-by-status.js';
 import { MessageLastAttempt1764013100000 } from './main/1764013100000-message-last-attempt.js';
-import { CreateInboundAndSuppressions1764020000000 } from './main/1764020000000-create-inbound-and-suppressions.js';
+import { ScheduleValidityCancel1764020000000 } from './main/1764020000000-schedule-validity-cancel.js';
+import { CreateInboundAndSuppressions1764030000000 } from './main/1764030000000-create-inbound-and-suppressions.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
 import { CreateCallbackOutbox1764000612200 } from './notification/1764000612200-create-callback-outbox.js';
-import { CallbackAttemptEventType1764020000100 } from './notification/1764020000100-callback-attempt-event-type.js';
+import { CallbackAttemptEventType1764030000100 } from './notification/1764030000100-callback-attempt-event-type.js';
 import { CreateRequestLogs1764000300000 } from './log/1764000300000-create-request-logs.js';
 import { RequestLogRepeatCount1764001400000 } from './log/1764001400000-request-log-repeat-count.js';
 
@@ -24,7 +25,8 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   CreateMessageParts1764000600000,
   IndexMessagesByStatus1764000612000,
   MessageLastAttempt1764013100000,
-  CreateInboundAndSuppressions1764020000000,
+  ScheduleValidityCancel1764020000000,
+  CreateInboundAndSuppressions1764030000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,
@@ -35,5 +37,5 @@ export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   ReceiptIdKeys1764000610000,
   CallbackOutcomeCircuitOpen1764000612100,
   CreateCallbackOutbox1764000612200,
-  CallbackAttemptEventType1764020000100,
+  CallbackAttemptEventType1764030000100,
 ];

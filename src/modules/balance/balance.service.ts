@@ -160,6 +160,50 @@ export class BalanceService {
     return true;
   }
 
+  /**
+   * refundMessage for many messages in three statements, whatever their number: the refunds
+   * already in the ledger are read (under the ledger's unique key), the rest inserted in one
+   * multi-row INSERT, and each balance moved once by its total, in a fixed order. For the
+   * caller's transaction, which holds the messages' rows (so no other refund of them can race).
+   * Returns the ids refunded now.
+   */
+  async refundMessages(
+    em: EntityManager,
+    ms: Array<{ id: string; accountId: string; channel: Channel; cost: string; sendRequestId: string }>,
+  ): Promise<string[]> {
+    const paid = ms.filter((m) => isPositive(m.cost));
+    if (paid.length === 0) return [];
+    const done = new Set(
+      (
+        (await em.query("SELECT message_id FROM ledger_entries WHERE kind = 'refund' AND message_id IN (?)", [
+          paid.map((m) => m.id),
+        ])) as Array<{ message_id: string }>
+      ).map((r) => String(r.message_id)),
+    );
+    const todo = paid.filter((m) => !done.has(String(m.id)));
+    if (todo.length === 0) return [];
+    await em.query(
+      `INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id, message_id, note)
+       VALUES ${todo.map(() => "(?, ?, 'refund', ?, ?, ?, NULL)").join(',')}`,
+      todo.flatMap((m) => [m.accountId, m.channel, m.cost, m.sendRequestId, m.id]),
+    );
+    const totals = new Map<string, { accountId: string; channel: Channel; total: Decimal }>();
+    for (const m of todo) {
+      const key = `${m.accountId.padStart(20, '0')}:${m.channel}`;
+      const t = totals.get(key) ?? { accountId: m.accountId, channel: m.channel, total: new Decimal(0) };
+      t.total = t.total.plus(m.cost);
+      totals.set(key, t);
+    }
+    for (const key of [...totals.keys()].sort()) {
+      const { accountId, channel, total } = totals.get(key)!;
+      await em.query(
+        'UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?',
+        [money(total), accountId, channel],
+      );
+    }
+    return todo.map((m) => String(m.id));
+  }
+
   private async ledger(
     em: EntityManager,
     accountId: string,

@@ -4,6 +4,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
@@ -48,8 +49,11 @@ export async function keepCallbackEvents(notifications: DataSource, jobs: Callba
 export class CallbackOutbox implements StateChangeListener, OnApplicationShutdown {
   private readonly logger = new Logger(CallbackOutbox.name);
   private readonly warnings = new RepeatLimiter(this.logger);
-  private done: string[] = [];
-  private doneTimer?: NodeJS.Timeout;
+  /** Events done with, deleted in one statement per DONE_FLUSH_MS. */
+  private readonly done = new MicroBatcher<string>({
+    delayMs: DONE_FLUSH_MS,
+    flush: (ids) => this.clear(ids),
+  });
   private epoch?: string;
 
   constructor(
@@ -90,11 +94,7 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
 
   /** The event needs no more attempts; its row goes (in a batch, shortly). */
   finished(eventId: string): void {
-    this.done.push(eventId);
-    if (!this.doneTimer) {
-      this.doneTimer = setTimeout(() => void this.flushDone(), DONE_FLUSH_MS);
-      this.doneTimer.unref();
-    }
+    this.done.add(eventId);
   }
 
   /** Run by the recovery sweep: notices a Redis that lost its data, then queues what is kept unqueued. */
@@ -123,7 +123,7 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.flushDone();
+    await this.done.close();
     this.warnings.flush();
   }
 
@@ -158,11 +158,7 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
       );
   }
 
-  private async flushDone(): Promise<void> {
-    clearTimeout(this.doneTimer);
-    this.doneTimer = undefined;
-    const ids = this.done.splice(0, this.done.length);
-    if (ids.length === 0) return;
+  private async clear(ids: string[]): Promise<void> {
     try {
       await this.notifications.query('DELETE FROM callback_outbox WHERE event_id IN (?)', [ids]);
     } catch (err) {

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIpLiteral, isNonPublicAddress } from '../sending/callback-url.js';
+import { isIpLiteral, isNonPublicAddress } from './callback-url.js';
 
 export class RefusedTarget extends Error {}
 

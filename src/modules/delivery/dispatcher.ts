@@ -8,6 +8,7 @@ import type { DispatchJob } from './dispatch.constants.js';
 import { DeliveryReportService } from './delivery-report.service.js';
 import { ConfigurationDispatchError, RECORD_BACKOFF_MAX_MS, RECORD_RETRY_MS } from './retry-policy.js';
 import { DispatchAttempts } from './dispatch-attempts.js';
+import { HandOverClaims } from './hand-over-claims.js';
 import { TransportRegistry } from './transport.registry.js';
 import type { OutboundMessage } from './transports/transport.js';
 import { DeliverySuppressions } from '../suppressions/delivery-suppressions.js';
@@ -35,6 +36,7 @@ export class Dispatcher {
     private readonly states: MessageStateService,
     private readonly reports: DeliveryReportService,
     private readonly attempts: DispatchAttempts,
+    private readonly claims: HandOverClaims,
     private readonly suppressions: DeliverySuppressions,
   ) {
     this.slice = config.dispatchSlice;
@@ -70,7 +72,9 @@ export class Dispatcher {
     // Hand over in small slices and record each slice at once: a worker killed mid-job then
     // leaves at most one slice whose fate is unknown (and sent again), not the whole job.
     for (let i = 0; i < outbound.length; i += this.slice) {
-      const part = outbound.slice(i, i + this.slice);
+      // Claimed first: a message cancelled or expired meanwhile is not sent (HandOverClaims).
+      const part = await this.claims.take(String(sendRequestId), outbound.slice(i, i + this.slice));
+      if (part.length === 0) continue;
       const results = await transport.send(part);
       await this.attempts.record(channel, transport.name, job, part, results);
       const changes: Transition[] = [];
@@ -106,6 +110,7 @@ export class Dispatcher {
       );
       sent.push(...partSent);
     }
+    await this.claims.release(transient.map((t) => t.id));
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (lastAttempt)
       await this.states.apply(

@@ -71,6 +71,13 @@ export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
 // ---------------------------------------------------------------------------------------------
 // Row locks in MySQL (state changes)
 
+/**
+ * How long a hand-over claim keeps a cancel or a validity expiry away from a message. A worker
+ * gives its claims up when a slice comes back with messages to retry; one that dies mid-slice
+ * leaves them to lapse. Longer than a slice's hand-over and record can take (RECORD_RETRY_MS).
+ */
+export const CLAIM_LEASE_MS = 15 * 60_000;
+
 /** MySQL's "lock wait timeout" and "deadlock" errors: routine between concurrent batches, retried. */
 export const ER_LOCK_WAIT_TIMEOUT = 1205;
 export const ER_LOCK_DEADLOCK = 1213;

@@ -6,7 +6,7 @@ import { UsageError } from '../../platform/cli/cli-errors.js';
 import { printJson, printLine } from '../../platform/cli/output.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { AccountsService } from '../accounts/accounts.service.js';
-import { checkCallbackUrl } from '../sending/callback-url.js';
+import { checkCallbackUrl } from '../callbacks/callback-url.js';
 import { InboundStore } from './inbound.store.js';
 
 const MAX_REPLY = 1600;

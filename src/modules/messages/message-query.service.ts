@@ -21,7 +21,8 @@ export class MessageQueryService {
     const events = await this.store.history(String(row.id));
     const history = [
       {
-        status: row.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED',
+        // A scheduled message was accepted as SCHEDULED; its release is in the history as ACKNOWLEDGED.
+        status: row.units > 0 ? (row.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED') : 'REJECTED',
         reason: row.units > 0 ? null : row.reason,
         occurred_at: row.created_at.toISOString(),
       },
@@ -66,6 +67,9 @@ export class MessageQueryService {
       // ACKNOWLEDGED and is retried, this is where the cause shows.
       attempts: r.attempts,
       last_error: r.last_error,
+      // When a scheduled send is (or was) due, and by when the message must reach a provider.
+      send_at: r.send_at?.toISOString() ?? null,
+      valid_until: r.valid_until?.toISOString() ?? null,
     };
   }
 }

@@ -53,6 +53,10 @@ export class Message {
   @Column({ name: 'last_attempt_at', type: 'datetime', precision: 3, nullable: true })
   lastAttemptAt: Date | null;
 
+  /** Set while a worker hands the message over: a cancel or a validity expiry leaves it alone. */
+  @Column({ name: 'claimed_at', type: 'datetime', precision: 3, nullable: true })
+  claimedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;
 

@@ -19,12 +19,13 @@ const COLUMNS =
   '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, created_at, updated_at)';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const REQUEST_COLUMNS = `(id, account_id, api_key_id, channel, sender, subject, body, reply_to, source, callback_url,
-  user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at)`;
-const REQUEST_ROW = `(${new Array(18).fill('?').join(', ')})`;
+  user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
+  send_at, due_at, validity_period, valid_until, enqueued_at)`;
+const REQUEST_ROW = `(${new Array(23).fill('?').join(', ')})`;
 
 const VIEW = `SELECT m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
-                     m.attempts, m.last_error
+                     m.attempts, m.last_error, r.send_at, r.valid_until
                 FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
 
 /** The values of one send_requests row, in the order of REQUEST_COLUMNS. */
@@ -48,6 +49,11 @@ function requestValues(r: NewSendRequest): unknown[] {
     r.cost,
     r.currency,
     r.createdAt,
+    r.sendAt,
+    r.dueAt,
+    r.validityPeriod,
+    r.validUntil,
+    r.enqueuedAt,
   ];
 }
 
@@ -114,7 +120,7 @@ export class MessageStore {
     userReferenceId: string,
   ): Promise<ReplayRequest | undefined> {
     const [req] = (await this.ds.query(
-      `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at
+      `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at, send_at
          FROM send_requests WHERE account_id = ? AND channel = ? AND user_reference_id = ?`,
       [accountId, channel, userReferenceId],
     )) as ReplayRequest[];
@@ -248,7 +254,7 @@ export class MessageStore {
    */
   async lockForTransition(em: EntityManager, ids: string[]): Promise<LockedMessage[]> {
     const rows = (await em.query(
-      `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at
+      `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at, claimed_at
          FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) FOR UPDATE`,
       [ids],
     )) as LockedMessage[];

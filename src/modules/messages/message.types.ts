@@ -20,6 +20,16 @@ export interface NewSendRequest {
   cost: string;
   currency: string;
   createdAt: Date;
+  /** Scheduled sends: when, and (the same) while messages still wait for it; null for an immediate send. */
+  sendAt: Date | null;
+  dueAt: Date | null;
+  validityPeriod: number;
+  validUntil: Date;
+  /**
+   * Set at once for a scheduled send: it has nothing to queue until released (the release queues
+   * it), so the recovery sweep's never-enqueued search does not walk every waiting schedule.
+   */
+  enqueuedAt: Date | null;
 }
 
 export interface NewMessageRow {
@@ -46,6 +56,7 @@ export interface ReplayRequest {
   cost: string;
   currency: string;
   created_at: Date;
+  send_at: Date | null;
 }
 
 export interface AcceptedAnswerRow {
@@ -69,6 +80,8 @@ export interface LockedMessage {
   callback_url: string | null;
   user_reference_id: string | null;
   created_at: Date;
+  /** Set while a worker hands the message over. */
+  claimed_at: Date | null;
 }
 
 /** One state change to write: the new status, and what comes with it. */
@@ -98,4 +111,6 @@ export interface MessageView {
   completed_at: Date | null;
   attempts: number;
   last_error: string | null;
+  send_at: Date | null;
+  valid_until: Date | null;
 }

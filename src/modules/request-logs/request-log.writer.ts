@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
 import { isUnavailableError } from '../../platform/errors/classify-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { LOG_DB } from '../../database/data-sources.js';
@@ -37,7 +38,7 @@ const cut = (s: string | null, n: number) => (s && s.length > n ? s.slice(0, n) 
 
 /**
  * Writes one request-log row per authenticated request to the log database, off the request
- * path: rows wait in a bounded buffer and go in multi-row INSERTs of up to FLUSH_ROWS, one
+ * path: rows wait in a bounded batcher and go in multi-row INSERTs of up to FLUSH_ROWS, one
  * INSERT at a time. When the log database is slow or down the buffer fills and the oldest
  * rows are dropped, counted and warned about: a request is never slowed or failed for its log.
  * What waits is written at shutdown, after the HTTP drain and before the database closes.
@@ -50,9 +51,13 @@ const cut = (s: string | null, n: number) => (s && s.length > n ? s.slice(0, n) 
 @Injectable()
 export class RequestLogWriter implements OnApplicationShutdown {
   private readonly logger = new Logger('RequestLogs');
-  private buffer: RequestLogRow[] = [];
-  private timer?: NodeJS.Timeout;
-  private flushing?: Promise<void>;
+  private readonly batcher = new MicroBatcher<RequestLogRow>({
+    delayMs: FLUSH_INTERVAL_MS,
+    maxBatch: FLUSH_ROWS,
+    maxWaiting: MAX_BUFFERED_ROWS,
+    onDrop: (n) => this.drop(n, 'the log database is not keeping up'),
+    flush: (rows) => this.write(rows),
+  });
   private droppedTotal = 0;
   private droppedSinceWarn = 0;
   private lastDropWarn = 0;
@@ -76,7 +81,7 @@ export class RequestLogWriter implements OnApplicationShutdown {
   }
 
   get buffered(): number {
-    return this.buffer.length;
+    return this.batcher.waiting;
   }
 
   add(row: RequestLogRow): void {
@@ -116,70 +121,42 @@ export class RequestLogWriter implements OnApplicationShutdown {
   }
 
   private enqueue(row: RequestLogRow): void {
-    if (this.buffer.length >= MAX_BUFFERED_ROWS) {
-      this.buffer.shift();
-      this.drop(1, 'the log database is not keeping up');
-    }
-    this.buffer.push(row);
-    if (this.buffer.length >= FLUSH_ROWS) void this.flush();
-    else if (!this.timer && !this.stopped) {
-      this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
-      this.timer.unref();
-    }
-  }
-
-  /** Writes everything buffered, in batches; one flush at a time (callers share the one under way). */
-  flush(): Promise<void> {
-    if (!this.flushing && this.buffer.length > 0) {
-      this.flushing = this.drain().finally(() => {
-        this.flushing = undefined;
-      });
-    }
-    return this.flushing ?? Promise.resolve();
+    this.batcher.add(row);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.closeRefusals(Infinity);
     this.stopped = true;
-    clearInterval(this.timer);
-    this.timer = undefined;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS);
     });
     try {
-      // A flush may be under way; then write what arrived meanwhile.
-      await Promise.race([this.flush().then(() => this.flush()), deadline]);
+      // Writes what waits, after a flush that may be under way.
+      await Promise.race([this.batcher.close(), deadline]);
     } finally {
       clearTimeout(timer);
     }
-    if (this.buffer.length > 0) {
-      this.logger.warn(`${this.buffer.length} request log row(s) not written at shutdown`);
-      this.buffer = [];
-    }
+    if (this.batcher.waiting > 0)
+      this.logger.warn(`${this.batcher.waiting} request log row(s) not written at shutdown`);
   }
 
-  private async drain(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.splice(0, FLUSH_ROWS);
-      try {
-        await this.insert(batch);
-        if (this.failing) this.logger.log('request logs are being written again');
-        this.failing = false;
-      } catch (err) {
-        if (!isUnavailableError(err) || !this.ds.isInitialized) {
-          this.drop(batch.length, `a batch was refused: ${(err as Error).message}`);
-          continue;
-        }
-        // Keep the rows for the next tick, within the bound (the newest are already behind them).
-        const room = Math.max(0, MAX_BUFFERED_ROWS - this.buffer.length);
-        if (room < batch.length) this.drop(batch.length - room, 'the log database is unavailable');
-        this.buffer.unshift(...batch.slice(batch.length - room));
-        if (!this.failing)
-          this.logger.warn(`log database unavailable (${(err as Error).message}); request logs are buffered`);
-        this.failing = true;
+  /** One batch of up to FLUSH_ROWS rows; one at a time. Kept for a later round while the log database is away. */
+  private async write(batch: RequestLogRow[]): Promise<void> {
+    try {
+      await this.insert(batch);
+      if (this.failing) this.logger.log('request logs are being written again');
+      this.failing = false;
+    } catch (err) {
+      if (!isUnavailableError(err) || !this.ds.isInitialized) {
+        this.drop(batch.length, `a batch was refused: ${(err as Error).message}`);
         return;
       }
+      // Back in front of the newer rows, within the bound (the oldest go first).
+      this.batcher.requeue(batch);
+      if (!this.failing)
+        this.logger.warn(`log database unavailable (${(err as Error).message}); request logs are buffered`);
+      this.failing = true;
     }
   }
 

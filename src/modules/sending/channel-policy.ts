@@ -11,6 +11,9 @@ export interface SendInput {
   source?: string | null;
   callbackUrl?: string | null;
   userReferenceId?: string | null;
+  /** As sent; resolved by schedule.ts. */
+  sendAt?: string | null;
+  validityPeriod?: number | string | null;
   /** Only for the STOP confirmation: the one message still sent to a number it has just suppressed. */
   ignoreSuppressions?: boolean;
 }

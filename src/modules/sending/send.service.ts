@@ -10,12 +10,13 @@ import { DispatchProducer } from '../delivery/dispatch.producer.js';
 import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { SuppressionCheck } from '../suppressions/suppression-check.js';
-import { checkCallbackUrl } from './callback-url.js';
+import { checkCallbackUrl } from '../callbacks/callback-url.js';
 import type { ChannelPolicy, SendInput } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
 import { uuidV7 } from './uuid-source.js';
 import { DuplicateReference, SendCommitter } from './send-committer.js';
+import { resolveSchedule } from '../messages/schedule.js';
 
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;
@@ -24,7 +25,7 @@ export interface SendEntry {
   messageId: string;
   uuid: string;
   recipient: string;
-  status: 'ACKNOWLEDGED' | 'REJECTED';
+  status: 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED';
   reason?: string;
 }
 
@@ -38,6 +39,8 @@ export interface SendOutcome {
   currency: string;
   createdAt: Date;
   replayed: boolean;
+  /** A scheduled send's release time, ISO 8601 UTC with milliseconds; null when sent at once. */
+  sendAt: string | null;
 }
 
 /**
@@ -67,6 +70,7 @@ export class SendService {
       );
     }
     policy.validate(input);
+    const schedule = resolveSchedule(input, new Date(), this.config.defaultValidityPeriod);
     const callbackUrl = input.callbackUrl
       ? checkCallbackUrl(
           input.callbackUrl,
@@ -97,6 +101,9 @@ export class SendService {
     const requestHash = this.hash(channel, input, callbackUrl);
     const apiReference = this.ids.next();
     const createdAt = new Date();
+    // Accepted messages of a scheduled send wait as SCHEDULED; the due scanner releases them.
+    const acceptedAs = schedule.sendAt ? ('SCHEDULED' as const) : ('ACKNOWLEDGED' as const);
+    if (schedule.sendAt) for (const e of accepted) e.status = acceptedAs;
 
     const rows: NewMessageRow[] = entries.map((e) => ({
       id: e.messageId,
@@ -104,8 +111,8 @@ export class SendService {
       recipient: e.recipient,
       status: e.status,
       reason: e.reason ?? null,
-      units: e.status === 'ACKNOWLEDGED' ? unitsPerRecipient : 0,
-      cost: e.status === 'ACKNOWLEDGED' ? unitCost : '0',
+      units: e.status === acceptedAs ? unitsPerRecipient : 0,
+      cost: e.status === acceptedAs ? unitCost : '0',
     }));
 
     try {
@@ -129,6 +136,11 @@ export class SendService {
           cost,
           currency: auth.account.currency,
           createdAt,
+          sendAt: schedule.sendAt,
+          dueAt: schedule.sendAt,
+          validityPeriod: schedule.validityPeriod,
+          validUntil: schedule.validUntil,
+          enqueuedAt: schedule.sendAt ? createdAt : null,
         },
         messages: {
           common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
@@ -150,11 +162,12 @@ export class SendService {
     }
 
     this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
-    await this.dispatch.enqueue(
-      channel,
-      apiReference,
-      accepted.map((e) => e.messageId),
-    );
+    if (!schedule.sendAt)
+      await this.dispatch.enqueue(
+        channel,
+        apiReference,
+        accepted.map((e) => e.messageId),
+      );
     return {
       apiReference,
       channel,
@@ -171,6 +184,7 @@ export class SendService {
       currency: auth.account.currency,
       createdAt,
       replayed: false,
+      sendAt: schedule.sendAt?.toISOString() ?? null,
     };
   }
 
@@ -211,6 +225,10 @@ export class SendService {
       input.replyTo ?? null,
       input.source ?? null,
       callbackUrl,
+      // Only when given, so the hash of a request without them is what it always was.
+      ...(input.sendAt != null || input.validityPeriod != null
+        ? [input.sendAt ?? null, input.validityPeriod ?? null]
+        : []),
     ]);
     return createHash('sha256').update(canonical).digest();
   }
@@ -235,12 +253,12 @@ export class SendService {
     return {
       apiReference: req.id,
       channel,
-      // The first answer said ACKNOWLEDGED for every charged message and REJECTED for the rest.
+      // The first answer said ACKNOWLEDGED (SCHEDULED) for every charged message and REJECTED for the rest.
       entries: messages.map((m) => ({
         messageId: m.id,
         uuid: m.uuid,
         recipient: m.recipient,
-        status: m.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED',
+        status: m.units > 0 ? (req.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED') : 'REJECTED',
         reason: m.units > 0 ? undefined : (m.reason ?? undefined),
       })),
       acceptedCount: req.accepted_count,
@@ -249,6 +267,7 @@ export class SendService {
       currency: req.currency,
       createdAt: req.created_at,
       replayed: true,
+      sendAt: req.send_at?.toISOString() ?? null,
     };
   }
 }

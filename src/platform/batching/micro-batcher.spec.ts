@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MicroBatcher } from './micro-batcher.js';
 
 /** A promise with its settle functions, to hold a flush open while the test pushes more. */
@@ -130,5 +130,105 @@ describe('MicroBatcher', () => {
 
   it('refuses a maxBatch below one', () => {
     expect(() => new MicroBatcher({ maxBatch: 0, flush: async () => undefined })).toThrow(RangeError);
+  });
+});
+
+describe('MicroBatcher with a delay', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('collects what is added within delayMs of the first item into one flush', async () => {
+    vi.useFakeTimers();
+    const batches: number[][] = [];
+    const b = new MicroBatcher<number>({ delayMs: 500, flush: async (items) => void batches.push(items) });
+    b.add(1);
+    await vi.advanceTimersByTimeAsync(300);
+    b.add(2);
+    expect(batches).toEqual([]);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(batches).toEqual([[1, 2]]);
+    b.add(3);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(batches).toEqual([[1, 2], [3]]);
+  });
+
+  it('flushes a full batch at once, without waiting for the delay', async () => {
+    vi.useFakeTimers();
+    const batches: number[][] = [];
+    const b = new MicroBatcher<number>({
+      delayMs: 10_000,
+      maxBatch: 3,
+      flush: async (items) => void batches.push(items),
+    });
+    for (const n of [1, 2, 3]) b.add(n);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(batches).toEqual([[1, 2, 3]]);
+    b.add(4);
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(batches).toEqual([[1, 2, 3]]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
+
+  it('keeps at most maxWaiting items, dropping the oldest and saying how many', async () => {
+    vi.useFakeTimers();
+    const batches: number[][] = [];
+    const dropped: number[] = [];
+    const b = new MicroBatcher<number>({
+      delayMs: 100,
+      maxWaiting: 3,
+      onDrop: (n) => dropped.push(n),
+      flush: async (items) => void batches.push(items),
+    });
+    for (const n of [1, 2, 3, 4, 5]) b.add(n);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(batches).toEqual([[3, 4, 5]]);
+    expect(dropped).toEqual([1, 1]);
+  });
+
+  it('tries requeued items again in the next round, in front of newer ones, not in the same round', async () => {
+    vi.useFakeTimers();
+    const seen: number[][] = [];
+    let fail = true;
+    const b: MicroBatcher<number> = new MicroBatcher<number>({
+      delayMs: 1000,
+      flush: async (items) => {
+        seen.push(items);
+        if (fail) b.requeue(items);
+      },
+    });
+    b.add(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(seen).toEqual([[1]]);
+    b.add(2);
+    fail = false;
+    await vi.advanceTimersByTimeAsync(999);
+    expect(seen).toEqual([[1]]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(seen).toEqual([[1], [1, 2]]);
+    await expect(b.drain()).resolves.toBeUndefined();
+  });
+
+  it('close flushes what waits at once and starts no timer afterwards', async () => {
+    vi.useFakeTimers();
+    const batches: number[][] = [];
+    const b = new MicroBatcher<number>({ delayMs: 60_000, flush: async (items) => void batches.push(items) });
+    b.add(1);
+    b.add(2);
+    await b.close();
+    expect(batches).toEqual([[1, 2]]);
+    b.add(3);
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(batches).toEqual([[1, 2]]);
+    expect(b.waiting).toBe(1);
+  });
+
+  it("add never rejects: a failing flush is the flush owner's to report", async () => {
+    const b = new MicroBatcher<number>({
+      flush: async () => {
+        throw new Error('down');
+      },
+    });
+    b.add(1);
+    await expect(b.drain()).resolves.toBeUndefined();
   });
 });

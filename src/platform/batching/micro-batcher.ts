@@ -14,6 +14,15 @@ export interface MicroBatcherOptions<T, R> {
    * `overlap`, each tick's items are flushed at once even while an earlier flush is under way.
    */
   overlap?: boolean;
+  /**
+   * Collect for this long after the first waiting item instead of until the next tick (the
+   * timer does not keep the process alive); a full batch (`maxBatch`) goes at once. For work
+   * that is cheaper late and together than soon and apart: log rows, "last used" times.
+   */
+  delayMs?: number;
+  /** At most this many items wait; an item added past it pushes out the oldest, which `onDrop` is told of. */
+  maxWaiting?: number;
+  onDrop?: (count: number) => void;
 }
 
 interface Entry<T, R> {
@@ -22,22 +31,33 @@ interface Entry<T, R> {
   reject: (err: unknown) => void;
 }
 
+const ignore = () => undefined;
+
 /**
- * Collects items pushed in the same tick and hands them to one flush on the next `setImmediate`,
- * so work arriving together shares one round trip. Each item gets a promise that settles with
- * its own outcome from the flush; an error thrown by a flush reaches every item of its batch.
+ * Collects items and hands them to one flush, so work arriving together shares one round trip:
+ * items pushed in the same tick go on the next `setImmediate`, or, with `delayMs`, those of the
+ * next `delayMs`. Each pushed item gets a promise that settles with its own outcome from the
+ * flush; an error thrown by a flush reaches every item of its batch. `add` is push without the
+ * promise, for callers that never wait.
  */
 export class MicroBatcher<T, R = void> {
   private queue: Array<Entry<T, R>> = [];
   private readonly maxBatch: number;
+  private readonly maxWaiting: number;
   /** A flush is scheduled (overlap) or the flush loop is under way (serial). */
   private busy = false;
+  private timer?: NodeJS.Timeout;
+  /** Set by requeue: the loop stops and what was put back waits for the next round. */
+  private holdOff = false;
+  private closed = false;
   private unsettled = 0;
   private idle: Array<() => void> = [];
 
   constructor(private readonly options: MicroBatcherOptions<T, R>) {
     this.maxBatch = options.maxBatch ?? Infinity;
+    this.maxWaiting = options.maxWaiting ?? Infinity;
     if (!(this.maxBatch >= 1)) throw new RangeError('maxBatch must be at least 1');
+    if (!(this.maxWaiting >= 1)) throw new RangeError('maxWaiting must be at least 1');
   }
 
   /** Items waiting for a flush (not those being flushed). */
@@ -46,13 +66,27 @@ export class MicroBatcher<T, R = void> {
   }
 
   push(item: T): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      this.unsettled++;
-      this.queue.push({ item, resolve, reject });
-      if (this.busy) return;
-      this.busy = true;
-      setImmediate(() => void (this.options.overlap ? this.flushTick() : this.flushLoop()));
-    });
+    return new Promise<R>((resolve, reject) => this.enqueue({ item, resolve, reject }));
+  }
+
+  /** Like push, for a caller that does not wait for the outcome (a failure is the flush's to report). */
+  add(item: T): void {
+    this.enqueue({ item, resolve: ignore, reject: ignore });
+  }
+
+  /**
+   * Puts items back in front of those waiting, for the next round (not this one): for a flush
+   * that could not store them and wants them tried again later (meant for `delayMs`: without
+   * it the next round is the next tick). The `maxWaiting` bound holds,
+   * dropping the oldest.
+   */
+  requeue(items: T[]): void {
+    if (items.length === 0) return;
+    this.unsettled += items.length;
+    this.queue.unshift(...items.map((item) => ({ item, resolve: ignore, reject: ignore })));
+    this.trim();
+    this.holdOff = true;
+    if (!this.busy) this.schedule();
   }
 
   /** Resolves once every item pushed so far (and any pushed while waiting) has settled. */
@@ -61,9 +95,67 @@ export class MicroBatcher<T, R = void> {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
+  /**
+   * Flushes what waits now, without waiting for the delay, and resolves when it is done; no
+   * timer is started afterwards (for shutdown). Items requeued meanwhile stay waiting.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.busy) await new Promise((r) => setImmediate(r));
+    this.holdOff = false;
+    this.busy = true;
+    await this.flushLoop();
+  }
+
+  private enqueue(entry: Entry<T, R>): void {
+    this.unsettled++;
+    this.queue.push(entry);
+    this.trim();
+    if (this.busy) return;
+    if (this.options.delayMs !== undefined && this.queue.length >= this.maxBatch && !this.holdOff) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.busy = true;
+      void this.flushLoop();
+      return;
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.closed || this.timer) return;
+    if (this.options.delayMs === undefined) {
+      this.busy = true;
+      setImmediate(() => {
+        this.holdOff = false;
+        void (this.options.overlap ? this.flushTick() : this.flushLoop());
+      });
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.holdOff = false;
+      this.busy = true;
+      void this.flushLoop();
+    }, this.options.delayMs);
+    this.timer.unref();
+  }
+
+  private trim(): void {
+    const over = this.queue.length - this.maxWaiting;
+    if (over <= 0) return;
+    for (const e of this.queue.splice(0, over)) e.reject(new Error('dropped: too many items waiting'));
+    this.settled(over);
+    this.options.onDrop?.(over);
+  }
+
   private async flushLoop(): Promise<void> {
-    while (this.queue.length) await this.flushBatch(this.queue.splice(0, this.maxBatch));
+    while (this.queue.length && !this.holdOff) await this.flushBatch(this.queue.splice(0, this.maxBatch));
     this.busy = false;
+    // With a delay, what arrived during the last flush (or was put back) waits for its own round.
+    if (this.queue.length) this.schedule();
   }
 
   private flushTick(): void {

@@ -35,6 +35,9 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     message: 'user_reference_id was already used with a different request.',
     details: [{ field: 'user_reference_id', message: 'already used with a different body' }],
   },
+  NOT_RESCHEDULABLE: {
+    message: 'No message of request 1764184470578998353 is still SCHEDULED: there is nothing to reschedule.',
+  },
   PAYLOAD_TOO_LARGE: { message: 'The request body is larger than the limit.' },
   UNSUPPORTED_MEDIA_TYPE: { message: 'A JSON endpoint needs Content-Type: application/json.' },
   HEADERS_TOO_LARGE: { message: 'The request headers are larger than the limit.' },

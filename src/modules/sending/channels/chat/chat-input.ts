@@ -2,6 +2,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
+import { scheduleInput } from '../../../messages/schedule.js';
 
 function isBlank(v: unknown): boolean {
   return (
@@ -29,5 +30,6 @@ export function chatInput(body: Record<string, unknown>): SendInput {
     recipients: asList(body.recipient as string | string[]),
     body: body.message as string,
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+    ...scheduleInput(body),
   };
 }

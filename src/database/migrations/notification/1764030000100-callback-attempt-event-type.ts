@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * message's row) and an inbound message sent to the account's inbound webhook (message_id is
  * the inbound message's row). The column says which.
  */
-export class CallbackAttemptEventType1764020000100 implements MigrationInterface {
-  name = 'CallbackAttemptEventType1764020000100';
+export class CallbackAttemptEventType1764030000100 implements MigrationInterface {
+  name = 'CallbackAttemptEventType1764030000100';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(

@@ -7,8 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * as UTF-16 bytes: a UCS-2 part may end in half of a surrogate pair, which UTF-8 cannot hold. The index on messages
  * finds the message an inbound one answers (the latest sent to that number).
  */
-export class CreateInboundAndSuppressions1764020000000 implements MigrationInterface {
-  name = 'CreateInboundAndSuppressions1764020000000';
+export class CreateInboundAndSuppressions1764030000000 implements MigrationInterface {
+  name = 'CreateInboundAndSuppressions1764030000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE TABLE inbound_numbers (
