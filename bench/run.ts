@@ -154,6 +154,55 @@ async function main() {
     });
     if (bad) console.warn(`B1: ${bad} non-2xx answers or errors`);
 
+    // B1 with daily spend limits on the key and the account (never reached), and with a test key.
+    cli('accounts', 'limit', '--username', 'bench', '--daily', '100000000');
+    const limited = cli(
+      'keys',
+      'create',
+      '--username',
+      'bench',
+      '--name',
+      'bench-limited',
+      '--rate-limit',
+      '1000000/1',
+      '--daily-limit',
+      '100000000',
+    ).key as string;
+    const test = cli(
+      'keys',
+      'create',
+      '--username',
+      'bench',
+      '--name',
+      'bench-test',
+      '--mode',
+      'test',
+      '--rate-limit',
+      '1000000/1',
+    ).key as string;
+    await sleep(1100); // the account's new limit reaches the API's key cache
+    for (const [label, k] of [
+      ['with a daily limit on key and account', limited],
+      ['from a test key', test],
+    ] as const) {
+      const runs: Array<Awaited<ReturnType<typeof load>>> = [];
+      for (let i = 0; i < RUNS; i++)
+        runs.push(await load(`${api}/api/v1/json/bulk/sms`, single, { 'x-api-key': k }, B1_SECONDS));
+      const rps = median(runs.map((r) => r.rps));
+      const failed = runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
+      record({
+        id: 'B1',
+        metric: `single-recipient send ${label}, req/s`,
+        value: rps,
+        unit: 'req/s',
+        baseline: rpsApp,
+        ratio: rps / rpsApp,
+        bar: 'informational (baseline: B1 app)',
+        ok: failed === 0,
+      });
+    }
+    cli('accounts', 'limit', '--username', 'bench', '--clear');
+
     // B2 and B4 (during B2): one 10,000-recipient request, against a raw multi-row insert of the same rows.
     const acks: number[] = [];
     const rssBefore = rss.current();

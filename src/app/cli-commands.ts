@@ -16,6 +16,8 @@ import {
 } from '../modules/balance/balance.command.js';
 import { KeysLogsCommand } from '../modules/request-logs/key-logs.command.js';
 import { ACCOUNT_INBOUND_COMMANDS } from '../modules/inbound/inbound-settings.command.js';
+import { AccountsLimitCommand } from '../modules/balance/account-limit.command.js';
+import { KeysLimitCommand } from '../modules/balance/key-limit.command.js';
 
 /**
  * The admin CLI's command groups. A group lists subcommands that live with the features they
@@ -32,13 +34,14 @@ const ACCOUNTS = [
   AccountsPriceCommand,
   AccountsCallbackSecretCommand,
   AccountsPasswordCommand,
+  AccountsLimitCommand,
   ...ACCOUNT_INBOUND_COMMANDS,
 ];
 
 @Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: ACCOUNTS })
 export class AccountsCommand extends CommandGroup {}
 
-const KEYS = [...KEY_SUBCOMMANDS, KeysLogsCommand];
+const KEYS = [...KEY_SUBCOMMANDS, KeysLogsCommand, KeysLimitCommand];
 
 @Command({ name: 'keys', description: 'manage API keys', subCommands: KEYS })
 export class KeysCommand extends CommandGroup {}

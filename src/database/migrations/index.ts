@@ -6,6 +6,8 @@ import { CreateMessageParts1764000600000 } from './main/1764000600000-create-mes
 import { IndexMessagesByStatus1764000612000 } from './main/1764000612000-index-messages-by-status.js';
 import { MessageLastAttempt1764013100000 } from './main/1764013100000-message-last-attempt.js';
 import { ScheduleValidityCancel1764020000000 } from './main/1764020000000-schedule-validity-cancel.js';
+import { TestModeKeysAndRequests1764021100000 } from './main/1764021100000-test-mode-keys-and-requests.js';
+import { DailySpendLimits1764021200000 } from './main/1764021200000-daily-spend-limits.js';
 import { CreateInboundAndSuppressions1764030000000 } from './main/1764030000000-create-inbound-and-suppressions.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
@@ -26,6 +28,8 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   IndexMessagesByStatus1764000612000,
   MessageLastAttempt1764013100000,
   ScheduleValidityCancel1764020000000,
+  TestModeKeysAndRequests1764021100000,
+  DailySpendLimits1764021200000,
   CreateInboundAndSuppressions1764030000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [

@@ -5,12 +5,14 @@ import { cell, iso, printJson, printLine, printTable } from '../../platform/cli/
 import {
   collect,
   parseIpOrCidr,
+  parseDailyLimit,
   parseIsoDate,
   parseRateLimit,
   type RateLimitValue,
 } from '../../platform/cli/parsers.js';
 import { AccountsService } from '../accounts/accounts.service.js';
-import type { ApiKey } from './api-key.entity.js';
+import { KEY_MODES, type ApiKey, type KeyMode } from './api-key.entity.js';
+import { money } from '../../platform/money/money.js';
 import { ApiKeysService, type UpdateKeyInput } from './api-keys.service.js';
 
 interface JsonOption {
@@ -19,6 +21,7 @@ interface JsonOption {
 
 const NEVER = 'never';
 const DEFAULT = 'default';
+const NONE = 'none';
 
 const EXPIRY_HELP = `
 A date without an offset is UTC. An --expires-at that is already past is refused as a failure
@@ -32,10 +35,12 @@ function keyView(k: ApiKey & { username?: string }) {
     name: k.name,
     username: k.username ?? null,
     key_prefix: k.keyPrefix,
+    mode: k.mode,
     status: k.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
     allowed_ips: k.allowedIps ?? [],
     expires_at: iso(k.expiresAt),
     rate_limit: k.rateLimit && k.rateWindowSeconds ? `${k.rateLimit}/${k.rateWindowSeconds}` : null,
+    daily_limit: k.dailyLimit === null || k.dailyLimit === undefined ? null : money(k.dailyLimit),
     revoked_at: iso(k.revokedAt),
     last_used_at: iso(k.lastUsedAt),
     created_at: iso(k.createdAt),
@@ -73,6 +78,8 @@ export class KeysCreateCommand extends CliCommand {
       allowIp?: string[];
       expiresAt?: Date;
       rateLimit?: RateLimitValue;
+      mode?: KeyMode;
+      dailyLimit?: string;
     },
   ): Promise<void> {
     const { apiKey, secret } = await this.keys.create({
@@ -81,6 +88,8 @@ export class KeysCreateCommand extends CliCommand {
       allowedIps: o.allowIp,
       expiresAt: o.expiresAt ?? null,
       rateLimit: o.rateLimit ?? null,
+      mode: o.mode ?? 'live',
+      dailyLimit: o.dailyLimit ?? null,
     });
     const view = keyView(await this.keys.describe(apiKey.id));
     if (o.json) return printJson(withSecret(view, secret));
@@ -121,9 +130,28 @@ export class KeysCreateCommand extends CliCommand {
     return parseRateLimit(v);
   }
 
+  @Option({
+    flags: '--mode <live|test>',
+    description:
+      'test: requests are stored and answered but reach no provider and cost nothing (default: live)',
+  })
+  parseMode(v: string): KeyMode {
+    const mode = v.trim().toLowerCase();
+    if (!(KEY_MODES as readonly string[]).includes(mode)) throw new UsageError('Expected live or test.');
+    return mode as KeyMode;
+  }
+
+  @Option({
+    flags: '--daily-limit <amount>',
+    description: "the most this key may spend per UTC day, in the account's currency (default: no limit)",
+  })
+  parseDailyLimit(v: string): string {
+    return parseDailyLimit(v);
+  }
+
   @Help('after')
   expiryHelp(): string {
-    return EXPIRY_HELP;
+    return `${EXPIRY_HELP}\nA test key (--mode test) starts with bmk_test_; its mode never changes.`;
   }
 }
 
@@ -147,7 +175,9 @@ export class KeysListCommand extends CliCommand {
       ['key_prefix', 'PREFIX'],
       ['status', 'STATUS'],
       ['allowed_ips', 'ALLOWED_IPS'],
+      ['mode', 'MODE'],
       ['rate_limit', 'RATE'],
+      ['daily_limit', 'DAILY_LIMIT'],
       ['expires_at', 'EXPIRES'],
     ]);
   }
@@ -211,7 +241,7 @@ export class KeysRotateCommand extends CliCommand {
 @SubCommand({
   name: 'update',
   arguments: '<id>',
-  description: "change a key's name, allow list, expiry or rate limit",
+  description: "change a key's name, allow list, expiry, rate limit or daily spend limit",
 })
 export class KeysUpdateCommand extends CliCommand {
   constructor(private readonly keys: ApiKeysService) {
@@ -226,6 +256,7 @@ export class KeysUpdateCommand extends CliCommand {
       clearAllowIp?: boolean;
       expiresAt?: Date | typeof NEVER;
       rateLimit?: RateLimitValue | typeof DEFAULT;
+      dailyLimit?: string | typeof NONE;
     },
   ): Promise<void> {
     if (o.allowIp && o.clearAllowIp)
@@ -236,9 +267,10 @@ export class KeysUpdateCommand extends CliCommand {
     if (o.clearAllowIp) input.allowedIps = null;
     if (o.expiresAt !== undefined) input.expiresAt = o.expiresAt === NEVER ? null : o.expiresAt;
     if (o.rateLimit !== undefined) input.rateLimit = o.rateLimit === DEFAULT ? null : o.rateLimit;
+    if (o.dailyLimit !== undefined) input.dailyLimit = o.dailyLimit === NONE ? null : o.dailyLimit;
     if (Object.keys(input).length === 0) {
       throw new UsageError(
-        'nothing to change: give --name, --allow-ip, --clear-allow-ip, --expires-at or --rate-limit',
+        'nothing to change: give --name, --allow-ip, --clear-allow-ip, --expires-at, --rate-limit or --daily-limit',
       );
     }
     await this.keys.update(id, input);
@@ -274,6 +306,14 @@ export class KeysUpdateCommand extends CliCommand {
   })
   parseRateLimit(v: string): RateLimitValue | typeof DEFAULT {
     return v.trim().toLowerCase() === DEFAULT ? DEFAULT : parseRateLimit(v);
+  }
+
+  @Option({
+    flags: '--daily-limit <amount|none>',
+    description: 'a new daily spend limit (UTC day, account currency), or none',
+  })
+  parseDailyLimit(v: string): string | typeof NONE {
+    return v.trim().toLowerCase() === NONE ? NONE : parseDailyLimit(v);
   }
 
   @Help('after')

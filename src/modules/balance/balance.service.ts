@@ -7,6 +7,7 @@ import type { LedgerKind } from './ledger-entry.entity.js';
 import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
 import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
+import { SpendLimits } from './spend-limits.js';
 
 export class InsufficientBalance extends Error {
   constructor(
@@ -24,7 +25,10 @@ const PRICE_TTL_MS = 1000;
 export class BalanceService {
   private readonly prices = new Map<string, { price: string; until: number }>();
 
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly spend: SpendLimits,
+  ) {}
 
   /**
    * The channel's price per unit, remembered for a second so a send costs no extra query; a
@@ -138,12 +142,22 @@ export class BalanceService {
   }
 
   /**
-   * Gives a message's charge back. Safe to call more than once: the ledger's unique key on
-   * (kind, message_id) lets only the first refund through. Returns whether it refunded.
+   * Gives a message's charge back, and its room under the daily spend limits of the day it was
+   * charged. Safe to call more than once: the ledger's unique key on (kind, message_id) lets
+   * only the first refund through. Returns whether it refunded.
    */
   async refundMessage(
     em: EntityManager,
-    m: { id: string; accountId: string; channel: Channel; cost: string; sendRequestId: string },
+    m: {
+      id: string;
+      accountId: string;
+      channel: Channel;
+      cost: string;
+      sendRequestId: string;
+      /** The request's key and acceptance time, for the spend limits; absent: none given back. */
+      apiKeyId?: string | null;
+      chargedAt?: Date;
+    },
   ): Promise<boolean> {
     if (!isPositive(m.cost)) return false;
     const res = (await em.query(
@@ -157,6 +171,13 @@ export class BalanceService {
       m.accountId,
       m.channel,
     ]);
+    if (m.apiKeyId && m.chargedAt)
+      await this.spend.giveBack(em, {
+        accountId: m.accountId,
+        apiKeyId: m.apiKeyId,
+        amount: m.cost,
+        chargedAt: m.chargedAt,
+      });
     return true;
   }
 
@@ -169,7 +190,15 @@ export class BalanceService {
    */
   async refundMessages(
     em: EntityManager,
-    ms: Array<{ id: string; accountId: string; channel: Channel; cost: string; sendRequestId: string }>,
+    ms: Array<{
+      id: string;
+      accountId: string;
+      channel: Channel;
+      cost: string;
+      sendRequestId: string;
+      apiKeyId?: string | null;
+      chargedAt?: Date;
+    }>,
   ): Promise<string[]> {
     const paid = ms.filter((m) => isPositive(m.cost));
     if (paid.length === 0) return [];
@@ -200,6 +229,24 @@ export class BalanceService {
         'UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?',
         [money(total), accountId, channel],
       );
+    }
+    // The room under the daily spend limits, once per key and day charged, in a fixed order.
+    const rooms = new Map<string, { accountId: string; apiKeyId: string; chargedAt: Date; total: Decimal }>();
+    for (const m of todo) {
+      if (!m.apiKeyId || !m.chargedAt) continue;
+      const key = `${m.apiKeyId.padStart(20, '0')}:${m.chargedAt.toISOString().slice(0, 10)}`;
+      const r = rooms.get(key) ?? {
+        accountId: m.accountId,
+        apiKeyId: m.apiKeyId,
+        chargedAt: m.chargedAt,
+        total: new Decimal(0),
+      };
+      r.total = r.total.plus(m.cost);
+      rooms.set(key, r);
+    }
+    for (const key of [...rooms.keys()].sort()) {
+      const r = rooms.get(key)!;
+      await this.spend.giveBack(em, { ...r, amount: money(r.total) });
     }
     return todo.map((m) => String(m.id));
   }

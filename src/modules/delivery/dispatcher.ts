@@ -6,7 +6,12 @@ import type { Channel } from '../messages/channel.js';
 import { MessageStateService, type Transition } from './message-state.service.js';
 import type { DispatchJob } from './dispatch.constants.js';
 import { DeliveryReportService } from './delivery-report.service.js';
-import { ConfigurationDispatchError, RECORD_BACKOFF_MAX_MS, RECORD_RETRY_MS } from './retry-policy.js';
+import {
+  ConfigurationDispatchError,
+  RECORD_BACKOFF_MAX_MS,
+  RECORD_RETRY_MS,
+  TestDispatchError,
+} from './retry-policy.js';
 import { DispatchAttempts } from './dispatch-attempts.js';
 import { HandOverClaims } from './hand-over-claims.js';
 import { TransportRegistry } from './transport.registry.js';
@@ -64,7 +69,8 @@ export class Dispatcher {
       apiReference: String(sendRequestId),
       headers: this.suppressions.headersFor(channel, r.uuid),
     }));
-    const transport = this.transports.get(channel);
+    // A test key's request never reaches the channel's provider, whatever path queued it.
+    const transport = request.test_mode ? this.transports.test() : this.transports.get(channel);
     const sent: Array<{ id: string; providerMessageId: string; parts: string[] }> = [];
     const transient: Array<{ id: string; reason: string }> = [];
     let rejected = 0;
@@ -118,6 +124,7 @@ export class Dispatcher {
       );
     if (transient.length && !lastAttempt) {
       const message = `${transient.length} of ${rows.length} messages not handed over: ${transient[0].reason}`;
+      if (request.test_mode) throw new TestDispatchError(message);
       throw configurationFailure
         ? new ConfigurationDispatchError(message)
         : new TransientDispatchError(message);

@@ -123,16 +123,19 @@ export class MessageStateService {
       })),
     );
     // One batch of statements for all the refunds of the batch (a cancel may end thousands at once).
+    // A test request was never charged: nothing to give back.
     await this.balances.refundMessages(
       em,
       done
-        .filter(({ t }) => REFUNDED_ON_ENTRY.has(t.status) || t.refund)
+        .filter(({ row, t }) => (REFUNDED_ON_ENTRY.has(t.status) || t.refund) && !row.test_mode)
         .map(({ row }) => ({
           id: String(row.id),
           accountId: String(row.account_id),
           channel: row.channel,
           cost: row.cost,
           sendRequestId: String(row.send_request_id),
+          apiKeyId: row.api_key_id,
+          chargedAt: row.created_at,
         })),
     );
   }

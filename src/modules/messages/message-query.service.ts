@@ -12,10 +12,13 @@ const notFound = () => new AppException('NOT_FOUND', 'No such message.');
 export class MessageQueryService {
   constructor(private readonly store: MessageStore) {}
 
-  async one(accountId: string, messageId: string) {
+  /** `testMode`: the caller's key is a test key, and sees only test requests (a live key only live ones). */
+  async one(accountId: string, messageId: string, testMode = false) {
     let row: MessageView | undefined;
-    if (UUID.test(messageId)) row = await this.store.findOwned(accountId, { uuid: messageId.toLowerCase() });
-    else if (/^\d{1,20}$/.test(messageId)) row = await this.store.findOwned(accountId, { id: messageId });
+    if (UUID.test(messageId))
+      row = await this.store.findOwned(accountId, { uuid: messageId.toLowerCase() }, testMode);
+    else if (/^\d{1,20}$/.test(messageId))
+      row = await this.store.findOwned(accountId, { id: messageId }, testMode);
     else throw notFound();
     if (!row) throw notFound();
     const events = await this.store.history(String(row.id));
@@ -35,9 +38,15 @@ export class MessageQueryService {
     return { ...this.present(row), history };
   }
 
-  async byReference(accountId: string, apiReference: string, page: number, perPage: number) {
+  async byReference(
+    accountId: string,
+    apiReference: string,
+    page: number,
+    perPage: number,
+    testMode = false,
+  ) {
     if (!/^\d{1,20}$/.test(apiReference)) throw notFound();
-    if (!(await this.store.ownsRequest(accountId, apiReference))) throw notFound();
+    if (!(await this.store.ownsRequest(accountId, apiReference, testMode))) throw notFound();
     const { total, rows } = await this.store.page(apiReference, perPage, (page - 1) * perPage);
     return {
       api_reference: apiReference,

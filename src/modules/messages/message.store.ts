@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { Channel, MessageStatus } from './channel.js';
 import type {
   AcceptedAnswerRow,
+  DispatchRequest,
   LockedMessage,
   MessageGroup,
   MessageView,
@@ -18,10 +19,10 @@ const INSERT_CHUNK = 2000;
 const COLUMNS =
   '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, created_at, updated_at)';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const REQUEST_COLUMNS = `(id, account_id, api_key_id, channel, sender, subject, body, reply_to, source, callback_url,
+const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender, subject, body, reply_to, source, callback_url,
   user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
   send_at, due_at, validity_period, valid_until, enqueued_at)`;
-const REQUEST_ROW = `(${new Array(23).fill('?').join(', ')})`;
+const REQUEST_ROW = `(${new Array(24).fill('?').join(', ')})`;
 
 const VIEW = `SELECT m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
@@ -34,6 +35,7 @@ function requestValues(r: NewSendRequest): unknown[] {
     r.id,
     r.accountId,
     r.apiKeyId,
+    r.testMode ? 1 : 0,
     r.channel,
     r.sender,
     r.subject,
@@ -118,11 +120,12 @@ export class MessageStore {
     accountId: string,
     channel: Channel,
     userReferenceId: string,
+    testMode = false,
   ): Promise<ReplayRequest | undefined> {
     const [req] = (await this.ds.query(
       `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at, send_at
-         FROM send_requests WHERE account_id = ? AND channel = ? AND user_reference_id = ?`,
-      [accountId, channel, userReferenceId],
+         FROM send_requests WHERE account_id = ? AND channel = ? AND test_mode = ? AND user_reference_id = ?`,
+      [accountId, channel, testMode ? 1 : 0, userReferenceId],
     )) as ReplayRequest[];
     return req;
   }
@@ -190,23 +193,15 @@ export class MessageStore {
   // ------------------------------------------------------------------ dispatching
 
   /** What a transport needs of the request: sender, body and, for e-mail, subject and reply-to. */
-  async findDispatchRequest(
-    sendRequestId: string,
-  ): Promise<
-    | { account_id: string; sender: string; body: string; subject: string | null; reply_to: string | null }
-    | undefined
-  > {
+  async findDispatchRequest(sendRequestId: string): Promise<DispatchRequest | undefined> {
     const [request] = (await this.ds.query(
-      'SELECT account_id, sender, body, subject, reply_to FROM send_requests WHERE id = ?',
+      'SELECT account_id, sender, body, subject, reply_to, test_mode FROM send_requests WHERE id = ?',
       [sendRequestId],
-    )) as Array<{
-      account_id: string;
-      sender: string;
-      body: string;
-      subject: string | null;
-      reply_to: string | null;
-    }>;
-    return request;
+    )) as Array<Omit<DispatchRequest, 'test_mode'> & { test_mode: number }>;
+    if (!request) return undefined;
+    // Only a test request says so: a live one reads exactly as before.
+    const { test_mode, ...rest } = request;
+    return test_mode ? { ...rest, test_mode: true } : rest;
   }
 
   /** Of the given messages, those still waiting to be handed over, in id order. */
@@ -260,15 +255,24 @@ export class MessageStore {
     )) as LockedMessage[];
     const requestIds = [...new Set(rows.map((r) => String(r.send_request_id)))];
     const requests = requestIds.length
-      ? ((await em.query('SELECT id, callback_url, user_reference_id FROM send_requests WHERE id IN (?)', [
-          requestIds,
-        ])) as Array<{ id: string; callback_url: string | null; user_reference_id: string | null }>)
+      ? ((await em.query(
+          'SELECT id, callback_url, user_reference_id, api_key_id, test_mode FROM send_requests WHERE id IN (?)',
+          [requestIds],
+        )) as Array<{
+          id: string;
+          callback_url: string | null;
+          user_reference_id: string | null;
+          api_key_id: string;
+          test_mode: number;
+        }>)
       : [];
     const requestById = new Map(requests.map((r) => [String(r.id), r]));
     for (const row of rows) {
       const req = requestById.get(String(row.send_request_id));
       row.callback_url = req?.callback_url ?? null;
       row.user_reference_id = req?.user_reference_id ?? null;
+      row.api_key_id = req ? String(req.api_key_id) : null;
+      row.test_mode = !!req?.test_mode;
     }
     return rows;
   }
@@ -308,11 +312,21 @@ export class MessageStore {
   async findOwned(
     accountId: string,
     by: { uuid: string } | { id: string },
+    testMode = false,
   ): Promise<MessageView | undefined> {
+    const mode = testMode ? 1 : 0;
     const rows = (
       'uuid' in by
-        ? await this.ds.query(`${VIEW} WHERE m.uuid = ? AND m.account_id = ?`, [by.uuid, accountId])
-        : await this.ds.query(`${VIEW} WHERE m.id = ? AND m.account_id = ?`, [by.id, accountId])
+        ? await this.ds.query(`${VIEW} WHERE m.uuid = ? AND m.account_id = ? AND r.test_mode = ?`, [
+            by.uuid,
+            accountId,
+            mode,
+          ])
+        : await this.ds.query(`${VIEW} WHERE m.id = ? AND m.account_id = ? AND r.test_mode = ?`, [
+            by.id,
+            accountId,
+            mode,
+          ])
     ) as MessageView[];
     return rows[0];
   }
@@ -353,12 +367,12 @@ export class MessageStore {
     )) as Array<{ status: MessageStatus; reason: string | null; occurred_at: Date }>;
   }
 
-  /** Whether the request exists and belongs to the account. */
-  async ownsRequest(accountId: string, sendRequestId: string): Promise<boolean> {
-    const rows = (await this.ds.query('SELECT id FROM send_requests WHERE id = ? AND account_id = ?', [
-      sendRequestId,
-      accountId,
-    ])) as unknown[];
+  /** Whether the request exists and belongs to the account, made with a key of the same mode. */
+  async ownsRequest(accountId: string, sendRequestId: string, testMode = false): Promise<boolean> {
+    const rows = (await this.ds.query(
+      'SELECT id FROM send_requests WHERE id = ? AND account_id = ? AND test_mode = ?',
+      [sendRequestId, accountId, testMode ? 1 : 0],
+    )) as unknown[];
     return rows.length > 0;
   }
 

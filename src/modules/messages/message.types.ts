@@ -5,6 +5,8 @@ export interface NewSendRequest {
   id: string;
   accountId: string;
   apiKeyId: string;
+  /** Made with a test key (see api-key.entity.ts). */
+  testMode?: boolean;
   channel: Channel;
   sender: string;
   subject: string | null;
@@ -79,6 +81,9 @@ export interface LockedMessage {
   send_request_id: string;
   callback_url: string | null;
   user_reference_id: string | null;
+  /** The request's key, and whether it was a test key: a refund gives that key's daily room back. */
+  api_key_id?: string | null;
+  test_mode?: boolean;
   created_at: Date;
   /** Set while a worker hands the message over. */
   claimed_at: Date | null;
@@ -113,4 +118,14 @@ export interface MessageView {
   last_error: string | null;
   send_at: Date | null;
   valid_until: Date | null;
+}
+
+/** What a transport needs of a request; `test_mode` only when it was made with a test key. */
+export interface DispatchRequest {
+  account_id: string;
+  sender: string;
+  body: string;
+  subject: string | null;
+  reply_to: string | null;
+  test_mode?: true;
 }

@@ -52,7 +52,13 @@ export class MessagesController {
   list(@Auth() auth: AuthContext, @Query() q: MessageListQuery) {
     const page = Math.max(1, Number(q.page ?? 1));
     const perPage = Math.min(1000, Math.max(1, Number(q.per_page ?? 100)));
-    return this.messages.byReference(auth.account.id, q.api_reference, page, perPage);
+    return this.messages.byReference(
+      auth.account.id,
+      q.api_reference,
+      page,
+      perPage,
+      auth.key.mode === 'test',
+    );
   }
 
   @Get(':messageId')
@@ -65,6 +71,6 @@ export class MessagesController {
   @ApiOkResponse({ type: MessageDetailDto })
   @ApiErrors([401, 403, 404, 429, 500, 503])
   one(@Auth() auth: AuthContext, @Param('messageId') messageId: string) {
-    return this.messages.one(auth.account.id, messageId);
+    return this.messages.one(auth.account.id, messageId, auth.key.mode === 'test');
   }
 }

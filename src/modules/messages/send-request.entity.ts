@@ -3,7 +3,9 @@ import { CHANNELS, type Channel } from './channel.js';
 
 /** One row per accepted send request. Its id is the api_reference. */
 @Entity('send_requests')
-@Index('uq_send_requests_reference', ['accountId', 'channel', 'userReferenceId'], { unique: true })
+@Index('uq_send_requests_reference', ['accountId', 'channel', 'testMode', 'userReferenceId'], {
+  unique: true,
+})
 export class SendRequest {
   @PrimaryColumn({ type: 'bigint', unsigned: true })
   id: string;
@@ -13,6 +15,10 @@ export class SendRequest {
 
   @Column({ name: 'api_key_id', type: 'bigint', unsigned: true })
   apiKeyId: string;
+
+  /** Made with a test key: never handed to a provider, never charged, seen only by test keys. */
+  @Column({ name: 'test_mode', type: 'boolean', default: false })
+  testMode: boolean;
 
   @Column({ type: 'enum', enum: CHANNELS })
   channel: Channel;

@@ -17,6 +17,8 @@ import { IdGenerator } from './id-generator.js';
 import { uuidV7 } from './uuid-source.js';
 import { DuplicateReference, SendCommitter } from './send-committer.js';
 import { resolveSchedule } from '../messages/schedule.js';
+import { SpendLimitExceeded } from '../balance/spend-limits.js';
+import { isTestKey, spendLimitRefusal, spendOf } from './send-mode.js';
 
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;
@@ -121,6 +123,7 @@ export class SendService {
           id: apiReference,
           accountId: auth.account.id,
           apiKeyId: auth.key.id,
+          testMode: isTestKey(auth),
           channel,
           sender: input.sender,
           subject: input.subject ?? null,
@@ -146,7 +149,14 @@ export class SendService {
           common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
           rows,
         },
-        charge: { accountId: auth.account.id, channel, amount: cost, sendRequestId: apiReference },
+        // A test request is priced and stored as a live one, but nothing is taken from the balance.
+        charge: {
+          accountId: auth.account.id,
+          channel,
+          amount: isTestKey(auth) ? '0' : cost,
+          sendRequestId: apiReference,
+        },
+        spend: spendOf(auth, cost, createdAt),
       });
     } catch (err) {
       if (err instanceof DuplicateReference)
@@ -158,10 +168,15 @@ export class SendService {
           [{ field: 'balance', message: `needed ${err.needed}, available ${err.available}` }],
         );
       }
+      if (err instanceof SpendLimitExceeded) {
+        this.metrics.spendLimitRefused(err.scope);
+        throw spendLimitRefusal(err, cost, auth.account.currency);
+      }
       throw err;
     }
 
     this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
+    if (isTestKey(auth)) this.metrics.testRequestAccepted(channel);
     if (!schedule.sendAt)
       await this.dispatch.enqueue(
         channel,
@@ -240,7 +255,7 @@ export class SendService {
     userReferenceId: string,
     requestHash: Buffer,
   ): Promise<SendOutcome> {
-    const req = await this.store.findReplay(auth.account.id, channel, userReferenceId);
+    const req = await this.store.findReplay(auth.account.id, channel, userReferenceId, isTestKey(auth));
     if (!req) throw new Error('duplicate reference reported but no request found');
     if (!req.request_hash.equals(requestHash)) {
       throw new AppException(

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   API_KEY_EXPIRED: 401,
   INVALID_CREDENTIALS: 401,
   INSUFFICIENT_BALANCE: 402,
+  /** The request would cross its key's or its account's daily spend limit. */
+  SPEND_LIMIT_EXCEEDED: 402,
   IP_NOT_ALLOWED: 403,
   ACCOUNT_SUSPENDED: 403,
   FORBIDDEN: 403,
