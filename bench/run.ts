@@ -13,6 +13,7 @@ import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
 import { benchSuppressionList } from './suppression.js';
 import { benchScheduling } from './scheduling.js';
+import { benchSearch } from './search.js';
 import {
   cliJson,
   freePort,
@@ -457,6 +458,9 @@ async function main() {
   for (const r of await benchFairness(quick)) record(r);
   // S1, S2: scheduled sends, with an API, a worker and a database of their own.
   for (const r of await benchScheduling(quick)) record(r);
+
+  // B6 seeds 1,000,000 messages into a database of its own and searches and exports them.
+  for (const r of await benchSearch(quick)) record(r);
 
   const machine = {
     cores: cpus().length,

@@ -13,6 +13,8 @@ import { InboundModule } from '../modules/inbound/inbound.module.js';
 import { NUMBER_COMMANDS } from '../modules/inbound/numbers.command.js';
 import { SUPPRESSION_COMMANDS } from '../modules/suppressions/suppressions.command.js';
 import { SuppressionsModule } from '../modules/suppressions/suppressions.module.js';
+import { MESSAGE_COMMANDS } from '../modules/messages/search/messages.command.js';
+import { MessageSearchModule } from '../modules/messages/search/message-search.module.js';
 import { ACCOUNT_AND_KEY_COMMANDS } from './cli-commands.js';
 import { MAIN_ENTITIES } from './entities.js';
 
@@ -34,6 +36,7 @@ export class CliModule {
         BalanceModule,
         InboundModule,
         SuppressionsModule,
+        MessageSearchModule,
       ],
       providers: [
         ...DB_COMMANDS,
@@ -42,6 +45,7 @@ export class CliModule {
         ...NUMBER_COMMANDS,
         ...INBOUND_COMMANDS,
         ...SUPPRESSION_COMMANDS,
+        ...MESSAGE_COMMANDS,
         RequestLogReader,
       ],
     };

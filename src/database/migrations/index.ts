@@ -8,6 +8,7 @@ import { MessageLastAttempt1764013100000 } from './main/1764013100000-message-la
 import { ScheduleValidityCancel1764020000000 } from './main/1764020000000-schedule-validity-cancel.js';
 import { TestModeKeysAndRequests1764021100000 } from './main/1764021100000-test-mode-keys-and-requests.js';
 import { DailySpendLimits1764021200000 } from './main/1764021200000-daily-spend-limits.js';
+import { IndexMessagesForSearch1764022000000 } from './main/1764022000000-index-messages-for-search.js';
 import { CreateInboundAndSuppressions1764030000000 } from './main/1764030000000-create-inbound-and-suppressions.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
@@ -30,6 +31,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   ScheduleValidityCancel1764020000000,
   TestModeKeysAndRequests1764021100000,
   DailySpendLimits1764021200000,
+  IndexMessagesForSearch1764022000000,
   CreateInboundAndSuppressions1764030000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [

@@ -57,7 +57,7 @@ export class MessageQueryService {
     };
   }
 
-  private present(r: MessageView) {
+  present(r: MessageView) {
     return {
       message_id: r.channel === 'email' ? String(r.id) : r.uuid,
       channel: r.channel,

@@ -6,6 +6,9 @@ import { CHANNELS, MESSAGE_STATUSES, type Channel, type MessageStatus } from './
 @Index('ix_messages_request', ['sendRequestId'])
 @Index('ix_messages_account_created', ['accountId', 'createdAt'])
 @Index('ix_messages_status_sent_request', ['status', 'sentAt', 'sendRequestId'])
+@Index('ix_messages_account_status_created', ['accountId', 'status', 'createdAt'])
+@Index('ix_messages_account_channel_created', ['accountId', 'channel', 'createdAt'])
+@Index('ix_messages_account_recipient_created', ['accountId', 'recipient', 'createdAt'])
 export class Message {
   /** Numeric, time-ordered; the e-mail message_id. */
   @PrimaryColumn({ type: 'bigint', unsigned: true })

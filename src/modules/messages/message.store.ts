@@ -24,10 +24,11 @@ const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender
   send_at, due_at, validity_period, valid_until, enqueued_at)`;
 const REQUEST_ROW = `(${new Array(24).fill('?').join(', ')})`;
 
-const VIEW = `SELECT m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
+/** A message as the lookups show it (a MessageView), from messages m joined to send_requests r. */
+export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
-                     m.attempts, m.last_error, r.send_at, r.valid_until
-                FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
+                     m.attempts, m.last_error, r.send_at, r.valid_until`;
+const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
 
 /** The values of one send_requests row, in the order of REQUEST_COLUMNS. */
 function requestValues(r: NewSendRequest): unknown[] {

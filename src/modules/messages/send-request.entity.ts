@@ -6,6 +6,7 @@ import { CHANNELS, type Channel } from './channel.js';
 @Index('uq_send_requests_reference', ['accountId', 'channel', 'testMode', 'userReferenceId'], {
   unique: true,
 })
+@Index('ix_send_requests_account_reference', ['accountId', 'userReferenceId'])
 export class SendRequest {
   @PrimaryColumn({ type: 'bigint', unsigned: true })
   id: string;

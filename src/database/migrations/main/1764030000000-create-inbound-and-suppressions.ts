@@ -4,8 +4,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Two-way messaging and opt-out: inbound numbers per account (a keyword shares a short code),
  * inbound messages, the parts of concatenated inbound messages waiting for the rest, each
  * account's inbound webhook and auto-replies, and the suppression list. A part's text is kept
- * as UTF-16 bytes: a UCS-2 part may end in half of a surrogate pair, which UTF-8 cannot hold. The index on messages
- * finds the message an inbound one answers (the latest sent to that number).
+ * as UTF-16 bytes: a UCS-2 part may end in half of a surrogate pair, which UTF-8 cannot hold.
+ * The message an inbound one answers (the latest sent to that number) is found through
+ * ix_messages_account_recipient_created.
  */
 export class CreateInboundAndSuppressions1764030000000 implements MigrationInterface {
   name = 'CreateInboundAndSuppressions1764030000000';
@@ -74,13 +75,9 @@ export class CreateInboundAndSuppressions1764030000000 implements MigrationInter
       created_at DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
       PRIMARY KEY (account_id, channel, recipient)
     ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
-    await q.query(
-      'ALTER TABLE messages ADD KEY ix_messages_account_recipient (account_id, recipient, created_at)',
-    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query('ALTER TABLE messages DROP KEY ix_messages_account_recipient');
     for (const t of [
       'suppressions',
       'account_inbound_settings',
