@@ -125,7 +125,11 @@ export class MessageSearchStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /** The account's requests (one per channel at most) that carry this user_reference_id. */
-  async requestIdsByReference(accountId: string, userReferenceId: string, testMode = false): Promise<string[]> {
+  async requestIdsByReference(
+    accountId: string,
+    userReferenceId: string,
+    testMode = false,
+  ): Promise<string[]> {
     const rows = (await this.ds.query(
       'SELECT id FROM send_requests WHERE account_id = ? AND test_mode = ? AND user_reference_id = ?',
       [accountId, testMode ? 1 : 0, userReferenceId],
