@@ -12,7 +12,7 @@ import { ScheduleValidityCancel1764020000000 } from './main/1764020000000-schedu
 import { TestModeKeysAndRequests1764021100000 } from './main/1764021100000-test-mode-keys-and-requests.js';
 import { DailySpendLimits1764021200000 } from './main/1764021200000-daily-spend-limits.js';
 import { IndexMessagesForSearch1764022000000 } from './main/1764022000000-index-messages-for-search.js';
-import { CreateConnectorsRoutesPrices1764020000000 } from './main/1764020000000-create-connectors-routes-prices.js';
+import { CreateConnectorsRoutesPrices1764023000000 } from './main/1764023000000-create-connectors-routes-prices.js';
 import { CreateInboundAndSuppressions1764030000000 } from './main/1764030000000-create-inbound-and-suppressions.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
@@ -39,7 +39,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   TestModeKeysAndRequests1764021100000,
   DailySpendLimits1764021200000,
   IndexMessagesForSearch1764022000000,
-  CreateConnectorsRoutesPrices1764020000000,
+  CreateConnectorsRoutesPrices1764023000000,
   CreateInboundAndSuppressions1764030000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
