@@ -1,5 +1,5 @@
 /**
- * B6: several SMSCs. Runs inside `npm run bench`, or alone:
+ * B7: several SMSCs. Runs inside `npm run bench`, or alone:
  *   npm run build && npm run build:bench && node dist/bench-build/bench/routing.js [--quick]
  *
  * Two connectors capped at 500 TPS each (two SMPP peers), two worker processes, and a backlog
@@ -83,7 +83,7 @@ export async function benchRouting(quick: boolean): Promise<BenchRow[]> {
       const rate = counts.reduce((a, b) => a + b, 0) / windowSeconds;
       const busiest = Math.max(...counts);
       rows.push({
-        id: 'B6',
+        id: 'B7',
         metric: `SMSC ${i + 1} of 2 (cap ${TPS} TPS, 2 workers), mean over ${windowSeconds} s`,
         value: Math.round(rate * 10) / 10,
         unit: 'msg/s',
@@ -91,7 +91,7 @@ export async function benchRouting(quick: boolean): Promise<BenchRow[]> {
         ok: rate >= TPS * 0.95 && rate <= TPS * 1.05,
       });
       rows.push({
-        id: 'B6',
+        id: 'B7',
         metric: `SMSC ${i + 1} of 2, busiest calendar second`,
         value: busiest,
         unit: 'msg/s',
@@ -119,7 +119,7 @@ export async function benchRouting(quick: boolean): Promise<BenchRow[]> {
       await sleep(300);
     }
     rows.push({
-      id: 'B6',
+      id: 'B7',
       metric: `high priority, accepted to SMSC, ${Number(left.n)} normal queued (worst of 5)`,
       value: Math.max(...latencies),
       unit: 'ms',
@@ -127,7 +127,7 @@ export async function benchRouting(quick: boolean): Promise<BenchRow[]> {
       ok: Math.max(...latencies) <= 1000 && Number(left.n) >= backlog / 2,
     });
     rows.push({
-      id: 'B6',
+      id: 'B7',
       metric: 'high priority, accepted to SMSC (median of 5)',
       value: median(latencies),
       unit: 'ms',
@@ -135,7 +135,7 @@ export async function benchRouting(quick: boolean): Promise<BenchRow[]> {
       ok: true,
     });
     rows.push({
-      id: 'B6',
+      id: 'B7',
       metric: 'high priority, request sent to SMSC (median of 5)',
       value: median(fromRequest),
       unit: 'ms',

@@ -1,7 +1,7 @@
 /**
  * npm run bench [-- --quick]
  * Starts everything it needs on loopback (the API, a worker, a baseline app, an SMPP peer),
- * measures B1–B5 against baselines measured in the same run, prints a table of medians and
+ * measures B1–B5 and S1–S2 against baselines measured in the same run, prints a table of medians and
  * writes it to bench/results/latest.json.
  */
 import { writeFileSync } from 'node:fs';
@@ -11,6 +11,8 @@ import { createConnection } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
+import { benchScheduling } from './scheduling.js';
+import { benchSearch } from './search.js';
 import { benchRouting } from './routing.js';
 import {
   cliJson,
@@ -152,6 +154,55 @@ async function main() {
       ok: p99 <= 50,
     });
     if (bad) console.warn(`B1: ${bad} non-2xx answers or errors`);
+
+    // B1 with daily spend limits on the key and the account (never reached), and with a test key.
+    cli('accounts', 'limit', '--username', 'bench', '--daily', '100000000');
+    const limited = cli(
+      'keys',
+      'create',
+      '--username',
+      'bench',
+      '--name',
+      'bench-limited',
+      '--rate-limit',
+      '1000000/1',
+      '--daily-limit',
+      '100000000',
+    ).key as string;
+    const test = cli(
+      'keys',
+      'create',
+      '--username',
+      'bench',
+      '--name',
+      'bench-test',
+      '--mode',
+      'test',
+      '--rate-limit',
+      '1000000/1',
+    ).key as string;
+    await sleep(1100); // the account's new limit reaches the API's key cache
+    for (const [label, k] of [
+      ['with a daily limit on key and account', limited],
+      ['from a test key', test],
+    ] as const) {
+      const runs: Array<Awaited<ReturnType<typeof load>>> = [];
+      for (let i = 0; i < RUNS; i++)
+        runs.push(await load(`${api}/api/v1/json/bulk/sms`, single, { 'x-api-key': k }, B1_SECONDS));
+      const rps = median(runs.map((r) => r.rps));
+      const failed = runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
+      record({
+        id: 'B1',
+        metric: `single-recipient send ${label}, req/s`,
+        value: rps,
+        unit: 'req/s',
+        baseline: rpsApp,
+        ratio: rps / rpsApp,
+        bar: 'informational (baseline: B1 app)',
+        ok: failed === 0,
+      });
+    }
+    cli('accounts', 'limit', '--username', 'bench', '--clear');
 
     // B2 and B4 (during B2): one 10,000-recipient request, against a raw multi-row insert of the same rows.
     const acks: number[] = [];
@@ -404,7 +455,12 @@ async function main() {
 
   // B5 starts an API of its own (TRUST_PROXY, default throttles) on a database of its own.
   for (const r of await benchFairness(quick)) record(r);
-  // B6 starts an API, two workers and two SMSCs of its own.
+  // S1, S2: scheduled sends, with an API, a worker and a database of their own.
+  for (const r of await benchScheduling(quick)) record(r);
+
+  // B6 seeds 1,000,000 messages into a database of its own and searches and exports them.
+  for (const r of await benchSearch(quick)) record(r);
+  // B7 starts an API, two workers and two SMSCs of its own.
   for (const r of await benchRouting(quick)) record(r);
 
   const machine = {

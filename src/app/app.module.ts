@@ -13,11 +13,14 @@ import { BalanceHttpModule } from '../modules/balance/balance-http.module.js';
 import { ChatModule } from '../modules/sending/channels/chat/chat.module.js';
 import { EmailModule } from '../modules/sending/channels/email/email.module.js';
 import { HealthModule } from '../modules/health/health.module.js';
+import { MessagesHttpModule } from '../modules/messages/messages-http.module.js';
+import { RequestSummaryModule } from '../modules/request-summary/request-summary.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { RequestLogsModule } from '../modules/request-logs/request-logs.module.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
 import { NoWorkersInProcessModule, WorkersInProcessModule } from './in-process-dispatch.module.js';
 import { AllQueuesModule } from './queues.module.js';
+import { SchedulingApiModule } from './scheduling-api.module.js';
 import { WorkerModule } from './worker.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
@@ -46,6 +49,9 @@ export class AppModule {
         SmsModule,
         EmailModule,
         ChatModule,
+        SchedulingApiModule,
+        MessagesHttpModule,
+        RequestSummaryModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard, only when ADMIN_TOKEN is set.
         ...(config.adminToken

@@ -15,6 +15,8 @@ import {
   AccountsShowCommand,
 } from '../modules/balance/balance.command.js';
 import { KeysLogsCommand } from '../modules/request-logs/key-logs.command.js';
+import { AccountsLimitCommand } from '../modules/balance/account-limit.command.js';
+import { KeysLimitCommand } from '../modules/balance/key-limit.command.js';
 
 /**
  * The admin CLI's command groups. A group lists subcommands that live with the features they
@@ -31,12 +33,13 @@ const ACCOUNTS = [
   AccountsPriceCommand,
   AccountsCallbackSecretCommand,
   AccountsPasswordCommand,
+  AccountsLimitCommand,
 ];
 
 @Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: ACCOUNTS })
 export class AccountsCommand extends CommandGroup {}
 
-const KEYS = [...KEY_SUBCOMMANDS, KeysLogsCommand];
+const KEYS = [...KEY_SUBCOMMANDS, KeysLogsCommand, KeysLimitCommand];
 
 @Command({ name: 'keys', description: 'manage API keys', subCommands: KEYS })
 export class KeysCommand extends CommandGroup {}

@@ -8,6 +8,8 @@ import { AccountsModule } from '../modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { LOG_COMMANDS } from '../modules/request-logs/logs.command.js';
+import { MESSAGE_COMMANDS } from '../modules/messages/search/messages.command.js';
+import { MessageSearchModule } from '../modules/messages/search/message-search.module.js';
 import { CONNECTOR_COMMANDS } from '../modules/delivery/connectors/connectors.command.js';
 import { ConnectorAdminService } from '../modules/delivery/connectors/connector-admin.service.js';
 import { ROUTE_COMMANDS } from '../modules/delivery/connectors/routes.command.js';
@@ -31,12 +33,15 @@ export class CliModule {
         AccountsModule,
         ApiKeysModule,
         BalanceModule,
+        MessageSearchModule,
         RoutingModule,
       ],
       providers: [
         ...DB_COMMANDS,
         ...ACCOUNT_AND_KEY_COMMANDS,
         ...LOG_COMMANDS,
+        ...MESSAGE_COMMANDS,
+        RequestLogReader,
         ...CONNECTOR_COMMANDS,
         ...ROUTE_COMMANDS,
         RequestLogReader,

@@ -15,6 +15,9 @@ import { MessagesModule } from '../modules/messages/messages.module.js';
 import { QueueModule } from '../modules/delivery/queue.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { MessageStateService } from '../modules/delivery/message-state.service.js';
+import { DueScanner } from '../modules/delivery/due-scanner.js';
+import { HandOverClaims } from '../modules/delivery/hand-over-claims.js';
+import { ValidityExpiry } from '../modules/delivery/validity-expiry.js';
 import { ConnectorPool } from '../modules/delivery/connectors/connector-pool.js';
 import { RoutingModule } from '../modules/delivery/connectors/routing.module.js';
 import { RedisModule } from '../platform/redis/redis.module.js';
@@ -46,7 +49,17 @@ import { RedisModule } from '../platform/redis/redis.module.js';
     RecoverySweep,
     DispatchWorker,
     { provide: STATE_CHANGE_LISTENER, useExisting: CallbackOutbox },
+    HandOverClaims,
+    DueScanner,
+    ValidityExpiry,
   ],
-  exports: [TransportRegistry, RecoverySweep, MessageStateService, ProviderFaults],
+  exports: [
+    TransportRegistry,
+    RecoverySweep,
+    MessageStateService,
+    ProviderFaults,
+    DueScanner,
+    ValidityExpiry,
+  ],
 })
 export class WorkerModule {}

@@ -50,6 +50,10 @@ export interface AppConfig {
   sweepStrandedAfterMs: number;
   /** A SENT message without a receipt for this long ends EXPIRED, reason NO_RECEIPT. */
   receiptWaitMs: number;
+  /** Seconds a message may wait for hand-over when the send names no validity_period. */
+  defaultValidityPeriod: number;
+  /** How often each worker looks in MySQL for scheduled messages that are due. */
+  schedulePollMs: number;
   callbackTimeoutMs: number;
   callbackBackoffBaseMs: number;
   callbackHttpsOnly: boolean;
@@ -297,6 +301,8 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     sweepMinAgeMs: env.SWEEP_MIN_AGE_MS ?? 10_000,
     sweepStrandedAfterMs: env.SWEEP_STRANDED_AFTER_MS ?? 60_000,
     receiptWaitMs,
+    defaultValidityPeriod: env.DEFAULT_VALIDITY_PERIOD ?? 172_800,
+    schedulePollMs: env.SCHEDULE_POLL_MS ?? 250,
     callbackTimeoutMs: env.CALLBACK_TIMEOUT_MS ?? 5000,
     callbackBackoffBaseMs: env.CALLBACK_BACKOFF_BASE_MS ?? 10_000,
     callbackHttpsOnly: env.CALLBACK_HTTPS_ONLY ?? false,

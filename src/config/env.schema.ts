@@ -275,6 +275,22 @@ export class EnvSchema {
   @Matches(DURATION, { message: 'must be a duration such as 72h, 30m, 45s or 500ms (at least 1s)' })
   RECEIPT_WAIT?: string;
 
+  /** Seconds a message may wait to be handed to a provider, from the later of send_at and acceptance. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(604_800)
+  DEFAULT_VALIDITY_PERIOD?: number;
+
+  /** How often each worker asks MySQL for scheduled messages that are due. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  SCHEDULE_POLL_MS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

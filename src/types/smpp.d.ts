@@ -43,6 +43,8 @@ declare module 'smpp' {
       protocol_id?: number;
       priority_flag?: number;
       registered_delivery?: number;
+      /** Absolute (YYMMDDhhmmsstnnp) or relative (…R) time; a Date is written in the absolute form. */
+      validity_period?: string | Date;
       /** `null` (the default) lets the library pick an encoding by the text. */
       data_coding?: number | null;
       short_message?: ShortMessageInput | DecodedShortMessage;

@@ -70,6 +70,19 @@ export function messageListQuery(realReferences: string[]): fc.Arbitrary<string>
   const name = fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom('api_reference', 'page', 'per_page') },
     {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        'cursor',
+        'limit',
+        'status',
+        'channel',
+        'recipient',
+        'user_reference_id',
+        'created_from',
+        'created_to',
+      ),
+    },
+    {
       weight: 1,
       arbitrary: fc.constantFrom(
         'api_reference[]',

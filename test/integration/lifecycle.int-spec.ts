@@ -26,15 +26,21 @@ import { startServices, type ServiceContext } from '../support/service-context.j
  * one writes, and that a message is refunded once at most, whatever repeats or races.
  */
 
-/** The rule, written out here on its own: a message moves forward only, and FAILED only before it was handed over. */
+/**
+ * The rule, written out here on its own: a message moves forward only, FAILED only before it was
+ * handed over, CANCELLED only before it was handed over, and a SCHEDULED message is released
+ * (ACKNOWLEDGED), cancelled or expired.
+ */
 const ALLOWED: Record<MessageStatus, MessageStatus[]> = {
-  ACKNOWLEDGED: ['SENT', 'DELIVERED', 'UNDELIVERED', 'EXPIRED', 'REJECTED', 'FAILED'],
+  SCHEDULED: ['ACKNOWLEDGED', 'EXPIRED', 'CANCELLED'],
+  ACKNOWLEDGED: ['SENT', 'DELIVERED', 'UNDELIVERED', 'EXPIRED', 'REJECTED', 'FAILED', 'CANCELLED'],
   SENT: ['DELIVERED', 'UNDELIVERED', 'EXPIRED', 'REJECTED'],
   DELIVERED: [],
   UNDELIVERED: [],
   EXPIRED: [],
   REJECTED: [],
   FAILED: [],
+  CANCELLED: [],
 };
 
 const told: CommittedChange[] = [];
@@ -166,15 +172,18 @@ describe('MessageStateService: the transition table', () => {
 });
 
 describe('MessageStateService: refunds', () => {
-  it.each(['FAILED', 'REJECTED'] as const)('refunds a message that ends %s, once', async (status) => {
-    const [id] = await accept(1);
-    const before = await balance();
-    await states.apply([{ id, status }]);
-    await states.apply([{ id, status }]);
-    await states.apply([{ id, status: status === 'FAILED' ? 'REJECTED' : 'FAILED' }]);
-    expect(await refundsOf(id)).toBe(1);
-    expect(Number(await balance()) - Number(before)).toBe(1);
-  });
+  it.each(['FAILED', 'REJECTED', 'CANCELLED'] as const)(
+    'refunds a message that ends %s, once',
+    async (status) => {
+      const [id] = await accept(1);
+      const before = await balance();
+      await states.apply([{ id, status }]);
+      await states.apply([{ id, status }]);
+      await states.apply([{ id, status: status === 'FAILED' ? 'REJECTED' : 'FAILED' }]);
+      expect(await refundsOf(id)).toBe(1);
+      expect(Number(await balance()) - Number(before)).toBe(1);
+    },
+  );
 
   it('refunds a message the provider refuses after it was SENT', async () => {
     const [id] = await accept(1);
@@ -183,6 +192,24 @@ describe('MessageStateService: refunds', () => {
     await states.apply([{ id, status: 'REJECTED', reason: 'PROVIDER_REFUSED' }]);
     expect(await refundsOf(id)).toBe(1);
     expect(Number(await balance()) - Number(before)).toBe(1);
+  });
+
+  it('refunds a message whose validity elapsed before hand-over (EXPIRED asked with a refund), once', async () => {
+    const [id] = await accept(1);
+    const before = await balance();
+    const expire = { id, status: 'EXPIRED' as const, reason: 'VALIDITY_PERIOD_ELAPSED', refund: true };
+    await Promise.all([states.apply([expire]), states.apply([expire])]);
+    expect(await refundsOf(id)).toBe(1);
+    expect(Number(await balance()) - Number(before)).toBe(1);
+  });
+
+  it('leaves a message a worker has claimed for hand-over to it: no cancel, no refund', async () => {
+    const [id] = await accept(1);
+    await ctx.ds.query('UPDATE messages SET claimed_at = ? WHERE id = ?', [new Date(), id]);
+    const before = await balance();
+    expect(await states.apply([{ id, status: 'CANCELLED', unlessHandingOver: true }])).toEqual([]);
+    expect(await statusOf(id)).toBe('ACKNOWLEDGED');
+    expect(await balance()).toBe(before);
   });
 
   it.each(['SENT', 'DELIVERED', 'UNDELIVERED', 'EXPIRED'] as const)(

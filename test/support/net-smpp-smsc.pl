@@ -1,7 +1,8 @@
 #!/usr/bin/perl
 # An SMSC for tests that shares no code with our client: Debian's Net::SMPP (libnet-smpp-perl) in its
 # server role. Usage: net-smpp-smsc.pl PORT. Prints one line per event on stdout:
-#   listening PORT | bound SYSTEM_ID | submit DEST ID SEQ/TOTAL | receipt_resp STATUS | unbound
+#   listening PORT | bound SYSTEM_ID | submit DEST ID SEQ/TOTAL VALIDITY | receipt_resp STATUS | unbound
+# (VALIDITY: the submit_sm's validity_period as sent, '-' when empty)
 # Message ids are hexadecimal (A7BF0 upwards). The receipt form follows the destination's last digit:
 #   0 text only, id in decimal            1 text only, id in zero-padded decimal
 #   2 TLVs only, id in zero-padded hex    3 text and TLVs, id as in submit_sm_resp
@@ -67,7 +68,8 @@ while (my $conn = $server->accept) {
       my ($dest, $source) = ($pdu->{destination_addr}, $pdu->{source_addr});
       my $form = substr($dest, -1);
       my $stat = ($form eq '5' && $seq == 1) ? 'UNDELIV' : 'DELIVRD';
-      print "submit $dest $id_hex $seq/$total\n";
+      my $validity = (defined $pdu->{validity_period} && length $pdu->{validity_period}) ? $pdu->{validity_period} : '-';
+      print "submit $dest $id_hex $seq/$total $validity\n";
       receipt($conn, $dest, $source, $id_num, $id_hex, $stat) if $form eq '4';
       $conn->submit_sm_resp(seq => $pdu->{seq}, message_id => $id_hex);
       if ($form ne '4') {

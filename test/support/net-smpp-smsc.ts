@@ -19,6 +19,8 @@ export interface NetSmppSubmit {
   id: string;
   seq: number;
   total: number;
+  /** The submit_sm's validity_period as received ('' when empty). */
+  validity: string;
 }
 
 /** The Perl SMSC of net-smpp-smsc.pl on a free loopback port, with what it printed. */
@@ -48,7 +50,8 @@ export async function startNetSmppSmsc(): Promise<NetSmppSmsc> {
       if (event === 'listening') resolve();
       else if (event === 'submit') {
         const [seq, total] = args[2].split('/').map(Number);
-        submits.push({ destination: args[0], id: args[1], seq, total });
+        const validity = args[3] === undefined || args[3] === '-' ? '' : args[3];
+        submits.push({ destination: args[0], id: args[1], seq, total, validity });
       } else if (event === 'receipt_resp') receiptResponses.push(Number(args[0]));
     });
   });

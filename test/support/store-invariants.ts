@@ -73,8 +73,10 @@ export async function checkStore(db: Queryable): Promise<InvariantReport> {
     `SELECT l.message_id, COUNT(*) AS refunds, m.status
        FROM ledger_entries l LEFT JOIN messages m ON m.id = l.message_id
       WHERE l.kind = 'refund'
-      GROUP BY l.message_id, m.status
-     HAVING refunds <> 1 OR m.status IS NULL OR m.status NOT IN ('FAILED', 'REJECTED')`,
+      GROUP BY l.message_id, m.status, m.reason
+     HAVING refunds <> 1 OR m.status IS NULL
+         OR (m.status NOT IN ('FAILED', 'REJECTED', 'CANCELLED')
+             AND NOT (m.status = 'EXPIRED' AND m.reason = 'VALIDITY_PERIOD_ELAPSED'))`,
   );
   return {
     halfStored,

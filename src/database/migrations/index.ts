@@ -5,7 +5,11 @@ import { ExactUserReferenceId1764000450000 } from './main/1764000450000-exact-us
 import { CreateMessageParts1764000600000 } from './main/1764000600000-create-message-parts.js';
 import { IndexMessagesByStatus1764000612000 } from './main/1764000612000-index-messages-by-status.js';
 import { MessageLastAttempt1764013100000 } from './main/1764013100000-message-last-attempt.js';
-import { CreateConnectorsRoutesPrices1764020000000 } from './main/1764020000000-create-connectors-routes-prices.js';
+import { ScheduleValidityCancel1764020000000 } from './main/1764020000000-schedule-validity-cancel.js';
+import { TestModeKeysAndRequests1764021100000 } from './main/1764021100000-test-mode-keys-and-requests.js';
+import { DailySpendLimits1764021200000 } from './main/1764021200000-daily-spend-limits.js';
+import { IndexMessagesForSearch1764022000000 } from './main/1764022000000-index-messages-for-search.js';
+import { CreateConnectorsRoutesPrices1764023000000 } from './main/1764023000000-create-connectors-routes-prices.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -23,7 +27,11 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   CreateMessageParts1764000600000,
   IndexMessagesByStatus1764000612000,
   MessageLastAttempt1764013100000,
-  CreateConnectorsRoutesPrices1764020000000,
+  ScheduleValidityCancel1764020000000,
+  TestModeKeysAndRequests1764021100000,
+  DailySpendLimits1764021200000,
+  IndexMessagesForSearch1764022000000,
+  CreateConnectorsRoutesPrices1764023000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

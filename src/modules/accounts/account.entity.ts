@@ -22,6 +22,10 @@ export class Account {
   @Column({ type: 'char', length: 3 })
   currency: string;
 
+  /** The most the account's live keys together may spend per UTC day; null: no limit. */
+  @Column({ name: 'daily_limit', type: 'decimal', precision: 20, scale: 6, nullable: true })
+  dailyLimit: string | null;
+
   @Column({ name: 'callback_secret', type: 'varchar', length: 128, select: false })
   callbackSecret: string;
 

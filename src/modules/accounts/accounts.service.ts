@@ -77,6 +77,13 @@ export class AccountsService {
     return { ...a, status };
   }
 
+  /** Sets (a decimal text) or clears (null) the account's daily spend limit. */
+  async setDailyLimit(username: string, dailyLimit: string | null): Promise<Account> {
+    const a = await this.requireByUsername(username);
+    await this.ds.getRepository(Account).update({ id: a.id }, { dailyLimit });
+    return { ...a, dailyLimit };
+  }
+
   /** The account's username and password hash, for CredentialCheck; null when it is gone. */
   async credentials(accountId: string): Promise<{ username: string; passwordHash: string } | null> {
     const row = await this.ds

@@ -1,5 +1,8 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
+export const KEY_MODES = ['live', 'test'] as const;
+export type KeyMode = (typeof KEY_MODES)[number];
+
 @Entity('api_keys')
 export class ApiKey {
   @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
@@ -20,6 +23,10 @@ export class ApiKey {
   @Column({ name: 'key_prefix', type: 'varchar', length: 16 })
   keyPrefix: string;
 
+  /** `test`: requests are stored and answered as live ones but reach no provider and cost nothing. */
+  @Column({ type: 'enum', enum: KEY_MODES, default: 'live' })
+  mode: KeyMode;
+
   @Column({ name: 'allowed_ips', type: 'json', nullable: true })
   allowedIps: string[] | null;
 
@@ -32,6 +39,9 @@ export class ApiKey {
   @Column({ name: 'rate_window_seconds', type: 'int', unsigned: true, nullable: true })
   rateWindowSeconds: number | null;
 
+  /** The most this key may spend per UTC day, in the account's currency; null: no limit. */
+  @Column({ name: 'daily_limit', type: 'decimal', precision: 20, scale: 6, nullable: true })
+  dailyLimit: string | null;
   /** The priority of this key's sends when a request names none (null: normal). */
   @Column({ type: 'enum', enum: ['high', 'normal'], nullable: true })
   priority: 'high' | 'normal' | null;

@@ -1,16 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 const KEY_PREFIX = 'bmk_';
+/** A test key says so in its first characters, so it is told apart at a glance (in code, in logs). */
+const TEST_KEY_PREFIX = 'bmk_test_';
 
 /** 256 random bits, URL-safe; shown once. */
-export function generateApiKey(): string {
-  return KEY_PREFIX + randomBytes(32).toString('base64url');
+export function generateApiKey(mode: 'live' | 'test' = 'live'): string {
+  return (mode === 'test' ? TEST_KEY_PREFIX : KEY_PREFIX) + randomBytes(32).toString('base64url');
 }
 
 export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
+/** The key's first characters, enough to tell keys apart: a test key's longer marker is not counted against it. */
 export function displayPrefix(key: string): string {
-  return key.slice(0, 12);
+  return key.slice(0, key.startsWith(TEST_KEY_PREFIX) ? 16 : 12);
 }

@@ -6,7 +6,8 @@ import { CommandError } from '../../platform/cli/cli-errors.js';
 import { IpAllowList } from './auth/ip-allow-list.js';
 import { Account } from '../accounts/account.entity.js';
 import { ApiKeyCache } from './api-key-cache.js';
-import { ApiKey } from './api-key.entity.js';
+import { ApiKey, type KeyMode } from './api-key.entity.js';
+import { parseAmount } from '../../platform/money/money.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util.js';
 
 export class ApiKeyError extends CommandError {}
@@ -18,6 +19,16 @@ function checkName(raw: string): string {
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name))
     throw new ApiKeyError('name must not contain control characters');
   return name;
+}
+
+/** Zero or more, at most 6 decimal places (zero stops every charged send of the key). */
+function checkDailyLimit(raw: string): string {
+  const amount = parseAmount(String(raw).trim());
+  if (amount === null)
+    throw new ApiKeyError(
+      'daily limit must be a decimal of zero or more with at most 6 decimal places, such as 50.00',
+    );
+  return amount;
 }
 
 export interface ResolvedKey {
@@ -43,6 +54,10 @@ export interface CreateKeyInput {
   allowedIps?: string[];
   expiresAt?: Date | null;
   rateLimit?: { limit: number; windowSeconds: number } | null;
+  /** Default `live`. Fixed for the key's life: rotation keeps it. */
+  mode?: KeyMode;
+  /** Most the key may spend per UTC day (decimal text, account currency); null: no limit. */
+  dailyLimit?: string | null;
   /** The priority of the key's sends that name none (null: normal). */
   priority?: 'high' | 'normal' | null;
 }
@@ -53,6 +68,7 @@ export interface UpdateKeyInput {
   allowedIps?: string[] | null;
   expiresAt?: Date | null;
   rateLimit?: { limit: number; windowSeconds: number } | null;
+  dailyLimit?: string | null;
   priority?: 'high' | 'normal' | null;
 }
 
@@ -75,13 +91,17 @@ export class ApiKeysService {
     const name = checkName(input.name);
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
       throw new ApiKeyError('expires-at is in the past');
-    const secret = generateApiKey();
+    const mode = input.mode ?? 'live';
+    const dailyLimit = input.dailyLimit == null ? null : checkDailyLimit(input.dailyLimit);
+    const secret = generateApiKey(mode);
     const repo = this.ds.getRepository(ApiKey);
     const apiKey = repo.create({
       accountId: account.id,
       name,
       keyHash: hashApiKey(secret),
       keyPrefix: displayPrefix(secret),
+      mode,
+      dailyLimit,
       allowedIps: input.allowedIps?.length ? input.allowedIps : null,
       expiresAt: input.expiresAt ?? null,
       rateLimit: input.rateLimit?.limit ?? null,
@@ -146,7 +166,7 @@ export class ApiKeysService {
   async rotate(id: string): Promise<{ apiKey: ApiKey; secret: string }> {
     const key = await this.get(id);
     if (key.revokedAt) throw new ApiKeyError(`key ${id} is revoked and cannot be rotated`);
-    const secret = generateApiKey();
+    const secret = generateApiKey(key.mode);
     const res = await this.ds
       .getRepository(ApiKey)
       .update({ id, revokedAt: IsNull() }, { keyHash: hashApiKey(secret), keyPrefix: displayPrefix(secret) });
@@ -156,8 +176,8 @@ export class ApiKeysService {
   }
 
   /**
-   * Changes a key's name, allow list, expiry or rate limit. `null` clears: no allow list, no
-   * expiry, the default rate limit. A revoked key is final and is not edited.
+   * Changes a key's name, allow list, expiry, rate limit or daily limit. `null` clears: no allow
+   * list, no expiry, the default rate limit, no daily limit. The mode never changes. A revoked key is final and is not edited.
    */
   async update(id: string, input: UpdateKeyInput): Promise<ApiKey> {
     const key = await this.get(id);
@@ -175,6 +195,8 @@ export class ApiKeysService {
       changes.rateLimit = input.rateLimit?.limit ?? null;
       changes.rateWindowSeconds = input.rateLimit?.windowSeconds ?? null;
     }
+    if (input.dailyLimit !== undefined)
+      changes.dailyLimit = input.dailyLimit === null ? null : checkDailyLimit(input.dailyLimit);
     if (input.priority !== undefined) changes.priority = input.priority;
     if (Object.keys(changes).length === 0) throw new ApiKeyError('nothing to change');
     await this.ds.getRepository(ApiKey).update({ id }, changes);

@@ -5,13 +5,15 @@ import { cell, iso, printJson, printLine, printTable } from '../../platform/cli/
 import {
   collect,
   parseIpOrCidr,
+  parseDailyLimit,
   parseIsoDate,
   parsePriority,
   parseRateLimit,
   type RateLimitValue,
 } from '../../platform/cli/parsers.js';
 import { AccountsService } from '../accounts/accounts.service.js';
-import type { ApiKey } from './api-key.entity.js';
+import { KEY_MODES, type ApiKey, type KeyMode } from './api-key.entity.js';
+import { money } from '../../platform/money/money.js';
 import { ApiKeysService, type UpdateKeyInput } from './api-keys.service.js';
 
 interface JsonOption {
@@ -20,6 +22,7 @@ interface JsonOption {
 
 const NEVER = 'never';
 const DEFAULT = 'default';
+const NONE = 'none';
 
 const EXPIRY_HELP = `
 A date without an offset is UTC. An --expires-at that is already past is refused as a failure
@@ -33,10 +36,12 @@ function keyView(k: ApiKey & { username?: string }) {
     name: k.name,
     username: k.username ?? null,
     key_prefix: k.keyPrefix,
+    mode: k.mode,
     status: k.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
     allowed_ips: k.allowedIps ?? [],
     expires_at: iso(k.expiresAt),
     rate_limit: k.rateLimit && k.rateWindowSeconds ? `${k.rateLimit}/${k.rateWindowSeconds}` : null,
+    daily_limit: k.dailyLimit === null || k.dailyLimit === undefined ? null : money(k.dailyLimit),
     priority: k.priority ?? 'normal',
     revoked_at: iso(k.revokedAt),
     last_used_at: iso(k.lastUsedAt),
@@ -75,6 +80,8 @@ export class KeysCreateCommand extends CliCommand {
       allowIp?: string[];
       expiresAt?: Date;
       rateLimit?: RateLimitValue;
+      mode?: KeyMode;
+      dailyLimit?: string;
       priority?: 'high' | 'normal';
     },
   ): Promise<void> {
@@ -84,6 +91,8 @@ export class KeysCreateCommand extends CliCommand {
       allowedIps: o.allowIp,
       expiresAt: o.expiresAt ?? null,
       rateLimit: o.rateLimit ?? null,
+      mode: o.mode ?? 'live',
+      dailyLimit: o.dailyLimit ?? null,
       priority: o.priority ?? null,
     });
     const view = keyView(await this.keys.describe(apiKey.id));
@@ -126,6 +135,25 @@ export class KeysCreateCommand extends CliCommand {
   }
 
   @Option({
+    flags: '--mode <live|test>',
+    description:
+      'test: requests are stored and answered but reach no provider and cost nothing (default: live)',
+  })
+  parseMode(v: string): KeyMode {
+    const mode = v.trim().toLowerCase();
+    if (!(KEY_MODES as readonly string[]).includes(mode)) throw new UsageError('Expected live or test.');
+    return mode as KeyMode;
+  }
+
+  @Option({
+    flags: '--daily-limit <amount>',
+    description: "the most this key may spend per UTC day, in the account's currency (default: no limit)",
+  })
+  parseDailyLimit(v: string): string {
+    return parseDailyLimit(v);
+  }
+
+  @Option({
     flags: '--priority <priority>',
     description: 'high or normal (default): the priority of sends that name none; high for one-time codes',
   })
@@ -135,7 +163,7 @@ export class KeysCreateCommand extends CliCommand {
 
   @Help('after')
   expiryHelp(): string {
-    return EXPIRY_HELP;
+    return `${EXPIRY_HELP}\nA test key (--mode test) starts with bmk_test_; its mode never changes.`;
   }
 }
 
@@ -159,7 +187,9 @@ export class KeysListCommand extends CliCommand {
       ['key_prefix', 'PREFIX'],
       ['status', 'STATUS'],
       ['allowed_ips', 'ALLOWED_IPS'],
+      ['mode', 'MODE'],
       ['rate_limit', 'RATE'],
+      ['daily_limit', 'DAILY_LIMIT'],
       ['expires_at', 'EXPIRES'],
     ]);
   }
@@ -223,7 +253,7 @@ export class KeysRotateCommand extends CliCommand {
 @SubCommand({
   name: 'update',
   arguments: '<id>',
-  description: "change a key's name, allow list, expiry or rate limit",
+  description: "change a key's name, allow list, expiry, rate limit or daily spend limit",
 })
 export class KeysUpdateCommand extends CliCommand {
   constructor(private readonly keys: ApiKeysService) {
@@ -238,6 +268,7 @@ export class KeysUpdateCommand extends CliCommand {
       clearAllowIp?: boolean;
       expiresAt?: Date | typeof NEVER;
       rateLimit?: RateLimitValue | typeof DEFAULT;
+      dailyLimit?: string | typeof NONE;
       priority?: 'high' | 'normal';
     },
   ): Promise<void> {
@@ -249,10 +280,11 @@ export class KeysUpdateCommand extends CliCommand {
     if (o.clearAllowIp) input.allowedIps = null;
     if (o.expiresAt !== undefined) input.expiresAt = o.expiresAt === NEVER ? null : o.expiresAt;
     if (o.rateLimit !== undefined) input.rateLimit = o.rateLimit === DEFAULT ? null : o.rateLimit;
+    if (o.dailyLimit !== undefined) input.dailyLimit = o.dailyLimit === NONE ? null : o.dailyLimit;
     if (o.priority !== undefined) input.priority = o.priority;
     if (Object.keys(input).length === 0) {
       throw new UsageError(
-        'nothing to change: give --name, --allow-ip, --clear-allow-ip, --expires-at, --rate-limit or --priority',
+        'nothing to change: give --name, --allow-ip, --clear-allow-ip, --expires-at, --rate-limit, --daily-limit or --priority',
       );
     }
     await this.keys.update(id, input);
@@ -288,6 +320,14 @@ export class KeysUpdateCommand extends CliCommand {
   })
   parseRateLimit(v: string): RateLimitValue | typeof DEFAULT {
     return v.trim().toLowerCase() === DEFAULT ? DEFAULT : parseRateLimit(v);
+  }
+
+  @Option({
+    flags: '--daily-limit <amount|none>',
+    description: 'a new daily spend limit (UTC day, account currency), or none',
+  })
+  parseDailyLimit(v: string): string | typeof NONE {
+    return v.trim().toLowerCase() === NONE ? NONE : parseDailyLimit(v);
   }
 
   @Option({

@@ -7,6 +7,7 @@ import type { LedgerKind } from './ledger-entry.entity.js';
 import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
 import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
+import { SpendLimits } from './spend-limits.js';
 
 export class InsufficientBalance extends Error {
   constructor(
@@ -24,7 +25,10 @@ const PRICE_TTL_MS = 1000;
 export class BalanceService {
   private readonly prices = new Map<string, { price: string; until: number }>();
 
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly spend: SpendLimits,
+  ) {}
 
   /**
    * The channel's price per unit, remembered for a second so a send costs no extra query; a
@@ -138,12 +142,22 @@ export class BalanceService {
   }
 
   /**
-   * Gives a message's charge back. Safe to call more than once: the ledger's unique key on
-   * (kind, message_id) lets only the first refund through. Returns whether it refunded.
+   * Gives a message's charge back, and its room under the daily spend limits of the day it was
+   * charged. Safe to call more than once: the ledger's unique key on (kind, message_id) lets
+   * only the first refund through. Returns whether it refunded.
    */
   async refundMessage(
     em: EntityManager,
-    m: { id: string; accountId: string; channel: Channel; cost: string; sendRequestId: string },
+    m: {
+      id: string;
+      accountId: string;
+      channel: Channel;
+      cost: string;
+      sendRequestId: string;
+      /** The request's key and acceptance time, for the spend limits; absent: none given back. */
+      apiKeyId?: string | null;
+      chargedAt?: Date;
+    },
   ): Promise<boolean> {
     if (!isPositive(m.cost)) return false;
     const res = (await em.query(
@@ -157,7 +171,84 @@ export class BalanceService {
       m.accountId,
       m.channel,
     ]);
+    if (m.apiKeyId && m.chargedAt)
+      await this.spend.giveBack(em, {
+        accountId: m.accountId,
+        apiKeyId: m.apiKeyId,
+        amount: m.cost,
+        chargedAt: m.chargedAt,
+      });
     return true;
+  }
+
+  /**
+   * refundMessage for many messages in three statements, whatever their number: the refunds
+   * already in the ledger are read (under the ledger's unique key), the rest inserted in one
+   * multi-row INSERT, and each balance moved once by its total, in a fixed order. For the
+   * caller's transaction, which holds the messages' rows (so no other refund of them can race).
+   * Returns the ids refunded now.
+   */
+  async refundMessages(
+    em: EntityManager,
+    ms: Array<{
+      id: string;
+      accountId: string;
+      channel: Channel;
+      cost: string;
+      sendRequestId: string;
+      apiKeyId?: string | null;
+      chargedAt?: Date;
+    }>,
+  ): Promise<string[]> {
+    const paid = ms.filter((m) => isPositive(m.cost));
+    if (paid.length === 0) return [];
+    const done = new Set(
+      (
+        (await em.query("SELECT message_id FROM ledger_entries WHERE kind = 'refund' AND message_id IN (?)", [
+          paid.map((m) => m.id),
+        ])) as Array<{ message_id: string }>
+      ).map((r) => String(r.message_id)),
+    );
+    const todo = paid.filter((m) => !done.has(String(m.id)));
+    if (todo.length === 0) return [];
+    await em.query(
+      `INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id, message_id, note)
+       VALUES ${todo.map(() => "(?, ?, 'refund', ?, ?, ?, NULL)").join(',')}`,
+      todo.flatMap((m) => [m.accountId, m.channel, m.cost, m.sendRequestId, m.id]),
+    );
+    const totals = new Map<string, { accountId: string; channel: Channel; total: Decimal }>();
+    for (const m of todo) {
+      const key = `${m.accountId.padStart(20, '0')}:${m.channel}`;
+      const t = totals.get(key) ?? { accountId: m.accountId, channel: m.channel, total: new Decimal(0) };
+      t.total = t.total.plus(m.cost);
+      totals.set(key, t);
+    }
+    for (const key of [...totals.keys()].sort()) {
+      const { accountId, channel, total } = totals.get(key)!;
+      await em.query(
+        'UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?',
+        [money(total), accountId, channel],
+      );
+    }
+    // The room under the daily spend limits, once per key and day charged, in a fixed order.
+    const rooms = new Map<string, { accountId: string; apiKeyId: string; chargedAt: Date; total: Decimal }>();
+    for (const m of todo) {
+      if (!m.apiKeyId || !m.chargedAt) continue;
+      const key = `${m.apiKeyId.padStart(20, '0')}:${m.chargedAt.toISOString().slice(0, 10)}`;
+      const r = rooms.get(key) ?? {
+        accountId: m.accountId,
+        apiKeyId: m.apiKeyId,
+        chargedAt: m.chargedAt,
+        total: new Decimal(0),
+      };
+      r.total = r.total.plus(m.cost);
+      rooms.set(key, r);
+    }
+    for (const key of [...rooms.keys()].sort()) {
+      const r = rooms.get(key)!;
+      await this.spend.giveBack(em, { ...r, amount: money(r.total) });
+    }
+    return todo.map((m) => String(m.id));
   }
 
   private async ledger(

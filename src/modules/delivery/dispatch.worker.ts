@@ -39,6 +39,8 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
         .queue(channel)
         .process('send', this.config.concurrency[channel], (job) => this.dispatcher.handle(channel, job));
     }
+    const test = this.transports.test();
+    test.onReport((report) => this.reports.receive(test.name, report));
     this.logger.log(
       `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} callbacks×${this.config.concurrency.callbacks}`,
     );

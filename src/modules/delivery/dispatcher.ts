@@ -6,8 +6,14 @@ import type { Channel } from '../messages/channel.js';
 import { MessageStateService, type Transition } from './message-state.service.js';
 import type { DispatchJob } from './dispatch.constants.js';
 import { DeliveryReportService } from './delivery-report.service.js';
-import { ConfigurationDispatchError, RECORD_BACKOFF_MAX_MS, RECORD_RETRY_MS } from './retry-policy.js';
+import {
+  ConfigurationDispatchError,
+  RECORD_BACKOFF_MAX_MS,
+  RECORD_RETRY_MS,
+  TestDispatchError,
+} from './retry-policy.js';
 import { DispatchAttempts } from './dispatch-attempts.js';
+import { HandOverClaims } from './hand-over-claims.js';
 import { TransportRegistry } from './transport.registry.js';
 import type { OutboundMessage } from './transports/transport.js';
 
@@ -34,6 +40,7 @@ export class Dispatcher {
     private readonly states: MessageStateService,
     private readonly reports: DeliveryReportService,
     private readonly attempts: DispatchAttempts,
+    private readonly claims: HandOverClaims,
   ) {
     this.slice = config.dispatchSlice;
   }
@@ -61,7 +68,8 @@ export class Dispatcher {
       accountId: String(request.account_id),
       priority: request.priority,
     }));
-    const transport = this.transports.get(channel);
+    // A test key's request never reaches the channel's provider, whatever path queued it.
+    const transport = request.test_mode ? this.transports.test() : this.transports.get(channel);
     const sent: Array<{ id: string; providerMessageId: string; parts: string[] }> = [];
     const transient: Array<{ id: string; reason: string }> = [];
     let rejected = 0;
@@ -69,7 +77,9 @@ export class Dispatcher {
     // Hand over in small slices and record each slice at once: a worker killed mid-job then
     // leaves at most one slice whose fate is unknown (and sent again), not the whole job.
     for (let i = 0; i < outbound.length; i += this.slice) {
-      const part = outbound.slice(i, i + this.slice);
+      // Claimed first: a message cancelled or expired meanwhile is not sent (HandOverClaims).
+      const part = await this.claims.take(String(sendRequestId), outbound.slice(i, i + this.slice));
+      if (part.length === 0) continue;
       const results = await transport.send(part);
       await this.attempts.record(channel, transport.name, job, part, results);
       const changes: Transition[] = [];
@@ -100,6 +110,7 @@ export class Dispatcher {
       await this.recordHandedOver(job, changes, partSent);
       sent.push(...partSent);
     }
+    await this.claims.release(transient.map((t) => t.id));
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (lastAttempt)
       await this.states.apply(
@@ -107,6 +118,7 @@ export class Dispatcher {
       );
     if (transient.length && !lastAttempt) {
       const message = `${transient.length} of ${rows.length} messages not handed over: ${transient[0].reason}`;
+      if (request.test_mode) throw new TestDispatchError(message);
       throw configurationFailure
         ? new ConfigurationDispatchError(message)
         : new TransientDispatchError(message);

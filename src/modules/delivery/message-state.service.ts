@@ -5,6 +5,7 @@ import { BalanceService } from '../balance/balance.service.js';
 import { MessageStore, type LockedMessage } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { MessageStatus } from '../messages/channel.js';
+import { isBeingHandedOver } from './claim-lease.js';
 import { isLockConflict, TRANSITION_LOCK_TRIES } from './retry-policy.js';
 import { STATE_CHANGE_LISTENER, type StateChangeListener } from './state-change-listener.js';
 import { mayMove, REFUNDED_ON_ENTRY } from './transitions.js';
@@ -15,6 +16,10 @@ export interface Transition {
   reason?: string | null;
   providerMessageId?: string | null;
   at?: Date;
+  /** Refund the charge too (a state that is not always refunded, e.g. EXPIRED before hand-over). */
+  refund?: boolean;
+  /** Skip a message a worker is handing over right now (cancel, validity expiry): sent or not, never both. */
+  unlessHandingOver?: boolean;
   /** The SMPP connector it went out on (SENT). */
   connector?: string;
 }
@@ -73,6 +78,7 @@ export class MessageStateService {
         const row = byId.get(t.id);
         if (!row || !mayMove(row.status, t.status)) continue;
         const at = t.at ?? new Date();
+        if (t.unlessHandingOver && isBeingHandedOver(row, at)) continue;
         row.status = t.status;
         done.push({ row, t: { ...t, at } });
       }
@@ -119,15 +125,21 @@ export class MessageStateService {
         at: t.at,
       })),
     );
-    for (const { row, t } of done) {
-      if (!REFUNDED_ON_ENTRY.has(t.status)) continue;
-      await this.balances.refundMessage(em, {
-        id: String(row.id),
-        accountId: String(row.account_id),
-        channel: row.channel,
-        cost: row.cost,
-        sendRequestId: String(row.send_request_id),
-      });
-    }
+    // One batch of statements for all the refunds of the batch (a cancel may end thousands at once).
+    // A test request was never charged: nothing to give back.
+    await this.balances.refundMessages(
+      em,
+      done
+        .filter(({ row, t }) => (REFUNDED_ON_ENTRY.has(t.status) || t.refund) && !row.test_mode)
+        .map(({ row }) => ({
+          id: String(row.id),
+          accountId: String(row.account_id),
+          channel: row.channel,
+          cost: row.cost,
+          sendRequestId: String(row.send_request_id),
+          apiKeyId: row.api_key_id,
+          chargedAt: row.created_at,
+        })),
+    );
   }
 }

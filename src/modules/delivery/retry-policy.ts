@@ -26,6 +26,14 @@ export const DISPATCH_FAILED_KEPT = 1000;
 export const RECORD_RETRY_MS = 10 * 60_000;
 export const RECORD_BACKOFF_MAX_MS = 5000;
 
+/** A test request's simulated provider error is retried at this fixed pace: it ends FAILED within seconds. */
+export const TEST_BACKOFF_MS = 1000;
+
+/** Thrown by the dispatcher when a test request's messages were kept back (see test-outcomes.ts). */
+export class TestDispatchError extends Error {
+  override readonly name = 'TestDispatchError';
+}
+
 /** Thrown by the dispatcher when what kept messages back cannot heal until the configuration changes. */
 export class ConfigurationDispatchError extends Error {
   override readonly name = 'ConfigurationDispatchError';
@@ -38,6 +46,7 @@ export class ConfigurationDispatchError extends Error {
  * out of attempts (then they end FAILED and are refunded, as any other).
  */
 export function dispatchBackoff(attemptsMade: number, err?: Error): number {
+  if (err?.name === 'TestDispatchError') return TEST_BACKOFF_MS;
   if (err?.name === 'ConfigurationDispatchError') {
     return Math.min(
       CONFIGURATION_BACKOFF_MS * 2 ** Math.max(0, attemptsMade - 1),
@@ -70,6 +79,13 @@ export function lockSettings(c: Pick<AppConfig, 'queueLockMs'>) {
 
 // ---------------------------------------------------------------------------------------------
 // Row locks in MySQL (state changes)
+
+/**
+ * How long a hand-over claim keeps a cancel or a validity expiry away from a message. A worker
+ * gives its claims up when a slice comes back with messages to retry; one that dies mid-slice
+ * leaves them to lapse. Longer than a slice's hand-over and record can take (RECORD_RETRY_MS).
+ */
+export const CLAIM_LEASE_MS = 15 * 60_000;
 
 /** MySQL's "lock wait timeout" and "deadlock" errors: routine between concurrent batches, retried. */
 export const ER_LOCK_WAIT_TIMEOUT = 1205;

@@ -5,6 +5,7 @@ import { HttpChatTransport } from './transports/http-chat.transport.js';
 import { SandboxTransport } from './transports/sandbox.transport.js';
 import { SmppTransport } from './transports/smpp.transport.js';
 import { SmtpTransport } from './transports/smtp.transport.js';
+import { TestTransport } from './transports/test.transport.js';
 import type { Transport } from './transports/transport.js';
 import { ConnectorPool } from './connectors/connector-pool.js';
 import { RoutedSmppTransport } from './connectors/routed-smpp.transport.js';
@@ -43,12 +44,24 @@ export function createTransport(channel: Channel, config: AppConfig, logger: Log
 export class TransportRegistry implements OnApplicationShutdown {
   private readonly logger = new Logger('Transports');
   private readonly transports = new Map<Channel, Transport>();
+  /** Every channel's test-key requests go here, whatever the channel's configured transport. */
+  private readonly testTransport: TestTransport;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly connectors: ConnectorPool,
     private readonly routing: RoutingService,
-  ) {}
+  ) {
+    this.testTransport = new TestTransport({
+      channel: 'sms',
+      deliveryDelayMs: config.sandboxDeliveryDelayMs,
+    });
+  }
+
+  /** The transport for a request made with a test key: it plays the provider and reaches none. */
+  test(): Transport {
+    return this.testTransport;
+  }
 
   get(channel: Channel): Transport {
     let t = this.transports.get(channel);
@@ -68,6 +81,8 @@ export class TransportRegistry implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.transports.values()].map((t) => t.close().catch(() => undefined)));
+    await Promise.all(
+      [...this.transports.values(), this.testTransport].map((t) => t.close().catch(() => undefined)),
+    );
   }
 }

@@ -12,16 +12,20 @@ const notFound = () => new AppException('NOT_FOUND', 'No such message.');
 export class MessageQueryService {
   constructor(private readonly store: MessageStore) {}
 
-  async one(accountId: string, messageId: string) {
+  /** `testMode`: the caller's key is a test key, and sees only test requests (a live key only live ones). */
+  async one(accountId: string, messageId: string, testMode = false) {
     let row: MessageView | undefined;
-    if (UUID.test(messageId)) row = await this.store.findOwned(accountId, { uuid: messageId.toLowerCase() });
-    else if (/^\d{1,20}$/.test(messageId)) row = await this.store.findOwned(accountId, { id: messageId });
+    if (UUID.test(messageId))
+      row = await this.store.findOwned(accountId, { uuid: messageId.toLowerCase() }, testMode);
+    else if (/^\d{1,20}$/.test(messageId))
+      row = await this.store.findOwned(accountId, { id: messageId }, testMode);
     else throw notFound();
     if (!row) throw notFound();
     const events = await this.store.history(String(row.id));
     const history = [
       {
-        status: row.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED',
+        // A scheduled message was accepted as SCHEDULED; its release is in the history as ACKNOWLEDGED.
+        status: row.units > 0 ? (row.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED') : 'REJECTED',
         reason: row.units > 0 ? null : row.reason,
         occurred_at: row.created_at.toISOString(),
       },
@@ -34,9 +38,15 @@ export class MessageQueryService {
     return { ...this.present(row), history };
   }
 
-  async byReference(accountId: string, apiReference: string, page: number, perPage: number) {
+  async byReference(
+    accountId: string,
+    apiReference: string,
+    page: number,
+    perPage: number,
+    testMode = false,
+  ) {
     if (!/^\d{1,20}$/.test(apiReference)) throw notFound();
-    if (!(await this.store.ownsRequest(accountId, apiReference))) throw notFound();
+    if (!(await this.store.ownsRequest(accountId, apiReference, testMode))) throw notFound();
     const { total, rows } = await this.store.page(apiReference, perPage, (page - 1) * perPage);
     return {
       api_reference: apiReference,
@@ -47,7 +57,7 @@ export class MessageQueryService {
     };
   }
 
-  private present(r: MessageView) {
+  present(r: MessageView) {
     return {
       message_id: r.channel === 'email' ? String(r.id) : r.uuid,
       channel: r.channel,
@@ -66,6 +76,9 @@ export class MessageQueryService {
       // ACKNOWLEDGED and is retried, this is where the cause shows.
       attempts: r.attempts,
       last_error: r.last_error,
+      // When a scheduled send is (or was) due, and by when the message must reach a provider.
+      send_at: r.send_at?.toISOString() ?? null,
+      valid_until: r.valid_until?.toISOString() ?? null,
       cost_per_unit: r.units > 0 ? toNumber(perUnit(r.cost, r.units)) : null,
       connector: r.connector,
     };

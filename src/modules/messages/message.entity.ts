@@ -6,6 +6,9 @@ import { CHANNELS, MESSAGE_STATUSES, type Channel, type MessageStatus } from './
 @Index('ix_messages_request', ['sendRequestId'])
 @Index('ix_messages_account_created', ['accountId', 'createdAt'])
 @Index('ix_messages_status_sent_request', ['status', 'sentAt', 'sendRequestId'])
+@Index('ix_messages_account_status_created', ['accountId', 'status', 'createdAt'])
+@Index('ix_messages_account_channel_created', ['accountId', 'channel', 'createdAt'])
+@Index('ix_messages_account_recipient_created', ['accountId', 'recipient', 'createdAt'])
 export class Message {
   /** Numeric, time-ordered; the e-mail message_id. */
   @PrimaryColumn({ type: 'bigint', unsigned: true })
@@ -56,6 +59,10 @@ export class Message {
 
   @Column({ name: 'last_attempt_at', type: 'datetime', precision: 3, nullable: true })
   lastAttemptAt: Date | null;
+
+  /** Set while a worker hands the message over: a cancel or a validity expiry leaves it alone. */
+  @Column({ name: 'claimed_at', type: 'datetime', precision: 3, nullable: true })
+  claimedAt: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;

@@ -4,10 +4,10 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { Channel, MessageStatus } from './channel.js';
 import type {
   AcceptedAnswerRow,
+  DispatchRequest,
   LockedMessage,
   MessageGroup,
   MessageView,
-  DispatchRequest,
   NewSendRequest,
   ReplayRequest,
   StateWrite,
@@ -19,15 +19,16 @@ const INSERT_CHUNK = 2000;
 const COLUMNS =
   '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, created_at, updated_at)';
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const REQUEST_COLUMNS = `(id, account_id, api_key_id, channel, sender, subject, body, reply_to, source, callback_url,
+const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender, subject, body, reply_to, source, callback_url,
   user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
-  priority)`;
-const REQUEST_ROW = `(${new Array(19).fill('?').join(', ')})`;
+  send_at, due_at, validity_period, valid_until, enqueued_at, priority)`;
+const REQUEST_ROW = `(${new Array(25).fill('?').join(', ')})`;
 
-const VIEW = `SELECT m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
+/** A message as the lookups show it (a MessageView), from messages m joined to send_requests r. */
+export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
-                     m.attempts, m.last_error, m.connector
-                FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
+                     m.attempts, m.last_error, r.send_at, r.valid_until, m.connector`;
+const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
 
 /** The values of one send_requests row, in the order of REQUEST_COLUMNS. */
 function requestValues(r: NewSendRequest): unknown[] {
@@ -35,6 +36,7 @@ function requestValues(r: NewSendRequest): unknown[] {
     r.id,
     r.accountId,
     r.apiKeyId,
+    r.testMode ? 1 : 0,
     r.channel,
     r.sender,
     r.subject,
@@ -50,6 +52,11 @@ function requestValues(r: NewSendRequest): unknown[] {
     r.cost,
     r.currency,
     r.createdAt,
+    r.sendAt,
+    r.dueAt,
+    r.validityPeriod,
+    r.validUntil,
+    r.enqueuedAt,
     r.priority ?? 'normal',
   ];
 }
@@ -115,11 +122,12 @@ export class MessageStore {
     accountId: string,
     channel: Channel,
     userReferenceId: string,
+    testMode = false,
   ): Promise<ReplayRequest | undefined> {
     const [req] = (await this.ds.query(
-      `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at
-         FROM send_requests WHERE account_id = ? AND channel = ? AND user_reference_id = ?`,
-      [accountId, channel, userReferenceId],
+      `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at, send_at
+         FROM send_requests WHERE account_id = ? AND channel = ? AND test_mode = ? AND user_reference_id = ?`,
+      [accountId, channel, testMode ? 1 : 0, userReferenceId],
     )) as ReplayRequest[];
     return req;
   }
@@ -192,10 +200,13 @@ export class MessageStore {
   /** What a transport needs of the request: sender, body and, for e-mail, subject and reply-to. */
   async findDispatchRequest(sendRequestId: string): Promise<DispatchRequest | undefined> {
     const [request] = (await this.ds.query(
-      'SELECT account_id, sender, body, subject, reply_to, priority FROM send_requests WHERE id = ?',
+      'SELECT account_id, sender, body, subject, reply_to, priority, test_mode FROM send_requests WHERE id = ?',
       [sendRequestId],
-    )) as DispatchRequest[];
-    return request;
+    )) as Array<Omit<DispatchRequest, 'test_mode'> & { test_mode: number }>;
+    if (!request) return undefined;
+    // Only a test request says so: a live one reads exactly as before.
+    const { test_mode, ...rest } = request;
+    return test_mode ? { ...rest, test_mode: true } : rest;
   }
 
   /** Of the given messages, those still waiting to be handed over, in id order. */
@@ -243,21 +254,30 @@ export class MessageStore {
    */
   async lockForTransition(em: EntityManager, ids: string[]): Promise<LockedMessage[]> {
     const rows = (await em.query(
-      `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at
+      `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at, claimed_at
          FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) FOR UPDATE`,
       [ids],
     )) as LockedMessage[];
     const requestIds = [...new Set(rows.map((r) => String(r.send_request_id)))];
     const requests = requestIds.length
-      ? ((await em.query('SELECT id, callback_url, user_reference_id FROM send_requests WHERE id IN (?)', [
-          requestIds,
-        ])) as Array<{ id: string; callback_url: string | null; user_reference_id: string | null }>)
+      ? ((await em.query(
+          'SELECT id, callback_url, user_reference_id, api_key_id, test_mode FROM send_requests WHERE id IN (?)',
+          [requestIds],
+        )) as Array<{
+          id: string;
+          callback_url: string | null;
+          user_reference_id: string | null;
+          api_key_id: string;
+          test_mode: number;
+        }>)
       : [];
     const requestById = new Map(requests.map((r) => [String(r.id), r]));
     for (const row of rows) {
       const req = requestById.get(String(row.send_request_id));
       row.callback_url = req?.callback_url ?? null;
       row.user_reference_id = req?.user_reference_id ?? null;
+      row.api_key_id = req ? String(req.api_key_id) : null;
+      row.test_mode = !!req?.test_mode;
     }
     return rows;
   }
@@ -302,11 +322,21 @@ export class MessageStore {
   async findOwned(
     accountId: string,
     by: { uuid: string } | { id: string },
+    testMode = false,
   ): Promise<MessageView | undefined> {
+    const mode = testMode ? 1 : 0;
     const rows = (
       'uuid' in by
-        ? await this.ds.query(`${VIEW} WHERE m.uuid = ? AND m.account_id = ?`, [by.uuid, accountId])
-        : await this.ds.query(`${VIEW} WHERE m.id = ? AND m.account_id = ?`, [by.id, accountId])
+        ? await this.ds.query(`${VIEW} WHERE m.uuid = ? AND m.account_id = ? AND r.test_mode = ?`, [
+            by.uuid,
+            accountId,
+            mode,
+          ])
+        : await this.ds.query(`${VIEW} WHERE m.id = ? AND m.account_id = ? AND r.test_mode = ?`, [
+            by.id,
+            accountId,
+            mode,
+          ])
     ) as MessageView[];
     return rows[0];
   }
@@ -321,12 +351,12 @@ export class MessageStore {
     )) as Array<{ status: MessageStatus; reason: string | null; occurred_at: Date }>;
   }
 
-  /** Whether the request exists and belongs to the account. */
-  async ownsRequest(accountId: string, sendRequestId: string): Promise<boolean> {
-    const rows = (await this.ds.query('SELECT id FROM send_requests WHERE id = ? AND account_id = ?', [
-      sendRequestId,
-      accountId,
-    ])) as unknown[];
+  /** Whether the request exists and belongs to the account, made with a key of the same mode. */
+  async ownsRequest(accountId: string, sendRequestId: string, testMode = false): Promise<boolean> {
+    const rows = (await this.ds.query(
+      'SELECT id FROM send_requests WHERE id = ? AND account_id = ? AND test_mode = ?',
+      [sendRequestId, accountId, testMode ? 1 : 0],
+    )) as unknown[];
     return rows.length > 0;
   }
 

@@ -5,6 +5,8 @@ export interface NewSendRequest {
   id: string;
   accountId: string;
   apiKeyId: string;
+  /** Made with a test key (see api-key.entity.ts). */
+  testMode?: boolean;
   channel: Channel;
   sender: string;
   subject: string | null;
@@ -20,6 +22,16 @@ export interface NewSendRequest {
   cost: string;
   currency: string;
   createdAt: Date;
+  /** Scheduled sends: when, and (the same) while messages still wait for it; null for an immediate send. */
+  sendAt: Date | null;
+  dueAt: Date | null;
+  validityPeriod: number;
+  validUntil: Date;
+  /**
+   * Set at once for a scheduled send: it has nothing to queue until released (the release queues
+   * it), so the recovery sweep's never-enqueued search does not walk every waiting schedule.
+   */
+  enqueuedAt: Date | null;
   priority?: 'high' | 'normal';
 }
 
@@ -47,6 +59,7 @@ export interface ReplayRequest {
   cost: string;
   currency: string;
   created_at: Date;
+  send_at: Date | null;
 }
 
 export interface AcceptedAnswerRow {
@@ -69,7 +82,12 @@ export interface LockedMessage {
   send_request_id: string;
   callback_url: string | null;
   user_reference_id: string | null;
+  /** The request's key, and whether it was a test key: a refund gives that key's daily room back. */
+  api_key_id?: string | null;
+  test_mode?: boolean;
   created_at: Date;
+  /** Set while a worker hands the message over. */
+  claimed_at: Date | null;
 }
 
 /** One state change to write: the new status, and what comes with it. */
@@ -81,16 +99,6 @@ export interface StateWrite {
   at: Date;
   /** The SMPP connector a message went out on (SENT). */
   connector?: string | null;
-}
-
-/** What a transport needs of a request. */
-export interface DispatchRequest {
-  account_id: string;
-  sender: string;
-  body: string;
-  subject: string | null;
-  reply_to: string | null;
-  priority: 'high' | 'normal';
 }
 
 /** A message as the status lookup shows it. */
@@ -111,5 +119,18 @@ export interface MessageView {
   completed_at: Date | null;
   attempts: number;
   last_error: string | null;
+  send_at: Date | null;
+  valid_until: Date | null;
   connector: string | null;
+}
+
+/** What a transport needs of a request; `test_mode` only when it was made with a test key. */
+export interface DispatchRequest {
+  account_id: string;
+  sender: string;
+  body: string;
+  subject: string | null;
+  reply_to: string | null;
+  test_mode?: true;
+  priority: 'high' | 'normal';
 }

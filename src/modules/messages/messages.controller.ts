@@ -1,58 +1,59 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiProperty,
-  ApiPropertyOptional,
-  ApiTags,
-} from '@nestjs/swagger';
-import { IsNumberString, IsOptional, Matches, MaxLength } from 'class-validator';
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
-import { MessageDetailDto, MessageListResponseDto } from '../../platform/openapi/responses.js';
+import { MessageDetailDto } from '../../platform/openapi/responses.js';
 import { MessageQueryService } from './message-query.service.js';
-
-export class MessageListQuery {
-  @ApiProperty({
-    description: 'The api_reference of a send answer',
-    example: '1764184470578998353',
-    pattern: '^\\d{1,20}$',
-  })
-  @Matches(/^\d{1,20}$/, { message: 'api_reference must be the digits of a send answer' })
-  api_reference: string;
-
-  @ApiPropertyOptional({ description: 'Page number, from 1', example: '1', pattern: '^\\d+$', maxLength: 9 })
-  // Nine digits keep (page - 1) * per_page a safe integer: a longer page number reached MySQL as 1e+22 (500).
-  @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  @MaxLength(9, { message: 'page must be at most 999999999' })
-  page?: string;
-
-  @ApiPropertyOptional({
-    description: 'Messages per page, at most 1000 (default 100)',
-    example: '100',
-    pattern: '^\\d+$',
-  })
-  @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  per_page?: string;
-}
+import { MessageExportQuery, MessageSearchQuery } from './search/message-filter.dto.js';
+import { MessageExportHttp } from './search/message-export.http.js';
+import { MessageSearchService } from './search/message-search.service.js';
+import { MessageSearchResponseDto } from './search/search-responses.dto.js';
 
 @ApiTags('messages')
 @ApiKeyAuth()
 @Controller('api/v1/json/messages')
 export class MessagesController {
-  constructor(private readonly messages: MessageQueryService) {}
+  constructor(
+    private readonly messages: MessageQueryService,
+    private readonly search: MessageSearchService,
+    private readonly exports: MessageExportHttp,
+  ) {}
 
   @Get()
-  @ApiOperation({ summary: 'The messages of one send request, paged' })
-  @ApiOkResponse({ type: MessageListResponseDto })
+  @ApiOperation({
+    summary: 'Search messages, oldest first, with cursor paging',
+    description:
+      'Filters combine (AND). Without page/per_page the answer is cursor-paged: pass next_cursor as cursor ' +
+      'until it is null. api_reference alone, or with page/per_page, gives the page-numbered list of one ' +
+      'request (page, per_page, total).',
+  })
+  @ApiOkResponse({ type: MessageSearchResponseDto })
   @ApiErrors([400, 401, 403, 404, 429, 500, 503])
-  list(@Auth() auth: AuthContext, @Query() q: MessageListQuery) {
-    const page = Math.max(1, Number(q.page ?? 1));
-    const perPage = Math.min(1000, Math.max(1, Number(q.per_page ?? 100)));
-    return this.messages.byReference(auth.account.id, q.api_reference, page, perPage);
+  list(@Auth() auth: AuthContext, @Query() q: MessageSearchQuery) {
+    return this.search.search(auth.account.id, q, auth.key.mode === 'test');
+  }
+
+  // Declared before ':messageId', which would otherwise take "export" for a message id.
+  @Get('export')
+  @ApiOperation({
+    summary: 'Export messages as CSV or NDJSON, streamed',
+    description:
+      'The same filters as the search; every matching message, oldest first, as an attachment. Columns: ' +
+      'message_id, api_reference, user_reference_id, channel, recipient, status, reason, units, cost, ' +
+      'currency, created_at, updated_at. A response cut short (no final chunk) is an incomplete export.',
+  })
+  @ApiProduces('text/csv', 'application/x-ndjson')
+  @ApiOkResponse({
+    description: 'The messages, one per line (CSV with a header line, or one JSON object per line)',
+    content: {
+      'text/csv': { schema: { type: 'string' } },
+      'application/x-ndjson': { schema: { type: 'string' } },
+    },
+  })
+  @ApiErrors([400, 401, 403, 429, 500, 503])
+  async export(@Auth() auth: AuthContext, @Query() q: MessageExportQuery, @Res() res: Response) {
+    await this.exports.send(auth.account.id, q, res, auth.key.mode === 'test');
   }
 
   @Get(':messageId')
@@ -65,6 +66,6 @@ export class MessagesController {
   @ApiOkResponse({ type: MessageDetailDto })
   @ApiErrors([401, 403, 404, 429, 500, 503])
   one(@Auth() auth: AuthContext, @Param('messageId') messageId: string) {
-    return this.messages.one(auth.account.id, messageId);
+    return this.messages.one(auth.account.id, messageId, auth.key.mode === 'test');
   }
 }

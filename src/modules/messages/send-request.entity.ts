@@ -3,7 +3,10 @@ import { CHANNELS, type Channel } from './channel.js';
 
 /** One row per accepted send request. Its id is the api_reference. */
 @Entity('send_requests')
-@Index('uq_send_requests_reference', ['accountId', 'channel', 'userReferenceId'], { unique: true })
+@Index('uq_send_requests_reference', ['accountId', 'channel', 'testMode', 'userReferenceId'], {
+  unique: true,
+})
+@Index('ix_send_requests_account_reference', ['accountId', 'userReferenceId'])
 export class SendRequest {
   @PrimaryColumn({ type: 'bigint', unsigned: true })
   id: string;
@@ -13,6 +16,10 @@ export class SendRequest {
 
   @Column({ name: 'api_key_id', type: 'bigint', unsigned: true })
   apiKeyId: string;
+
+  /** Made with a test key: never handed to a provider, never charged, seen only by test keys. */
+  @Column({ name: 'test_mode', type: 'boolean', default: false })
+  testMode: boolean;
 
   @Column({ type: 'enum', enum: CHANNELS })
   channel: Channel;
@@ -68,4 +75,24 @@ export class SendRequest {
 
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;
+
+  /** A scheduled send's time (as moved by a reschedule); NULL for a send made at once. */
+  @Column({ name: 'send_at', type: 'datetime', precision: 3, nullable: true })
+  sendAt: Date | null;
+
+  /** send_at while some messages still wait for it; NULL once released. The due scanner reads its index. */
+  @Index('ix_send_requests_due')
+  @Column({ name: 'due_at', type: 'datetime', precision: 3, nullable: true })
+  dueAt: Date | null;
+
+  @Column({ name: 'validity_period', type: 'int', unsigned: true, nullable: true })
+  validityPeriod: number | null;
+
+  /** Not handed to a provider by then, a message ends EXPIRED (VALIDITY_PERIOD_ELAPSED), refunded. */
+  @Column({ name: 'valid_until', type: 'datetime', precision: 3, nullable: true })
+  validUntil: Date | null;
+
+  /** Set by a cancel of the whole request: no worker starts handing its messages over. */
+  @Column({ name: 'cancel_requested_at', type: 'datetime', precision: 3, nullable: true })
+  cancelRequestedAt: Date | null;
 }

@@ -105,6 +105,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly testRequests = new Counter({
+    name: 'bulk_test_requests_total',
+    help: 'Send requests accepted from test keys, by channel (stored and answered, never handed to a provider nor charged)',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+  private readonly spendLimitRefusals = new Counter({
+    name: 'bulk_spend_limit_refusals_total',
+    help: 'Send requests refused with SPEND_LIMIT_EXCEEDED, by scope of the limit: key or account',
+    labelNames: ['scope'] as const,
+    registers: [this.registry],
+  });
+
   /** The queues the depth gauge reads; handed over by whoever registers them (watchQueues). */
   private queueList: Queue[] = [];
 
@@ -153,6 +166,16 @@ export class MetricsService {
     const labels = { method, route, status: String(status) };
     this.httpRequests.inc(labels);
     this.httpDuration.observe(labels, seconds);
+  }
+
+  /** A send request from a test key was accepted. */
+  testRequestAccepted(channel: string): void {
+    this.testRequests.inc({ channel });
+  }
+
+  /** A send request was refused by a daily spend limit. */
+  spendLimitRefused(scope: string): void {
+    this.spendLimitRefusals.inc({ scope });
   }
 
   /** A send request committed: its accepted (ACKNOWLEDGED) and refused-at-intake (REJECTED) messages. */

@@ -11,6 +11,9 @@ export interface SendInput {
   source?: string | null;
   callbackUrl?: string | null;
   userReferenceId?: string | null;
+  /** As sent; resolved by schedule.ts. */
+  sendAt?: string | null;
+  validityPeriod?: number | string | null;
   /** high | normal; null: the key's default. */
   priority?: 'high' | 'normal' | null;
 }

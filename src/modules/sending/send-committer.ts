@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
 import { BalanceService } from '../balance/balance.service.js';
+import { SpendLimits, type SpendCharge } from '../balance/spend-limits.js';
 import { MessageStore, type MessageGroup, type NewSendRequest } from '../messages/message.store.js';
 import type { Channel } from '../messages/channel.js';
 
@@ -11,6 +12,8 @@ export interface PreparedSend {
   request: NewSendRequest;
   messages: MessageGroup;
   charge: { accountId: string; channel: Channel; amount: string; sendRequestId: string };
+  /** What counts toward the daily spend limits; null for a test request (it counts toward none). */
+  spend?: SpendCharge | null;
 }
 
 export class DuplicateReference extends Error {}
@@ -41,9 +44,11 @@ export class SendCommitter {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly balances: BalanceService,
     private readonly store: MessageStore,
+    private readonly spend: SpendLimits,
   ) {}
 
-  commit(send: PreparedSend): Promise<void> {
+  async commit(send: PreparedSend): Promise<void> {
+    await this.spend.prepare(send.spend);
     if (send.messages.rows.length > ALONE_ABOVE) return this.write([send]);
     return this.batcher.push(send);
   }
@@ -88,6 +93,10 @@ export class SendCommitter {
       await this.balances.debit(
         em,
         sends.map((s) => s.charge),
+      );
+      await this.spend.charge(
+        em,
+        sends.flatMap((s) => (s.spend ? [s.spend] : [])),
       );
     });
   }

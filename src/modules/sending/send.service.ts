@@ -16,6 +16,9 @@ import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
 import { uuidV7 } from './uuid-source.js';
 import { DuplicateReference, SendCommitter } from './send-committer.js';
+import { resolveSchedule } from '../messages/schedule.js';
+import { SpendLimitExceeded } from '../balance/spend-limits.js';
+import { isTestKey, spendLimitRefusal, spendOf } from './send-mode.js';
 
 /** Each recipient's cost: its price per unit times the units, computed once per distinct price. */
 function costsOf(unitPrices: string[], units: number): string[] {
@@ -43,7 +46,7 @@ export interface SendEntry {
   messageId: string;
   uuid: string;
   recipient: string;
-  status: 'ACKNOWLEDGED' | 'REJECTED';
+  status: 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED';
   reason?: string;
 }
 
@@ -57,6 +60,8 @@ export interface SendOutcome {
   currency: string;
   createdAt: Date;
   replayed: boolean;
+  /** A scheduled send's release time, ISO 8601 UTC with milliseconds; null when sent at once. */
+  sendAt: string | null;
 }
 
 /**
@@ -86,6 +91,7 @@ export class SendService {
       );
     }
     policy.validate(input);
+    const schedule = resolveSchedule(input, new Date(), this.config.defaultValidityPeriod);
     const callbackUrl = input.callbackUrl
       ? checkCallbackUrl(
           input.callbackUrl,
@@ -116,6 +122,9 @@ export class SendService {
     const priority = input.priority ?? auth.key.priority ?? 'normal';
     const apiReference = this.ids.next();
     const createdAt = new Date();
+    // Accepted messages of a scheduled send wait as SCHEDULED; the due scanner releases them.
+    const acceptedAs = schedule.sendAt ? ('SCHEDULED' as const) : ('ACKNOWLEDGED' as const);
+    if (schedule.sendAt) for (const e of accepted) e.status = acceptedAs;
 
     const rows: NewMessageRow[] = entries.map((e, i) => ({
       id: e.messageId,
@@ -123,8 +132,8 @@ export class SendService {
       recipient: e.recipient,
       status: e.status,
       reason: e.reason ?? null,
-      units: e.status === 'ACKNOWLEDGED' ? unitsPerRecipient : 0,
-      cost: e.status === 'ACKNOWLEDGED' ? costs[i] : '0',
+      units: e.status === acceptedAs ? unitsPerRecipient : 0,
+      cost: e.status === acceptedAs ? costs[i] : '0',
     }));
 
     try {
@@ -133,6 +142,7 @@ export class SendService {
           id: apiReference,
           accountId: auth.account.id,
           apiKeyId: auth.key.id,
+          testMode: isTestKey(auth),
           channel,
           sender: input.sender,
           subject: input.subject ?? null,
@@ -148,13 +158,25 @@ export class SendService {
           cost,
           currency: auth.account.currency,
           createdAt,
+          sendAt: schedule.sendAt,
+          dueAt: schedule.sendAt,
+          validityPeriod: schedule.validityPeriod,
+          validUntil: schedule.validUntil,
+          enqueuedAt: schedule.sendAt ? createdAt : null,
           priority,
         },
         messages: {
           common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
           rows,
         },
-        charge: { accountId: auth.account.id, channel, amount: cost, sendRequestId: apiReference },
+        // A test request is priced and stored as a live one, but nothing is taken from the balance.
+        charge: {
+          accountId: auth.account.id,
+          channel,
+          amount: isTestKey(auth) ? '0' : cost,
+          sendRequestId: apiReference,
+        },
+        spend: spendOf(auth, cost, createdAt),
       });
     } catch (err) {
       if (err instanceof DuplicateReference)
@@ -166,16 +188,22 @@ export class SendService {
           [{ field: 'balance', message: `needed ${err.needed}, available ${err.available}` }],
         );
       }
+      if (err instanceof SpendLimitExceeded) {
+        this.metrics.spendLimitRefused(err.scope);
+        throw spendLimitRefusal(err, cost, auth.account.currency);
+      }
       throw err;
     }
 
     this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
-    await this.dispatch.enqueue(
-      channel,
-      apiReference,
-      accepted.map((e) => e.messageId),
-      priority,
-    );
+    if (isTestKey(auth)) this.metrics.testRequestAccepted(channel);
+    if (!schedule.sendAt)
+      await this.dispatch.enqueue(
+        channel,
+        apiReference,
+        accepted.map((e) => e.messageId),
+        priority,
+      );
     return {
       apiReference,
       channel,
@@ -192,6 +220,7 @@ export class SendService {
       currency: auth.account.currency,
       createdAt,
       replayed: false,
+      sendAt: schedule.sendAt?.toISOString() ?? null,
     };
   }
 
@@ -232,6 +261,10 @@ export class SendService {
       input.replyTo ?? null,
       input.source ?? null,
       callbackUrl,
+      // Only when given, so the hash of a request without them is what it always was.
+      ...(input.sendAt != null || input.validityPeriod != null
+        ? [input.sendAt ?? null, input.validityPeriod ?? null]
+        : []),
     ]);
     return createHash('sha256').update(canonical).digest();
   }
@@ -243,7 +276,7 @@ export class SendService {
     userReferenceId: string,
     requestHash: Buffer,
   ): Promise<SendOutcome> {
-    const req = await this.store.findReplay(auth.account.id, channel, userReferenceId);
+    const req = await this.store.findReplay(auth.account.id, channel, userReferenceId, isTestKey(auth));
     if (!req) throw new Error('duplicate reference reported but no request found');
     if (!req.request_hash.equals(requestHash)) {
       throw new AppException(
@@ -256,12 +289,12 @@ export class SendService {
     return {
       apiReference: req.id,
       channel,
-      // The first answer said ACKNOWLEDGED for every charged message and REJECTED for the rest.
+      // The first answer said ACKNOWLEDGED (SCHEDULED) for every charged message and REJECTED for the rest.
       entries: messages.map((m) => ({
         messageId: m.id,
         uuid: m.uuid,
         recipient: m.recipient,
-        status: m.units > 0 ? 'ACKNOWLEDGED' : 'REJECTED',
+        status: m.units > 0 ? (req.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED') : 'REJECTED',
         reason: m.units > 0 ? undefined : (m.reason ?? undefined),
       })),
       acceptedCount: req.accepted_count,
@@ -270,6 +303,7 @@ export class SendService {
       currency: req.currency,
       createdAt: req.created_at,
       replayed: true,
+      sendAt: req.send_at?.toISOString() ?? null,
     };
   }
 }

@@ -5,15 +5,12 @@ import { QueueModule } from '../delivery/queue.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { RoutingModule } from '../delivery/connectors/routing.module.js';
 import { IdGenerator } from './id-generator.js';
-import { MessageQueryService } from '../messages/message-query.service.js';
-import { MessagesController } from '../messages/messages.controller.js';
 import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
 
 @Module({
   imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, RoutingModule],
-  controllers: [MessagesController],
-  providers: [IdGenerator, SendService, SendCommitter, MessageQueryService],
+  providers: [IdGenerator, SendService, SendCommitter],
   exports: [SendService, IdGenerator],
 })
 export class SendingModule {}

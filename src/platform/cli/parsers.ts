@@ -33,6 +33,14 @@ export function parseCostPerUnit(value: string): string {
   return amount;
 }
 
+/** A daily spend limit: zero or more, at most 6 decimal places. */
+export function parseDailyLimit(value: string): string {
+  const amount = parseAmount(value.trim());
+  if (amount === null)
+    throw new UsageError('Expected a decimal of zero or more with at most 6 decimal places, such as 50.00.');
+  return amount;
+}
+
 export function parseCurrency(value: string): string {
   if (!/^[A-Za-z]{3}$/.test(value.trim()))
     throw new UsageError('Expected a three-letter ISO 4217 code such as ZMW.');

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   API_KEY_EXPIRED: 401,
   INVALID_CREDENTIALS: 401,
   INSUFFICIENT_BALANCE: 402,
+  /** The request would cross its key's or its account's daily spend limit. */
+  SPEND_LIMIT_EXCEEDED: 402,
   IP_NOT_ALLOWED: 403,
   ACCOUNT_SUSPENDED: 403,
   FORBIDDEN: 403,
@@ -20,6 +22,8 @@ export const ERROR_STATUS = {
   /** The request head or body did not arrive within HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS. */
   REQUEST_TIMEOUT: 408,
   DUPLICATE_REFERENCE: 409,
+  /** A reschedule when no message of the request is still SCHEDULED. */
+  NOT_RESCHEDULABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   /** Request line and headers over HTTP_MAX_HEADER_SIZE. */

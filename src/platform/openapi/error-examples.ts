@@ -25,6 +25,11 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
   API_KEY_EXPIRED: { message: 'The API key has expired.' },
   INVALID_CREDENTIALS: { message: 'The username and password do not match this API key.' },
   INSUFFICIENT_BALANCE: { message: 'The sms balance (0.50 ZMW) cannot pay this request (1.00 ZMW).' },
+  SPEND_LIMIT_EXCEEDED: {
+    message:
+      "This request costs 12.000000 ZMW, more than is left today (UTC) under this API key's daily spend limit of 50.000000 ZMW.",
+    details: [{ field: 'daily_limit', message: 'remaining 8.000000 ZMW' }],
+  },
   IP_NOT_ALLOWED: { message: 'This API key may not be used from 203.0.113.9.' },
   ACCOUNT_SUSPENDED: { message: 'The account is suspended.' },
   FORBIDDEN: { message: 'Cross-site requests are not allowed.' },
@@ -34,6 +39,9 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
   DUPLICATE_REFERENCE: {
     message: 'user_reference_id was already used with a different request.',
     details: [{ field: 'user_reference_id', message: 'already used with a different body' }],
+  },
+  NOT_RESCHEDULABLE: {
+    message: 'No message of request 1764184470578998353 is still SCHEDULED: there is nothing to reschedule.',
   },
   PAYLOAD_TOO_LARGE: { message: 'The request body is larger than the limit.' },
   UNSUPPORTED_MEDIA_TYPE: { message: 'A JSON endpoint needs Content-Type: application/json.' },

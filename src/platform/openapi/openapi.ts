@@ -10,7 +10,11 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .setTitle('Bulk messaging API')
     .setDescription(
       'Bulk SMS (JSON and XML), e-mail and chat sends, balance, message status, health probes and metrics. ' +
-        'Every error answers the same envelope (`ErrorEnvelopeDto`); every response carries `X-Request-Id`.',
+        'Every error answers the same envelope (`ErrorEnvelopeDto`); every response carries `X-Request-Id`. ' +
+        'A test key (`bmk_test_…`) is answered exactly as a live one, but its messages reach no provider and cost ' +
+        'nothing: the recipient decides the outcome (README, "Test keys"), and a test key sees only test messages. ' +
+        "A send that would cross the key's or the account's daily spend limit answers 402 `SPEND_LIMIT_EXCEEDED` " +
+        'with the amount remaining today (UTC) in `error.details`.',
     )
     .setVersion(config.version)
     .addApiKey(

@@ -6,7 +6,22 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
  */
 
 const API_REFERENCE = '1764184470578998353';
-const STATUSES = ['ACKNOWLEDGED', 'SENT', 'DELIVERED', 'UNDELIVERED', 'EXPIRED', 'FAILED', 'REJECTED'];
+const STATUSES = [
+  'SCHEDULED',
+  'ACKNOWLEDGED',
+  'SENT',
+  'DELIVERED',
+  'UNDELIVERED',
+  'EXPIRED',
+  'FAILED',
+  'REJECTED',
+  'CANCELLED',
+];
+const SEND_AT_DOC = {
+  format: 'date-time',
+  example: '2026-12-01T09:00:00.000Z',
+  description: 'present only for a scheduled send: when it goes, ISO 8601 UTC with milliseconds',
+};
 
 /** Whole-response examples: an accepted recipient has no reason; only a REJECTED one does. */
 export const SMS_SEND_EXAMPLE = {
@@ -41,7 +56,7 @@ export const EMAIL_SEND_EXAMPLE = {
 export class SmsSendEntryDto {
   @ApiProperty({ example: '01a200fe-0dfd-7511-ad60-13d93139bcee', format: 'uuid' }) message_id: string;
   @ApiProperty({ example: '260971234567' }) mobile_number: string;
-  @ApiProperty({ enum: ['ACKNOWLEDGED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
+  @ApiProperty({ enum: ['ACKNOWLEDGED', 'SCHEDULED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
   @ApiPropertyOptional({
     enum: ['INVALID_NUMBER'],
     description: 'present when status is REJECTED (not charged, not sent)',
@@ -54,12 +69,13 @@ export class SmsSendResponseDto {
   @ApiProperty({ type: [SmsSendEntryDto] }) data: SmsSendEntryDto[];
   @ApiProperty({ example: 'successful' }) message: string;
   @ApiProperty({ example: true }) success: boolean;
+  @ApiPropertyOptional(SEND_AT_DOC) send_at?: string;
 }
 
 export class EmailSendEntryDto {
   @ApiProperty({ example: 'jane@example.com' }) email_address: string;
   @ApiProperty({ example: '5', description: 'numeric text' }) message_id: string;
-  @ApiProperty({ enum: ['ACKNOWLEDGED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
+  @ApiProperty({ enum: ['ACKNOWLEDGED', 'SCHEDULED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
   @ApiPropertyOptional({ enum: ['INVALID_EMAIL'], description: 'present when status is REJECTED' })
   reason?: string;
 }
@@ -69,6 +85,7 @@ export class EmailSendResponseDto {
   @ApiProperty({ type: [EmailSendEntryDto] }) data: EmailSendEntryDto[];
   @ApiProperty({ example: 'successful' }) message: string;
   @ApiProperty({ example: true }) success: boolean;
+  @ApiPropertyOptional(SEND_AT_DOC) send_at?: string;
 }
 
 export class RejectedRecipientDto {
@@ -89,6 +106,7 @@ export class ChatSendResponseDto {
     description: 'present only when some recipients were invalid',
   })
   rejected?: RejectedRecipientDto[];
+  @ApiPropertyOptional(SEND_AT_DOC) send_at?: string;
 }
 
 export class ChannelBalanceDto {
@@ -151,6 +169,23 @@ export class MessageDto {
   last_error: string | null;
   @ApiProperty({
     nullable: true,
+    type: 'string',
+    format: 'date-time',
+    example: null,
+    description: 'when a scheduled send is (or was) due; null for a send made at once',
+  })
+  send_at: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: 'string',
+    format: 'date-time',
+    example: '2025-11-28T19:14:30.578Z',
+    description:
+      'when the validity period ends: not handed to a provider by then, the message ends EXPIRED (VALIDITY_PERIOD_ELAPSED) and is refunded',
+  })
+  valid_until: string | null;
+  @ApiProperty({
+    nullable: true,
     type: 'number',
     example: 0.25,
     description:
@@ -165,6 +200,34 @@ export class MessageDto {
       'the SMPP connector (SMSC link) the message went out on; "default" for SMPP_URL; null until SENT',
   })
   connector: string | null;
+}
+
+/** The answer of both cancel routes. */
+export class CancelResponseDto {
+  @ApiProperty({ example: API_REFERENCE }) api_reference: string;
+  @ApiProperty({ example: 2, type: 'integer', description: 'messages this call cancelled (and refunded)' })
+  cancelled: number;
+  @ApiProperty({
+    example: 1,
+    type: 'integer',
+    description:
+      'accepted messages this call did not cancel: already handed to a provider, being handed over, or already final',
+  })
+  not_cancelled: number;
+  @ApiProperty({ example: 0.5, description: 'the amount given back by this call' }) refunded: number;
+  @ApiProperty({ example: 'ZMW' }) currency: string;
+}
+
+export class RescheduleResponseDto {
+  @ApiProperty({ example: API_REFERENCE }) api_reference: string;
+  @ApiProperty({ example: 3, type: 'integer', description: 'messages moved (those still SCHEDULED)' })
+  rescheduled: number;
+  @ApiProperty({
+    example: '2026-12-01T09:00:00.000Z',
+    format: 'date-time',
+    description: 'when they now go (ISO 8601 UTC); now when the asked time is past or under 5 s ahead',
+  })
+  send_at: string;
 }
 
 export class MessageEventDto {

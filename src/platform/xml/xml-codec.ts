@@ -23,6 +23,8 @@ export interface XmlSendRequest {
   source?: unknown;
   callback_url?: unknown;
   user_reference_id?: unknown;
+  send_at?: unknown;
+  validity_period?: unknown;
 }
 
 // Checked on the raw text so a declaration is refused before any parser sees it, whatever its
@@ -271,6 +273,8 @@ export function toXmlSendRequest(doc: Record<string, unknown>): XmlSendRequest {
   copy('source');
   copy('callback_url');
   copy('user_reference_id');
+  copy('send_at');
+  copy('validity_period');
   return request;
 }
 

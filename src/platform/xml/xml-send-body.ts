@@ -2,7 +2,7 @@ import { escapeXmlText, xmlSuccessBody } from './xml-codec.js';
 
 export interface XmlRecipientEntry {
   recipient: string;
-  status: 'ACKNOWLEDGED' | 'REJECTED';
+  status: 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED';
   reason?: string;
 }
 
@@ -12,8 +12,13 @@ export interface XmlRecipientEntry {
  * refused, by one `<rejected><recipient>…</recipient><reason>…</reason></rejected>` per refused
  * recipient. A client that reads only `<reference>`, `<status>` and the top-level
  * `<recipient>` list sees the documented shape; one that cares can learn what was not sent.
+ * A scheduled send ends with `<send_at>` (ISO 8601 UTC); `<status>` stays SUCCESS.
  */
-export function xmlSendBody(reference: string, entries: XmlRecipientEntry[]): string {
+export function xmlSendBody(
+  reference: string,
+  entries: XmlRecipientEntry[],
+  sendAt: string | null = null,
+): string {
   const body = xmlSuccessBody(
     reference,
     entries.map((e) => e.recipient),
@@ -26,7 +31,8 @@ export function xmlSendBody(reference: string, entries: XmlRecipientEntry[]): st
         `<reason>${escapeXmlText(e.reason ?? 'INVALID_NUMBER')}</reason></rejected>`,
     )
     .join('');
-  if (!rejected) return body;
+  const tail = rejected + (sendAt ? `<send_at>${escapeXmlText(sendAt)}</send_at>` : '');
+  if (!tail) return body;
   const close = '</response>';
-  return body.slice(0, -close.length) + rejected + close;
+  return body.slice(0, -close.length) + tail + close;
 }

@@ -14,7 +14,7 @@ const MAX_PRICE_TABLES = 10_000;
 /** What the send pipeline needs to know of each recipient. */
 export interface RoutedRecipient {
   recipient: string;
-  status: 'ACKNOWLEDGED' | 'REJECTED';
+  status: string;
   reason?: string;
 }
 

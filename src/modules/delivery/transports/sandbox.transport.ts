@@ -18,7 +18,7 @@ export interface SandboxTransportOptions {
 
 export const SANDBOX_UNDELIVERED = 'SANDBOX_UNDELIVERED';
 
-type PendingReport = Omit<DeliveryReport, 'occurredAt'>;
+export type PendingReport = Omit<DeliveryReport, 'occurredAt'>;
 
 /**
  * Whether the sandbox should pretend this recipient could not be reached: a number ending in
@@ -35,13 +35,17 @@ export function sandboxFails(channel: Channel, recipient: string): boolean {
 
 /** Accepts everything, sends nothing, and reports deliveries after a delay, as a provider would. */
 export class SandboxTransport implements Transport {
-  readonly name = 'sandbox';
+  readonly name: string = 'sandbox';
   private readonly logger = new Logger(SandboxTransport.name);
   // During a database outage every report fails alike: one line per cause every few seconds.
   private readonly failures = new RepeatLimiter({ warn: (m) => this.logger.error(m) });
   private handler?: ReportHandler;
   private readonly pending = new Map<NodeJS.Timeout, PendingReport>();
   private closed = false;
+
+  protected get isClosed(): boolean {
+    return this.closed;
+  }
 
   /** The channel this instance stands in for. */
   readonly channel: Channel;
@@ -51,25 +55,29 @@ export class SandboxTransport implements Transport {
   }
 
   async send(messages: OutboundMessage[]): Promise<TransportResult[]> {
-    if (this.closed) return messages.map(() => ({ kind: 'transient', reason: 'TRANSPORT_CLOSED' }));
+    if (this.isClosed) return messages.map(() => ({ kind: 'transient', reason: 'TRANSPORT_CLOSED' }));
     return messages.map((message) => {
       const providerMessageId = `sandbox-${message.uuid}`;
       // The message's own channel decides, so one instance may serve several channels.
       const fails = sandboxFails(message.channel, message.recipient);
-      const report: PendingReport = {
+      this.schedule({
         providerMessageId,
         status: fails ? 'UNDELIVERED' : 'DELIVERED',
         reason: fails ? SANDBOX_UNDELIVERED : null,
-      };
-      const timer = setTimeout(() => {
-        this.pending.delete(timer);
-        void this.deliver(report);
-      }, this.options.deliveryDelayMs);
-      // A pending report must not keep a finished process (a CLI run, a test) alive.
-      timer.unref();
-      this.pending.set(timer, report);
+      });
       return { kind: 'accepted', providerMessageId };
     });
+  }
+
+  /** Reports `report` after the delivery delay, as a provider would. */
+  protected schedule(report: PendingReport): void {
+    const timer = setTimeout(() => {
+      this.pending.delete(timer);
+      void this.deliver(report);
+    }, this.options.deliveryDelayMs);
+    // A pending report must not keep a finished process (a CLI run, a test) alive.
+    timer.unref();
+    this.pending.set(timer, report);
   }
 
   onReport(handler: ReportHandler): void {

@@ -52,6 +52,20 @@ export function describeStatus(status: number): string {
  * septet per octet (unpacked, as SMPP expects) with ESC pairs for the extension table; 8 → UTF-16BE.
  * countSegments only says GSM7 when every character is in that same table, so nothing degrades to '?' or ' '.
  */
+/**
+ * SMPP 3.4's relative time form, YYMMDDhhmmss000R, for the seconds left until `until` (at least
+ * one). Relative needs no agreement on the SMSC's clock or time zone, which the absolute form does.
+ */
+export function relativeValidity(until: Date, now: Date = new Date()): string {
+  let s = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
+  const days = Math.min(99, Math.floor(s / 86_400));
+  s -= days * 86_400;
+  const two = (n: number) => String(n).padStart(2, '0');
+  const hours = Math.floor(s / 3600);
+  const minutes = Math.floor((s % 3600) / 60);
+  return `0000${two(days)}${two(hours)}${two(minutes)}${two(s % 60)}000R`;
+}
+
 export function buildSubmitSm(message: OutboundMessage, ref: number): smpp.PduParams[] {
   const { encoding, segments } = countSegments(message.body);
   const sender = message.sender ?? '';
@@ -65,6 +79,8 @@ export function buildSubmitSm(message: OutboundMessage, ref: number): smpp.PduPa
     destination_addr: message.recipient.replace(/^\+/, ''),
     registered_delivery: 1,
     data_coding: encoding === 'GSM7' ? DATA_CODING_DEFAULT : DATA_CODING_UCS2,
+    // The time left of the message's validity: an SMSC that cannot deliver it by then drops it too.
+    ...(message.validUntil ? { validity_period: relativeValidity(message.validUntil) } : {}),
   };
   if (segments === 1) return [{ ...base, esm_class: 0, short_message: message.body }];
 

@@ -12,6 +12,8 @@ export interface OutboundMessage {
   replyTo?: string | null;
   /** The send request's id (the API's api_reference). */
   apiReference?: string;
+  /** The provider should drop the message if it cannot deliver it by then (SMPP validity_period). */
+  validUntil?: Date | null;
   /** The account that sent it (routes may be the account's own). */
   accountId?: string;
   /** High-priority messages go before queued normal ones where a transport queues (SMPP). */

@@ -2,6 +2,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
+import { scheduleInput } from '../../../messages/schedule.js';
 import { priorityOf } from '../../send-priority.js';
 
 function isBlank(v: unknown): boolean {
@@ -30,6 +31,7 @@ export function chatInput(body: Record<string, unknown>): SendInput {
     recipients: asList(body.recipient as string | string[]),
     body: body.message as string,
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+    ...scheduleInput(body),
     priority: priorityOf(body),
   };
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
+import { ScheduleFieldsDto } from '../../schedule-fields.dto.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 
 /** The documented example sends the chat sender id as a JSON number; a string of digits is the same thing. */
@@ -20,7 +21,7 @@ function IsStringOrWholeNumber(): PropertyDecorator {
  * the other channels. `user_reference_id` is not among the documented chat fields: it is accepted so a chat
  * send can be retried safely like the others.
  */
-export class ChatSendDto {
+export class ChatSendDto extends ScheduleFieldsDto {
   @ApiProperty({ description: 'API username (the account the key belongs to).', example: 'acme' })
   @IsOptional()
   @IsString()

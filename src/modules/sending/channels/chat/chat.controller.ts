@@ -30,6 +30,7 @@ export function chatResponse(o: SendOutcome, estimatedDelivery: string) {
     reference: o.apiReference,
     status: 'success',
     ...(rejected.length ? { rejected } : {}),
+    ...(o.sendAt ? { send_at: o.sendAt } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
+import { scheduleInput } from '../../../messages/schedule.js';
 import { normaliseEmail } from '../../../messages/recipients.js';
 import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
 import { priorityOf } from '../../send-priority.js';
@@ -47,6 +48,7 @@ export function emailInput(body: Record<string, unknown>): SendInput {
     replyTo: replyTo === undefined || replyTo.trim() === '' ? null : address(replyTo),
     source: (body.source as string | undefined) ?? null,
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+    ...scheduleInput(body),
     priority: priorityOf(body),
   };
 }

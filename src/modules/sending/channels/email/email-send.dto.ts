@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
+import { ScheduleFieldsDto } from '../../schedule-fields.dto.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 
 /**
  * Types only: which fields are required, and what a valid address is, is checked
  * after mapping (email-input.ts, email.policy.ts) so every problem is reported in one answer.
  */
-export class EmailSendDto {
+export class EmailSendDto extends ScheduleFieldsDto {
   @ApiProperty({
     oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
     description: 'One e-mail address or a list.',

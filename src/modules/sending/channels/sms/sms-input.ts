@@ -2,6 +2,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import { asList } from '../../../../platform/validation/validators.js';
 import type { SendInput } from '../../channel-policy.js';
 import { pickAlias, throwIfProblems } from '../../field-aliases.js';
+import { scheduleInput } from '../../../messages/schedule.js';
 import { priorityOf } from '../../send-priority.js';
 
 /** Maps an SMS body (JSON DTO or parsed XML) to the pipeline's input, checking required fields. */
@@ -18,6 +19,7 @@ export function smsInput(body: Record<string, unknown>): SendInput {
     source: (body.source as string | undefined) ?? null,
     callbackUrl: (body.callback_url as string | undefined) ?? null,
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+    ...scheduleInput(body),
     priority: priorityOf(body),
   };
 }

@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
+import { ScheduleFieldsDto } from '../../schedule-fields.dto.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 
 /**
  * Both name sets are accepted: from/to/message and the older
  * sender_id/recipient/message_body; which ones are required is checked after mapping.
  */
-export class SmsSendDto {
+export class SmsSendDto extends ScheduleFieldsDto {
   @ApiProperty({
     description:
       'Sender id: 1-11 letters, digits or spaces, or up to 15 digits. Required, here or as sender_id.',

@@ -22,6 +22,8 @@ const TEXT_FIELDS: Array<{ name: Exclude<keyof XmlSendRequest, 'to'>; required: 
   { name: 'source', required: true, max: 255 },
   { name: 'callback_url', required: false, max: 2048 },
   { name: 'user_reference_id', required: false, max: 255 },
+  { name: 'send_at', required: false, max: 40 },
+  { name: 'validity_period', required: false, max: 7 },
 ];
 
 /**
@@ -122,6 +124,6 @@ export class SmsXmlController {
     const text = typeof req.body === 'string' ? req.body : '';
     const fields = checkXmlSmsRequest(toXmlSendRequest(parseXmlDocument(text)));
     const outcome = await this.sends.send(this.policy, auth, smsInput(fields));
-    return xmlSendBody(outcome.apiReference, outcome.entries);
+    return xmlSendBody(outcome.apiReference, outcome.entries, outcome.sendAt);
   }
 }

@@ -20,6 +20,7 @@ export function smsResponse(o: SendOutcome) {
     })),
     message: 'successful',
     success: true,
+    ...(o.sendAt ? { send_at: o.sendAt } : {}),
   };
 }
 

@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * per-destination prices, the live state each worker reports for its binds, the connector each
  * message went out on, and the priority of a send (with a key's default).
  */
-export class CreateConnectorsRoutesPrices1764020000000 implements MigrationInterface {
-  name = 'CreateConnectorsRoutesPrices1764020000000';
+export class CreateConnectorsRoutesPrices1764023000000 implements MigrationInterface {
+  name = 'CreateConnectorsRoutesPrices1764023000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE TABLE connectors (

@@ -1,0 +1,152 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Decimal } from 'decimal.js';
+import { DataSource, type EntityManager } from 'typeorm';
+import { isPositive, money } from '../../platform/money/money.js';
+import { utcDay } from './daily-limit.js';
+
+export type SpendScope = 'account' | 'key';
+
+/** What one live send adds to its account's and its key's spend of the day, and their limits. */
+export interface SpendCharge {
+  accountId: string;
+  apiKeyId: string;
+  amount: string;
+  /** When the request was accepted: its UTC day is the one charged. */
+  at: Date;
+  /** The limits as the request's key and account were read (null: none). */
+  accountLimit: string | null;
+  keyLimit: string | null;
+}
+
+export class SpendLimitExceeded extends Error {
+  constructor(
+    readonly scope: SpendScope,
+    readonly limit: string,
+    /** What is left of the tighter limit today (never negative). */
+    readonly remaining: string,
+  ) {
+    super('spend limit exceeded');
+  }
+}
+
+interface Owner {
+  scope: SpendScope;
+  ownerId: string;
+  day: string;
+}
+
+const ownerKey = (o: Owner) => `${o.scope}:${o.ownerId.padStart(20, '0')}:${o.day}`;
+/** Bounds the memory of which rows exist: a day's rows for many owners are cheap to re-check. */
+const MAX_KNOWN_ROWS = 100_000;
+
+/**
+ * Daily spend per account and per key, kept in `daily_spend` (one row per owner and UTC day,
+ * net of refunds). The send transaction locks the rows it charges (SELECT … FOR UPDATE, in
+ * primary-key order, after the balance row as every money transaction does), checks each
+ * request against the limits in arrival order, and adds the totals: however many transactions
+ * race, none sees a total that another has not committed, so no limit is ever crossed.
+ * The rows are created before the transaction (INSERT IGNORE, remembered per process), so the
+ * locking read never meets a missing row (two first sends of a day would otherwise deadlock on
+ * the gap where the row goes).
+ */
+@Injectable()
+export class SpendLimits {
+  private readonly known = new Set<string>();
+
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Outside any transaction: makes sure the day's rows of the charge's account and key exist. */
+  async prepare(charge: SpendCharge | null | undefined): Promise<void> {
+    if (!charge || !isPositive(charge.amount)) return;
+    const day = utcDay(charge.at);
+    const owners = [
+      { scope: 'account' as const, ownerId: charge.accountId, day },
+      { scope: 'key' as const, ownerId: charge.apiKeyId, day },
+    ].filter((o) => !this.known.has(ownerKey(o)));
+    if (owners.length === 0) return;
+    await this.ds.query(
+      `INSERT IGNORE INTO daily_spend (scope, owner_id, day, spent) VALUES ${owners.map(() => '(?, ?, ?, 0)').join(',')}`,
+      owners.flatMap((o) => [o.scope, o.ownerId, o.day]),
+    );
+    if (this.known.size > MAX_KNOWN_ROWS) this.known.clear();
+    for (const o of owners) this.known.add(ownerKey(o));
+  }
+
+  /**
+   * In the send transaction: adds each charge to its account's and key's spend of the day, or
+   * throws SpendLimitExceeded (rolling the whole transaction back) for the first charge that
+   * would cross a limit.
+   */
+  async charge(em: EntityManager, charges: SpendCharge[]): Promise<void> {
+    const paid = charges.filter((c) => isPositive(c.amount));
+    if (paid.length === 0) return;
+    const owners = new Map<string, Owner & { spent: Decimal; added: Decimal }>();
+    const ownersOf = (c: SpendCharge) => {
+      const day = utcDay(c.at);
+      return [
+        { scope: 'account' as const, ownerId: c.accountId, day, limit: c.accountLimit },
+        { scope: 'key' as const, ownerId: c.apiKeyId, day, limit: c.keyLimit },
+      ];
+    };
+    for (const c of paid)
+      for (const o of ownersOf(c))
+        if (!owners.has(ownerKey(o)))
+          owners.set(ownerKey(o), { ...o, spent: new Decimal(0), added: new Decimal(0) });
+    const sorted = [...owners.keys()].sort().map((k) => owners.get(k)!);
+    const rows = (await em.query(
+      `SELECT scope, owner_id, DATE_FORMAT(day, '%Y-%m-%d') AS day, spent FROM daily_spend
+        WHERE ${sorted.map(() => '(scope = ? AND owner_id = ? AND day = ?)').join(' OR ')}
+        ORDER BY scope, owner_id, day FOR UPDATE`,
+      sorted.flatMap((o) => [o.scope, o.ownerId, o.day]),
+    )) as Array<{ scope: SpendScope; owner_id: string; day: string; spent: string }>;
+    for (const r of rows) {
+      const o = owners.get(ownerKey({ scope: r.scope, ownerId: String(r.owner_id), day: r.day }));
+      if (o) o.spent = new Decimal(r.spent);
+    }
+    for (const c of paid) {
+      const mine = ownersOf(c).map((o) => ({ ...o, row: owners.get(ownerKey(o))! }));
+      const limited = mine.filter((o) => o.limit !== null);
+      const left = limited.map((o) => ({
+        o,
+        remaining: Decimal.max(0, new Decimal(o.limit!).minus(o.row.spent).minus(o.row.added)),
+      }));
+      const over = left.find((l) => l.remaining.lessThan(c.amount));
+      if (over) {
+        const tightest = left.reduce((a, b) => (b.remaining.lessThan(a.remaining) ? b : a));
+        throw new SpendLimitExceeded(over.o.scope, money(over.o.limit!), money(tightest.remaining));
+      }
+      for (const o of mine) o.row.added = o.row.added.plus(c.amount);
+    }
+    // The rows exist and are locked (prepare); the upsert only covers one cleared meanwhile by hand.
+    await em.query(
+      `INSERT INTO daily_spend (scope, owner_id, day, spent) VALUES ${sorted.map(() => '(?, ?, ?, ?)').join(',')}
+       ON DUPLICATE KEY UPDATE spent = spent + VALUES(spent)`,
+      sorted.flatMap((o) => [o.scope, o.ownerId, o.day, money(o.added)]),
+    );
+  }
+
+  /** In a refund's transaction: gives the refunded amount back to the day it was charged on. */
+  async giveBack(
+    em: EntityManager,
+    refund: { accountId: string; apiKeyId: string; amount: string; chargedAt: Date },
+  ): Promise<void> {
+    if (!isPositive(refund.amount)) return;
+    const day = utcDay(refund.chargedAt);
+    // Equalities on the whole primary key, so only these two rows are locked.
+    await em.query(
+      `UPDATE daily_spend SET spent = GREATEST(spent - ?, 0)
+        WHERE (scope = 'account' AND owner_id = ? AND day = ?) OR (scope = 'key' AND owner_id = ? AND day = ?)`,
+      [refund.amount, refund.accountId, day, refund.apiKeyId, day],
+    );
+  }
+
+  /** What an account or key has spent today (UTC), net of refunds. */
+  async spentToday(scope: SpendScope, ownerId: string, now = new Date()): Promise<string> {
+    const [row] = (await this.ds.query(
+      'SELECT spent FROM daily_spend WHERE scope = ? AND owner_id = ? AND day = ?',
+      [scope, ownerId, utcDay(now)],
+    )) as Array<{ spent: string }>;
+    return money(row?.spent ?? 0);
+  }
+}

@@ -1,0 +1,111 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { MessageStore } from '../messages/message.store.js';
+import { ScheduleStore, type ReleasedRequest } from '../messages/schedule.store.js';
+import { DISPATCH_CHUNK } from './dispatch.constants.js';
+import { DispatchProducer, type Chunk } from './dispatch.producer.js';
+
+/**
+ * Requests and (about) messages released per transaction: small enough that the first jobs are
+ * queued, and the workers busy, while the next batch is being released.
+ */
+const REQUESTS_PER_BATCH = 100;
+const MESSAGES_PER_BATCH = 2000;
+/** Batches per tick, so one tick never holds the scanner for long; the next tick goes on. */
+const BATCHES_PER_TICK = 50;
+
+/**
+ * A request's accepted messages in id order, cut as the producer cuts them, keeping in each chunk
+ * only those still waiting: the job ids then match the ones the recovery sweep looks for.
+ */
+export function waitingChunks(rows: Array<{ id: string; status: string }>): Chunk[] {
+  const chunks: Chunk[] = [];
+  rows.forEach((r, i) => {
+    if (r.status !== 'ACKNOWLEDGED') return;
+    const index = Math.floor(i / DISPATCH_CHUNK);
+    if (chunks.at(-1)?.index !== index) chunks.push({ index, messageIds: [] });
+    chunks.at(-1)!.messageIds.push(String(r.id));
+  });
+  return chunks;
+}
+
+/**
+ * Hands scheduled messages over when they are due. MySQL is the truth: every SCHEDULED message's
+ * request carries due_at, and each worker asks MySQL every SCHEDULE_POLL_MS for requests due,
+ * so nothing depends on a delayed job that Redis could lose. A due batch is released in one
+ * transaction (SKIP LOCKED: several workers share the work, none releases a request twice) and
+ * queued at once; many messages due in the same second go out together. If the queueing does
+ * not get through (Redis away, the worker killed right after the commit), the released messages
+ * are ACKNOWLEDGED with no job, which the recovery sweep already finds and queues. Sending
+ * twice is ruled out further on: a message is claimed before it is handed over.
+ */
+@Injectable()
+export class DueScanner implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(DueScanner.name);
+  private readonly warnings = new RepeatLimiter(this.logger);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+  private stopped = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly schedules: ScheduleStore,
+    private readonly messages: MessageStore,
+    private readonly producer: DispatchProducer,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+    this.warnings.flush();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.scan().finally(() => this.schedule());
+    }, this.config.schedulePollMs);
+    this.timer.unref();
+  }
+
+  /** Releases and queues what is due now; returns how many requests were released. */
+  scan(): Promise<number> {
+    this.running ??= this.scanOnce().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async scanOnce(): Promise<number> {
+    let released = 0;
+    try {
+      for (let batch = 0; batch < BATCHES_PER_TICK && !this.stopped; batch++) {
+        const due = await this.schedules.releaseDue(new Date(), REQUESTS_PER_BATCH, MESSAGES_PER_BATCH);
+        if (due.length === 0) break;
+        released += due.length;
+        await Promise.all(due.map((r) => this.enqueue(r)));
+        this.logger.debug(`released and queued ${due.length} due request(s)`);
+      }
+    } catch (err) {
+      this.warnings.warn(`scheduled release failed: ${(err as Error).message}`);
+    }
+    return released;
+  }
+
+  private async enqueue(r: ReleasedRequest): Promise<void> {
+    const chunks = waitingChunks(await this.messages.acceptedStates(r.id));
+    if (chunks.length === 0) return;
+    if (!(await this.producer.enqueueChunks(r.channel, r.id, chunks)))
+      this.warnings.warn(`released request ${r.id} not queued now; the recovery sweep will queue it`);
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { MessagesController } from './messages.controller.js';
+import { MessageExportHttp } from './search/message-export.http.js';
+import { MessageSearchModule } from './search/message-search.module.js';
+
+/** The message routes: lookup, search and export. */
+@Module({
+  imports: [MessageSearchModule],
+  controllers: [MessagesController],
+  providers: [MessageExportHttp],
+})
+export class MessagesHttpModule {}

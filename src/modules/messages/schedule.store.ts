@@ -1,0 +1,218 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { Channel } from './channel.js';
+
+/** A request released by the due scanner: its SCHEDULED messages are now ACKNOWLEDGED. */
+export interface ReleasedRequest {
+  id: string;
+  channel: Channel;
+}
+
+/** A message a cancel or an expiry may end, with what refunding it gives back. */
+export interface Cancellable {
+  id: string;
+  cost: string;
+}
+
+export interface OwnedRequest {
+  id: string;
+  channel: Channel;
+  currency: string;
+  accepted_count: number;
+  created_at: Date;
+  send_at: Date | null;
+  validity_period: number | null;
+}
+
+/**
+ * The statements of scheduling, validity and cancellation on send_requests and messages. The
+ * schedule lives in MySQL: send_requests.due_at is set while a request's messages wait for
+ * send_at, and only the rows where it is set are in its index.
+ */
+@Injectable()
+export class ScheduleStore {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /**
+   * Releases due requests in one transaction: their SCHEDULED messages become ACKNOWLEDGED (with
+   * a history row each) and the request leaves the schedule. SKIP LOCKED lets several workers
+   * scan at once, each taking other requests; a request is released by exactly one of them.
+   * Requests are taken until about `maxMessages` messages (at least one request).
+   */
+  async releaseDue(now: Date, maxRequests: number, maxMessages: number): Promise<ReleasedRequest[]> {
+    return this.ds.transaction(async (em) => {
+      const due = (await em.query(
+        `SELECT id, channel, accepted_count FROM send_requests FORCE INDEX (ix_send_requests_due)
+          WHERE due_at <= ? ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED`,
+        [now, maxRequests],
+      )) as Array<{ id: string; channel: Channel; accepted_count: number }>;
+      const taken: typeof due = [];
+      let messages = 0;
+      for (const r of due) {
+        if (taken.length > 0 && messages + r.accepted_count > maxMessages) break;
+        taken.push(r);
+        messages += r.accepted_count;
+      }
+      if (taken.length === 0) return [];
+      const ids = taken.map((r) => String(r.id));
+      await em.query(
+        `INSERT INTO message_events (message_id, status, reason, occurred_at)
+         SELECT id, 'ACKNOWLEDGED', NULL, ? FROM messages WHERE send_request_id IN (?) AND status = 'SCHEDULED'`,
+        [now, ids],
+      );
+      await em.query(
+        "UPDATE messages SET status = 'ACKNOWLEDGED' WHERE send_request_id IN (?) AND status = 'SCHEDULED'",
+        [ids],
+      );
+      // Marked enqueued now: the caller queues them at once, and if Redis does not take the jobs
+      // the recovery sweep finds them as it finds any lost job (after its quiet period).
+      await em.query('UPDATE send_requests SET due_at = NULL, enqueued_at = ? WHERE id IN (?)', [now, ids]);
+      return taken.map((r) => ({ id: String(r.id), channel: r.channel }));
+    });
+  }
+
+  /** When the next scheduled request is due, if any. */
+  async nextDue(): Promise<Date | null> {
+    const [row] = (await this.ds.query(
+      'SELECT MIN(due_at) AS at FROM send_requests FORCE INDEX (ix_send_requests_due) WHERE due_at IS NOT NULL',
+    )) as Array<{ at: Date | null }>;
+    return row?.at ?? null;
+  }
+
+  // ------------------------------------------------------------------ hand-over claims
+
+  /**
+   * Claims messages for hand-over: of the given ones, those still ACKNOWLEDGED are locked and
+   * stamped claimed_at. A cancel or an expiry that locked them first has already changed their
+   * state; one that comes after sees the claim and leaves them alone.
+   */
+  async claim(ids: string[], now: Date): Promise<string[]> {
+    if (ids.length === 0) return [];
+    return this.ds.transaction(async (em) => {
+      const rows = (await em.query(
+        `SELECT id FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) AND status = 'ACKNOWLEDGED'
+          ORDER BY id FOR UPDATE`,
+        [ids],
+      )) as Array<{ id: string }>;
+      const claimed = rows.map((r) => String(r.id));
+      if (claimed.length)
+        await em.query('UPDATE messages SET claimed_at = ? WHERE id IN (?)', [now, claimed]);
+      return claimed;
+    });
+  }
+
+  /** Gives up claims on messages a hand-over left waiting (to be retried): a cancel may take them again. */
+  async unclaim(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.ds.query("UPDATE messages SET claimed_at = NULL WHERE id IN (?) AND status = 'ACKNOWLEDGED'", [
+      ids,
+    ]);
+  }
+
+  /**
+   * What decides whether a request's messages may be handed over now: its validity deadline
+   * (NULL for requests stored before validity existed) and whether a cancel of it was asked.
+   */
+  async handOverGate(
+    sendRequestId: string,
+  ): Promise<{ valid_until: Date | null; cancel_requested_at: Date | null } | undefined> {
+    const [row] = (await this.ds.query(
+      'SELECT valid_until, cancel_requested_at FROM send_requests WHERE id = ?',
+      [sendRequestId],
+    )) as Array<{ valid_until: Date | null; cancel_requested_at: Date | null }>;
+    return row;
+  }
+
+  /** Asks for the request to be cancelled: workers start no new hand-over of its messages. */
+  async requestCancel(sendRequestId: string, at: Date): Promise<void> {
+    await this.ds.query(
+      'UPDATE send_requests SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE id = ?',
+      [at, sendRequestId],
+    );
+  }
+
+  /**
+   * Messages left waiting by a cancel that did not finish (its process died): of requests whose
+   * cancel was asked before `askedBefore`, those still ACKNOWLEDGED and not being handed over.
+   */
+  async findUnfinishedCancels(
+    askedBefore: Date,
+    claimStaleBefore: Date,
+    limit: number,
+  ): Promise<Cancellable[]> {
+    return (await this.ds.query(
+      `SELECT m.id, m.cost FROM messages m FORCE INDEX (ix_messages_status_sent_request)
+         JOIN send_requests r ON r.id = m.send_request_id
+        WHERE m.status = 'ACKNOWLEDGED' AND m.sent_at IS NULL AND r.cancel_requested_at < ?
+          AND (m.claimed_at IS NULL OR m.claimed_at < ?)
+        LIMIT ?`,
+      [askedBefore, claimStaleBefore, limit],
+    )) as Cancellable[];
+  }
+
+  // ------------------------------------------------------------------ validity
+
+  /**
+   * Messages still waiting to be handed over whose request's validity has elapsed, not being
+   * handed over (no claim, or one older than `claimStaleBefore`). Reached through the status
+   * index, which holds few ACKNOWLEDGED rows.
+   */
+  async findOutOfValidity(now: Date, claimStaleBefore: Date, limit: number): Promise<Cancellable[]> {
+    return (await this.ds.query(
+      `SELECT m.id, m.cost FROM messages m FORCE INDEX (ix_messages_status_sent_request)
+         JOIN send_requests r ON r.id = m.send_request_id
+        WHERE m.status = 'ACKNOWLEDGED' AND m.sent_at IS NULL AND r.valid_until < ?
+          AND (m.claimed_at IS NULL OR m.claimed_at < ?)
+        LIMIT ?`,
+      [now, claimStaleBefore, limit],
+    )) as Cancellable[];
+  }
+
+  // ------------------------------------------------------------------ cancel and reschedule
+
+  async findOwnedRequest(accountId: string, sendRequestId: string): Promise<OwnedRequest | undefined> {
+    const [row] = (await this.ds.query(
+      `SELECT id, channel, currency, accepted_count, created_at, send_at, validity_period
+         FROM send_requests WHERE id = ? AND account_id = ?`,
+      [sendRequestId, accountId],
+    )) as OwnedRequest[];
+    return row;
+  }
+
+  /** A request's messages not yet handed over (SCHEDULED or ACKNOWLEDGED), in id order. */
+  async findWaitingOf(sendRequestId: string): Promise<Cancellable[]> {
+    return (await this.ds.query(
+      `SELECT id, cost FROM messages WHERE send_request_id = ? AND status IN ('SCHEDULED', 'ACKNOWLEDGED')
+        ORDER BY id`,
+      [sendRequestId],
+    )) as Cancellable[];
+  }
+
+  /**
+   * Moves a request's schedule if some of its messages are still SCHEDULED; returns how many
+   * are. The request row is locked first, as the due scanner locks it, so a reschedule and a
+   * release of the same request happen one after the other.
+   */
+  async reschedule(
+    sendRequestId: string,
+    change: { sendAt: Date; dueAt: Date; validUntil: Date },
+  ): Promise<number> {
+    return this.ds.transaction(async (em) => {
+      await em.query('SELECT id FROM send_requests WHERE id = ? FOR UPDATE', [sendRequestId]);
+      const [{ n }] = (await em.query(
+        "SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status = 'SCHEDULED'",
+        [sendRequestId],
+      )) as Array<{ n: string }>;
+      const count = Number(n);
+      if (count === 0) return 0;
+      await em.query('UPDATE send_requests SET send_at = ?, due_at = ?, valid_until = ? WHERE id = ?', [
+        change.sendAt,
+        change.dueAt,
+        change.validUntil,
+        sendRequestId,
+      ]);
+      return count;
+    });
+  }
+}

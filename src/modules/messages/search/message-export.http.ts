@@ -1,0 +1,31 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import type { MessageExportQuery } from './message-filter.dto.js';
+import { MessageExportService } from './message-export.service.js';
+
+/** The export as an HTTP attachment; a client that goes away stops the query. */
+@Injectable()
+export class MessageExportHttp {
+  private readonly log = new Logger('MessageExport');
+
+  constructor(private readonly exports: MessageExportService) {}
+
+  async send(accountId: string, q: MessageExportQuery, res: Response, testMode = false): Promise<void> {
+    // Errors up to here (a bad filter, MySQL away) still get the error envelope.
+    const prepared = await this.exports.prepare(accountId, q, testMode);
+    const stamp = new Date().toISOString().replace(/[-:]|\.\d+/g, '');
+    res.status(200);
+    res.setHeader('Content-Type', prepared.contentType);
+    res.setHeader('Content-Disposition', `attachment; filename="messages-${stamp}.${prepared.format}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    try {
+      await prepared.writeTo(res);
+    } catch (err) {
+      // The client left (the query is already stopped), or MySQL failed mid-way: the response
+      // is cut without its final chunk, which tells the client the export is incomplete.
+      if (!res.destroyed) res.destroy();
+      if (!res.writableEnded && (err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE')
+        this.log.warn(`export stopped after ${prepared.count()} rows: ${(err as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { stringify } from 'csv-stringify/sync';
+import { describe, expect, it } from 'vitest';
+import type { ExportRow } from '../message-search.store.js';
+import { CSV_HEADER, csvLine, EXPORT_FIELDS, ndjsonLine } from './message-export.service.js';
+
+const row = (over: Partial<ExportRow> = {}): ExportRow => ({
+  id: '1795312979464001001',
+  uuid: '01a200fe-0dfd-7511-ad60-13d93139bcee',
+  channel: 'sms',
+  send_request_id: '1795312979464001000',
+  user_reference_id: null,
+  recipient: '260971234567',
+  status: 'DELIVERED',
+  reason: null,
+  units: 1,
+  cost: '0.250000',
+  currency: 'ZMW',
+  created_at: '2026-11-22T18:25:13.476Z',
+  updated_at: '2026-11-22T18:25:14.517Z',
+  ...over,
+});
+
+describe('export lines', () => {
+  it.each([
+    ['plain', null],
+    ['a comma', 'inv, 7'],
+    ['quotes', 'say "hi"'],
+    ['a line break', 'two\nlines'],
+    ['a carriage return', 'cr\rhere'],
+    ['a leading space and unicode', ' Zürich ✓'],
+    ['an empty string', ''],
+  ])('writes a CSV field with %s exactly as csv-stringify does', (_, ref) => {
+    const r = row({ user_reference_id: ref, reason: ref === null ? null : 'X' });
+    const fields = [
+      r.uuid,
+      r.send_request_id,
+      r.user_reference_id,
+      r.channel,
+      r.recipient,
+      r.status,
+      r.reason,
+      r.units,
+      0.25,
+      r.currency,
+      r.created_at,
+      r.updated_at,
+    ];
+    expect(csvLine(r)).toBe(stringify([fields], { quoted_empty: false }));
+  });
+
+  it('starts CSV with the header of the documented columns', () => {
+    expect(CSV_HEADER).toBe(`${EXPORT_FIELDS.join(',')}\n`);
+    expect(CSV_HEADER).toBe(stringify([[...EXPORT_FIELDS]]));
+  });
+
+  it('names an e-mail by its numeric id and an SMS by its UUID, with cost as a number', () => {
+    expect(JSON.parse(ndjsonLine(row({ channel: 'email' })))).toMatchObject({
+      message_id: '1795312979464001001',
+      cost: 0.25,
+    });
+    const sms = JSON.parse(ndjsonLine(row()));
+    expect(Object.keys(sms)).toEqual([...EXPORT_FIELDS]);
+    expect(sms).toMatchObject({ message_id: '01a200fe-0dfd-7511-ad60-13d93139bcee', units: 1, reason: null });
+  });
+});

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '../../../platform/errors/app.exception.js';
+import { MessageQueryService } from '../message-query.service.js';
+import { MessageSearchStore, type MessageFilter, type SearchPosition } from '../message-search.store.js';
+import type { MessageFilterQuery, MessageSearchQuery } from './message-filter.dto.js';
+
+const DEFAULT_LIMIT = 100;
+/** Parameters of the cursor paging; the page-numbered form takes none of them. */
+const CURSOR_ONLY = ['cursor', 'limit'] as const;
+const FILTERS_BEYOND_REFERENCE = [
+  'status',
+  'channel',
+  'recipient',
+  'user_reference_id',
+  'created_from',
+  'created_to',
+] as const;
+
+const invalid = (field: string, message: string) => AppException.validation([{ field, message }]);
+
+/** A cursor is the last message's place in the order: its created_at (ms) and its id. */
+export function encodeCursor(p: SearchPosition): string {
+  return Buffer.from(`${p.createdAt.getTime()}:${p.id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): SearchPosition {
+  const m = /^(\d{1,15}):(\d{1,20})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!m) throw invalid('cursor', 'cursor must be the next_cursor of a previous page');
+  return { createdAt: new Date(Number(m[1])), id: m[2] };
+}
+
+function instant(field: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const at = new Date(value);
+  // Date rolls 2026-02-30 over into March instead of refusing it.
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number);
+  const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  if (Number.isNaN(at.getTime()) || m < 1 || m > 12 || d < 1 || d > daysInMonth)
+    throw invalid(field, `${field} is not a real date`);
+  return at;
+}
+
+/** The message search: filters, cursor paging, and the older page-numbered list of one request. */
+@Injectable()
+export class MessageSearchService {
+  constructor(
+    private readonly store: MessageSearchStore,
+    private readonly lookups: MessageQueryService,
+  ) {}
+
+  /** The store's filter for a query: references become request ids of the caller's own account. */
+  async filter(accountId: string, q: MessageFilterQuery, testMode = false): Promise<MessageFilter> {
+    const f: MessageFilter = {
+      accountId,
+      testMode,
+      status: q.status,
+      channel: q.channel,
+      // Numbers are stored without their +, as the send answers show them.
+      recipient: q.recipient === undefined ? undefined : q.recipient.trim().replace(/^\+(?=\d+$)/, ''),
+      createdFrom: instant('created_from', q.created_from),
+      createdTo: instant('created_to', q.created_to),
+    };
+    if (q.api_reference !== undefined) f.sendRequestIds = [q.api_reference];
+    if (q.user_reference_id !== undefined) {
+      const ids = await this.store.requestIdsByReference(accountId, q.user_reference_id, testMode);
+      f.sendRequestIds = f.sendRequestIds ? f.sendRequestIds.filter((id) => ids.includes(id)) : ids;
+    }
+    return f;
+  }
+
+  async search(accountId: string, q: MessageSearchQuery, testMode = false) {
+    const paged = q.page !== undefined || q.per_page !== undefined;
+    if (paged && CURSOR_ONLY.some((k) => q[k] !== undefined))
+      throw invalid('page', 'page and per_page cannot be combined with cursor and limit');
+    const filtered = FILTERS_BEYOND_REFERENCE.some((k) => q[k] !== undefined);
+    if (paged && (q.api_reference === undefined || filtered))
+      throw invalid('page', 'page and per_page list one request: give api_reference alone, or use cursor');
+    // The page-numbered list of one request, as before filters existed.
+    if (q.api_reference !== undefined && !filtered && !CURSOR_ONLY.some((k) => q[k] !== undefined)) {
+      const page = Math.max(1, Number(q.page ?? 1));
+      const perPage = Math.min(1000, Math.max(1, Number(q.per_page ?? 100)));
+      return this.lookups.byReference(accountId, q.api_reference, page, perPage, testMode);
+    }
+    const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
+    const after = q.cursor === undefined ? null : decodeCursor(q.cursor);
+    const f = await this.filter(accountId, q, testMode);
+    const rows = await this.store.page(f, after, limit + 1);
+    const more = rows.length > limit;
+    const data = (more ? rows.slice(0, limit) : rows).map((r) => this.lookups.present(r));
+    const last = more ? rows[limit - 1] : undefined;
+    return {
+      limit,
+      next_cursor: last ? encodeCursor({ createdAt: last.created_at, id: String(last.id) }) : null,
+      data,
+    };
+  }
+}

@@ -1,0 +1,28 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
+import { RequestSummaryService } from './request-summary.service.js';
+import { RequestSummaryDto } from './request-summary.dto.js';
+
+@ApiTags('messages')
+@ApiKeyAuth()
+@Controller('api/v1/json/bulk')
+export class RequestSummaryController {
+  constructor(private readonly summaries: RequestSummaryService) {}
+
+  @Get(':apiReference')
+  @ApiOperation({
+    summary: 'One send request at a glance: its messages counted by state, units, cost, refunds',
+  })
+  @ApiParam({
+    name: 'apiReference',
+    description: 'The api_reference of a send answer',
+    example: '1764184470578998353',
+  })
+  @ApiOkResponse({ type: RequestSummaryDto })
+  @ApiErrors([401, 403, 404, 429, 500, 503])
+  summary(@Auth() auth: AuthContext, @Param('apiReference') apiReference: string) {
+    return this.summaries.summary(auth.account.id, apiReference, auth.key.mode === 'test');
+  }
+}

@@ -1,0 +1,116 @@
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { mainDataSourceOptions } from '../../src/database/data-sources.js';
+import { migrateDatabase } from '../../src/database/database-setup.js';
+import { SpendLimitExceeded, SpendLimits, type SpendCharge } from '../../src/modules/balance/spend-limits.js';
+import { dropLocalState } from '../support/local-state.js';
+import { testEnv, uniqueName } from '../support/test-app.js';
+
+/** The daily spend rows against a migrated MySQL database of this file's own, many connections racing. */
+
+const name = uniqueName();
+let ds: DataSource;
+let limits: SpendLimits;
+let owner = 1000;
+
+const charge = (over: Partial<SpendCharge> = {}): SpendCharge => ({
+  accountId: '1',
+  apiKeyId: '1',
+  amount: '1',
+  at: new Date(),
+  accountLimit: null,
+  keyLimit: null,
+  ...over,
+});
+
+/** One send transaction as the committer runs it: rows made first, then charged under their lock. */
+async function send(c: SpendCharge): Promise<'ok' | SpendLimitExceeded> {
+  await limits.prepare(c);
+  try {
+    await ds.transaction((em) => limits.charge(em, [c]));
+    return 'ok';
+  } catch (err) {
+    if (err instanceof SpendLimitExceeded) return err;
+    throw err;
+  }
+}
+
+beforeAll(async () => {
+  const config = loadConfig(testEnv(name));
+  // Enough connections for every racing transaction to hold one.
+  const options = { ...mainDataSourceOptions(config), poolSize: 25 } as DataSourceOptions;
+  await migrateDatabase(options, config.database);
+  ds = await new DataSource(options).initialize();
+  limits = new SpendLimits(ds);
+});
+
+afterAll(async () => {
+  await ds?.destroy();
+  await dropLocalState(name);
+});
+
+describe('SpendLimits', () => {
+  it('lets exactly 5 of 20 racing transactions through a key limit that pays for 5', async () => {
+    const c = charge({
+      accountId: String(++owner),
+      apiKeyId: String(++owner),
+      amount: '0.5',
+      keyLimit: '2.5',
+    });
+    const results = await Promise.all(Array.from({ length: 20 }, () => send({ ...c })));
+    expect(results.filter((r) => r === 'ok')).toHaveLength(5);
+    expect(await limits.spentToday('key', c.apiKeyId)).toBe('2.500000');
+    expect(await limits.spentToday('account', c.accountId)).toBe('2.500000');
+  });
+
+  it('lets exactly 4 of 20 racing transactions from two keys through the account limit', async () => {
+    const accountId = String(++owner);
+    const keys = [String(++owner), String(++owner)];
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        send(charge({ accountId, apiKeyId: keys[i % 2], amount: '1', accountLimit: '4', keyLimit: '10' })),
+      ),
+    );
+    expect(results.filter((r) => r === 'ok')).toHaveLength(4);
+    expect(await limits.spentToday('account', accountId)).toBe('4.000000');
+  });
+
+  it('reports the tighter remaining amount and the limit that refused', async () => {
+    const c = charge({ accountId: String(++owner), apiKeyId: String(++owner), amount: '3' });
+    expect(await send({ ...c, accountLimit: '10', keyLimit: '5' })).toBe('ok');
+    const refused = await send({ ...c, accountLimit: '4', keyLimit: '5' });
+    expect(refused).toBeInstanceOf(SpendLimitExceeded);
+    expect(refused).toMatchObject({ scope: 'account', limit: '4.000000', remaining: '1.000000' });
+  });
+
+  it('checks each charge of one batch in order, against what the earlier ones added', async () => {
+    const c = charge({ accountId: String(++owner), apiKeyId: String(++owner), amount: '2', keyLimit: '3' });
+    await limits.prepare(c);
+    await expect(ds.transaction((em) => limits.charge(em, [c, { ...c }]))).rejects.toMatchObject({
+      scope: 'key',
+      remaining: '1.000000',
+    });
+    // The batch rolled back whole: nothing was added.
+    expect(await limits.spentToday('key', c.apiKeyId)).toBe('0.000000');
+  });
+
+  it('gives a refund back to the day it was charged, never below zero', async () => {
+    const c = charge({ accountId: String(++owner), apiKeyId: String(++owner), amount: '2' });
+    await send(c);
+    const back = { accountId: c.accountId, apiKeyId: c.apiKeyId, chargedAt: c.at };
+    await ds.transaction((em) => limits.giveBack(em, { ...back, amount: '0.5' }));
+    expect(await limits.spentToday('key', c.apiKeyId)).toBe('1.500000');
+    await ds.transaction((em) => limits.giveBack(em, { ...back, amount: '5' }));
+    expect(await limits.spentToday('account', c.accountId)).toBe('0.000000');
+  });
+
+  it('counts a charge toward its own UTC day', async () => {
+    const c = charge({ accountId: String(++owner), apiKeyId: String(++owner), amount: '1', keyLimit: '1' });
+    const yesterday = new Date(Date.now() - 86_400_000);
+    expect(await send({ ...c, at: yesterday })).toBe('ok');
+    expect(await send(c)).toBe('ok');
+    expect(await limits.spentToday('key', c.apiKeyId, yesterday)).toBe('1.000000');
+    expect(await limits.spentToday('key', c.apiKeyId)).toBe('1.000000');
+  });
+});
