@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
-import { cliJson, freePort, median, sleep, startNode, stop, waitHttp, type BenchRow } from './lib.js';
+import { median, sleep, stop, waitHttp, type BenchRow, startBenchApi } from './lib.js';
 
 export type FairnessRow = BenchRow;
 
@@ -22,20 +22,15 @@ const ATTACKER_ADDR = '203.0.113.66';
 export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
   const seconds = quick ? 4 : 10;
   const passes = quick ? 1 : 3;
-  const name = `bench_fair_${process.pid}`;
-  const mysqlUrl = `mysql://root@127.0.0.1:3306/${name}`;
-  const port = await freePort();
-  const api = `http://127.0.0.1:${port}`;
-  const env = {
-    DATABASE_URL: mysqlUrl,
-    QUEUE_PREFIX: name,
-    LOG_LEVEL: 'error',
-    APP_ENV: 'bench',
+  const {
+    name,
+    api,
+    cli,
+    proc: apiProc,
+  } = await startBenchApi('fair', {
     RUN_WORKERS: 'false',
     TRUST_PROXY: 'loopback',
-  };
-  const cli = (...args: string[]): any => cliJson(env, ...args);
-  const apiProc = startNode('dist/main.js', [], { ...env, PORT: String(port) });
+  });
   const rows: FairnessRow[] = [];
   const db = await (async () => {
     await waitHttp(`${api}/health/ready`);

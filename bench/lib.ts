@@ -96,3 +96,32 @@ export class RssSampler {
     return this.peakMb;
   }
 }
+
+/**
+ * A bench's own API process: a database and queue prefix named after the bench (the API creates
+ * and migrates the database at start), its environment for the CLI and any worker, and the CLI.
+ * `apiEnv` is for the API process alone.
+ */
+export async function startBenchApi(
+  tag: string,
+  env: Record<string, string>,
+  apiEnv: Record<string, string> = {},
+) {
+  const name = `bench_${tag}_${process.pid}`;
+  const port = await freePort();
+  const fullEnv: Record<string, string> = {
+    DATABASE_URL: `mysql://root@127.0.0.1:3306/${name}`,
+    QUEUE_PREFIX: name,
+    LOG_LEVEL: 'error',
+    APP_ENV: 'bench',
+    ...env,
+  };
+  return {
+    name,
+    port,
+    api: `http://127.0.0.1:${port}`,
+    env: fullEnv,
+    cli: (...args: string[]): any => cliJson(fullEnv, ...args),
+    proc: startNode('dist/main.js', [], { ...fullEnv, PORT: String(port), ...apiEnv }),
+  };
+}

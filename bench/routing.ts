@@ -11,29 +11,25 @@
 import { pathToFileURL } from 'node:url';
 import { createConnection } from 'mysql2/promise';
 import { startSmppPeer, type SmppPeer } from '../test/support/smpp-peer.js';
-import { cliJson, freePort, median, sleep, startNode, stop, waitHttp, type BenchRow } from './lib.js';
+import { median, sleep, startNode, stop, waitHttp, type BenchRow, startBenchApi } from './lib.js';
 
 const TPS = 500;
 
 export async function benchRouting(quick: boolean): Promise<BenchRow[]> {
   const windowSeconds = quick ? 8 : 20;
   const backlog = quick ? 30_000 : 100_000;
-  const name = `bench_route_${process.pid}`;
-  const mysqlUrl = `mysql://root@127.0.0.1:3306/${name}`;
-  const port = await freePort();
-  const api = `http://127.0.0.1:${port}`;
-  const env = {
-    DATABASE_URL: mysqlUrl,
-    QUEUE_PREFIX: name,
-    LOG_LEVEL: 'error',
-    APP_ENV: 'bench',
+  const {
+    name,
+    api,
+    env,
+    cli,
+    proc: apiProc,
+  } = await startBenchApi('route', {
     RUN_WORKERS: 'false',
     SMS_TRANSPORT: 'smpp',
     RATE_LIMIT_DEFAULT: '1000000/1',
     MAX_RECIPIENTS: '100000',
-  };
-  const cli = (...args: string[]): any => cliJson(env, ...args);
-  const apiProc = startNode('dist/main.js', [], { ...env, PORT: String(port) });
+  });
   const peers: SmppPeer[] = [await startSmppPeer(), await startSmppPeer()];
   const workers: Array<ReturnType<typeof startNode>> = [];
   const rows: BenchRow[] = [];

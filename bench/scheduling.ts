@@ -12,17 +12,7 @@ import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
-import {
-  cliJson,
-  freePort,
-  median,
-  percentile,
-  sleep,
-  startNode,
-  stop,
-  waitHttp,
-  type BenchRow,
-} from './lib.js';
+import { median, percentile, sleep, startNode, stop, waitHttp, type BenchRow, startBenchApi } from './lib.js';
 
 const numbers = (n: number, base: number) =>
   Array.from({ length: n }, (_, i) => String(260_960_000_000 + base + i));
@@ -43,24 +33,17 @@ async function rate(url: string, key: string, seconds: number): Promise<number> 
 export async function benchScheduling(quick: boolean): Promise<BenchRow[]> {
   const seconds = quick ? 3 : 10;
   const passes = quick ? 2 : 3;
-  const name = `bench_sched_${process.pid}`;
-  const mysqlUrl = `mysql://root@127.0.0.1:3306/${name}`;
-  const port = await freePort();
-  const api = `http://127.0.0.1:${port}`;
-  const env = {
-    DATABASE_URL: mysqlUrl,
-    QUEUE_PREFIX: name,
-    LOG_LEVEL: 'error',
-    APP_ENV: 'bench',
-    RATE_LIMIT_DEFAULT: '1000000/1',
-  };
-  const cli = (...args: string[]): any => cliJson(env, ...args);
-  const apiProc = startNode('dist/main.js', [], {
-    ...env,
-    PORT: String(port),
-    RUN_WORKERS: 'false',
-    MAX_RECIPIENTS: '10000',
-  });
+  const {
+    name,
+    api,
+    env,
+    cli,
+    proc: apiProc,
+  } = await startBenchApi(
+    'sched',
+    { RATE_LIMIT_DEFAULT: '1000000/1' },
+    { RUN_WORKERS: 'false', MAX_RECIPIENTS: '10000' },
+  );
   apiProc.stderr?.on('data', (d: Buffer) => process.stderr.write(`[api] ${d}`));
   const smsc = await startSmppPeer({ autoReceipt: false });
   let worker: ReturnType<typeof startNode> | undefined;

@@ -12,16 +12,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { createConnection } from 'mysql2/promise';
 import { seedMessages, seedRecipient } from '../test/support/message-seed.js';
-import {
-  cliJson,
-  freePort,
-  percentile,
-  RssSampler,
-  startNode,
-  stop,
-  waitHttp,
-  type BenchRow,
-} from './lib.js';
+import { percentile, RssSampler, stop, waitHttp, type BenchRow, startBenchApi } from './lib.js';
 
 const PAGES = 600;
 
@@ -35,19 +26,15 @@ function cpuMs(pid: number): number {
 export async function benchSearch(quick: boolean): Promise<BenchRow[]> {
   const count = quick ? 200_000 : 1_000_000;
   const label = `${count.toLocaleString('en')} messages`;
-  const name = `bench_search_${process.pid}`;
-  const env = {
-    DATABASE_URL: `mysql://root@127.0.0.1:3306/${name}`,
-    QUEUE_PREFIX: name,
-    LOG_LEVEL: 'error',
-    APP_ENV: 'bench',
+  const {
+    name,
+    api,
+    cli,
+    proc: apiProc,
+  } = await startBenchApi('search', {
     RUN_WORKERS: 'false',
     RATE_LIMIT_DEFAULT: '1000000/1',
-  };
-  const port = await freePort();
-  const api = `http://127.0.0.1:${port}`;
-  const cli = (...args: string[]): any => cliJson(env, ...args);
-  const apiProc = startNode('dist/main.js', [], { ...env, PORT: String(port) });
+  });
   const rows: BenchRow[] = [];
   await waitHttp(`${api}/health/ready`);
   const db = await createConnection({ host: '127.0.0.1', user: 'root', database: name, timezone: 'Z' });
