@@ -4,7 +4,6 @@ import { MessagesModule } from '../messages/messages.module.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { RoutingModule } from '../delivery/connectors/routing.module.js';
-import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { IdGenerator } from './id-generator.js';
 import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
@@ -12,15 +11,7 @@ import { TemplateInput } from './personalisation/template-input.js';
 import { TemplatesModule } from '../templates/templates.module.js';
 
 @Module({
-  imports: [
-    BalanceModule,
-    MessagesModule,
-    QueueModule,
-    MetricsModule,
-    RoutingModule,
-    TemplatesModule,
-    SuppressionsModule,
-  ],
+  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, RoutingModule, TemplatesModule],
   providers: [IdGenerator, SendService, SendCommitter, TemplateInput],
   exports: [SendService, IdGenerator],
 })
