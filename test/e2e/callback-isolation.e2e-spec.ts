@@ -164,6 +164,20 @@ describe('a state change while Redis is away', () => {
       )[0]?.status;
     await waitFor(async () => (await statusOf()) === 'SENT', 15_000, 'SENT');
     await waitFor(async () => hooks.requests.length === 1, 15_000, 'the SENT callback');
+    // The outbox marks rows queued in batches: wait until the SENT callback's row is marked, so
+    // the only row left unqueued below is the one written while Redis is away.
+    await waitFor(
+      async () =>
+        Number(
+          (
+            (await t.ds.query(
+              `SELECT COUNT(*) AS n FROM \`${t.name}_notification\`.callback_outbox WHERE queued_at IS NULL`,
+            )) as Array<{ n: number }>
+          )[0].n,
+        ) === 0,
+      15_000,
+      'the SENT callback marked queued',
+    );
 
     await redis.stop();
     expect(await smsc.sendReceipt(smsc.received[0].messageId, 'DELIVRD')).toBe(0);
