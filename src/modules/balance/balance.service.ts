@@ -142,47 +142,8 @@ export class BalanceService {
   }
 
   /**
-   * Gives a message's charge back, and its room under the daily spend limits of the day it was
-   * charged. Safe to call more than once: the ledger's unique key on (kind, message_id) lets
-   * only the first refund through. Returns whether it refunded.
-   */
-  async refundMessage(
-    em: EntityManager,
-    m: {
-      id: string;
-      accountId: string;
-      channel: Channel;
-      cost: string;
-      sendRequestId: string;
-      /** The request's key and acceptance time, for the spend limits; absent: none given back. */
-      apiKeyId?: string | null;
-      chargedAt?: Date;
-    },
-  ): Promise<boolean> {
-    if (!isPositive(m.cost)) return false;
-    const res = (await em.query(
-      `INSERT IGNORE INTO ledger_entries (account_id, channel, kind, amount, send_request_id, message_id, note)
-       VALUES (?, ?, 'refund', ?, ?, ?, NULL)`,
-      [m.accountId, m.channel, m.cost, m.sendRequestId, m.id],
-    )) as { affectedRows: number };
-    if (res.affectedRows !== 1) return false;
-    await em.query('UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?', [
-      m.cost,
-      m.accountId,
-      m.channel,
-    ]);
-    if (m.apiKeyId && m.chargedAt)
-      await this.spend.giveBack(em, {
-        accountId: m.accountId,
-        apiKeyId: m.apiKeyId,
-        amount: m.cost,
-        chargedAt: m.chargedAt,
-      });
-    return true;
-  }
-
-  /**
-   * refundMessage for many messages in three statements, whatever their number: the refunds
+   * Gives messages' charges back (and their room under the daily spend limits), in three
+   * statements whatever their number, each message at most once: the refunds
    * already in the ledger are read (under the ledger's unique key), the rest inserted in one
    * multi-row INSERT, and each balance moved once by its total, in a fixed order. For the
    * caller's transaction, which holds the messages' rows (so no other refund of them can race).
