@@ -1,12 +1,10 @@
 import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
-import { ApiReferenceInterceptor } from './api-reference.interceptor.js';
 import { RequestLogMiddleware } from './request-log.middleware.js';
 import { RequestLogWriter } from './request-log.writer.js';
 
 /** One row per authenticated request in the log database, written in batches. */
 @Module({
-  providers: [RequestLogWriter, { provide: APP_INTERCEPTOR, useClass: ApiReferenceInterceptor }],
+  providers: [RequestLogWriter],
   exports: [RequestLogWriter],
 })
 export class RequestLogsModule implements NestModule {
