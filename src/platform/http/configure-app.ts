@@ -7,6 +7,7 @@ import { sendError } from '../errors/error-body.js';
 import { setupOpenApi } from '../openapi/openapi.js';
 import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { inSequence } from './in-sequence.js';
+import { sliceLargeJson } from './json-slices.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
 import { jsonDepthGuard } from './json-depth.js';
 import {
@@ -49,6 +50,8 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig, ea
       refuseCrossSite(config.http.corsOrigins),
       // The XML endpoint is read as text whatever Content-Type says, except form types.
       refuseFormBodies(config.http.xmlAcceptFormContentTypes),
+      // Answers with one entry per recipient of a very large send are written in slices.
+      sliceLargeJson,
     ]),
   );
   applyServerLimits(app.getHttpServer(), config.http);
