@@ -134,6 +134,12 @@ async function main() {
     const key = cli('keys', 'create', '--username', 'bench', '--name', 'bench', '--rate-limit', '1000000/1')
       .key as string;
     const auth = { 'x-api-key': key };
+    const postSms = (body: object) =>
+      fetch(`${api}/api/v1/json/bulk/sms`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify(body),
+      });
     const rss = new RssSampler(apiProc.pid!);
     const single = { from: 'BENCH', to: '260971234567', message: 'Your code is 123456' };
     let rssB1 = NaN;
@@ -271,11 +277,7 @@ async function main() {
       for (let i = 0; i < B2_RUNS; i++) {
         const body = { from: 'BENCH', to: numbers(10_000, i * 10_000), message: 'Bulk notice' };
         const t0 = performance.now();
-        const res = await fetch(`${api}/api/v1/json/bulk/sms`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...auth },
-          body: JSON.stringify(body),
-        });
+        const res = await postSms(body);
         await res.arrayBuffer();
         acks.push(performance.now() - t0);
         if (res.status !== 200) throw new Error(`B2: status ${res.status}`);
@@ -358,11 +360,7 @@ async function main() {
         })();
         const body = { from: 'BENCH', to: numbers(100_000, 500_000), message: 'Big notice' };
         const t0 = performance.now();
-        const res = await fetch(`${api}/api/v1/json/bulk/sms`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...auth },
-          body: JSON.stringify(body),
-        });
+        const res = await postSms(body);
         await res.arrayBuffer();
         const took = performance.now() - t0;
         probing = false;
@@ -410,11 +408,7 @@ async function main() {
       await fetch(`${api}/health`); // keep-alive no-op
       const preloadRefs: string[] = [];
       for (let i = 0; i < B3_PRELOAD; i += 10_000) {
-        const res = await fetch(`${api}/api/v1/json/bulk/sms`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...auth },
-          body: JSON.stringify({ from: 'BENCH', to: numbers(10_000, 1_000_000 + i), message: 'Queued' }),
-        });
+        const res = await postSms({ from: 'BENCH', to: numbers(10_000, 1_000_000 + i), message: 'Queued' });
         preloadRefs.push(((await res.json()) as { api_reference: string }).api_reference);
       }
       worker = startNode('dist/worker.js', [], {
@@ -468,11 +462,7 @@ async function main() {
         const body = { from: 'BENCH', to: numbers(10, 3_000_000 + k * 10), message: 'Steady' };
         k++;
         steadyRefs.push(
-          fetch(`${api}/api/v1/json/bulk/sms`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', ...auth },
-            body: JSON.stringify(body),
-          }).then(async (r) => ((await r.json()) as { api_reference: string }).api_reference),
+          postSms(body).then(async (r) => ((await r.json()) as { api_reference: string }).api_reference),
         );
         await sleep(Math.max(0, 10 - (Date.now() - tick)));
       }
