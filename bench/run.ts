@@ -12,6 +12,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
 import { benchPersonalisation } from './personalisation.js';
+import { benchSuppressionList } from './suppression.js';
 import { benchScheduling } from './scheduling.js';
 import { benchSearch } from './search.js';
 import { benchRouting } from './routing.js';
@@ -325,6 +326,7 @@ async function main() {
         ok: worstStall <= 100,
       });
     }
+    for (const r of await benchSuppressionList({ api, db, cli, runs: B2_RUNS, numbers })) record(r);
     record({
       id: 'B4',
       metric: 'API peak RSS under B1',

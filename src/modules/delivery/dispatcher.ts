@@ -16,6 +16,7 @@ import { DispatchAttempts } from './dispatch-attempts.js';
 import { HandOverClaims } from './hand-over-claims.js';
 import { TransportRegistry } from './transport.registry.js';
 import type { OutboundMessage } from './transports/transport.js';
+import { DeliverySuppressions } from '../suppressions/delivery-suppressions.js';
 
 export class TransientDispatchError extends Error {}
 
@@ -41,6 +42,7 @@ export class Dispatcher {
     private readonly reports: DeliveryReportService,
     private readonly attempts: DispatchAttempts,
     private readonly claims: HandOverClaims,
+    private readonly suppressions: DeliverySuppressions,
   ) {
     this.slice = config.dispatchSlice;
   }
@@ -67,6 +69,7 @@ export class Dispatcher {
       apiReference: String(sendRequestId),
       accountId: String(request.account_id),
       priority: request.priority,
+      headers: this.suppressions.headersFor(channel, r.uuid),
     }));
     // A test key's request never reaches the channel's provider, whatever path queued it.
     const transport = request.test_mode ? this.transports.test() : this.transports.get(channel);
@@ -108,6 +111,12 @@ export class Dispatcher {
         }
       });
       await this.recordHandedOver(job, changes, partSent);
+      await this.suppressions.bounced(
+        String(request.account_id),
+        part
+          .filter((_, j) => results[j].kind === 'permanent' && results[j].mailboxRefused)
+          .map((m) => m.recipient),
+      );
       sent.push(...partSent);
     }
     await this.claims.release(transient.map((t) => t.id));

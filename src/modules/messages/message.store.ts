@@ -349,6 +349,32 @@ export class MessageStore {
     return rows[0];
   }
 
+  /** Who a message went to, by its UUID alone (the e-mail unsubscribe token). */
+  async findRecipientByUuid(
+    uuid: string,
+  ): Promise<{ account_id: string; channel: Channel; recipient: string } | undefined> {
+    const rows = (await this.ds.query('SELECT account_id, channel, recipient FROM messages WHERE uuid = ?', [
+      uuid,
+    ])) as Array<{ account_id: string; channel: Channel; recipient: string }>;
+    return rows[0];
+  }
+
+  /** The latest message the account accepted (charged) for a recipient since `since`: what an inbound reply answers. */
+  async latestAcceptedTo(
+    accountId: string,
+    channel: Channel,
+    recipient: string,
+    since: Date,
+  ): Promise<{ id: string; uuid: string } | undefined> {
+    const rows = (await this.ds.query(
+      `SELECT id, uuid FROM messages
+        WHERE account_id = ? AND recipient = ? AND created_at >= ? AND channel = ? AND units > 0
+        ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [accountId, recipient, since, channel],
+    )) as Array<{ id: string; uuid: string }>;
+    return rows[0];
+  }
+
   /** A message's state changes after acceptance, oldest first. */
   async history(
     messageId: string,

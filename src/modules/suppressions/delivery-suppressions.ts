@@ -1,0 +1,27 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import type { Channel } from '../messages/channel.js';
+import { SuppressionStore } from './suppression.store.js';
+import { listUnsubscribeHeaders } from './unsubscribe-links.js';
+
+/**
+ * What delivery asks of the suppression list: the unsubscribe headers an e-mail carries (when
+ * PUBLIC_BASE_URL is set), and the addresses to suppress after a permanent mailbox refusal.
+ */
+@Injectable()
+export class DeliverySuppressions {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: SuppressionStore,
+  ) {}
+
+  headersFor(channel: Channel, messageUuid: string): Record<string, string> | undefined {
+    if (channel !== 'email' || !this.config.publicBaseUrl) return undefined;
+    return listUnsubscribeHeaders(this.config.publicBaseUrl, messageUuid);
+  }
+
+  /** Addresses whose mailbox was refused for good (SMTP 5.1.x): reason BOUNCE. */
+  async bounced(accountId: string, recipients: string[]): Promise<void> {
+    if (recipients.length) await this.store.add(accountId, 'email', recipients, 'BOUNCE');
+  }
+}

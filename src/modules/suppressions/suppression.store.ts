@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { CHANNELS, type Channel } from '../messages/channel.js';
+
+/** Why a recipient is on an account's suppression list. */
+export type SuppressionReason = 'MANUAL' | 'STOP_KEYWORD' | 'UNSUBSCRIBE' | 'BOUNCE';
+export const SUPPRESSION_REASONS: readonly SuppressionReason[] = [
+  'MANUAL',
+  'STOP_KEYWORD',
+  'UNSUBSCRIBE',
+  'BOUNCE',
+];
+
+export interface SuppressionRow {
+  recipient: string;
+  channel: Channel;
+  reason: SuppressionReason;
+  created_at: Date;
+}
+
+/** Recipients looked up in one statement when a send is checked against the list. */
+export const SUPPRESSION_CHUNK = 1000;
+
+type Runner = DataSource | EntityManager;
+
+const INSERT = 'INSERT IGNORE INTO suppressions (account_id, channel, recipient, reason) VALUES';
+
+/** All SQL on the suppression list: per account and channel, one row per recipient. */
+@Injectable()
+export class SuppressionStore {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Adds recipients (already normalised); a recipient already listed keeps its first reason. Answers how many were new. */
+  async add(
+    accountId: string,
+    channel: Channel,
+    recipients: string[],
+    reason: SuppressionReason,
+    runner: Runner = this.ds,
+  ): Promise<number> {
+    let added = 0;
+    for (let i = 0; i < recipients.length; i += SUPPRESSION_CHUNK) {
+      const chunk = recipients.slice(i, i + SUPPRESSION_CHUNK);
+      const res = (await runner.query(
+        `${INSERT} ${chunk.map(() => '(?, ?, ?, ?)').join(',')}`,
+        chunk.flatMap((r) => [accountId, channel, r, reason]),
+      )) as { affectedRows?: number };
+      added += res.affectedRows ?? 0;
+    }
+    return added;
+  }
+
+  /** Removes recipients; with `onlyReason`, only rows listed for that reason. Answers how many went. */
+  async remove(
+    accountId: string,
+    channel: Channel,
+    recipients: string[],
+    onlyReason?: SuppressionReason,
+    runner: Runner = this.ds,
+  ): Promise<number> {
+    if (recipients.length === 0) return 0;
+    const res = (await (onlyReason
+      ? runner.query(
+          'DELETE FROM suppressions WHERE account_id = ? AND channel = ? AND recipient IN (?) AND reason = ?',
+          [accountId, channel, recipients, onlyReason],
+        )
+      : runner.query('DELETE FROM suppressions WHERE account_id = ? AND channel = ? AND recipient IN (?)', [
+          accountId,
+          channel,
+          recipients,
+        ]))) as { affectedRows?: number };
+    return res.affectedRows ?? 0;
+  }
+
+  /**
+   * The suppressed recipients among `recipients`: one indexed statement per SUPPRESSION_CHUNK
+   * recipients (the primary key answers it), never one per recipient.
+   */
+  async suppressedAmong(accountId: string, channel: Channel, recipients: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < recipients.length; i += SUPPRESSION_CHUNK) {
+      const rows = (await this.ds.query(
+        'SELECT recipient FROM suppressions WHERE account_id = ? AND channel = ? AND recipient IN (?)',
+        [accountId, channel, recipients.slice(i, i + SUPPRESSION_CHUNK)],
+      )) as Array<{ recipient: string }>;
+      for (const r of rows) found.add(r.recipient);
+    }
+    return found;
+  }
+
+  /** A page in recipient order, after `after` (the cursor); channel null = every channel. */
+  async list(
+    accountId: string,
+    channel: Channel | null,
+    after: { channel: Channel; recipient: string } | null,
+    limit: number,
+  ): Promise<SuppressionRow[]> {
+    // ENUMs sort by their position (sms, email, chat); compared with a number they give it too.
+    return (await this.ds.query(
+      `SELECT recipient, channel, reason, created_at FROM suppressions
+        WHERE account_id = ? AND (? IS NULL OR channel = ?)
+          AND (? IS NULL OR (channel = ? AND recipient > ?) OR channel > ?)
+        ORDER BY channel, recipient LIMIT ?`,
+      [
+        accountId,
+        channel,
+        channel,
+        after?.channel ?? null,
+        after?.channel ?? null,
+        after?.recipient ?? null,
+        after ? CHANNELS.indexOf(after.channel) + 1 : null,
+        limit,
+      ],
+    )) as SuppressionRow[];
+  }
+}
