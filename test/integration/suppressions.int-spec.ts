@@ -28,13 +28,16 @@ afterAll(async () => {
   await dropLocalState(name);
 });
 
+const live = (accountId: string) => ({ accountId, testMode: false });
+const testSide = (accountId: string) => ({ accountId, testMode: true });
+
 const numbers = (from: number, n: number) =>
   Array.from({ length: n }, (_, i) => `2609${String(from + i).padStart(8, '0')}`);
 
 describe('the suppression check of a send', () => {
   it('looks recipients up with one statement per chunk, never one per recipient, and marks only the listed ones', async () => {
     const listed = numbers(0, 50_000);
-    await store.add('11', 'sms', listed, 'MANUAL');
+    await store.add(live('11'), 'sms', listed, 'MANUAL');
     const recipients = [...numbers(49_000, 2000), ...numbers(900_000, 500)]; // 1000 listed, 1500 not
     const entries = recipients.map((recipient) => ({
       recipient,
@@ -51,7 +54,7 @@ describe('the suppression check of a send', () => {
     }) as typeof ds.query;
     let marked: number;
     try {
-      marked = await new SuppressionCheck(store).apply('11', 'sms', entries);
+      marked = await new SuppressionCheck(store).apply(live('11'), 'sms', entries);
     } finally {
       ds.query = query as typeof ds.query;
     }
@@ -64,24 +67,36 @@ describe('the suppression check of a send', () => {
   });
 
   it('keeps lists apart per account and channel, and keeps the first reason of a repeated entry', async () => {
-    await store.add('12', 'sms', ['260977000001'], 'STOP_KEYWORD');
-    expect(await store.add('12', 'sms', ['260977000001'], 'MANUAL')).toBe(0);
-    expect([...(await store.suppressedAmong('12', 'chat', ['260977000001']))]).toEqual([]);
-    expect([...(await store.suppressedAmong('13', 'sms', ['260977000001']))]).toEqual([]);
-    const [row] = await store.list('12', 'sms', null, 10);
+    await store.add(live('12'), 'sms', ['260977000001'], 'STOP_KEYWORD');
+    expect(await store.add(live('12'), 'sms', ['260977000001'], 'MANUAL')).toBe(0);
+    expect([...(await store.suppressedAmong(live('12'), 'chat', ['260977000001']))]).toEqual([]);
+    expect([...(await store.suppressedAmong(live('13'), 'sms', ['260977000001']))]).toEqual([]);
+    const [row] = await store.list(live('12'), 'sms', null, 10);
     expect(row).toMatchObject({ recipient: '260977000001', reason: 'STOP_KEYWORD' });
     // START lifts only what STOP put there.
-    await store.add('12', 'sms', ['260977000002'], 'MANUAL');
-    expect(await store.remove('12', 'sms', ['260977000001', '260977000002'], 'STOP_KEYWORD')).toBe(1);
+    await store.add(live('12'), 'sms', ['260977000002'], 'MANUAL');
+    expect(await store.remove(live('12'), 'sms', ['260977000001', '260977000002'], 'STOP_KEYWORD')).toBe(1);
+  });
+
+  it('keeps an account’s test list apart from its live one: each side is read, added to and cleared alone', async () => {
+    await store.add(testSide('15'), 'sms', ['260977000015'], 'STOP_KEYWORD');
+    expect([...(await store.suppressedAmong(testSide('15'), 'sms', ['260977000015']))]).toEqual([
+      '260977000015',
+    ]);
+    expect([...(await store.suppressedAmong(live('15'), 'sms', ['260977000015']))]).toEqual([]);
+    expect(await store.list(live('15'), null, null, 10)).toEqual([]);
+    expect(await store.add(live('15'), 'sms', ['260977000015'], 'MANUAL')).toBe(1);
+    expect(await store.remove(testSide('15'), 'sms', ['260977000015'])).toBe(1);
+    expect((await store.list(live('15'), 'sms', null, 10)).map((r) => r.reason)).toEqual(['MANUAL']);
   });
 
   it('pages across channels in a stable order with the cursor', async () => {
-    await store.add('14', 'email', ['b@x.example', 'a@x.example'], 'MANUAL');
-    await store.add('14', 'sms', ['260977000009'], 'MANUAL');
+    await store.add(live('14'), 'email', ['b@x.example', 'a@x.example'], 'MANUAL');
+    await store.add(live('14'), 'sms', ['260977000009'], 'MANUAL');
     const seen: string[] = [];
     let after: { channel: 'sms' | 'email' | 'chat'; recipient: string } | null = null;
     for (;;) {
-      const page = await store.list('14', null, after, 1);
+      const page = await store.list(live('14'), null, after, 1);
       if (page.length === 0) break;
       seen.push(`${page[0].channel}:${page[0].recipient}`);
       after = { channel: page[0].channel, recipient: page[0].recipient };

@@ -14,6 +14,7 @@ import { DailySpendLimits1764021200000 } from './main/1764021200000-daily-spend-
 import { IndexMessagesForSearch1764022000000 } from './main/1764022000000-index-messages-for-search.js';
 import { CreateConnectorsRoutesPrices1764023000000 } from './main/1764023000000-create-connectors-routes-prices.js';
 import { CreateInboundAndSuppressions1764030000000 } from './main/1764030000000-create-inbound-and-suppressions.js';
+import { TestModeInboundAndSuppressions1764031000000 } from './main/1764031000000-test-mode-inbound-and-suppressions.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -41,6 +42,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   IndexMessagesForSearch1764022000000,
   CreateConnectorsRoutesPrices1764023000000,
   CreateInboundAndSuppressions1764030000000,
+  TestModeInboundAndSuppressions1764031000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

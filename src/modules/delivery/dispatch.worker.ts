@@ -44,6 +44,7 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
     }
     const test = this.transports.test();
     test.onReport((report) => this.reports.receive(test.name, report));
+    test.onInbound?.((sms) => this.inbound.receive(sms));
     this.logger.log(
       `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} callbacks×${this.config.concurrency.callbacks}`,
     );

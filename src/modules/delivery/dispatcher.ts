@@ -112,7 +112,7 @@ export class Dispatcher {
       });
       await this.recordHandedOver(job, changes, partSent);
       await this.suppressions.bounced(
-        String(request.account_id),
+        { accountId: String(request.account_id), testMode: Boolean(request.test_mode) },
         part
           .filter((_, j) => results[j].kind === 'permanent' && results[j].mailboxRefused)
           .map((m) => m.recipient),

@@ -90,7 +90,11 @@ export class InboundController {
   constructor(private readonly store: InboundStore) {}
 
   @Get()
-  @ApiOperation({ summary: 'Inbound SMS received on the account’s numbers, oldest first, cursor paged' })
+  @ApiOperation({
+    summary: 'Inbound SMS received on the account’s numbers, oldest first, cursor paged',
+    description:
+      'A test key reads the account’s test side (its test recipients’ replies), a live key the live side.',
+  })
   @ApiOkResponse({ type: InboundListResponseDto })
   @ApiErrors([400, 401, 403, 429, 500, 503])
   async list(@Auth() auth: AuthContext, @Query() q: InboundListQuery) {
@@ -101,6 +105,7 @@ export class InboundController {
     const to = q.to?.trim().replace(/^\+/, '');
     const rows = await this.store.page(
       auth.account.id,
+      auth.key.mode === 'test',
       { since: q.since ? new Date(q.since) : undefined, to: to || undefined },
       after,
       limit + 1,

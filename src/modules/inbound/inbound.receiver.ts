@@ -11,9 +11,9 @@ import { MessageStore } from '../messages/message.store.js';
 import { normalisePhone } from '../messages/recipients.js';
 import { SuppressionStore } from '../suppressions/suppression.store.js';
 import { InboundNumberStore } from './inbound-number.store.js';
-import { route } from './inbound-router.js';
+import { route, type Routing } from './inbound-router.js';
 import { InboundStore, type InboundRow, type InboundSettings, type NewInbound } from './inbound.store.js';
-import type { OptKeyword } from './keywords.js';
+import { optKeyword, words, type OptKeyword } from './keywords.js';
 
 /** An inbound message answers the latest message its account sent to that number within this long. */
 export const IN_REPLY_TO_WINDOW_MS = 7 * 24 * 3600_000;
@@ -67,7 +67,8 @@ export class InboundReceiver {
     const from = address(sms.from);
     const to = address(sms.to);
     const receivedAt = new Date();
-    const routes = await this.numbers.routes(to);
+    const testMode = sms.test !== undefined;
+    const routes = testMode ? [] : await this.numbers.routes(to);
 
     const uuids: string[] = [];
     let partial = false;
@@ -83,7 +84,7 @@ export class InboundReceiver {
         }
         text = whole;
       }
-      const routing = route(routes, text);
+      const routing = sms.test ? testRouting(sms.test.accountId, text) : route(routes, text);
       if (!routing) {
         unrouted = true;
         return;
@@ -92,10 +93,11 @@ export class InboundReceiver {
       const since = new Date(receivedAt.getTime() - IN_REPLY_TO_WINDOW_MS);
       const rows: NewInbound[] = [];
       for (const accountId of routing.accountIds) {
-        const previous = await this.messages.latestAcceptedTo(accountId, 'sms', from, since);
+        const previous = await this.messages.latestAcceptedTo(accountId, 'sms', from, since, testMode);
         rows.push({
           uuid: randomUUID(),
           accountId,
+          testMode,
           from,
           to,
           text,
@@ -107,10 +109,10 @@ export class InboundReceiver {
         });
         // Only a number can be suppressed for SMS (an alphanumeric sender cannot be written to).
         if (normalisePhone(from).ok) {
-          if (routing.opt === 'STOP')
-            await this.suppressions.add(accountId, 'sms', [from], 'STOP_KEYWORD', em);
+          const owner = { accountId, testMode };
+          if (routing.opt === 'STOP') await this.suppressions.add(owner, 'sms', [from], 'STOP_KEYWORD', em);
           else if (routing.opt === 'START')
-            await this.suppressions.remove(accountId, 'sms', [from], 'STOP_KEYWORD', em);
+            await this.suppressions.remove(owner, 'sms', [from], 'STOP_KEYWORD', em);
         }
       }
       await this.store.insert(em, rows);
@@ -134,6 +136,12 @@ export class InboundReceiver {
       );
     return { rows, webhooks, partial, unrouted };
   }
+}
+
+/** A test recipient's reply goes to the account whose test message it answers, keywords as ever. */
+function testRouting(accountId: string, text: string): Routing {
+  const opt = optKeyword(words(text, 1)[0]);
+  return { accountIds: [accountId], opt, keyword: opt };
 }
 
 /** The inbound webhook event: signed, retried and guarded exactly as delivery callbacks. */

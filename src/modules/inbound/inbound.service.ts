@@ -110,8 +110,10 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
         done.push(row.id);
         continue;
       }
-      // Sent by the service itself, under no key of the account's: key id 0.
-      const key = { id: '0', accountId, name: 'auto-reply' } as ApiKey;
+      // Sent by the service itself, under no key of the account's: key id 0. A reply to a test
+      // recipient is a test send (stored and answered, never reaching a provider or charged).
+      const mode = row.test_mode ? 'test' : 'live';
+      const key = { id: '0', accountId, name: 'auto-reply', mode } as ApiKey;
       try {
         await this.sends.send(
           this.sms,

@@ -5,6 +5,8 @@ import { DataSource, type EntityManager } from 'typeorm';
 export interface NewInbound {
   uuid: string;
   accountId: string;
+  /** Received for the account's test side (a test key's recipient answering). */
+  testMode: boolean;
   from: string;
   to: string;
   text: string;
@@ -19,6 +21,7 @@ export interface InboundRow {
   id: string;
   uuid: string;
   account_id: string;
+  test_mode: number;
   sender: string;
   recipient: string;
   text: string;
@@ -36,7 +39,7 @@ export interface InboundSettings {
 }
 
 const COLUMNS =
-  'id, uuid, account_id, sender, recipient, text, keyword, in_reply_to, reply_text, received_at';
+  'id, uuid, account_id, test_mode, sender, recipient, text, keyword, in_reply_to, reply_text, received_at';
 
 /** All SQL on inbound messages, their waiting parts, and each account's inbound settings. */
 @Injectable()
@@ -45,11 +48,12 @@ export class InboundStore {
 
   async insert(em: EntityManager, rows: NewInbound[]): Promise<void> {
     await em.query(
-      `INSERT INTO inbound_messages (uuid, account_id, sender, recipient, text, keyword, in_reply_to, source, reply_text, reply_state, received_at)
-       VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(',')}`,
+      `INSERT INTO inbound_messages (uuid, account_id, test_mode, sender, recipient, text, keyword, in_reply_to, source, reply_text, reply_state, received_at)
+       VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(',')}`,
       rows.flatMap((r) => [
         r.uuid,
         r.accountId,
+        r.testMode ? 1 : 0,
         r.from,
         r.to,
         r.text,
@@ -70,9 +74,10 @@ export class InboundStore {
     ])) as InboundRow[];
   }
 
-  /** One page, oldest first, after the row id `afterId`; a filter left out matches everything. */
+  /** One page of the account's test or live side, oldest first, after the row id `afterId`; a filter left out matches everything. */
   async page(
     accountId: string,
+    testMode: boolean,
     filter: { since?: Date; to?: string },
     afterId: string | null,
     limit: number,
@@ -81,9 +86,9 @@ export class InboundStore {
     const since = filter.since ?? null;
     return (await this.ds.query(
       `SELECT ${COLUMNS} FROM inbound_messages
-        WHERE account_id = ? AND (? IS NULL OR recipient = ?) AND (? IS NULL OR received_at >= ?) AND id > ?
+        WHERE account_id = ? AND test_mode = ? AND (? IS NULL OR recipient = ?) AND (? IS NULL OR received_at >= ?) AND id > ?
         ORDER BY id LIMIT ?`,
-      [accountId, to, to, since, since, afterId ?? '0', limit],
+      [accountId, testMode ? 1 : 0, to, to, since, since, afterId ?? '0', limit],
     )) as InboundRow[];
   }
 

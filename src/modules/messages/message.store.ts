@@ -352,25 +352,32 @@ export class MessageStore {
   /** Who a message went to, by its UUID alone (the e-mail unsubscribe token). */
   async findRecipientByUuid(
     uuid: string,
-  ): Promise<{ account_id: string; channel: Channel; recipient: string } | undefined> {
-    const rows = (await this.ds.query('SELECT account_id, channel, recipient FROM messages WHERE uuid = ?', [
-      uuid,
-    ])) as Array<{ account_id: string; channel: Channel; recipient: string }>;
+  ): Promise<{ account_id: string; channel: Channel; recipient: string; test_mode: number } | undefined> {
+    const rows = (await this.ds.query(
+      `SELECT m.account_id, m.channel, m.recipient, r.test_mode
+         FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.uuid = ?`,
+      [uuid],
+    )) as Array<{ account_id: string; channel: Channel; recipient: string; test_mode: number }>;
     return rows[0];
   }
 
-  /** The latest message the account accepted (charged) for a recipient since `since`: what an inbound reply answers. */
+  /**
+   * The latest message the account accepted (priced) for a recipient since `since`, among its
+   * test or its live requests: what an inbound reply answers.
+   */
   async latestAcceptedTo(
     accountId: string,
     channel: Channel,
     recipient: string,
     since: Date,
+    testMode = false,
   ): Promise<{ id: string; uuid: string } | undefined> {
     const rows = (await this.ds.query(
-      `SELECT id, uuid FROM messages
-        WHERE account_id = ? AND recipient = ? AND created_at >= ? AND channel = ? AND units > 0
-        ORDER BY created_at DESC, id DESC LIMIT 1`,
-      [accountId, recipient, since, channel],
+      `SELECT m.id, m.uuid FROM messages m JOIN send_requests r ON r.id = m.send_request_id
+        WHERE m.account_id = ? AND m.recipient = ? AND m.created_at >= ? AND m.channel = ? AND m.units > 0
+          AND r.test_mode = ?
+        ORDER BY m.created_at DESC, m.id DESC LIMIT 1`,
+      [accountId, recipient, since, channel, testMode ? 1 : 0],
     )) as Array<{ id: string; uuid: string }>;
     return rows[0];
   }

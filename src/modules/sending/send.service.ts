@@ -247,7 +247,11 @@ export class SendService {
 
     const entries = await this.sortRecipients(policy, input.recipients);
     if (!raw.ignoreSuppressions) {
-      const suppressed = await this.suppressions.apply(auth.account.id, policy.channel, entries);
+      const suppressed = await this.suppressions.apply(
+        { accountId: auth.account.id, testMode: isTestKey(auth) },
+        policy.channel,
+        entries,
+      );
       if (suppressed) this.metrics.suppressedRefused(policy.channel, suppressed);
     }
     // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged;

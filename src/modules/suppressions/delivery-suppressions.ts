@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import type { Channel } from '../messages/channel.js';
-import { SuppressionStore } from './suppression.store.js';
+import { SuppressionStore, type ListOwner } from './suppression.store.js';
 import { listUnsubscribeHeaders } from './unsubscribe-links.js';
 
 /**
@@ -21,7 +21,7 @@ export class DeliverySuppressions {
   }
 
   /** Addresses whose mailbox was refused for good (SMTP 5.1.x): reason BOUNCE. */
-  async bounced(accountId: string, recipients: string[]): Promise<void> {
-    if (recipients.length) await this.store.add(accountId, 'email', recipients, 'BOUNCE');
+  async bounced(owner: ListOwner, recipients: string[]): Promise<void> {
+    if (recipients.length) await this.store.add(owner, 'email', recipients, 'BOUNCE');
   }
 }

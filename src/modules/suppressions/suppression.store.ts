@@ -24,7 +24,13 @@ export const SUPPRESSION_CHUNK = 1000;
 
 type Runner = DataSource | EntityManager;
 
-const INSERT = 'INSERT IGNORE INTO suppressions (account_id, channel, recipient, reason) VALUES';
+/** Whose list: an account's live side, or its test side (what its test keys see and send against). */
+export interface ListOwner {
+  accountId: string;
+  testMode: boolean;
+}
+
+const INSERT = 'INSERT IGNORE INTO suppressions (account_id, test_mode, channel, recipient, reason) VALUES';
 
 /** All SQL on the suppression list: per account and channel, one row per recipient. */
 @Injectable()
@@ -33,7 +39,7 @@ export class SuppressionStore {
 
   /** Adds recipients (already normalised); a recipient already listed keeps its first reason. Answers how many were new. */
   async add(
-    accountId: string,
+    owner: ListOwner,
     channel: Channel,
     recipients: string[],
     reason: SuppressionReason,
@@ -43,8 +49,8 @@ export class SuppressionStore {
     for (let i = 0; i < recipients.length; i += SUPPRESSION_CHUNK) {
       const chunk = recipients.slice(i, i + SUPPRESSION_CHUNK);
       const res = (await runner.query(
-        `${INSERT} ${chunk.map(() => '(?, ?, ?, ?)').join(',')}`,
-        chunk.flatMap((r) => [accountId, channel, r, reason]),
+        `${INSERT} ${chunk.map(() => '(?, ?, ?, ?, ?)').join(',')}`,
+        chunk.flatMap((r) => [owner.accountId, mode(owner), channel, r, reason]),
       )) as { affectedRows?: number };
       added += res.affectedRows ?? 0;
     }
@@ -53,23 +59,18 @@ export class SuppressionStore {
 
   /** Removes recipients; with `onlyReason`, only rows listed for that reason. Answers how many went. */
   async remove(
-    accountId: string,
+    owner: ListOwner,
     channel: Channel,
     recipients: string[],
     onlyReason?: SuppressionReason,
     runner: Runner = this.ds,
   ): Promise<number> {
     if (recipients.length === 0) return 0;
+    const where = 'account_id = ? AND test_mode = ? AND channel = ? AND recipient IN (?)';
+    const params = [owner.accountId, mode(owner), channel, recipients];
     const res = (await (onlyReason
-      ? runner.query(
-          'DELETE FROM suppressions WHERE account_id = ? AND channel = ? AND recipient IN (?) AND reason = ?',
-          [accountId, channel, recipients, onlyReason],
-        )
-      : runner.query('DELETE FROM suppressions WHERE account_id = ? AND channel = ? AND recipient IN (?)', [
-          accountId,
-          channel,
-          recipients,
-        ]))) as { affectedRows?: number };
+      ? runner.query(`DELETE FROM suppressions WHERE ${where} AND reason = ?`, [...params, onlyReason])
+      : runner.query(`DELETE FROM suppressions WHERE ${where}`, params))) as { affectedRows?: number };
     return res.affectedRows ?? 0;
   }
 
@@ -77,12 +78,12 @@ export class SuppressionStore {
    * The suppressed recipients among `recipients`: one indexed statement per SUPPRESSION_CHUNK
    * recipients (the primary key answers it), never one per recipient.
    */
-  async suppressedAmong(accountId: string, channel: Channel, recipients: string[]): Promise<Set<string>> {
+  async suppressedAmong(owner: ListOwner, channel: Channel, recipients: string[]): Promise<Set<string>> {
     const found = new Set<string>();
     for (let i = 0; i < recipients.length; i += SUPPRESSION_CHUNK) {
       const rows = (await this.ds.query(
-        'SELECT recipient FROM suppressions WHERE account_id = ? AND channel = ? AND recipient IN (?)',
-        [accountId, channel, recipients.slice(i, i + SUPPRESSION_CHUNK)],
+        'SELECT recipient FROM suppressions WHERE account_id = ? AND test_mode = ? AND channel = ? AND recipient IN (?)',
+        [owner.accountId, mode(owner), channel, recipients.slice(i, i + SUPPRESSION_CHUNK)],
       )) as Array<{ recipient: string }>;
       for (const r of rows) found.add(r.recipient);
     }
@@ -91,7 +92,7 @@ export class SuppressionStore {
 
   /** A page in recipient order, after `after` (the cursor); channel null = every channel. */
   async list(
-    accountId: string,
+    owner: ListOwner,
     channel: Channel | null,
     after: { channel: Channel; recipient: string } | null,
     limit: number,
@@ -99,11 +100,12 @@ export class SuppressionStore {
     // ENUMs sort by their position (sms, email, chat); compared with a number they give it too.
     return (await this.ds.query(
       `SELECT recipient, channel, reason, created_at FROM suppressions
-        WHERE account_id = ? AND (? IS NULL OR channel = ?)
+        WHERE account_id = ? AND test_mode = ? AND (? IS NULL OR channel = ?)
           AND (? IS NULL OR (channel = ? AND recipient > ?) OR channel > ?)
         ORDER BY channel, recipient LIMIT ?`,
       [
-        accountId,
+        owner.accountId,
+        mode(owner),
         channel,
         channel,
         after?.channel ?? null,
@@ -115,3 +117,5 @@ export class SuppressionStore {
     )) as SuppressionRow[];
   }
 }
+
+const mode = (owner: ListOwner) => (owner.testMode ? 1 : 0);

@@ -6,7 +6,11 @@ import { collect } from '../../platform/cli/parsers.js';
 import { parseChannel } from '../accounts/channel.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import type { Channel } from '../messages/channel.js';
+import type { ListOwner } from './suppression.store.js';
 import { normaliseRecipientFor, SuppressionsService } from './suppressions.service.js';
+
+/** The CLI keeps an account's live list; its test list is its test keys' (the API). */
+const live = (accountId: string): ListOwner => ({ accountId, testMode: false });
 
 interface ChangeOptions {
   json?: boolean;
@@ -60,7 +64,7 @@ export class SuppressionsAddCommand extends ChangeCommand {
   async run(_: string[], o: ChangeOptions): Promise<void> {
     const recipients = checkRecipients(o);
     const account = await this.accounts.requireByUsername(o.username);
-    const { added } = await this.suppressions.add(account.id, o.channel, recipients, 'MANUAL');
+    const { added } = await this.suppressions.add(live(account.id), o.channel, recipients, 'MANUAL');
     if (o.json) return printJson({ username: account.username, channel: o.channel, recipients, added });
     printLine(`Suppressed ${added} new ${o.channel} recipient(s) for ${account.username}`);
   }
@@ -78,7 +82,7 @@ export class SuppressionsRemoveCommand extends ChangeCommand {
   async run(_: string[], o: ChangeOptions): Promise<void> {
     const recipients = checkRecipients(o);
     const account = await this.accounts.requireByUsername(o.username);
-    const { removed } = await this.suppressions.remove(account.id, o.channel, recipients);
+    const { removed } = await this.suppressions.remove(live(account.id), o.channel, recipients);
     if (o.json) return printJson({ username: account.username, channel: o.channel, recipients, removed });
     printLine(`Removed ${removed} ${o.channel} recipient(s) from ${account.username}'s suppression list`);
   }
@@ -98,7 +102,7 @@ export class SuppressionsListCommand extends CliCommand {
     const all: Array<Record<string, unknown>> = [];
     let cursor: string | undefined;
     do {
-      const page = await this.suppressions.list(account.id, o.channel ?? null, cursor, 1000);
+      const page = await this.suppressions.list(live(account.id), o.channel ?? null, cursor, 1000);
       all.push(...page.data.map((d) => ({ ...d })));
       cursor = page.next_cursor ?? undefined;
     } while (cursor);

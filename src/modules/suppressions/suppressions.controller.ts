@@ -10,7 +10,13 @@ import {
   SuppressionListQuery,
   SuppressionListResponseDto,
 } from './suppressions.dto.js';
+import type { ListOwner } from './suppression.store.js';
 import { MAX_LIST_LIMIT, SuppressionsService } from './suppressions.service.js';
+
+/** A test key keeps and reads the account's test list; a live key its live list. */
+function listOwner(auth: AuthContext): ListOwner {
+  return { accountId: auth.account.id, testMode: auth.key.mode === 'test' };
+}
 
 function channelParam(value: string): Channel {
   if (!(CHANNELS as readonly string[]).includes(value))
@@ -25,14 +31,18 @@ export class SuppressionsController {
   constructor(private readonly suppressions: SuppressionsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'The suppression list: recipients no send reaches, cursor paged' })
+  @ApiOperation({
+    summary: 'The suppression list: recipients no send reaches, cursor paged',
+    description:
+      'A test key reads and changes the account’s test list (what its test sends are checked against), a live key the live list.',
+  })
   @ApiOkResponse({ type: SuppressionListResponseDto })
   @ApiErrors([400, 401, 403, 429, 500, 503])
   async list(@Auth() auth: AuthContext, @Query() q: SuppressionListQuery) {
     const limit = Number(q.limit ?? 100);
     if (limit < 1 || limit > MAX_LIST_LIMIT)
       throw AppException.validation([{ field: 'limit', message: `from 1 to ${MAX_LIST_LIMIT}` }]);
-    const page = await this.suppressions.list(auth.account.id, q.channel ?? null, q.cursor, limit);
+    const page = await this.suppressions.list(listOwner(auth), q.channel ?? null, q.cursor, limit);
     return { success: true, ...page };
   }
 
@@ -42,7 +52,7 @@ export class SuppressionsController {
   @ApiOkResponse({ type: SuppressionChangeResponseDto })
   @ApiErrors([400, 401, 403, 413, 415, 429, 500, 503])
   async add(@Auth() auth: AuthContext, @Body() dto: AddSuppressionsDto) {
-    const { added } = await this.suppressions.add(auth.account.id, dto.channel, dto.recipients, dto.reason);
+    const { added } = await this.suppressions.add(listOwner(auth), dto.channel, dto.recipients, dto.reason);
     return { success: true, added };
   }
 
@@ -58,7 +68,7 @@ export class SuppressionsController {
     @Param('channel') channel: string,
     @Param('recipient') recipient: string,
   ) {
-    const { removed } = await this.suppressions.removeOne(auth.account.id, channelParam(channel), recipient);
+    const { removed } = await this.suppressions.removeOne(listOwner(auth), channelParam(channel), recipient);
     return { success: true, removed };
   }
 }

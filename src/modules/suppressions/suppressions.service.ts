@@ -4,7 +4,7 @@ import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import type { Channel } from '../messages/channel.js';
 import { normaliseEmail, normalisePhone, type RecipientCheck } from '../messages/recipients.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { SuppressionStore, type SuppressionReason } from './suppression.store.js';
+import { SuppressionStore, type ListOwner, type SuppressionReason } from './suppression.store.js';
 
 export const MAX_LIST_LIMIT = 1000;
 export const MAX_ADD = 10_000;
@@ -27,37 +27,37 @@ export class SuppressionsService {
   constructor(private readonly store: SuppressionStore) {}
 
   async add(
-    accountId: string,
+    owner: ListOwner,
     channel: Channel,
     raw: string[],
     reason: SuppressionReason = 'MANUAL',
   ): Promise<{ added: number; recipients: string[] }> {
     const recipients = this.normaliseAll(channel, raw, 'recipients');
-    const added = await this.store.add(accountId, channel, recipients, reason);
+    const added = await this.store.add(owner, channel, recipients, reason);
     return { added, recipients };
   }
 
-  async remove(accountId: string, channel: Channel, raw: string[]): Promise<{ removed: number }> {
+  async remove(owner: ListOwner, channel: Channel, raw: string[]): Promise<{ removed: number }> {
     const recipients = this.normaliseAll(channel, raw, 'recipient');
-    return { removed: await this.store.remove(accountId, channel, recipients) };
+    return { removed: await this.store.remove(owner, channel, recipients) };
   }
 
   /** One recipient, as DELETE /suppressions/{channel}/{recipient}: 404 when it was not listed. */
-  async removeOne(accountId: string, channel: Channel, raw: string): Promise<{ removed: number }> {
-    const { removed } = await this.remove(accountId, channel, [raw]);
+  async removeOne(owner: ListOwner, channel: Channel, raw: string): Promise<{ removed: number }> {
+    const { removed } = await this.remove(owner, channel, [raw]);
     if (removed === 0)
       throw new AppException('NOT_FOUND', `${raw} is not on the ${channel} suppression list.`);
     return { removed };
   }
 
   async list(
-    accountId: string,
+    owner: ListOwner,
     channel: Channel | null,
     cursor: string | undefined,
     limit: number,
   ): Promise<{ data: SuppressionView[]; next_cursor: string | null }> {
     const after = cursor ? decodeCursor(cursor) : null;
-    const rows = await this.store.list(accountId, channel, after, limit + 1);
+    const rows = await this.store.list(owner, channel, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

@@ -34,6 +34,11 @@ export class UnsubscribeLinks {
     if (!UUID.test(uuid)) return null;
     const message = await this.messages.findRecipientByUuid(uuid);
     if (!message || message.channel !== 'email') return null;
-    return this.suppressions.add(message.account_id, 'email', [message.recipient], 'UNSUBSCRIBE');
+    return this.suppressions.add(
+      { accountId: String(message.account_id), testMode: Boolean(message.test_mode) },
+      'email',
+      [message.recipient],
+      'UNSUBSCRIBE',
+    );
   }
 }

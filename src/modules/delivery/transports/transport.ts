@@ -69,6 +69,11 @@ export interface InboundSms {
   text: string;
   /** Set on a part of a concatenated message: its reference, how many parts, and which one (from 1). */
   concat?: { ref: number; total: number; seq: number };
+  /**
+   * A reply played by the test transport (a test key's recipient answering): it belongs to this
+   * account's test side and reaches it without the account's inbound numbers.
+   */
+  test?: { accountId: string };
 }
 
 /** Resolves once the inbound message (or part) is stored; a rejection asks the provider to send it again. */
