@@ -230,6 +230,41 @@ describe('inbound messages and opt-out', () => {
     expect((await sendSms(a, ['260975555555'])).body.data[0].status).toBe('ACKNOWLEDGED');
   });
 
+  it('a STOP that comes while a scheduled message waits for its send_at stops it: REJECTED, SUPPRESSED and refunded at release', async () => {
+    const sendAt = new Date(Date.now() + 6000).toISOString();
+    const before = await balance(a);
+    const res = await t
+      .http()
+      .post('/api/v1/json/bulk/sms')
+      .set(auth(a))
+      .send({
+        from: 'ACME',
+        to: ['260975550001', '260975550002'],
+        message: 'Sale tomorrow',
+        send_at: sendAt,
+      });
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((d: { status: string }) => d.status)).toEqual(['SCHEDULED', 'SCHEDULED']);
+    expect(before - (await balance(a))).toBe(2);
+    expect((await simulate('260975550001', LONG, 'STOP')).json.inbound[0].keyword).toBe('STOP');
+    const rows = await waitFor(
+      async () => {
+        const r = (await t.ds.query(
+          'SELECT recipient, status, reason FROM messages WHERE send_request_id = ? ORDER BY recipient',
+          [res.body.api_reference],
+        )) as Array<{ recipient: string; status: string; reason: string | null }>;
+        return r.every((m) => !['SCHEDULED', 'ACKNOWLEDGED', 'SENT'].includes(m.status)) ? r : null;
+      },
+      30_000,
+      'both scheduled messages settled',
+    );
+    expect(rows.map((r) => [r.recipient, r.status, r.reason])).toEqual([
+      ['260975550001', 'REJECTED', 'SUPPRESSED'],
+      ['260975550002', 'DELIVERED', null],
+    ]);
+    expect(before - (await balance(a))).toBe(1);
+  }, 60_000);
+
   it('a STOP to a shared short code that names no keyword suppresses for every account sharing it; HELP changes nothing', async () => {
     const help = await simulate('260977777777', SHORT, 'acme help');
     expect(help.json.inbound[0].keyword).toBe('HELP');

@@ -24,8 +24,8 @@ const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const INSERT_CHUNK_CHARS = 4 * 1024 * 1024;
 const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender, subject, body, reply_to, source, callback_url,
   user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
-  send_at, due_at, validity_period, valid_until, enqueued_at, priority)`;
-const REQUEST_ROW = `(${new Array(25).fill('?').join(', ')})`;
+  send_at, due_at, validity_period, valid_until, enqueued_at, priority, suppression_exempt)`;
+const REQUEST_ROW = `(${new Array(26).fill('?').join(', ')})`;
 
 /** A message as the lookups show it (a MessageView), from messages m joined to send_requests r. */
 export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
@@ -61,6 +61,7 @@ function requestValues(r: NewSendRequest): unknown[] {
     r.validUntil,
     r.enqueuedAt,
     r.priority ?? 'normal',
+    r.suppressionExempt ? 1 : 0,
   ];
 }
 
@@ -208,13 +209,22 @@ export class MessageStore {
   /** What a transport needs of the request: sender, body and, for e-mail, subject and reply-to. */
   async findDispatchRequest(sendRequestId: string): Promise<DispatchRequest | undefined> {
     const [request] = (await this.ds.query(
-      'SELECT account_id, sender, body, subject, reply_to, priority, test_mode FROM send_requests WHERE id = ?',
+      'SELECT account_id, sender, body, subject, reply_to, priority, test_mode, suppression_exempt FROM send_requests WHERE id = ?',
       [sendRequestId],
-    )) as Array<Omit<DispatchRequest, 'test_mode'> & { test_mode: number }>;
+    )) as Array<
+      Omit<DispatchRequest, 'test_mode' | 'suppression_exempt'> & {
+        test_mode: number;
+        suppression_exempt: number;
+      }
+    >;
     if (!request) return undefined;
-    // Only a test request says so: a live one reads exactly as before.
-    const { test_mode, ...rest } = request;
-    return test_mode ? { ...rest, test_mode: true } : rest;
+    // Only a test request or a STOP confirmation says so: any other reads exactly as before.
+    const { test_mode, suppression_exempt, ...rest } = request;
+    return {
+      ...rest,
+      ...(test_mode ? { test_mode: true as const } : {}),
+      ...(suppression_exempt ? { suppression_exempt: true as const } : {}),
+    };
   }
 
   /** Of the given messages, those still waiting to be handed over, in id order. */

@@ -117,6 +117,7 @@ export class SendService {
           accountId: auth.account.id,
           apiKeyId: auth.key.id,
           testMode: isTestKey(auth),
+          suppressionExempt: input.ignoreSuppressions === true,
           channel,
           sender: p.input.sender,
           subject: p.input.subject ?? null,

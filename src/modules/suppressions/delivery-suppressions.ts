@@ -20,6 +20,14 @@ export class DeliverySuppressions {
     return listUnsubscribeHeaders(this.config.publicBaseUrl, messageUuid);
   }
 
+  /**
+   * The recipients among `recipients` suppressed since their message was accepted (a STOP or an
+   * unsubscribe while it waited for its send_at or in the queue): one statement per chunk.
+   */
+  async suppressedNow(owner: ListOwner, channel: Channel, recipients: string[]): Promise<Set<string>> {
+    return recipients.length ? this.store.suppressedAmong(owner, channel, recipients) : new Set();
+  }
+
   /** Addresses whose mailbox was refused for good (SMTP 5.1.x): reason BOUNCE. */
   async bounced(owner: ListOwner, recipients: string[]): Promise<void> {
     if (recipients.length) await this.store.add(owner, 'email', recipients, 'BOUNCE');

@@ -24,6 +24,9 @@ export const SUPPRESSION_CHUNK = 1000;
 
 type Runner = DataSource | EntityManager;
 
+/** The rows of some recipients on one side of one account's list for one channel. */
+const LISTED = 'account_id = ? AND test_mode = ? AND channel = ? AND recipient IN (?)';
+
 /** Whose list: an account's live side, or its test side (what its test keys see and send against). */
 export interface ListOwner {
   accountId: string;
@@ -66,11 +69,10 @@ export class SuppressionStore {
     runner: Runner = this.ds,
   ): Promise<number> {
     if (recipients.length === 0) return 0;
-    const where = 'account_id = ? AND test_mode = ? AND channel = ? AND recipient IN (?)';
     const params = [owner.accountId, mode(owner), channel, recipients];
     const res = (await (onlyReason
-      ? runner.query(`DELETE FROM suppressions WHERE ${where} AND reason = ?`, [...params, onlyReason])
-      : runner.query(`DELETE FROM suppressions WHERE ${where}`, params))) as { affectedRows?: number };
+      ? runner.query(`DELETE FROM suppressions WHERE ${LISTED} AND reason = ?`, [...params, onlyReason])
+      : runner.query(`DELETE FROM suppressions WHERE ${LISTED}`, params))) as { affectedRows?: number };
     return res.affectedRows ?? 0;
   }
 

@@ -5,11 +5,17 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * whether it belongs to the account's test side (a test recipient's STOP, a test e-mail's
  * bounce, a list kept with a test key) or its live side. The keys lead with the mode, so a
  * live send's suppression check and a live key's inbound page never read test rows.
+ *
+ * A send request also says whether it is a STOP confirmation: the one message that goes to a
+ * number just suppressed, which the check before hand-over must let through.
  */
 export class TestModeInboundAndSuppressions1764031000000 implements MigrationInterface {
   name = 'TestModeInboundAndSuppressions1764031000000';
 
   async up(q: QueryRunner): Promise<void> {
+    await q.query(
+      'ALTER TABLE send_requests ADD COLUMN suppression_exempt TINYINT(1) NOT NULL DEFAULT 0 AFTER priority',
+    );
     await q.query(`ALTER TABLE suppressions
       ADD COLUMN test_mode TINYINT(1) NOT NULL DEFAULT 0 AFTER account_id,
       DROP PRIMARY KEY,
@@ -23,6 +29,7 @@ export class TestModeInboundAndSuppressions1764031000000 implements MigrationInt
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE send_requests DROP COLUMN suppression_exempt');
     await q.query('DELETE FROM inbound_messages WHERE test_mode = 1');
     await q.query(`ALTER TABLE inbound_messages
       DROP INDEX ix_inbound_messages_account_to,
