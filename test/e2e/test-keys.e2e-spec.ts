@@ -171,7 +171,11 @@ describe('test keys', () => {
   }, 60_000);
 
   it('0004: DELIVERED, then an inbound STOP from that number to the sender id, on the test side only: it suppresses the number for test sends, not live ones, and reaches the inbound webhook', async () => {
-    await t.app.get(InboundStore).updateSettings(tenant.account.id, { inbound_url: `${hooks.url}/in` });
+    await t.app.get(InboundStore).updateSettings(tenant.account.id, {
+      inbound_url: `${hooks.url}/in`,
+      reply_on_stop: 'You will hear no more from ACME.',
+    });
+    const before = await money();
     const to = '260971230004';
     const res = await t
       .http()
@@ -203,6 +207,24 @@ describe('test keys', () => {
       'the inbound webhook for the test STOP',
     );
     expect(hit.json).toMatchObject({ type: 'inbound.sms', text: 'STOP', keyword: 'STOP' });
+    // The STOP auto-reply to a test recipient is itself a test send: stored, never charged.
+    const reply = await waitFor(
+      async () =>
+        (
+          await t.ds.query(
+            'SELECT test_mode, sender, body FROM send_requests WHERE account_id = ? AND user_reference_id = ?',
+            [tenant.account.id, `auto-reply-${stop.inbound_id as string}`],
+          )
+        )[0],
+      20_000,
+      'the STOP auto-reply',
+    );
+    expect([Number(reply.test_mode), reply.sender, reply.body]).toEqual([
+      1,
+      'ACME',
+      'You will hear no more from ACME.',
+    ]);
+    expect(await money()).toEqual(before);
 
     const listOf = async (key: string) =>
       (await t.http().get('/api/v1/json/suppressions').set('X-API-Key', key)).body.data as Array<{
