@@ -31,6 +31,20 @@ afterAll(async () => {
 const live = (accountId: string) => ({ accountId, testMode: false });
 const testSide = (accountId: string) => ({ accountId, testMode: true });
 
+/** Records the SQL of every ds.query until stop(). */
+function recordStatements(): string[] & { stop: () => void } {
+  const statements = [] as unknown as string[] & { stop: () => void };
+  const query = ds.query.bind(ds);
+  ds.query = ((sql: string, params?: unknown[]) => {
+    statements.push(sql);
+    return query(sql, params);
+  }) as typeof ds.query;
+  statements.stop = () => {
+    ds.query = query as typeof ds.query;
+  };
+  return statements;
+}
+
 const numbers = (from: number, n: number) =>
   Array.from({ length: n }, (_, i) => `2609${String(from + i).padStart(8, '0')}`);
 
@@ -46,17 +60,12 @@ describe('the suppression check of a send', () => {
     }));
     entries.push({ recipient: 'bad', status: 'REJECTED', reason: 'INVALID_NUMBER' });
 
-    const statements: string[] = [];
-    const query = ds.query.bind(ds);
-    ds.query = ((sql: string, params?: unknown[]) => {
-      statements.push(sql);
-      return query(sql, params);
-    }) as typeof ds.query;
+    const statements = recordStatements();
     let marked: number;
     try {
       marked = await new SuppressionCheck(store).apply(live('11'), 'sms', entries);
     } finally {
-      ds.query = query as typeof ds.query;
+      statements.stop();
     }
     expect(statements).toHaveLength(Math.ceil(recipients.length / SUPPRESSION_CHUNK));
     expect(marked).toBe(1000);
@@ -64,6 +73,40 @@ describe('the suppression check of a send', () => {
       numbers(49_000, 1000),
     );
     expect(entries.at(-1)).toMatchObject({ status: 'REJECTED', reason: 'INVALID_NUMBER' });
+  });
+
+  it('answers small sends of the same tick with one shared statement, each with its own account, side and channel', async () => {
+    await store.add(live('16'), 'sms', ['260977000161'], 'MANUAL');
+    await store.add(testSide('16'), 'sms', ['260977000162'], 'MANUAL');
+    await store.add(live('17'), 'email', ['x@y.example'], 'MANUAL');
+    const check = new SuppressionCheck(store);
+    const entries = (...recipients: string[]) =>
+      recipients.map((recipient) => ({
+        recipient,
+        status: 'ACKNOWLEDGED',
+        reason: undefined as string | undefined,
+      }));
+    const sends = [
+      { owner: live('16'), channel: 'sms' as const, entries: entries('260977000161', '260977000162') },
+      { owner: testSide('16'), channel: 'sms' as const, entries: entries('260977000161', '260977000162') },
+      { owner: live('17'), channel: 'email' as const, entries: entries('x@y.example') },
+      { owner: live('17'), channel: 'sms' as const, entries: entries('x@y.example') },
+    ];
+    const statements = recordStatements();
+    let marked: number[];
+    try {
+      marked = await Promise.all(sends.map((x) => check.apply(x.owner, x.channel, x.entries)));
+    } finally {
+      statements.stop();
+    }
+    expect(statements).toHaveLength(1);
+    expect(marked).toEqual([1, 1, 1, 0]);
+    expect(sends.map((x) => x.entries.map((e) => e.reason ?? 'ok'))).toEqual([
+      ['SUPPRESSED', 'ok'],
+      ['ok', 'SUPPRESSED'],
+      ['SUPPRESSED'],
+      ['ok'],
+    ]);
   });
 
   it('keeps lists apart per account and channel, and keeps the first reason of a repeated entry', async () => {
