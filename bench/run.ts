@@ -4,7 +4,8 @@
  * measures B1–B7 and S1–S2 against baselines measured in the same run, prints a table of medians and
  * writes it to bench/results/latest.json. `--only` runs the named benches alone (B1: the single
  * send against the baseline, its CPU per send and the API's RSS under it; B1+ adds the runs with
- * spend limits and a test key; B2 includes the 100,000-recipient request unless `--quick`).
+ * spend limits and a test key; B2 includes the 100,000-recipient request unless `--quick`, and the
+ * run with a suppression list, which B2S names alone).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -14,6 +15,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
 import { benchPersonalisation } from './personalisation.js';
+import { benchSuppressionList } from './suppression.js';
 import { benchScheduling } from './scheduling.js';
 import { benchSearch } from './search.js';
 import { benchRouting } from './routing.js';
@@ -383,6 +385,9 @@ async function main() {
         });
       }
     }
+    // B2 with a suppression list of 100,000 numbers on the account.
+    if (wants('B2') || wants('B2S'))
+      for (const r of await benchSuppressionList({ api, db, cli, runs: B2_RUNS, numbers })) record(r);
     if (wants('B1'))
       record({
         id: 'B4',

@@ -18,6 +18,8 @@ import { RequestSummaryModule } from '../modules/request-summary/request-summary
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { RequestLogsModule } from '../modules/request-logs/request-logs.module.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
+import { InboundHttpModule } from '../modules/inbound/inbound-http.module.js';
+import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
 import { NoWorkersInProcessModule, WorkersInProcessModule } from './in-process-dispatch.module.js';
 import { AllQueuesModule } from './queues.module.js';
 import { SchedulingApiModule } from './scheduling-api.module.js';
@@ -49,6 +51,8 @@ export class AppModule {
         SmsModule,
         EmailModule,
         ChatModule,
+        InboundHttpModule,
+        SuppressionsHttpModule,
         SchedulingApiModule,
         MessagesHttpModule,
         RequestSummaryModule,

@@ -16,12 +16,13 @@ import {
   AccountsShowCommand,
 } from '../modules/balance/balance.command.js';
 import { KeysLogsCommand } from '../modules/request-logs/key-logs.command.js';
+import { ACCOUNT_INBOUND_COMMANDS } from '../modules/inbound/inbound-settings.command.js';
 import { AccountsLimitCommand } from '../modules/balance/account-limit.command.js';
 import { KeysLimitCommand } from '../modules/balance/key-limit.command.js';
 
 /**
  * The admin CLI's command groups. A group lists subcommands that live with the features they
- * drive (accounts, balance, api-keys, request-logs), so the groups are put together here, where
+ * drive (accounts, balance, api-keys, request-logs, inbound), so the groups are put together here, where
  * the features meet, and no feature folder has to import another to complete its group.
  */
 const ACCOUNTS = [
@@ -36,6 +37,7 @@ const ACCOUNTS = [
   AccountsPasswordCommand,
   AccountsSetCommand,
   AccountsLimitCommand,
+  ...ACCOUNT_INBOUND_COMMANDS,
 ];
 
 @Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: ACCOUNTS })

@@ -8,6 +8,11 @@ import { AccountsModule } from '../modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { LOG_COMMANDS } from '../modules/request-logs/logs.command.js';
+import { INBOUND_COMMANDS } from '../modules/inbound/inbound.command.js';
+import { InboundModule } from '../modules/inbound/inbound.module.js';
+import { NUMBER_COMMANDS } from '../modules/inbound/numbers.command.js';
+import { SUPPRESSION_COMMANDS } from '../modules/suppressions/suppressions.command.js';
+import { SuppressionsModule } from '../modules/suppressions/suppressions.module.js';
 import { MESSAGE_COMMANDS } from '../modules/messages/search/messages.command.js';
 import { MessageSearchModule } from '../modules/messages/search/message-search.module.js';
 import { CONNECTOR_COMMANDS } from '../modules/delivery/connectors/connectors.command.js';
@@ -33,6 +38,8 @@ export class CliModule {
         AccountsModule,
         ApiKeysModule,
         BalanceModule,
+        InboundModule,
+        SuppressionsModule,
         MessageSearchModule,
         RoutingModule,
       ],
@@ -40,6 +47,9 @@ export class CliModule {
         ...DB_COMMANDS,
         ...ACCOUNT_AND_KEY_COMMANDS,
         ...LOG_COMMANDS,
+        ...NUMBER_COMMANDS,
+        ...INBOUND_COMMANDS,
+        ...SUPPRESSION_COMMANDS,
         ...MESSAGE_COMMANDS,
         ...CONNECTOR_COMMANDS,
         ...ROUTE_COMMANDS,

@@ -15,6 +15,12 @@ import { MessagesModule } from '../modules/messages/messages.module.js';
 import { QueueModule } from '../modules/delivery/queue.module.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
 import { MessageStateService } from '../modules/delivery/message-state.service.js';
+import { INBOUND_SINK } from '../modules/delivery/transports/transport.js';
+import { InboundModule } from '../modules/inbound/inbound.module.js';
+import { InboundService } from '../modules/inbound/inbound.service.js';
+import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
+import { SendingModule } from '../modules/sending/sending.module.js';
+import { SuppressionsModule } from '../modules/suppressions/suppressions.module.js';
 import { DueScanner } from '../modules/delivery/due-scanner.js';
 import { HandOverClaims } from '../modules/delivery/hand-over-claims.js';
 import { ValidityExpiry } from '../modules/delivery/validity-expiry.js';
@@ -36,6 +42,10 @@ import { RedisModule } from '../platform/redis/redis.module.js';
     CallbacksModule,
     RoutingModule,
     RedisModule,
+    InboundModule,
+    SmsModule,
+    SendingModule,
+    SuppressionsModule,
   ],
   providers: [
     ConnectorPool,
@@ -49,6 +59,9 @@ import { RedisModule } from '../platform/redis/redis.module.js';
     RecoverySweep,
     DispatchWorker,
     { provide: STATE_CHANGE_LISTENER, useExisting: CallbackOutbox },
+    // Inbound messages from the transports: stored, then webhooks queued and auto-replies sent.
+    InboundService,
+    { provide: INBOUND_SINK, useExisting: InboundService },
     HandOverClaims,
     DueScanner,
     ValidityExpiry,

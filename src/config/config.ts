@@ -57,6 +57,8 @@ export interface AppConfig {
   callbackTimeoutMs: number;
   callbackBackoffBaseMs: number;
   callbackHttpsOnly: boolean;
+  /** The API's address as the world reaches it (no trailing slash); e-mail unsubscribe links are built on it. */
+  publicBaseUrl: string | null;
   /** Callbacks in flight to one target (scheme, host and port) per worker process. */
   callbackTargetConcurrency: number;
   /** How long a target that keeps failing has its callbacks parked before one is tried again. */
@@ -306,6 +308,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     callbackTimeoutMs: env.CALLBACK_TIMEOUT_MS ?? 5000,
     callbackBackoffBaseMs: env.CALLBACK_BACKOFF_BASE_MS ?? 10_000,
     callbackHttpsOnly: env.CALLBACK_HTTPS_ONLY ?? false,
+    publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
     callbackTargetConcurrency: env.CALLBACK_TARGET_CONCURRENCY ?? 4,
     callbackCircuitOpenMs: env.CALLBACK_CIRCUIT_OPEN_MS ?? 30_000,
     transports: {

@@ -324,6 +324,13 @@ export class EnvSchema {
   @IsBoolean()
   CALLBACK_HTTPS_ONLY?: boolean;
 
+  /** Where the API is reached from outside; set, every e-mail carries one-click unsubscribe headers. */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/, {
+    message: 'must be an http(s) URL without query or fragment, such as https://api.acme.example',
+  })
+  PUBLIC_BASE_URL?: string;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

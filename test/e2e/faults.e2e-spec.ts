@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { jitteredBackoff } from '../../src/modules/delivery/retry-policy.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
+import { SendCommitter } from '../../src/modules/sending/send-committer.js';
 import { SendService } from '../../src/modules/sending/send.service.js';
 import { smsInput } from '../../src/modules/sending/channels/sms/sms-input.js';
 import { SmsPolicy } from '../../src/modules/sending/channels/sms/sms.policy.js';
@@ -464,7 +465,22 @@ describe('a COMMIT whose acknowledgement is lost', () => {
         message: `cut ${k}`,
         user_reference_id: ref,
       });
-    await sends.send(policy, auth, input(0)); // prices cached: the sends below reach the committer in one tick, as one batch
+    await sends.send(policy, auth, input(0)); // prices and spend rows cached
+    // Each send reads MySQL before it commits (suppressions, routes), so the four would reach the
+    // committer in different ticks; hold each at the committer until all four are there, so they
+    // are written as ONE batch whose COMMIT acknowledgement is lost. (A lone send in that position
+    // is answered 503: the next test.)
+    const committer = t.app.get(SendCommitter);
+    const commit = committer.commit.bind(committer);
+    const held: Array<() => void> = [];
+    const batch = vi.spyOn(committer, 'commit').mockImplementation(async (send) => {
+      await new Promise<void>((release) => {
+        held.push(release);
+        if (held.length === 4) for (const r of held) r();
+      });
+      return commit(send);
+    });
+    onTestFinished(() => batch.mockRestore());
     cutter.arm();
     const outcomes = await Promise.allSettled(
       [1, 2, 3, 4].map((k) => sends.send(policy, auth, input(k, k % 2 ? `cut-${k}` : undefined))),

@@ -43,6 +43,11 @@ const ROUTES: Array<[string, string]> = [
   ['get', '/api/v1/json/templates/{templateId}'],
   ['put', '/api/v1/json/templates/{templateId}'],
   ['delete', '/api/v1/json/templates/{templateId}'],
+  ['get', '/api/v1/json/inbound'],
+  ['get', '/api/v1/json/suppressions'],
+  ['post', '/api/v1/json/suppressions'],
+  ['delete', '/api/v1/json/suppressions/{channel}/{recipient}'],
+  ['post', '/unsubscribe/{token}'],
   ['get', '/health'],
   ['get', '/health/detailed'],
   ['get', '/health/ready'],
@@ -120,6 +125,8 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     for (const path of ['/health', '/health/detailed', '/health/ready', '/health/live'])
       expect(doc.paths[path].get.security ?? []).toEqual([]);
     expect(doc.paths['/metrics'].get.security).toEqual([{ metrics_token: [] }]);
+    // The one-click unsubscribe target is reached by mailbox providers, without a key.
+    expect(doc.paths['/unsubscribe/{token}'].post.security ?? []).toEqual([]);
   });
 
   it('describes request and response bodies with the documented examples', () => {

@@ -236,6 +236,35 @@ describe.skipIf(missing !== null)('routing across SMSCs', () => {
     }
   });
 
+  it('an API-only process without SMPP_URL judges the SMSCs by the binds the workers report', async () => {
+    const api = await startTestApp({ RUN_WORKERS: 'false', SMS_TRANSPORT: 'smpp' }, t.name);
+    try {
+      const sms = async () =>
+        (await api.http().get('/health/detailed')).body.checks.external_services.sms_server as {
+          status: string;
+          message: string;
+        };
+      const reaches = (status: string, message: RegExp) =>
+        waitFor(
+          async () => {
+            const now = await sms();
+            return now.status === status && message.test(now.message) ? now : null;
+          },
+          15_000,
+          `sms_server ${status} ${message}`,
+        );
+      await reaches('healthy', /^2 of 2 enabled connector\(s\) bound by the workers \(peer, perl\)$/);
+      await ok('connectors', 'disable', 'perl');
+      await ok('connectors', 'disable', 'peer');
+      await reaches('unhealthy', /^no SMSC configured/);
+      await ok('connectors', 'enable', 'peer');
+      await ok('connectors', 'enable', 'perl');
+      await reaches('healthy', /^2 of 2 enabled/);
+    } finally {
+      await api.app.close();
+    }
+  }, 60_000);
+
   it('fails over in priority order when a connector goes away mid-run: every message SENT once, none lost, none doubled', async () => {
     // A second route on the same prefix, tried after the peer.
     await ok('routes', 'add', '--prefix', '26097', '--connector', 'perl', '--priority', '2');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
+import { InboundStore } from '../../src/modules/inbound/inbound.store.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startSmtpPeer, type SmtpPeer } from '../support/smtp-peer.js';
@@ -167,6 +168,119 @@ describe('test keys', () => {
       'ok@example.com': ['DELIVERED', null],
     });
     expect(smtp.messages).toHaveLength(0);
+  }, 60_000);
+
+  it('0004: DELIVERED, then an inbound STOP from that number to the sender id, on the test side only: it suppresses the number for test sends, not live ones, and reaches the inbound webhook', async () => {
+    await t.app.get(InboundStore).updateSettings(tenant.account.id, {
+      inbound_url: `${hooks.url}/in`,
+      reply_on_stop: 'You will hear no more from ACME.',
+    });
+    const before = await money();
+    const to = '260971230004';
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', testKey)
+      .send({ from: 'ACME', to, message: 'reply stop' });
+    expect(res.status).toBe(200);
+    expect((await settled(res.body.api_reference)).map((r) => r.status)).toEqual(['DELIVERED']);
+    const inboundOf = async (key: string) =>
+      (await t.http().get('/api/v1/json/inbound').set('X-API-Key', key)).body.data as Array<
+        Record<string, unknown>
+      >;
+    const stop = await waitFor(
+      async () => (await inboundOf(testKey)).find((r) => r.from === to),
+      20_000,
+      'the test recipient STOP',
+    );
+    expect(stop).toMatchObject({
+      from: to,
+      to: 'ACME',
+      text: 'STOP',
+      keyword: 'STOP',
+      in_reply_to: res.body.data[0].message_id,
+    });
+    expect(await inboundOf(tenant.key)).toEqual([]);
+    const hit = await waitFor(
+      async () => hooks.requests.find((q) => (q.json as { from?: string })?.from === to),
+      20_000,
+      'the inbound webhook for the test STOP',
+    );
+    expect(hit.json).toMatchObject({ type: 'inbound.sms', text: 'STOP', keyword: 'STOP' });
+    // The STOP auto-reply to a test recipient is itself a test send: stored, never charged.
+    const reply = await waitFor(
+      async () =>
+        (
+          await t.ds.query(
+            'SELECT test_mode, sender, body FROM send_requests WHERE account_id = ? AND user_reference_id = ?',
+            [tenant.account.id, `auto-reply-${stop.inbound_id as string}`],
+          )
+        )[0],
+      20_000,
+      'the STOP auto-reply',
+    );
+    expect([Number(reply.test_mode), reply.sender, reply.body]).toEqual([
+      1,
+      'ACME',
+      'You will hear no more from ACME.',
+    ]);
+    expect(await money()).toEqual(before);
+
+    const listOf = async (key: string) =>
+      (await t.http().get('/api/v1/json/suppressions').set('X-API-Key', key)).body.data as Array<{
+        recipient: string;
+        reason: string;
+      }>;
+    expect(await listOf(testKey)).toContainEqual(
+      expect.objectContaining({ recipient: to, reason: 'STOP_KEYWORD' }),
+    );
+    expect((await listOf(tenant.key)).map((r) => r.recipient)).not.toContain(to);
+    const again = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', testKey)
+      .send({ from: 'ACME', to: [to, '260971230005'], message: 'again' });
+    expect(again.body.data.map((d: { status: string; reason?: string }) => [d.status, d.reason])).toEqual([
+      ['REJECTED', 'SUPPRESSED'],
+      ['ACKNOWLEDGED', undefined],
+    ]);
+    const live = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to, message: 'live' });
+    expect(live.body.data[0].status).toBe('ACKNOWLEDGED');
+  }, 60_000);
+
+  it('bounce: REJECTED BOUNCE and the address suppressed on the test list only, so a second test send is refused and a live one is not', async () => {
+    const to = 'bounce@mail.example.org';
+    const send = (key: string) =>
+      t
+        .http()
+        .post(EMAIL)
+        .set('X-API-Key', key)
+        .send({ from: 'news@acme.com', to, subject: 'Hi', email_body: 'x' });
+    const first = await send(testKey);
+    expect(first.status).toBe(200);
+    expect((await settled(first.body.api_reference)).map((r) => [r.status, r.reason])).toEqual([
+      ['REJECTED', 'BOUNCE'],
+    ]);
+    const listed = async (key: string) =>
+      (
+        (await t.http().get('/api/v1/json/suppressions?channel=email').set('X-API-Key', key)).body
+          .data as Array<{
+          recipient: string;
+          reason: string;
+        }>
+      ).filter((r) => r.recipient === to);
+    expect((await listed(testKey)).map((r) => r.reason)).toEqual(['BOUNCE']);
+    expect(await listed(tenant.key)).toEqual([]);
+    const second = await send(testKey);
+    expect(second.status).toBe(400);
+    expect(second.body.error.details[0].message).toBe('SUPPRESSED');
+    const live = await send(tenant.key);
+    expect(live.status).toBe(200);
+    expect(live.body.data[0].status).toBe('ACKNOWLEDGED');
   }, 60_000);
 
   it('never calls the chat provider for a test request', async () => {

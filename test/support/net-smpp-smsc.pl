@@ -9,10 +9,16 @@
 #   4 text only, decimal, sent BEFORE the submit_sm_resp
 #   5 text only, decimal; part 1 (or the only part) UNDELIV, the other parts DELIVRD
 #   6 as 0, plus a receipt for an id this SMSC never issued
+#   7 as 0, then the handset writes back (mobile-originated deliver_sm, from DEST to the sender):
+#     "Hi @home £5" in GSM 03.38, "Привет 👋" in UCS-2, "Café olé" in Latin-1, a three-part GSM
+#     message with an 8-bit UDH reference sent as parts 3, 1, 2, and a two-part UCS-2 message
+#     with sar_* TLVs sent as parts 2, 1 whose emoji is split between the parts; then "STOP".
+#     Each answer to them prints "mo_resp STATUS".
 use strict;
 use warnings;
 use Net::SMPP;
 use POSIX qw(strftime);
+use Encode qw(encode);
 
 $| = 1;
 my $port = shift @ARGV or die "usage: $0 PORT\n";
@@ -43,6 +49,40 @@ sub receipt {
   );
 }
 
+my @mo_pending = ();
+
+sub mo {
+  my ($conn, $from, $to, $coding, $bytes, %extra) = @_;
+  my $seq = $conn->deliver_sm(
+    source_addr_ton => 1, source_addr_npi => 1, source_addr => $from,
+    dest_addr_ton => 1, dest_addr_npi => 1, destination_addr => $to,
+    esm_class => ($extra{udh} ? 0x40 : 0), data_coding => $coding,
+    short_message => ($extra{udh} // '') . $bytes,
+    ($extra{sar} ? (sar_msg_ref_num => pack('n', $extra{sar}[0]), sar_total_segments => pack('C', $extra{sar}[1]),
+      sar_segment_seqnum => pack('C', $extra{sar}[2])) : ()),
+    async => 1,
+  );
+  push @mo_pending, $seq;
+}
+
+sub write_back {
+  my ($conn, $from, $to) = @_;
+  mo($conn, $from, $to, 0, "Hi \x00home \x015");
+  mo($conn, $from, $to, 8, encode('UTF-16BE', "\x{41f}\x{440}\x{438}\x{432}\x{435}\x{442} \x{1F44B}"));
+  mo($conn, $from, $to, 3, encode('latin1', "Caf\x{e9} ol\x{e9}"));
+  my @parts = ('first part, ', 'second part, ', 'third part.');
+  for my $i (3, 1, 2) {
+    mo($conn, $from, $to, 0, $parts[$i - 1], udh => pack('C6', 5, 0, 3, 0x42, 3, $i));
+  }
+  my $ucs = encode('UTF-16BE', "Emoji \x{1F600} split");
+  my $cut = 2 * 7;    # after "Emoji " and the high surrogate
+  my @halves = (substr($ucs, 0, $cut), substr($ucs, $cut));
+  for my $i (2, 1) {
+    mo($conn, $from, $to, 8, $halves[$i - 1], sar => [0x1234, 2, $i]);
+  }
+  mo($conn, $from, $to, 0, 'STOP');
+}
+
 while (my $conn = $server->accept) {
   my @after_resp;
   while (my $pdu = $conn->read_pdu) {
@@ -57,7 +97,13 @@ while (my $conn = $server->accept) {
       print "unbound\n";
       last;
     } elsif ($cmd == Net::SMPP::CMD_deliver_sm_resp) {
-      print "receipt_resp $pdu->{status}\n";
+      my $seq = $pdu->{seq};
+      if (grep { $_ == $seq } @mo_pending) {
+        @mo_pending = grep { $_ != $seq } @mo_pending;
+        print "mo_resp $pdu->{status}\n";
+      } else {
+        print "receipt_resp $pdu->{status}\n";
+      }
     } elsif ($cmd == Net::SMPP::CMD_submit_sm) {
       my ($seq, $total) = (1, 1);
       if (($pdu->{esm_class} & 0x40) && length($pdu->{short_message}) >= 6) {
@@ -75,6 +121,7 @@ while (my $conn = $server->accept) {
       if ($form ne '4') {
         receipt($conn, $dest, $source, $id_num, $id_hex, $stat);
         receipt($conn, $dest, $source, 999999999, '3B9AC9FF', 'DELIVRD') if $form eq '6';
+        write_back($conn, $dest, $source) if $form eq '7';
       }
     } else {
       $conn->generic_nack(seq => $pdu->{seq}, status => 0x03);

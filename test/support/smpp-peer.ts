@@ -86,8 +86,11 @@ export interface SmppPeer {
   ): Promise<number>;
   /** Sends a receipt the way the automatic ones go: again after `redeliverReceiptsAfterMs` until answered ESME_ROK. */
   sendReceiptUntilAcked(messageId: string, stat?: ReceiptStat): void;
-  /** Sends an ordinary (mobile-originated) deliver_sm; resolves with the deliver_sm_resp command_status. */
-  sendMo(source: string, destination: string, text: string): Promise<number>;
+  /**
+   * Sends an ordinary (mobile-originated) deliver_sm; resolves with the deliver_sm_resp command_status.
+   * `extra` sets or overrides fields (data_coding, a short_message with a UDH, sar_* TLVs).
+   */
+  sendMo(source: string, destination: string, text: string, extra?: smpp.PduParams): Promise<number>;
   /** Sends enquire_link to a bound session; resolves with the enquire_link_resp command_status (-1: none). */
   enquireLink(): Promise<number>;
   /** The peer unbinds every bound session; resolves with each unbind_resp command_status (-1: none in 2 s). */
@@ -410,7 +413,7 @@ export async function startSmppPeer(options: SmppPeerOptions = {}): Promise<Smpp
     },
     sendReceipt,
     sendReceiptUntilAcked: (messageId, stat = 'DELIVRD') => autoReceipt(messageId, stat),
-    sendMo: async (source, destination, text) => {
+    sendMo: async (source, destination, text, extra = {}) => {
       const peer = pickSession();
       if (!peer) return -1;
       return request(
@@ -425,6 +428,7 @@ export async function startSmppPeer(options: SmppPeerOptions = {}): Promise<Smpp
           esm_class: 0,
           data_coding: 0,
           short_message: text,
+          ...extra,
         }),
       );
     },

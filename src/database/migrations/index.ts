@@ -13,10 +13,13 @@ import { TestModeKeysAndRequests1764021100000 } from './main/1764021100000-test-
 import { DailySpendLimits1764021200000 } from './main/1764021200000-daily-spend-limits.js';
 import { IndexMessagesForSearch1764022000000 } from './main/1764022000000-index-messages-for-search.js';
 import { CreateConnectorsRoutesPrices1764023000000 } from './main/1764023000000-create-connectors-routes-prices.js';
+import { CreateInboundAndSuppressions1764030000000 } from './main/1764030000000-create-inbound-and-suppressions.js';
+import { TestModeInboundAndSuppressions1764031000000 } from './main/1764031000000-test-mode-inbound-and-suppressions.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
 import { CreateCallbackOutbox1764000612200 } from './notification/1764000612200-create-callback-outbox.js';
+import { CallbackAttemptEventType1764030000100 } from './notification/1764030000100-callback-attempt-event-type.js';
 import { CreateRequestLogs1764000300000 } from './log/1764000300000-create-request-logs.js';
 import { RequestLogRepeatCount1764001400000 } from './log/1764001400000-request-log-repeat-count.js';
 
@@ -38,6 +41,8 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   DailySpendLimits1764021200000,
   IndexMessagesForSearch1764022000000,
   CreateConnectorsRoutesPrices1764023000000,
+  CreateInboundAndSuppressions1764030000000,
+  TestModeInboundAndSuppressions1764031000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,
@@ -48,4 +53,5 @@ export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   ReceiptIdKeys1764000610000,
   CallbackOutcomeCircuitOpen1764000612100,
   CreateCallbackOutbox1764000612200,
+  CallbackAttemptEventType1764030000100,
 ];

@@ -5,23 +5,43 @@ import type { CommittedChange } from '../delivery/state-change-listener.js';
 
 export const CALLBACK_QUEUE = 'callbacks';
 
-/** One event to POST to the callback_url a send request named: one per state change of one message. */
+/**
+ * One event to POST: to the callback_url a send request named (one per state change of one
+ * message), or to an account's inbound webhook (one per inbound message).
+ */
 export interface CallbackJob {
   eventId: string;
   url: string;
   accountId: string;
+  /** The row the event is about: a message, or an inbound message when eventType is 'inbound'. */
   messageRowId: string;
-  payload: {
-    event_id: string;
-    message_id: string;
-    api_reference: string;
-    user_reference_id: string | null;
-    channel: Channel;
-    recipient: string;
-    status: MessageStatus;
-    reason: string | null;
-    occurred_at: string;
-  };
+  /** Absent for a message's state change; 'inbound' for an inbound message sent to the inbound webhook. */
+  eventType?: 'inbound';
+  payload: MessageEventPayload | InboundEventPayload;
+}
+
+export interface MessageEventPayload {
+  event_id: string;
+  message_id: string;
+  api_reference: string;
+  user_reference_id: string | null;
+  channel: Channel;
+  recipient: string;
+  status: MessageStatus;
+  reason: string | null;
+  occurred_at: string;
+}
+
+export interface InboundEventPayload {
+  event_id: string;
+  type: 'inbound.sms';
+  inbound_id: string;
+  from: string;
+  to: string;
+  text: string;
+  keyword: string | null;
+  received_at: string;
+  in_reply_to: string | null;
 }
 
 /** The event for a committed state change, or null when the request named no callback_url. */

@@ -23,6 +23,18 @@ const DONE_FLUSH_MS = 200;
 const DOWN = new Set(['reconnecting', 'close', 'end']);
 
 /**
+ * Keeps events in MySQL, not yet queued: the recovery sweep of a worker queues them. This is
+ * all a process without a queue (the admin CLI) does; `CallbackOutbox.queue` also queues them.
+ */
+export async function keepCallbackEvents(notifications: DataSource, jobs: CallbackJob[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await notifications.query(
+    `INSERT IGNORE INTO callback_outbox (event_id, job) VALUES ${jobs.map(() => '(?, ?)').join(',')}`,
+    jobs.flatMap((j) => [j.eventId, JSON.stringify(j)]),
+  );
+}
+
+/**
  * Redis holds the callback queue; MySQL keeps the list of events not yet done with, so that no
  * callback is lost with Redis:
  * - an event whose state change committed while Redis was away is queued by the sweep once it
@@ -61,17 +73,12 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
   async queue(jobs: CallbackJob[]): Promise<void> {
     const ids = jobs.map((j) => j.eventId);
     let kept = true;
-    await this.notifications
-      .query(
-        `INSERT IGNORE INTO callback_outbox (event_id, job) VALUES ${jobs.map(() => '(?, ?)').join(',')}`,
-        jobs.flatMap((j) => [j.eventId, JSON.stringify(j)]),
-      )
-      .catch((err: Error) => {
-        kept = false;
-        this.warnings.warn(
-          `${jobs.length} callback(s) not kept in the outbox (${err.message}); queued without a copy`,
-        );
-      });
+    await keepCallbackEvents(this.notifications, jobs).catch((err: Error) => {
+      kept = false;
+      this.warnings.warn(
+        `${jobs.length} callback(s) not kept in the outbox (${err.message}); queued without a copy`,
+      );
+    });
     try {
       await this.add(jobs);
     } catch (err) {

@@ -50,14 +50,14 @@ export class CallbackSender {
   }
 
   async handle(job: Job<QueuedCallback>): Promise<void> {
-    const { url, accountId, messageRowId, eventId } = job.data;
+    const { url, accountId, messageRowId, eventId, eventType } = job.data;
     const attempt = (job.data.priorAttempts ?? 0) + job.attemptsMade + 1;
     const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const admission = this.gate.enter(targetOf(url));
     if (!admission.ok && admission.reason === 'busy') return this.park(job, admission.retryInMs);
     if (!admission.ok) {
       await this.record(
-        eventId,
+        { eventId, eventType },
         messageRowId,
         accountId,
         url,
@@ -86,7 +86,7 @@ export class CallbackSender {
     attempt: number,
     release: (succeeded: boolean, tookMs?: number) => void,
   ): Promise<string | null> {
-    const { url, accountId, payload, messageRowId, eventId } = job.data;
+    const { url, accountId, payload, messageRowId, eventId, eventType } = job.data;
     const [account] = (await this.main.query('SELECT callback_secret FROM accounts WHERE id = ?', [
       accountId,
     ])) as Array<{
@@ -121,12 +121,22 @@ export class CallbackSender {
     const failure = outcome === 'http_error' || outcome === 'network_error' ? (error ?? outcome) : null;
     // The target's slot is held for its own answer only, and judged by that answer's time.
     release(failure === null, tookMs);
-    await this.record(eventId, messageRowId, accountId, url, attempt, outcome, httpStatus, error, tookMs);
+    await this.record(
+      { eventId, eventType },
+      messageRowId,
+      accountId,
+      url,
+      attempt,
+      outcome,
+      httpStatus,
+      error,
+      tookMs,
+    );
     return failure;
   }
 
   private async record(
-    eventId: string,
+    event: { eventId: string; eventType?: string },
     messageRowId: string,
     accountId: string,
     url: string,
@@ -137,9 +147,20 @@ export class CallbackSender {
     durationMs: number,
   ): Promise<void> {
     await this.notifications.query(
-      `INSERT INTO callback_attempts (event_id, message_id, account_id, url, attempt, outcome, http_status, error, duration_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [eventId, messageRowId, accountId, url.slice(0, 2048), attempt, outcome, httpStatus, error, durationMs],
+      `INSERT INTO callback_attempts (event_id, event_type, message_id, account_id, url, attempt, outcome, http_status, error, duration_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        event.eventId,
+        event.eventType ?? 'message',
+        messageRowId,
+        accountId,
+        url.slice(0, 2048),
+        attempt,
+        outcome,
+        httpStatus,
+        error,
+        durationMs,
+      ],
     );
     this.metrics.callbackAttempt(outcome);
   }

@@ -11,6 +11,7 @@ import { DeliveryReportService } from './delivery-report.service.js';
 import { DispatchProducer } from './dispatch.producer.js';
 import { Dispatcher } from './dispatcher.js';
 import { TransportRegistry } from './transport.registry.js';
+import { INBOUND_SINK, type InboundSink } from './transports/transport.js';
 
 /**
  * Registers the processors with per-queue concurrency from configuration (decorators would fix
@@ -28,6 +29,7 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly dispatcher: Dispatcher,
     private readonly transports: TransportRegistry,
     private readonly reports: DeliveryReportService,
+    @Inject(INBOUND_SINK) private readonly inbound: InboundSink,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -35,12 +37,14 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
       const transport = this.transports.get(channel);
       // A rejection reaches the transport, which then asks the provider to deliver the report again.
       transport.onReport((report) => this.reports.receive(transport.name, report));
+      transport.onInbound?.((sms) => this.inbound.receive(sms));
       void this.producer
         .queue(channel)
         .process('send', this.config.concurrency[channel], (job) => this.dispatcher.handle(channel, job));
     }
     const test = this.transports.test();
     test.onReport((report) => this.reports.receive(test.name, report));
+    test.onInbound?.((sms) => this.inbound.receive(sms));
     this.logger.log(
       `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} callbacks×${this.config.concurrency.callbacks}`,
     );

@@ -16,6 +16,8 @@ import { DispatchAttempts } from './dispatch-attempts.js';
 import { HandOverClaims } from './hand-over-claims.js';
 import { TransportRegistry } from './transport.registry.js';
 import type { OutboundMessage } from './transports/transport.js';
+import { DeliverySuppressions } from '../suppressions/delivery-suppressions.js';
+import { SUPPRESSED } from '../suppressions/suppression-check.js';
 
 export class TransientDispatchError extends Error {}
 
@@ -41,6 +43,7 @@ export class Dispatcher {
     private readonly reports: DeliveryReportService,
     private readonly attempts: DispatchAttempts,
     private readonly claims: HandOverClaims,
+    private readonly suppressions: DeliverySuppressions,
   ) {
     this.slice = config.dispatchSlice;
   }
@@ -52,8 +55,29 @@ export class Dispatcher {
       this.logger.warn(`job ${job.id}: request ${sendRequestId} not found; discarded`);
       return { sent: 0, rejected: 0 };
     }
-    const rows = await this.store.findWaiting(messageIds);
+    const owner = { accountId: String(request.account_id), testMode: Boolean(request.test_mode) };
+    let rows = await this.store.findWaiting(messageIds);
     if (rows.length === 0) return { sent: 0, rejected: 0 };
+    // A recipient who opted out after acceptance (while the message waited for send_at or in the
+    // queue) is not written to: REJECTED, SUPPRESSED, refunded. The STOP confirmation is exempt.
+    const optedOut = request.suppression_exempt
+      ? new Set<string>()
+      : await this.suppressions.suppressedNow(
+          owner,
+          channel,
+          rows.map((r) => r.recipient),
+        );
+    let refused = 0;
+    if (optedOut.size) {
+      const applied = await this.states.apply(
+        rows
+          .filter((r) => optedOut.has(r.recipient))
+          .map((r) => ({ id: String(r.id), status: 'REJECTED' as const, reason: SUPPRESSED })),
+      );
+      refused = applied.length;
+      rows = rows.filter((r) => !optedOut.has(r.recipient));
+      if (rows.length === 0) return { sent: 0, rejected: refused };
+    }
 
     const outbound: OutboundMessage[] = rows.map((r) => ({
       id: String(r.id),
@@ -67,12 +91,13 @@ export class Dispatcher {
       apiReference: String(sendRequestId),
       accountId: String(request.account_id),
       priority: request.priority,
+      headers: this.suppressions.headersFor(channel, r.uuid),
     }));
     // A test key's request never reaches the channel's provider, whatever path queued it.
     const transport = request.test_mode ? this.transports.test() : this.transports.get(channel);
     const sent: Array<{ id: string; providerMessageId: string; parts: string[] }> = [];
     const transient: Array<{ id: string; reason: string }> = [];
-    let rejected = 0;
+    let rejected = refused;
     let configurationFailure = false;
     // Hand over in small slices and record each slice at once: a worker killed mid-job then
     // leaves at most one slice whose fate is unknown (and sent again), not the whole job.
@@ -108,6 +133,12 @@ export class Dispatcher {
         }
       });
       await this.recordHandedOver(job, changes, partSent);
+      await this.suppressions.bounced(
+        owner,
+        part
+          .filter((_, j) => results[j].kind === 'permanent' && results[j].mailboxRefused)
+          .map((m) => m.recipient),
+      );
       sent.push(...partSent);
     }
     await this.claims.release(transient.map((t) => t.id));

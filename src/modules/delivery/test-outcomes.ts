@@ -6,15 +6,15 @@ import type { Channel } from '../messages/channel.js';
  * part, through the same states, reports and callbacks as a live message.
  */
 export type TestOutcome =
-  /** Handed over, then reported delivered. */
-  | { kind: 'delivered' }
+  /** Handed over, then reported delivered; with `reply`, the recipient then answers with that text. */
+  | { kind: 'delivered'; reply?: string }
   /** Handed over, then reported undelivered. */
   | { kind: 'undelivered'; reason: string }
   /** Refused at hand-over, for good. */
   | { kind: 'rejected'; reason: string }
   /** Every hand-over attempt fails, so the message ends FAILED after the retries. */
   | { kind: 'failed'; reason: string }
-  /** Handed over, then bounced: reported REJECTED. */
+  /** The mailbox is refused for good at hand-over, as an MTA's 5.1.x answer: REJECTED and suppressed. */
   | { kind: 'bounced'; reason: string };
 
 export const TEST_UNDELIVERED = 'TEST_UNDELIVERED';
@@ -26,6 +26,11 @@ const BY_NUMBER_ENDING: Record<string, TestOutcome> = {
   '0000': { kind: 'undelivered', reason: TEST_UNDELIVERED },
   '0002': { kind: 'rejected', reason: TEST_PROVIDER_REJECTED },
   '0003': { kind: 'failed', reason: TEST_PROVIDER_ERROR },
+};
+
+/** SMS only: a chat recipient cannot text back. */
+const SMS_BY_NUMBER_ENDING: Record<string, TestOutcome> = {
+  '0004': { kind: 'delivered', reply: 'STOP' },
 };
 
 const BY_LOCAL_PART: Record<string, TestOutcome> = {
@@ -42,5 +47,9 @@ export function testOutcome(channel: Channel, recipient: string): TestOutcome {
     const local = at > 0 ? recipient.slice(0, at).toLowerCase() : '';
     return BY_LOCAL_PART[local] ?? { kind: 'delivered' };
   }
-  return BY_NUMBER_ENDING[recipient.slice(-4)] ?? { kind: 'delivered' };
+  const ending = recipient.slice(-4);
+  return (
+    (channel === 'sms' ? SMS_BY_NUMBER_ENDING[ending] : undefined) ??
+    BY_NUMBER_ENDING[ending] ?? { kind: 'delivered' }
+  );
 }

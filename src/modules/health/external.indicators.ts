@@ -5,6 +5,7 @@ import { createTransport } from '../delivery/transport.registry.js';
 import { parseSmppUrl } from '../delivery/transports/smpp.transport.js';
 import type { Transport, TransportHealth } from '../delivery/transports/transport.js';
 import type { Channel } from '../messages/channel.js';
+import { ConnectorHealth } from './connector-health.js';
 import { PROBE_TIMEOUT_MS } from './dependency.indicators.js';
 import { IN_PROCESS_DISPATCH, type InProcessDispatch } from './health.tokens.js';
 import { SingleFlight, errorText, smppReachable, timed } from './probes.js';
@@ -20,7 +21,8 @@ const SANDBOX: TransportHealth = {
  * this process, the transports they use answer for themselves (an SMPP bind, a pooled SMTP
  * connection). In an API-only process (RUN_WORKERS=false) there are none: SMPP is probed
  * with one unbound enquire_link over a fresh TCP connection (no bind, so no session is taken
- * from the SMSC's allowance), SMTP and HTTP through a probe-only transport. Never throws.
+ * from the SMSC's allowance), or, without SMPP_URL, judged by the binds the workers report for
+ * the connectors; SMTP and HTTP through a probe-only transport. Never throws.
  */
 @Injectable()
 export class ProviderProbes implements OnApplicationShutdown {
@@ -31,6 +33,7 @@ export class ProviderProbes implements OnApplicationShutdown {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(IN_PROCESS_DISPATCH) private readonly dispatch: InProcessDispatch | null,
+    private readonly connectors: ConnectorHealth,
   ) {}
 
   kind(channel: Channel): string {
@@ -50,6 +53,11 @@ export class ProviderProbes implements OnApplicationShutdown {
     try {
       const registry = this.dispatch?.registry;
       if (!registry && kind === 'smpp') {
+        if (!this.config.smppUrl) {
+          let links: TransportHealth | undefined;
+          await timed(async () => (links = await this.connectors.check()), PROBE_TIMEOUT_MS, 'connectors');
+          return links!;
+        }
         const { host, port } = parseSmppUrl(this.config.smppUrl!);
         const r = await smppReachable(host, port, PROBE_TIMEOUT_MS - 50);
         return { status: r.ok ? 'up' : 'down', message: r.message, response_time_ms: r.ms };

@@ -1,6 +1,8 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { RedisModule } from '../../platform/redis/redis.module.js';
+import { RoutingModule } from '../delivery/connectors/routing.module.js';
+import { ConnectorHealth } from './connector-health.js';
 import { CacheIndicator } from './cache.indicator.js';
 import { CacheStatsModule } from '../metrics/cache-stats.js';
 import {
@@ -19,7 +21,7 @@ import { ProcessStats } from '../metrics/process-stats.js';
 
 /** Health probes, the lifecycle they report, and the HTTP drain on shutdown. */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule, RedisModule],
+  imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule, RedisModule, RoutingModule],
   controllers: [HealthController],
   providers: [
     HealthService,
@@ -30,6 +32,7 @@ import { ProcessStats } from '../metrics/process-stats.js';
     CacheIndicator,
     MessageQueueIndicator,
     ProviderProbes,
+    ConnectorHealth,
     SmsServerIndicator,
     ClientServerIndicator,
     ProcessStats,

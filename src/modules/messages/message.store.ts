@@ -24,8 +24,8 @@ const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const INSERT_CHUNK_CHARS = 4 * 1024 * 1024;
 const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender, subject, body, reply_to, source, callback_url,
   user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
-  send_at, due_at, validity_period, valid_until, enqueued_at, priority)`;
-const REQUEST_ROW = `(${new Array(25).fill('?').join(', ')})`;
+  send_at, due_at, validity_period, valid_until, enqueued_at, priority, suppression_exempt)`;
+const REQUEST_ROW = `(${new Array(26).fill('?').join(', ')})`;
 
 /** A message as the lookups show it (a MessageView), from messages m joined to send_requests r. */
 export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
@@ -61,6 +61,7 @@ function requestValues(r: NewSendRequest): unknown[] {
     r.validUntil,
     r.enqueuedAt,
     r.priority ?? 'normal',
+    r.suppressionExempt ? 1 : 0,
   ];
 }
 
@@ -208,13 +209,22 @@ export class MessageStore {
   /** What a transport needs of the request: sender, body and, for e-mail, subject and reply-to. */
   async findDispatchRequest(sendRequestId: string): Promise<DispatchRequest | undefined> {
     const [request] = (await this.ds.query(
-      'SELECT account_id, sender, body, subject, reply_to, priority, test_mode FROM send_requests WHERE id = ?',
+      'SELECT account_id, sender, body, subject, reply_to, priority, test_mode, suppression_exempt FROM send_requests WHERE id = ?',
       [sendRequestId],
-    )) as Array<Omit<DispatchRequest, 'test_mode'> & { test_mode: number }>;
+    )) as Array<
+      Omit<DispatchRequest, 'test_mode' | 'suppression_exempt'> & {
+        test_mode: number;
+        suppression_exempt: number;
+      }
+    >;
     if (!request) return undefined;
-    // Only a test request says so: a live one reads exactly as before.
-    const { test_mode, ...rest } = request;
-    return test_mode ? { ...rest, test_mode: true } : rest;
+    // Only a test request or a STOP confirmation says so: any other reads exactly as before.
+    const { test_mode, suppression_exempt, ...rest } = request;
+    return {
+      ...rest,
+      ...(test_mode ? { test_mode: true as const } : {}),
+      ...(suppression_exempt ? { suppression_exempt: true as const } : {}),
+    };
   }
 
   /** Of the given messages, those still waiting to be handed over, in id order. */
@@ -346,6 +356,39 @@ export class MessageStore {
             mode,
           ])
     ) as MessageView[];
+    return rows[0];
+  }
+
+  /** Who a message went to, by its UUID alone (the e-mail unsubscribe token). */
+  async findRecipientByUuid(
+    uuid: string,
+  ): Promise<{ account_id: string; channel: Channel; recipient: string; test_mode: number } | undefined> {
+    const rows = (await this.ds.query(
+      `SELECT m.account_id, m.channel, m.recipient, r.test_mode
+         FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.uuid = ?`,
+      [uuid],
+    )) as Array<{ account_id: string; channel: Channel; recipient: string; test_mode: number }>;
+    return rows[0];
+  }
+
+  /**
+   * The latest message the account accepted (priced) for a recipient since `since`, among its
+   * test or its live requests: what an inbound reply answers.
+   */
+  async latestAcceptedTo(
+    accountId: string,
+    channel: Channel,
+    recipient: string,
+    since: Date,
+    testMode = false,
+  ): Promise<{ id: string; uuid: string } | undefined> {
+    const rows = (await this.ds.query(
+      `SELECT m.id, m.uuid FROM messages m JOIN send_requests r ON r.id = m.send_request_id
+        WHERE m.account_id = ? AND m.recipient = ? AND m.created_at >= ? AND m.channel = ? AND m.units > 0
+          AND r.test_mode = ?
+        ORDER BY m.created_at DESC, m.id DESC LIMIT 1`,
+      [accountId, recipient, since, channel, testMode ? 1 : 0],
+    )) as Array<{ id: string; uuid: string }>;
     return rows[0];
   }
 

@@ -7,6 +7,8 @@ export interface NewSendRequest {
   apiKeyId: string;
   /** Made with a test key (see api-key.entity.ts). */
   testMode?: boolean;
+  /** The STOP confirmation: sent to a number that has just been suppressed, and not stopped by it. */
+  suppressionExempt?: boolean;
   channel: Channel;
   sender: string;
   subject: string | null;
@@ -123,6 +125,8 @@ export interface DispatchRequest {
   priority: 'high' | 'normal';
   /** Only when the request was made with a test key. */
   test_mode?: true;
+  /** Only for a STOP confirmation (NewSendRequest.suppressionExempt). */
+  suppression_exempt?: true;
 }
 
 /** A message as the status lookup shows it. */

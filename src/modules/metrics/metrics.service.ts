@@ -63,6 +63,20 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly suppressedRecipients = new Counter({
+    name: 'bulk_suppressed_recipients_total',
+    help: 'Recipients of send requests refused because they are on the suppression list (REJECTED, SUPPRESSED), by channel',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly inboundMessages = new Counter({
+    name: 'bulk_inbound_messages_total',
+    help: 'Inbound messages received and stored, by keyword (STOP, START, HELP, a short-code keyword, or none)',
+    labelNames: ['keyword'] as const,
+    registers: [this.registry],
+  });
+
   private readonly messages = new Counter({
     name: 'bulk_messages_total',
     help: 'Messages entering a state, by channel: ACKNOWLEDGED (accepted) and REJECTED at intake, then SENT, DELIVERED, UNDELIVERED, EXPIRED, FAILED, REJECTED as they happen',
@@ -183,6 +197,16 @@ export class MetricsService {
     this.sendRequests.inc({ channel });
     if (accepted) this.messages.inc({ channel, status: 'ACKNOWLEDGED' }, accepted);
     if (rejected) this.messages.inc({ channel, status: 'REJECTED' }, rejected);
+  }
+
+  /** Recipients refused because the account suppressed them. */
+  suppressedRefused(channel: string, n: number): void {
+    this.suppressedRecipients.inc({ channel }, n);
+  }
+
+  /** Inbound messages stored; short-code keywords are the operator's, so few distinct labels. */
+  inboundReceived(keyword: string | null): void {
+    this.inboundMessages.inc({ keyword: keyword ?? 'none' });
   }
 
   /** State changes whose transaction has committed. */

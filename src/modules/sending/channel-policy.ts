@@ -22,6 +22,8 @@ export interface SendInput {
   variables?: Record<string, Record<string, string>> | null;
   /** SMS only; null or absent: the account's default. */
   smartEncoding?: boolean | null;
+  /** Only for the STOP confirmation: the one message still sent to a number it has just suppressed. */
+  ignoreSuppressions?: boolean;
 }
 
 /** One text's size as the channel counts and charges it. */

@@ -9,6 +9,7 @@ import { RoutingService } from '../delivery/connectors/routing.service.js';
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
 import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { SuppressionCheck } from '../suppressions/suppression-check.js';
 import { checkCallbackUrl } from '../callbacks/callback-url.js';
 import type { ChannelPolicy, SendInput, TextMeasure } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
@@ -84,6 +85,7 @@ export class SendService {
     @Inject(MetricsService) private readonly metrics: MetricsService,
     private readonly routing: RoutingService,
     private readonly templates: TemplateInput,
+    private readonly suppressions: SuppressionCheck,
   ) {}
 
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
@@ -115,6 +117,7 @@ export class SendService {
           accountId: auth.account.id,
           apiKeyId: auth.key.id,
           testMode: isTestKey(auth),
+          suppressionExempt: input.ignoreSuppressions === true,
           channel,
           sender: p.input.sender,
           subject: p.input.subject ?? null,
@@ -244,6 +247,14 @@ export class SendService {
       : null;
 
     const entries = await this.sortRecipients(policy, input.recipients);
+    if (!raw.ignoreSuppressions) {
+      const suppressed = await this.suppressions.apply(
+        { accountId: auth.account.id, testMode: isTestKey(auth) },
+        policy.channel,
+        entries,
+      );
+      if (suppressed) this.metrics.suppressedRefused(policy.channel, suppressed);
+    }
     // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged;
     // each recipient's price per unit is its destination's (longest prefix), else the channel's.
     const channelPrice = await this.balances.unitPrice(auth.account.id, policy.channel);

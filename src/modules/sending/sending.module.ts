@@ -4,6 +4,7 @@ import { MessagesModule } from '../messages/messages.module.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { RoutingModule } from '../delivery/connectors/routing.module.js';
+import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { IdGenerator } from './id-generator.js';
 import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
@@ -11,7 +12,15 @@ import { TemplateInput } from './personalisation/template-input.js';
 import { TemplatesModule } from '../templates/templates.module.js';
 
 @Module({
-  imports: [BalanceModule, MessagesModule, QueueModule, MetricsModule, RoutingModule, TemplatesModule],
+  imports: [
+    BalanceModule,
+    MessagesModule,
+    QueueModule,
+    MetricsModule,
+    RoutingModule,
+    TemplatesModule,
+    SuppressionsModule,
+  ],
   providers: [IdGenerator, SendService, SendCommitter, TemplateInput],
   exports: [SendService, IdGenerator],
 })

@@ -7,7 +7,7 @@ import { REDIS } from '../../../platform/redis/redis.module.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { SmppTransport } from '../transports/smpp.transport.js';
-import type { ReportHandler, TransportResult } from '../transports/transport.js';
+import type { InboundHandler, ReportHandler, TransportResult } from '../transports/transport.js';
 import { ConnectorStore } from './connector.store.js';
 import { ConnectorMetrics } from './connector-metrics.js';
 import { DEFAULT_CONNECTOR, type ConnectorRow } from './routing-table.js';
@@ -53,6 +53,7 @@ export class ConnectorPool implements OnApplicationShutdown {
   private readonly worker = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   readonly metrics: ConnectorMetrics;
   private reportHandler: ReportHandler | null = null;
+  private inboundHandler: InboundHandler | null = null;
   private timer: NodeJS.Timeout | null = null;
   private syncing: Promise<void> | null = null;
   private lastSyncAt = 0;
@@ -80,6 +81,11 @@ export class ConnectorPool implements OnApplicationShutdown {
   onReport(handler: ReportHandler): void {
     this.reportHandler = handler;
     for (const c of this.links.values()) c.transport.onReport(handler);
+  }
+
+  onInbound(handler: InboundHandler): void {
+    this.inboundHandler = handler;
+    for (const c of this.links.values()) c.transport.onInbound(handler);
   }
 
   get(name: string): Connector | undefined {
@@ -214,6 +220,7 @@ export class ConnectorPool implements OnApplicationShutdown {
       }),
     };
     if (this.reportHandler) connector.transport.onReport(this.reportHandler);
+    if (this.inboundHandler) connector.transport.onInbound(this.inboundHandler);
     this.links.set(row.name, connector);
     // Bound when the worker starts, not at the first message.
     connector.transport.connect().catch(() => undefined);

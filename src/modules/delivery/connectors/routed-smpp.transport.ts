@@ -1,4 +1,5 @@
 import type {
+  InboundHandler,
   OutboundMessage,
   ReportHandler,
   Transport,
@@ -28,6 +29,11 @@ export class RoutedSmppTransport implements Transport {
 
   onReport(handler: ReportHandler): void {
     this.pool.onReport(handler);
+  }
+
+  /** Messages a handset writes back arrive on any link: each connector hands them on. */
+  onInbound(handler: InboundHandler): void {
+    this.pool.onInbound(handler);
   }
 
   async send(messages: OutboundMessage[]): Promise<TransportResult[]> {

@@ -20,6 +20,12 @@ export const SANDBOX_UNDELIVERED = 'SANDBOX_UNDELIVERED';
 
 export type PendingReport = Omit<DeliveryReport, 'occurredAt'>;
 
+/** A report due later, and what follows it once it is taken (a test recipient's reply). */
+interface Pending {
+  report: PendingReport;
+  then?: () => Promise<void>;
+}
+
 /**
  * Whether the sandbox should pretend this recipient could not be reached: a number ending in
  * 0000 (sms, chat), or an address whose local part is `fail` (email). Lets clients exercise
@@ -40,7 +46,7 @@ export class SandboxTransport implements Transport {
   // During a database outage every report fails alike: one line per cause every few seconds.
   private readonly failures = new RepeatLimiter({ warn: (m) => this.logger.error(m) });
   private handler?: ReportHandler;
-  private readonly pending = new Map<NodeJS.Timeout, PendingReport>();
+  private readonly pending = new Map<NodeJS.Timeout, Pending>();
   private closed = false;
 
   protected get isClosed(): boolean {
@@ -69,15 +75,16 @@ export class SandboxTransport implements Transport {
     });
   }
 
-  /** Reports `report` after the delivery delay, as a provider would. */
-  protected schedule(report: PendingReport): void {
+  /** Reports `report` after the delivery delay, as a provider would; then runs `then`, if given. */
+  protected schedule(report: PendingReport, then?: () => Promise<void>): void {
+    const pending: Pending = { report, then };
     const timer = setTimeout(() => {
       this.pending.delete(timer);
-      void this.deliver(report);
+      void this.deliver(pending);
     }, this.options.deliveryDelayMs);
     // A pending report must not keep a finished process (a CLI run, a test) alive.
     timer.unref();
-    this.pending.set(timer, report);
+    this.pending.set(timer, pending);
   }
 
   onReport(handler: ReportHandler): void {
@@ -98,10 +105,10 @@ export class SandboxTransport implements Transport {
     const reports = [...this.pending.entries()];
     this.pending.clear();
     for (const [timer] of reports) clearTimeout(timer);
-    await Promise.all(reports.map(([, report]) => this.deliver(report)));
+    await Promise.all(reports.map(([, pending]) => this.deliver(pending)));
   }
 
-  private async deliver(report: PendingReport): Promise<void> {
+  private async deliver({ report, then }: Pending): Promise<void> {
     if (!this.handler) {
       this.logger.warn(
         `no report handler registered; dropping ${report.status} for ${report.providerMessageId}`,
@@ -110,11 +117,12 @@ export class SandboxTransport implements Transport {
     }
     try {
       await this.handler({ ...report, occurredAt: new Date() });
+      await then?.();
     } catch (err) {
       // The handler owns persistence and retries; here it can only be noted.
       const reason = (err as Error).message;
       this.failures.warn(
-        `report handler failed for ${report.providerMessageId}: ${reason}`,
+        `report handler or what follows it failed for ${report.providerMessageId}: ${reason}`,
         `handler: ${reason}`,
       );
     }

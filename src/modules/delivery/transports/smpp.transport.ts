@@ -20,8 +20,10 @@ import { parseDeliveryReceipt } from './smpp-receipt.js';
 // The pure parts are importable from the transport, as before.
 export { buildSubmitSm, parseSmppUrl, smppStatusCode, type SmppEndpoint } from './smpp-pdu.js';
 export type { SmppLogger } from './smpp-connection.js';
+import { parseInboundSms } from './smpp-inbound.js';
 import type {
   DeliveryReport,
+  InboundHandler,
   OutboundMessage,
   ReportHandler,
   Transport,
@@ -113,6 +115,7 @@ export class SmppTransport implements Transport {
   private readonly warnings: RepeatLimiter;
 
   private reportHandler: ReportHandler | null = null;
+  private inboundHandler: InboundHandler | null = null;
   // Random start so two processes restarting together do not reuse the same references for the same handset.
   private ref = Math.floor(Math.random() * 256);
 
@@ -164,6 +167,12 @@ export class SmppTransport implements Transport {
 
   onReport(handler: ReportHandler): void {
     this.reportHandler = handler;
+  }
+
+  /** Binds at once (not at the first send): inbound messages come whether or not anything is sent. */
+  onInbound(handler: InboundHandler): void {
+    this.inboundHandler = handler;
+    void this.conn.waitBound(0);
   }
 
   /** Resolves once bound; rejects with the reason when the next bind attempt fails (retrying goes on). */
@@ -321,8 +330,11 @@ export class SmppTransport implements Transport {
   private async onDeliverSm(link: Link, pdu: smpp.PDU): Promise<void> {
     let status = ESME_ROK;
     try {
-      // Anything that is not a delivery receipt is an MO message, which this service does not take.
-      if (((pdu.esm_class ?? 0) & ESM_CLASS_RECEIPT) === 0) return;
+      // Anything that is not a delivery receipt is a message from a handset; acknowledged once stored.
+      if (((pdu.esm_class ?? 0) & ESM_CLASS_RECEIPT) === 0) {
+        if (!(await this.deliverInbound(pdu))) status = ESME_RX_T_APPN;
+        return;
+      }
       const parsed = parseDeliveryReceipt({
         text: receiptText(pdu),
         receiptedMessageId: pdu.receipted_message_id,
@@ -342,6 +354,33 @@ export class SmppTransport implements Transport {
       );
     } finally {
       link.respond(pdu.response({ command_status: status }));
+    }
+  }
+
+  /** True once the inbound handler has stored the message; false when it is still busy after REPORT_HANDLER_WAIT_MS. */
+  private async deliverInbound(pdu: smpp.PDU): Promise<boolean> {
+    const handler = this.inboundHandler;
+    if (!handler) {
+      this.warnings.warn(
+        `SMPP ${this.where}: inbound message dropped: no inbound handler`,
+        'inbound-no-handler',
+      );
+      return true;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), REPORT_HANDLER_WAIT_MS);
+    });
+    try {
+      const outcome = await Promise.race([handler(parseInboundSms(pdu)), timeout]);
+      if (outcome !== 'timeout') return true;
+      this.warnings.warn(
+        `SMPP inbound handler still busy after ${REPORT_HANDLER_WAIT_MS} ms; asking the SMSC to resend`,
+        'inbound-handler-busy',
+      );
+      return false;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

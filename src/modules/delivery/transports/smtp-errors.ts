@@ -47,8 +47,16 @@ export function classifySmtpError(err: NodemailerError): TransportResult {
 
   const code = err.responseCode;
   if (typeof code === 'number') {
-    if (code >= 500 && code < 600 && code !== 503)
-      return { kind: 'permanent', reason: `SMTP_${code}`, detail };
+    if (code >= 500 && code < 600 && code !== 503) {
+      // RFC 3463: 5.1.x is about the address (no such mailbox, bad destination), not this message.
+      const mailboxRefused = /(?:^|[\s-])5\.1\.\d{1,3}(?:\s|$)/.test(String(err.response ?? err.message));
+      return {
+        kind: 'permanent',
+        reason: `SMTP_${code}`,
+        detail,
+        ...(mailboxRefused ? { mailboxRefused } : {}),
+      };
+    }
     return { kind: 'transient', reason: `SMTP_${code}`, detail };
   }
   // nodemailer refuses an unparseable address before talking to the server; retrying cannot help.

@@ -111,7 +111,7 @@ export class SmtpTransport implements Transport {
       html: { content: message.body, contentTransferEncoding: 'base64' } as SendMailOptions['html'],
       text: htmlToText(message.body),
       messageId,
-      headers: { 'X-Message-Id': message.id },
+      headers: { 'X-Message-Id': message.id, ...message.headers },
     };
     if (message.replyTo) mail.replyTo = message.replyTo;
     try {

@@ -1,15 +1,23 @@
 import { testOutcome } from '../test-outcomes.js';
 import { SandboxTransport } from './sandbox.transport.js';
-import type { OutboundMessage, TransportResult } from './transport.js';
+import type { InboundHandler, OutboundMessage, TransportResult } from './transport.js';
 
 /**
  * Plays the provider for requests made with a test key: nothing leaves the system, and the
  * recipient decides the outcome (test-outcomes.ts). A refusal or a failure is answered at
  * hand-over, as a provider would answer it; a delivery, non-delivery or bounce is reported
- * after the delivery delay, through the same report path as a real provider's receipts.
+ * after the delivery delay, through the same report path as a real provider's receipts. A
+ * bounce is the mailbox refused at hand-over (an MTA's 5.1.x), so the address is suppressed as a
+ * real bounce is, on the account's test list. A recipient that answers (0004: STOP) texts the
+ * sender id back once its delivery is reported, through the inbound path of SMSC messages.
  */
 export class TestTransport extends SandboxTransport {
   override readonly name: string = 'test';
+  private inbound?: InboundHandler;
+
+  onInbound(handler: InboundHandler): void {
+    this.inbound = handler;
+  }
 
   override async send(messages: OutboundMessage[]): Promise<TransportResult[]> {
     if (this.isClosed) return messages.map(() => ({ kind: 'transient', reason: 'TRANSPORT_CLOSED' }));
@@ -17,18 +25,28 @@ export class TestTransport extends SandboxTransport {
       const outcome = testOutcome(message.channel, message.recipient);
       if (outcome.kind === 'rejected') return { kind: 'permanent', reason: outcome.reason };
       if (outcome.kind === 'failed') return { kind: 'transient', reason: outcome.reason };
+      if (outcome.kind === 'bounced')
+        return { kind: 'permanent', reason: outcome.reason, mailboxRefused: true };
       const providerMessageId = `test-${message.uuid}`;
-      this.schedule({
-        providerMessageId,
-        status:
-          outcome.kind === 'delivered'
-            ? 'DELIVERED'
-            : outcome.kind === 'bounced'
-              ? 'REJECTED'
-              : 'UNDELIVERED',
-        reason: outcome.kind === 'delivered' ? null : outcome.reason,
-      });
+      const reply = outcome.kind === 'delivered' ? outcome.reply : undefined;
+      this.schedule(
+        {
+          providerMessageId,
+          status: outcome.kind === 'delivered' ? 'DELIVERED' : 'UNDELIVERED',
+          reason: outcome.kind === 'delivered' ? null : outcome.reason,
+        },
+        reply && message.accountId ? () => this.answer(message, reply) : undefined,
+      );
       return { kind: 'accepted', providerMessageId };
+    });
+  }
+
+  private async answer(message: OutboundMessage, text: string): Promise<void> {
+    await this.inbound?.({
+      from: message.recipient,
+      to: message.sender,
+      text,
+      test: { accountId: message.accountId! },
     });
   }
 

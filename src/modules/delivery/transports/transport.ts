@@ -18,6 +18,8 @@ export interface OutboundMessage {
   accountId?: string;
   /** High-priority messages go before queued normal ones where a transport queues (SMPP). */
   priority?: 'high' | 'normal';
+  /** Extra message headers (e-mail: List-Unsubscribe). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -41,7 +43,13 @@ export type TransportResult =
       /** The SMSC link it went out on, where there are several (SMPP connectors). */
       connector?: string;
     }
-  | { kind: 'permanent'; reason: string; detail?: string }
+  | {
+      kind: 'permanent';
+      reason: string;
+      detail?: string;
+      /** The mailbox itself was refused for good (SMTP 5.1.x): the address is suppressed, reason BOUNCE. */
+      mailboxRefused?: boolean;
+    }
   | { kind: 'transient'; reason: string; detail?: string; configuration?: boolean };
 
 /** A delivery report from a provider, matched to a message by the provider's id. */
@@ -53,6 +61,29 @@ export interface DeliveryReport {
 }
 
 export type ReportHandler = (report: DeliveryReport) => Promise<void>;
+
+/** A message from a handset (SMPP deliver_sm that is not a receipt), or one part of a concatenated one. */
+export interface InboundSms {
+  from: string;
+  to: string;
+  text: string;
+  /** Set on a part of a concatenated message: its reference, how many parts, and which one (from 1). */
+  concat?: { ref: number; total: number; seq: number };
+  /**
+   * A reply played by the test transport (a test key's recipient answering): it belongs to this
+   * account's test side and reaches it without the account's inbound numbers.
+   */
+  test?: { accountId: string };
+}
+
+/** Resolves once the inbound message (or part) is stored; a rejection asks the provider to send it again. */
+export type InboundHandler = (sms: InboundSms) => Promise<void>;
+
+/** Where a worker hands the inbound messages its transports receive (provided by the inbound module). */
+export interface InboundSink {
+  receive: InboundHandler;
+}
+export const INBOUND_SINK = Symbol('INBOUND_SINK');
 
 export interface TransportHealth {
   status: 'up' | 'down';
@@ -70,6 +101,8 @@ export interface Transport {
   send(messages: OutboundMessage[]): Promise<TransportResult[]>;
   /** Registers where asynchronous delivery reports go (SMPP deliver_sm, sandbox). */
   onReport(handler: ReportHandler): void;
+  /** Registers where inbound messages go (transports that receive them: SMPP). */
+  onInbound?(handler: InboundHandler): void;
   health(): Promise<TransportHealth>;
   close(): Promise<void>;
 }

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { InboundController } from './inbound.controller.js';
+import { InboundModule } from './inbound.module.js';
+
+/** The inbound messages route. */
+@Module({
+  imports: [InboundModule],
+  controllers: [InboundController],
+})
+export class InboundHttpModule {}

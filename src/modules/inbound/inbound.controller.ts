@@ -1,0 +1,121 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { IsISO8601, IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator';
+import { AppException } from '../../platform/errors/app.exception.js';
+import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
+import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import { InboundStore, type InboundRow } from './inbound.store.js';
+
+const MAX_LIMIT = 1000;
+
+export class InboundListQuery {
+  @ApiPropertyOptional({ description: 'Only messages received at or after this time (ISO 8601)' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  since?: string;
+
+  @ApiPropertyOptional({ description: 'Only messages written to this number', example: '26012345' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  to?: string;
+
+  @ApiPropertyOptional({ description: 'The next_cursor of the previous page' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  cursor?: string;
+
+  @ApiPropertyOptional({ description: `At most ${MAX_LIMIT} (default 100)`, pattern: '^\\d+$' })
+  @IsOptional()
+  @IsNumberString({ no_symbols: true })
+  @MaxLength(7)
+  limit?: string;
+}
+
+export class InboundMessageDto {
+  @ApiProperty({ example: '0b6f7c1e-4d0a-4a4e-9d0e-7c5b8a1f2e3d' }) inbound_id: string;
+  @ApiProperty({ example: '260971234567' }) from: string;
+  @ApiProperty({ example: '26012345' }) to: string;
+  @ApiProperty({ example: 'STOP' }) text: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'STOP',
+    description: 'STOP, START or HELP when recognised, else the short-code keyword that routed it, else null',
+  })
+  keyword: string | null;
+  @ApiProperty({ example: '2026-11-22T20:00:00.000Z' }) received_at: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'message_id of the latest SMS the account sent to this number within 7 days',
+  })
+  in_reply_to: string | null;
+}
+
+export class InboundListResponseDto {
+  @ApiProperty({ example: true }) success: boolean;
+  @ApiProperty({ type: [InboundMessageDto] }) data: InboundMessageDto[];
+  @ApiProperty({ nullable: true, type: String, description: 'null on the last page' }) next_cursor:
+    string | null;
+}
+
+export function inboundView(r: InboundRow) {
+  return {
+    inbound_id: r.uuid,
+    from: r.sender,
+    to: r.recipient,
+    text: r.text,
+    keyword: r.keyword,
+    received_at: r.received_at.toISOString(),
+    in_reply_to: r.in_reply_to,
+  };
+}
+
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^\d{1,20}$/.test(id))
+    throw AppException.validation(
+      [{ field: 'cursor', message: 'not a cursor this service gave out' }],
+      'The cursor is not valid.',
+    );
+  return id;
+}
+
+@ApiTags('inbound')
+@ApiKeyAuth()
+@Controller('api/v1/json/inbound')
+export class InboundController {
+  constructor(private readonly store: InboundStore) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Inbound SMS received on the account’s numbers, oldest first, cursor paged',
+    description:
+      'A test key reads the account’s test side (its test recipients’ replies), a live key the live side.',
+  })
+  @ApiOkResponse({ type: InboundListResponseDto })
+  @ApiErrors([400, 401, 403, 429, 500, 503])
+  async list(@Auth() auth: AuthContext, @Query() q: InboundListQuery) {
+    const limit = Number(q.limit ?? 100);
+    if (limit < 1 || limit > MAX_LIMIT)
+      throw AppException.validation([{ field: 'limit', message: `from 1 to ${MAX_LIMIT}` }]);
+    const after = q.cursor ? decodeCursor(q.cursor) : null;
+    const to = q.to?.trim().replace(/^\+/, '');
+    const rows = await this.store.page(
+      auth.account.id,
+      auth.key.mode === 'test',
+      { since: q.since ? new Date(q.since) : undefined, to: to || undefined },
+      after,
+      limit + 1,
+    );
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      success: true,
+      data: page.map(inboundView),
+      next_cursor: rows.length > limit && last ? Buffer.from(String(last.id)).toString('base64url') : null,
+    };
+  }
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { NOTIFICATION_DB } from '../../database/data-sources.js';
+import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { keepCallbackEvents } from '../callbacks/callback-outbox.js';
+import type { CallbackJob } from '../callbacks/callback-job.js';
+import type { InboundSms } from '../delivery/transports/transport.js';
+import { MessageStore } from '../messages/message.store.js';
+import { normalisePhone } from '../messages/recipients.js';
+import { SuppressionStore } from '../suppressions/suppression.store.js';
+import { InboundNumberStore } from './inbound-number.store.js';
+import { route, type Routing } from './inbound-router.js';
+import { InboundStore, type InboundRow, type InboundSettings, type NewInbound } from './inbound.store.js';
+import { optKeyword, words, type OptKeyword } from './keywords.js';
+
+/** An inbound message answers the latest message its account sent to that number within this long. */
+export const IN_REPLY_TO_WINDOW_MS = 7 * 24 * 3600_000;
+
+export type InboundSource = 'smpp' | 'simulate' | 'test';
+
+export interface Received {
+  /** Stored rows, one per receiving account (several only for STOP to a shared code). */
+  rows: InboundRow[];
+  /** Webhook events kept in the outbox, to be queued by whoever can. */
+  webhooks: CallbackJob[];
+  /** A part stored while the others are awaited. */
+  partial: boolean;
+  /** No account has the number (or keyword): acknowledged and dropped. */
+  unrouted: boolean;
+}
+
+function replyFor(settings: InboundSettings | undefined, opt: OptKeyword | null): string | null {
+  if (!settings || !opt) return null;
+  return { STOP: settings.reply_on_stop, START: settings.reply_on_start, HELP: settings.reply_on_help }[opt];
+}
+
+/** Phone numbers as the send pipeline writes recipients (bare digits); anything else trimmed. */
+function address(raw: string): string {
+  const check = normalisePhone(raw);
+  return (check.ok ? check.value : raw.trim().replace(/^\+/, '')).slice(0, 32);
+}
+
+/**
+ * The one path of an inbound SMS, wherever it comes from (an SMSC's deliver_sm, `inbound
+ * simulate`): reassemble parts, find the account(s), store the message with `in_reply_to`, apply
+ * STOP / START to the suppression list, and keep the webhook events, all before the SMSC is
+ * answered. It needs MySQL only: queuing the webhooks and sending the auto-replies is
+ * InboundService's (in a process with queues), or the recovery sweep's.
+ */
+@Injectable()
+export class InboundReceiver {
+  private readonly logger = new Logger('Inbound');
+  private readonly warnings = new RepeatLimiter(this.logger);
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    private readonly numbers: InboundNumberStore,
+    private readonly store: InboundStore,
+    private readonly messages: MessageStore,
+    private readonly suppressions: SuppressionStore,
+  ) {}
+
+  async receive(sms: InboundSms, source: InboundSource): Promise<Received> {
+    const from = address(sms.from);
+    const to = address(sms.to);
+    const receivedAt = new Date();
+    const testMode = sms.test !== undefined;
+    const routes = testMode ? [] : await this.numbers.routes(to);
+
+    const uuids: string[] = [];
+    let partial = false;
+    let unrouted = false;
+    let settings = new Map<string, InboundSettings>();
+    await this.ds.transaction(async (em) => {
+      let text = sms.text;
+      if (sms.concat) {
+        const whole = await this.store.addPart(em, { from, to, ...sms.concat }, sms.concat.seq, sms.text);
+        if (whole === null) {
+          partial = true;
+          return;
+        }
+        text = whole;
+      }
+      const routing = sms.test ? testRouting(sms.test.accountId, text) : route(routes, text);
+      if (!routing) {
+        unrouted = true;
+        return;
+      }
+      settings = await this.store.settings(routing.accountIds);
+      const since = new Date(receivedAt.getTime() - IN_REPLY_TO_WINDOW_MS);
+      const rows: NewInbound[] = [];
+      for (const accountId of routing.accountIds) {
+        const previous = await this.messages.latestAcceptedTo(accountId, 'sms', from, since, testMode);
+        rows.push({
+          uuid: randomUUID(),
+          accountId,
+          testMode,
+          from,
+          to,
+          text,
+          keyword: routing.keyword,
+          inReplyTo: previous?.uuid ?? null,
+          source,
+          replyText: replyFor(settings.get(accountId), routing.opt),
+          receivedAt,
+        });
+        // Only a number can be suppressed for SMS (an alphanumeric sender cannot be written to).
+        if (normalisePhone(from).ok) {
+          const owner = { accountId, testMode };
+          if (routing.opt === 'STOP') await this.suppressions.add(owner, 'sms', [from], 'STOP_KEYWORD', em);
+          else if (routing.opt === 'START')
+            await this.suppressions.remove(owner, 'sms', [from], 'STOP_KEYWORD', em);
+        }
+      }
+      await this.store.insert(em, rows);
+      uuids.push(...rows.map((r) => r.uuid));
+    });
+    if (unrouted)
+      this.warnings.warn(
+        `inbound message to ${to} dropped: no account has that number or keyword`,
+        'unrouted',
+      );
+    const rows = await this.store.byUuids(uuids);
+    const webhooks = rows.flatMap((row) => {
+      const url = settings.get(String(row.account_id))?.inbound_url;
+      return url ? [webhookJob(row, url)] : [];
+    });
+    // The message is stored: failing now would have the SMSC send it again (stored twice). A
+    // process with queues queues the events next (CallbackOutbox keeps them then, too).
+    if (webhooks.length)
+      await keepCallbackEvents(this.notifications, webhooks).catch((err: Error) =>
+        this.warnings.warn(`inbound webhook event(s) not kept in the outbox: ${err.message}`, 'keep'),
+      );
+    return { rows, webhooks, partial, unrouted };
+  }
+}
+
+/** A test recipient's reply goes to the account whose test message it answers, keywords as ever. */
+function testRouting(accountId: string, text: string): Routing {
+  const opt = optKeyword(words(text, 1)[0]);
+  return { accountIds: [accountId], opt, keyword: opt };
+}
+
+/** The inbound webhook event: signed, retried and guarded exactly as delivery callbacks. */
+export function webhookJob(row: InboundRow, url: string): CallbackJob {
+  const eventId = randomUUID();
+  return {
+    eventId,
+    url,
+    accountId: String(row.account_id),
+    messageRowId: String(row.id),
+    eventType: 'inbound',
+    payload: {
+      event_id: eventId,
+      type: 'inbound.sms' as const,
+      inbound_id: row.uuid,
+      from: row.sender,
+      to: row.recipient,
+      text: row.text,
+      keyword: row.keyword,
+      received_at: row.received_at.toISOString(),
+      in_reply_to: row.in_reply_to,
+    },
+  };
+}

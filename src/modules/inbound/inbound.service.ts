@@ -1,0 +1,142 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { AppException } from '../../platform/errors/app.exception.js';
+import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { Account } from '../accounts/account.entity.js';
+import type { ApiKey } from '../api-keys/api-key.entity.js';
+import { CallbackOutbox } from '../callbacks/callback-outbox.js';
+import type { InboundSink, InboundSms } from '../delivery/transports/transport.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { SmsPolicy } from '../sending/channels/sms/sms.policy.js';
+import { SendService } from '../sending/send.service.js';
+import { InboundReceiver, type InboundSource, type Received } from './inbound.receiver.js';
+import { InboundStore, type InboundRow } from './inbound.store.js';
+
+const REPLIES_PER_ROUND = 200;
+/** Parts of a concatenated message whose other parts have not come within this long are dropped. */
+const PART_TTL_MS = 24 * 3600_000;
+
+/**
+ * Inbound messages in a process with queues (an API with workers, a worker): the receiving path
+ * (InboundReceiver), then at once the webhook events queued and the auto-replies sent. A round
+ * every SWEEP_INTERVAL_MS sends the replies still pending after SWEEP_MIN_AGE_MS (stored by the
+ * CLI, or by a process that stopped first); webhook events kept but not queued are the
+ * callback sweep's.
+ */
+@Injectable()
+export class InboundService implements InboundSink, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Inbound');
+  private readonly warnings = new RepeatLimiter(this.logger);
+  private timer?: NodeJS.Timeout;
+  private running = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly receiver: InboundReceiver,
+    private readonly store: InboundStore,
+    private readonly outbox: CallbackOutbox,
+    private readonly sends: SendService,
+    private readonly sms: SmsPolicy,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep(), this.config.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+    this.warnings.flush();
+  }
+
+  /** The transports' entry (SMPP deliver_sm): resolves once stored, so the SMSC is answered only then. */
+  async receive(sms: InboundSms): Promise<void> {
+    await this.handle(sms, 'smpp');
+  }
+
+  async handle(sms: InboundSms, source: InboundSource): Promise<Received> {
+    const received = await this.receiver.receive(sms, source);
+    for (const row of received.rows) this.metrics.inboundReceived(row.keyword);
+    if (received.webhooks.length) await this.outbox.queue(received.webhooks);
+    if (received.rows.some((r) => r.reply_text))
+      void this.reply(received.rows).catch((err: Error) =>
+        this.warnings.warn(`auto-reply not sent yet (${err.message}); the sweep retries`, 'reply'),
+      );
+    return received;
+  }
+
+  async sweep(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const pending = await this.store.pendingReplies(
+        new Date(Date.now() - this.config.sweepMinAgeMs),
+        REPLIES_PER_ROUND,
+      );
+      if (pending.length) await this.reply(pending);
+      await this.store.dropStaleParts(new Date(Date.now() - PART_TTL_MS));
+    } catch (err) {
+      this.warnings.warn(`inbound sweep failed: ${(err as Error).message}`, 'sweep');
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /**
+   * Each auto-reply is an ordinary, charged SMS from the number written to. Its
+   * user_reference_id is fixed per inbound message, so a reply sent twice (by this process and
+   * the sweep) is stored and charged once.
+   */
+  private async reply(rows: InboundRow[]): Promise<void> {
+    const done: string[] = [];
+    const accounts = new Map<string, Account | null>();
+    for (const row of rows) {
+      if (!row.reply_text) continue;
+      const accountId = String(row.account_id);
+      if (!accounts.has(accountId))
+        accounts.set(accountId, await this.ds.getRepository(Account).findOneBy({ id: accountId }));
+      const account = accounts.get(accountId);
+      if (!account || account.status !== 'active') {
+        done.push(row.id);
+        continue;
+      }
+      // Sent by the service itself, under no key of the account's: key id 0. A reply to a test
+      // recipient is a test send (stored and answered, never reaching a provider or charged).
+      const mode = row.test_mode ? 'test' : 'live';
+      const key = { id: '0', accountId, name: 'auto-reply', mode } as ApiKey;
+      try {
+        await this.sends.send(
+          this.sms,
+          { account, key },
+          {
+            sender: row.recipient,
+            recipients: [row.sender],
+            body: row.reply_text,
+            userReferenceId: `auto-reply-${row.uuid}`,
+            ignoreSuppressions: row.keyword === 'STOP',
+          },
+        );
+        done.push(row.id);
+      } catch (err) {
+        // A refusal (no balance, a text too long) will not change by retrying.
+        if (!(err instanceof AppException)) throw err;
+        this.warnings.warn(
+          `auto-reply to ${row.sender} for account ${accountId} refused: ${err.code} ${err.message}`,
+          `refused:${err.code}`,
+        );
+        done.push(row.id);
+      }
+    }
+    await this.store.replyDone(done);
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { MessagesModule } from '../messages/messages.module.js';
+import { SuppressionsController } from './suppressions.controller.js';
+import { SuppressionsModule } from './suppressions.module.js';
+import { UnsubscribeController } from './unsubscribe.controller.js';
+import { UnsubscribeLinks } from './unsubscribe-links.js';
+
+/** The suppression routes and the e-mail one-click unsubscribe route. */
+@Module({
+  imports: [SuppressionsModule, MessagesModule],
+  controllers: [SuppressionsController, UnsubscribeController],
+  providers: [UnsubscribeLinks],
+})
+export class SuppressionsHttpModule {}

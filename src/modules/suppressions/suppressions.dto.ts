@@ -1,0 +1,82 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsNumberString,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
+import { CHANNELS, type Channel } from '../messages/channel.js';
+import { SUPPRESSION_REASONS, type SuppressionReason } from './suppression.store.js';
+import { MAX_ADD, MAX_LIST_LIMIT } from './suppressions.service.js';
+
+export class SuppressionListQuery {
+  @ApiPropertyOptional({ enum: CHANNELS, description: 'Only this channel (default: every channel)' })
+  @IsOptional()
+  @IsIn(CHANNELS)
+  channel?: Channel;
+
+  @ApiPropertyOptional({ description: 'The next_cursor of the previous page', maxLength: 2000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  cursor?: string;
+
+  @ApiPropertyOptional({
+    description: `Entries per page, at most ${MAX_LIST_LIMIT} (default 100)`,
+    example: '100',
+    pattern: '^\\d+$',
+  })
+  @IsOptional()
+  @IsNumberString({ no_symbols: true })
+  @MaxLength(7)
+  limit?: string;
+}
+
+export class AddSuppressionsDto {
+  @ApiProperty({ enum: CHANNELS, example: 'sms' })
+  @IsIn(CHANNELS)
+  channel: Channel;
+
+  @ApiProperty({
+    type: [String],
+    description: `Phone numbers (sms, chat) or e-mail addresses, at most ${MAX_ADD}`,
+    example: ['260971234567'],
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_ADD)
+  @IsString({ each: true })
+  @MaxLength(320, { each: true })
+  recipients: string[];
+
+  @ApiPropertyOptional({ enum: SUPPRESSION_REASONS, default: 'MANUAL' })
+  @IsOptional()
+  @IsIn(SUPPRESSION_REASONS)
+  reason?: SuppressionReason;
+}
+
+export class SuppressionDto {
+  @ApiProperty({ enum: CHANNELS, example: 'sms' }) channel: string;
+  @ApiProperty({ example: '260971234567' }) recipient: string;
+  @ApiProperty({ enum: SUPPRESSION_REASONS, example: 'STOP_KEYWORD' }) reason: string;
+  @ApiProperty({ example: '2026-11-22T20:00:00.000Z' }) created_at: string;
+}
+
+export class SuppressionListResponseDto {
+  @ApiProperty({ example: true }) success: boolean;
+  @ApiProperty({ type: [SuppressionDto] }) data: SuppressionDto[];
+  @ApiProperty({ nullable: true, type: String, description: 'null on the last page' }) next_cursor:
+    string | null;
+}
+
+export class SuppressionChangeResponseDto {
+  @ApiProperty({ example: true }) success: boolean;
+  @ApiPropertyOptional({ example: 1, type: 'integer', description: 'recipients newly listed' })
+  added?: number;
+  @ApiPropertyOptional({ example: 1, type: 'integer', description: 'recipients taken off the list' })
+  removed?: number;
+}

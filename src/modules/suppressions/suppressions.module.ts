@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { DeliverySuppressions } from './delivery-suppressions.js';
+import { SuppressionCheck } from './suppression-check.js';
+import { SuppressionStore } from './suppression.store.js';
+import { SuppressionsService } from './suppressions.service.js';
+
+/** The suppression list: store and service, database only (the CLI and the workers use it too). */
+@Module({
+  providers: [SuppressionStore, SuppressionsService, SuppressionCheck, DeliverySuppressions],
+  exports: [SuppressionStore, SuppressionsService, SuppressionCheck, DeliverySuppressions],
+})
+export class SuppressionsModule {}
