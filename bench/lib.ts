@@ -37,8 +37,14 @@ export function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
-export function startNode(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [script, ...args], {
+/** `nodeArgs` go to Node itself, before the script (`--cpu-prof`). */
+export function startNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -124,4 +130,15 @@ export async function startBenchApi(
     cli: (...args: string[]): any => cliJson(fullEnv, ...args),
     proc: startNode('dist/main.js', [], { ...fullEnv, PORT: String(port), ...apiEnv }),
   };
+}
+
+/**
+ * A process's CPU time so far (user + system), in milliseconds, from `/proc/<pid>/stat`
+ * (fields 14 and 15, in clock ticks of 10 ms on Linux).
+ */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces; the fields after it are plain numbers.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

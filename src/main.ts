@@ -1,3 +1,5 @@
+// First: it sets how V8 grows the heap before the rest is loaded (heap-growth.ts).
+import './platform/startup/heap-growth.js';
 import 'reflect-metadata';
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';

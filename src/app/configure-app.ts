@@ -5,14 +5,16 @@ import { AuthThrottle } from '../modules/api-keys/auth/auth-throttle.js';
 import { HttpDrain } from '../modules/health/http-drain.js';
 import { httpMetricsMiddleware } from '../modules/metrics/http-metrics.middleware.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
+import { RequestLogMiddleware, type LoggedRequest } from '../modules/request-logs/request-log.middleware.js';
 import { configureHttp } from '../platform/http/configure-app.js';
 import { HTTP_LOGGER } from '../platform/logging/logging.module.js';
 
 /**
  * The HTTP stack of the API; shared by main.ts and the e2e tests so both run the same one.
  * Right after the request id, before anything reads the body: the per-address throttle of
- * failed authentication, then the access log (pino-http), HTTP metrics and the shutdown drain
- * gate, so that they see every request.
+ * failed authentication, then the access log (pino-http), HTTP metrics, the shutdown drain
+ * gate and the request-log row (written for requests a key was accepted for), so that they
+ * see every request.
  */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
   configureHttp(app, config, [
@@ -20,5 +22,10 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     app.get<RequestHandler>(HTTP_LOGGER),
     httpMetricsMiddleware(app.get(MetricsService)),
     app.get(HttpDrain).middleware(),
+    requestLogs(app.get(RequestLogMiddleware)),
   ]);
+}
+
+function requestLogs(middleware: RequestLogMiddleware): RequestHandler {
+  return (req, res, next) => middleware.use(req as unknown as LoggedRequest, res, next);
 }

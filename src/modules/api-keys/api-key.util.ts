@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const KEY_PREFIX = 'bmk_';
 /** A test key says so in its first characters, so it is told apart at a glance (in code, in logs). */
@@ -9,8 +9,9 @@ export function generateApiKey(mode: 'live' | 'test' = 'live'): string {
   return (mode === 'test' ? TEST_KEY_PREFIX : KEY_PREFIX) + randomBytes(32).toString('base64url');
 }
 
+/** SHA-256 of the key, one shot (every authenticated request hashes the key it presents). */
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return hash('sha256', key, 'buffer');
 }
 
 /** The key's first characters, enough to tell keys apart: a test key's longer marker is not counted against it. */

@@ -24,6 +24,7 @@ const PRICE_TTL_MS = 1000;
 @Injectable()
 export class BalanceService {
   private readonly prices = new Map<string, { price: string; until: number }>();
+  private readonly priceReads = new Map<string, Promise<string>>();
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -39,10 +40,20 @@ export class BalanceService {
     const key = `${accountId}:${channel}`;
     const hit = this.prices.get(key);
     if (hit && hit.until > Date.now()) return hit.price;
-    const { costPerUnit } = await this.channel(accountId, channel);
-    if (this.prices.size > 50_000) this.prices.clear();
-    this.prices.set(key, { price: costPerUnit, until: Date.now() + PRICE_TTL_MS });
-    return costPerUnit;
+    // One read in flight per price: under load every send that arrives while it is read would
+    // otherwise read it too.
+    let read = this.priceReads.get(key);
+    if (!read) {
+      read = this.channel(accountId, channel)
+        .then(({ costPerUnit }) => {
+          if (this.prices.size > 50_000) this.prices.clear();
+          this.prices.set(key, { price: costPerUnit, until: Date.now() + PRICE_TTL_MS });
+          return costPerUnit;
+        })
+        .finally(() => this.priceReads.delete(key));
+      this.priceReads.set(key, read);
+    }
+    return read;
   }
 
   /** Per-channel value, price and credits; total_value is their sum, computed exactly. */
@@ -138,6 +149,7 @@ export class BalanceService {
   async setPrice(accountId: string, channel: Channel, costPerUnit: string): Promise<AccountChannel> {
     await this.ds.getRepository(AccountChannel).update({ accountId, channel }, { costPerUnit });
     this.prices.delete(`${accountId}:${channel}`);
+    this.priceReads.delete(`${accountId}:${channel}`);
     return this.channel(accountId, channel);
   }
 

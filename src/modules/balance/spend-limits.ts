@@ -94,6 +94,17 @@ export class SpendLimits {
         if (!owners.has(ownerKey(o)))
           owners.set(ownerKey(o), { ...o, spent: new Decimal(0), added: new Decimal(0) });
     const sorted = [...owners.keys()].sort().map((k) => owners.get(k)!);
+    // Without a limit in the batch there is nothing to check: the upsert below adds the totals
+    // (locking the same rows, in the same order), and a limited batch racing it waits on them.
+    if (paid.every((c) => c.accountLimit === null && c.keyLimit === null)) {
+      for (const c of paid) {
+        for (const o of ownersOf(c)) {
+          const row = owners.get(ownerKey(o))!;
+          row.added = row.added.plus(c.amount);
+        }
+      }
+      return this.addSpent(em, sorted);
+    }
     const rows = (await em.query(
       `SELECT scope, owner_id, DATE_FORMAT(day, '%Y-%m-%d') AS day, spent FROM daily_spend
         WHERE ${sorted.map(() => '(scope = ? AND owner_id = ? AND day = ?)').join(' OR ')}
@@ -118,7 +129,11 @@ export class SpendLimits {
       }
       for (const o of mine) o.row.added = o.row.added.plus(c.amount);
     }
-    // The rows exist and are locked (prepare); the upsert only covers one cleared meanwhile by hand.
+    await this.addSpent(em, sorted);
+  }
+
+  private async addSpent(em: EntityManager, sorted: Array<Owner & { added: Decimal }>): Promise<void> {
+    // The rows exist (prepare); the upsert only covers one cleared meanwhile by hand.
     await em.query(
       `INSERT INTO daily_spend (scope, owner_id, day, spent) VALUES ${sorted.map(() => '(?, ?, ?, ?)').join(',')}
        ON DUPLICATE KEY UPDATE spent = spent + VALUES(spent)`,

@@ -4,8 +4,23 @@ import type { AuthedRequest } from '../api-keys/auth/auth-context.js';
 import { displayAddress } from '../api-keys/auth/ip-allow-list.js';
 import { RequestLogWriter } from './request-log.writer.js';
 
-/** What ApiReferenceInterceptor leaves on the request for the log row. */
+/** The api_reference of a JSON send answer, noted on the request for the log row. */
 export type LoggedRequest = AuthedRequest & { apiReference?: string };
+
+/**
+ * Wraps the response's `json` so the answer's api_reference (a send, a cancellation, a
+ * summary) is noted for the log row as it is sent: no parsing of the body, and no interceptor
+ * (an rxjs pipeline around every handler) to see what the controller returned. XML answers are
+ * text and error envelopes carry none, so their rows have none.
+ */
+function noteApiReference(req: LoggedRequest, res: Response): void {
+  const json = res.json;
+  res.json = function (this: Response, body?: unknown) {
+    const ref = (body as { api_reference?: unknown } | null | undefined)?.api_reference;
+    if (typeof ref === 'string' || typeof ref === 'number') req.apiReference = String(ref);
+    return json.call(this, body);
+  };
+}
 
 /**
  * Notes the start of every request and, when its response is done, hands one row to the writer
@@ -19,6 +34,7 @@ export class RequestLogMiddleware implements NestMiddleware {
   use(req: LoggedRequest, res: Response, next: NextFunction): void {
     const started = performance.now();
     const createdAt = new Date();
+    noteApiReference(req, res);
     res.once('close', () => {
       const auth = req.auth;
       if (!auth) return;

@@ -1,16 +1,14 @@
-import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
-import { ApiReferenceInterceptor } from './api-reference.interceptor.js';
+import { Module } from '@nestjs/common';
 import { RequestLogMiddleware } from './request-log.middleware.js';
 import { RequestLogWriter } from './request-log.writer.js';
 
-/** One row per authenticated request in the log database, written in batches. */
+/**
+ * One row per authenticated request in the log database, written in batches. The middleware
+ * is mounted by configureApp with the others every request passes (one Express layer), not
+ * through Nest's middleware consumer, which would add a router layer of its own.
+ */
 @Module({
-  providers: [RequestLogWriter, { provide: APP_INTERCEPTOR, useClass: ApiReferenceInterceptor }],
-  exports: [RequestLogWriter],
+  providers: [RequestLogWriter, RequestLogMiddleware],
+  exports: [RequestLogWriter, RequestLogMiddleware],
 })
-export class RequestLogsModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestLogMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
-  }
-}
+export class RequestLogsModule {}

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthContext } from '../api-keys/auth/auth-context.js';
 import { AppException } from '../../platform/errors/app.exception.js';
@@ -331,7 +331,7 @@ export class SendService {
         ? [input.templateId ?? null, input.variables ?? null, smart]
         : []),
     ]);
-    return createHash('sha256').update(canonical).digest();
+    return digest('sha256', canonical, 'buffer');
   }
 
   /** The same body gets the first answer again; a different one is a conflict. */

@@ -6,6 +6,8 @@ import { classifyError } from '../errors/classify-error.js';
 import { sendError } from '../errors/error-body.js';
 import { setupOpenApi } from '../openapi/openapi.js';
 import { AppValidationPipe } from '../validation/app-validation.pipe.js';
+import { inSequence } from './in-sequence.js';
+import { sliceLargeJson } from './json-slices.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
 import { jsonDepthGuard } from './json-depth.js';
 import {
@@ -36,16 +38,23 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig, ea
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', trustProxySetting(config.trustProxy));
-  app.use(requestIdMiddleware);
-  for (const handler of early) app.use(handler);
-  // Security headers, CORS and the server's own limits (README "Security").
-  app.use(securityHeaders());
-  app.use(corsMiddleware(config.http.corsOrigins));
-  // Before any body is read: a forged cross-site request is refused before anything is stored.
-  app.use(refuseCrossSite(config.http.corsOrigins));
+  // The middlewares every request passes, in this order, as one Express layer (in-sequence.ts).
+  app.use(
+    inSequence([
+      requestIdMiddleware,
+      ...early,
+      // Security headers, CORS and the server's own limits (README "Security").
+      securityHeaders(),
+      corsMiddleware(config.http.corsOrigins),
+      // Before any body is read: a forged cross-site request is refused before anything is stored.
+      refuseCrossSite(config.http.corsOrigins),
+      // The XML endpoint is read as text whatever Content-Type says, except form types.
+      refuseFormBodies(config.http.xmlAcceptFormContentTypes),
+      // Answers with one entry per recipient of a very large send are written in slices.
+      sliceLargeJson,
+    ]),
+  );
   applyServerLimits(app.getHttpServer(), config.http);
-  // The XML endpoint is read as text whatever Content-Type says, except form types.
-  app.use(refuseFormBodies(config.http.xmlAcceptFormContentTypes));
   app.use('/api/v1/xml', express.text({ type: () => true, limit: config.http.xmlBodyLimit }));
   app.use('/api/v1/json', requireJsonBody());
   // Balance and message lookups carry a few short fields at most: a small limit of their own.

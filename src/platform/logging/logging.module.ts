@@ -4,6 +4,7 @@ import type { DestinationStream } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
 import PinoPretty from 'pino-pretty';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { accessLog } from './access-log.js';
 import { PRETTY_OPTIONS, httpLoggerOptions } from './log-options.js';
 
 /**
@@ -25,9 +26,12 @@ export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
         // their order with the process's own start and stop lines (process-logger.ts).
         const destination =
           injected ?? (config.logPretty ? PinoPretty({ ...PRETTY_OPTIONS, sync: true }) : null);
-        return destination
+        // pino-http builds the logger (its serializers, redaction, destination); accessLog is
+        // the middleware, writing the same access lines.
+        const http = destination
           ? pinoHttp(httpLoggerOptions(config, destination), destination)
           : pinoHttp(httpLoggerOptions(config));
+        return accessLog(http, httpLoggerOptions(config, destination ?? undefined));
       },
     },
   ],

@@ -41,10 +41,20 @@ export function parseClientAddress(ip: string | undefined): Address | null {
   }
 }
 
+/** Addresses recently shown, by what express reported: clients are few, requests many. */
+const shown = new Map<string, string>();
+const SHOWN_MAX = 1024;
+
 /** For messages and logs: `::ffff:127.0.0.1` is written 127.0.0.1; anything unreadable as given. */
 export function displayAddress(ip: string | undefined): string | null {
   if (!ip) return null;
-  return parseClientAddress(ip)?.toString() ?? ip;
+  let text = shown.get(ip);
+  if (text === undefined) {
+    text = parseClientAddress(ip)?.toString() ?? ip;
+    if (shown.size >= SHOWN_MAX) shown.clear();
+    shown.set(ip, text);
+  }
+  return text;
 }
 
 /**

@@ -13,6 +13,7 @@ import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import type { AuthedRequest } from './auth-context.js';
 import { holdRefusal } from './auth-throttle.js';
+import { limitFor } from './rate-limit.js';
 import { IS_PUBLIC } from '../../../platform/http/public.decorator.js';
 
 /** The one throttler: its limit and window are read from the calling key (rate-limit.ts). */
@@ -47,6 +48,25 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super(options, storage, reflector);
+  }
+
+  /**
+   * The one throttler, without ThrottlerGuard's per-route lookups (no route sets a throttle of
+   * its own): its limit and window come from the calling key, the block lasts one window.
+   */
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (await this.shouldSkip(context)) return true;
+    const { limit, windowSeconds } = limitFor(context, this.config);
+    const ttl = windowSeconds * 1000;
+    return this.handleRequest({
+      context,
+      limit,
+      ttl,
+      blockDuration: ttl,
+      throttler: this.throttlers[0]!,
+      getTracker: this.commonOptions.getTracker!,
+      generateKey: this.commonOptions.generateKey!,
+    });
   }
 
   protected override async shouldSkip(ctx: ExecutionContext): Promise<boolean> {

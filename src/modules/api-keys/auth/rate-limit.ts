@@ -1,9 +1,9 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { AppConfig } from '../../../config/config.js';
 import type { AuthedRequest } from './auth-context.js';
 import { KEY_THROTTLER } from './rate-limit.guard.js';
+import { RedisThrottlerStorage } from './redis-throttler-storage.js';
 
 const READY_WAIT_MS = 2000;
 
@@ -21,8 +21,8 @@ export function limitFor(ctx: ExecutionContext, config: AppConfig): { limit: num
  * connection and closes it at shutdown. No offline queue and a short command timeout: while
  * Redis is away a count fails at once and the guard lets the request through (fail open).
  */
-export async function createRateLimitStorage(config: AppConfig): Promise<ThrottlerStorageRedisService> {
-  const storage = new ThrottlerStorageRedisService(config.redisUrl, {
+export async function createRateLimitStorage(config: AppConfig): Promise<RedisThrottlerStorage> {
+  const storage = new RedisThrottlerStorage(config.redisUrl, {
     keyPrefix: `${config.queuePrefix}:ratelimit:`,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

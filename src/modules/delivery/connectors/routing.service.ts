@@ -31,6 +31,7 @@ export class RoutingService {
   private table: { value: RoutingTable; until: number } | null = null;
   private loading: Promise<RoutingTable> | null = null;
   private readonly prices = new Map<string, { value: PriceTable; until: number }>();
+  private readonly priceReads = new Map<string, Promise<PriceTable>>();
   private readonly routed: boolean;
 
   constructor(
@@ -68,10 +69,21 @@ export class RoutingService {
     const key = `${accountId}:${channel}`;
     const hit = this.prices.get(key);
     if (hit && hit.until > Date.now()) return hit.value;
-    const value = new PriceTable(channel, await this.store.prices(accountId, channel));
-    if (this.prices.size > MAX_PRICE_TABLES) this.prices.clear();
-    this.prices.set(key, { value, until: Date.now() + ROUTING_TTL_MS });
-    return value;
+    // One read in flight per table, as for the routes.
+    let read = this.priceReads.get(key);
+    if (!read) {
+      read = this.store
+        .prices(accountId, channel)
+        .then((rows) => {
+          const value = new PriceTable(channel, rows);
+          if (this.prices.size > MAX_PRICE_TABLES) this.prices.clear();
+          this.prices.set(key, { value, until: Date.now() + ROUTING_TTL_MS });
+          return value;
+        })
+        .finally(() => this.priceReads.delete(key));
+      this.priceReads.set(key, read);
+    }
+    return read;
   }
 
   /**

@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { HttpLogger, Options } from 'pino-http';
+
+type Req = IncomingMessage & { originalUrl?: string; log?: Logger };
+type Res = ServerResponse & { log?: Logger; err?: Error };
+type Level = 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'trace' | 'silent';
+
+/**
+ * The access log of pino-http (`options`: the same request id, levels, messages and line
+ * shape, on `http.logger` with its serializers and redaction), without its cost per request
+ * when nothing is written: pino-http makes a child logger bound to the whole request, which
+ * serializes and redacts the request's headers on every request, even when the level of its
+ * access line is off (the API under load at LOG_LEVEL=warn). Here the request gets `req.log`
+ * bound to its request id only, made when something logs through it (lazyChild); the request
+ * object is serialized into the access line when that line is written.
+ */
+export function accessLog(http: HttpLogger, options: Options): HttpLogger {
+  const root = http.logger;
+  const levelOf = options.customLogLevel!;
+  const success = options.customSuccessMessage!;
+  const failure = options.customErrorMessage!;
+  const idKey = options.customAttributeKeys?.reqId ?? 'reqId';
+  const timeKey = options.customAttributeKeys?.responseTime ?? 'responseTime';
+  const genReqId = options.genReqId!;
+
+  function finished(req: Req, res: Res, log: Logger, started: number, err?: Error): void {
+    const ms = Date.now() - started;
+    const failed =
+      err ??
+      res.err ??
+      (res.statusCode >= 500 ? new Error(`failed with status code ${res.statusCode}`) : undefined);
+    const level = levelOf(req, res, failed) as Level;
+    // The root's level: asking the request's logger would make it.
+    if (level === 'silent' || !root.isLevelEnabled(level)) return;
+    if (failed) log[level]({ req, res, err: failed, [timeKey]: ms }, failure(req, res, failed));
+    else log[level]({ req, res, [timeKey]: ms }, success(req, res, ms));
+  }
+
+  const middleware = ((req: Req, res: Res, next: () => void) => {
+    const started = Date.now();
+    req.id = req.id || genReqId(req, res);
+    const log = lazyChild(root, { [idKey]: req.id });
+    req.log ??= log;
+    res.log ??= log;
+    const done = (err?: Error) => {
+      res.removeListener('close', done);
+      res.removeListener('finish', done);
+      res.removeListener('error', done);
+      finished(req, res, log, started, err instanceof Error ? err : undefined);
+    };
+    res.on('close', done);
+    res.on('finish', done);
+    res.on('error', done);
+    next();
+  }) as unknown as HttpLogger;
+  middleware.logger = root;
+  return middleware;
+}
+
+/**
+ * `root.child(bindings)`, made on first use: most requests log nothing while they are handled,
+ * and a pino child costs its bindings' serialization and redaction. nestjs-pino keeps this
+ * object as the request's logger in its async context; every property read or write reaches
+ * the child.
+ */
+function lazyChild(root: Logger, bindings: Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  const real = () => (child ??= root.child(bindings));
+  return new Proxy({} as Logger, {
+    get(_target, prop) {
+      const logger = real();
+      const value: unknown = Reflect.get(logger, prop, logger);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(logger) : value;
+    },
+    set: (_target, prop, value) => Reflect.set(real(), prop, value),
+    has: (_target, prop) => Reflect.has(real(), prop),
+  });
+}
