@@ -66,7 +66,21 @@ process.once('exit', (code) => {
   log.info({ context: 'Shutdown' }, `bulk-messaging stopped (exit code ${code})`);
 });
 
-bootstrap(config, log).catch((err: unknown) => {
+bootstrap(config, log).catch(async (err: unknown) => {
   log.fatal({ context: 'Bootstrap' }, `bulk-messaging failed to start: ${startupFailure(err, config)}`);
+  // The app's lines written so far may still be on their way (an asynchronous write that the
+  // 'exit' handler cannot hurry); they go first, so the stop line stays the last.
+  await flushed(appLog);
   process.exit(1);
 });
+
+function flushed(logger: Pino | undefined): Promise<void> {
+  if (!logger) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 1000);
+    logger.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
