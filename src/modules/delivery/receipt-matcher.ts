@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { MessagePartsStore, type PartRow } from '../messages/message-parts.store.js';
-import { idKeys, matchRank, submitKeysFor, type ReceiptIdFormat } from './transports/receipt-ids.js';
+import { idKeys, submitKeysFor, type ReceiptIdFormat } from './transports/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
 
 export type ReportStatus = DeliveryReport['status'];
@@ -58,22 +58,7 @@ export class ReceiptMatcher {
     if (raws.length === 0) return new Map();
     const keys = [...new Set(raws.flatMap((r) => submitKeysFor(this.format, r)))];
     const candidates = await this.parts.findCandidates(raws, keys);
-    const found = new Map<string, PartRow>();
-    for (const r of raws) {
-      let best: { row: PartRow; rank: number } | null = null;
-      for (const c of candidates) {
-        const rank = matchRank(this.format, c.provider_message_id, r);
-        if (rank === null) continue;
-        if (
-          !best ||
-          rank < best.rank ||
-          (rank === best.rank && compareIds(String(c.message_id), String(best.row.message_id)) > 0)
-        )
-          best = { row: c, rank };
-      }
-      if (best) found.set(r, { ...best.row, message_id: String(best.row.message_id) });
-    }
-    return found;
+    return bestMatches(this.format, candidates, raws);
   }
 
   /** Records each part's outcome (the first receipt of a part counts) and returns what its message becomes. */
@@ -111,6 +96,56 @@ export class ReceiptMatcher {
     }
     return out;
   }
+}
+
+/**
+ * For each receipt id, its best candidate under `format`, by the ranks of matchRank (0 the same
+ * text, 1 the same number in the same base, 2 a hexadecimal submit id written in decimal), then
+ * the newest message. Each candidate's keys are read once and indexed: n lookups for n receipts.
+ */
+export function bestMatches(
+  format: ReceiptIdFormat,
+  candidates: PartRow[],
+  receiptIds: string[],
+): Map<string, PartRow> {
+  const byRaw = new Map<string, PartRow[]>();
+  const byHex = new Map<string, PartRow[]>();
+  for (const c of candidates) {
+    const k = idKeys(c.provider_message_id);
+    if (k.raw !== '') append(byRaw, k.raw, c);
+    if (k.hex !== null) append(byHex, k.hex, c);
+  }
+  const sameBase = format === 'hex' || format === 'auto';
+  const fromHex = format === 'decimal' || format === 'auto';
+  const found = new Map<string, PartRow>();
+  for (const r of receiptIds) {
+    const k = idKeys(r);
+    let best = pick(null, byRaw.get(k.raw), 0);
+    if (sameBase && k.hex !== null) best = pick(best, byHex.get(k.hex), 1);
+    if (fromHex && k.dec !== null) best = pick(best, byHex.get(k.dec), 2);
+    if (best) found.set(r, { ...best.row, message_id: String(best.row.message_id) });
+  }
+  return found;
+}
+
+type Ranked = { row: PartRow; rank: number } | null;
+
+/** The better of `best` and `rows` at `rank`: the lower rank, then the newest message. */
+function pick(best: Ranked, rows: PartRow[] | undefined, rank: number): Ranked {
+  for (const row of rows ?? [])
+    if (
+      !best ||
+      rank < best.rank ||
+      (rank === best.rank && compareIds(String(row.message_id), String(best.row.message_id)) > 0)
+    )
+      best = { row, rank };
+  return best;
+}
+
+function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /** Numeric order of row ids given as decimal text (no leading zeros), without converting them. */
