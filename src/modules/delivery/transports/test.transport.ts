@@ -4,12 +4,12 @@ import type { InboundHandler, OutboundMessage, TransportResult } from './transpo
 
 /**
  * Plays the provider for requests made with a test key: nothing leaves the system, and the
- * recipient decides the outcome (test-outcomes.ts). A refusal or a failure is answered at
- * hand-over, as a provider would answer it; a delivery, non-delivery or bounce is reported
- * after the delivery delay, through the same report path as a real provider's receipts. A
- * bounce is the mailbox refused at hand-over (an MTA's 5.1.x), so the address is suppressed as a
- * real bounce is, on the account's test list. A recipient that answers (0004: STOP) texts the
- * sender id back once its delivery is reported, through the inbound path of SMSC messages.
+ * recipient decides the outcome (test-outcomes.ts). A refusal, a failure or a bounce is answered
+ * at hand-over, as a provider would answer it (a bounce as an MTA's 5.1.x refusal of the mailbox,
+ * so the address is suppressed as a real bounce is, on the account's test list); a delivery or
+ * non-delivery is reported after the delivery delay, through the same report path as a real
+ * provider's receipts. A recipient that answers (0004: STOP) texts the sender id back once its
+ * delivery is reported, through the inbound path of SMSC messages.
  */
 export class TestTransport extends SandboxTransport {
   override readonly name: string = 'test';
