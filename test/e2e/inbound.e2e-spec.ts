@@ -231,6 +231,11 @@ describe('inbound messages and opt-out', () => {
   });
 
   it('a STOP that comes while a scheduled message waits for its send_at stops it: REJECTED, SUPPRESSED and refunded at release', async () => {
+    const suppressedCount = async () => {
+      const text = (await t.http().get('/metrics')).text;
+      return Number(/^bulk_suppressed_recipients_total\{channel="sms"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    const countedBefore = await suppressedCount();
     const sendAt = new Date(Date.now() + 6000).toISOString();
     const before = await balance(a);
     const res = await t
@@ -263,6 +268,7 @@ describe('inbound messages and opt-out', () => {
       ['260975550002', 'DELIVERED', null],
     ]);
     expect(before - (await balance(a))).toBe(1);
+    expect((await suppressedCount()) - countedBefore).toBe(1);
   }, 60_000);
 
   it('a STOP to a shared short code that names no keyword suppresses for every account sharing it; HELP changes nothing', async () => {

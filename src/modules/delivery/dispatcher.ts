@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bull';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messages/channel.js';
 import { MessageStateService, type Transition } from './message-state.service.js';
@@ -44,6 +45,7 @@ export class Dispatcher {
     private readonly attempts: DispatchAttempts,
     private readonly claims: HandOverClaims,
     private readonly suppressions: DeliverySuppressions,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {
     this.slice = config.dispatchSlice;
   }
@@ -75,6 +77,7 @@ export class Dispatcher {
           .map((r) => ({ id: String(r.id), status: 'REJECTED' as const, reason: SUPPRESSED })),
       );
       refused = applied.length;
+      if (refused) this.metrics.suppressedRefused(channel, refused);
       rows = rows.filter((r) => !optedOut.has(r.recipient));
       if (rows.length === 0) return { sent: 0, rejected: refused };
     }
