@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { sendError } from '../../platform/errors/error-body.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { LifecycleState } from './lifecycle.state.js';
+import { onResponseDone } from '../../platform/http/response-done.js';
 
 const PROBES = /^\/health(\/|$)/;
 
@@ -60,7 +61,7 @@ export class HttpDrain implements BeforeApplicationShutdown {
         }
       }
       this.inFlight.add(res);
-      res.once('close', () => this.finished(res));
+      onResponseDone(res, () => this.finished(res));
       next();
     };
   }

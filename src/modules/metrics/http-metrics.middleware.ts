@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { MetricsService } from './metrics.service.js';
+import { onResponseDone } from '../../platform/http/response-done.js';
 
 /** Requests that never reached a route (404s, body-parser errors, the shutdown 503) share one label. */
 export const UNROUTED = '<unrouted>';
@@ -23,7 +24,7 @@ function routeOf(req: Request): string {
 export function httpMetricsMiddleware(metrics: MetricsService): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
-    res.once('close', () => {
+    onResponseDone(res, () => {
       metrics.observeHttp(
         req.method,
         routeOf(req),

@@ -3,6 +3,7 @@ import type { NextFunction, Response } from 'express';
 import type { AuthedRequest } from '../api-keys/auth/auth-context.js';
 import { displayAddress } from '../api-keys/auth/ip-allow-list.js';
 import { RequestLogWriter } from './request-log.writer.js';
+import { onResponseDone } from '../../platform/http/response-done.js';
 
 /** The api_reference of a JSON send answer, noted on the request for the log row. */
 export type LoggedRequest = AuthedRequest & { apiReference?: string };
@@ -35,7 +36,7 @@ export class RequestLogMiddleware implements NestMiddleware {
     const started = performance.now();
     const createdAt = new Date();
     noteApiReference(req, res);
-    res.once('close', () => {
+    onResponseDone(res, () => {
       const auth = req.auth;
       if (!auth) return;
       const url = req.originalUrl ?? req.url;

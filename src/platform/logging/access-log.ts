@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { HttpLogger, Options } from 'pino-http';
+import { Store, storage } from 'nestjs-pino/storage.js';
+import { onResponseDone, responseError } from '../http/response-done.js';
 
 type Req = IncomingMessage & { originalUrl?: string; log?: Logger };
 type Res = ServerResponse & { log?: Logger; err?: Error };
@@ -13,7 +15,9 @@ type Level = 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'trace' | 'silent';
  * serializes and redacts the request's headers on every request, even when the level of its
  * access line is off (the API under load at LOG_LEVEL=warn). Here the request gets `req.log`
  * bound to its request id only, made when something logs through it (lazyChild); the request
- * object is serialized into the access line when that line is written.
+ * object is serialized into the access line when that line is written. The rest of the request
+ * runs in nestjs-pino's async context with that logger, as nestjs-pino's own middleware would
+ * bind it. The line is written when the response is done (onResponseDone).
  */
 export function accessLog(http: HttpLogger, options: Options): HttpLogger {
   const root = http.logger;
@@ -43,16 +47,9 @@ export function accessLog(http: HttpLogger, options: Options): HttpLogger {
     const log = lazyChild(root, { [idKey]: req.id });
     req.log ??= log;
     res.log ??= log;
-    const done = (err?: Error) => {
-      res.removeListener('close', done);
-      res.removeListener('finish', done);
-      res.removeListener('error', done);
-      finished(req, res, log, started, err instanceof Error ? err : undefined);
-    };
-    res.on('close', done);
-    res.on('finish', done);
-    res.on('error', done);
-    next();
+    onResponseDone(res, () => finished(req, res, log, started, responseError(res)));
+    // nestjs-pino's Logger and PinoLogger find the request's logger in this context.
+    storage.run(new Store(log), next);
   }) as unknown as HttpLogger;
   middleware.logger = root;
   return middleware;

@@ -42,9 +42,9 @@ class HttpLoggerModule {}
 /**
  * Structured JSON logs through pino, for Nest's own logger too (main.ts and worker.ts call
  * app.useLogger(app.get(Logger))). The pino-http middleware is mounted by configureApp right
- * after the request id (so body-parser errors and the shutdown 503 are logged too);
- * nestjs-pino then only binds that request logger to the async context (`useExisting`), so a
- * `new Logger(…).log()` inside a request carries its request_id.
+ * after the request id (so body-parser errors and the shutdown 503 are logged too), and binds
+ * the request's logger to nestjs-pino's async context, so a `new Logger(…).log()` inside a
+ * request carries its request_id; nestjs-pino mounts no middleware (`forRoutes: []`).
  */
 @Global()
 @Module({
@@ -54,7 +54,13 @@ class HttpLoggerModule {}
       imports: [HttpLoggerModule],
       providers: [],
       inject: [HTTP_LOGGER],
-      useFactory: (http: HttpLogger) => ({ pinoHttp: { logger: http.logger }, useExisting: true }),
+      // No middleware of its own (no routes): the access log binds each request's logger to
+      // the async context itself (access-log.ts), one Express layer fewer per request.
+      useFactory: (http: HttpLogger) => ({
+        pinoHttp: { logger: http.logger },
+        useExisting: true,
+        forRoutes: [],
+      }),
     }),
   ],
   exports: [HttpLoggerModule, LoggerModule],
