@@ -12,6 +12,7 @@ import { configureApp } from './app/configure-app.js';
 import { HTTP_LOGGER } from './platform/logging/logging.module.js';
 import {
   QuietWiringLogger,
+  exitWhenWritten,
   flushSync,
   nestLoggerOver,
   processLogger,
@@ -66,21 +67,9 @@ process.once('exit', (code) => {
   log.info({ context: 'Shutdown' }, `bulk-messaging stopped (exit code ${code})`);
 });
 
-bootstrap(config, log).catch(async (err: unknown) => {
+bootstrap(config, log).catch((err: unknown) => {
   log.fatal({ context: 'Bootstrap' }, `bulk-messaging failed to start: ${startupFailure(err, config)}`);
   // The app's lines written so far may still be on their way (an asynchronous write that the
   // 'exit' handler cannot hurry); they go first, so the stop line stays the last.
-  await flushed(appLog);
-  process.exit(1);
+  exitWhenWritten(appLog, 1);
 });
-
-function flushed(logger: Pino | undefined): Promise<void> {
-  if (!logger) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, 1000);
-    logger.flush(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}

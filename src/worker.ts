@@ -7,6 +7,7 @@ import type { HttpLogger } from 'pino-http';
 import { HTTP_LOGGER } from './platform/logging/logging.module.js';
 import {
   QuietWiringLogger,
+  exitWhenWritten,
   flushSync,
   nestLoggerOver,
   processLogger,
@@ -50,5 +51,5 @@ bootstrap(config, log).catch((err: unknown) => {
     { context: 'Bootstrap' },
     `bulk-messaging worker failed to start: ${startupFailure(err, config)}`,
   );
-  process.exit(1);
+  exitWhenWritten(appLog, 1);
 });

@@ -75,14 +75,44 @@ export function processLogger(config: AppConfig): Pino {
   return pino(loggerOptions(config, destination), destination);
 }
 
+type Stream = {
+  flushSync?: () => void;
+  /** sonic-boom's: false when it writes asynchronously. */
+  sync?: boolean;
+  write?: (chunk: string) => unknown;
+  once?: (event: string, listener: () => void) => unknown;
+};
+
+function streamOf(logger: Pino | undefined): Stream | undefined {
+  return (logger as unknown as Record<symbol, Stream | undefined> | undefined)?.[pino.symbols.streamSym];
+}
+
+/**
+ * Exits once the logger's asynchronous stream has written everything it was given. A write
+ * still in flight at exit would land after the process's last line, or be lost with the
+ * process; pino's `flush(cb)` does not wait for it (with the default stream it calls back at
+ * once). An empty write makes the stream (sonic-boom) emit `drain` when all before it is
+ * written, whether or not a write was in flight; the exit happens in that event's handler, so
+ * no other line can start a write in between. `waitMs` bounds the wait (a stream that never
+ * drains, a reader that stopped reading). A synchronous stream (pino-pretty in development)
+ * has nothing in flight: the exit is immediate.
+ */
+export function exitWhenWritten(logger: Pino | undefined, code: number, waitMs = 5000): void {
+  const stream = streamOf(logger);
+  const exit = (): never => process.exit(code);
+  // Only an asynchronous sonic-boom (pino's own stream) can have a write in flight.
+  if (!stream?.once || !stream.write || !stream.flushSync || stream.sync !== false) exit();
+  setTimeout(exit, waitMs);
+  stream!.once!('drain', exit);
+  stream!.write!('');
+}
+
 /**
  * Writes out what a pino logger still holds (its stream is asynchronous in production), so a
  * line written after it at exit really is the last one.
  */
 export function flushSync(logger: Pino | undefined): void {
-  const stream = (logger as unknown as Record<symbol, { flushSync?: () => void } | undefined> | undefined)?.[
-    pino.symbols.streamSym
-  ];
+  const stream = streamOf(logger);
   try {
     stream?.flushSync?.();
   } catch {
