@@ -41,6 +41,9 @@ const only =
     : undefined;
 const profileArg = process.argv.indexOf('--cpu-prof');
 const profileDir = profileArg >= 0 ? process.argv[profileArg + 1] : undefined;
+/** Node's flags for a process whose CPU profile `--cpu-prof <dir>` asks for, as `<dir>/<name>.cpuprofile`. */
+const cpuProfile = (name: string) =>
+  profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
 /** Whether a bench is part of this run: all of them, or those named after `--only`. */
 const wants = (id: string) => !only || only.has(id);
 const RUNS = 3;
@@ -118,10 +121,16 @@ async function main() {
       RUN_WORKERS: 'false',
       MAX_RECIPIENTS: '100000',
     },
-    // `--cpu-prof <dir>`: the API writes a V8 CPU profile there when it stops (bench/profile-top.ts reads it).
-    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    // `--cpu-prof <dir>`: the API and the baseline app write V8 CPU profiles there when they stop
+    // (api.cpuprofile, baseline.cpuprofile; bench/profile-top.ts and bench/profile-diff.ts read them).
+    cpuProfile('api'),
   );
-  const baseProc = startNode('dist/bench-build/bench/baseline-app.js', [String(basePort)], {});
+  const baseProc = startNode(
+    'dist/bench-build/bench/baseline-app.js',
+    [String(basePort)],
+    {},
+    cpuProfile('baseline'),
+  );
   const smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 0 });
   let worker: ReturnType<typeof startNode> | undefined;
   const db = await (async () => {

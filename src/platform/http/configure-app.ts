@@ -8,7 +8,6 @@ import { setupOpenApi } from '../openapi/openapi.js';
 import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { inSequence } from './in-sequence.js';
 import { sliceLargeJson } from './json-slices.js';
-import { pinClientAddress } from './client-address.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
 import { jsonDepthGuard } from './json-depth.js';
 import {
@@ -43,7 +42,6 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig, ea
   app.use(
     inSequence([
       requestIdMiddleware,
-      pinClientAddress,
       ...early,
       // Security headers, CORS and the server's own limits (README "Security").
       securityHeaders(),
