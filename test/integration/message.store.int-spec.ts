@@ -382,6 +382,31 @@ describe('MessagePartsStore', () => {
     ]);
   });
 
+  it("gives each candidate its message's connector, and given connectors leaves out other connectors' parts", async () => {
+    const { ids } = await accept({}, ['260971000082', '260971000083', '260971000084']);
+    await ds.query("UPDATE messages SET connector = 'smsc-a' WHERE id = ?", [ids[0]]);
+    await ds.query("UPDATE messages SET connector = 'smsc-b' WHERE id = ?", [ids[1]]);
+    await parts.storeParts(
+      ds,
+      ids.map((m) => ({ messageId: m, part: 1, providerMessageId: 'same-7', idValue: null })),
+    );
+    const shown = (rows: Awaited<ReturnType<MessagePartsStore['findCandidates']>>) =>
+      rows.map((p) => [String(p.message_id), p.connector]).sort();
+    expect(shown(await parts.findCandidates(['same-7'], []))).toEqual(
+      [
+        [ids[0], 'smsc-a'],
+        [ids[1], 'smsc-b'],
+        [ids[2], null],
+      ].sort(),
+    );
+    expect(shown(await parts.findCandidates(['same-7'], [], ['smsc-a']))).toEqual(
+      [
+        [ids[0], 'smsc-a'],
+        [ids[2], null],
+      ].sort(),
+    );
+  });
+
   it('keeps the first reported outcome of a part; a later report does not change it', async () => {
     const { ids } = await accept({}, ['260971000081']);
     await parts.storeParts(ds, [

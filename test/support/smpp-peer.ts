@@ -27,6 +27,11 @@ export interface SmppPeerOptions {
   dropAfter?: number;
   /** As SMSCs do: an automatic receipt not answered ESME_ROK is sent again after this long (0 = never). */
   redeliverReceiptsAfterMs?: number;
+  /**
+   * Message ids 1, 2, 3… in decimal with no per-peer prefix, as many SMSCs number them: two such
+   * peers issue the same ids (default false: ids distinct per peer).
+   */
+  sequentialIds?: boolean;
 }
 
 export interface ReceivedSubmit {
@@ -167,6 +172,7 @@ export async function startSmppPeer(options: SmppPeerOptions = {}): Promise<Smpp
     respondDelayMs: options.respondDelayMs ?? 0,
     dropAfter: options.dropAfter,
     redeliverReceiptsAfterMs: options.redeliverReceiptsAfterMs ?? 0,
+    sequentialIds: options.sequentialIds ?? false,
   };
   const received: ReceivedSubmit[] = [];
   const byDestination = new Map<string, number>();
@@ -280,7 +286,9 @@ export async function startSmppPeer(options: SmppPeerOptions = {}): Promise<Smpp
       stats.rejected++;
       response = { command_status: smpp.ESME_RINVDSTADR };
     } else {
-      const messageId = `${idPrefix}${(nextId++).toString(16).padStart(8, '0')}`;
+      const messageId = opts.sequentialIds
+        ? String(nextId++)
+        : `${idPrefix}${(nextId++).toString(16).padStart(8, '0')}`;
       const dataCoding = pdu.data_coding ?? 0;
       record = {
         messageId,

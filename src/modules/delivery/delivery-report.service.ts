@@ -14,7 +14,7 @@ import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { MessageStateService } from './message-state.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { MessagePartsStore } from '../messages/message-parts.store.js';
-import { compareIds, ReceiptMatcher } from './receipt-matcher.js';
+import { compareIds, ReceiptMatcher, receiptKey } from './receipt-matcher.js';
 import { isLockConflict, REPORT_LOCK_TRIES } from './retry-policy.js';
 import { idKeys } from './transports/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
@@ -87,12 +87,13 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
 
   private async handle(batch: Queued[]): Promise<void> {
     await this.notifications.query(
-      `INSERT INTO delivery_reports (transport, provider_message_id, id_hex, id_dec, status, reason, occurred_at)
-        VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(',')}`,
+      `INSERT INTO delivery_reports (transport, connector, provider_message_id, id_hex, id_dec, status, reason, occurred_at)
+        VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(',')}`,
       batch.flatMap((q) => {
         const keys = idKeys(q.report.providerMessageId);
         return [
           q.transport,
+          q.report.connector || null,
           q.report.providerMessageId,
           keys.hex,
           keys.dec,
@@ -106,16 +107,19 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     if (unmatched.length) this.noteUnmatched(batch[0].transport, unmatched);
   }
 
-  /** Applies reports to the parts they match; returns the provider ids that matched nothing. */
+  /**
+   * Applies reports to the parts they match, each within the connector it arrived on (see
+   * ReceiptMatcher.match); returns the provider ids that matched nothing.
+   */
   private async apply(
-    reports: Array<Pick<DeliveryReport, 'providerMessageId' | 'status' | 'reason'>>,
+    reports: Array<Pick<DeliveryReport, 'providerMessageId' | 'status' | 'reason' | 'connector'>>,
   ): Promise<string[]> {
-    const found = await this.matcher.match(reports.map((r) => r.providerMessageId));
-    const matched = reports.filter((r) => found.has(r.providerMessageId));
+    const found = await this.matcher.match(reports);
+    const matched = reports.filter((r) => found.has(receiptKey(r)));
     if (matched.length) {
       const outcomes = await this.matcher.recordParts(
         matched.map((r) => ({
-          part: found.get(r.providerMessageId)!,
+          part: found.get(receiptKey(r))!,
           report: { ...r, occurredAt: new Date() },
         })),
       );
@@ -124,10 +128,19 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
       // The provider's time stays in delivery_reports.occurred_at.
       await this.states.apply(outcomes.sort((a, b) => compareIds(a.id, b.id)));
       await this.markApplied(
-        new Map(matched.map((r) => [r.providerMessageId, found.get(r.providerMessageId)!.message_id])),
+        new Map(
+          matched.map((r) => [
+            receiptKey(r),
+            {
+              providerMessageId: r.providerMessageId,
+              connector: r.connector || null,
+              messageId: found.get(receiptKey(r))!.message_id,
+            },
+          ]),
+        ),
       );
     }
-    return reports.filter((r) => !found.has(r.providerMessageId)).map((r) => r.providerMessageId);
+    return reports.filter((r) => !found.has(receiptKey(r))).map((r) => r.providerMessageId);
   }
 
   /** Records the provider ids of messages just handed over, one per part (in the caller's transaction). */
@@ -144,25 +157,48 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     const byHex = values.length && (format === 'auto' || format === 'hex') ? values : [''];
     const byDec = values.length && (format === 'auto' || format === 'decimal') ? values : [''];
     const pending = (await this.notifications.query(
-      `SELECT provider_message_id, status, reason FROM delivery_reports
+      `SELECT provider_message_id, connector, status, reason FROM delivery_reports
         WHERE (provider_message_id IN (?) OR id_hex IN (?) OR id_dec IN (?)) AND applied_at IS NULL AND expired_at IS NULL ORDER BY id`,
       [providerIds, byHex, byDec],
-    )) as Array<{ provider_message_id: string; status: DeliveryReport['status']; reason: string | null }>;
+    )) as Array<{
+      provider_message_id: string;
+      connector: string | null;
+      status: DeliveryReport['status'];
+      reason: string | null;
+    }>;
     if (pending.length === 0) return;
     await this.apply(
-      pending.map((p) => ({ providerMessageId: p.provider_message_id, status: p.status, reason: p.reason })),
+      pending.map((p) => ({
+        providerMessageId: p.provider_message_id,
+        connector: p.connector,
+        status: p.status,
+        reason: p.reason,
+      })),
     );
   }
 
-  private async markApplied(byProvider: Map<string, string>): Promise<void> {
+  /**
+   * Marks the stored rows of these receipts applied: the rows with the same provider id from the
+   * same connector (or, for a receipt without one, from none), never another connector's.
+   */
+  private async markApplied(
+    receipts: Map<string, { providerMessageId: string; connector: string | null; messageId: string }>,
+  ): Promise<void> {
     const params: unknown[] = [];
-    const cases = [...byProvider]
-      .map(([provider, id]) => (params.push(provider, id), 'WHEN ? THEN ?'))
+    const cases = [...receipts.values()]
+      .map(
+        (r) => (
+          params.push(r.providerMessageId, r.connector, r.messageId),
+          'WHEN provider_message_id = ? AND connector <=> ? THEN ?'
+        ),
+      )
       .join(' ');
+    const providerIds = [...new Set([...receipts.values()].map((r) => r.providerMessageId))];
+    // The provider id index finds the rows; the CASE leaves out (NULL) those of another connector.
     await this.notifications.query(
-      `UPDATE delivery_reports SET applied_at = CURRENT_TIMESTAMP(3), message_id = CASE provider_message_id ${cases} END
-        WHERE provider_message_id IN (?) AND applied_at IS NULL`,
-      [...params, [...byProvider.keys()]],
+      `UPDATE delivery_reports SET applied_at = CURRENT_TIMESTAMP(3), message_id = CASE ${cases} END
+        WHERE provider_message_id IN (?) AND applied_at IS NULL AND CASE ${cases} END IS NOT NULL`,
+      [...params, providerIds, ...params],
     );
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchRank, type ReceiptIdFormat } from './transports/receipt-ids.js';
-import { bestMatches, compareIds, type PartRow } from './receipt-matcher.js';
+import { bestMatches, compareIds, receiptKey, type PartRow, type ReceiptRef } from './receipt-matcher.js';
 
 /** The definition: every candidate ranked by matchRank, the lowest rank, then the newest message. */
 function bruteForce(format: ReceiptIdFormat, candidates: PartRow[], receipts: string[]) {
@@ -100,4 +100,65 @@ describe('bestMatches (receipt ids to the parts handed over)', () => {
       ).get('abc')?.message_id,
     ).toBe('100');
   });
+});
+
+describe('bestMatches within the connector a receipt arrived on', () => {
+  // Two SMSCs that number their messages 1, 2, 3… issue the same ids.
+  const rows: PartRow[] = [
+    { message_id: '5', part: 1, provider_message_id: '1', connector: null }, // sent before connectors were recorded
+    { message_id: '10', part: 1, provider_message_id: '1', connector: 'smsc-a' },
+    { message_id: '20', part: 1, provider_message_id: '1', connector: 'smsc-b' },
+    { message_id: '30', part: 1, provider_message_id: '2', connector: 'smsc-b' },
+  ];
+  const a: ReceiptRef = { providerMessageId: '1', connector: 'smsc-a' };
+  const b: ReceiptRef = { providerMessageId: '1', connector: 'smsc-b' };
+
+  it("gives each connector's receipt its own connector's part when two connectors issued the same id", () => {
+    const found = bestMatches('auto', rows, [a, b]);
+    expect(found.get(receiptKey(a))?.message_id).toBe('10');
+    expect(found.get(receiptKey(b))?.message_id).toBe('20');
+    expect(receiptKey(a)).not.toBe(receiptKey(b));
+  });
+
+  it('matches a message with no connector recorded from any connector, and never one of another connector', () => {
+    const c: ReceiptRef = { providerMessageId: '1', connector: 'smsc-c' };
+    expect(bestMatches('auto', rows, [c]).get(receiptKey(c))?.message_id).toBe('5');
+    const a2: ReceiptRef = { providerMessageId: '2', connector: 'smsc-a' };
+    expect(bestMatches('auto', rows, [a2]).size).toBe(0);
+  });
+
+  it('matches a receipt without a connector as before: any candidate, the newest among equals', () => {
+    expect(bestMatches('auto', rows, ['1']).get('1')?.message_id).toBe('20');
+    const none: ReceiptRef = { providerMessageId: '1', connector: null };
+    expect(receiptKey(none)).toBe('1');
+    expect(bestMatches('auto', rows, [none]).get('1')?.message_id).toBe('20');
+  });
+
+  it.each(['auto', 'hex', 'decimal', 'string'] as const)(
+    'picks, under %s, what ranking the candidates of the same connector or none by matchRank picks',
+    (format) => {
+      const ids = ['A7BFE', '000A7BFE', '687102', '12345', '7', '07', 'ff', '255', 'msg-1'];
+      const connectors = ['x', 'y', null];
+      const candidates: PartRow[] = ids.flatMap((id, i) =>
+        connectors.map((connector, j) => ({
+          message_id: String(100 + ((i * 5 + j * 11) % 41)),
+          part: 1,
+          provider_message_id: id,
+          connector,
+        })),
+      );
+      const receipts: ReceiptRef[] = ['a7bfe', '687102', '0012345', '0007', '255', 'FF', 'msg-1'].flatMap(
+        (r) => [...connectors, 'z'].map((connector) => ({ providerMessageId: r, connector })),
+      );
+      const got = bestMatches(format, candidates, receipts);
+      for (const r of receipts) {
+        const own = candidates.filter(
+          (c) => !r.connector || c.connector === null || c.connector === r.connector,
+        );
+        const want = bruteForce(format, own, [r.providerMessageId]).get(r.providerMessageId);
+        expect(got.get(receiptKey(r)), `${r.connector}/${r.providerMessageId}`).toEqual(want);
+      }
+      expect(got.size).toBeGreaterThan(0);
+    },
+  );
 });

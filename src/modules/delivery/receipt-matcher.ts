@@ -7,6 +7,21 @@ export type ReportStatus = DeliveryReport['status'];
 
 export type { PartRow };
 
+/** A receipt to match: the provider's id, and the connector it arrived on when it names one. */
+export interface ReceiptRef {
+  providerMessageId: string;
+  connector?: string | null;
+}
+
+/**
+ * What a receipt's match is found under: its id, behind its connector when it has one. The same id
+ * from two connectors is two receipts (SMSCs number their messages independently).
+ */
+export function receiptKey(r: string | ReceiptRef): string {
+  if (typeof r === 'string') return r;
+  return r.connector ? `${r.connector}\u0000${r.providerMessageId}` : r.providerMessageId;
+}
+
 // How bad a part's outcome is for the whole message: the worst part decides.
 const SEVERITY: Record<ReportStatus, number> = { DELIVERED: 0, EXPIRED: 1, UNDELIVERED: 2, REJECTED: 3 };
 
@@ -52,13 +67,24 @@ export class ReceiptMatcher {
     );
   }
 
-  /** The part each receipt id matches (closest form first, then the newest message), by receipt id. */
-  async match(receiptIds: string[]): Promise<Map<string, PartRow>> {
-    const raws = [...new Set(receiptIds.filter((r) => r !== ''))];
-    if (raws.length === 0) return new Map();
+  /**
+   * The part each receipt matches (closest form first, then the newest message), by receiptKey. A
+   * receipt that names its connector matches only parts of messages sent over that connector or
+   * over none recorded; one that names none matches any. One query for the whole batch.
+   */
+  async match(receipts: ReceiptRef[]): Promise<Map<string, PartRow>> {
+    const refs = [
+      ...new Map(receipts.filter((r) => r.providerMessageId !== '').map((r) => [receiptKey(r), r])).values(),
+    ];
+    if (refs.length === 0) return new Map();
+    const raws = [...new Set(refs.map((r) => r.providerMessageId))];
     const keys = [...new Set(raws.flatMap((r) => submitKeysFor(this.format, r)))];
-    const candidates = await this.parts.findCandidates(raws, keys);
-    return bestMatches(this.format, candidates, raws);
+    // Narrowed in the query only when every receipt names its connector; bestMatches decides either way.
+    const connectors = refs.every((r) => r.connector)
+      ? [...new Set(refs.map((r) => r.connector!))]
+      : undefined;
+    const candidates = await this.parts.findCandidates(raws, keys, connectors);
+    return bestMatches(this.format, candidates, refs);
   }
 
   /** Records each part's outcome (the first receipt of a part counts) and returns what its message becomes. */
@@ -99,14 +125,16 @@ export class ReceiptMatcher {
 }
 
 /**
- * For each receipt id, its best candidate under `format`, by the ranks of matchRank (0 the same
+ * For each receipt, its best candidate under `format`, by the ranks of matchRank (0 the same
  * text, 1 the same number in the same base, 2 a hexadecimal submit id written in decimal), then
- * the newest message. Each candidate's keys are read once and indexed: n lookups for n receipts.
+ * the newest message, by receiptKey. Each candidate's keys are read once and indexed: n lookups
+ * for n receipts. A receipt naming its connector (a bare id names none) passes over candidates
+ * whose message went out on another connector.
  */
 export function bestMatches(
   format: ReceiptIdFormat,
   candidates: PartRow[],
-  receiptIds: string[],
+  receipts: Array<string | ReceiptRef>,
 ): Map<string, PartRow> {
   const byRaw = new Map<string, PartRow[]>();
   const byHex = new Map<string, PartRow[]>();
@@ -118,27 +146,34 @@ export function bestMatches(
   const sameBase = format === 'hex' || format === 'auto';
   const fromHex = format === 'decimal' || format === 'auto';
   const found = new Map<string, PartRow>();
-  for (const r of receiptIds) {
-    const k = idKeys(r);
-    let best = pick(null, byRaw.get(k.raw), 0);
-    if (sameBase && k.hex !== null) best = pick(best, byHex.get(k.hex), 1);
-    if (fromHex && k.dec !== null) best = pick(best, byHex.get(k.dec), 2);
-    if (best) found.set(r, { ...best.row, message_id: String(best.row.message_id) });
+  for (const r of receipts) {
+    const ref = typeof r === 'string' ? { providerMessageId: r } : r;
+    const connector = ref.connector || null;
+    const k = idKeys(ref.providerMessageId);
+    let best = pick(null, byRaw.get(k.raw), 0, connector);
+    if (sameBase && k.hex !== null) best = pick(best, byHex.get(k.hex), 1, connector);
+    if (fromHex && k.dec !== null) best = pick(best, byHex.get(k.dec), 2, connector);
+    if (best) found.set(receiptKey(r), { ...best.row, message_id: String(best.row.message_id) });
   }
   return found;
 }
 
 type Ranked = { row: PartRow; rank: number } | null;
 
-/** The better of `best` and `rows` at `rank`: the lower rank, then the newest message. */
-function pick(best: Ranked, rows: PartRow[] | undefined, rank: number): Ranked {
-  for (const row of rows ?? [])
+/**
+ * The better of `best` and `rows` at `rank`: the lower rank, then the newest message. Rows of
+ * messages sent over a connector other than `connector` (when given) do not count.
+ */
+function pick(best: Ranked, rows: PartRow[] | undefined, rank: number, connector: string | null): Ranked {
+  for (const row of rows ?? []) {
+    if (connector !== null && row.connector != null && row.connector !== connector) continue;
     if (
       !best ||
       rank < best.rank ||
       (rank === best.rank && compareIds(String(row.message_id), String(best.row.message_id)) > 0)
     )
       best = { row, rank };
+  }
   return best;
 }
 

@@ -14,6 +14,8 @@ export interface PartRow {
   message_id: string;
   part: number;
   provider_message_id: string;
+  /** The SMPP connector its message went out on (messages.connector); null when none was recorded. */
+  connector?: string | null;
 }
 
 /** One part's reported outcome. */
@@ -41,13 +43,20 @@ export class MessagePartsStore {
     );
   }
 
-  /** Parts whose provider id is one of `providerIds` or whose numeric key is one of `idValues`. */
-  async findCandidates(providerIds: string[], idValues: string[]): Promise<PartRow[]> {
+  /**
+   * Parts whose provider id is one of `providerIds` or whose numeric key is one of `idValues`, with
+   * their message's connector. Given `connectors` (every receipt looked up names one), only parts
+   * of messages sent over one of them or over none recorded.
+   */
+  async findCandidates(providerIds: string[], idValues: string[], connectors?: string[]): Promise<PartRow[]> {
     if (providerIds.length === 0) return [];
+    const within = connectors?.length ? ' AND (m.connector IS NULL OR m.connector IN (?))' : '';
     // '' is never an id_value (digits or NULL): it stands for "no numeric key to look up".
     return (await this.ds.query(
-      'SELECT message_id, part, provider_message_id FROM message_parts WHERE provider_message_id IN (?) OR id_value IN (?)',
-      [providerIds, idValues.length ? idValues : ['']],
+      `SELECT p.message_id, p.part, p.provider_message_id, m.connector FROM message_parts p
+         LEFT JOIN messages m ON m.id = p.message_id
+        WHERE (p.provider_message_id IN (?) OR p.id_value IN (?))${within}`,
+      [providerIds, idValues.length ? idValues : [''], ...(within ? [connectors] : [])],
     )) as PartRow[];
   }
 

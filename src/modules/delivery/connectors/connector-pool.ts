@@ -198,6 +198,7 @@ export class ConnectorPool implements OnApplicationShutdown {
       failuresInARow: 0,
       skipUntil: 0,
       transport: new SmppTransport({
+        connector: row.name,
         url: row.url,
         tps: 0,
         throughput,

@@ -363,6 +363,21 @@ describe('SmppTransport delivery receipts', () => {
     });
   });
 
+  it('names the connector of the bind on each receipt it delivers, and none for a bind without one', async () => {
+    const named = await setup({}, { connector: 'mtn' });
+    const plain = await setup();
+    const reports: DeliveryReport[] = [];
+    named.transport.onReport(async (r) => void reports.push(r));
+    plain.transport.onReport(async (r) => void reports.push(r));
+    const a = accepted((await named.transport.send([sms('a')]))[0]);
+    const b = accepted((await plain.transport.send([sms('b')]))[0]);
+    expect(await named.peer.sendReceipt(a, 'DELIVRD')).toBe(0);
+    expect(await plain.peer.sendReceipt(b, 'DELIVRD')).toBe(0);
+    expect(reports[0]).toMatchObject({ providerMessageId: a, connector: 'mtn' });
+    expect(reports[1].providerMessageId).toBe(b);
+    expect(reports[1].connector ?? null).toBeNull();
+  });
+
   it('parses text-only receipts (no TLVs), ids with GSM-sensitive characters included', async () => {
     const { peer, transport } = await setup();
     const reports: DeliveryReport[] = [];

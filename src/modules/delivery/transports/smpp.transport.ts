@@ -65,6 +65,8 @@ export interface SmppTransportOptions {
   /** First wait after a throttle answer, doubling per retry (default 100). */
   throttleBackoffMs?: number;
   logger?: SmppLogger;
+  /** The connector this bind is: put on every receipt it delivers, so receipts are matched within it. */
+  connector?: string;
 }
 
 /** A shared pace for submit_sm: resolves when this one may go; `high` ones go before waiting normal ones. */
@@ -113,6 +115,7 @@ export class SmppTransport implements Transport {
   private readonly onSubmitted: () => void;
   private readonly logger: SmppLogger;
   private readonly warnings: RepeatLimiter;
+  private readonly connector: string | null;
 
   private reportHandler: ReportHandler | null = null;
   private inboundHandler: InboundHandler | null = null;
@@ -135,6 +138,7 @@ export class SmppTransport implements Transport {
     this.onThrottled = options.onThrottled ?? (() => undefined);
     this.onSubmitted = options.onSubmitted ?? (() => undefined);
     this.logger = options.logger ?? { warn: () => undefined, log: () => undefined };
+    this.connector = options.connector ?? null;
     // Receipts refused during an outage come back by the thousand: one line per cause per window.
     this.warnings = new RepeatLimiter(this.logger);
     this.lateResponses = new LateNotes((n) =>
@@ -345,7 +349,8 @@ export class SmppTransport implements Transport {
         return;
       }
       if (parsed.kind === 'pending') return;
-      if (!(await this.deliverReport(parsed.report))) status = ESME_RX_T_APPN;
+      const report = this.connector ? { ...parsed.report, connector: this.connector } : parsed.report;
+      if (!(await this.deliverReport(report))) status = ESME_RX_T_APPN;
     } catch (e) {
       status = ESME_RX_T_APPN;
       this.warnings.warn(

@@ -58,6 +58,11 @@ export interface DeliveryReport {
   status: 'DELIVERED' | 'UNDELIVERED' | 'EXPIRED' | 'REJECTED';
   reason?: string | null;
   occurredAt: Date;
+  /**
+   * The SMPP connector whose bind delivered it: SMSCs number their messages independently, so a
+   * receipt is matched only to messages sent over the same connector. Absent elsewhere.
+   */
+  connector?: string | null;
 }
 
 export type ReportHandler = (report: DeliveryReport) => Promise<void>;

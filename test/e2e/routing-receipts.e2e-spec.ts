@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { runCli } from '../support/cli-in-process.js';
+import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { MYSQL_ROOT, testEnv } from '../support/test-env.js';
+import { waitFor } from '../support/wait.js';
+
+/**
+ * Receipts from two SMSCs that number their messages the same way (1, 2, 3…): each connector's
+ * receipt settles the message that went out on that connector, whether it arrives after the
+ * message is recorded SENT or before (kept for late matching). Connectors and routes are set with
+ * the CLI while the app and its in-process workers run, with no SMPP_URL.
+ */
+
+const SMS = '/api/v1/json/bulk/sms';
+// Routed to smsc-a and smsc-b by their prefixes.
+const TO_A = '260971000001';
+const TO_B = '260961000002';
+
+describe('delivery receipts across connectors that issue the same ids', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let peerA: SmppPeer;
+  let peerB: SmppPeer;
+  let notifications: string;
+
+  const ok = async (...args: string[]) => {
+    const env = {
+      ...testEnv(t.name),
+      LOG_DATABASE_URL: `${MYSQL_ROOT}/${t.name}_log`,
+      NOTIFICATION_DATABASE_URL: `${MYSQL_ROOT}/${t.name}_notification`,
+    };
+    const r = await runCli(env, args);
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+  };
+
+  /** Sends one message to each recipient in one request; resolves once every one is SENT. */
+  async function sendAll(to: string[]) {
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to: to.map((r) => `+${r}`), message: 'which smsc?' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const ref = res.body.api_reference as string;
+    await waitFor(
+      async () => (await states(ref)).every((m) => m.status !== 'ACKNOWLEDGED'),
+      30_000,
+      'all handed over',
+    );
+    return ref;
+  }
+
+  const states = async (ref: string) =>
+    (await t.ds.query(
+      `SELECT m.id, m.recipient, m.status, m.connector, p.provider_message_id FROM messages m
+         LEFT JOIN message_parts p ON p.message_id = m.id WHERE m.send_request_id = ? ORDER BY m.id`,
+      [ref],
+    )) as Array<{
+      id: string;
+      recipient: string;
+      status: string;
+      connector: string | null;
+      provider_message_id: string | null;
+    }>;
+
+  /** recipient → status, once no message of the request is still SENT (or after 15 s, as it is then). */
+  async function settled(ref: string): Promise<Record<string, string>> {
+    await waitFor(
+      async () => (await states(ref)).every((m) => m.status !== 'SENT'),
+      15_000,
+      'every message settled by its receipt',
+    ).catch(() => undefined);
+    return Object.fromEntries((await states(ref)).map((m) => [m.recipient, m.status]));
+  }
+
+  beforeAll(async () => {
+    peerA = await startSmppPeer({ sequentialIds: true });
+    peerB = await startSmppPeer({ sequentialIds: true });
+    t = await startTestApp({ RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp' });
+    notifications = `${t.name}_notification`;
+    tenant = await createTenant(t, { balances: { sms: '1000' }, prices: { sms: '0.10' } });
+    await ok('connectors', 'add', '--name', 'smsc-a', '--url', peerA.url);
+    await ok('connectors', 'add', '--name', 'smsc-b', '--url', peerB.url);
+    await ok('routes', 'add', '--prefix', '26097', '--connector', 'smsc-a');
+    await ok('routes', 'add', '--prefix', '26096', '--connector', 'smsc-b');
+    // Every process re-reads routes within a second; the workers bind new connectors within 2 s.
+    await new Promise((r) => setTimeout(r, 1100));
+    await waitFor(async () => peerA.boundSessions() > 0 && peerB.boundSessions() > 0, 10_000, 'both binds');
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await peerA?.close();
+    await peerB?.close();
+  });
+
+  it("settles each message by its own connector's receipt when both SMSCs issued the same id", async () => {
+    // B's message first, so A's is the newer of the two messages with id 1.
+    const ref = await sendAll([TO_B, TO_A]);
+    expect(
+      (await states(ref)).map((m) => [m.recipient, m.status, m.connector, m.provider_message_id]),
+    ).toEqual([
+      [TO_B, 'SENT', 'smsc-b', '1'],
+      [TO_A, 'SENT', 'smsc-a', '1'],
+    ]);
+
+    expect(await peerB.sendReceipt('1', 'DELIVRD')).toBe(0);
+    expect(await peerA.sendReceipt('1', 'UNDELIV')).toBe(0);
+
+    expect(await settled(ref)).toEqual({ [TO_B]: 'DELIVERED', [TO_A]: 'UNDELIVERED' });
+    const reports = (await t.ds.query(
+      `SELECT connector, provider_message_id, CAST(message_id AS CHAR) AS message_id FROM ${notifications}.delivery_reports
+        WHERE provider_message_id = '1' ORDER BY connector`,
+    )) as Array<{ connector: string; provider_message_id: string; message_id: string }>;
+    const idOf = Object.fromEntries((await states(ref)).map((m) => [m.connector, String(m.id)]));
+    expect(reports).toEqual([
+      { connector: 'smsc-a', provider_message_id: '1', message_id: idOf['smsc-a'] },
+      { connector: 'smsc-b', provider_message_id: '1', message_id: idOf['smsc-b'] },
+    ]);
+  });
+
+  it('matches receipts that arrived before their messages were recorded within their own connectors too', async () => {
+    // Both SMSCs' next id is 2: their receipts come first and match nothing yet.
+    expect(await peerA.sendReceipt('2', 'DELIVRD')).toBe(0);
+    expect(await peerB.sendReceipt('2', 'UNDELIV')).toBe(0);
+    const pending = (await t.ds.query(
+      `SELECT COUNT(*) AS n FROM ${notifications}.delivery_reports WHERE provider_message_id = '2' AND applied_at IS NULL`,
+    )) as Array<{ n: number | string }>;
+    expect(Number(pending[0].n)).toBe(2);
+
+    const ref = await sendAll([TO_A, TO_B]);
+    expect((await states(ref)).map((m) => m.provider_message_id)).toEqual(['2', '2']);
+    expect(await settled(ref)).toEqual({ [TO_A]: 'DELIVERED', [TO_B]: 'UNDELIVERED' });
+    // Each stored receipt names its connector and was applied to that connector's message.
+    const applied = (await t.ds.query(
+      `SELECT connector, CAST(message_id AS CHAR) AS message_id FROM ${notifications}.delivery_reports
+        WHERE provider_message_id = '2' AND applied_at IS NOT NULL ORDER BY connector`,
+    )) as Array<{ connector: string; message_id: string }>;
+    const idOf = Object.fromEntries((await states(ref)).map((m) => [m.connector, String(m.id)]));
+    expect(applied).toEqual([
+      { connector: 'smsc-a', message_id: idOf['smsc-a'] },
+      { connector: 'smsc-b', message_id: idOf['smsc-b'] },
+    ]);
+  });
+});
