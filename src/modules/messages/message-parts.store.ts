@@ -50,13 +50,15 @@ export class MessagePartsStore {
    */
   async findCandidates(providerIds: string[], idValues: string[], connectors?: string[]): Promise<PartRow[]> {
     if (providerIds.length === 0) return [];
-    const within = connectors?.length ? ' AND (m.connector IS NULL OR m.connector IN (?))' : '';
+    const within = connectors?.length ? connectors : null;
     // '' is never an id_value (digits or NULL): it stands for "no numeric key to look up".
+    // Without connectors the first term is true (NULL IS NULL) and the IN list is never read.
     return (await this.ds.query(
       `SELECT p.message_id, p.part, p.provider_message_id, m.connector FROM message_parts p
          LEFT JOIN messages m ON m.id = p.message_id
-        WHERE (p.provider_message_id IN (?) OR p.id_value IN (?))${within}`,
-      [providerIds, idValues.length ? idValues : [''], ...(within ? [connectors] : [])],
+        WHERE (p.provider_message_id IN (?) OR p.id_value IN (?))
+          AND (? IS NULL OR m.connector IS NULL OR m.connector IN (?))`,
+      [providerIds, idValues.length ? idValues : [''], within && 1, within ?? ['']],
     )) as PartRow[];
   }
 
