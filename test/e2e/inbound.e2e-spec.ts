@@ -328,7 +328,10 @@ describe('inbound messages and opt-out', () => {
     const emails: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await t
+      const page: {
+        status: number;
+        body: { data: Array<{ recipient: string; reason: string }>; next_cursor: string | null };
+      } = await t
         .http()
         .get(`/api/v1/json/suppressions?channel=email&limit=2${cursor ? `&cursor=${cursor}` : ''}`)
         .set(auth(b));

@@ -219,6 +219,11 @@ describe('message search: results', () => {
             cost: '1.75',
             currency: 'ZMW',
             createdAt: new Date(),
+            sendAt: null,
+            dueAt: null,
+            validityPeriod: 172_800,
+            validUntil: new Date(Date.now() + 172_800_000),
+            enqueuedAt: null,
           },
         ]);
         await store.insertMessages(em, [

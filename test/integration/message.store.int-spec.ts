@@ -45,6 +45,11 @@ function request(over: Partial<NewSendRequest> = {}): NewSendRequest {
     cost: '0.5',
     currency: 'ZMW',
     createdAt: hourAgo(),
+    sendAt: null,
+    dueAt: null,
+    validityPeriod: 172_800,
+    validUntil: new Date(Date.now() + 172_800_000),
+    enqueuedAt: null,
     ...over,
   };
 }
