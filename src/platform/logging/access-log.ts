@@ -49,7 +49,7 @@ export function accessLog(http: HttpLogger, options: Options): HttpLogger {
     res.log ??= log;
     onResponseDone(res, () => finished(req, res, log, started, responseError(res)));
     // nestjs-pino's Logger and PinoLogger find the request's logger in this context.
-    storage.run(new Store(log), next);
+    storage.run(new Store(req.log), next);
   }) as unknown as HttpLogger;
   middleware.logger = root;
   return middleware;
