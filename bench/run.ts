@@ -121,8 +121,8 @@ async function main() {
       RUN_WORKERS: 'false',
       MAX_RECIPIENTS: '100000',
     },
-    // `--cpu-prof <dir>`: the API and the baseline app write V8 CPU profiles there when they stop
-    // (api.cpuprofile, baseline.cpuprofile; bench/profile-top.ts and bench/profile-diff.ts read them).
+    // `--cpu-prof <dir>`: the API, the baseline app and B3's worker write V8 CPU profiles there when
+    // they stop (api, baseline, worker.cpuprofile; bench/profile-top.ts and profile-diff.ts read them).
     cpuProfile('api'),
   );
   const baseProc = startNode(
@@ -425,12 +425,17 @@ async function main() {
         const res = await postSms({ from: 'BENCH', to: numbers(10_000, 1_000_000 + i), message: 'Queued' });
         preloadRefs.push(((await res.json()) as { api_reference: string }).api_reference);
       }
-      worker = startNode('dist/worker.js', [], {
-        ...common,
-        SMS_TRANSPORT: 'smpp',
-        SMPP_URL: smsc.url,
-        SMPP_WINDOW: '200',
-      });
+      worker = startNode(
+        'dist/worker.js',
+        [],
+        {
+          ...common,
+          SMS_TRANSPORT: 'smpp',
+          SMPP_URL: smsc.url,
+          SMPP_WINDOW: '200',
+        },
+        cpuProfile('worker'),
+      );
       const until = Date.now() + 120_000;
       let done = 0;
       while (Date.now() < until) {
