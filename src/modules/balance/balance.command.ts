@@ -5,8 +5,9 @@ import { parseCostPerUnit, parsePositiveAmount } from '../../platform/cli/parser
 import { money } from '../../platform/money/money.js';
 import { accountView, type JsonOption } from '../accounts/accounts.command.js';
 import { AccountsService } from '../accounts/accounts.service.js';
-import { parseChannel, type Channel } from '../accounts/channel.js';
+import type { Channel } from '../accounts/channel.js';
 import { BalanceService } from './balance.service.js';
+import { AccountChannelCommand } from '../accounts/account-channel.command.js';
 
 /** The balance subcommands of the admin CLI's `accounts` command: show, credit, price. */
 
@@ -46,7 +47,7 @@ export class AccountsShowCommand extends CliCommand {
 }
 
 @SubCommand({ name: 'credit', description: "top up a channel balance (a ledger 'topup' row)" })
-export class AccountsCreditCommand extends CliCommand {
+export class AccountsCreditCommand extends AccountChannelCommand {
   constructor(
     private readonly accounts: AccountsService,
     private readonly balances: BalanceService,
@@ -65,16 +66,6 @@ export class AccountsCreditCommand extends CliCommand {
     printLine(`Credited ${view.amount} to ${view.username} ${view.channel}; balance now ${view.balance}`);
   }
 
-  @Option({ flags: '--username <username>', required: true })
-  parseUsername(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--channel <channel>', description: 'sms, email or chat', required: true })
-  parseChannel(v: string): Channel {
-    return parseChannel(v);
-  }
-
   @Option({
     flags: '--amount <amount>',
     description: 'positive, at most 6 decimal places, e.g. 100.00',
@@ -86,7 +77,7 @@ export class AccountsCreditCommand extends CliCommand {
 }
 
 @SubCommand({ name: 'price', description: 'set the cost per unit of a channel' })
-export class AccountsPriceCommand extends CliCommand {
+export class AccountsPriceCommand extends AccountChannelCommand {
   constructor(
     private readonly accounts: AccountsService,
     private readonly balances: BalanceService,
@@ -103,16 +94,6 @@ export class AccountsPriceCommand extends CliCommand {
     const view = { username: a.username, channel: o.channel, cost_per_unit: money(row.costPerUnit) };
     if (o.json) return printJson(view);
     printLine(`${view.username} ${view.channel} now costs ${view.cost_per_unit} per unit`);
-  }
-
-  @Option({ flags: '--username <username>', required: true })
-  parseUsername(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--channel <channel>', description: 'sms, email or chat', required: true })
-  parseChannel(v: string): Channel {
-    return parseChannel(v);
   }
 
   @Option({

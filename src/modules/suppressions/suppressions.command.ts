@@ -8,6 +8,7 @@ import { AccountsService } from '../accounts/accounts.service.js';
 import type { Channel } from '../messages/channel.js';
 import type { ListOwner } from './suppression.store.js';
 import { normaliseRecipientFor, SuppressionsService } from './suppressions.service.js';
+import { AccountChannelCommand } from '../accounts/account-channel.command.js';
 
 /** The CLI keeps an account's live list; its test list is its test keys' (the API). */
 const live = (accountId: string): ListOwner => ({ accountId, testMode: false });
@@ -28,17 +29,7 @@ function checkRecipients(o: ChangeOptions): string[] {
   });
 }
 
-abstract class ChangeCommand extends CliCommand {
-  @Option({ flags: '--username <username>', required: true })
-  parseUsername(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--channel <channel>', description: 'sms, email or chat', required: true })
-  parseChannel(v: string): Channel {
-    return parseChannel(v);
-  }
-
+abstract class ChangeCommand extends AccountChannelCommand {
   @Option({
     flags: '--recipient <recipient>',
     description: 'a number or address; repeat for several',

@@ -2,9 +2,10 @@ import { Command, Option, SubCommand } from 'nest-commander';
 import { CliCommand, CommandGroup } from '../../../platform/cli/cli-command.js';
 import { printJson, printLine, printTable } from '../../../platform/cli/output.js';
 import { parseCostPerUnit } from '../../../platform/cli/parsers.js';
-import { parseChannel, type Channel } from '../../accounts/channel.js';
+import type { Channel } from '../../accounts/channel.js';
 import { ConnectorAdminService } from './connector-admin.service.js';
 import { parseConnectorName, parsePrefix, parseRoutePriority } from './connector-parsers.js';
+import { AccountChannelCommand } from '../../accounts/account-channel.command.js';
 
 interface RouteOptions {
   json?: boolean;
@@ -122,17 +123,7 @@ interface PriceOptions {
 }
 
 /** The flags that name a destination price. */
-abstract class PriceFlags extends CliCommand {
-  @Option({ flags: '--username <username>', required: true })
-  parseUsername(v: string): string {
-    return v;
-  }
-
-  @Option({ flags: '--channel <channel>', description: 'sms, email or chat', required: true })
-  parseChannel(v: string): Channel {
-    return parseChannel(v);
-  }
-
+abstract class PriceFlags extends AccountChannelCommand {
   @Option({
     flags: '--prefix <digits>',
     description: 'leading digits of the destination, e.g. 26097',
