@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { runCli } from '../support/cli-in-process.js';
+import { netSmppMissing, startNetSmppSmsc, type NetSmppSmsc } from '../support/net-smpp-smsc.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { MYSQL_ROOT, testEnv } from '../support/test-env.js';
@@ -17,12 +18,20 @@ const SMS = '/api/v1/json/bulk/sms';
 // Routed to smsc-a and smsc-b by their prefixes.
 const TO_A = '260971000001';
 const TO_B = '260961000002';
+// Routed to two Net::SMPP SMSCs (an independent SMPP implementation), both numbering from A7BF0.
+// Their receipt follows the destination's last digit: 5 UNDELIV, 0 DELIVRD (net-smpp-smsc.pl).
+const TO_PERL_A = '260951000005';
+const TO_PERL_B = '260941000010';
+const missing = netSmppMissing();
+if (missing) console.warn(`\n!!! SKIPPING the Net::SMPP case of receipts across connectors: ${missing}\n`);
 
 describe('delivery receipts across connectors that issue the same ids', () => {
   let t: TestApp;
   let tenant: Tenant;
   let peerA: SmppPeer;
   let peerB: SmppPeer;
+  let perlA: NetSmppSmsc | undefined;
+  let perlB: NetSmppSmsc | undefined;
   let notifications: string;
 
   const ok = async (...args: string[]) => {
@@ -85,6 +94,14 @@ describe('delivery receipts across connectors that issue the same ids', () => {
     await ok('connectors', 'add', '--name', 'smsc-b', '--url', peerB.url);
     await ok('routes', 'add', '--prefix', '26097', '--connector', 'smsc-a');
     await ok('routes', 'add', '--prefix', '26096', '--connector', 'smsc-b');
+    if (!missing) {
+      perlA = await startNetSmppSmsc();
+      perlB = await startNetSmppSmsc();
+      await ok('connectors', 'add', '--name', 'perl-a', '--url', perlA.url);
+      await ok('connectors', 'add', '--name', 'perl-b', '--url', perlB.url);
+      await ok('routes', 'add', '--prefix', '26095', '--connector', 'perl-a');
+      await ok('routes', 'add', '--prefix', '26094', '--connector', 'perl-b');
+    }
     // Every process re-reads routes within a second; the workers bind new connectors within 2 s.
     await new Promise((r) => setTimeout(r, 1100));
     await waitFor(async () => peerA.boundSessions() > 0 && peerB.boundSessions() > 0, 10_000, 'both binds');
@@ -94,6 +111,8 @@ describe('delivery receipts across connectors that issue the same ids', () => {
     await t?.close();
     await peerA?.close();
     await peerB?.close();
+    await perlA?.close();
+    await perlB?.close();
   });
 
   it("settles each message by its own connector's receipt when both SMSCs issued the same id", async () => {
@@ -144,4 +163,25 @@ describe('delivery receipts across connectors that issue the same ids', () => {
       { connector: 'smsc-b', message_id: idOf['smsc-b'] },
     ]);
   });
+
+  it.skipIf(missing !== null)(
+    'settles the receipts of two Net::SMPP SMSCs that issue the same ids, each within its own connector',
+    async () => {
+      // Net::SMPP receipts at once (right after its submit_sm_resp), so the collision itself is
+      // driven by the peers above; here an independent SMPP implementation's binds name their
+      // connector on every receipt, and its decimal receipt ids match hexadecimal submit ids within it.
+      const ref = await sendAll([TO_PERL_A, TO_PERL_B]);
+      const sent = await states(ref);
+      expect(sent.map((m) => [m.recipient, m.connector, m.provider_message_id?.toUpperCase()])).toEqual([
+        [TO_PERL_A, 'perl-a', 'A7BF0'],
+        [TO_PERL_B, 'perl-b', 'A7BF0'],
+      ]);
+      expect(await settled(ref)).toEqual({ [TO_PERL_A]: 'UNDELIVERED', [TO_PERL_B]: 'DELIVERED' });
+      const reports = (await t.ds.query(
+        `SELECT connector, CAST(message_id AS CHAR) AS message_id FROM ${notifications}.delivery_reports
+          WHERE connector LIKE 'perl-%' ORDER BY connector`,
+      )) as Array<{ connector: string; message_id: string }>;
+      expect(reports).toEqual(sent.map((m) => ({ connector: m.connector, message_id: String(m.id) })));
+    },
+  );
 });
