@@ -7,8 +7,11 @@
  * spend limits and a test key; B2 includes the 100,000-recipient request unless `--quick`, and the
  * run with a suppression list, which B2S names alone).
  */
-import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
@@ -44,6 +47,12 @@ const profileDir = profileArg >= 0 ? process.argv[profileArg + 1] : undefined;
 /** Node's flags for a process whose CPU profile `--cpu-prof <dir>` asks for, as `<dir>/<name>.cpuprofile`. */
 const cpuProfile = (name: string) =>
   profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+/** Where the API and the baseline app write what count-probe.ts counted. */
+const countFile = (name: string) => join(tmpdir(), `bench-count-${name}-${process.pid}.json`);
+/** Node's flags that load count-probe.ts (idle until signalled). */
+const countProbe = ['--import', pathToFileURL(join(import.meta.dirname, 'count-probe.js')).href];
+/** Requests per counting window: enough that the trailing work of the window's edges is small. */
+const COUNT_REQUESTS = quick ? 4000 : 10_000;
 /** Whether a bench is part of this run: all of them, or those named after `--only`. */
 const wants = (id: string) => !only || only.has(id);
 const RUNS = 3;
@@ -100,6 +109,45 @@ async function load(
   };
 }
 
+/**
+ * Bytes allocated and promises made per 2xx answer by the process serving `url`, each counted
+ * over COUNT_REQUESTS requests by count-probe.ts (started and stopped by signals; the pauses let
+ * a window's trailing work, such as the request-log rows written every 500 ms, fall inside it).
+ */
+async function countPerAnswer(
+  proc: ChildProcess,
+  file: string,
+  url: string,
+  body: object,
+  headers: Record<string, string>,
+): Promise<{ kbPerAnswer: number; promisesPerAnswer: number }> {
+  const window = async () => {
+    const r = await autocannon({
+      url,
+      method: 'POST',
+      connections: 50,
+      amount: COUNT_REQUESTS,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    await sleep(700);
+    return Math.max(1, r['2xx']);
+  };
+  rmSync(file, { force: true });
+  proc.kill('SIGWINCH');
+  await sleep(200);
+  const allocated = await window();
+  proc.kill('SIGWINCH');
+  await sleep(200);
+  const promised = await window();
+  proc.kill('SIGWINCH');
+  const until = Date.now() + 10_000;
+  while (!existsSync(file) && Date.now() < until) await sleep(100);
+  const counted = JSON.parse(readFileSync(file, 'utf8')) as { bytes: number; promises: number };
+  rmSync(file, { force: true });
+  return { kbPerAnswer: counted.bytes / allocated / 1024, promisesPerAnswer: counted.promises / promised };
+}
+
 async function main() {
   const started = Date.now();
   const apiPort = await freePort();
@@ -120,16 +168,17 @@ async function main() {
       PORT: String(apiPort),
       RUN_WORKERS: 'false',
       MAX_RECIPIENTS: '100000',
+      BENCH_COUNT_FILE: countFile('api'),
     },
     // `--cpu-prof <dir>`: the API, the baseline app and B3's worker write V8 CPU profiles there when
     // they stop (api, baseline, worker.cpuprofile; bench/profile-top.ts and profile-diff.ts read them).
-    cpuProfile('api'),
+    [...cpuProfile('api'), ...countProbe],
   );
   const baseProc = startNode(
     'dist/bench-build/bench/baseline-app.js',
     [String(basePort)],
-    {},
-    cpuProfile('baseline'),
+    { BENCH_COUNT_FILE: countFile('baseline') },
+    [...cpuProfile('baseline'), ...countProbe],
   );
   const smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 0 });
   let worker: ReturnType<typeof startNode> | undefined;
@@ -223,6 +272,41 @@ async function main() {
         baseline: median(b1.base.map((r) => r.p99)),
         bar: '≤ 50 ms',
         ok: p99 <= 50,
+      });
+      // Counts rather than times: the same for the same code whatever else the machine does.
+      const countedBase = await countPerAnswer(
+        baseProc,
+        countFile('baseline'),
+        `http://127.0.0.1:${basePort}/api/v1/json/bulk/sms`,
+        single,
+        {},
+      );
+      const countedApp = await countPerAnswer(
+        apiProc,
+        countFile('api'),
+        `${api}/api/v1/json/bulk/sms`,
+        single,
+        auth,
+      );
+      record({
+        id: 'B1',
+        metric: 'single-recipient send, KB allocated per send',
+        value: countedApp.kbPerAnswer,
+        unit: 'KB',
+        baseline: countedBase.kbPerAnswer,
+        ratio: countedApp.kbPerAnswer / countedBase.kbPerAnswer,
+        bar: '',
+        ok: true,
+      });
+      record({
+        id: 'B1',
+        metric: 'single-recipient send, promises per send',
+        value: countedApp.promisesPerAnswer,
+        unit: '',
+        baseline: countedBase.promisesPerAnswer,
+        ratio: countedApp.promisesPerAnswer / countedBase.promisesPerAnswer,
+        bar: '',
+        ok: true,
       });
       if (bad) console.warn(`B1: ${bad} non-2xx answers or errors`);
     }
