@@ -39,25 +39,19 @@ export class ApiKeyCache {
 
   constructor(private readonly stats?: CacheStats) {}
 
+  /**
+   * What the cache believes of the key now, without a promise: the key, null when it is known
+   * to be unknown, undefined when it must be read (get).
+   */
+  peek(hash: Buffer): ResolvedKey | null | undefined {
+    return this.fresh(hash.toString('base64'), Date.now());
+  }
+
   async get(hash: Buffer, load: () => Promise<ResolvedKey | null>): Promise<ResolvedKey | null> {
     const id = hash.toString('base64');
     const now = Date.now();
-    const hit = this.found.get(id);
-    if (hit) {
-      if (hit.until > now) {
-        this.stats?.hit();
-        return hit.value;
-      }
-      this.found.delete(id);
-    }
-    const unknownUntil = this.unknown.get(id);
-    if (unknownUntil !== undefined) {
-      if (unknownUntil > now) {
-        this.stats?.hit();
-        return null;
-      }
-      this.unknown.delete(id);
-    }
+    const known = this.fresh(id, now);
+    if (known !== undefined) return known;
     const pending = this.loading.get(id);
     if (pending) {
       // Joining a query already in flight costs MySQL nothing.
@@ -96,6 +90,27 @@ export class ApiKeyCache {
 
   get size(): { found: number; unknown: number } {
     return { found: this.found.size, unknown: this.unknown.size };
+  }
+
+  /** A fresh entry's answer (counted as a hit); stale entries are dropped on the way. */
+  private fresh(id: string, now: number): ResolvedKey | null | undefined {
+    const hit = this.found.get(id);
+    if (hit) {
+      if (hit.until > now) {
+        this.stats?.hit();
+        return hit.value;
+      }
+      this.found.delete(id);
+    }
+    const unknownUntil = this.unknown.get(id);
+    if (unknownUntil !== undefined) {
+      if (unknownUntil > now) {
+        this.stats?.hit();
+        return null;
+      }
+      this.unknown.delete(id);
+    }
+    return undefined;
   }
 
   private store(id: string, value: ResolvedKey | null, until: number): void {

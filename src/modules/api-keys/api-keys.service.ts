@@ -208,9 +208,17 @@ export class ApiKeysService {
    * Looks a presented key up by its hash, through the in-process cache (api-key-cache.ts); null
    * when unknown. Revocation, expiry and account status are the caller's to judge, per request.
    */
-  async resolve(presented: string): Promise<ResolvedKey | null> {
+  resolve(presented: string): Promise<ResolvedKey | null> {
     const hash = hashApiKey(presented);
     return this.cache.get(hash, () => this.load(hash));
+  }
+
+  /**
+   * resolve without a promise while the cache holds the answer (nearly every request); undefined
+   * when it must be read with resolve.
+   */
+  resolveCached(presented: string): ResolvedKey | null | undefined {
+    return this.cache.peek(hashApiKey(presented));
   }
 
   private async load(hash: Buffer): Promise<ResolvedKey | null> {

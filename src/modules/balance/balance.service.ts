@@ -8,6 +8,7 @@ import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
 import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
 import { SpendLimits } from './spend-limits.js';
+import { TtlCache } from '../../platform/caching/ttl-cache.js';
 
 export class InsufficientBalance extends Error {
   constructor(
@@ -23,8 +24,7 @@ const PRICE_TTL_MS = 1000;
 /** Every movement of money goes through here: a ledger row and a balance change in one transaction. */
 @Injectable()
 export class BalanceService {
-  private readonly prices = new Map<string, { price: string; until: number }>();
-  private readonly priceReads = new Map<string, Promise<string>>();
+  private readonly prices = new TtlCache<string>(PRICE_TTL_MS, 50_000);
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -34,26 +34,17 @@ export class BalanceService {
   /**
    * The channel's price per unit, remembered for a second so a send costs no extra query; a
    * price change (CLI) reaches every process within that second. The charge is always computed
-   * from the one price read, so the debit and the messages' costs agree.
+   * from the one price read, so the debit and the messages' costs agree. `cachedUnitPrice`
+   * answers it without a promise when it is remembered.
    */
-  async unitPrice(accountId: string, channel: Channel): Promise<string> {
-    const key = `${accountId}:${channel}`;
-    const hit = this.prices.get(key);
-    if (hit && hit.until > Date.now()) return hit.price;
-    // One read in flight per price: under load every send that arrives while it is read would
-    // otherwise read it too.
-    let read = this.priceReads.get(key);
-    if (!read) {
-      read = this.channel(accountId, channel)
-        .then(({ costPerUnit }) => {
-          if (this.prices.size > 50_000) this.prices.clear();
-          this.prices.set(key, { price: costPerUnit, until: Date.now() + PRICE_TTL_MS });
-          return costPerUnit;
-        })
-        .finally(() => this.priceReads.delete(key));
-      this.priceReads.set(key, read);
-    }
-    return read;
+  unitPrice(accountId: string, channel: Channel): Promise<string> {
+    return this.prices.get(`${accountId}:${channel}`, () =>
+      this.channel(accountId, channel).then((c) => c.costPerUnit),
+    );
+  }
+
+  cachedUnitPrice(accountId: string, channel: Channel): string | undefined {
+    return this.prices.peek(`${accountId}:${channel}`);
   }
 
   /** Per-channel value, price and credits; total_value is their sum, computed exactly. */
@@ -149,7 +140,6 @@ export class BalanceService {
   async setPrice(accountId: string, channel: Channel, costPerUnit: string): Promise<AccountChannel> {
     await this.ds.getRepository(AccountChannel).update({ accountId, channel }, { costPerUnit });
     this.prices.delete(`${accountId}:${channel}`);
-    this.priceReads.delete(`${accountId}:${channel}`);
     return this.channel(accountId, channel);
   }
 

@@ -56,14 +56,17 @@ export class SpendLimits {
 
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
+  /**
+   * Whether prepare has rows to create: false once this process knows the day's rows exist, so
+   * a send does not wait on prepare for nothing.
+   */
+  needsPrepare(charge: SpendCharge | null | undefined): boolean {
+    return this.missingOwners(charge).length > 0;
+  }
+
   /** Outside any transaction: makes sure the day's rows of the charge's account and key exist. */
   async prepare(charge: SpendCharge | null | undefined): Promise<void> {
-    if (!charge || !isPositive(charge.amount)) return;
-    const day = utcDay(charge.at);
-    const owners = [
-      { scope: 'account' as const, ownerId: charge.accountId, day },
-      { scope: 'key' as const, ownerId: charge.apiKeyId, day },
-    ].filter((o) => !this.known.has(ownerKey(o)));
+    const owners = this.missingOwners(charge);
     if (owners.length === 0) return;
     await this.ds.query(
       `INSERT IGNORE INTO daily_spend (scope, owner_id, day, spent) VALUES ${owners.map(() => '(?, ?, ?, 0)').join(',')}`,
@@ -71,6 +74,16 @@ export class SpendLimits {
     );
     if (this.known.size > MAX_KNOWN_ROWS) this.known.clear();
     for (const o of owners) this.known.add(ownerKey(o));
+  }
+
+  /** The day's rows of the charge's account and key not yet known to exist. */
+  private missingOwners(charge: SpendCharge | null | undefined) {
+    if (!charge || !isPositive(charge.amount)) return [];
+    const day = utcDay(charge.at);
+    return [
+      { scope: 'account' as const, ownerId: charge.accountId, day },
+      { scope: 'key' as const, ownerId: charge.apiKeyId, day },
+    ].filter((o) => !this.known.has(ownerKey(o)));
   }
 
   /**

@@ -48,7 +48,7 @@ export class SendCommitter {
   ) {}
 
   async commit(send: PreparedSend): Promise<void> {
-    await this.spend.prepare(send.spend);
+    if (this.spend.needsPrepare(send.spend)) await this.spend.prepare(send.spend);
     if (send.messages.rows.length > ALONE_ABOVE) return this.write([send]);
     return this.batcher.push(send);
   }

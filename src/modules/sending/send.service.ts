@@ -235,7 +235,8 @@ export class SendService {
         [{ field: policy.recipientField, message: `at most ${this.config.maxRecipients} recipients` }],
       );
     }
-    const input = await this.templates.apply(auth, policy.channel, raw);
+    // Only a send that names a template waits for one (a single send is mostly waiting).
+    const input = raw.templateId ? await this.templates.apply(auth, policy.channel, raw) : raw;
     policy.validate(input);
     const schedule = resolveSchedule(input, new Date(), this.config.defaultValidityPeriod);
     const callbackUrl = input.callbackUrl
@@ -257,7 +258,9 @@ export class SendService {
     }
     // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged;
     // each recipient's price per unit is its destination's (longest prefix), else the channel's.
-    const channelPrice = await this.balances.unitPrice(auth.account.id, policy.channel);
+    const channelPrice =
+      this.balances.cachedUnitPrice(auth.account.id, policy.channel) ??
+      (await this.balances.unitPrice(auth.account.id, policy.channel));
     const unitPrices = await this.routing.routeAndPrice(
       auth.account.id,
       policy.channel,

@@ -1,6 +1,6 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiKeysService } from '../api-keys.service.js';
+import { ApiKeysService, type ResolvedKey } from '../api-keys.service.js';
 import { LastUsedTracker } from '../last-used.tracker.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import type { AuthedRequest } from './auth-context.js';
@@ -36,7 +36,8 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
-    await this.throttle.checkAddress(req.ip);
+    const refused = this.throttle.checkAddress(req.ip);
+    if (refused) await refused;
     let presented: string | undefined;
     try {
       presented = extractApiKey(req.headers);
@@ -56,7 +57,11 @@ export class ApiKeyGuard implements CanActivate {
         CHALLENGE,
       );
     }
-    const found = presented.length <= 256 ? await this.keys.resolve(presented) : null;
+    let found: ResolvedKey | null = null;
+    if (presented.length <= 256) {
+      const cached = this.keys.resolveCached(presented);
+      found = cached !== undefined ? cached : await this.keys.resolve(presented);
+    }
     if (!found || found.key.revokedAt) {
       throw await this.failed(
         req,

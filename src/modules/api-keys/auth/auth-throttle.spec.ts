@@ -11,8 +11,8 @@ const config = loadConfig({
   QUEUE_PREFIX: `auththrottle_${process.pid}`,
 });
 
-const code = (p: Promise<unknown>) =>
-  p.then(
+const code = (p: Promise<unknown> | null) =>
+  (p ?? Promise.resolve()).then(
     () => 'ok',
     (e: { code?: string; headers?: Record<string, string> }) =>
       `${e.code} ${e.headers?.['Retry-After'] ? 'with Retry-After' : ''}`.trim(),

@@ -57,17 +57,19 @@ export class AuthThrottle {
   }
 
   /**
-   * Throws 429 when this process has seen the address go over its failure limit. Memory only:
-   * it runs before the key lookup on every request. The answer is held for THROTTLE_REFUSAL_DELAY_MS
-   * first (a timer, no CPU): a client that retries the moment it is refused then gets a few
-   * answers a second per connection instead of thousands, each of which other tenants would
-   * wait behind.
+   * Null when the address may go on; when this process has seen it go over its failure limit, a
+   * promise that rejects with the 429. Memory only, and no promise for an address that may go
+   * on: it runs before the key lookup on every request. The 429 comes after
+   * THROTTLE_REFUSAL_DELAY_MS (a timer, no CPU): a client that retries the moment it is refused
+   * then gets a few answers a second per connection instead of thousands, each of which other
+   * tenants would wait behind.
    */
-  async checkAddress(ip: string | undefined): Promise<void> {
+  checkAddress(ip: string | undefined): Promise<never> | null {
     const refusal = this.addressRefusal(ip);
-    if (!refusal) return;
-    await this.pause();
-    throw refusal;
+    if (!refusal) return null;
+    return this.pause().then(() => {
+      throw refusal;
+    });
   }
 
   /**

@@ -55,7 +55,7 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
    * its own): its limit and window come from the calling key, the block lasts one window.
    */
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (await this.shouldSkip(context)) return true;
+    if (this.skips(context)) return true;
     const { limit, windowSeconds } = limitFor(context, this.config);
     const ttl = windowSeconds * 1000;
     return this.handleRequest({
@@ -69,7 +69,12 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
     });
   }
 
-  protected override async shouldSkip(ctx: ExecutionContext): Promise<boolean> {
+  protected override shouldSkip(ctx: ExecutionContext): Promise<boolean> {
+    return Promise.resolve(this.skips(ctx));
+  }
+
+  /** shouldSkip without its promise: it runs on every request. */
+  private skips(ctx: ExecutionContext): boolean {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
     return !ctx.switchToHttp().getRequest<AuthedRequest>().auth;
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { TtlCache } from '../../../platform/caching/ttl-cache.js';
 import type { Channel } from '../../messages/channel.js';
 import { ConnectorStore } from './connector.store.js';
 import { DEFAULT_CONNECTOR, PriceTable, RoutingTable } from './routing-table.js';
@@ -30,8 +31,7 @@ export const NO_ROUTE = 'NO_ROUTE';
 export class RoutingService {
   private table: { value: RoutingTable; until: number } | null = null;
   private loading: Promise<RoutingTable> | null = null;
-  private readonly prices = new Map<string, { value: PriceTable; until: number }>();
-  private readonly priceReads = new Map<string, Promise<PriceTable>>();
+  private readonly prices = new TtlCache<PriceTable>(ROUTING_TTL_MS, MAX_PRICE_TABLES);
   private readonly routed: boolean;
 
   constructor(
@@ -65,25 +65,10 @@ export class RoutingService {
     return value;
   }
 
-  async priceTable(accountId: string, channel: Channel): Promise<PriceTable> {
-    const key = `${accountId}:${channel}`;
-    const hit = this.prices.get(key);
-    if (hit && hit.until > Date.now()) return hit.value;
-    // One read in flight per table, as for the routes.
-    let read = this.priceReads.get(key);
-    if (!read) {
-      read = this.store
-        .prices(accountId, channel)
-        .then((rows) => {
-          const value = new PriceTable(channel, rows);
-          if (this.prices.size > MAX_PRICE_TABLES) this.prices.clear();
-          this.prices.set(key, { value, until: Date.now() + ROUTING_TTL_MS });
-          return value;
-        })
-        .finally(() => this.priceReads.delete(key));
-      this.priceReads.set(key, read);
-    }
-    return read;
+  priceTable(accountId: string, channel: Channel): Promise<PriceTable> {
+    return this.prices.get(`${accountId}:${channel}`, () =>
+      this.store.prices(accountId, channel).then((rows) => new PriceTable(channel, rows)),
+    );
   }
 
   /**
@@ -108,7 +93,7 @@ export class RoutingService {
         }
       }
     }
-    const prices = await this.priceTable(accountId, channel);
+    const prices = this.prices.peek(`${accountId}:${channel}`) ?? (await this.priceTable(accountId, channel));
     if (prices.empty) return entries.map(() => channelPrice);
     return entries.map((e) => prices.price(e.recipient) ?? channelPrice);
   }
