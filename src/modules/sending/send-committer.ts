@@ -47,8 +47,15 @@ export class SendCommitter {
     private readonly spend: SpendLimits,
   ) {}
 
-  async commit(send: PreparedSend): Promise<void> {
-    if (this.spend.needsPrepare(send.spend)) await this.spend.prepare(send.spend);
+  /** Not async: most sends go straight to the batch, and every await would be one more promise. */
+  commit(send: PreparedSend): Promise<void> {
+    if (this.spend.needsPrepare(send.spend))
+      return this.spend.prepare(send.spend).then(() => this.enqueue(send));
+    return this.enqueue(send);
+  }
+
+  /** Large sends are written alone; the rest join the next batch. */
+  private enqueue(send: PreparedSend): Promise<void> {
     if (send.messages.rows.length > ALONE_ABOVE) return this.write([send]);
     return this.batcher.push(send);
   }

@@ -27,6 +27,8 @@ import { TemplateInput } from './personalisation/template-input.js';
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;
 
+type SortedEntry = SendEntry & { index: number };
+
 export interface SendEntry {
   messageId: string;
   uuid: string;
@@ -247,7 +249,10 @@ export class SendService {
         )
       : null;
 
-    const entries = await this.sortRecipients(policy, input.recipients);
+    const entries =
+      input.recipients.length > YIELD_EVERY
+        ? await this.sortManyRecipients(policy, input.recipients)
+        : this.sortRecipients(policy, input.recipients, 0, input.recipients.length);
     if (!raw.ignoreSuppressions) {
       const suppressed = await this.suppressions.apply(
         { accountId: auth.account.id, testMode: isTestKey(auth) },
@@ -261,12 +266,9 @@ export class SendService {
     const channelPrice =
       this.balances.cachedUnitPrice(auth.account.id, policy.channel) ??
       (await this.balances.unitPrice(auth.account.id, policy.channel));
-    const unitPrices = await this.routing.routeAndPrice(
-      auth.account.id,
-      policy.channel,
-      entries,
-      channelPrice,
-    );
+    const unitPrices =
+      this.routing.routeAndPriceCached(auth.account.id, policy.channel, entries, channelPrice) ??
+      (await this.routing.routeAndPrice(auth.account.id, policy.channel, entries, channelPrice));
     // An SMS matter only: e-mail and chat carry any character at the same price.
     const smartEncoding =
       policy.channel === 'sms' && (input.smartEncoding ?? auth.account.smartEncoding ?? false);
@@ -290,14 +292,29 @@ export class SendService {
 
   /**
    * Normalises, drops repeats (listed once) and marks invalid recipients REJECTED, keeping input
-   * order. Yields to the event loop every few thousand recipients, so a 100,000-recipient request
-   * does not hold up everyone else's.
+   * order. Yields to the event loop every YIELD_EVERY recipients, so a 100,000-recipient request
+   * does not hold up everyone else's; a request with fewer is sorted at once (sortRecipients).
    */
-  private async sortRecipients(policy: ChannelPolicy, raw: string[]) {
+  private async sortManyRecipients(policy: ChannelPolicy, raw: string[]) {
     const seen = new Set<string>();
-    const out: Array<SendEntry & { index: number }> = [];
-    for (let index = 0; index < raw.length; index++) {
-      if (index > 0 && index % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
+    const out: SortedEntry[] = [];
+    for (let from = 0; from < raw.length; from += YIELD_EVERY) {
+      if (from > 0) await new Promise((r) => setImmediate(r));
+      this.sortRecipients(policy, raw, from, Math.min(raw.length, from + YIELD_EVERY), seen, out);
+    }
+    return out;
+  }
+
+  /** sortRecipients' work for raw[from, to), into `out` (and `seen`, the recipients already listed). */
+  private sortRecipients(
+    policy: ChannelPolicy,
+    raw: string[],
+    from: number,
+    to: number,
+    seen = new Set<string>(),
+    out: SortedEntry[] = [],
+  ): SortedEntry[] {
+    for (let index = from; index < to; index++) {
       const value = raw[index];
       const check = policy.normaliseRecipient(value);
       const recipient = check.ok ? check.value : String(value).slice(0, 320);

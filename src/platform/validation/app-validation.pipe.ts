@@ -29,7 +29,14 @@ export class AppValidationPipe extends ValidationPipe {
     });
   }
 
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // A custom decorator's value (the caller's key, @Auth) is not validated
+    // (validateCustomDecorators is off): answered as it is, without ValidationPipe's async steps.
+    if (metadata.type === 'custom') return Promise.resolve(value);
+    return this.transformInput(value, metadata);
+  }
+
+  private async transformInput(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (
       metadata.type === 'body' &&
       metadata.metatype &&

@@ -82,19 +82,46 @@ export class RoutingService {
     entries: RoutedRecipient[],
     channelPrice: string,
   ): Promise<string[]> {
-    if (channel === 'sms' && this.routed) {
-      const table = await this.routes();
-      if (!table.routesEverything) {
-        for (const e of entries) {
-          if (e.status === 'ACKNOWLEDGED' && table.candidates(accountId, e.recipient).length === 0) {
-            e.status = 'REJECTED';
-            e.reason = NO_ROUTE;
-          }
-        }
+    const table = this.needsRoutes(channel) ? await this.routes() : null;
+    return routeAndPrice(accountId, table, await this.priceTable(accountId, channel), entries, channelPrice);
+  }
+
+  /** routeAndPrice without a promise, while the routes and prices it needs are remembered; else undefined. */
+  routeAndPriceCached(
+    accountId: string,
+    channel: Channel,
+    entries: RoutedRecipient[],
+    channelPrice: string,
+  ): string[] | undefined {
+    let table: RoutingTable | null = null;
+    if (this.needsRoutes(channel)) {
+      if (!this.table || this.table.until <= Date.now()) return undefined;
+      table = this.table.value;
+    }
+    const prices = this.prices.peek(`${accountId}:${channel}`);
+    return prices && routeAndPrice(accountId, table, prices, entries, channelPrice);
+  }
+
+  private needsRoutes(channel: Channel): boolean {
+    return channel === 'sms' && this.routed;
+  }
+}
+
+function routeAndPrice(
+  accountId: string,
+  table: RoutingTable | null,
+  prices: PriceTable,
+  entries: RoutedRecipient[],
+  channelPrice: string,
+): string[] {
+  if (table && !table.routesEverything) {
+    for (const e of entries) {
+      if (e.status === 'ACKNOWLEDGED' && table.candidates(accountId, e.recipient).length === 0) {
+        e.status = 'REJECTED';
+        e.reason = NO_ROUTE;
       }
     }
-    const prices = this.prices.peek(`${accountId}:${channel}`) ?? (await this.priceTable(accountId, channel));
-    if (prices.empty) return entries.map(() => channelPrice);
-    return entries.map((e) => prices.price(e.recipient) ?? channelPrice);
   }
+  if (prices.empty) return entries.map(() => channelPrice);
+  return entries.map((e) => prices.price(e.recipient) ?? channelPrice);
 }
