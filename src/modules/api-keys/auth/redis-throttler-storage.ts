@@ -1,11 +1,16 @@
 import type { OnModuleDestroy } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { Redis, type RedisOptions } from 'ioredis';
+import { MicroBatcher, type ItemOutcome } from '../../../platform/batching/micro-batcher.js';
+
+/** What a count answers (the package does not export the type by name). */
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /**
- * The key's count and block in one script: the same keys and rules as
- * @nest-lab/throttler-storage-redis (so processes running either share one count), sent as
- * EVALSHA rather than the whole script on every request.
+ * The key's count and block, for ARGV[5] hits in arrival order, each with the same rules and
+ * answer as a script of its own (the rules and keys of @nest-lab/throttler-storage-redis, so
+ * processes running either share one count): totalHits, timeToExpire, isBlocked, timeToBlockExpire
+ * per hit, one after the other. Sent as EVALSHA rather than the whole script every time.
  */
 const SCRIPT = `
 local hitKey = KEYS[1]
@@ -13,29 +18,36 @@ local blockKey = KEYS[2]
 local ttl = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
 local blockDuration = tonumber(ARGV[4])
-local totalHits = redis.call('INCR', hitKey)
-local timeToExpire = redis.call('PTTL', hitKey)
-if timeToExpire <= 0 then
-  redis.call('PEXPIRE', hitKey, ttl)
-  timeToExpire = ttl
+local out = {}
+for i = 1, tonumber(ARGV[5]) do
+  local totalHits = redis.call('INCR', hitKey)
+  local timeToExpire = redis.call('PTTL', hitKey)
+  if timeToExpire <= 0 then
+    redis.call('PEXPIRE', hitKey, ttl)
+    timeToExpire = ttl
+  end
+  local isBlocked = redis.call('GET', blockKey)
+  local timeToBlockExpire = 0
+  if isBlocked then
+    timeToBlockExpire = redis.call('PTTL', blockKey)
+  elseif totalHits > limit then
+    redis.call('SET', blockKey, 1, 'PX', blockDuration)
+    isBlocked = '1'
+    timeToBlockExpire = blockDuration
+  end
+  if isBlocked and timeToBlockExpire <= 0 then
+    redis.call('DEL', blockKey)
+    redis.call('SET', hitKey, 1, 'PX', ttl)
+    totalHits = 1
+    timeToExpire = ttl
+    isBlocked = false
+  end
+  out[#out + 1] = totalHits
+  out[#out + 1] = timeToExpire
+  out[#out + 1] = isBlocked and 1 or 0
+  out[#out + 1] = timeToBlockExpire
 end
-local isBlocked = redis.call('GET', blockKey)
-local timeToBlockExpire = 0
-if isBlocked then
-  timeToBlockExpire = redis.call('PTTL', blockKey)
-elseif totalHits > limit then
-  redis.call('SET', blockKey, 1, 'PX', blockDuration)
-  isBlocked = '1'
-  timeToBlockExpire = blockDuration
-end
-if isBlocked and timeToBlockExpire <= 0 then
-  redis.call('DEL', blockKey)
-  redis.call('SET', hitKey, 1, 'PX', ttl)
-  totalHits = 1
-  timeToExpire = ttl
-  isBlocked = false
-end
-return { totalHits, timeToExpire, isBlocked and 1 or 0, timeToBlockExpire }`;
+return out`;
 
 type Counting = Redis & {
   throttleCount(
@@ -45,40 +57,99 @@ type Counting = Redis & {
     ttl: number,
     limit: number,
     blockDuration: number,
-  ): Promise<[number, number, number, number]>;
+    hits: number,
+  ): Promise<number[]>;
 };
 
+interface Hit {
+  hitKey: string;
+  blockKey: string;
+  name: string;
+  ttl: number;
+  limit: number;
+  blockDuration: number;
+}
+
 /**
- * The rate limiter's counters in Redis, one count per key across every API process. Its own
- * connection with auto-pipelining: the counts of the requests that arrive in the same tick go
- * to Redis in one write and come back in one read, each still its own atomic script.
+ * The rate limiter's counters in Redis, one count per key across every API process. The hits
+ * that arrive in the same tick are counted together: one script call per key (and limit) for
+ * all of them, each hit answered as if it had been counted alone, in arrival order. The calls
+ * of one tick share one write on the connection (auto-pipelining), and one tick's calls do not
+ * wait for an earlier tick's.
  */
 export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
   readonly redis: Counting;
+  private readonly hits = new MicroBatcher<Hit, ThrottlerStorageRecord>({
+    overlap: true,
+    flush: (hits) => this.countAll(hits),
+  });
 
   constructor(url: string, options: RedisOptions) {
     this.redis = new Redis(url, { ...options, enableAutoPipelining: true }) as Counting;
     this.redis.defineCommand('throttleCount', { numberOfKeys: 2, lua: SCRIPT });
   }
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string) {
-    const [totalHits, timeToExpire, isBlocked, timeToBlockExpire] = await this.redis.throttleCount(
-      `{${key}:${throttlerName}}:hits`,
-      `{${key}:${throttlerName}}:blocked`,
-      throttlerName,
+  increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
+    return this.hits.push({
+      hitKey: `{${key}:${throttlerName}}:hits`,
+      blockKey: `{${key}:${throttlerName}}:blocked`,
+      name: throttlerName,
       ttl,
       limit,
       blockDuration,
+    });
+  }
+
+  /** One script call per key and rules (a call never spans two keys' hash slots). */
+  private async countAll(hits: Hit[]): Promise<ItemOutcome<ThrottlerStorageRecord>[]> {
+    const groups = new Map<string, number[]>();
+    hits.forEach((h, i) => {
+      const id = `${h.hitKey} ${h.ttl} ${h.limit} ${h.blockDuration}`;
+      const group = groups.get(id);
+      if (group) group.push(i);
+      else groups.set(id, [i]);
+    });
+    const outcomes = new Array<ItemOutcome<ThrottlerStorageRecord>>(hits.length);
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        const h = hits[group[0]!]!;
+        try {
+          const r = await this.redis.throttleCount(
+            h.hitKey,
+            h.blockKey,
+            h.name,
+            h.ttl,
+            h.limit,
+            h.blockDuration,
+            group.length,
+          );
+          group.forEach((i, n) => {
+            outcomes[i] = { status: 'fulfilled', value: record(r, n * 4) };
+          });
+        } catch (reason) {
+          for (const i of group) outcomes[i] = { status: 'rejected', reason };
+        }
+      }),
     );
-    return {
-      totalHits,
-      timeToExpire: Math.ceil(timeToExpire / 1000),
-      isBlocked: isBlocked === 1,
-      timeToBlockExpire: Math.ceil(timeToBlockExpire / 1000),
-    };
+    return outcomes;
   }
 
   onModuleDestroy(): void {
     this.redis.disconnect(false);
   }
+}
+
+function record(r: number[], at: number): ThrottlerStorageRecord {
+  return {
+    totalHits: r[at]!,
+    timeToExpire: Math.ceil(r[at + 1]! / 1000),
+    isBlocked: r[at + 2] === 1,
+    timeToBlockExpire: Math.ceil(r[at + 3]! / 1000),
+  };
 }
