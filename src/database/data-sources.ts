@@ -27,6 +27,17 @@ const utcMysql = {
   },
 };
 
+/**
+ * A Date as the driver writes it under timezone 'Z' ('YYYY-MM-DD HH:MM:SS.mmm', UTC), made by
+ * the engine's own toISOString: for a time repeated on many rows, formatted once rather than
+ * by the driver for every row (a dozen small strings each time).
+ */
+export function sqlDateTime(d: Date): string;
+export function sqlDateTime(d: Date | null): string | null;
+export function sqlDateTime(d: Date | null): string | null {
+  return d && d.toISOString().slice(0, 23).replace('T', ' ');
+}
+
 function mysqlOptions(db: DatabaseConfig, poolSize: number) {
   return {
     type: 'mysql' as const,

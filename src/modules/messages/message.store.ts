@@ -13,6 +13,7 @@ import type {
   StateWrite,
   WaitingMessage,
 } from './message.types.js';
+import { sqlDateTime } from '../../database/data-sources.js';
 
 export type * from './message.types.js';
 
@@ -54,12 +55,12 @@ function requestValues(r: NewSendRequest): unknown[] {
     r.unitsPerRecipient,
     r.cost,
     r.currency,
-    r.createdAt,
-    r.sendAt,
-    r.dueAt,
+    sqlDateTime(r.createdAt),
+    sqlDateTime(r.sendAt),
+    sqlDateTime(r.dueAt),
     r.validityPeriod,
-    r.validUntil,
-    r.enqueuedAt,
+    sqlDateTime(r.validUntil),
+    sqlDateTime(r.enqueuedAt),
     r.priority ?? 'normal',
     r.suppressionExempt ? 1 : 0,
   ];
@@ -102,6 +103,7 @@ export class MessageStore {
       chars = 0;
     };
     for (const { common, rows } of groups) {
+      const createdAt = sqlDateTime(common.createdAt);
       for (const r of rows) {
         params.push(
           r.id,
@@ -116,8 +118,8 @@ export class MessageStore {
           r.cost,
           r.body ?? null,
           r.subject ?? null,
-          common.createdAt,
-          common.createdAt,
+          createdAt,
+          createdAt,
         );
         chars += (r.body?.length ?? 0) + (r.subject?.length ?? 0);
         if (++count === INSERT_CHUNK || chars > INSERT_CHUNK_CHARS) await flush();

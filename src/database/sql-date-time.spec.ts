@@ -1,0 +1,17 @@
+import mysql2 from 'mysql2';
+import { describe, expect, it } from 'vitest';
+import { sqlDateTime } from './data-sources.js';
+
+describe('sqlDateTime', () => {
+  it('writes a time as the driver does under timezone Z, to the millisecond', () => {
+    for (const d of [
+      new Date('2026-11-23T05:04:03.007Z'),
+      new Date('2026-01-01T00:00:00.000Z'),
+      new Date('2024-02-29T23:59:59.999Z'),
+      new Date(Date.UTC(1999, 11, 31, 9, 8, 7, 60)),
+    ]) {
+      expect(mysql2.format('?', [sqlDateTime(d)], false, 'Z')).toBe(mysql2.format('?', [d], false, 'Z'));
+    }
+    expect(sqlDateTime(null)).toBeNull();
+  });
+});
