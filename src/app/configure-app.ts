@@ -5,8 +5,12 @@ import { AuthThrottle } from '../modules/api-keys/auth/auth-throttle.js';
 import { HttpDrain } from '../modules/health/http-drain.js';
 import { httpMetricsMiddleware } from '../modules/metrics/http-metrics.middleware.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
-import { RequestLogMiddleware, type LoggedRequest } from '../modules/request-logs/request-log.middleware.js';
-import { configureHttp } from '../platform/http/configure-app.js';
+import {
+  RequestLogMiddleware,
+  noteApiReferences,
+  type LoggedRequest,
+} from '../modules/request-logs/request-log.middleware.js';
+import { configureHttp, expressApp } from '../platform/http/configure-app.js';
 import { HTTP_LOGGER } from '../platform/logging/logging.module.js';
 
 /**
@@ -24,6 +28,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     app.get(HttpDrain).middleware(),
     requestLogs(app.get(RequestLogMiddleware)),
   ]);
+  noteApiReferences(expressApp(app).response);
 }
 
 function requestLogs(middleware: RequestLogMiddleware): RequestHandler {

@@ -9,16 +9,19 @@ import { onResponseDone } from '../../platform/http/response-done.js';
 export type LoggedRequest = AuthedRequest & { apiReference?: string };
 
 /**
- * Wraps the response's `json` so the answer's api_reference (a send, a cancellation, a
- * summary) is noted for the log row as it is sent: no parsing of the body, and no interceptor
- * (an rxjs pipeline around every handler) to see what the controller returned. XML answers are
- * text and error envelopes carry none, so their rows have none.
+ * Wraps `json` of the app's response prototype (once, at start) so the answer's api_reference
+ * (a send, a cancellation, a summary) is noted for the log row as it is sent: no parsing of the
+ * body, and no interceptor (an rxjs pipeline around every handler) to see what the controller
+ * returned. Set after the platform's own `json` (the sliced writing of very large answers), it
+ * sees every JSON answer, whatever its size. XML answers are text and error envelopes carry
+ * none, so their rows have none.
  */
-function noteApiReference(req: LoggedRequest, res: Response): void {
-  const json = res.json;
-  res.json = function (this: Response, body?: unknown) {
+export function noteApiReferences(response: Response): void {
+  const json = response.json;
+  response.json = function (this: Response, body?: unknown) {
     const ref = (body as { api_reference?: unknown } | null | undefined)?.api_reference;
-    if (typeof ref === 'string' || typeof ref === 'number') req.apiReference = String(ref);
+    if (typeof ref === 'string' || typeof ref === 'number')
+      (this.req as unknown as LoggedRequest).apiReference = String(ref);
     return json.call(this, body);
   };
 }
@@ -35,7 +38,6 @@ export class RequestLogMiddleware implements NestMiddleware {
   use(req: LoggedRequest, res: Response, next: NextFunction): void {
     const started = performance.now();
     const createdAt = new Date();
-    noteApiReference(req, res);
     onResponseDone(res, () => {
       const auth = req.auth;
       if (!auth) return;

@@ -28,6 +28,11 @@ function trustProxySetting(value: string | undefined): boolean | string | string
     .filter(Boolean);
 }
 
+/** The Express app under Nest's adapter: its `response` is the prototype of every response. */
+export function expressApp(app: NestExpressApplication): express.Express {
+  return app.getHttpAdapter().getInstance() as express.Express;
+}
+
 /**
  * Everything the HTTP app needs beyond its modules. `early` are the middlewares that must see
  * every request right after it gets its id, before security headers, body parsing and routing
@@ -50,10 +55,10 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig, ea
       refuseCrossSite(config.http.corsOrigins),
       // The XML endpoint is read as text whatever Content-Type says, except form types.
       refuseFormBodies(config.http.xmlAcceptFormContentTypes),
-      // Answers with one entry per recipient of a very large send are written in slices.
-      sliceLargeJson,
     ]),
   );
+  // Answers with one entry per recipient of a very large send are written in slices.
+  sliceLargeJson(expressApp(app).response);
   applyServerLimits(app.getHttpServer(), config.http);
   app.use('/api/v1/xml', express.text({ type: () => true, limit: config.http.xmlBodyLimit }));
   app.use('/api/v1/json', requireJsonBody());

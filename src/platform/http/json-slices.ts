@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { Response } from 'express';
 import { sendError } from '../errors/error-body.js';
 
 /** A top-level array longer than this is written a slice at a time. */
@@ -43,11 +43,12 @@ function bigArrayKey(body: unknown): string | undefined {
  * `res.json` for answers with a very long top-level array (one entry per recipient of a
  * 100,000-recipient send): their text is built in slices (stringifyInSlices), so other
  * requests are served meanwhile rather than waiting for one long JSON.stringify. Every other
- * answer goes through Express's own `res.json` unchanged.
+ * answer goes through Express's own `res.json` unchanged. Set once on the app's response
+ * prototype (`app.response`), not on each response.
  */
-export function sliceLargeJson(req: Request, res: Response, next: NextFunction): void {
-  const json = res.json;
-  res.json = function (this: Response, body?: unknown) {
+export function sliceLargeJson(response: Response): void {
+  const json = response.json;
+  response.json = function (this: Response, body?: unknown) {
     const key = bigArrayKey(body);
     if (key === undefined) return json.call(this, body);
     stringifyInSlices(body as Record<string, unknown>, key).then(
@@ -56,9 +57,8 @@ export function sliceLargeJson(req: Request, res: Response, next: NextFunction):
         if (!this.get('Content-Type')) this.type('application/json');
         this.send(text);
       },
-      () => sendError(req, this, 500, 'INTERNAL_ERROR', 'The answer could not be written.'),
+      () => sendError(this.req, this, 500, 'INTERNAL_ERROR', 'The answer could not be written.'),
     );
     return this;
   };
-  next();
 }

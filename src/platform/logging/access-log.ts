@@ -59,18 +59,26 @@ export function accessLog(http: HttpLogger, options: Options): HttpLogger {
  * `root.child(bindings)`, made on first use: most requests log nothing while they are handled,
  * and a pino child costs its bindings' serialization and redaction. nestjs-pino keeps this
  * object as the request's logger in its async context; every property read or write reaches
- * the child.
+ * the child. One handler serves every request's proxy (its state is on the proxy's target).
  */
 function lazyChild(root: Logger, bindings: Record<string, unknown>): Logger {
-  let child: Logger | undefined;
-  const real = () => (child ??= root.child(bindings));
-  return new Proxy({} as Logger, {
-    get(_target, prop) {
-      const logger = real();
-      const value: unknown = Reflect.get(logger, prop, logger);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(logger) : value;
-    },
-    set: (_target, prop, value) => Reflect.set(real(), prop, value),
-    has: (_target, prop) => Reflect.has(real(), prop),
-  });
+  return new Proxy({ root, bindings } as LazyTarget, LAZY_CHILD) as unknown as Logger;
 }
+
+interface LazyTarget {
+  root: Logger;
+  bindings: Record<string, unknown>;
+  child?: Logger;
+}
+
+const real = (t: LazyTarget): Logger => (t.child ??= t.root.child(t.bindings));
+
+const LAZY_CHILD: ProxyHandler<LazyTarget> = {
+  get(target, prop) {
+    const logger = real(target);
+    const value: unknown = Reflect.get(logger, prop, logger);
+    return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(logger) : value;
+  },
+  set: (target, prop, value) => Reflect.set(real(target), prop, value),
+  has: (target, prop) => Reflect.has(real(target), prop),
+};
