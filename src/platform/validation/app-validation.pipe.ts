@@ -62,6 +62,8 @@ export class AppValidationPipe extends ValidationPipe {
         return Object.assign((await super.transform(rest, metadata)) as object, held);
       }
     }
-    return super.transform(value, metadata);
+    // Awaited rather than returned: an async function that returns a promise settles a tick
+    // later, through one more promise.
+    return await super.transform(value, metadata);
   }
 }

@@ -54,8 +54,8 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
    * The one throttler, without ThrottlerGuard's per-route lookups (no route sets a throttle of
    * its own): its limit and window come from the calling key, the block lasts one window.
    */
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.skips(context)) return true;
+  override canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.skips(context)) return Promise.resolve(true);
     const { limit, windowSeconds } = limitFor(context, this.config);
     const ttl = windowSeconds * 1000;
     return this.handleRequest({
