@@ -19,8 +19,13 @@ interface Profile {
   samples: number[];
 }
 
-/** Frames of module loading: start-up, not requests. */
-const LOADING = /node:internal\/modules\/|^node:internal\/deps\/cjs-module-lexer/;
+/**
+ * Frames of module loading: start-up, not requests. The ESM loader reads each module's source
+ * with fs/promises, whose continuations run from the event loop with none of the loader's frames
+ * above them; nothing on a request's path reads files that way.
+ */
+const LOADING =
+  /node:internal\/modules\/|^node:internal\/deps\/cjs-module-lexer|^node:internal\/fs\/promises/;
 
 function place(url: string, functionName: string): string {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
