@@ -81,6 +81,23 @@ const cli = (...args: string[]): any => cliJson({ DATABASE_URL: mysqlUrl }, ...a
 const numbers = (n: number, base: number) =>
   Array.from({ length: n }, (_, i) => String(260_970_000_000 + base + i));
 
+/** 50 connections POSTing `body` as JSON to `url`, for `until`'s seconds or number of requests. */
+function post50(
+  url: string,
+  body: object,
+  headers: Record<string, string>,
+  until: { duration: number } | { amount: number },
+) {
+  return autocannon({
+    url,
+    method: 'POST',
+    connections: 50,
+    ...until,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
 /** `pid`: the process serving `url`, whose CPU time per 2xx answer the result reports. */
 async function load(
   url: string,
@@ -90,14 +107,7 @@ async function load(
   pid?: number,
 ) {
   const cpu0 = pid === undefined ? 0 : cpuMs(pid);
-  const r = await autocannon({
-    url,
-    method: 'POST',
-    connections: 50,
-    duration: seconds,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
+  const r = await post50(url, body, headers, { duration: seconds });
   const cpu = pid === undefined ? NaN : cpuMs(pid) - cpu0;
   return {
     rps: r.requests.average,
@@ -122,14 +132,7 @@ async function countPerAnswer(
   headers: Record<string, string>,
 ): Promise<{ kbPerAnswer: number; promisesPerAnswer: number }> {
   const window = async () => {
-    const r = await autocannon({
-      url,
-      method: 'POST',
-      connections: 50,
-      amount: COUNT_REQUESTS,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+    const r = await post50(url, body, headers, { amount: COUNT_REQUESTS });
     await sleep(700);
     return Math.max(1, r['2xx']);
   };
