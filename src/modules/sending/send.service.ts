@@ -237,7 +237,7 @@ export class SendService {
         [{ field: policy.recipientField, message: `at most ${this.config.maxRecipients} recipients` }],
       );
     }
-    // Only a send that names a template waits for one (a single send is mostly waiting).
+    // Only a send that names a template waits for one: an await costs a promise even when nothing is awaited.
     const input = raw.templateId ? await this.templates.apply(auth, policy.channel, raw) : raw;
     policy.validate(input);
     const schedule = resolveSchedule(input, new Date(), this.config.defaultValidityPeriod);
@@ -305,7 +305,7 @@ export class SendService {
     return out;
   }
 
-  /** sortRecipients' work for raw[from, to), into `out` (and `seen`, the recipients already listed). */
+  /** The recipients raw[from, to), normalised into `out`; `seen` holds those already listed. */
   private sortRecipients(
     policy: ChannelPolicy,
     raw: string[],
