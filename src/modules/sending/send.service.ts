@@ -14,7 +14,7 @@ import { checkCallbackUrl } from '../callbacks/callback-url.js';
 import type { ChannelPolicy, SendInput, TextMeasure } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
-import { uuidV7 } from './uuid-source.js';
+import { listRecipients } from './recipient-list.js';
 import { DuplicateReference, SendCommitter } from './send-committer.js';
 import { resolveSchedule } from '../messages/schedule.js';
 import { SpendLimitExceeded } from '../balance/spend-limits.js';
@@ -23,11 +23,6 @@ import { planTexts } from './personalisation/text-plan.js';
 import { priceTexts } from './personalisation/entry-pricing.js';
 import type { Replacement } from './personalisation/smart-encoding.js';
 import { TemplateInput } from './personalisation/template-input.js';
-
-/** Recipients handled between two yields to the event loop. */
-const YIELD_EVERY = 2000;
-
-type SortedEntry = SendEntry & { index: number };
 
 export interface SendEntry {
   messageId: string;
@@ -249,10 +244,9 @@ export class SendService {
         )
       : null;
 
-    const entries =
-      input.recipients.length > YIELD_EVERY
-        ? await this.sortManyRecipients(policy, input.recipients)
-        : this.sortRecipients(policy, input.recipients, 0, input.recipients.length);
+    const listed = listRecipients(policy, input.recipients, () => this.ids.next());
+    // Only a request long enough to be listed in several tasks is awaited.
+    const entries = Array.isArray(listed) ? listed : await listed;
     if (!raw.ignoreSuppressions) {
       const suppressed = await this.suppressions.apply(
         { accountId: auth.account.id, testMode: isTestKey(auth) },
@@ -288,48 +282,6 @@ export class SendService {
     const priced = priceTexts(unitPrices, plan.texts);
     const requestHash = this.hash(policy.channel, input, callbackUrl, smartEncoding);
     return { input, callbackUrl, entries, accepted, plan, priced, requestHash, schedule };
-  }
-
-  /**
-   * Normalises, drops repeats (listed once) and marks invalid recipients REJECTED, keeping input
-   * order. Yields to the event loop every YIELD_EVERY recipients, so a 100,000-recipient request
-   * does not hold up everyone else's; a request with fewer is sorted at once (sortRecipients).
-   */
-  private async sortManyRecipients(policy: ChannelPolicy, raw: string[]) {
-    const seen = new Set<string>();
-    const out: SortedEntry[] = [];
-    for (let from = 0; from < raw.length; from += YIELD_EVERY) {
-      if (from > 0) await new Promise((r) => setImmediate(r));
-      this.sortRecipients(policy, raw, from, Math.min(raw.length, from + YIELD_EVERY), seen, out);
-    }
-    return out;
-  }
-
-  /** The recipients raw[from, to), normalised into `out`; `seen` holds those already listed. */
-  private sortRecipients(
-    policy: ChannelPolicy,
-    raw: string[],
-    from: number,
-    to: number,
-    seen = new Set<string>(),
-    out: SortedEntry[] = [],
-  ): SortedEntry[] {
-    for (let index = from; index < to; index++) {
-      const value = raw[index];
-      const check = policy.normaliseRecipient(value);
-      const recipient = check.ok ? check.value : String(value).slice(0, 320);
-      if (seen.has(recipient)) continue;
-      seen.add(recipient);
-      out.push({
-        index,
-        messageId: this.ids.next(),
-        uuid: uuidV7(),
-        recipient,
-        status: check.ok ? 'ACKNOWLEDGED' : 'REJECTED',
-        reason: check.ok ? undefined : check.reason,
-      });
-    }
-    return out;
   }
 
   private hash(channel: Channel, input: SendInput, callbackUrl: string | null, smart: boolean): Buffer {

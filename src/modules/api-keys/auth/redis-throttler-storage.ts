@@ -80,6 +80,8 @@ interface Hit {
 export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
   readonly redis: Counting;
   private readonly hits = new MicroBatcher<Hit, ThrottlerStorageRecord>({
+    // Bounds one script's time in Redis when a tick brings a flood of one key's hits.
+    maxBatch: 500,
     overlap: true,
     flush: (hits) => this.countAll(hits),
   });
