@@ -22,17 +22,22 @@ import { startupFailure } from './platform/startup/startup-failure.js';
 import type { AppConfig } from './config/config.js';
 import { loadConfigOrExit } from './config/load-or-exit.js';
 import { HttpDrain } from './modules/health/http-drain.js';
+import { ShapedExpressAdapter } from './platform/http/message-shape.js';
 
 /** The app's own logger, once it exists: flushed before the last line. */
 let appLog: Pino | undefined;
 
 async function bootstrap(config: AppConfig, log: Pino): Promise<void> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bodyParser: false,
-    // Not buffered: a start-up that waits for MySQL says so while it waits.
-    logger: nestLoggerOver(log),
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config),
+    new ShapedExpressAdapter(),
+    {
+      bodyParser: false,
+      // Not buffered: a start-up that waits for MySQL says so while it waits.
+      logger: nestLoggerOver(log),
+      abortOnError: false,
+    },
+  );
   app.useLogger(new QuietWiringLogger(app.get(Logger)));
   appLog = app.get<HttpLogger>(HTTP_LOGGER).logger;
   // Before configureApp, whose own call is then a no-op: exit with process.exit once the

@@ -13,6 +13,7 @@ import { inject } from 'vitest';
 import { copyTemplate } from './db-template.js';
 import { dropLocalState } from './local-state.js';
 import { testEnv, uniqueName } from './test-env.js';
+import { ShapedExpressAdapter } from '../../src/platform/http/message-shape.js';
 
 export { MYSQL_ROOT, testEnv, uniqueName } from './test-env.js';
 
@@ -47,6 +48,7 @@ export async function startTestApp(
   });
   const moduleRef = await (options.override ? options.override(builder) : builder).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(
+    new ShapedExpressAdapter(),
     options.appLogger ? { bodyParser: false, bufferLogs: true } : { bodyParser: false, logger: ['error'] },
   );
   if (options.appLogger) app.useLogger(app.get(Logger));

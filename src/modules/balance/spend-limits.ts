@@ -105,7 +105,13 @@ export class SpendLimits {
     for (const c of paid)
       for (const o of ownersOf(c))
         if (!owners.has(ownerKey(o)))
-          owners.set(ownerKey(o), { ...o, spent: new Decimal(0), added: new Decimal(0) });
+          owners.set(ownerKey(o), {
+            scope: o.scope,
+            ownerId: o.ownerId,
+            day: o.day,
+            spent: new Decimal(0),
+            added: new Decimal(0),
+          });
     const sorted = [...owners.keys()].sort().map((k) => owners.get(k)!);
     // Without a limit in the batch there is nothing to check: the upsert below adds the totals
     // (locking the same rows, in the same order), and a limited batch racing it waits on them.

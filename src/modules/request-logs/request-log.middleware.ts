@@ -4,6 +4,9 @@ import type { AuthedRequest } from '../api-keys/auth/auth-context.js';
 import { displayAddress } from '../api-keys/auth/ip-allow-list.js';
 import { RequestLogWriter } from './request-log.writer.js';
 import { onResponseDone } from '../../platform/http/response-done.js';
+import { declareRequestFields } from '../../platform/http/message-shape.js';
+
+declareRequestFields('apiReference');
 
 /** The api_reference of a JSON send answer, noted on the request for the log row. */
 export type LoggedRequest = AuthedRequest & { apiReference?: string };

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { declareRequestFields } from './message-shape.js';
+
+declareRequestFields('id');
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -1,7 +1,9 @@
 import type { ServerResponse } from 'node:http';
+import { declareResponseFields } from './message-shape.js';
 
 const HOOKS = Symbol('responseDoneHooks');
 const ERROR = Symbol('responseError');
+declareResponseFields(HOOKS);
 
 type Hooked = ServerResponse & { [HOOKS]?: Array<() => void>; [ERROR]?: Error };
 

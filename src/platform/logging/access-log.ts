@@ -3,6 +3,10 @@ import type { Logger } from 'pino';
 import type { HttpLogger, Options } from 'pino-http';
 import { Store, storage } from 'nestjs-pino/storage.js';
 import { onResponseDone, responseError } from '../http/response-done.js';
+import { declareRequestFields, declareResponseFields } from '../http/message-shape.js';
+
+declareRequestFields('log');
+declareResponseFields('log');
 
 type Req = IncomingMessage & { originalUrl?: string; log?: Logger };
 type Res = ServerResponse & { log?: Logger; err?: Error };

@@ -7,6 +7,9 @@ import type { AuthedRequest } from './auth-context.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { AmbiguousCredentials, extractApiKey } from './extract-api-key.js';
 import { IS_PUBLIC } from '../../../platform/http/public.decorator.js';
+import { declareRequestFields } from '../../../platform/http/message-shape.js';
+
+declareRequestFields('auth');
 
 /**
  * Bearer only, although Basic is still accepted: a browser shows its login prompt for a Basic

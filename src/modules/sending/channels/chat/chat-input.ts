@@ -29,13 +29,18 @@ export function chatInput(body: Record<string, unknown>): SendInput {
   }
   throwIfProblems(problems);
   const senderid = body.senderid as string | number;
+  const schedule = scheduleInput(body);
+  // Field by field, not spread (see SendInput).
   return {
-    ...extra,
     sender: typeof senderid === 'number' ? String(senderid) : senderid.trim().replace(/^\+/, ''),
     recipients: asList(body.recipient as string | string[]),
     body: extra.templateId ? '' : (body.message as string),
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
-    ...scheduleInput(body),
+    sendAt: schedule.sendAt,
+    validityPeriod: schedule.validityPeriod,
     priority: priorityOf(body),
+    templateId: extra.templateId,
+    variables: extra.variables,
+    smartEncoding: extra.smartEncoding,
   };
 }

@@ -44,8 +44,9 @@ export function emailInput(body: Record<string, unknown>): SendInput {
   throwIfProblems(problems);
   const replyTo = body.reply_to as string | undefined;
   const subject = body.subject as string | undefined;
+  const schedule = scheduleInput(body);
+  // Field by field, not spread (see SendInput).
   return {
-    ...extra,
     sender: sender(body.from as string),
     recipients: asList(body.to as string | string[]),
     body: extra.templateId ? '' : (body.email_body as string),
@@ -54,7 +55,11 @@ export function emailInput(body: Record<string, unknown>): SendInput {
     replyTo: replyTo === undefined || replyTo.trim() === '' ? null : address(replyTo),
     source: (body.source as string | undefined) ?? null,
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
-    ...scheduleInput(body),
+    sendAt: schedule.sendAt,
+    validityPeriod: schedule.validityPeriod,
     priority: priorityOf(body),
+    templateId: extra.templateId,
+    variables: extra.variables,
+    smartEncoding: extra.smartEncoding,
   };
 }

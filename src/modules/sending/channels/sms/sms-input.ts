@@ -15,15 +15,20 @@ export function smsInput(body: Record<string, unknown>): SendInput {
   // With a template the text comes from it (filled in by the pipeline).
   const message = extra.templateId ? '' : pickAlias<string>(body, 'message', 'message_body', problems);
   throwIfProblems(problems);
+  const schedule = scheduleInput(body);
+  // Field by field, not spread (see SendInput).
   return {
-    ...extra,
     sender: sender!.trim(),
     recipients: asList(to),
     body: message!,
     source: (body.source as string | undefined) ?? null,
     callbackUrl: (body.callback_url as string | undefined) ?? null,
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
-    ...scheduleInput(body),
+    sendAt: schedule.sendAt,
+    validityPeriod: schedule.validityPeriod,
     priority: priorityOf(body),
+    templateId: extra.templateId,
+    variables: extra.variables,
+    smartEncoding: extra.smartEncoding,
   };
 }

@@ -1,0 +1,107 @@
+import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
+import type { NestApplicationOptions } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+
+type Key = string | symbol;
+
+/**
+ * The properties the app's layers give every request and every response after Node made them:
+ * Express, its router and the body parsers, then this app's middlewares and guards (each adds
+ * its own with `declareRequestFields` / `declareResponseFields` where it is defined).
+ */
+const requestFields = new Set<Key>([
+  'res',
+  'next',
+  'baseUrl',
+  'originalUrl',
+  '_parsedUrl',
+  'params',
+  'route',
+  'body',
+  // Inherited (0) until a stream listener is added; then own.
+  '_eventsCount',
+]);
+const responseFields = new Set<Key>(['locals', 'statusCode', 'statusMessage']);
+
+/**
+ * The symbol under which Express's router notes the matched route on each request. It is not
+ * exported, so it is read from the router's own module, found from Express; if that ever
+ * fails, requests simply get it later, as they would anyway.
+ */
+function routerMatchedRoute(): symbol | undefined {
+  try {
+    const fromExpress = createRequire(createRequire(import.meta.url).resolve('express'));
+    const fromRouter = createRequire(fromExpress.resolve('router'));
+    const { matchedRoute } = fromRouter('./lib/symbols.js') as { matchedRoute?: unknown };
+    return typeof matchedRoute === 'symbol' ? matchedRoute : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const matched = routerMatchedRoute();
+if (matched) requestFields.add(matched);
+
+/** Declares a property that some layer adds to every request (see ShapedRequest). */
+export function declareRequestFields(...keys: Key[]): void {
+  for (const k of keys) requestFields.add(k);
+}
+
+/** Declares a property that some layer adds to every response (see ShapedRequest). */
+export function declareResponseFields(...keys: Key[]): void {
+  for (const k of keys) responseFields.add(k);
+}
+
+export function declaredFields(): { request: Key[]; response: Key[] } {
+  return { request: [...requestFields], response: [...responseFields] };
+}
+
+/** Each field becomes an own property holding what it reads now: absent is undefined, inherited is kept. */
+function ownAll(target: object, fields: Set<Key>): void {
+  const t = target as Record<Key, unknown>;
+  for (const k of fields) t[k] = t[k];
+}
+
+/**
+ * A request that has, from its construction, every property the app's layers will give it.
+ *
+ * Express changes the prototype of every request and response (`Object.setPrototypeOf` to the
+ * app's `request` and `response`). V8 gives an object whose prototype was changed a map that
+ * records no transitions, so each property added afterwards makes a new map and copies the
+ * object's whole descriptor array, every time: a dozen such additions per request cost about
+ * a microsecond each and kilobytes of garbage. With the properties already there, the prototype
+ * change is one cached transition and the later writes only store values. What a property
+ * reads is unchanged; only `in` and own-key listings see it earlier.
+ */
+export class ShapedRequest extends IncomingMessage {
+  constructor(socket: Socket) {
+    super(socket);
+    ownAll(this, requestFields);
+  }
+}
+
+export class ShapedResponse<Req extends IncomingMessage = IncomingMessage> extends ServerResponse<Req> {
+  /** `options`: what Node's server passes (highWaterMark, rejectNonStandardBodyWrites), typed or not. */
+  constructor(req: Req, options?: object) {
+    // @ts-expect-error Node's ServerResponse takes the server's options as a second argument.
+    super(req, options);
+    ownAll(this, responseFields);
+  }
+}
+
+/** Nest's Express adapter on a server that makes ShapedRequest and ShapedResponse objects. */
+export class ShapedExpressAdapter extends ExpressAdapter {
+  override initHttpServer(options: NestApplicationOptions): void {
+    // Nest's own server for what this app never asks for (TLS, Nest's closing and connection tracking).
+    if (options?.httpsOptions || options?.return503OnClosing || options?.forceCloseConnections) {
+      super.initHttpServer(options);
+      return;
+    }
+    const server: Server = createServer(
+      { IncomingMessage: ShapedRequest, ServerResponse: ShapedResponse },
+      this.getInstance(),
+    );
+    this.setHttpServer(server);
+  }
+}
