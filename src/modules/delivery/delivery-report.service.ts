@@ -18,6 +18,7 @@ import { compareIds, ReceiptMatcher, receiptKey } from './receipt-matcher.js';
 import { isLockConflict, REPORT_LOCK_TRIES } from './retry-policy.js';
 import { idKeys } from './transports/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
+import { withFields } from '../../platform/objects/with-fields.js';
 
 const MAX_BATCH = 500;
 const UNMATCHED_LOG_EVERY_MS = 10_000;
@@ -120,7 +121,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
       const outcomes = await this.matcher.recordParts(
         matched.map((r) => ({
           part: found.get(receiptKey(r))!,
-          report: { ...r, occurredAt: new Date() },
+          report: withFields(r, { occurredAt: new Date() }),
         })),
       );
       // The state change is stamped when we learn of it: providers' own times are often

@@ -3,6 +3,7 @@ import { ScheduleStore } from '../messages/schedule.store.js';
 import { MessageStateService } from './message-state.service.js';
 import type { OutboundMessage } from './transports/transport.js';
 import { VALIDITY_PERIOD_ELAPSED } from './claim-lease.js';
+import { withFields } from '../../platform/objects/with-fields.js';
 
 /**
  * The dispatcher's side of "sent or cancelled, never both": before a slice goes to a transport,
@@ -46,7 +47,7 @@ export class HandOverClaims {
         now,
       ),
     );
-    return part.filter((m) => claimed.has(m.id)).map((m) => ({ ...m, validUntil }));
+    return part.filter((m) => claimed.has(m.id)).map((m) => withFields(m, { validUntil }));
   }
 
   /** Messages left waiting after a hand-over attempt (to be retried) may be cancelled again meanwhile. */

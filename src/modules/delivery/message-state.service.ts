@@ -9,6 +9,7 @@ import { isBeingHandedOver } from './claim-lease.js';
 import { isLockConflict, TRANSITION_LOCK_TRIES } from './retry-policy.js';
 import { STATE_CHANGE_LISTENER, type StateChangeListener } from './state-change-listener.js';
 import { mayMove, REFUNDED_ON_ENTRY } from './transitions.js';
+import { withFields } from '../../platform/objects/with-fields.js';
 
 export interface Transition {
   id: string;
@@ -80,7 +81,7 @@ export class MessageStateService {
         const at = t.at ?? new Date();
         if (t.unlessHandingOver && isBeingHandedOver(row, at)) continue;
         row.status = t.status;
-        done.push({ row, t: { ...t, at } });
+        done.push({ row, t: withFields(t, { at }) });
       }
       await this.write(em, done);
       if (alongside) await alongside(em);

@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { MessagePartsStore, type PartRow } from '../messages/message-parts.store.js';
 import { idKeys, submitKeysFor, type ReceiptIdFormat } from './transports/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
+import { withFields } from '../../platform/objects/with-fields.js';
 
 export type ReportStatus = DeliveryReport['status'];
 
@@ -153,7 +154,7 @@ export function bestMatches(
     let best = pick(null, byRaw.get(k.raw), 0, connector);
     if (sameBase && k.hex !== null) best = pick(best, byHex.get(k.hex), 1, connector);
     if (fromHex && k.dec !== null) best = pick(best, byHex.get(k.dec), 2, connector);
-    if (best) found.set(receiptKey(r), { ...best.row, message_id: String(best.row.message_id) });
+    if (best) found.set(receiptKey(r), withFields(best.row, { message_id: String(best.row.message_id) }));
   }
   return found;
 }

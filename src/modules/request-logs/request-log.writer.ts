@@ -5,6 +5,7 @@ import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
 import { isUnavailableError } from '../../platform/errors/classify-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { LOG_DB } from '../../database/data-sources.js';
+import { withFields } from '../../platform/objects/with-fields.js';
 
 export interface RequestLogRow {
   apiKeyId: string;
@@ -92,7 +93,7 @@ export class RequestLogWriter implements OnApplicationShutdown {
         return;
       }
       this.refusals.set(row.apiKeyId, {
-        row: { ...row, repeatCount: 1 },
+        row: withFields(row, { repeatCount: 1 }),
         until: Date.now() + this.refusalWindowMs,
       });
       if (!this.refusalTimer) {

@@ -96,68 +96,63 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
+/**
+ * One classification, every field written in one literal (no spread of shared defaults: a
+ * property written after a spread makes a hidden class per error, see with-fields.ts).
+ */
+function classified(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  more: { details?: ErrorDetail[]; headers?: Record<string, string>; unexpected?: boolean } = {},
+): ClassifiedError {
+  return {
+    status,
+    code,
+    message,
+    details: more.details ?? [],
+    headers: more.headers ?? {},
+    unexpected: more.unexpected ?? false,
+  };
+}
+
+function bodyParserError(type: string | undefined): ClassifiedError | undefined {
+  const known = type ? BODY_PARSER_ERRORS[type] : undefined;
+  return known && classified(known.status, known.code, known.message);
+}
+
 /** Maps anything thrown to the status, code and sentence the client sees. */
 export function classifyError(err: unknown): ClassifiedError {
-  const base = { details: [] as ErrorDetail[], headers: {} as Record<string, string>, unexpected: false };
   if (err instanceof AppException) {
-    return {
-      ...base,
-      status: err.status,
-      code: err.code,
-      message: err.message,
-      details: err.details,
-      headers: err.headers,
-    };
+    return classified(err.status, err.code, err.message, { details: err.details, headers: err.headers });
   }
-  if (err instanceof MalformedXmlError) {
-    return { ...base, status: err.status, code: err.code, message: err.message };
-  }
-  const parserType = (err as { type?: string } | null)?.type;
-  if (parserType && BODY_PARSER_ERRORS[parserType]) return { ...base, ...BODY_PARSER_ERRORS[parserType] };
+  if (err instanceof MalformedXmlError) return classified(err.status, err.code, err.message);
+  const parsing = bodyParserError((err as { type?: string } | null)?.type);
+  if (parsing) return parsing;
   if (isUndecodableBody(err)) {
-    return {
-      ...base,
-      status: 400,
-      code: 'MALFORMED_BODY',
-      message: 'The request body does not match its Content-Encoding.',
-    };
+    return classified(400, 'MALFORMED_BODY', 'The request body does not match its Content-Encoding.');
   }
   if (err instanceof ThrottlerException) {
-    return {
-      ...base,
-      status: 429,
-      code: 'RATE_LIMITED',
-      message: 'Too many requests for this API key; retry later.',
-    };
+    return classified(429, 'RATE_LIMITED', 'Too many requests for this API key; retry later.');
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();
-    const cause = (err as { cause?: { type?: string } }).cause;
-    if (cause?.type && BODY_PARSER_ERRORS[cause.type]) return { ...base, ...BODY_PARSER_ERRORS[cause.type] };
+    const cause = bodyParserError((err as { cause?: { type?: string } }).cause?.type);
+    if (cause) return cause;
     const code = STATUS_CODES[status];
-    if (status === 404) return { ...base, status, code: 'NOT_FOUND', message: 'No such route or resource.' };
+    if (status === 404) return classified(status, 'NOT_FOUND', 'No such route or resource.');
     if (code && status < 500) {
       const resp = err.getResponse();
       const text =
         typeof resp === 'string' ? resp : String((resp as { message?: unknown }).message ?? err.message);
-      return { ...base, status, code, message: text };
+      return classified(status, code, text);
     }
   }
   if (isUnavailableError(err)) {
-    return {
-      ...base,
-      status: 503,
-      code: 'SERVICE_UNAVAILABLE',
-      message: 'A backing service is unavailable; retry shortly.',
+    return classified(503, 'SERVICE_UNAVAILABLE', 'A backing service is unavailable; retry shortly.', {
       headers: { 'Retry-After': '5' },
       unexpected: true,
-    };
+    });
   }
-  return {
-    ...base,
-    status: 500,
-    code: 'INTERNAL_ERROR',
-    message: 'An internal error occurred.',
-    unexpected: true,
-  };
+  return classified(500, 'INTERNAL_ERROR', 'An internal error occurred.', { unexpected: true });
 }

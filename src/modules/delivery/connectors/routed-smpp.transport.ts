@@ -8,6 +8,7 @@ import type {
 } from '../transports/transport.js';
 import type { ConnectorPool } from './connector-pool.js';
 import { NO_ROUTE, type RoutingService } from './routing.service.js';
+import { withFields } from '../../../platform/objects/with-fields.js';
 
 /**
  * SMS over several SMSC links. Each message goes to the connectors its destination routes to,
@@ -77,7 +78,7 @@ export class RoutedSmppTransport implements Transport {
       const next: number[] = [];
       out.forEach((r, j) => {
         const i = pending[j];
-        if (r.kind === 'accepted') results[i] = { ...r, connector: connector.name };
+        if (r.kind === 'accepted') results[i] = withFields(r, { connector: connector.name });
         else {
           results[i] = r;
           if (r.kind === 'transient') next.push(i);

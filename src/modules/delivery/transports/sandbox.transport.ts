@@ -9,6 +9,7 @@ import type {
   TransportHealth,
   TransportResult,
 } from './transport.js';
+import { withFields } from '../../../platform/objects/with-fields.js';
 
 export interface SandboxTransportOptions {
   channel: Channel;
@@ -116,7 +117,7 @@ export class SandboxTransport implements Transport {
       return;
     }
     try {
-      await this.handler({ ...report, occurredAt: new Date() });
+      await this.handler(withFields(report, { occurredAt: new Date() }));
       await then?.();
     } catch (err) {
       // The handler owns persistence and retries; here it can only be noted.

@@ -70,7 +70,11 @@ export function buildSubmitSm(message: OutboundMessage, ref: number): smpp.PduPa
   const { encoding, segments } = countSegments(message.body);
   const sender = message.sender ?? '';
   const numericSender = /^\+?\d+$/.test(sender);
-  const base: smpp.PduParams = {
+  // The time left of the message's validity: an SMSC that cannot deliver it by then drops it too.
+  const validity = message.validUntil ? { validity_period: relativeValidity(message.validUntil) } : {};
+  // Each PDU's own fields first and the validity spread last: a property written after a spread
+  // would give every PDU a hidden class of its own (see platform/objects/with-fields.ts).
+  const pdu = (esm_class: number, short_message: smpp.PduParams['short_message']): smpp.PduParams => ({
     source_addr_ton: sender === '' ? 0 : numericSender ? 1 : 5,
     source_addr_npi: numericSender ? 1 : 0,
     source_addr: numericSender ? sender.replace(/^\+/, '') : sender,
@@ -79,19 +83,21 @@ export function buildSubmitSm(message: OutboundMessage, ref: number): smpp.PduPa
     destination_addr: message.recipient.replace(/^\+/, ''),
     registered_delivery: 1,
     data_coding: encoding === 'GSM7' ? DATA_CODING_DEFAULT : DATA_CODING_UCS2,
-    // The time left of the message's validity: an SMSC that cannot deliver it by then drops it too.
-    ...(message.validUntil ? { validity_period: relativeValidity(message.validUntil) } : {}),
-  };
-  if (segments === 1) return [{ ...base, esm_class: 0, short_message: message.body }];
+    esm_class,
+    short_message,
+    ...validity,
+  });
+  if (segments === 1) return [pdu(0, message.body)];
 
   const parts = splitSegments(message.body);
   if (parts.length > 255) throw new Error(`message needs ${parts.length} segments, the UDH allows 255`);
-  return parts.map((text, i) => ({
-    ...base,
-    esm_class: ESM_CLASS_UDHI,
+  return parts.map((text, i) =>
     // IEI 00 = concatenated SM with an 8-bit reference; the library puts this in front of the encoded text.
-    short_message: { udh: Buffer.from([0x05, 0x00, 0x03, ref & 0xff, parts.length, i + 1]), message: text },
-  }));
+    pdu(ESM_CLASS_UDHI, {
+      udh: Buffer.from([0x05, 0x00, 0x03, ref & 0xff, parts.length, i + 1]),
+      message: text,
+    }),
+  );
 }
 
 /**

@@ -30,6 +30,7 @@ import type {
   TransportHealth,
   TransportResult,
 } from './transport.js';
+import { withFields } from '../../../platform/objects/with-fields.js';
 
 export interface SmppTransportOptions {
   /** smpp://system_id:password@host:port (port defaults to 2775). */
@@ -349,7 +350,9 @@ export class SmppTransport implements Transport {
         return;
       }
       if (parsed.kind === 'pending') return;
-      const report = this.connector ? { ...parsed.report, connector: this.connector } : parsed.report;
+      const report = this.connector
+        ? withFields(parsed.report, { connector: this.connector })
+        : parsed.report;
       if (!(await this.deliverReport(report))) status = ESME_RX_T_APPN;
     } catch (e) {
       status = ESME_RX_T_APPN;
