@@ -1,3 +1,5 @@
+import { Allow } from 'class-validator';
+
 const PASS_THROUGH = Symbol('passThroughFields');
 
 /**
@@ -5,9 +7,14 @@ const PASS_THROUGH = Symbol('passThroughFields');
  * class-transformer nor checked by class-validator, and the feature that reads it validates it
  * itself. For large free-form objects (a map with one entry per recipient), which
  * class-transformer walks key by key at a cost of tens of microseconds each.
+ * The whitelist keeps the field (class-validator's Allow, which checks nothing): a DTO
+ * instance has it from construction, and stripping it with `delete` would turn every instance
+ * into a slow dictionary-mode object, even when the request does not use the field.
  */
 export function PassThrough(): PropertyDecorator {
+  const allow = Allow();
   return (target, key) => {
+    allow(target, key);
     const fields: string[] = Reflect.getMetadata(PASS_THROUGH, target.constructor) ?? [];
     Reflect.defineMetadata(PASS_THROUGH, [...fields, String(key)], target.constructor);
   };
