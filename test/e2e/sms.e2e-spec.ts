@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 
@@ -141,11 +142,15 @@ describe('POST /api/v1/json/bulk/sms', () => {
     expect(jobs.length).toBeGreaterThan(1);
     expect(jobs.length).toBeLessThan(5000);
     expect(new Set(jobs.flatMap((j) => j.data.messageIds)).size).toBe(5000);
-    const [{ enq }] = await t.ds.query(
-      'SELECT enqueued_at IS NOT NULL AS enq FROM send_requests WHERE id = ?',
-      [res.body.api_reference],
-    );
-    expect(Number(enq)).toBe(1);
+    // Marked enqueued shortly after its jobs reached Redis (MARK_ENQUEUED_MS), not before the answer.
+    const marked = await waitFor(async () => {
+      const [{ enq }] = await t.ds.query(
+        'SELECT enqueued_at IS NOT NULL AS enq FROM send_requests WHERE id = ?',
+        [res.body.api_reference],
+      );
+      return Number(enq) === 1;
+    }, 2000);
+    expect(marked).toBe(true);
   });
 
   describe('validation', () => {

@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messages/channel.js';
@@ -14,6 +14,17 @@ import { DISPATCH_ATTEMPTS, DISPATCH_BACKOFF_MS, DISPATCH_FAILED_KEPT } from './
  * them if the jobs did not get through.
  */
 const ENQUEUE_TIMEOUT_MS = 800;
+
+/**
+ * Requests whose jobs reached Redis are marked enqueued in MySQL within about this long, many
+ * per UPDATE, and no answer waits for it. Until the mark lands, the recovery sweep may take such
+ * a request for one never queued (only with a SWEEP_MIN_AGE_MS below this) and queue it again
+ * under the same job ids: nothing new while its jobs are there, nothing sent twice after (only
+ * ACKNOWLEDGED messages are handed over).
+ */
+export const MARK_ENQUEUED_MS = 20;
+/** Request ids per UPDATE. */
+const MARK_CHUNK = 1000;
 
 /** Job `index` of a request holds its accepted messages [index × DISPATCH_CHUNK, (index + 1) × DISPATCH_CHUNK) in id order. */
 export interface Chunk {
@@ -68,13 +79,13 @@ interface Pending {
 
 /**
  * Puts stored messages on their channel's Bull queue in chunks. Requests that arrive in the
- * same tick share one Redis round trip (one addBulk per queue) and one UPDATE marking them
- * enqueued, so the cost per request falls as load rises. Job ids are derived from the
- * request and chunk, so enqueuing the same request twice (the recovery sweep racing a slow
- * send) adds nothing new while the first job is still there.
+ * same tick share one Redis round trip (one addBulk per queue), and those queued within
+ * MARK_ENQUEUED_MS share one UPDATE marking them enqueued, so the cost per request falls as
+ * load rises. Job ids are derived from the request and chunk, so enqueuing the same request
+ * twice (the recovery sweep racing a slow send) adds nothing new while the first job is there.
  */
 @Injectable()
-export class DispatchProducer {
+export class DispatchProducer implements OnApplicationShutdown {
   private readonly logger = new Logger(DispatchProducer.name);
   private readonly warnings = new RepeatLimiter(this.logger);
   /**
@@ -82,6 +93,12 @@ export class DispatchProducer {
    * Redis: each send is answered within ENQUEUE_TIMEOUT_MS of its own tick, not behind others.
    */
   private readonly batchers = new Map<Channel, MicroBatcher<Pending, boolean>>();
+  /** Requests whose jobs are in Redis, to be marked enqueued (written at shutdown too). */
+  private readonly marks = new MicroBatcher<string>({
+    delayMs: MARK_ENQUEUED_MS,
+    maxBatch: MARK_CHUNK,
+    flush: (ids) => this.mark(ids),
+  });
 
   constructor(
     @InjectQueue('sms') private readonly sms: Queue<DispatchJob>,
@@ -90,13 +107,18 @@ export class DispatchProducer {
     private readonly store: MessageStore,
   ) {}
 
+  async onApplicationShutdown(): Promise<void> {
+    await this.marks.close();
+  }
+
   queue(channel: Channel): Queue<DispatchJob> {
     return { sms: this.sms, email: this.email, chat: this.chat }[channel];
   }
 
   /**
-   * Enqueues and marks the request enqueued. Returns false when Redis could not take the jobs:
-   * the messages are safely stored and the recovery sweep will enqueue them later.
+   * Enqueues the request (and has it marked enqueued shortly after). Returns false when Redis
+   * could not take the jobs: the messages are safely stored and the recovery sweep will enqueue
+   * them later.
    */
   enqueue(
     channel: Channel,
@@ -150,11 +172,16 @@ export class DispatchProducer {
       );
       return answer(false);
     }
-    await this.store
-      .markEnqueued(batch.map((p) => p.sendRequestId))
-      .catch((err: Error) =>
-        this.warnings.warn(`${batch.length} request(s) enqueued but not marked (${err.message})`),
-      );
+    for (const p of batch) this.marks.add(p.sendRequestId);
     return answer(true);
+  }
+
+  /** Never throws: requests left unmarked are queued again by the sweep, adding nothing new. */
+  private async mark(ids: string[]): Promise<void> {
+    await this.store
+      .markEnqueued(ids)
+      .catch((err: Error) =>
+        this.warnings.warn(`${ids.length} request(s) enqueued but not marked (${err.message})`),
+      );
   }
 }
