@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { creditsOf, parseAmount, priceOf, sum } from './money.js';
+import { creditsOf, isPositive, parseAmount, priceOf, sum } from './money.js';
 
 describe('money', () => {
   it.each([
@@ -22,8 +22,40 @@ describe('money', () => {
     expect(creditsOf(balance, price)).toBe(credits);
   });
 
+  it('prices the same price and units the same way again (remembered)', () => {
+    expect(priceOf('0.1', 3)).toBe('0.300000');
+    expect(priceOf('0.1', 3)).toBe('0.300000');
+    expect(priceOf('0.10', 3)).toBe('0.300000');
+  });
+
   it('sums without floating-point error', () => {
     expect(sum(['0.1', '0.2'])).toBe('0.300000');
+  });
+
+  it.each([
+    [['0.250000'], '0.250000'],
+    [['0.25'], '0.250000'],
+    [['007.000000'], '7.000000'],
+    [['1e2'], '100.000000'],
+    [[], '0.000000'],
+  ])('sums %j as %s', (values, expected) => {
+    expect(sum(values)).toBe(expected);
+  });
+
+  it.each([
+    ['0.000001', true],
+    ['0.000000', false],
+    ['0', false],
+    ['000.000', false],
+    ['12', true],
+    ['10.5', true],
+    ['-0.5', false],
+    ['-0', false],
+    ['1e-7', true],
+    ['0e5', false],
+    ['+3', true],
+  ])('finds %s positive: %s', (value, expected) => {
+    expect(isPositive(value)).toBe(expected);
   });
 
   it.each([
