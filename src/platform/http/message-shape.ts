@@ -9,15 +9,16 @@ type Key = string | symbol;
 const PLAIN_NAME = /^[A-Za-z_$][\w$]*$/;
 
 /**
- * Properties that every request (or response) gets, and the function that gives an object all
- * of them as own properties holding what each reads at that moment (absent reads undefined, an
- * inherited default is copied). The function is generated from the names, one plain store per
- * property (`t.body = t.body`), so the constructor stays as cheap as Node's own (a loop over the
- * keys costs a microsecond per object); it is made again if a field is declared later.
+ * Properties that every request (or response) gets, given to an object as own properties holding
+ * what each reads at that moment: absent reads undefined, an inherited default (a response's
+ * statusCode of 200) is copied. They are copied from a template made from the first object (every
+ * object of a class reads the same then), with one Object.assign: a loop over the keys costs
+ * about a microsecond per object, the assign a few hundred nanoseconds. A field declared later
+ * makes a new template.
  */
 class FieldSet {
   private readonly keys = new Set<Key>();
-  private init?: (target: object) => void;
+  private template?: Record<Key, unknown>;
 
   constructor(keys: Key[]) {
     for (const k of keys) this.add(k);
@@ -27,7 +28,7 @@ class FieldSet {
     if (typeof key === 'string' && !PLAIN_NAME.test(key))
       throw new Error(`not a plain property name: ${key}`);
     this.keys.add(key);
-    this.init = undefined;
+    this.template = undefined;
   }
 
   list(): Key[] {
@@ -35,19 +36,15 @@ class FieldSet {
   }
 
   own(target: object): void {
-    (this.init ??= this.compile())(target);
+    Object.assign(target, (this.template ??= this.templateOf(target)));
   }
 
-  private compile(): (target: object) => void {
-    const names = this.list().filter((k): k is string => typeof k === 'string');
-    const symbols = this.list().filter((k): k is symbol => typeof k === 'symbol');
-    const body = [
-      ...names.map((n) => `t.${n} = t.${n};`),
-      ...symbols.map((_, i) => `t[s[${i}]] = t[s[${i}]];`),
-    ].join('\n');
-    // Names checked against PLAIN_NAME: the source holds nothing but property accesses.
-    const assign = new Function('t', 's', body) as (t: object, s: symbol[]) => void;
-    return (target) => assign(target, symbols);
+  /** The fields the object does not own yet, with what it reads for each (its prototype's value). */
+  private templateOf(target: object): Record<Key, unknown> {
+    const read = target as Record<Key, unknown>;
+    const template: Record<Key, unknown> = {};
+    for (const k of this.keys) if (!Object.hasOwn(target, k)) template[k] = read[k];
+    return template;
   }
 }
 
