@@ -4,6 +4,7 @@ import { Decimal } from 'decimal.js';
 import { DataSource, type EntityManager } from 'typeorm';
 import { isPositive, money } from '../../platform/money/money.js';
 import { utcDay } from './daily-limit.js';
+import { withFields } from '../../platform/objects/with-fields.js';
 
 export type SpendScope = 'account' | 'key';
 
@@ -141,7 +142,7 @@ export class SpendLimits {
       if (o) o.spent = new Decimal(r.spent);
     }
     for (const c of paid) {
-      const mine = ownersOf(c).map((o) => ({ ...o, row: owners.get(ownerKey(o))! }));
+      const mine = ownersOf(c).map((o) => withFields(o, { row: owners.get(ownerKey(o))! }));
       const limited = mine.filter((o) => o.limit !== null);
       const left = limited.map((o) => ({
         o,

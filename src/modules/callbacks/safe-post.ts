@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIpLiteral, isNonPublicAddress } from './callback-url.js';
+import { withFields } from '../../platform/objects/with-fields.js';
 
 export class RefusedTarget extends Error {}
 
@@ -36,7 +37,7 @@ export function safePost(
       options: object,
       cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
     ) => {
-      dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      dnsLookup(hostname, withFields(options, { all: true as const }), (err, addresses) => {
         if (err) return cb(err, []);
         const list = addresses as LookupAddress[];
         const bad = list.find((a) => isNonPublicAddress(a.address));

@@ -4,6 +4,7 @@ import type { AuthContext } from '../../api-keys/auth/auth-context.js';
 import type { Channel } from '../../messages/channel.js';
 import { TemplatesService } from '../../templates/templates.service.js';
 import type { SendInput } from '../channel-policy.js';
+import { withFields } from '../../../platform/objects/with-fields.js';
 
 /** Puts a stored template's text into a send that names `template_id`. */
 @Injectable()
@@ -32,6 +33,6 @@ export class TemplateInput {
         { field: 'subject', message: 'subject is required: the template has none' },
       ]);
     }
-    return { ...input, body: t.body, subject };
+    return withFields(input, { body: t.body, subject });
   }
 }
