@@ -62,13 +62,7 @@ export class SpendLimits {
    * a send does not wait on prepare for nothing.
    */
   needsPrepare(charge: SpendCharge | null | undefined): boolean {
-    if (!charge || !isPositive(charge.amount)) return false;
-    const day = utcDay(charge.at);
-    // The common answer (both rows known) without building the owners.
-    return (
-      !this.known.has(ownerKey({ scope: 'account', ownerId: charge.accountId, day })) ||
-      !this.known.has(ownerKey({ scope: 'key', ownerId: charge.apiKeyId, day }))
-    );
+    return this.missingOwners(charge).length > 0;
   }
 
   /** Outside any transaction: makes sure the day's rows of the charge's account and key exist. */

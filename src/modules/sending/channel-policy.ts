@@ -1,9 +1,9 @@
 import type { Channel } from '../messages/channel.js';
 import type { RecipientCheck } from '../messages/recipients.js';
 
-/** A send request in channel-neutral terms, after the controller has mapped field names. */
 /**
- * A send as the pipeline reads it. The channels' readers build it field by field: in an object
+ * A send request in channel-neutral terms, after the controller has mapped field names. The
+ * channels' readers build it field by field: in an object
  * literal, each property after a spread (`{ ...a, b }`) gives the object a hidden class of its
  * own in this V8 (a new map and a copy of its descriptors, about a microsecond per property).
  */
