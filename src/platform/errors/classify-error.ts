@@ -117,7 +117,8 @@ function classified(
 }
 
 function bodyParserError(type: string | undefined): ClassifiedError | undefined {
-  const known = type ? BODY_PARSER_ERRORS[type] : undefined;
+  // Own keys only: a type such as "constructor" names no parser error.
+  const known = type && Object.hasOwn(BODY_PARSER_ERRORS, type) ? BODY_PARSER_ERRORS[type] : undefined;
   return known && classified(known.status, known.code, known.message);
 }
 
