@@ -74,8 +74,15 @@ interface Hit {
  * The rate limiter's counters in Redis, one count per key across every API process. The hits
  * that arrive in the same tick are counted together: one script call per key (and limit) for
  * all of them, each hit answered as if it had been counted alone, in arrival order. The calls
- * of one tick share one write on the connection (auto-pipelining), and one tick's calls do not
- * wait for an earlier tick's.
+ * of one tick share one write on the connection (a pipeline of their own), and one tick's calls
+ * do not wait for an earlier tick's.
+ *
+ * Not ioredis' auto-pipelining: it keeps each tick's pipeline in a Map that lives as long as the
+ * client, set and deleted every tick. Such a Map is rehashed into a new table every few ticks,
+ * and each replaced table, once promoted to the old generation, still points at the next one
+ * and at the pipelines it held, and through their promises at the requests that waited on
+ * them: young collections cannot tell that the old table is dead, so all of it was kept until
+ * the next full collection.
  */
 export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
   readonly redis: Counting;
@@ -87,7 +94,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
   });
 
   constructor(url: string, options: RedisOptions) {
-    this.redis = new Redis(url, { ...options, enableAutoPipelining: true }) as Counting;
+    this.redis = new Redis(url, options) as Counting;
     this.redis.defineCommand('throttleCount', { numberOfKeys: 2, lua: SCRIPT });
   }
 
@@ -118,28 +125,42 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
       else groups.set(id, [i]);
     });
     const outcomes = new Array<ItemOutcome<ThrottlerStorageRecord>>(hits.length);
-    await Promise.all(
-      [...groups.values()].map(async (group) => {
-        const h = hits[group[0]!]!;
-        try {
-          const r = await this.redis.throttleCount(
-            h.hitKey,
-            h.blockKey,
-            h.name,
-            h.ttl,
-            h.limit,
-            h.blockDuration,
-            group.length,
-          );
-          group.forEach((i, n) => {
-            outcomes[i] = { status: 'fulfilled', value: record(r, n * 4) };
-          });
-        } catch (reason) {
-          for (const i of group) outcomes[i] = { status: 'rejected', reason };
-        }
-      }),
-    );
+    const answer = (group: number[], r: number[]) =>
+      group.forEach((i, n) => {
+        outcomes[i] = { status: 'fulfilled', value: record(r, n * 4) };
+      });
+    const fail = (group: number[], reason: unknown) => {
+      for (const i of group) outcomes[i] = { status: 'rejected', reason };
+    };
+    const calls = [...groups.values()];
+    if (calls.length === 1) {
+      // The common case, one key in the tick: no pipeline to build.
+      const group = calls[0]!;
+      try {
+        answer(group, await this.count(this.redis, hits[group[0]!]!, group.length));
+      } catch (reason) {
+        fail(group, reason);
+      }
+      return outcomes;
+    }
+    const pipeline = this.redis.pipeline() as unknown as Counting;
+    for (const group of calls) void this.count(pipeline, hits[group[0]!]!, group.length);
+    try {
+      const results = (await (pipeline as unknown as ReturnType<Redis['pipeline']>).exec()) ?? [];
+      calls.forEach((group, k) => {
+        const [err, r] = results[k] ?? [new Error('no answer from Redis')];
+        if (err) fail(group, err);
+        else answer(group, r as number[]);
+      });
+    } catch (reason) {
+      for (const group of calls) fail(group, reason);
+    }
     return outcomes;
+  }
+
+  /** Counts `n` hits of `h`'s key, on the client or queued on a pipeline (whose exec answers). */
+  private count(target: Counting, h: Hit, n: number): Promise<number[]> {
+    return target.throttleCount(h.hitKey, h.blockKey, h.name, h.ttl, h.limit, h.blockDuration, n);
   }
 
   onModuleDestroy(): void {
