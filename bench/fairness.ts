@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
-import { median, sleep, stop, waitHttp, type BenchRow, startBenchApi } from './lib.js';
+import { median, sleep, stop, waitHttp, type BenchRow, startBenchApi, dropBenchState } from './lib.js';
 
 export type FairnessRow = BenchRow;
 
@@ -234,8 +234,7 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
     });
   } finally {
     await stop(apiProc);
-    for (const suffix of ['', '_log', '_notification'])
-      await db.query(`DROP DATABASE IF EXISTS \`${name}${suffix}\``).catch(() => undefined);
+    await dropBenchState(db, name);
     await db.end();
   }
   return rows;

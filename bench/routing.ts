@@ -11,7 +11,16 @@
 import { pathToFileURL } from 'node:url';
 import { createConnection } from 'mysql2/promise';
 import { startSmppPeer, type SmppPeer } from '../test/support/smpp-peer.js';
-import { median, sleep, startNode, stop, waitHttp, type BenchRow, startBenchApi } from './lib.js';
+import {
+  median,
+  sleep,
+  startNode,
+  stop,
+  waitHttp,
+  type BenchRow,
+  startBenchApi,
+  dropBenchState,
+} from './lib.js';
 
 const TPS = 500;
 
@@ -142,8 +151,7 @@ export async function benchRouting(quick: boolean): Promise<BenchRow[]> {
     for (const w of workers) await stop(w);
     await stop(apiProc);
     for (const p of peers) await p.close();
-    for (const suffix of ['', '_log', '_notification'])
-      await db.query(`DROP DATABASE IF EXISTS \`${name}${suffix}\``).catch(() => undefined);
+    await dropBenchState(db, name);
     await db.end();
   }
   return rows;

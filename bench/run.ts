@@ -34,6 +34,7 @@ import {
   stop,
   waitHttp,
   type BenchRow,
+  dropBenchState,
 } from './lib.js';
 
 const quick = process.argv.includes('--quick');
@@ -120,8 +121,8 @@ async function load(
 }
 
 /**
- * Bytes allocated and promises made per 2xx answer by the process serving `url`, each counted
- * over COUNT_REQUESTS requests by count-probe.ts (started and stopped by signals; the pauses let
+ * Bytes allocated, promises made and bytes that outlive a young collection per 2xx answer by
+ * the process serving `url`, each counted over COUNT_REQUESTS requests by count-probe.ts (started and stopped by signals; the pauses let
  * a window's trailing work, such as the request-log rows written every 500 ms, fall inside it).
  */
 async function countPerAnswer(
@@ -130,7 +131,7 @@ async function countPerAnswer(
   url: string,
   body: object,
   headers: Record<string, string>,
-): Promise<{ kbPerAnswer: number; promisesPerAnswer: number }> {
+): Promise<{ kbPerAnswer: number; promisesPerAnswer: number; kbSurvivedPerAnswer: number }> {
   const window = async () => {
     const r = await post50(url, body, headers, { amount: COUNT_REQUESTS });
     await sleep(700);
@@ -144,11 +145,22 @@ async function countPerAnswer(
   await sleep(200);
   const promised = await window();
   proc.kill('SIGWINCH');
+  await sleep(200);
+  const survivedOf = await window();
+  proc.kill('SIGWINCH');
   const until = Date.now() + 10_000;
   while (!existsSync(file) && Date.now() < until) await sleep(100);
-  const counted = JSON.parse(readFileSync(file, 'utf8')) as { bytes: number; promises: number };
+  const counted = JSON.parse(readFileSync(file, 'utf8')) as {
+    bytes: number;
+    promises: number;
+    survived: number;
+  };
   rmSync(file, { force: true });
-  return { kbPerAnswer: counted.bytes / allocated / 1024, promisesPerAnswer: counted.promises / promised };
+  return {
+    kbPerAnswer: counted.bytes / allocated / 1024,
+    promisesPerAnswer: counted.promises / promised,
+    kbSurvivedPerAnswer: counted.survived / survivedOf / 1024,
+  };
 }
 
 async function main() {
@@ -298,6 +310,15 @@ async function main() {
         unit: 'KB',
         baseline: countedBase.kbPerAnswer,
         ratio: countedApp.kbPerAnswer / countedBase.kbPerAnswer,
+        bar: '',
+        ok: true,
+      });
+      record({
+        id: 'B1',
+        metric: 'single-recipient send, KB outliving a young GC per send',
+        value: countedApp.kbSurvivedPerAnswer,
+        unit: 'KB',
+        baseline: countedBase.kbSurvivedPerAnswer,
         bar: '',
         ok: true,
       });
@@ -611,9 +632,7 @@ async function main() {
     await stop(apiProc);
     await stop(baseProc);
     await smsc.close();
-    await db.query(`DROP DATABASE IF EXISTS \`${name}\``).catch(() => undefined);
-    await db.query(`DROP DATABASE IF EXISTS \`${name}_log\``).catch(() => undefined);
-    await db.query(`DROP DATABASE IF EXISTS \`${name}_notification\``).catch(() => undefined);
+    await dropBenchState(db, name);
     await db.end();
   }
 

@@ -12,7 +12,17 @@ import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
-import { median, percentile, sleep, startNode, stop, waitHttp, type BenchRow, startBenchApi } from './lib.js';
+import {
+  median,
+  percentile,
+  sleep,
+  startNode,
+  stop,
+  waitHttp,
+  type BenchRow,
+  startBenchApi,
+  dropBenchState,
+} from './lib.js';
 
 const numbers = (n: number, base: number) =>
   Array.from({ length: n }, (_, i) => String(260_960_000_000 + base + i));
@@ -178,8 +188,7 @@ export async function benchScheduling(quick: boolean): Promise<BenchRow[]> {
     await stop(worker);
     await stop(apiProc);
     await smsc.close();
-    for (const suffix of ['', '_log', '_notification'])
-      await db.query(`DROP DATABASE IF EXISTS \`${name}${suffix}\``).catch(() => undefined);
+    await dropBenchState(db, name);
     await db.end();
   }
   return rows;

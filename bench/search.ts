@@ -12,7 +12,15 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { createConnection } from 'mysql2/promise';
 import { seedMessages, seedRecipient } from '../test/support/message-seed.js';
-import { percentile, RssSampler, stop, waitHttp, type BenchRow, startBenchApi } from './lib.js';
+import {
+  percentile,
+  RssSampler,
+  stop,
+  waitHttp,
+  type BenchRow,
+  startBenchApi,
+  dropBenchState,
+} from './lib.js';
 
 const PAGES = 600;
 
@@ -172,8 +180,7 @@ export async function benchSearch(quick: boolean): Promise<BenchRow[]> {
     });
   } finally {
     await stop(apiProc);
-    for (const db_ of [name, `${name}_log`, `${name}_notification`])
-      await db.query(`DROP DATABASE IF EXISTS \`${db_}\``).catch(() => undefined);
+    await dropBenchState(db, name);
     await db.end();
   }
   return rows;
