@@ -66,8 +66,13 @@ function mysqlOptions(db: DatabaseConfig, poolSize: number) {
  * them (src/app/entities.ts). Migrating needs none.
  */
 export function mainDataSourceOptions(config: AppConfig, entities: Entities = []): DataSourceOptions {
+  const options = mysqlOptions(config.database, config.dbPoolSize);
   return {
-    ...mysqlOptions(config.database, config.dbPoolSize),
+    ...options,
+    // The send committer writes a batch's statements in one round trip (send-committer.ts).
+    // Every statement text in src is built from constants and placeholders (the source review
+    // in test/e2e/injection.e2e-spec.ts), so no value can add a statement of its own.
+    extra: { ...options.extra, multipleStatements: true },
     entities,
     migrations: MAIN_MIGRATIONS,
   };

@@ -87,9 +87,22 @@ describe('SendService', () => {
     expect(queued).toEqual(expect.arrayContaining(out.entries.map((e) => e.messageId)));
   });
 
-  it('commits requests that arrive together in one transaction (group commit), each with its own charge', async () => {
+  it('commits requests that arrive together in one transaction (group commit) of two round trips, each with its own charge', async () => {
     const auth = await tenant('100', '1');
-    const transaction = vi.spyOn(ctx.ds, 'transaction');
+    // The statements each query runner is given, runner by runner.
+    const sent: string[][] = [];
+    const create = ctx.ds.createQueryRunner.bind(ctx.ds);
+    const runners = vi.spyOn(ctx.ds, 'createQueryRunner').mockImplementation((mode) => {
+      const runner = create(mode);
+      const mine: string[] = [];
+      sent.push(mine);
+      const query = runner.query.bind(runner);
+      runner.query = ((sql: string, ...rest: unknown[]) => {
+        mine.push(sql);
+        return (query as (...a: unknown[]) => unknown)(sql, ...rest);
+      }) as typeof runner.query;
+      return runner;
+    });
     try {
       const outs = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
@@ -97,11 +110,44 @@ describe('SendService', () => {
         ),
       );
       expect(new Set(outs.map((o) => o.apiReference)).size).toBe(20);
-      expect(transaction.mock.calls.length).toBeLessThan(20);
     } finally {
-      transaction.mockRestore();
+      runners.mockRestore();
+    }
+    const batches = sent.filter((q) => q[0]?.startsWith('START TRANSACTION'));
+    expect(batches.length).toBeGreaterThan(0);
+    expect(batches.length).toBeLessThan(20);
+    for (const batch of batches) {
+      expect(batch).toHaveLength(2);
+      const statements = batch[0]!.split(';\n');
+      expect(statements.map((q) => /^(START TRANSACTION|\w+ (INTO )?\w+)/.exec(q)?.[0])).toEqual([
+        'START TRANSACTION',
+        'INSERT INTO send_requests',
+        'INSERT INTO messages',
+        'UPDATE account_channels',
+        'INSERT INTO ledger_entries',
+        'INSERT INTO daily_spend',
+      ]);
+      expect(batch[1]).toBe('COMMIT');
     }
     expect(await balanceOf(auth)).toBe('80.000000');
+  });
+
+  it('writes a batch in which one balance cannot pay request by request: the others stored and charged, that one refused', async () => {
+    const rich = await tenant('100', '1');
+    const poor = await tenant('0.5', '1');
+    const outcomes = await Promise.allSettled([
+      sends.send(sms, rich, input({ recipients: ['260971002001'] })),
+      sends.send(sms, poor, input({ recipients: ['260971002002'] })),
+      sends.send(sms, rich, input({ recipients: ['260971002003'] })),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(((outcomes[1] as PromiseRejectedResult).reason as AppException).code).toBe('INSUFFICIENT_BALANCE');
+    expect(await balanceOf(rich)).toBe('98.000000');
+    expect(await balanceOf(poor)).toBe('0.500000');
+    const [{ n }] = await ctx.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?', [
+      poor.account.id,
+    ]);
+    expect(Number(n)).toBe(0);
   });
 
   it('accepts the valid recipients of a request and answers the others REJECTED, charging only the accepted', async () => {

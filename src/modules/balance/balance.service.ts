@@ -9,6 +9,7 @@ import type { Account } from '../accounts/account.entity.js';
 import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
 import { SpendLimits } from './spend-limits.js';
 import { TtlCache } from '../../platform/caching/ttl-cache.js';
+import type { Statement } from '../../database/statement.js';
 
 export class InsufficientBalance extends Error {
   constructor(
@@ -96,8 +97,34 @@ export class BalanceService {
     em: EntityManager,
     charges: Array<{ accountId: string; channel: Channel; amount: string; sendRequestId: string }>,
   ): Promise<void> {
+    const statements = this.debitStatements(charges);
+    if (!statements) return;
+    for (const d of statements.debits) {
+      const res = (await em.query(d.sql, d.params)) as { affectedRows: number };
+      if (res.affectedRows !== 1) {
+        const row = await em.query(
+          'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
+          [d.accountId, d.channel],
+        );
+        throw new InsufficientBalance(d.amount, money(row[0]?.balance ?? 0));
+      }
+    }
+    await em.query(statements.ledger.sql, statements.ledger.params);
+  }
+
+  /**
+   * The statements of `debit`: the conditional UPDATEs, in their fixed order, each of which must
+   * change exactly one row (else that balance cannot pay), then the ledger rows. Null when
+   * nothing is to be paid.
+   */
+  debitStatements(
+    charges: Array<{ accountId: string; channel: Channel; amount: string; sendRequestId: string }>,
+  ): {
+    debits: Array<Statement & { accountId: string; channel: Channel; amount: string }>;
+    ledger: Statement;
+  } | null {
     const paid = charges.filter((c) => isPositive(c.amount));
-    if (paid.length === 0) return;
+    if (paid.length === 0) return null;
     const totals = new Map<string, { accountId: string; channel: Channel; total: Decimal }>();
     for (const c of paid) {
       const key = `${c.accountId.padStart(20, '0')}:${c.channel}`;
@@ -105,25 +132,24 @@ export class BalanceService {
       t.total = t.total.plus(c.amount);
       totals.set(key, t);
     }
-    for (const key of [...totals.keys()].sort()) {
+    const debits = [...totals.keys()].sort().map((key) => {
       const { accountId, channel, total } = totals.get(key)!;
       const amount = money(total);
-      const res = (await em.query(
-        'UPDATE account_channels SET balance = balance - ? WHERE account_id = ? AND channel = ? AND balance >= ?',
-        [amount, accountId, channel, amount],
-      )) as { affectedRows: number };
-      if (res.affectedRows !== 1) {
-        const row = await em.query(
-          'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
-          [accountId, channel],
-        );
-        throw new InsufficientBalance(amount, money(row[0]?.balance ?? 0));
-      }
-    }
-    await em.query(
-      `INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id) VALUES ${paid.map(() => "(?, ?, 'charge', ?, ?)").join(',')}`,
-      paid.flatMap((c) => [c.accountId, c.channel, `-${c.amount}`, c.sendRequestId]),
-    );
+      return {
+        sql: 'UPDATE account_channels SET balance = balance - ? WHERE account_id = ? AND channel = ? AND balance >= ?',
+        params: [amount, accountId, channel, amount],
+        accountId,
+        channel,
+        amount,
+      };
+    });
+    return {
+      debits,
+      ledger: {
+        sql: `INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id) VALUES ${paid.map(() => "(?, ?, 'charge', ?, ?)").join(',')}`,
+        params: paid.flatMap((c) => [c.accountId, c.channel, `-${c.amount}`, c.sendRequestId]),
+      },
+    };
   }
 
   async topUp(accountId: string, channel: Channel, amount: string, note?: string): Promise<AccountChannel> {

@@ -5,6 +5,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { isPositive, money } from '../../platform/money/money.js';
 import { utcDay } from './daily-limit.js';
 import { withFields } from '../../platform/objects/with-fields.js';
+import type { Statement } from '../../database/statement.js';
 
 export type SpendScope = 'account' | 'key';
 
@@ -38,6 +39,47 @@ interface Owner {
 }
 
 const ownerKey = (o: Owner) => `${o.scope}:${o.ownerId.padStart(20, '0')}:${o.day}`;
+/** Whether any of the charges has a daily limit to check (else the spend is only added up). */
+export function hasLimit(charges: SpendCharge[]): boolean {
+  return charges.some((c) => isPositive(c.amount) && (c.accountLimit !== null || c.keyLimit !== null));
+}
+
+/** The account's and the key's row of the charge's day, with their limits. */
+function chargedOwners(c: SpendCharge) {
+  const day = utcDay(c.at);
+  return [
+    { scope: 'account' as const, ownerId: c.accountId, day, limit: c.accountLimit },
+    { scope: 'key' as const, ownerId: c.apiKeyId, day, limit: c.keyLimit },
+  ];
+}
+
+/** The paid charges, and every row they touch once, in primary-key order (the order rows are locked in). */
+function ownersOf(charges: SpendCharge[]) {
+  const paid = charges.filter((c) => isPositive(c.amount));
+  const owners = new Map<string, Owner & { spent: Decimal; added: Decimal }>();
+  for (const c of paid)
+    for (const o of chargedOwners(c))
+      if (!owners.has(ownerKey(o)))
+        owners.set(ownerKey(o), {
+          scope: o.scope,
+          ownerId: o.ownerId,
+          day: o.day,
+          spent: new Decimal(0),
+          added: new Decimal(0),
+        });
+  const sorted = [...owners.keys()].sort().map((k) => owners.get(k)!);
+  return { paid, owners, sorted };
+}
+
+/** Adds each row's total; the rows exist (prepare), the upsert only covers one cleared meanwhile by hand. */
+function addSpent(sorted: Array<Owner & { added: Decimal }>): Statement {
+  return {
+    sql: `INSERT INTO daily_spend (scope, owner_id, day, spent) VALUES ${sorted.map(() => '(?, ?, ?, ?)').join(',')}
+       ON DUPLICATE KEY UPDATE spent = spent + VALUES(spent)`,
+    params: sorted.flatMap((o) => [o.scope, o.ownerId, o.day, money(o.added)]),
+  };
+}
+
 /** Bounds the memory of which rows exist: a day's rows for many owners are cheap to re-check. */
 const MAX_KNOWN_ROWS = 100_000;
 
@@ -93,38 +135,12 @@ export class SpendLimits {
    * would cross a limit.
    */
   async charge(em: EntityManager, charges: SpendCharge[]): Promise<void> {
-    const paid = charges.filter((c) => isPositive(c.amount));
-    if (paid.length === 0) return;
-    const owners = new Map<string, Owner & { spent: Decimal; added: Decimal }>();
-    const ownersOf = (c: SpendCharge) => {
-      const day = utcDay(c.at);
-      return [
-        { scope: 'account' as const, ownerId: c.accountId, day, limit: c.accountLimit },
-        { scope: 'key' as const, ownerId: c.apiKeyId, day, limit: c.keyLimit },
-      ];
-    };
-    for (const c of paid)
-      for (const o of ownersOf(c))
-        if (!owners.has(ownerKey(o)))
-          owners.set(ownerKey(o), {
-            scope: o.scope,
-            ownerId: o.ownerId,
-            day: o.day,
-            spent: new Decimal(0),
-            added: new Decimal(0),
-          });
-    const sorted = [...owners.keys()].sort().map((k) => owners.get(k)!);
-    // Without a limit in the batch there is nothing to check: the upsert below adds the totals
-    // (locking the same rows, in the same order), and a limited batch racing it waits on them.
-    if (paid.every((c) => c.accountLimit === null && c.keyLimit === null)) {
-      for (const c of paid) {
-        for (const o of ownersOf(c)) {
-          const row = owners.get(ownerKey(o))!;
-          row.added = row.added.plus(c.amount);
-        }
-      }
-      return this.addSpent(em, sorted);
+    if (!hasLimit(charges)) {
+      const s = this.unlimitedCharge(charges);
+      if (s) await em.query(s.sql, s.params);
+      return;
     }
+    const { paid, owners, sorted } = ownersOf(charges);
     const rows = (await em.query(
       `SELECT scope, owner_id, DATE_FORMAT(day, '%Y-%m-%d') AS day, spent FROM daily_spend
         WHERE ${sorted.map(() => '(scope = ? AND owner_id = ? AND day = ?)').join(' OR ')}
@@ -136,7 +152,7 @@ export class SpendLimits {
       if (o) o.spent = new Decimal(r.spent);
     }
     for (const c of paid) {
-      const mine = ownersOf(c).map((o) => withFields(o, { row: owners.get(ownerKey(o))! }));
+      const mine = chargedOwners(c).map((o) => withFields(o, { row: owners.get(ownerKey(o))! }));
       const limited = mine.filter((o) => o.limit !== null);
       const left = limited.map((o) => ({
         o,
@@ -149,16 +165,25 @@ export class SpendLimits {
       }
       for (const o of mine) o.row.added = o.row.added.plus(c.amount);
     }
-    await this.addSpent(em, sorted);
+    const s = addSpent(sorted);
+    await em.query(s.sql, s.params);
   }
 
-  private async addSpent(em: EntityManager, sorted: Array<Owner & { added: Decimal }>): Promise<void> {
-    // The rows exist (prepare); the upsert only covers one cleared meanwhile by hand.
-    await em.query(
-      `INSERT INTO daily_spend (scope, owner_id, day, spent) VALUES ${sorted.map(() => '(?, ?, ?, ?)').join(',')}
-       ON DUPLICATE KEY UPDATE spent = spent + VALUES(spent)`,
-      sorted.flatMap((o) => [o.scope, o.ownerId, o.day, money(o.added)]),
-    );
+  /**
+   * What `charge` runs for charges none of which has a limit: nothing to check, one upsert that
+   * adds the totals (locking the same rows, in the same order, as a limited batch racing it,
+   * which waits on them). Null when nothing is charged. Only for charges without a limit.
+   */
+  unlimitedCharge(charges: SpendCharge[]): Statement | null {
+    const { paid, owners, sorted } = ownersOf(charges);
+    if (paid.length === 0) return null;
+    for (const c of paid) {
+      for (const o of chargedOwners(c)) {
+        const row = owners.get(ownerKey(o))!;
+        row.added = row.added.plus(c.amount);
+      }
+    }
+    return addSpent(sorted);
   }
 
   /** In a refund's transaction: gives the refunded amount back to the day it was charged on. */

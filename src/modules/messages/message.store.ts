@@ -14,6 +14,7 @@ import type {
   WaitingMessage,
 } from './message.types.js';
 import { sqlDateTime } from '../../database/data-sources.js';
+import type { Statement } from '../../database/statement.js';
 
 export type * from './message.types.js';
 
@@ -78,10 +79,16 @@ export class MessageStore {
 
   /** One multi-row INSERT of request rows; a repeated key surfaces as the driver's error (errno 1062). */
   async insertRequests(em: EntityManager, requests: NewSendRequest[]): Promise<void> {
-    await em.query(
-      `INSERT INTO send_requests ${REQUEST_COLUMNS} VALUES ${requests.map(() => REQUEST_ROW).join(',')}`,
-      requests.flatMap(requestValues),
-    );
+    const s = this.requestsInsert(requests);
+    await em.query(s.sql, s.params);
+  }
+
+  /** The statement of insertRequests. */
+  requestsInsert(requests: NewSendRequest[]): Statement {
+    return {
+      sql: `INSERT INTO send_requests ${REQUEST_COLUMNS} VALUES ${requests.map(() => REQUEST_ROW).join(',')}`,
+      params: requests.flatMap(requestValues),
+    };
   }
 
   /**
@@ -89,18 +96,27 @@ export class MessageStore {
    * belong to. (TypeORM's save() would re-read every row, about fifty times slower.)
    */
   async insertMessages(em: EntityManager, groups: MessageGroup[]): Promise<void> {
+    for (const s of this.messagesInserts(groups)) await em.query(s.sql, s.params);
+  }
+
+  /**
+   * The statements of insertMessages, one per chunk of INSERT_CHUNK rows or INSERT_CHUNK_CHARS
+   * characters of text, each built when it is asked for (a large request's rows are not all
+   * turned into parameters in one task).
+   */
+  *messagesInserts(groups: MessageGroup[]): Generator<Statement> {
     let params: unknown[] = [];
     let count = 0;
     let chars = 0;
-    const flush = async () => {
-      if (count === 0) return;
-      await em.query(
-        `INSERT INTO messages ${COLUMNS} VALUES ${new Array(count).fill(ROW).join(',')}`,
+    const chunk = (): Statement => {
+      const s = {
+        sql: `INSERT INTO messages ${COLUMNS} VALUES ${new Array(count).fill(ROW).join(',')}`,
         params,
-      );
+      };
       params = [];
       count = 0;
       chars = 0;
+      return s;
     };
     for (const { common, rows } of groups) {
       const createdAt = sqlDateTime(common.createdAt);
@@ -122,10 +138,10 @@ export class MessageStore {
           createdAt,
         );
         chars += (r.body?.length ?? 0) + (r.subject?.length ?? 0);
-        if (++count === INSERT_CHUNK || chars > INSERT_CHUNK_CHARS) await flush();
+        if (++count === INSERT_CHUNK || chars > INSERT_CHUNK_CHARS) yield chunk();
       }
     }
-    await flush();
+    if (count > 0) yield chunk();
   }
 
   /** The stored request a repeated user_reference_id names, for an idempotent replay. */
