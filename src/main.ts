@@ -1,5 +1,5 @@
-// First: it sets how V8 grows the heap before the rest is loaded (heap-growth.ts).
-import './platform/startup/heap-growth.js';
+// First: it sets how V8 collects garbage before the rest is loaded (gc-settings.ts).
+import './platform/startup/gc-settings.js';
 import 'reflect-metadata';
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
