@@ -14,7 +14,7 @@ import { configureHttp, expressApp } from '../platform/http/configure-app.js';
 import { HTTP_LOGGER } from '../platform/logging/logging.module.js';
 
 /**
- * The HTTP stack of the API; shared by main.ts and the e2e tests so both run the same one.
+ * The HTTP stack of the API; shared by api.ts and the e2e tests so both run the same one.
  * Right after the request id, before anything reads the body: the per-address throttle of
  * failed authentication, then the access log (pino-http), HTTP metrics, the shutdown drain
  * gate and the request-log row (written for requests a key was accepted for), so that they

@@ -36,7 +36,7 @@ interface Line {
   [k: string]: unknown;
 }
 
-/** The app as main.ts builds it (pino as Nest's logger), writing its log lines into `lines`. */
+/** The app as api.ts builds it (pino as Nest's logger), writing its log lines into `lines`. */
 function startLoggingApp(logLevel: string, lines: string[]): Promise<TestApp> {
   const destination = { write: (chunk: string) => void lines.push(...chunk.split('\n').filter(Boolean)) };
   return startTestApp({ LOG_LEVEL: logLevel }, undefined, {

@@ -32,7 +32,7 @@ export interface TestAppOptions {
   imports?: Array<Type | DynamicModule>;
   /** Provider overrides, applied to the testing module before it compiles. */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
-  /** Use the app's own logger (nestjs-pino) as Nest's logger, as main.ts does. */
+  /** Use the app's own logger (nestjs-pino) as Nest's logger, as api.ts does. */
   appLogger?: boolean;
 }
 

@@ -10,7 +10,7 @@ import { onResponseDone } from '../../platform/http/response-done.js';
 const PROBES = /^\/health(\/|$)/;
 
 /**
- * Graceful HTTP shutdown. From the moment a termination signal arrives (main.ts calls
+ * Graceful HTTP shutdown. From the moment a termination signal arrives (api.ts calls
  * `begin()` at once; the shutdown hook does too, for `app.close()`):
  * - readiness answers 503 (LifecycleState);
  * - the server stops accepting connections and closes idle keep-alive ones;

@@ -14,7 +14,7 @@ export class LifecycleState implements OnApplicationBootstrap, BeforeApplication
     this.beginShutdown();
   }
 
-  /** Called as soon as a termination signal arrives (main.ts), before any shutdown hook runs. */
+  /** Called as soon as a termination signal arrives (api.ts), before any shutdown hook runs. */
   beginShutdown(): void {
     this.stopping = true;
   }

@@ -8,7 +8,7 @@ import type { ErrorCode } from '../errors/error-codes.js';
 import { xmlErrorBody } from '../xml/xml-codec.js';
 
 /**
- * HTTP hardening shared by main.ts and the e2e tests (through configureApp): security headers,
+ * HTTP hardening shared by api.ts and the e2e tests (through configureApp): security headers,
  * CORS, the JSON content-type gate and the Node server's own limits. README "Security" says
  * what each one is for.
  */

@@ -40,7 +40,7 @@ export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
 class HttpLoggerModule {}
 
 /**
- * Structured JSON logs through pino, for Nest's own logger too (main.ts and worker.ts call
+ * Structured JSON logs through pino, for Nest's own logger too (api.ts and worker.ts call
  * app.useLogger(app.get(Logger))). The pino-http middleware is mounted by configureApp right
  * after the request id (so body-parser errors and the shutdown 503 are logged too), and binds
  * the request's logger to nestjs-pino's async context, so a `new Logger(…).log()` inside a

@@ -41,7 +41,8 @@ export function flagsToSet(execArgv: readonly string[]): string[] {
   return V8_FLAGS.filter((flag) => !given.has(name(flag)));
 }
 
-// Applied when this module is evaluated: imported first by main.ts, before the modules whose
-// loading fills the heap, so every limit V8 sets is set with them. V8 reads these flags each
-// time it uses them. A flag on the command line (`node --heap-growing-percent=…`) wins.
+// Applied when this module is evaluated: main.ts imports it before it loads the app, so the
+// app's code is compiled, and every heap limit set, with these flags. Set from a module the app
+// imports statically (all of them are compiled before any runs), pretenuring went on regardless
+// (`node --trace-pretenuring` shows its decisions). A flag on the command line wins.
 for (const flag of flagsToSet(process.execArgv)) setFlagsFromString(flag);
