@@ -24,6 +24,9 @@ import { priceTexts } from './personalisation/entry-pricing.js';
 import type { Replacement } from './personalisation/smart-encoding.js';
 import { TemplateInput } from './personalisation/template-input.js';
 
+/** The request_hash of a request without a user_reference_id, which no later request is compared with. */
+const NO_HASH = Buffer.alloc(32);
+
 export interface SendEntry {
   messageId: string;
   uuid: string;
@@ -280,7 +283,9 @@ export class SendService {
       throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
     }
     const priced = priceTexts(unitPrices, plan.texts);
-    const requestHash = this.hash(policy.channel, input, callbackUrl, smartEncoding);
+    // Only a repeated user_reference_id compares hashes (replay): without one there is nothing to hash for.
+    const requestHash =
+      input.userReferenceId != null ? this.hash(policy.channel, input, callbackUrl, smartEncoding) : NO_HASH;
     return { input, callbackUrl, entries, accepted, plan, priced, requestHash, schedule };
   }
 
