@@ -35,8 +35,17 @@ const utcMysql = {
 export function sqlDateTime(d: Date): string;
 export function sqlDateTime(d: Date | null): string | null;
 export function sqlDateTime(d: Date | null): string | null {
-  return d && d.toISOString().slice(0, 23).replace('T', ' ');
+  if (!d) return d;
+  // The same time is often formatted several times in a row (a request's row, then its messages').
+  const time = d.getTime();
+  if (time !== lastTime) {
+    lastText = d.toISOString().slice(0, 23).replace('T', ' ');
+    lastTime = time;
+  }
+  return lastText;
 }
+let lastTime = NaN;
+let lastText = '';
 
 function mysqlOptions(db: DatabaseConfig, poolSize: number) {
   return {

@@ -14,4 +14,21 @@ describe('sqlDateTime', () => {
     }
     expect(sqlDateTime(null)).toBeNull();
   });
+
+  it('answers each time its own text when the same and different times alternate, and a changed Date its new time', () => {
+    const a = new Date('2026-11-23T05:04:03.007Z');
+    const b = new Date('2026-11-23T05:04:03.008Z');
+    const texts = [a, a, b, a, b, b].map((d) => sqlDateTime(d));
+    expect(texts).toEqual([
+      '2026-11-23 05:04:03.007',
+      '2026-11-23 05:04:03.007',
+      '2026-11-23 05:04:03.008',
+      '2026-11-23 05:04:03.007',
+      '2026-11-23 05:04:03.008',
+      '2026-11-23 05:04:03.008',
+    ]);
+    a.setUTCFullYear(2030);
+    expect(sqlDateTime(a)).toBe('2030-11-23 05:04:03.007');
+    expect(() => sqlDateTime(new Date(NaN))).toThrow(RangeError);
+  });
 });

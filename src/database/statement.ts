@@ -14,8 +14,8 @@ export interface Statement {
  * only the statements' own, each built from constants and placeholders.
  */
 export function together(statements: Statement[]): Statement {
-  return {
-    sql: statements.map((s) => s.sql).join(';\n'),
-    params: statements.flatMap((s) => s.params),
-  };
+  const params: unknown[] = [];
+  // A plain loop: flatMap cost several µs per send here, on a batch's few hundred parameters.
+  for (const s of statements) for (const p of s.params) params.push(p);
+  return { sql: statements.map((s) => s.sql).join(';\n'), params };
 }

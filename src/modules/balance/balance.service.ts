@@ -143,11 +143,13 @@ export class BalanceService {
         amount,
       };
     });
+    const ledger: unknown[] = [];
+    for (const c of paid) ledger.push(c.accountId, c.channel, `-${c.amount}`, c.sendRequestId);
     return {
       debits,
       ledger: {
         sql: `INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id) VALUES ${paid.map(() => "(?, ?, 'charge', ?, ?)").join(',')}`,
-        params: paid.flatMap((c) => [c.accountId, c.channel, `-${c.amount}`, c.sendRequestId]),
+        params: ledger,
       },
     };
   }

@@ -35,9 +35,9 @@ export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recip
                      m.attempts, m.last_error, r.send_at, r.valid_until, m.connector`;
 const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
 
-/** The values of one send_requests row, in the order of REQUEST_COLUMNS. */
-function requestValues(r: NewSendRequest): unknown[] {
-  return [
+/** Appends the values of one send_requests row to `params`, in the order of REQUEST_COLUMNS. */
+function pushRequestValues(params: unknown[], r: NewSendRequest): void {
+  params.push(
     r.id,
     r.accountId,
     r.apiKeyId,
@@ -64,7 +64,7 @@ function requestValues(r: NewSendRequest): unknown[] {
     sqlDateTime(r.enqueuedAt),
     r.priority ?? 'normal',
     r.suppressionExempt ? 1 : 0,
-  ];
+  );
 }
 
 /**
@@ -85,9 +85,11 @@ export class MessageStore {
 
   /** The statement of insertRequests. */
   requestsInsert(requests: NewSendRequest[]): Statement {
+    const params: unknown[] = [];
+    for (const r of requests) pushRequestValues(params, r);
     return {
       sql: `INSERT INTO send_requests ${REQUEST_COLUMNS} VALUES ${requests.map(() => REQUEST_ROW).join(',')}`,
-      params: requests.flatMap(requestValues),
+      params,
     };
   }
 
