@@ -16,8 +16,17 @@ export interface AuthContext {
 
 export type AuthedRequest = Request & { id: string; auth?: AuthContext };
 
-export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {
-  const req = ctx.switchToHttp().getRequest<AuthedRequest>();
+/**
+ * Who is calling, from a request the API key guard accepted. The send routes take the request
+ * (`@Req()`) and read it here rather than through `@Auth()`: Nest runs every custom parameter
+ * decorator's value through the global pipes, promise by promise, and that was nine promises
+ * of a single send's 80 (the validation pipe itself lets it through untouched).
+ */
+export function authOf(req: AuthedRequest): AuthContext {
   if (!req.auth) throw new Error('Auth used on a route without the API key guard');
   return req.auth;
-});
+}
+
+export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext =>
+  authOf(ctx.switchToHttp().getRequest<AuthedRequest>()),
+);

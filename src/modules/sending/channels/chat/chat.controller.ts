@@ -1,8 +1,8 @@
-import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Ip, Post, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../../../platform/openapi/api-docs.decorators.js';
 import { ChatSendResponseDto } from '../../../../platform/openapi/responses.js';
-import { Auth, type AuthContext } from '../../../api-keys/auth/auth-context.js';
+import { authOf, type AuthedRequest } from '../../../api-keys/auth/auth-context.js';
 import { CredentialCheck } from '../../../api-keys/auth/credential-check.js';
 import { toNumber } from '../../../../platform/money/money.js';
 import { SendService, type SendOutcome } from '../../send.service.js';
@@ -52,7 +52,8 @@ export class ChatController {
   })
   @ApiOkResponse({ type: ChatSendResponseDto })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
-  async send(@Auth() auth: AuthContext, @Body() dto: ChatSendDto, @Ip() ip: string) {
+  async send(@Req() req: AuthedRequest, @Body() dto: ChatSendDto, @Ip() ip: string) {
+    const auth = authOf(req);
     // Credentials first: a caller with the wrong password learns nothing about the rest of the body.
     await this.credentials.verify(auth, dto.username, dto.password, ip);
     const outcome = await this.sends.send(this.policy, auth, chatInput(dto as Record<string, unknown>));

@@ -1,8 +1,8 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../../../platform/openapi/api-docs.decorators.js';
 import { EmailSendResponseDto, EMAIL_SEND_EXAMPLE } from '../../../../platform/openapi/responses.js';
-import { Auth, type AuthContext } from '../../../api-keys/auth/auth-context.js';
+import { authOf, type AuthedRequest } from '../../../api-keys/auth/auth-context.js';
 import { SendService, type SendOutcome } from '../../send.service.js';
 import { EmailSendDto } from './email-send.dto.js';
 import { emailInput } from './email-input.js';
@@ -42,9 +42,9 @@ export class EmailController {
     description: 'Accepted: one data entry per recipient',
   })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
-  async send(@Auth() auth: AuthContext, @Body() dto: EmailSendDto) {
+  async send(@Req() req: AuthedRequest, @Body() dto: EmailSendDto) {
     return emailResponse(
-      await this.sends.send(this.policy, auth, emailInput(dto as Record<string, unknown>)),
+      await this.sends.send(this.policy, authOf(req), emailInput(dto as Record<string, unknown>)),
     );
   }
 }

@@ -1,8 +1,7 @@
 import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../../../platform/openapi/api-docs.decorators.js';
-import type { Request } from 'express';
-import { Auth, type AuthContext } from '../../../api-keys/auth/auth-context.js';
+import { authOf, type AuthedRequest } from '../../../api-keys/auth/auth-context.js';
 import { AppException } from '../../../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import {
@@ -120,10 +119,10 @@ export class SmsXmlController {
     },
   })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503], { xml: true })
-  async send(@Auth() auth: AuthContext, @Req() req: Request): Promise<string> {
+  async send(@Req() req: AuthedRequest): Promise<string> {
     const text = typeof req.body === 'string' ? req.body : '';
     const fields = checkXmlSmsRequest(toXmlSendRequest(parseXmlDocument(text)));
-    const outcome = await this.sends.send(this.policy, auth, smsInput(fields));
+    const outcome = await this.sends.send(this.policy, authOf(req), smsInput(fields));
     return xmlSendBody(outcome.apiReference, outcome.entries, outcome.sendAt);
   }
 }

@@ -1,8 +1,8 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../../../platform/openapi/api-docs.decorators.js';
 import { SmsSendResponseDto, SMS_SEND_EXAMPLE } from '../../../../platform/openapi/responses.js';
-import { Auth, type AuthContext } from '../../../api-keys/auth/auth-context.js';
+import { authOf, type AuthedRequest } from '../../../api-keys/auth/auth-context.js';
 import { SendService, type SendOutcome } from '../../send.service.js';
 import { SmsSendDto } from './sms-send.dto.js';
 import { smsInput } from './sms-input.js';
@@ -44,7 +44,9 @@ export class SmsController {
     description: 'Accepted: stored, charged and queued; one data entry per recipient',
   })
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
-  async send(@Auth() auth: AuthContext, @Body() dto: SmsSendDto) {
-    return smsResponse(await this.sends.send(this.policy, auth, smsInput(dto as Record<string, unknown>)));
+  async send(@Req() req: AuthedRequest, @Body() dto: SmsSendDto) {
+    return smsResponse(
+      await this.sends.send(this.policy, authOf(req), smsInput(dto as Record<string, unknown>)),
+    );
   }
 }
