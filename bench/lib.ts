@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { Connection } from 'mysql2/promise';
 import { freePort, sleep } from '../test/support/local-state.js';
@@ -143,6 +143,19 @@ export function cpuMs(pid: number): number {
   // The command name (field 2) may hold spaces; the fields after it are plain numbers.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The pid of the running process whose command name is `name` (`mariadbd`, `redis-server`), if one runs here. */
+export function pidOf(name: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) return Number(entry);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return undefined;
 }
 
 /**
