@@ -6,30 +6,15 @@ import 'reflect-metadata';
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
-import type { Logger as Pino } from 'pino';
-import type { HttpLogger } from 'pino-http';
 import { AppModule } from './app/app.module.js';
 import { configureApp } from './app/configure-app.js';
-import { HTTP_LOGGER } from './platform/logging/logging.module.js';
-import {
-  QuietWiringLogger,
-  exitWhenWritten,
-  flushSync,
-  nestLoggerOver,
-  processLogger,
-} from './platform/logging/process-logger.js';
+import { nestLoggerOver } from './platform/logging/process-logger.js';
 import { forceExitAfterGrace } from './platform/logging/shutdown-timer.js';
-import { startupFailure } from './platform/startup/startup-failure.js';
-import type { AppConfig } from './config/config.js';
-import { loadConfigOrExit } from './config/load-or-exit.js';
+import { adoptApp, runProcess } from './platform/startup/run-process.js';
 import { HttpDrain } from './modules/health/http-drain.js';
 import { ShapedExpressAdapter } from './platform/http/message-shape.js';
 
-/** The app's own logger, once it exists: flushed before the last line. */
-let appLog: Pino | undefined;
-
-async function bootstrap(config: AppConfig, log: Pino): Promise<void> {
+runProcess('bulk-messaging', async (config, log, logs) => {
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(config),
     new ShapedExpressAdapter(),
@@ -40,11 +25,8 @@ async function bootstrap(config: AppConfig, log: Pino): Promise<void> {
       abortOnError: false,
     },
   );
-  app.useLogger(new QuietWiringLogger(app.get(Logger)));
-  appLog = app.get<HttpLogger>(HTTP_LOGGER).logger;
-  // Before configureApp, whose own call is then a no-op: exit with process.exit once the
-  // hooks are done, so the 'exit' handlers (pino-pretty's transport) flush the last lines.
-  app.enableShutdownHooks([], { useProcessExit: true });
+  // Before configureApp, whose own enableShutdownHooks is then a no-op.
+  adoptApp(app, logs);
   configureApp(app, config);
 
   const drain = app.get(HttpDrain);
@@ -64,19 +46,4 @@ async function bootstrap(config: AppConfig, log: Pino): Promise<void> {
     { context: 'Bootstrap' },
     `bulk-messaging listening on :${config.port} (env ${config.env}, workers ${config.runWorkers ? 'on' : 'off'})`,
   );
-}
-
-const config = loadConfigOrExit();
-const log = processLogger(config);
-// The last line of every run, however it ends (the write is synchronous).
-process.once('exit', (code) => {
-  flushSync(appLog);
-  log.info({ context: 'Shutdown' }, `bulk-messaging stopped (exit code ${code})`);
-});
-
-bootstrap(config, log).catch((err: unknown) => {
-  log.fatal({ context: 'Bootstrap' }, `bulk-messaging failed to start: ${startupFailure(err, config)}`);
-  // The app's lines written so far may still be on their way (an asynchronous write that the
-  // 'exit' handler cannot hurry); they go first, so the stop line stays the last.
-  exitWhenWritten(appLog, 1);
 });
