@@ -13,59 +13,15 @@ import type {
   StateWrite,
   WaitingMessage,
 } from './message.types.js';
-import { sqlDateTime } from '../../database/data-sources.js';
-import type { Statement } from '../../database/statement.js';
+import { messagesInserts, requestsInsert } from './message-inserts.js';
 
 export type * from './message.types.js';
-
-const INSERT_CHUNK = 2000;
-const COLUMNS =
-  '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, body, subject, created_at, updated_at)';
-const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-/** Personalised texts make rows large: a chunk is also cut at this many characters, well under max_allowed_packet. */
-const INSERT_CHUNK_CHARS = 4 * 1024 * 1024;
-const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender, subject, body, reply_to, source, callback_url,
-  user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
-  send_at, due_at, validity_period, valid_until, enqueued_at, priority, suppression_exempt)`;
-const REQUEST_ROW = `(${new Array(26).fill('?').join(', ')})`;
 
 /** A message as the lookups show it (a MessageView), from messages m joined to send_requests r. */
 export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
                      m.attempts, m.last_error, r.send_at, r.valid_until, m.connector`;
 const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
-
-/** Appends the values of one send_requests row to `params`, in the order of REQUEST_COLUMNS. */
-function pushRequestValues(params: unknown[], r: NewSendRequest): void {
-  params.push(
-    r.id,
-    r.accountId,
-    r.apiKeyId,
-    r.testMode ? 1 : 0,
-    r.channel,
-    r.sender,
-    r.subject,
-    r.body,
-    r.replyTo,
-    r.source,
-    r.callbackUrl,
-    r.userReferenceId,
-    r.requestHash,
-    r.recipientCount,
-    r.acceptedCount,
-    r.unitsPerRecipient,
-    r.cost,
-    r.currency,
-    sqlDateTime(r.createdAt),
-    sqlDateTime(r.sendAt),
-    sqlDateTime(r.dueAt),
-    r.validityPeriod,
-    sqlDateTime(r.validUntil),
-    sqlDateTime(r.enqueuedAt),
-    r.priority ?? 'normal',
-    r.suppressionExempt ? 1 : 0,
-  );
-}
 
 /**
  * Every statement on send_requests, messages and message_events. Methods that take an
@@ -79,18 +35,8 @@ export class MessageStore {
 
   /** One multi-row INSERT of request rows; a repeated key surfaces as the driver's error (errno 1062). */
   async insertRequests(em: EntityManager, requests: NewSendRequest[]): Promise<void> {
-    const s = this.requestsInsert(requests);
+    const s = requestsInsert(requests);
     await em.query(s.sql, s.params);
-  }
-
-  /** The statement of insertRequests. */
-  requestsInsert(requests: NewSendRequest[]): Statement {
-    const params: unknown[] = [];
-    for (const r of requests) pushRequestValues(params, r);
-    return {
-      sql: `INSERT INTO send_requests ${REQUEST_COLUMNS} VALUES ${requests.map(() => REQUEST_ROW).join(',')}`,
-      params,
-    };
   }
 
   /**
@@ -98,52 +44,7 @@ export class MessageStore {
    * belong to. (TypeORM's save() would re-read every row, about fifty times slower.)
    */
   async insertMessages(em: EntityManager, groups: MessageGroup[]): Promise<void> {
-    for (const s of this.messagesInserts(groups)) await em.query(s.sql, s.params);
-  }
-
-  /**
-   * The statements of insertMessages, one per chunk of INSERT_CHUNK rows or INSERT_CHUNK_CHARS
-   * characters of text, each built when it is asked for (a large request's rows are not all
-   * turned into parameters in one task).
-   */
-  *messagesInserts(groups: MessageGroup[]): Generator<Statement> {
-    let params: unknown[] = [];
-    let count = 0;
-    let chars = 0;
-    const chunk = (): Statement => {
-      const s = {
-        sql: `INSERT INTO messages ${COLUMNS} VALUES ${new Array(count).fill(ROW).join(',')}`,
-        params,
-      };
-      params = [];
-      count = 0;
-      chars = 0;
-      return s;
-    };
-    for (const { common, rows } of groups) {
-      const createdAt = sqlDateTime(common.createdAt);
-      for (const r of rows) {
-        params.push(
-          r.id,
-          r.uuid,
-          common.sendRequestId,
-          common.accountId,
-          common.channel,
-          r.recipient,
-          r.status,
-          r.reason,
-          r.units,
-          r.cost,
-          r.body ?? null,
-          r.subject ?? null,
-          createdAt,
-          createdAt,
-        );
-        chars += (r.body?.length ?? 0) + (r.subject?.length ?? 0);
-        if (++count === INSERT_CHUNK || chars > INSERT_CHUNK_CHARS) yield chunk();
-      }
-    }
-    if (count > 0) yield chunk();
+    for (const s of messagesInserts(groups)) await em.query(s.sql, s.params);
   }
 
   /** The stored request a repeated user_reference_id names, for an idempotent replay. */

@@ -6,6 +6,7 @@ import { BalanceService } from '../balance/balance.service.js';
 import { SpendLimits, hasLimit, type SpendCharge } from '../balance/spend-limits.js';
 import { together, type Statement } from '../../database/statement.js';
 import { MessageStore, type MessageGroup, type NewSendRequest } from '../messages/message.store.js';
+import { messagesInserts, requestsInsert } from '../messages/message-inserts.js';
 import type { Channel } from '../messages/channel.js';
 
 /** Everything one accepted send writes, computed before the transaction. */
@@ -98,14 +99,14 @@ export class SendCommitter {
   private async writeAtOnce(sends: PreparedSend[]): Promise<boolean> {
     const spend = sends.flatMap((s) => (s.spend ? [s.spend] : []));
     if (hasLimit(spend)) return false;
-    const messages = this.store.messagesInserts(sends.map((s) => s.messages));
+    const messages = messagesInserts(sends.map((s) => s.messages));
     const first = messages.next();
     if (first.done || !messages.next().done) return false;
     const debit = this.balances.debitStatements(sends.map((s) => s.charge));
     const upsert = this.spend.unlimitedCharge(spend);
     const statements: Statement[] = [
       { sql: 'START TRANSACTION', params: [] },
-      this.store.requestsInsert(sends.map((s) => s.request)),
+      requestsInsert(sends.map((s) => s.request)),
       first.value,
     ];
     const debitsAt = statements.length;
