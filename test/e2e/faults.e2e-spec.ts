@@ -7,6 +7,7 @@ import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.j
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
 import { SendCommitter } from '../../src/modules/sending/send-committer.js';
 import { SendService } from '../../src/modules/sending/send.service.js';
+import type { SendInput } from '../../src/modules/sending/channel-policy.js';
 import { smsInput } from '../../src/modules/sending/channels/sms/sms-input.js';
 import { SmsPolicy } from '../../src/modules/sending/channels/sms/sms.policy.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
@@ -394,11 +395,17 @@ describe('a callback target that is away', () => {
 /**
  * A relay in front of MySQL that, once armed, lets the next COMMIT through and then cuts that
  * connection instead of passing the server's answer back: the transaction is committed and
- * the client never learns it (the moment a crash or a network cut can always pick).
+ * the client never learns it (the moment a crash or a network cut can always pick). Armed with
+ * 'batch', it does the same to the next group commit's first round trip (the statements from
+ * START TRANSACTION on, sent together): the server ran them in a transaction that the cut
+ * leaves uncommitted.
  */
 async function startCommitCutter(targetPort: number) {
-  const COMMIT = Buffer.from('\x03COMMIT', 'latin1');
-  let armed = false;
+  const MARKS = {
+    commit: Buffer.from('\x03COMMIT', 'latin1'),
+    batch: Buffer.from('\x03START TRANSACTION;\n', 'latin1'),
+  };
+  let armed: Buffer | undefined;
   let cuts = 0;
   const server = createTcpServer((client) => {
     const upstream = connect({ host: '127.0.0.1', port: targetPort });
@@ -410,8 +417,8 @@ async function startCommitCutter(targetPort: number) {
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
     client.on('data', (d: Buffer) => {
-      if (armed && d.includes(COMMIT)) {
-        armed = false;
+      if (armed && d.includes(armed)) {
+        armed = undefined;
         cutting = true;
       }
       upstream.write(d);
@@ -425,7 +432,7 @@ async function startCommitCutter(targetPort: number) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    arm: () => (armed = true),
+    arm: (at: keyof typeof MARKS = 'commit') => (armed = MARKS[at]),
     cuts: () => cuts,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -454,44 +461,49 @@ describe('a COMMIT whose acknowledgement is lost', () => {
     await redis?.stop();
   });
 
-  it('answers every send of a group commit that did commit, without a second copy, with or without user_reference_id', async () => {
+  const input = (k: number, ref?: string) =>
+    smsInput({
+      from: 'ACME',
+      to: [`2609660000${k}0`, `2609660000${k}1`],
+      message: `cut ${k}`,
+      user_reference_id: ref,
+    });
+
+  /**
+   * Sends each input, all written as ONE batch: each send reads MySQL before it commits
+   * (suppressions, routes), so they would reach the committer in different ticks; each is held
+   * there until all are. Answers each send's outcome.
+   */
+  async function sendAsOneBatch(inputs: SendInput[]) {
     const sends = t.app.get(SendService);
     const policy = t.app.get(SmsPolicy);
     const auth = { account: tenant.account, key: tenant.apiKey } as AuthContext;
-    const input = (k: number, ref?: string) =>
-      smsInput({
-        from: 'ACME',
-        to: [`2609660000${k}0`, `2609660000${k}1`],
-        message: `cut ${k}`,
-        user_reference_id: ref,
-      });
-    await sends.send(policy, auth, input(0)); // prices and spend rows cached
-    // Each send reads MySQL before it commits (suppressions, routes), so the four would reach the
-    // committer in different ticks; hold each at the committer until all four are there, so they
-    // are written as ONE batch whose COMMIT acknowledgement is lost. (A lone send in that position
-    // is answered 503: the next test.)
     const committer = t.app.get(SendCommitter);
     const commit = committer.commit.bind(committer);
     const held: Array<() => void> = [];
     const batch = vi.spyOn(committer, 'commit').mockImplementation(async (send) => {
       await new Promise<void>((release) => {
         held.push(release);
-        if (held.length === 4) for (const r of held) r();
+        if (held.length === inputs.length) for (const r of held) r();
       });
       return commit(send);
     });
-    onTestFinished(() => batch.mockRestore());
-    cutter.arm();
-    const outcomes = await Promise.allSettled(
-      [1, 2, 3, 4].map((k) => sends.send(policy, auth, input(k, k % 2 ? `cut-${k}` : undefined))),
+    try {
+      return await Promise.allSettled(inputs.map((i) => sends.send(policy, auth, i)));
+    } finally {
+      batch.mockRestore();
+    }
+  }
+
+  /** Every send answered, each stored once among `stored` requests, and the balance `balance`. */
+  async function expectStoredOnce(
+    outcomes: PromiseSettledResult<{ apiReference: string }>[],
+    stored: number,
+    balance: string,
+  ) {
+    expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))).toEqual(
+      outcomes.map(() => 'ok'),
     );
-    expect(cutter.cuts()).toBe(1);
-    expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))).toEqual([
-      'ok',
-      'ok',
-      'ok',
-      'ok',
-    ]);
     const refs = outcomes.map(
       (o) => (o as PromiseFulfilledResult<{ apiReference: string }>).value.apiReference,
     );
@@ -500,24 +512,46 @@ describe('a COMMIT whose acknowledgement is lost', () => {
       const [rows] = (await db.query('SELECT id FROM send_requests WHERE account_id = ?', [
         tenant.account.id,
       ])) as unknown as [Array<{ id: string }>];
-      expect(rows).toHaveLength(5);
+      expect(rows).toHaveLength(stored);
       expect(refs.every((r) => rows.some((row) => String(row.id) === r))).toBe(true);
       expect(describeProblems(await checkStore(db))).toEqual([]);
-      const [[{ balance }]] = (await db.query(
+      const [[row]] = (await db.query(
         "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
         [tenant.account.id],
       )) as unknown as [Array<{ balance: string }>];
-      expect(balance).toBe('990.000000'); // 5 sends × 2 recipients × 1, each charged once
+      expect(row!.balance).toBe(balance);
     } finally {
       await db.end();
     }
+  }
+
+  it('answers every send of a group commit that did commit, without a second copy, with or without user_reference_id', async () => {
+    const sends = t.app.get(SendService);
+    const auth = { account: tenant.account, key: tenant.apiKey } as AuthContext;
+    await sends.send(t.app.get(SmsPolicy), auth, input(0)); // prices and spend rows cached
+    // A lone send in this position is answered once found stored: the test after the next.
+    cutter.arm();
+    const outcomes = await sendAsOneBatch([1, 2, 3, 4].map((k) => input(k, k % 2 ? `cut-${k}` : undefined)));
+    expect(cutter.cuts()).toBe(1);
+    // 5 sends × 2 recipients × 1, each charged once.
+    await expectStoredOnce(outcomes, 5, '990.000000');
+  });
+
+  it('writes a group commit cut off before its COMMIT (rolled back by the server) request by request: every send answered, stored and charged once', async () => {
+    const cutsBefore = cutter.cuts();
+    cutter.arm('batch');
+    const outcomes = await sendAsOneBatch([5, 6, 7, 8].map((k) => input(k, k % 2 ? `cut-${k}` : undefined)));
+    expect(cutter.cuts() - cutsBefore).toBe(1);
+    // 4 more sends × 2 recipients × 1.
+    await expectStoredOnce(outcomes, 9, '982.000000');
   });
 
   it('answers a lone send whose COMMIT went through 200 once it finds the send stored, and a retry with the same user_reference_id with the same copy, charged once', async () => {
     const body = { from: 'ACME', to: ['260966100001'], message: 'lone cut', user_reference_id: 'lone-cut' };
+    const cutsBefore = cutter.cuts();
     cutter.arm();
     const first = await sendSms(t, tenant.key, body);
-    expect(cutter.cuts()).toBe(2);
+    expect(cutter.cuts() - cutsBefore).toBe(1);
     // The server committed; the app writes the send again, statement by statement, and finds it stored.
     expect(first.status).toBe(200);
     const [stored] = await t.ds.query(
