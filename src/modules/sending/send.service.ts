@@ -1,4 +1,3 @@
-import { hash as digest } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthContext } from '../api-keys/auth/auth-context.js';
 import { AppException } from '../../platform/errors/app.exception.js';
@@ -7,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService, InsufficientBalance } from '../balance/balance.service.js';
 import { RoutingService } from '../delivery/connectors/routing.service.js';
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
-import { MessageStore, type NewMessageRow } from '../messages/message.store.js';
+import { MessageStore } from '../messages/message.store.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { SuppressionCheck } from '../suppressions/suppression-check.js';
 import { checkCallbackUrl } from '../callbacks/callback-url.js';
@@ -18,14 +17,13 @@ import { listRecipients } from './recipient-list.js';
 import { DuplicateReference, SendCommitter } from './send-committer.js';
 import { resolveSchedule } from '../messages/schedule.js';
 import { SpendLimitExceeded } from '../balance/spend-limits.js';
-import { isTestKey, spendLimitRefusal, spendOf } from './send-mode.js';
+import { isTestKey, spendLimitRefusal } from './send-mode.js';
 import { planTexts } from './personalisation/text-plan.js';
 import { priceTexts } from './personalisation/entry-pricing.js';
 import type { Replacement } from './personalisation/smart-encoding.js';
 import { TemplateInput } from './personalisation/template-input.js';
-
-/** The request_hash of a request without a user_reference_id, which no later request is compared with. */
-const NO_HASH = Buffer.alloc(32);
+import { requestHash } from './request-hash.js';
+import { storedSend } from './stored-send.js';
 
 export interface SendEntry {
   messageId: string;
@@ -91,68 +89,22 @@ export class SendService {
   async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
     const { channel } = policy;
     const p = await this.prepare(policy, auth, input);
-    const { entries, accepted, plan, priced, callbackUrl, requestHash, schedule } = p;
+    const { entries, accepted, plan, priced, requestHash, schedule } = p;
     const cost = priced.total;
     const unitsPerRecipient = priced.maxUnits;
     const priority = p.input.priority ?? auth.key.priority ?? 'normal';
     const apiReference = this.ids.next();
     const createdAt = new Date();
 
-    const rows: NewMessageRow[] = entries.map((e, i) => ({
-      id: e.messageId,
-      uuid: e.uuid,
-      recipient: e.recipient,
-      status: e.status,
-      reason: e.reason ?? null,
-      units: e.status !== 'REJECTED' ? plan.texts[i]!.measure.units : 0,
-      cost: e.status !== 'REJECTED' ? priced.costs[i]! : '0',
-      body: plan.texts[i]?.body ?? null,
-      subject: plan.texts[i]?.subject ?? null,
-    }));
-
     try {
-      await this.committer.commit({
-        request: {
-          id: apiReference,
-          accountId: auth.account.id,
-          apiKeyId: auth.key.id,
-          testMode: isTestKey(auth),
-          suppressionExempt: input.ignoreSuppressions === true,
-          channel,
-          sender: p.input.sender,
-          subject: p.input.subject ?? null,
-          body: plan.body,
-          replyTo: p.input.replyTo ?? null,
-          source: p.input.source ?? null,
-          callbackUrl,
-          userReferenceId: p.input.userReferenceId ?? null,
-          requestHash,
-          recipientCount: entries.length,
-          acceptedCount: accepted.length,
-          unitsPerRecipient,
-          cost,
-          currency: auth.account.currency,
+      await this.committer.commit(
+        storedSend(p, auth, channel, {
+          apiReference,
           createdAt,
-          sendAt: schedule.sendAt,
-          dueAt: schedule.sendAt,
-          validityPeriod: schedule.validityPeriod,
-          validUntil: schedule.validUntil,
-          enqueuedAt: schedule.sendAt ? createdAt : null,
           priority,
-        },
-        messages: {
-          common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
-          rows,
-        },
-        // A test request is priced and stored as a live one, but nothing is taken from the balance.
-        charge: {
-          accountId: auth.account.id,
-          channel,
-          amount: isTestKey(auth) ? '0' : cost,
-          sendRequestId: apiReference,
-        },
-        spend: spendOf(auth, cost, createdAt),
-      });
+          suppressionExempt: input.ignoreSuppressions === true,
+        }),
+      );
     } catch (err) {
       if (err instanceof DuplicateReference) {
         const first = await this.replay(auth, channel, p.input.userReferenceId!, requestHash);
@@ -283,32 +235,8 @@ export class SendService {
       throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
     }
     const priced = priceTexts(unitPrices, plan.texts);
-    // Only a repeated user_reference_id compares hashes (replay): without one there is nothing to hash for.
-    const requestHash =
-      input.userReferenceId != null ? this.hash(policy.channel, input, callbackUrl, smartEncoding) : NO_HASH;
-    return { input, callbackUrl, entries, accepted, plan, priced, requestHash, schedule };
-  }
-
-  private hash(channel: Channel, input: SendInput, callbackUrl: string | null, smart: boolean): Buffer {
-    const canonical = JSON.stringify([
-      channel,
-      input.sender,
-      input.recipients,
-      input.body,
-      input.subject ?? null,
-      input.replyTo ?? null,
-      input.source ?? null,
-      callbackUrl,
-      // Only when given, so the hash of a request without them is what it always was.
-      ...(input.sendAt != null || input.validityPeriod != null
-        ? [input.sendAt ?? null, input.validityPeriod ?? null]
-        : []),
-      // Only personalised or smart-encoded sends add these, so an ordinary send hashes as it always has.
-      ...(input.templateId != null || input.variables != null || smart
-        ? [input.templateId ?? null, input.variables ?? null, smart]
-        : []),
-    ]);
-    return digest('sha256', canonical, 'buffer');
+    const hash = requestHash(policy.channel, input, callbackUrl, smartEncoding);
+    return { input, callbackUrl, entries, accepted, plan, priced, requestHash: hash, schedule };
   }
 
   /** The same body gets the first answer again; a different one is a conflict. */

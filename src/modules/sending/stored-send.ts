@@ -1,0 +1,83 @@
+import type { AuthContext } from '../api-keys/auth/auth-context.js';
+import type { Channel } from '../messages/channel.js';
+import type { NewMessageRow } from '../messages/message.types.js';
+import type { PreparedSend } from './send-committer.js';
+import { isTestKey, spendOf } from './send-mode.js';
+import type { SendService } from './send.service.js';
+
+/** A request once checked, listed, planned and priced (SendService.prepare). */
+export type CheckedRequest = Awaited<ReturnType<SendService['prepare']>>;
+
+/**
+ * What the committer writes for a checked request: its send_requests row, a messages row per
+ * recipient (each with its own text, units and cost; a REJECTED one costs nothing), the charge
+ * and what counts toward the daily spend limits.
+ */
+export function storedSend(
+  p: CheckedRequest,
+  auth: AuthContext,
+  channel: Channel,
+  at: {
+    apiReference: string;
+    createdAt: Date;
+    priority: 'high' | 'normal';
+    suppressionExempt: boolean;
+  },
+): PreparedSend {
+  const { input, entries, accepted, plan, priced, schedule } = p;
+  const { apiReference, createdAt } = at;
+  const cost = priced.total;
+  const rows: NewMessageRow[] = entries.map((e, i) => ({
+    id: e.messageId,
+    uuid: e.uuid,
+    recipient: e.recipient,
+    status: e.status,
+    reason: e.reason ?? null,
+    units: e.status !== 'REJECTED' ? plan.texts[i]!.measure.units : 0,
+    cost: e.status !== 'REJECTED' ? priced.costs[i]! : '0',
+    body: plan.texts[i]?.body ?? null,
+    subject: plan.texts[i]?.subject ?? null,
+  }));
+  return {
+    request: {
+      id: apiReference,
+      accountId: auth.account.id,
+      apiKeyId: auth.key.id,
+      testMode: isTestKey(auth),
+      suppressionExempt: at.suppressionExempt,
+      channel,
+      sender: input.sender,
+      subject: input.subject ?? null,
+      body: plan.body,
+      replyTo: input.replyTo ?? null,
+      source: input.source ?? null,
+      callbackUrl: p.callbackUrl,
+      userReferenceId: input.userReferenceId ?? null,
+      requestHash: p.requestHash,
+      recipientCount: entries.length,
+      acceptedCount: accepted.length,
+      unitsPerRecipient: priced.maxUnits,
+      cost,
+      currency: auth.account.currency,
+      createdAt,
+      sendAt: schedule.sendAt,
+      dueAt: schedule.sendAt,
+      validityPeriod: schedule.validityPeriod,
+      validUntil: schedule.validUntil,
+      enqueuedAt: schedule.sendAt ? createdAt : null,
+      priority: at.priority,
+    },
+    messages: {
+      common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
+      rows,
+    },
+    // A test request is priced and stored as a live one, but nothing is taken from the balance.
+    charge: {
+      accountId: auth.account.id,
+      channel,
+      amount: isTestKey(auth) ? '0' : cost,
+      sendRequestId: apiReference,
+    },
+    spend: spendOf(auth, cost, createdAt),
+  };
+}
