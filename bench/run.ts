@@ -5,7 +5,8 @@
  * writes it to bench/results/latest.json. `--only` runs the named benches alone (B1: the single
  * send against the baseline, its CPU per send and the API's RSS under it; B1+ adds the runs with
  * spend limits and a test key; B2 includes the 100,000-recipient request unless `--quick`, and the
- * run with a suppression list, which B2S names alone).
+ * run with a suppression list, which B2S names alone; B3 runs Kannel against the same SMPP peer
+ * where Debian's kannel is installed, then one worker, then two).
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,12 +23,12 @@ import { benchSuppressionList } from './suppression.js';
 import { benchScheduling } from './scheduling.js';
 import { benchSearch } from './search.js';
 import { benchRouting } from './routing.js';
+import { benchDispatch } from './dispatch.js';
 import {
   cliJson,
   cpuMs,
   freePort,
   median,
-  percentile,
   pidOf,
   RssSampler,
   sleep,
@@ -214,7 +215,6 @@ async function main() {
     [...cpuProfile('baseline'), ...countProbe],
   );
   const smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 0 });
-  let worker: ReturnType<typeof startNode> | undefined;
   const db = await (async () => {
     await waitHttp(`${api}/health/ready`);
     return createConnection({ host: '127.0.0.1', user: 'root', database: name, timezone: 'Z' });
@@ -571,111 +571,23 @@ async function main() {
         ok: rssB2 - rssBefore <= 60,
       });
 
-    // B3: throughput from queue to the SMPP peer with one worker process.
-    if (wants('B3')) {
-      await db.query("UPDATE messages SET status = 'DELIVERED' WHERE status = 'ACKNOWLEDGED'"); // earlier runs' messages are not part of B3
-      await fetch(`${api}/health`); // keep-alive no-op
-      const preloadRefs: string[] = [];
-      for (let i = 0; i < B3_PRELOAD; i += 10_000) {
-        const res = await postSms({ from: 'BENCH', to: numbers(10_000, 1_000_000 + i), message: 'Queued' });
-        preloadRefs.push(((await res.json()) as { api_reference: string }).api_reference);
-      }
-      worker = startNode(
-        'dist/worker.js',
-        [],
-        {
-          ...common,
-          SMS_TRANSPORT: 'smpp',
-          SMPP_URL: smsc.url,
-          SMPP_WINDOW: '200',
+    // B3: throughput from queue to the SMPP peer: one worker, Kannel, two workers, receipts, latency.
+    if (wants('B3'))
+      for (const r of await benchDispatch({
+        db,
+        env: common,
+        smsc,
+        send: async (to, message) => {
+          const res = await postSms({ from: 'BENCH', to, message });
+          return ((await res.json()) as { api_reference: string }).api_reference;
         },
-        cpuProfile('worker'),
-      );
-      const until = Date.now() + 120_000;
-      let done = 0;
-      while (Date.now() < until) {
-        const [[r]] = (await db.query(
-          "SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status IN ('SENT','DELIVERED')",
-          [preloadRefs],
-        )) as any;
-        done = Number(r.n);
-        if (done >= B3_PRELOAD) break;
-        await sleep(200);
-      }
-      const [[span]] = (await db.query(
-        'SELECT TIMESTAMPDIFF(MICROSECOND, MIN(sent_at), MAX(sent_at)) / 1000 AS ms FROM messages WHERE send_request_id IN (?)',
-        [preloadRefs],
-      )) as any;
-      const b3rate = done / (Number(span.ms) / 1000);
-      record({
-        id: 'B3',
-        metric: `dispatch to SMPP peer, one worker (${done} msgs)`,
-        value: b3rate,
-        unit: 'msg/s',
-        bar: '≥ 5,000',
-        ok: b3rate >= 5000 && done >= B3_PRELOAD,
-      });
-
-      // Let the preload's delivery reports finish first: the steady phase measures a quiet pipeline.
-      const settle = Date.now() + 60_000;
-      while (Date.now() < settle) {
-        const [[r]] = (await db.query(
-          "SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'SENT'",
-          [preloadRefs],
-        )) as any;
-        if (Number(r.n) === 0) break;
-        await sleep(200);
-      }
-
-      // B3: accept-to-DELIVERED at a steady 1,000 messages/s (100 requests/s × 10 recipients).
-      const steadyRefs: Promise<string>[] = [];
-      const tEnd = Date.now() + STEADY_SECONDS * 1000;
-      let k = 0;
-      while (Date.now() < tEnd) {
-        const tick = Date.now();
-        const body = { from: 'BENCH', to: numbers(10, 3_000_000 + k * 10), message: 'Steady' };
-        k++;
-        steadyRefs.push(
-          postSms(body).then(async (r) => ((await r.json()) as { api_reference: string }).api_reference),
-        );
-        await sleep(Math.max(0, 10 - (Date.now() - tick)));
-      }
-      const refs = await Promise.all(steadyRefs);
-      const total = refs.length * 10;
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline) {
-        const [[r]] = (await db.query(
-          "SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'",
-          [refs],
-        )) as any;
-        if (Number(r.n) >= total) break;
-        await sleep(200);
-      }
-      const [lat] = (await db.query(
-        "SELECT TIMESTAMPDIFF(MICROSECOND, created_at, updated_at) / 1000 AS ms FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'",
-        [refs],
-      )) as any;
-      const ms = (lat as Array<{ ms: string }>).map((x) => Number(x.ms));
-      const rate = total / STEADY_SECONDS;
-      record({
-        id: 'B3',
-        metric: `accept→DELIVERED p50 at ${Math.round(rate)} msg/s`,
-        value: percentile(ms, 50),
-        unit: 'ms',
-        bar: '',
-        ok: ms.length === total,
-      });
-      record({
-        id: 'B3',
-        metric: `accept→DELIVERED p99 at ${Math.round(rate)} msg/s`,
-        value: percentile(ms, 99),
-        unit: 'ms',
-        bar: '≤ 1000 ms',
-        ok: percentile(ms, 99) <= 1000 && ms.length === total,
-      });
-    }
+        numbers,
+        preload: B3_PRELOAD,
+        steadySeconds: STEADY_SECONDS,
+        cpuProfile,
+      }))
+        record(r);
   } finally {
-    await stop(worker);
     await stop(apiProc);
     await stop(baseProc);
     await smsc.close();
@@ -711,7 +623,7 @@ async function main() {
   );
   for (const r of rows) {
     console.log(
-      `${pad(r.id, 4)}${pad(r.metric, 58)}${pad(`${r.value} ${r.unit}`, 14)}${pad(r.baseline === undefined ? '' : String(r.baseline), 12)}${pad(r.ratio === undefined ? '' : `${r.ratio}×`, 8)}${pad(r.bar, 30)}${r.ok ? 'yes' : 'NO'}`,
+      `${pad(r.id, 4)}${pad(r.metric, 58)}${pad(Number.isNaN(r.value) ? '' : `${r.value} ${r.unit}`, 14)}${pad(r.baseline === undefined ? '' : String(r.baseline), 12)}${pad(r.ratio === undefined ? '' : `${r.ratio}×`, 8)}${pad(r.bar, 30)}${r.ok ? 'yes' : 'NO'}`,
     );
   }
   writeFileSync(

@@ -1,0 +1,252 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Connection } from 'mysql2/promise';
+import type { SmppPeer } from '../test/support/smpp-peer.js';
+import { benchKannel, kannelInstalled } from './kannel.js';
+import { percentile, RssSampler, sleep, startNode, stop, type BenchRow } from './lib.js';
+
+export interface DispatchBenchContext {
+  db: Connection;
+  /** The API's and workers' shared settings (database, queue prefix, log level). */
+  env: Record<string, string>;
+  smsc: SmppPeer;
+  /** POSTs one SMS request and answers its api_reference. */
+  send: (to: string[], message: string) => Promise<string>;
+  numbers: (n: number, base: number) => string[];
+  preload: number;
+  steadySeconds: number;
+  /** Node's flags for a worker's CPU profile, by name. */
+  cpuProfile: (name: string) => string[];
+}
+
+/** The SMPP window of each worker (and of Kannel): one bind each, large enough not to be the limit. */
+const WINDOW = 200;
+
+/**
+ * B3: queue to SMPP peer. `preload` messages are accepted while no worker runs, then workers start
+ * and the rate is the count over the span of their sent_at. Beside it, in the same run: Kannel
+ * pushing as many messages to the same peer (where Debian's kannel is installed), the worker's
+ * peak RSS, the rate at which delivery receipts are applied and how long the SENT backlog takes
+ * to drain after the last hand-over, two workers on the same connector, and accept→DELIVERED
+ * latency at a steady 1,000 messages/s.
+ */
+export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow[]> {
+  const { db, smsc, preload } = ctx;
+  const rows: BenchRow[] = [];
+  const workers: ChildProcess[] = [];
+  const startWorkers = (n: number) => {
+    for (let i = 0; i < n; i++)
+      workers.push(
+        startNode(
+          'dist/worker.js',
+          [],
+          { ...ctx.env, SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMPP_WINDOW: String(WINDOW) },
+          ctx.cpuProfile(n === 1 ? 'worker' : `worker-${i + 1}-of-${n}`),
+        ),
+      );
+  };
+  const stopWorkers = async () => {
+    await Promise.all(workers.map((w) => stop(w)));
+    workers.length = 0;
+  };
+  const load = async (base: number) => {
+    const refs: string[] = [];
+    for (let i = 0; i < preload; i += 10_000)
+      refs.push(await ctx.send(ctx.numbers(Math.min(10_000, preload - i), base + i), 'Queued'));
+    return refs;
+  };
+  const count = async (refs: string[], statuses: string[]) => {
+    const [[r]] = (await db.query(
+      'SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status IN (?)',
+      [refs, statuses],
+    )) as any;
+    return Number(r.n);
+  };
+  const waitFor = async (refs: string[], statuses: string[], n: number, ms: number) => {
+    const until = Date.now() + ms;
+    let done = 0;
+    while (Date.now() < until) {
+      done = await count(refs, statuses);
+      if (done >= n) break;
+      await sleep(200);
+    }
+    return done;
+  };
+  /** Messages handed over per second: the count over the span of their sent_at. */
+  const dispatchRate = async (refs: string[]) => {
+    const done = await waitFor(refs, ['SENT', 'DELIVERED'], preload, 120_000);
+    const [[span]] = (await db.query(
+      'SELECT TIMESTAMPDIFF(MICROSECOND, MIN(sent_at), MAX(sent_at)) / 1000 AS ms FROM messages WHERE send_request_id IN (?)',
+      [refs],
+    )) as any;
+    return { done, rate: done / (Number(span.ms) / 1000) };
+  };
+
+  try {
+    await db.query("UPDATE messages SET status = 'DELIVERED' WHERE status = 'ACKNOWLEDGED'"); // earlier benches' messages are not part of B3
+    const one = await load(1_000_000);
+
+    // Kannel on the same peer, with the same window, before the worker starts: they never share the cores.
+    let kannel = NaN;
+    if (kannelInstalled()) kannel = await benchKannel(smsc, preload, WINDOW);
+
+    startWorkers(1);
+    const rss = new RssSampler(workers[0].pid!);
+    rss.start();
+    const b3 = await dispatchRate(one);
+    const bar = Number.isNaN(kannel) ? '≥ 5,000' : '≥ 5,000; ≥ 1.0× Kannel';
+    rows.push({
+      id: 'B3',
+      metric: `dispatch to SMPP peer, one worker (${b3.done} msgs)`,
+      value: b3.rate,
+      unit: 'msg/s',
+      baseline: Number.isNaN(kannel) ? undefined : kannel,
+      ratio: Number.isNaN(kannel) ? undefined : b3.rate / kannel,
+      bar,
+      ok: b3.rate >= 5000 && b3.done >= preload && !(b3.rate < kannel),
+    });
+    rows.push(
+      Number.isNaN(kannel)
+        ? {
+            id: 'B3',
+            metric: 'Kannel to the same peer: skipped: kannel not installed',
+            value: NaN,
+            unit: '',
+            bar: '',
+            ok: true,
+          }
+        : {
+            id: 'B3',
+            metric: `Kannel (bearerbox + smsbox) to the same peer (${preload} msgs)`,
+            value: kannel,
+            unit: 'msg/s',
+            bar: 'informational',
+            ok: true,
+          },
+    );
+
+    // Receipts: the peer answers each submit_sm with a DELIVRD receipt at once.
+    const delivered = await waitFor(one, ['DELIVERED'], preload, 60_000);
+    rows.push(await receiptRow(db, one, b3.rate, delivered >= preload));
+    rows.push(await drainRow(db, one, delivered >= preload));
+    rows.push({
+      id: 'B3',
+      metric: 'worker peak RSS during B3',
+      value: rss.stop(),
+      unit: 'MB',
+      bar: 'informational',
+      ok: true,
+    });
+
+    rows.push(...(await steadyRows(ctx)));
+    await stopWorkers();
+
+    // Two worker processes on the same connector, each with its own bind and window.
+    const two = await load(1_500_000);
+    startWorkers(2);
+    const b3two = await dispatchRate(two);
+    rows.push({
+      id: 'B3',
+      metric: `dispatch to SMPP peer, two workers (${b3two.done} msgs)`,
+      value: b3two.rate,
+      unit: 'msg/s',
+      baseline: b3.rate,
+      ratio: b3two.rate / b3.rate,
+      bar: '≥ 1.3× one worker',
+      ok: b3two.rate / b3.rate >= 1.3 && b3two.done >= preload,
+    });
+    await waitFor(two, ['DELIVERED'], preload, 60_000);
+  } finally {
+    await stopWorkers();
+  }
+  return rows;
+}
+
+/** Receipts applied per second over the span of their completed_at, against the submit rate. */
+async function receiptRow(
+  db: Connection,
+  refs: string[],
+  submitRate: number,
+  all: boolean,
+): Promise<BenchRow> {
+  const [[r]] = (await db.query(
+    `SELECT COUNT(*) AS n, TIMESTAMPDIFF(MICROSECOND, MIN(completed_at), MAX(completed_at)) / 1000 AS ms
+       FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'`,
+    [refs],
+  )) as any;
+  const rate = Number(r.n) / (Number(r.ms) / 1000);
+  return {
+    id: 'B3',
+    metric: `delivery receipts applied during B3 (${r.n})`,
+    value: rate,
+    unit: 'rcpt/s',
+    baseline: submitRate,
+    ratio: rate / submitRate,
+    bar: '≥ 1.0× submit rate',
+    ok: all && rate >= submitRate,
+  };
+}
+
+/** How long after the last hand-over the last message of B3 became DELIVERED. */
+async function drainRow(db: Connection, refs: string[], all: boolean): Promise<BenchRow> {
+  const [[r]] = (await db.query(
+    'SELECT TIMESTAMPDIFF(MICROSECOND, MAX(sent_at), MAX(completed_at)) / 1000 AS ms FROM messages WHERE send_request_id IN (?)',
+    [refs],
+  )) as any;
+  const ms = Number(r.ms);
+  return {
+    id: 'B3',
+    metric: 'SENT→DELIVERED backlog drained after the last hand-over',
+    value: Math.round(ms),
+    unit: 'ms',
+    bar: '≤ 5000 ms',
+    ok: all && ms <= 5000,
+  };
+}
+
+/** Accept→DELIVERED at a steady 1,000 messages/s (100 requests/s × 10 recipients). */
+async function steadyRows(ctx: DispatchBenchContext): Promise<BenchRow[]> {
+  const steadyRefs: Promise<string>[] = [];
+  const tEnd = Date.now() + ctx.steadySeconds * 1000;
+  let k = 0;
+  while (Date.now() < tEnd) {
+    const tick = Date.now();
+    steadyRefs.push(ctx.send(ctx.numbers(10, 3_000_000 + k * 10), 'Steady'));
+    k++;
+    await sleep(Math.max(0, 10 - (Date.now() - tick)));
+  }
+  const refs = await Promise.all(steadyRefs);
+  const total = refs.length * 10;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const [[r]] = (await ctx.db.query(
+      "SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'",
+      [refs],
+    )) as any;
+    if (Number(r.n) >= total) break;
+    await sleep(200);
+  }
+  const [lat] = (await ctx.db.query(
+    "SELECT TIMESTAMPDIFF(MICROSECOND, created_at, updated_at) / 1000 AS ms FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'",
+    [refs],
+  )) as any;
+  const ms = (lat as Array<{ ms: string }>).map((x) => Number(x.ms));
+  const rate = total / ctx.steadySeconds;
+  return [
+    {
+      id: 'B3',
+      metric: `accept→DELIVERED p50 at ${Math.round(rate)} msg/s`,
+      value: percentile(ms, 50),
+      unit: 'ms',
+      bar: '',
+      ok: ms.length === total,
+    },
+    {
+      id: 'B3',
+      metric: `accept→DELIVERED p99 at ${Math.round(rate)} msg/s`,
+      value: percentile(ms, 99),
+      unit: 'ms',
+      bar: '≤ 1000 ms',
+      ok: percentile(ms, 99) <= 1000 && ms.length === total,
+    },
+  ];
+}

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SmppPeer } from '../test/support/smpp-peer.js';
+import { freePort, sleep } from './lib.js';
+
+/** Debian's kannel package puts its daemons here. */
+const BEARERBOX = '/usr/sbin/bearerbox';
+const SMSBOX = '/usr/sbin/smsbox';
+
+export const kannelInstalled = () => existsSync(BEARERBOX) && existsSync(SMSBOX);
+
+/** Recipients per sendsms call (smsbox splits a space-separated `to` into one message each). */
+const PER_CALL = 100;
+
+/**
+ * Kannel (bearerbox + smsbox) pushing `count` messages to `smsc`, measured as B3 measures a
+ * worker: the messages wait in bearerbox's queue while its SMPP link is stopped, then the link is
+ * started and the rate is the count over the span between the first and the last submit_sm the
+ * peer answered. Kannel holds one bind with the same window as B3's worker (`window`) and asks
+ * for delivery receipts, which the peer sends for every message, as it does for the worker.
+ * Answers msg/s.
+ */
+export async function benchKannel(smsc: SmppPeer, count: number, window: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-kannel-'));
+  const [adminPort, boxPort, sendPort] = [await freePort(), await freePort(), await freePort()];
+  const conf = join(dir, 'kannel.conf');
+  writeFileSync(
+    conf,
+    [
+      'group = core',
+      `admin-port = ${adminPort}`,
+      'admin-password = bench',
+      `smsbox-port = ${boxPort}`,
+      'admin-interface = 127.0.0.1',
+      'box-allow-ip = 127.0.0.1',
+      `log-file = "${join(dir, 'bearerbox.log')}"`,
+      'log-level = 4',
+      'dlr-storage = internal',
+      '',
+      'group = smsc',
+      'smsc = smpp',
+      'smsc-id = peer',
+      'host = 127.0.0.1',
+      `port = ${smsc.port}`,
+      'transceiver-mode = true',
+      'system-type = ""',
+      `smsc-username = "${smsc.options.systemId}"`,
+      `smsc-password = "${smsc.options.password}"`,
+      `max-pending-submits = ${window}`,
+      'reconnect-delay = 1',
+      'msg-id-type = 0x01',
+      '',
+      'group = smsbox',
+      'bearerbox-host = 127.0.0.1',
+      `sendsms-port = ${sendPort}`,
+      'sendsms-interface = 127.0.0.1',
+      `log-file = "${join(dir, 'smsbox.log')}"`,
+      'log-level = 4',
+      '',
+      'group = sendsms-user',
+      'username = bench',
+      'password = bench',
+      `max-messages = 1`,
+      '',
+    ].join('\n'),
+  );
+  const boxes: ChildProcess[] = [];
+  const admin = (cmd: string) =>
+    fetch(`http://127.0.0.1:${adminPort}/${cmd}?password=bench`).then((r) => r.text());
+  try {
+    // Kannel cannot bind while the peer refuses its password: it keeps what it is sent queued.
+    const password = smsc.options.password;
+    smsc.options.password = `${password}-closed`;
+    boxes.push(spawn(BEARERBOX, [conf], { stdio: 'ignore' }));
+    await waitFor(async () => (await admin('status')).includes('peer'));
+    boxes.push(spawn(SMSBOX, [conf], { stdio: 'ignore' }));
+    await waitFor(async () => (await admin('status')).includes('smsbox:'));
+    const first = 7_000_000;
+    const dest = (i: number) => String(260_970_000_000 + first + i);
+    const calls: Array<() => Promise<void>> = [];
+    for (let i = 0; i < count; i += PER_CALL) {
+      const to = Array.from({ length: Math.min(PER_CALL, count - i) }, (_, j) => dest(i + j)).join(' ');
+      calls.push(async () => {
+        const url = `http://127.0.0.1:${sendPort}/cgi-bin/sendsms?username=bench&password=bench&from=BENCH&dlr-mask=3&text=Queued&to=${encodeURIComponent(to)}`;
+        const res = await fetch(url);
+        const body = await res.text();
+        if (res.status >= 300) throw new Error(`Kannel sendsms answered ${res.status}: ${body}`);
+      });
+    }
+    for (let c = 0; c < calls.length; c += 20) await Promise.all(calls.slice(c, c + 20).map((f) => f()));
+    const from = smsc.received.length;
+    smsc.options.password = password;
+    const until = Date.now() + 120_000;
+    while (smsc.received.length - from < count && Date.now() < until) await sleep(100);
+    const mine = smsc.received.slice(from).filter((r) => Number(r.destination) >= 260_970_000_000 + first);
+    if (mine.length < count) throw new Error(`Kannel handed over ${mine.length} of ${count}`);
+    const span = mine[mine.length - 1].at - mine[0].at;
+    return mine.length / (span / 1000);
+  } finally {
+    for (const b of boxes.reverse()) b.kill('SIGTERM');
+    await sleep(500);
+    for (const b of boxes) if (b.exitCode === null) b.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function waitFor(ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await ok().catch(() => false)) return;
+    await sleep(100);
+  }
+  throw new Error('Kannel did not come up');
+}
