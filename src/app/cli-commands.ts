@@ -19,6 +19,8 @@ import { KeysLogsCommand } from '../modules/request-logs/key-logs.command.js';
 import { ACCOUNT_INBOUND_COMMANDS } from '../modules/inbound/inbound-settings.command.js';
 import { AccountsLimitCommand } from '../modules/balance/account-limit.command.js';
 import { KeysLimitCommand } from '../modules/balance/key-limit.command.js';
+import { DB_SUBCOMMANDS } from '../database/db.command.js';
+import { RETENTION_SUBCOMMANDS } from '../modules/retention/retention.command.js';
 
 /**
  * The admin CLI's command groups. A group lists subcommands that live with the features they
@@ -47,6 +49,18 @@ const KEYS = [...KEY_SUBCOMMANDS, KeysLogsCommand, KeysLimitCommand];
 
 @Command({ name: 'keys', description: 'manage API keys', subCommands: KEYS })
 export class KeysCommand extends CommandGroup {}
+
+const DB = [...DB_SUBCOMMANDS, ...RETENTION_SUBCOMMANDS];
+
+@Command({
+  name: 'db',
+  description: 'create and migrate the databases, show their migrations, prune and archive old messages',
+  subCommands: DB,
+})
+export class DbCommand extends CommandGroup {}
+
+/** Every provider the db commands need registered. */
+export const DB_COMMANDS = [DbCommand, ...DB];
 
 /** Every provider the accounts and keys commands need registered (nest-commander discovers subcommands as providers). */
 export const ACCOUNT_AND_KEY_COMMANDS = [AccountsCommand, ...ACCOUNTS, KeysCommand, ...KEYS];

@@ -3,7 +3,6 @@ import { RequestLogReader } from '../modules/request-logs/request-log-reader.js'
 import type { AppConfig } from '../config/config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { ExistingDatabaseModule } from '../database/existing-database.module.js';
-import { DB_COMMANDS } from '../database/db.command.js';
 import { AccountsModule } from '../modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceModule } from '../modules/balance/balance.module.js';
@@ -19,7 +18,8 @@ import { CONNECTOR_COMMANDS } from '../modules/delivery/connectors/connectors.co
 import { ConnectorAdminService } from '../modules/delivery/connectors/connector-admin.service.js';
 import { ROUTE_COMMANDS } from '../modules/delivery/connectors/routes.command.js';
 import { RoutingModule } from '../modules/delivery/connectors/routing.module.js';
-import { ACCOUNT_AND_KEY_COMMANDS } from './cli-commands.js';
+import { ACCOUNT_AND_KEY_COMMANDS, DB_COMMANDS } from './cli-commands.js';
+import { RetentionModule } from '../modules/retention/retention.module.js';
 import { MAIN_ENTITIES } from './entities.js';
 
 /**
@@ -42,6 +42,7 @@ export class CliModule {
         SuppressionsModule,
         MessageSearchModule,
         RoutingModule,
+        RetentionModule,
       ],
       providers: [
         ...DB_COMMANDS,

@@ -88,12 +88,26 @@ export interface AppConfig {
   startupWaitSeconds: number;
   defaultRateLimit: RateLimit;
   requestLogRetentionDays: number;
+  /** Message retention, archives and erasure (modules/retention). */
+  retention: RetentionConfig;
   /** Repeated 429s of one key within this many seconds are logged as one row with a count. */
   requestLogRefusalWindowSeconds: number;
   /** Failed-authentication limits and the password-check bounds (modules/api-keys/auth/auth-throttle.ts). */
   authThrottle: AuthThrottleConfig;
   /** HTTP hardening (platform/http/security.ts). */
   http: HttpLimitsConfig;
+}
+
+export interface RetentionConfig {
+  /** Final messages whose last change is older than this many days are removed by a prune. */
+  messageDays: number;
+  /** Where removed rows are archived first (compressed NDJSON); unset: no archive. */
+  archiveDir?: string;
+  /** How often a worker prunes on its own; undefined: never (the CLI only). */
+  scheduleMs?: number;
+  /** Messages removed per batch, and the pause between batches that leaves room for sends. */
+  batch: number;
+  pauseMs: number;
 }
 
 export interface SmtpConfig {
@@ -270,6 +284,10 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   const receiptWaitMs = durationMs(env.RECEIPT_WAIT ?? '72h');
   if (receiptWaitMs < 1000)
     throw new ConfigError([`RECEIPT_WAIT=${JSON.stringify(env.RECEIPT_WAIT)}: must be at least 1s`]);
+  const schedule = env.RETENTION_SCHEDULE ?? 'off';
+  const retentionScheduleMs = schedule === 'off' ? undefined : durationMs(schedule);
+  if (retentionScheduleMs !== undefined && retentionScheduleMs < 60_000)
+    throw new ConfigError([`RETENTION_SCHEDULE=${JSON.stringify(schedule)}: must be off or at least 1m`]);
   return {
     port: env.PORT ?? 3000,
     env: env.APP_ENV ?? 'development',
@@ -343,6 +361,13 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     startupWaitSeconds: env.STARTUP_WAIT_SECONDS ?? 30,
     defaultRateLimit: { limit, windowSeconds },
     requestLogRetentionDays: env.REQUEST_LOG_RETENTION_DAYS ?? 30,
+    retention: {
+      messageDays: env.MESSAGE_RETENTION_DAYS ?? 90,
+      archiveDir: env.ARCHIVE_DIR,
+      scheduleMs: retentionScheduleMs,
+      batch: env.RETENTION_BATCH ?? 1000,
+      pauseMs: env.RETENTION_PAUSE_MS ?? 50,
+    },
     requestLogRefusalWindowSeconds: env.REQUEST_LOG_REFUSAL_WINDOW_SECONDS ?? 10,
     authThrottle: {
       passwordFailuresPerKey: parseRate(env.AUTH_PASSWORD_FAILURES_PER_KEY ?? '10/300'),

@@ -363,6 +363,39 @@ export class EnvSchema {
   @Max(36_500)
   REQUEST_LOG_RETENTION_DAYS?: number;
 
+  // Message retention and archives (modules/retention, README "Retention and erasure").
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(36_500)
+  MESSAGE_RETENTION_DAYS?: number;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S/, { message: 'must be a directory path' })
+  ARCHIVE_DIR?: string;
+
+  @IsOptional()
+  @Matches(/^(off|\d+(ms|s|m|h|d))$/, {
+    message: 'must be off or a duration such as 24h or 30m (at least 1m)',
+  })
+  RETENTION_SCHEDULE?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(50_000)
+  RETENTION_BATCH?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  RETENTION_PAUSE_MS?: number;
+
   // Authentication throttles (modules/api-keys/auth/auth-throttle.ts, README "Security").
   @IsOptional()
   @Matches(/^[1-9]\d*\/[1-9]\d*$/, { message: 'must be N/SECONDS, for example 10/300' })

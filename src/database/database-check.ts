@@ -43,10 +43,11 @@ export async function assertDatabasesReady(config: AppConfig): Promise<void> {
 
 /**
  * Whether this command line runs a command that uses the databases: anything but help,
- * `--version`, a bare group (which prints its help) and the `db` group itself.
+ * `--version`, a bare group (which prints its help), `db status` and `db migrate`.
  */
 export function commandNeedsDatabase(args: string[]): boolean {
   if (args.some((a) => ['-h', '--help', '-V', '--version', 'help'].includes(a))) return false;
   const operands = args.filter((a) => !a.startsWith('-'));
-  return operands.length >= 2 && operands[0] !== 'db';
+  // `db status` and `db migrate` open the databases themselves; `db prune` and `db archive` use them.
+  return operands.length >= 2 && !(operands[0] === 'db' && ['status', 'migrate'].includes(operands[1]));
 }

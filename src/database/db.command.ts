@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
-import { Command, SubCommand } from 'nest-commander';
+import { SubCommand } from 'nest-commander';
 import type { DataSourceOptions } from 'typeorm';
-import { CliCommand, CommandGroup } from '../platform/cli/cli-command.js';
+import { CliCommand } from '../platform/cli/cli-command.js';
 import { printJson, printLine } from '../platform/cli/output.js';
 import { APP_CONFIG, dotenvFile, type AppConfig, type DatabaseConfig } from '../config/config.js';
 import { databaseState, describeDatabase, migrateDatabase } from './database-setup.js';
@@ -90,13 +90,5 @@ export class DbMigrateCommand extends CliCommand {
   }
 }
 
-const SUBCOMMANDS = [DbStatusCommand, DbMigrateCommand];
-
-@Command({
-  name: 'db',
-  description: 'create and migrate the databases, or show their migrations',
-  subCommands: SUBCOMMANDS,
-})
-export class DbCommand extends CommandGroup {}
-
-export const DB_COMMANDS = [DbCommand, ...SUBCOMMANDS];
+/** The `db` group is put together in app/cli-commands.ts, beside the retention commands. */
+export const DB_SUBCOMMANDS = [DbStatusCommand, DbMigrateCommand];

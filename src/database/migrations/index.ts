@@ -21,6 +21,7 @@ import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/17640006
 import { CreateCallbackOutbox1764000612200 } from './notification/1764000612200-create-callback-outbox.js';
 import { CallbackAttemptEventType1764030000100 } from './notification/1764030000100-callback-attempt-event-type.js';
 import { DeliveryReportConnector1764032000000 } from './notification/1764032000000-delivery-report-connector.js';
+import { IndexDeliveryReportsByMessage1764041000000 } from './notification/1764041000000-index-delivery-reports-by-message.js';
 import { CreateRequestLogs1764000300000 } from './log/1764000300000-create-request-logs.js';
 import { RequestLogRepeatCount1764001400000 } from './log/1764001400000-request-log-repeat-count.js';
 
@@ -56,4 +57,5 @@ export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   CreateCallbackOutbox1764000612200,
   CallbackAttemptEventType1764030000100,
   DeliveryReportConnector1764032000000,
+  IndexDeliveryReportsByMessage1764041000000,
 ];

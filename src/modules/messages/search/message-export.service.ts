@@ -34,7 +34,7 @@ const CHUNK_CHARS = 64 * 1024;
 // Number() of the stored decimal text is the number toNumber() gives, without a Decimal per row.
 const messageId = (r: ExportRow) => (r.channel === 'email' ? String(r.id) : r.uuid);
 
-function exportRecord(r: ExportRow) {
+export function exportRecord(r: ExportRow) {
   return {
     message_id: messageId(r),
     api_reference: String(r.send_request_id),

@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { Option, SubCommand } from 'nest-commander';
+import { CliCommand } from '../../platform/cli/cli-command.js';
+import { CommandError } from '../../platform/cli/cli-errors.js';
+import { printJson, printLine } from '../../platform/cli/output.js';
+import { parseIsoDate } from '../../platform/cli/parsers.js';
+import type { RemovedCounts } from './retention.store.js';
+import { RetentionService, type PruneResult } from './retention.service.js';
+
+interface PruneFlags {
+  json?: boolean;
+  before?: Date;
+}
+
+/** Progress on stderr, at most once a second, so stdout keeps the answer alone. */
+function progressPrinter(): (removed: RemovedCounts) => void {
+  const started = Date.now();
+  let last = 0;
+  return (removed) => {
+    const now = Date.now();
+    if (now - last < 1000) return;
+    last = now;
+    const rate = Math.round(removed.messages / Math.max(0.001, (now - started) / 1000));
+    process.stderr.write(`removed ${removed.messages} message(s) so far (${rate}/s)\n`);
+  };
+}
+
+function view(r: PruneResult) {
+  return {
+    before: r.before.toISOString(),
+    archive_dir: r.archiveDir,
+    removed: r.removed,
+    archived_rows: r.archived.rows,
+    seconds: Math.round(r.seconds * 10) / 10,
+  };
+}
+
+// Decorated so its constructor's parameter types are recorded for the subcommands that inherit it.
+@Injectable()
+abstract class RetentionCommand extends CliCommand {
+  protected abstract readonly requireArchive: boolean;
+
+  constructor(private readonly retention: RetentionService) {
+    super();
+  }
+
+  async run(_: string[], o: PruneFlags): Promise<void> {
+    const r = await this.retention.prune({
+      before: o.before,
+      requireArchive: this.requireArchive,
+      onProgress: progressPrinter(),
+    });
+    if (!r)
+      throw new CommandError(
+        'Another process is pruning (it holds the retention lock); nothing was removed.',
+      );
+    const v = view(r);
+    if (o.json) return printJson(v);
+    printLine(
+      `Removed final messages last changed before ${v.before}${v.archive_dir ? `, archived to ${v.archive_dir}` : ''}:`,
+    );
+    for (const [table, n] of Object.entries(v.removed)) printLine(`  ${table.padEnd(18)} ${n}`);
+    printLine(`in ${v.seconds} s`);
+  }
+
+  @Option({
+    flags: '--before <time>',
+    description:
+      'remove what was last changed before this ISO date or time (default: now minus MESSAGE_RETENTION_DAYS)',
+  })
+  parseBefore(v: string): Date {
+    return parseIsoDate(v);
+  }
+}
+
+@SubCommand({
+  name: 'prune',
+  description:
+    'remove final messages older than the retention period (MESSAGE_RETENTION_DAYS), archiving them first when ARCHIVE_DIR is set',
+})
+export class DbPruneCommand extends RetentionCommand {
+  protected readonly requireArchive = false;
+}
+
+@SubCommand({
+  name: 'archive',
+  description: 'archive final messages older than the retention period to ARCHIVE_DIR, then remove them',
+})
+export class DbArchiveCommand extends RetentionCommand {
+  protected readonly requireArchive = true;
+}
+
+export const RETENTION_SUBCOMMANDS = [DbPruneCommand, DbArchiveCommand];

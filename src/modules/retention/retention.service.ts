@@ -1,0 +1,158 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { AppException } from '../../platform/errors/app.exception.js';
+import { exportRecord } from '../messages/search/message-export.service.js';
+import { MessageArchive, type ArchiveBatch, type Family } from './message-archive.js';
+import {
+  NO_REMOVALS,
+  RetentionStore,
+  type RelatedRows,
+  type RemovedCounts,
+  type RetainedMessage,
+  type Row,
+} from './retention.store.js';
+
+export interface PruneOptions {
+  /** Remove what was last changed before this time; default: now minus MESSAGE_RETENTION_DAYS. */
+  before?: Date;
+  /** Refuse to run without ARCHIVE_DIR (`db archive`): nothing is removed without its copy. */
+  requireArchive?: boolean;
+  /** Called after each batch with the totals so far. */
+  onProgress?: (removed: RemovedCounts) => void;
+}
+
+export interface PruneResult {
+  before: Date;
+  archiveDir: string | null;
+  removed: RemovedCounts;
+  archived: { members: number; rows: number };
+  seconds: number;
+}
+
+/** Ids are 13 digits of epoch milliseconds then 6 more: the first id of a millisecond. */
+const firstIdOf = (ms: number) => `${ms}000000`;
+/** Ids are taken at acceptance, created_at a moment later: the walk reaches this far past `before`. */
+const ID_SLACK_MS = 60_000;
+
+const add = (a: RemovedCounts, b: RemovedCounts): RemovedCounts => ({
+  messages: a.messages + b.messages,
+  message_events: a.message_events + b.message_events,
+  message_parts: a.message_parts + b.message_parts,
+  send_requests: a.send_requests + b.send_requests,
+  delivery_reports: a.delivery_reports + b.delivery_reports,
+  callback_attempts: a.callback_attempts + b.callback_attempts,
+});
+
+/**
+ * Message retention: final messages (DELIVERED, UNDELIVERED, EXPIRED, FAILED, REJECTED,
+ * CANCELLED) last changed before the cutoff are removed with their events, parts, receipts and
+ * callback attempts, and a request once none of its messages is left. Money (ledger, balances,
+ * spend rows) is never touched. Rows go in batches of RETENTION_BATCH messages with a pause of
+ * RETENTION_PAUSE_MS between them, so the sends that share the tables keep their latency; with
+ * ARCHIVE_DIR set each batch is written to the archive and verified first.
+ */
+@Injectable()
+export class RetentionService {
+  constructor(
+    private readonly store: RetentionStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  defaultBefore(now = Date.now()): Date {
+    return new Date(now - this.config.retention.messageDays * 86_400_000);
+  }
+
+  /** One prune under the retention lock; undefined when another process is pruning. */
+  async prune(o: PruneOptions = {}): Promise<PruneResult | undefined> {
+    const archiveDir = this.config.retention.archiveDir ?? null;
+    if (o.requireArchive && !archiveDir)
+      throw new AppException('VALIDATION_ERROR', 'ARCHIVE_DIR is not set: there is nowhere to archive to.');
+    const before = o.before ?? this.defaultBefore();
+    return this.store.exclusively(this.store.lockName(), () => this.run(before, archiveDir, o.onProgress));
+  }
+
+  private async run(
+    before: Date,
+    archiveDir: string | null,
+    onProgress?: (removed: RemovedCounts) => void,
+  ): Promise<PruneResult> {
+    const started = Date.now();
+    const { batch, pauseMs } = this.config.retention;
+    const archive = archiveDir ? new MessageArchive(archiveDir) : null;
+    const idBound = firstIdOf(before.getTime() + ID_SLACK_MS);
+    let removed = NO_REMOVALS;
+    const archived = { members: 0, rows: 0 };
+    const keep = async (b: ArchiveBatch) => {
+      if (!archive) return;
+      const w = await archive.append(b);
+      archived.members += w.members;
+      archived.rows += w.rows;
+    };
+    let after = '0';
+    for (;;) {
+      const rows = await this.store.candidates(after, idBound, before, batch);
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1].id;
+      const ids = rows.map((r) => String(r.id));
+      if (archive) await keep(byDay(rows, await this.store.related(ids)));
+      const requestIds = [...new Set(rows.map((r) => String(r.send_request_id)))];
+      removed = add(removed, await this.store.remove(ids, requestIds, before));
+      onProgress?.(removed);
+      if (rows.length < batch) break;
+      if (pauseMs) await sleep(pauseMs);
+    }
+    // Receipts that matched no message and were given up belong to no message: they go by age.
+    for (;;) {
+      const receipts = await this.store.unmatchedReceipts(before, batch);
+      if (receipts.length === 0) break;
+      await keep(new Map(groupRows(receipts, 'received_at', 'delivery_reports')));
+      const n = await this.store.removeReceipts(receipts.map((r) => String(r.id)));
+      removed = { ...removed, delivery_reports: removed.delivery_reports + n };
+      onProgress?.(removed);
+      if (receipts.length < batch) break;
+      if (pauseMs) await sleep(pauseMs);
+    }
+    return { before, archiveDir, removed, archived, seconds: (Date.now() - started) / 1000 };
+  }
+}
+
+const dayOf = (iso: unknown) => String(iso).slice(0, 10);
+
+/** A batch's rows by the UTC day their message was created, each family under its message's day. */
+function byDay(messages: RetainedMessage[], related: RelatedRows): ArchiveBatch {
+  const out: ArchiveBatch = new Map();
+  const dayOfMessage = new Map<string, string>();
+  const put = (day: string, family: Family, row: object) => {
+    let families = out.get(day);
+    if (!families) out.set(day, (families = {}));
+    (families[family] ??= []).push(row);
+  };
+  for (const m of messages) {
+    const day = dayOf(m.created_at);
+    dayOfMessage.set(String(m.id), day);
+    put(day, 'messages', archivedMessage(m));
+  }
+  for (const family of ['message_events', 'message_parts', 'delivery_reports', 'callback_attempts'] as const)
+    for (const row of related[family]) put(dayOfMessage.get(String(row.message_id))!, family, row);
+  return out;
+}
+
+function groupRows(
+  rows: Row[],
+  dateField: string,
+  family: Family,
+): Array<[string, Partial<Record<Family, Row[]>>]> {
+  const days = new Map<string, Row[]>();
+  for (const r of rows) {
+    const day = dayOf(r[dateField]);
+    days.set(day, [...(days.get(day) ?? []), r]);
+  }
+  return [...days].map(([day, list]) => [day, { [family]: list }]);
+}
+
+/** The export's fields, in its order, and the account the message belongs to. */
+export const archivedMessage = (r: RetainedMessage) => ({
+  ...exportRecord(r),
+  account_id: String(r.account_id),
+});

@@ -1,0 +1,199 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
+import { NOTIFICATION_DB } from '../../database/data-sources.js';
+import { ALLOWED_FROM } from '../delivery/transitions.js';
+import { MESSAGE_STATUSES, type MessageStatus } from '../messages/channel.js';
+import type { ExportRow } from '../messages/message-search.store.js';
+
+/** The states no other state is reached from: a message in one of them never changes again. */
+export const FINAL_STATES: readonly MessageStatus[] = MESSAGE_STATUSES.filter(
+  (s) => !Object.values(ALLOWED_FROM).some((from) => from.includes(s)),
+);
+const FINAL = FINAL_STATES.map((s) => `'${s}'`).join(',');
+
+/** A DATETIME(3) as ISO 8601 text, as the export writes it (sessions run in UTC). */
+const iso = (column: string) =>
+  `IF(${column} IS NULL, NULL, CONCAT(LEFT(DATE_FORMAT(${column}, '%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z'))`;
+
+/** A message as it is archived: the export's row, and whose it is. */
+export interface RetainedMessage extends ExportRow {
+  account_id: string;
+}
+
+export type Row = Record<string, unknown>;
+
+/** A message's rows in the other tables, as they are archived. */
+export interface RelatedRows {
+  message_events: Row[];
+  message_parts: Row[];
+  delivery_reports: Row[];
+  callback_attempts: Row[];
+}
+
+/** Rows each table lost. */
+export interface RemovedCounts {
+  messages: number;
+  message_events: number;
+  message_parts: number;
+  send_requests: number;
+  delivery_reports: number;
+  callback_attempts: number;
+}
+
+export const NO_REMOVALS: RemovedCounts = {
+  messages: 0,
+  message_events: 0,
+  message_parts: 0,
+  send_requests: 0,
+  delivery_reports: 0,
+  callback_attempts: 0,
+};
+
+const affected = (r: unknown) => Number((r as { affectedRows?: number }).affectedRows ?? 0);
+
+/**
+ * The statements that remove old messages and everything kept about them, across the main and
+ * notification databases. Removal by age touches the tables of several modules (messages,
+ * delivery, callbacks); it is kept here, in one file, so the order of the removals and the
+ * rule "final messages only" are read in one place. Ledger, balances and spend rows are never
+ * named here.
+ */
+@Injectable()
+export class RetentionStore {
+  constructor(
+    @InjectDataSource() private readonly main: DataSource,
+    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+  ) {}
+
+  /**
+   * Up to `limit` final messages after id `after`, last changed before `before`, in id order.
+   * Ids grow with time (their first 13 digits are the creation's epoch milliseconds), so the
+   * walk stops at `idBound` instead of reading the table's recent end.
+   */
+  async candidates(after: string, idBound: string, before: Date, limit: number): Promise<RetainedMessage[]> {
+    return (await this.main.query(
+      `SELECT m.id, m.uuid, m.account_id, m.channel, m.send_request_id, r.user_reference_id, m.recipient,
+              m.status, m.reason, m.units, m.cost, r.currency,
+              ${iso('m.created_at')} AS created_at, ${iso('m.updated_at')} AS updated_at
+         FROM messages m FORCE INDEX (PRIMARY) LEFT JOIN send_requests r ON r.id = m.send_request_id
+        WHERE m.id > ? AND m.id < ? AND m.status IN (${FINAL}) AND m.updated_at < ?
+        ORDER BY m.id LIMIT ?`,
+      [after, idBound, before, limit],
+    )) as RetainedMessage[];
+  }
+
+  /** The events, parts, receipts and callback attempts of these messages. */
+  async related(ids: string[]): Promise<RelatedRows> {
+    const [events, parts, reports, attempts] = await Promise.all([
+      this.main.query(
+        `SELECT message_id, status, reason, ${iso('occurred_at')} AS occurred_at
+           FROM message_events WHERE message_id IN (?) ORDER BY message_id, id`,
+        [ids],
+      ),
+      this.main.query(
+        `SELECT message_id, part, provider_message_id, status, reason, ${iso('reported_at')} AS reported_at
+           FROM message_parts WHERE message_id IN (?) ORDER BY message_id, part`,
+        [ids],
+      ),
+      this.notifications.query(
+        `SELECT id, message_id, transport, connector, provider_message_id, status, reason,
+                ${iso('occurred_at')} AS occurred_at, ${iso('received_at')} AS received_at,
+                ${iso('applied_at')} AS applied_at
+           FROM delivery_reports WHERE message_id IN (?) ORDER BY id`,
+        [ids],
+      ),
+      this.notifications.query(
+        `SELECT id, event_id, message_id, url, attempt, outcome, http_status, error, duration_ms,
+                ${iso('attempted_at')} AS attempted_at
+           FROM callback_attempts WHERE event_type = 'message' AND message_id IN (?) ORDER BY id`,
+        [ids],
+      ),
+    ]);
+    return {
+      message_events: events as Row[],
+      message_parts: parts as Row[],
+      delivery_reports: reports as Row[],
+      callback_attempts: attempts as Row[],
+    };
+  }
+
+  /**
+   * Removes the messages and their rows: the notification database's first, then the main
+   * database's in one transaction, the messages last. A run cut short in between leaves the
+   * messages in place, and the next run finds them again.
+   */
+  async remove(ids: string[], requestIds: string[], before: Date): Promise<RemovedCounts> {
+    const reports = await this.notifications.query('DELETE FROM delivery_reports WHERE message_id IN (?)', [
+      ids,
+    ]);
+    const attempts = await this.notifications.query(
+      "DELETE FROM callback_attempts WHERE event_type = 'message' AND message_id IN (?)",
+      [ids],
+    );
+    const counts = await this.main.transaction(async (em) => ({
+      message_events: affected(await em.query('DELETE FROM message_events WHERE message_id IN (?)', [ids])),
+      message_parts: affected(await em.query('DELETE FROM message_parts WHERE message_id IN (?)', [ids])),
+      // The state is asked again: only a final message is ever removed.
+      messages: affected(
+        await em.query(`DELETE FROM messages WHERE id IN (?) AND status IN (${FINAL})`, [ids]),
+      ),
+    }));
+    // A request goes once none of its messages is left; a request with some left keeps its summary.
+    const requests = await this.main.query(
+      `DELETE FROM send_requests WHERE id IN (?) AND created_at < ?
+          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.send_request_id = send_requests.id)`,
+      [requestIds, before],
+    );
+    return {
+      ...counts,
+      send_requests: affected(requests),
+      delivery_reports: affected(reports),
+      callback_attempts: affected(attempts),
+    };
+  }
+
+  /** Receipts that matched no message and were given up, received before `before`: up to `limit`. */
+  async unmatchedReceipts(before: Date, limit: number): Promise<Row[]> {
+    return (await this.notifications.query(
+      `SELECT id, message_id, transport, connector, provider_message_id, status, reason,
+              ${iso('occurred_at')} AS occurred_at, ${iso('received_at')} AS received_at,
+              ${iso('applied_at')} AS applied_at
+         FROM delivery_reports FORCE INDEX (ix_delivery_reports_unapplied)
+        WHERE applied_at IS NULL AND expired_at IS NOT NULL AND received_at < ?
+        ORDER BY expired_at, received_at LIMIT ?`,
+      [before, limit],
+    )) as Row[];
+  }
+
+  async removeReceipts(ids: string[]): Promise<number> {
+    return affected(await this.notifications.query('DELETE FROM delivery_reports WHERE id IN (?)', [ids]));
+  }
+
+  /**
+   * Holds a named MySQL lock on a connection of its own while `work` runs, so one process
+   * prunes at a time whichever machine it runs on; undefined when another process holds it.
+   */
+  async exclusively<T>(name: string, work: () => Promise<T>): Promise<T | undefined> {
+    const runner: QueryRunner = this.main.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ got }] = (await runner.query('SELECT GET_LOCK(?, 0) AS got', [name])) as Array<{
+        got: number | string | null;
+      }>;
+      if (Number(got) !== 1) return undefined;
+      try {
+        return await work();
+      } finally {
+        await runner.query('SELECT RELEASE_LOCK(?)', [name]).catch(() => undefined);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** The lock's name: one per main database, so separate installations on one server do not wait for each other. */
+  lockName(): string {
+    return `retention:${String(this.main.options.database)}`;
+  }
+}

@@ -1,0 +1,246 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readArchiveFile, readIndex } from '../../src/modules/retention/message-archive.js';
+import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { runCli } from '../support/cli-in-process.js';
+import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
+import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait.js';
+
+const SMS = '/api/v1/json/bulk/sms';
+const FINAL = ['DELIVERED', 'UNDELIVERED', 'EXPIRED', 'FAILED', 'REJECTED', 'CANCELLED'];
+
+type Counts = Record<string, number>;
+
+describe('message retention and archives (db prune, db archive)', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let hooks: HttpPeer;
+  let archiveDir: string;
+  let cliEnv: Record<string, string>;
+
+  const count = async (sql: string, params: unknown[] = []) =>
+    Number(((await t.ds.query(sql, params)) as Array<{ n: string }>)[0].n);
+  const notificationDb = () => `${t.name}_notification`;
+  const ledger = async () =>
+    (await t.ds.query(
+      'SELECT COUNT(*) AS n, COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE account_id = ?',
+      [tenant.account.id],
+    )) as Array<{ n: string; total: string }>;
+  const balance = async () =>
+    String(
+      (
+        (await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'", [
+          tenant.account.id,
+        ])) as Array<{ balance: string }>
+      )[0].balance,
+    );
+
+  async function send(body: Record<string, unknown>) {
+    const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send(body);
+    expect(res.status).toBe(200);
+    return res.body as { api_reference: string; data: Array<{ message_id: string }> };
+  }
+
+  async function prune(...args: string[]): Promise<{ removed: Counts; archived_rows: number }> {
+    const r = await runCli(cliEnv, ['db', ...args, '--json']);
+    expect(r.stderr).not.toMatch(/error/i);
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout);
+  }
+
+  /** Every row of each family across the archive's days, read from its files. */
+  let archive = new Map<string, Array<Record<string, unknown>>>();
+  const archived = (family: string) => archive.get(family) ?? [];
+  async function loadArchive(): Promise<void> {
+    archive = new Map();
+    for (const day of readdirSync(archiveDir))
+      for (const f of readdirSync(join(archiveDir, day)))
+        if (f.endsWith('.ndjson.gz')) {
+          const family = f.replace('.ndjson.gz', '');
+          archive.set(family, [...archived(family), ...(await readArchiveFile(join(archiveDir, day, f)))]);
+        }
+  }
+
+  beforeAll(async () => {
+    hooks = await startHttpPeer();
+    hooks.setHandler(() => ({ status: 204 }));
+    archiveDir = mkdtempSync(join(tmpdir(), 'archive-'));
+    const settings = {
+      RUN_WORKERS: 'true',
+      SANDBOX_DELIVERY_DELAY_MS: '50',
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+      ARCHIVE_DIR: archiveDir,
+      RETENTION_BATCH: '7',
+      RETENTION_PAUSE_MS: '0',
+    };
+    t = await startTestApp(settings);
+    cliEnv = testEnv(t.name, settings);
+    tenant = await createTenant(t, { balances: { sms: '1000' }, prices: { sms: '0.5' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await hooks?.close();
+    if (archiveDir) rmSync(archiveDir, { recursive: true, force: true });
+  });
+
+  it('removes final messages with their events, parts, receipts and callbacks, keeps waiting messages and every ledger row, and archives what it removed as the export writes it', async () => {
+    const done = await send({
+      from: 'ACME',
+      to: ['260971000001', '260971000002', '260971000003', '260971000004', '260971110000'],
+      message: 'Hello',
+      user_reference_id: 'r-1',
+      callback_url: `${hooks.url}/dlr`,
+    });
+    const waiting = await send({
+      from: 'ACME',
+      to: ['260971000005', '260971000006'],
+      message: 'Later',
+      send_at: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const ids = async (ref: string) =>
+      (
+        (await t.ds.query('SELECT id FROM messages WHERE send_request_id = ?', [ref])) as Array<{
+          id: string;
+        }>
+      ).map((r) => String(r.id));
+    const doneIds = await ids(done.api_reference);
+    await waitFor(
+      async () =>
+        (await count(
+          `SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status IN (${FINAL.map(() => '?')})`,
+          [done.api_reference, ...FINAL],
+        )) === 5,
+      15_000,
+      'five final messages',
+    );
+    // Two callbacks per message (SENT, then DELIVERED or UNDELIVERED).
+    const attempts = () =>
+      count(`SELECT COUNT(*) AS n FROM ${notificationDb()}.callback_attempts WHERE message_id IN (?)`, [
+        doneIds,
+      ]);
+    await waitFor(async () => (await attempts()) >= 10, 15_000, 'ten callback attempts');
+
+    const exported = (
+      await t.http().get('/api/v1/json/messages/export?format=ndjson').set('X-API-Key', tenant.key)
+    ).text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((m) => m.api_reference === done.api_reference);
+    expect(exported).toHaveLength(5);
+    const expected = {
+      messages: 5,
+      send_requests: 1,
+      message_events: await count('SELECT COUNT(*) AS n FROM message_events WHERE message_id IN (?)', [
+        doneIds,
+      ]),
+      message_parts: await count('SELECT COUNT(*) AS n FROM message_parts WHERE message_id IN (?)', [
+        doneIds,
+      ]),
+      delivery_reports: await count(
+        `SELECT COUNT(*) AS n FROM ${notificationDb()}.delivery_reports WHERE message_id IN (?)`,
+        [doneIds],
+      ),
+      callback_attempts: await attempts(),
+    };
+    expect(expected.message_events).toBeGreaterThanOrEqual(10);
+    expect(expected.delivery_reports).toBe(5);
+    const ledgerBefore = await ledger();
+    const balanceBefore = await balance();
+
+    const r = await prune('archive', '--before', new Date(Date.now() + 60_000).toISOString());
+    expect(r.removed).toEqual(expected);
+
+    // The waiting messages, their request and every ledger row are still there.
+    expect(await ids(waiting.api_reference)).toHaveLength(2);
+    expect(await ids(done.api_reference)).toHaveLength(0);
+    expect(await ledger()).toEqual(ledgerBefore);
+    expect(await balance()).toBe(balanceBefore);
+    const summary = await t
+      .http()
+      .get(`/api/v1/json/bulk/${waiting.api_reference}`)
+      .set('X-API-Key', tenant.key);
+    expect(summary.status).toBe(200);
+    expect(summary.body.counts.SCHEDULED).toBe(2);
+    const gone = await t.http().get(`/api/v1/json/bulk/${done.api_reference}`).set('X-API-Key', tenant.key);
+    expect(gone.status).toBe(404);
+
+    // The archive reads back as the export wrote the same messages, with the account added.
+    await loadArchive();
+    const messages = archived('messages');
+    expect(
+      messages.map(({ account_id, ...m }) => (expect(account_id).toBe(String(tenant.account.id)), m)),
+    ).toEqual(exported);
+    expect(archived('message_events')).toHaveLength(expected.message_events);
+    expect(archived('message_parts')).toHaveLength(expected.message_parts);
+    expect(archived('delivery_reports')).toHaveLength(5);
+    expect(archived('callback_attempts')).toHaveLength(expected.callback_attempts);
+    expect(r.archived_rows).toBe(Object.values(expected).reduce((a, b) => a + b) - 1);
+    // Every member listed in the day's index is where the index says, with its checksum and row count.
+    for (const day of readdirSync(archiveDir)) {
+      for (const e of await readIndex(archiveDir, day)) {
+        const bytes = readFileSync(join(archiveDir, e.file)).subarray(e.offset, e.offset + e.bytes);
+        expect(createHash('sha256').update(bytes).digest('hex')).toBe(e.sha256);
+      }
+    }
+    // Nothing is left to remove: a second run removes nothing.
+    const again = await prune('prune', '--before', new Date(Date.now() + 60_000).toISOString());
+    expect(again.removed.messages).toBe(0);
+  });
+
+  it('loses no message and charges none twice when it prunes while sends are accepted and dispatched', async () => {
+    const accepted: string[] = [];
+    let sending = true;
+    const sends = (async () => {
+      for (let i = 0; i < 24; i++) {
+        const to = Array.from({ length: 10 }, (_, k) => `2609720${String(i * 10 + k).padStart(5, '0')}`);
+        const res = await send({ from: 'ACME', to, message: `batch ${i}`, callback_url: `${hooks.url}/dlr` });
+        accepted.push(...res.data.map((d) => d.message_id));
+      }
+      sending = false;
+    })();
+    let runs = 0;
+    while (sending) {
+      await prune('prune', '--before', new Date(Date.now() + 60_000).toISOString());
+      runs++;
+    }
+    await sends;
+    expect(runs).toBeGreaterThan(0);
+    await waitFor(
+      async () =>
+        (await count(
+          `SELECT COUNT(*) AS n FROM messages WHERE account_id = ? AND status NOT IN (${FINAL.map(() => '?')})
+             AND status <> 'SCHEDULED'`,
+          [tenant.account.id, ...FINAL],
+        )) === 0,
+      30_000,
+      'every message final',
+    );
+    await prune('prune', '--before', new Date(Date.now() + 60_000).toISOString());
+
+    await loadArchive();
+    const archivedIds = archived('messages').map((m) => String(m.message_id));
+    const left = (
+      (await t.ds.query("SELECT uuid FROM messages WHERE account_id = ? AND status <> 'SCHEDULED'", [
+        tenant.account.id,
+      ])) as Array<{ uuid: string }>
+    ).map((r) => r.uuid);
+    expect(left).toEqual([]);
+    // Each accepted message is in the archive exactly once.
+    const batch = new Set(accepted);
+    const inArchive = archivedIds.filter((id) => batch.has(id));
+    expect(inArchive.sort()).toEqual([...accepted].sort());
+    // One charge per request, no refund twice, and the balance is still the sum of the ledger.
+    const charges = (await t.ds.query(
+      "SELECT send_request_id, COUNT(*) AS n FROM ledger_entries WHERE account_id = ? AND kind = 'charge' GROUP BY send_request_id HAVING n > 1",
+      [tenant.account.id],
+    )) as unknown[];
+    expect(charges).toEqual([]);
+    const [{ total }] = await ledger();
+    expect(Number(total)).toBeCloseTo(Number(await balance()), 6);
+  });
+});
