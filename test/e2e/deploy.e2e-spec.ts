@@ -4,13 +4,17 @@ import { CacheStats } from '../../src/modules/metrics/cache-stats.js';
 import { MetricsService } from '../../src/modules/metrics/metrics.service.js';
 import { ProcessStats } from '../../src/modules/metrics/process-stats.js';
 import { WorkerMetricsServer } from '../../src/modules/metrics/worker-metrics.server.js';
-import { KUBECTL, render, type K8sObject } from '../deploy/manifests.js';
+import { parse } from 'yaml';
+import { KUBECTL, read, render, type K8sObject } from '../deploy/manifests.js';
+import { metricNames, servedBy } from '../deploy/promql.js';
 import { freePort } from '../support/local-state.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
  * What deploy/ names must exist in the running service: the paths and ports of the Kubernetes
- * probes answer.
+ * probes answer, and every metric an alert rule names is on /metrics. The app runs its workers
+ * in-process here, so its /metrics has both kinds of process's families (the API's queue
+ * depths, the workers' connectors and callbacks).
  */
 const objects = KUBECTL ? render('overlays/production') : [];
 type Probe = { httpGet: { path: string; port: string } };
@@ -37,6 +41,16 @@ describe('the running service answers what deploy/ names', () => {
   afterAll(async () => {
     await workerServer?.onApplicationShutdown();
     await t?.close();
+  });
+
+  it('every metric the alert rules name is served', async () => {
+    const rules = (
+      parse(read('deploy/prometheus/alerts.yaml')) as { groups: Array<{ rules: Array<{ expr: string }> }> }
+    ).groups.flatMap((g) => g.rules);
+    const served = servedBy((await t.http().get('/metrics')).text);
+    const used = [...new Set(rules.flatMap((r) => metricNames(r.expr)))];
+    expect(used.length).toBeGreaterThan(8);
+    expect(used.filter((m) => !served(m))).toEqual([]);
   });
 
   it.skipIf(!KUBECTL)("the API Deployment's probe paths answer 200 on a ready API", async () => {

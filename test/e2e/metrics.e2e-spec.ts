@@ -124,7 +124,7 @@ describe('GET /metrics with METRICS_TOKEN, workers running', () => {
     expect(res.text).not.toContain('/no/such/route');
   });
 
-  it('counts a send by channel: accepted and rejected at intake, then SENT, DELIVERED and UNDELIVERED, dispatch latency and callbacks', async () => {
+  it('counts a send by channel: accepted and rejected at intake, then SENT, DELIVERED and UNDELIVERED, dispatch and delivery latency and callbacks', async () => {
     const before = await scrape();
     const sms = (status: string) => ({ channel: 'sms', status });
     const res = await t
@@ -160,6 +160,8 @@ describe('GET /metrics with METRICS_TOKEN, workers running', () => {
     expect(delta(done, 'bulk_messages_total', sms('SENT'))).toBe(3);
     expect(delta(done, 'bulk_dispatch_latency_seconds_count', { channel: 'sms' })).toBe(3);
     expect(delta(done, 'bulk_dispatch_latency_seconds_sum', { channel: 'sms' })).toBeGreaterThan(0);
+    // Accept → DELIVERED is timed for the two delivered messages only.
+    expect(delta(done, 'bulk_delivery_latency_seconds_count', { channel: 'sms' })).toBe(2);
     // SENT + DELIVERED/UNDELIVERED for each of the three accepted messages, one callback each.
     expect(hooks.requests.length).toBeGreaterThanOrEqual(6);
   });

@@ -47,6 +47,7 @@ export class CallbackSender {
       failuresToOpen: CALLBACK_FAILURES_TO_OPEN,
       openMs: config.callbackCircuitOpenMs,
     });
+    metrics.watchFailingCallbackTargets(() => this.gate.failing());
   }
 
   async handle(job: Job<QueuedCallback>): Promise<void> {

@@ -37,6 +37,26 @@ describe('TargetGate', () => {
     expect([g.enter('https://a').ok, g.enter('https://a').ok]).toEqual([true, true]);
   });
 
+  it('names as failing a target whose circuit opened, while open and while probing, until a success', () => {
+    const clock = { now: 0 };
+    const g = gate(clock);
+    const call = (target: string, ok: boolean) => {
+      const a = g.enter(target);
+      if (a.ok) a.release(ok);
+    };
+    call('https://a', false);
+    call('https://a', false);
+    call('https://b', false);
+    expect(g.failing()).toEqual([]);
+    call('https://a', false);
+    expect(g.failing()).toEqual(['https://a']);
+    clock.now = 1000;
+    const probe = g.enter('https://a');
+    expect(g.failing()).toEqual(['https://a']);
+    if (probe.ok) probe.release(true);
+    expect(g.failing()).toEqual([]);
+  });
+
   it('a success resets the count of failures in a row', () => {
     const g = gate({ now: 0 });
     for (const ok of [false, false, true, false, false]) {

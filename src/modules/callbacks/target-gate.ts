@@ -87,6 +87,11 @@ export class TargetGate {
     return (this.targets.get(target)?.openUntil ?? 0) > this.now();
   }
 
+  /** Targets whose circuit opened and that have not answered a call well since (open or probing). */
+  failing(): string[] {
+    return [...this.targets].filter(([, s]) => s.failures >= this.opts.failuresToOpen).map(([t]) => t);
+  }
+
   private limit(s: TargetState): number {
     if (s.failures >= this.opts.failuresToOpen) return 1; // probing a target whose circuit was open
     const fast = s.failures === 0 && s.avgMs !== undefined && s.avgMs < FAST_MS;

@@ -10,6 +10,7 @@ const TOTAL_NAMED_GAUGES = [
   'nodejs_active_resources_total',
 ];
 export const QUEUE_GAUGE = 'bulk_queue_jobs';
+const FAILING_TARGETS_GAUGE = 'bulk_callback_target_failing';
 /** A scrape must not hang on a Redis that does not answer. */
 const QUEUE_SCRAPE_TIMEOUT_MS = 500;
 
@@ -89,6 +90,14 @@ export class MetricsService {
     help: 'Time from a message being accepted to it being handed to the provider (SENT), by channel',
     labelNames: ['channel'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+    registers: [this.registry],
+  });
+
+  private readonly deliveryLatency = new Histogram({
+    name: 'bulk_delivery_latency_seconds',
+    help: 'Time from a message being accepted to its delivery report saying DELIVERED, by channel',
+    labelNames: ['channel'] as const,
+    buckets: [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
     registers: [this.registry],
   });
 
@@ -213,12 +222,12 @@ export class MetricsService {
   transitionsCommitted(changes: CommittedTransition[]): void {
     for (const c of changes) {
       this.messages.inc({ channel: c.channel, status: c.status });
-      if (c.status === 'SENT' && c.createdAt) {
-        this.dispatchLatency.observe(
-          { channel: c.channel },
-          Math.max(0, c.at.getTime() - c.createdAt.getTime()) / 1000,
-        );
-      }
+      if (!c.createdAt || (c.status !== 'SENT' && c.status !== 'DELIVERED')) continue;
+      const seconds = Math.max(0, c.at.getTime() - c.createdAt.getTime()) / 1000;
+      (c.status === 'SENT' ? this.dispatchLatency : this.deliveryLatency).observe(
+        { channel: c.channel },
+        seconds,
+      );
     }
   }
 
@@ -232,6 +241,24 @@ export class MetricsService {
 
   callbackAttempt(outcome: string): void {
     this.callbackAttempts.inc({ outcome });
+  }
+
+  /**
+   * Callback targets (scheme, host and port) whose recent calls all failed, read at scrape time:
+   * one series per failing target only, so the label set stays as small as the trouble.
+   */
+  watchFailingCallbackTargets(failing: () => string[]): void {
+    this.registry.removeSingleMetric(FAILING_TARGETS_GAUGE);
+    new Gauge({
+      name: FAILING_TARGETS_GAUGE,
+      help: 'Callback targets of this process whose circuit opened (too many failures in a row) and that have not answered well since: 1 each',
+      labelNames: ['target'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const target of failing()) this.set({ target }, 1);
+      },
+    });
   }
 
   /** The Bull queues whose depths the `bulk_queue_jobs` gauge reports. */
