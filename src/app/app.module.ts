@@ -20,6 +20,7 @@ import { RequestLogsModule } from '../modules/request-logs/request-logs.module.j
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
 import { InboundHttpModule } from '../modules/inbound/inbound-http.module.js';
 import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
+import { ErasureHttpModule } from '../modules/retention/erasure-http.module.js';
 import { NoWorkersInProcessModule, WorkersInProcessModule } from './in-process-dispatch.module.js';
 import { AllQueuesModule } from './queues.module.js';
 import { SchedulingApiModule } from './scheduling-api.module.js';
@@ -56,6 +57,7 @@ export class AppModule {
         SchedulingApiModule,
         MessagesHttpModule,
         RequestSummaryModule,
+        ErasureHttpModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard, only when ADMIN_TOKEN is set.
         ...(config.adminToken

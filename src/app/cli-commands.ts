@@ -21,6 +21,7 @@ import { AccountsLimitCommand } from '../modules/balance/account-limit.command.j
 import { KeysLimitCommand } from '../modules/balance/key-limit.command.js';
 import { DB_SUBCOMMANDS } from '../database/db.command.js';
 import { RETENTION_SUBCOMMANDS } from '../modules/retention/retention.command.js';
+import { AccountsEraseRecipientCommand } from '../modules/retention/erase-recipient.command.js';
 
 /**
  * The admin CLI's command groups. A group lists subcommands that live with the features they
@@ -40,6 +41,7 @@ const ACCOUNTS = [
   AccountsSetCommand,
   AccountsLimitCommand,
   ...ACCOUNT_INBOUND_COMMANDS,
+  AccountsEraseRecipientCommand,
 ];
 
 @Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: ACCOUNTS })

@@ -27,6 +27,7 @@ import { ValidityExpiry } from '../modules/delivery/validity-expiry.js';
 import { ConnectorPool } from '../modules/delivery/connectors/connector-pool.js';
 import { RoutingModule } from '../modules/delivery/connectors/routing.module.js';
 import { RedisModule } from '../platform/redis/redis.module.js';
+import { RetentionScheduleModule } from '../modules/retention/retention.module.js';
 
 /**
  * The dispatch and callback processors; imported by the API process (RUN_WORKERS) and by
@@ -46,6 +47,7 @@ import { RedisModule } from '../platform/redis/redis.module.js';
     SmsModule,
     SendingModule,
     SuppressionsModule,
+    RetentionScheduleModule,
   ],
   providers: [
     ConnectorPool,

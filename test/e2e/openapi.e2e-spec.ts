@@ -47,6 +47,7 @@ const ROUTES: Array<[string, string]> = [
   ['get', '/api/v1/json/suppressions'],
   ['post', '/api/v1/json/suppressions'],
   ['delete', '/api/v1/json/suppressions/{channel}/{recipient}'],
+  ['post', '/api/v1/json/recipients/erase'],
   ['post', '/unsubscribe/{token}'],
   ['get', '/health'],
   ['get', '/health/detailed'],

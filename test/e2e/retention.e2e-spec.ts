@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readArchiveFile, readIndex } from '../../src/modules/retention/message-archive.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
@@ -242,5 +243,129 @@ describe('message retention and archives (db prune, db archive)', () => {
     expect(charges).toEqual([]);
     const [{ total }] = await ledger();
     expect(Number(total)).toBeCloseTo(Number(await balance()), 6);
+  });
+
+  it('lets one prune run at a time: a second one, while the lock is held, removes nothing and says so', async () => {
+    const holder = await createConnection({ host: '127.0.0.1', user: 'root', database: t.name });
+    try {
+      await holder.query('SELECT GET_LOCK(?, 0)', [`retention:${t.name}`]);
+      const r = await runCli(cliEnv, ['db', 'prune', '--json']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/another process is pruning/i);
+      expect(r.stdout).toBe('');
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('erases a recipient from messages, requests sent to it alone and the archive, keeping amounts, the ledger and its suppression', async () => {
+    const R = '260971555001';
+    const sendTo = async (to: string[], message: string) => {
+      const res = await send({ from: 'ACME', to, message });
+      await waitFor(
+        async () =>
+          (await count(
+            `SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status IN (${FINAL.map(() => '?')})`,
+            [res.api_reference, ...FINAL],
+          )) === to.length,
+        15_000,
+        'final messages',
+      );
+      return res.api_reference;
+    };
+    await sendTo([R], 'Private note one');
+    await prune('archive', '--before', new Date(Date.now() + 60_000).toISOString());
+    const alone = await sendTo([R], 'Private note two');
+    const shared = await sendTo([R, '260971555002'], 'Shared news');
+    await send({
+      from: 'ACME',
+      to: [R],
+      message: 'Later note',
+      send_at: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const suppressed = await runCli(cliEnv, [
+      'suppressions',
+      'add',
+      '--username',
+      tenant.username,
+      '--channel',
+      'sms',
+      '--recipient',
+      R,
+    ]);
+    expect(suppressed.code).toBe(0);
+    const costs = await t.ds.query(
+      'SELECT id, units, cost, status FROM messages WHERE account_id = ? ORDER BY id',
+      [tenant.account.id],
+    );
+    const ledgerBefore = await ledger();
+
+    const r = await runCli(cliEnv, [
+      'accounts',
+      'erase-recipient',
+      '--username',
+      tenant.username,
+      '--recipient',
+      `+${R}`,
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const answer = JSON.parse(r.stdout);
+    expect(answer).toEqual({
+      recipient: R,
+      rows: { messages: 2, send_requests: 1, inbound_messages: 0, archived_messages: 1 },
+      total: 4,
+      pending: 1,
+    });
+
+    // Only the scheduled message, not yet final, still names the number; no text of a request to it alone is left.
+    const left = (await t.ds.query('SELECT status FROM messages WHERE account_id = ? AND recipient = ?', [
+      tenant.account.id,
+      R,
+    ])) as Array<{ status: string }>;
+    expect(left.map((m) => m.status)).toEqual(['SCHEDULED']);
+    expect(await count("SELECT COUNT(*) AS n FROM send_requests WHERE body LIKE 'Private note%'")).toBe(0);
+    const [{ body }] = await t.ds.query('SELECT body FROM send_requests WHERE id = ?', [shared]);
+    expect(body).toBe('Shared news');
+    expect(await count('SELECT COUNT(*) AS n FROM send_requests WHERE id = ?', [alone])).toBe(1);
+    // Amounts, states and the ledger are as they were; the suppression stays.
+    expect(
+      await t.ds.query('SELECT id, units, cost, status FROM messages WHERE account_id = ? ORDER BY id', [
+        tenant.account.id,
+      ]),
+    ).toEqual(costs);
+    expect(await ledger()).toEqual(ledgerBefore);
+    expect(
+      await count('SELECT COUNT(*) AS n FROM suppressions WHERE account_id = ? AND recipient = ?', [
+        tenant.account.id,
+        R,
+      ]),
+    ).toBe(1);
+    // No archive line names the number any more.
+    await loadArchive();
+    for (const rows of archive.values()) expect(JSON.stringify(rows)).not.toContain(R);
+    expect(archived('messages').filter((m) => m.recipient === 'erased')).toHaveLength(1);
+
+    // The account itself, over HTTP: the same rule, and a clear 400 for what is not a recipient.
+    await sendTo(['260971555003'], 'Hello three');
+    const own = await t
+      .http()
+      .post('/api/v1/json/recipients/erase')
+      .set('X-API-Key', tenant.key)
+      .send({ recipient: '260 971 555 003' });
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({
+      success: true,
+      recipient: '260971555003',
+      rows: { messages: 1 },
+      pending: 0,
+    });
+    const bad = await t
+      .http()
+      .post('/api/v1/json/recipients/erase')
+      .set('X-API-Key', tenant.key)
+      .send({ recipient: 'nobody' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('VALIDATION_ERROR');
   });
 });

@@ -1,7 +1,20 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, stat, truncate, appendFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import {
+  appendFile,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  truncate,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip, gunzipSync, gzipSync } from 'node:zlib';
 
 /** The table families of the archive: one file per day and family. */
 export const FAMILIES = [
@@ -189,4 +202,87 @@ async function fsyncFile(path: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Rewrites every messages file of the archive in which the account's recipient appears, with
+ * `replacement` in its place, and lists the new file as one member in its day's index. The file
+ * is streamed (a day may be large), written beside the old one, flushed, checked (row count and
+ * checksum) and renamed over it; then the index is rewritten the same way. Returns how many
+ * archived rows changed. The caller holds the retention lock, so no prune appends meanwhile.
+ */
+export async function eraseFromArchive(
+  dir: string,
+  accountId: string,
+  recipient: string,
+  replacement: string,
+): Promise<number> {
+  const days = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [] as string[];
+    throw err;
+  });
+  let changed = 0;
+  for (const day of days.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)).sort()) {
+    const file = `${day}/messages.ndjson.gz`;
+    const path = join(dir, file);
+    if (
+      !(await stat(path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
+    let rows = 0;
+    let hits = 0;
+    const tmp = `${path}.erasing`;
+    await pipeline(
+      createReadStream(path),
+      createGunzip(),
+      async function* (source: AsyncIterable<Buffer>) {
+        let rest = '';
+        const line = (l: string) => {
+          if (!l) return '';
+          rows++;
+          const row = JSON.parse(l) as Record<string, unknown>;
+          if (row.account_id === accountId && row.recipient === recipient) {
+            hits++;
+            row.recipient = replacement;
+            return `${JSON.stringify(row)}\n`;
+          }
+          return `${l}\n`;
+        };
+        for await (const chunk of source) {
+          const lines = (rest + chunk.toString('utf8')).split('\n');
+          rest = lines.pop()!;
+          yield lines.map(line).join('');
+        }
+        yield line(rest);
+      },
+      createGzip(),
+      createWriteStream(tmp),
+    );
+    if (hits === 0) {
+      await rm(tmp);
+      continue;
+    }
+    const bytes = await readFile(tmp);
+    if (countLines(gunzipSync(bytes)) !== rows) throw new ArchiveError(`${tmp}: rows lost while rewriting`);
+    await fsyncFile(tmp);
+    const entry: IndexEntry = {
+      file,
+      offset: 0,
+      bytes: bytes.length,
+      rows,
+      sha256: sha256(bytes),
+      written_at: new Date().toISOString(),
+    };
+    const others = (await readIndex(dir, day)).filter((e) => e.file !== file);
+    const index = join(dir, day, INDEX_FILE);
+    await writeFile(`${index}.erasing`, [...others, entry].map((e) => `${JSON.stringify(e)}\n`).join(''));
+    await fsyncFile(`${index}.erasing`);
+    await rename(tmp, path);
+    await rename(`${index}.erasing`, index);
+    changed += hits;
+  }
+  return changed;
 }

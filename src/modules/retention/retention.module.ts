@@ -1,10 +1,20 @@
 import { Module } from '@nestjs/common';
+import { ErasureService } from './erasure.service.js';
+import { ErasureStore } from './erasure.store.js';
 import { RetentionService } from './retention.service.js';
 import { RetentionStore } from './retention.store.js';
+import { RetentionScheduler } from './retention.scheduler.js';
 
 /** Message retention, archives and erasure: the rows that leave the tables, and where they go. */
 @Module({
-  providers: [RetentionStore, RetentionService],
-  exports: [RetentionStore, RetentionService],
+  providers: [RetentionStore, RetentionService, ErasureStore, ErasureService],
+  exports: [RetentionStore, RetentionService, ErasureService],
 })
 export class RetentionModule {}
+
+/** The prune a worker runs on RETENTION_SCHEDULE (off by default). */
+@Module({
+  imports: [RetentionModule],
+  providers: [RetentionScheduler],
+})
+export class RetentionScheduleModule {}

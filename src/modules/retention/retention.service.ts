@@ -20,6 +20,8 @@ export interface PruneOptions {
   requireArchive?: boolean;
   /** Called after each batch with the totals so far. */
   onProgress?: (removed: RemovedCounts) => void;
+  /** Stops the run between two batches (a process shutting down). */
+  signal?: AbortSignal;
 }
 
 export interface PruneResult {
@@ -69,14 +71,11 @@ export class RetentionService {
     if (o.requireArchive && !archiveDir)
       throw new AppException('VALIDATION_ERROR', 'ARCHIVE_DIR is not set: there is nowhere to archive to.');
     const before = o.before ?? this.defaultBefore();
-    return this.store.exclusively(this.store.lockName(), () => this.run(before, archiveDir, o.onProgress));
+    return this.store.exclusively(this.store.lockName(), () => this.run(before, archiveDir, o));
   }
 
-  private async run(
-    before: Date,
-    archiveDir: string | null,
-    onProgress?: (removed: RemovedCounts) => void,
-  ): Promise<PruneResult> {
+  private async run(before: Date, archiveDir: string | null, o: PruneOptions): Promise<PruneResult> {
+    const { onProgress, signal } = o;
     const started = Date.now();
     const { batch, pauseMs } = this.config.retention;
     const archive = archiveDir ? new MessageArchive(archiveDir) : null;
@@ -90,7 +89,7 @@ export class RetentionService {
       archived.rows += w.rows;
     };
     let after = '0';
-    for (;;) {
+    while (!signal?.aborted) {
       const rows = await this.store.candidates(after, idBound, before, batch);
       if (rows.length === 0) break;
       after = rows[rows.length - 1].id;
@@ -103,7 +102,7 @@ export class RetentionService {
       if (pauseMs) await sleep(pauseMs);
     }
     // Receipts that matched no message and were given up belong to no message: they go by age.
-    for (;;) {
+    while (!signal?.aborted) {
       const receipts = await this.store.unmatchedReceipts(before, batch);
       if (receipts.length === 0) break;
       await keep(new Map(groupRows(receipts, 'received_at', 'delivery_reports')));

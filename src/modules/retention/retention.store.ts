@@ -10,7 +10,8 @@ import type { ExportRow } from '../messages/message-search.store.js';
 export const FINAL_STATES: readonly MessageStatus[] = MESSAGE_STATUSES.filter(
   (s) => !Object.values(ALLOWED_FROM).some((from) => from.includes(s)),
 );
-const FINAL = FINAL_STATES.map((s) => `'${s}'`).join(',');
+/** FINAL_STATES as an SQL list (constants only). */
+export const FINAL = FINAL_STATES.map((s) => `'${s}'`).join(',');
 
 /** A DATETIME(3) as ISO 8601 text, as the export writes it (sessions run in UTC). */
 const iso = (column: string) =>
@@ -50,7 +51,7 @@ export const NO_REMOVALS: RemovedCounts = {
   callback_attempts: 0,
 };
 
-const affected = (r: unknown) => Number((r as { affectedRows?: number }).affectedRows ?? 0);
+export const affected = (r: unknown) => Number((r as { affectedRows?: number }).affectedRows ?? 0);
 
 /**
  * The statements that remove old messages and everything kept about them, across the main and
@@ -172,13 +173,14 @@ export class RetentionStore {
 
   /**
    * Holds a named MySQL lock on a connection of its own while `work` runs, so one process
-   * prunes at a time whichever machine it runs on; undefined when another process holds it.
+   * prunes (or rewrites the archive) at a time whichever machine it runs on; undefined when
+   * another process still holds it after `waitSeconds`.
    */
-  async exclusively<T>(name: string, work: () => Promise<T>): Promise<T | undefined> {
+  async exclusively<T>(name: string, work: () => Promise<T>, waitSeconds = 0): Promise<T | undefined> {
     const runner: QueryRunner = this.main.createQueryRunner();
     await runner.connect();
     try {
-      const [{ got }] = (await runner.query('SELECT GET_LOCK(?, 0) AS got', [name])) as Array<{
+      const [{ got }] = (await runner.query('SELECT GET_LOCK(?, ?) AS got', [name, waitSeconds])) as Array<{
         got: number | string | null;
       }>;
       if (Number(got) !== 1) return undefined;

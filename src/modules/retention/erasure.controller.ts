@@ -1,0 +1,32 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
+import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import { EraseRecipientDto, EraseRecipientResponseDto } from './erasure.dto.js';
+import { ErasureService } from './erasure.service.js';
+
+@ApiTags('erasure')
+@ApiKeyAuth()
+@Controller('api/v1/json/recipients')
+export class ErasureController {
+  constructor(private readonly erasure: ErasureService) {}
+
+  @Post('erase')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Erase a recipient's number and message text from the account's data",
+    description:
+      'Replaces the number (or address) with `erased` and drops the text of every final message to it, the text of ' +
+      'requests sent to it alone, and the number and text of inbound messages from it; the archive too, when one is ' +
+      'kept. Amounts, states and times stay; the suppression list is not changed. A test key erases test data only.',
+  })
+  @ApiOkResponse({ type: EraseRecipientResponseDto })
+  @ApiErrors([400, 401, 403, 415, 429, 500, 503])
+  async erase(@Auth() auth: AuthContext, @Body() dto: EraseRecipientDto) {
+    const r = await this.erasure.eraseRecipient(
+      { accountId: auth.account.id, testMode: auth.key.mode === 'test' },
+      dto.recipient,
+    );
+    return { success: true, ...r };
+  }
+}

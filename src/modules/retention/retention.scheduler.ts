@@ -1,0 +1,67 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { RetentionService } from './retention.service.js';
+
+/** The first run waits up to this long, so workers started together do not all ask for the lock at once. */
+const FIRST_RUN_SPREAD_MS = 60_000;
+
+/**
+ * Runs a prune (with its archive, when ARCHIVE_DIR is set) every RETENTION_SCHEDULE in each
+ * worker process; the retention lock lets one run at a time across all of them, and the others
+ * skip that round. Off by default. It runs beside the dispatch, never inside a job: a prune's
+ * batches share only MySQL with it. Shutdown stops a running prune between two batches.
+ */
+@Injectable()
+export class RetentionScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Retention');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private readonly stop = new AbortController();
+
+  constructor(
+    private readonly retention: RetentionService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.retention.scheduleMs === undefined) return;
+    this.next(Math.random() * FIRST_RUN_SPREAD_MS);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearTimeout(this.timer);
+    this.stop.abort();
+    await this.running;
+  }
+
+  private next(delayMs: number): void {
+    if (this.stop.signal.aborted) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce().finally(() => {
+        this.running = undefined;
+        this.next(this.config.retention.scheduleMs!);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async runOnce(): Promise<void> {
+    try {
+      const r = await this.retention.prune({ signal: this.stop.signal });
+      if (!r) return this.logger.log('another process is pruning; this round is skipped');
+      const total = Object.values(r.removed).reduce((a, b) => a + b, 0);
+      this.logger.log(
+        `removed ${r.removed.messages} final message(s) last changed before ${r.before.toISOString()} ` +
+          `(${total} rows in all${r.archiveDir ? `, ${r.archived.rows} archived` : ''}) in ${r.seconds.toFixed(1)} s`,
+      );
+    } catch (err) {
+      this.logger.warn(`prune failed: ${(err as Error).message}; next try in one period`);
+    }
+  }
+}
