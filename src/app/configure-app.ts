@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { RequestHandler } from 'express';
 import type { AppConfig } from '../config/config.js';
+import { ApiKeysService } from '../modules/api-keys/api-keys.service.js';
 import { AuthThrottle } from '../modules/api-keys/auth/auth-throttle.js';
 import { HttpDrain } from '../modules/health/http-drain.js';
 import { httpMetricsMiddleware } from '../modules/metrics/http-metrics.middleware.js';
@@ -15,20 +16,25 @@ import { HTTP_LOGGER } from '../platform/logging/logging.module.js';
 
 /**
  * The HTTP stack of the API; shared by api.ts and the e2e tests so both run the same one.
- * Right after the request id, before anything reads the body: the per-address throttle of
- * failed authentication, then the access log (pino-http), HTTP metrics, the shutdown drain
+ * Right after the request id, before anything reads the body: the throttle of failed
+ * authentication (per address, for requests without a valid key), then the access log (pino-http), HTTP metrics, the shutdown drain
  * gate and the request-log row (written for requests a key was accepted for), so that they
  * see every request.
  */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
   configureHttp(app, config, [
-    app.get(AuthThrottle).addressGate(),
+    addressGate(app),
     app.get<RequestHandler>(HTTP_LOGGER),
     httpMetricsMiddleware(app.get(MetricsService)),
     app.get(HttpDrain).middleware(),
     requestLogs(app.get(RequestLogMiddleware)),
   ]);
   noteApiReferences(expressApp(app).response);
+}
+
+function addressGate(app: NestExpressApplication): RequestHandler {
+  const keys = app.get(ApiKeysService);
+  return app.get(AuthThrottle).addressGate((presented) => keys.resolveCached(presented));
 }
 
 function requestLogs(middleware: RequestLogMiddleware): RequestHandler {

@@ -130,8 +130,10 @@ export interface AuthThrottleConfig {
   passwordFailuresPerKey: RateLimit;
   /** The same across all the keys of one account. */
   passwordFailuresPerAccount: RateLimit;
-  /** Failed authentications (unknown, revoked or expired key, wrong password) per client address. */
+  /** Failed keys (unknown, revoked, expired, ambiguous) per client address. */
   failuresPerAddress: RateLimit;
+  /** Failed keys per client address and presented key. */
+  failuresPerAddressAndKey: RateLimit;
   /** Password hashes verified at once by this process; more answer 429 at once. */
   passwordCheckConcurrency: number;
   /** How long a verified username/password is remembered for its key (0: never). */
@@ -373,6 +375,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       passwordFailuresPerKey: parseRate(env.AUTH_PASSWORD_FAILURES_PER_KEY ?? '10/300'),
       passwordFailuresPerAccount: parseRate(env.AUTH_PASSWORD_FAILURES_PER_ACCOUNT ?? '30/300'),
       failuresPerAddress: parseRate(env.AUTH_FAILURES_PER_ADDRESS ?? '50/60'),
+      failuresPerAddressAndKey: parseRate(env.AUTH_FAILURES_PER_ADDRESS_AND_KEY ?? '10/60'),
       passwordCheckConcurrency: env.PASSWORD_CHECK_CONCURRENCY ?? 2,
       passwordCacheMs: (env.PASSWORD_CACHE_SECONDS ?? 300) * 1000,
       refusalDelayMs: env.THROTTLE_REFUSAL_DELAY_MS ?? 500,

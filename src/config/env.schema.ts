@@ -410,6 +410,10 @@ export class EnvSchema {
   AUTH_FAILURES_PER_ADDRESS?: string;
 
   @IsOptional()
+  @Matches(/^[1-9]\d*\/[1-9]\d*$/, { message: 'must be N/SECONDS, for example 10/60' })
+  AUTH_FAILURES_PER_ADDRESS_AND_KEY?: string;
+
+  @IsOptional()
   @Transform(toInt)
   @IsInt()
   @Min(1)

@@ -92,33 +92,75 @@ describe('wrong passwords are limited per key and per account', () => {
   });
 });
 
-describe('failed authentication is throttled per client address', () => {
+describe('failed authentication is throttled per client address, never for a valid key', () => {
   let t: TestApp;
   let tenant: Tenant;
 
   beforeAll(async () => {
-    t = await startTestApp({ AUTH_FAILURES_PER_ADDRESS: '5/60' });
+    t = await startTestApp({
+      AUTH_FAILURES_PER_ADDRESS: '5/60',
+      AUTH_FAILURES_PER_ADDRESS_AND_KEY: '3/60',
+      AUTH_PASSWORD_FAILURES_PER_KEY: '3/60',
+    });
     tenant = await createTenant(t);
   });
   afterAll(async () => t?.close());
 
   const send = (key: string) =>
     t.http().post(SMS).set('X-API-Key', key).send({ from: 'ACME', to: '260971234567', message: 'hi' });
+  const badKey = () => `bad-${randomBytes(8).toString('hex')}`;
 
-  it('answers 429 once an address has sent too many bad keys, with no key lookup, and counts it', async () => {
-    for (let i = 0; i < 5; i++)
-      expect((await send(`bad-${randomBytes(8).toString('hex')}`)).status).toBe(401);
+  it('answers 429 to bad keys once an address has sent too many (no lookup for a malformed one), and counts it', async () => {
+    for (let i = 0; i < 5; i++) expect((await send(badKey())).status).toBe(401);
     const misses = await metric(t, 'bulk_api_key_cache_lookups_total', 'result="miss"');
     const throttled = await metric(t, 'bulk_auth_refusals_total', 'reason="address_throttled"');
     for (let i = 0; i < 10; i++) {
-      const res = await send(`bad-${randomBytes(8).toString('hex')}`);
+      const res = await send(badKey());
       expect(res.status).toBe(429);
       expect(res.body.error.code).toBe('RATE_LIMITED');
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     }
-    expect(await metric(t, 'bulk_api_key_cache_lookups_total', 'result="miss"')).toBe(misses);
     expect(await metric(t, 'bulk_auth_refusals_total', 'reason="address_throttled"')).toBe(throttled + 10);
-    // The address is refused whatever key it now presents; the window is what ends it.
-    expect((await send(tenant.key)).status).toBe(429);
+    expect(await metric(t, 'bulk_api_key_cache_lookups_total', 'result="miss"')).toBe(misses);
+    // A well-formed key it has not seen is looked up, and refused only once it proves unknown.
+    const wellFormed = `bmk_${randomBytes(32).toString('base64url')}`;
+    expect((await send(wellFormed)).status).toBe(429);
+    expect(await metric(t, 'bulk_api_key_cache_lookups_total', 'result="miss"')).toBe(misses + 1);
+  });
+
+  it('serves a valid key from an address that is refused for bad keys, first use and cached', async () => {
+    // A key this process has never looked up, then the same key again from the cache.
+    const other = await createTenant(t);
+    expect((await send(other.key)).status).toBe(200);
+    expect((await send(other.key)).status).toBe(200);
+    expect((await send(tenant.key)).status).toBe(200);
+    expect((await send(badKey())).status).toBe(429);
+  });
+
+  it("does not count one tenant's wrong passwords against another tenant at the same address", async () => {
+    const a = await createTenant(t);
+    const b = await createTenant(t);
+    const balance = (tn: Tenant, password: string) =>
+      t.http().post(BALANCE).set('X-API-Key', tn.key).send({ username: tn.username, password });
+    for (let i = 0; i < 20; i++) expect([401, 429]).toContain((await balance(a, `wrong-${i}`)).status);
+    expect((await balance(a, 'wrong')).status).toBe(429);
+    expect((await balance(b, b.password)).status).toBe(200);
+    expect((await send(b.key)).status).toBe(200);
+  });
+});
+
+describe('a key repeated from one address is refused before the address limit', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_FAILURES_PER_ADDRESS: '50/60', AUTH_FAILURES_PER_ADDRESS_AND_KEY: '3/60' });
+  });
+  afterAll(async () => t?.close());
+
+  it('refuses the repeated key with 429 while other bad keys from the address still get 401', async () => {
+    const send = (key: string) => t.http().get('/api/v1/json/messages').set('X-API-Key', key);
+    for (let i = 0; i < 3; i++) expect((await send('bmk_stale')).status).toBe(401);
+    expect((await send('bmk_stale')).status).toBe(429);
+    expect((await send('bmk_other')).status).toBe(401);
   });
 });

@@ -21,6 +21,7 @@ export function testEnv(name: string, overrides: Record<string, string> = {}): R
     // Every suite calls from 127.0.0.1 and many send bad keys or wrong passwords on purpose; the
     // authentication throttles are tested by suites that set these low.
     AUTH_FAILURES_PER_ADDRESS: '100000/1',
+    AUTH_FAILURES_PER_ADDRESS_AND_KEY: '100000/1',
     AUTH_PASSWORD_FAILURES_PER_KEY: '100000/1',
     AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '100000/1',
     PASSWORD_CHECK_CONCURRENCY: '64',

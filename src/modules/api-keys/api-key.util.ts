@@ -9,6 +9,13 @@ export function generateApiKey(mode: 'live' | 'test' = 'live'): string {
   return (mode === 'test' ? TEST_KEY_PREFIX : KEY_PREFIX) + randomBytes(32).toString('base64url');
 }
 
+const KEY_SHAPE = /^bmk_(?:test_)?[A-Za-z0-9_-]{43}$/;
+
+/** Whether a presented key could have come from generateApiKey: anything else is unknown without a lookup. */
+export function hasKeyShape(presented: string): boolean {
+  return KEY_SHAPE.test(presented);
+}
+
 /** SHA-256 of the key, one shot (every authenticated request hashes the key it presents). */
 export function hashApiKey(key: string): Buffer {
   return hash('sha256', key, 'buffer');

@@ -24,8 +24,9 @@ const INVALID = { 'WWW-Authenticate': 'Bearer realm="bulk-messaging", error="inv
  * for at most a second (api-key-cache.ts); revocation, expiry and account status are judged
  * here on every request, from the cached row, so an expiry takes effect at its exact time.
  *
- * Failed authentications count against the client address (AuthThrottle); an address over its
- * limit is refused first, from memory, before any key lookup.
+ * A key that fails counts against the client address, and the address with that key
+ * (AuthThrottle); over either limit, its requests are refused. A valid key is judged by the key
+ * alone, whatever its address has done.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -39,8 +40,6 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
-    const refused = this.throttle.checkAddress(req.ip);
-    if (refused) await refused;
     let presented: string | undefined;
     try {
       presented = extractApiKey(req.headers);
@@ -48,6 +47,7 @@ export class ApiKeyGuard implements CanActivate {
       if (!(err instanceof AmbiguousCredentials)) throw err;
       throw await this.failed(
         req,
+        undefined,
         'invalid_key',
         new AppException('INVALID_API_KEY', err.message, [], INVALID),
       );
@@ -68,6 +68,7 @@ export class ApiKeyGuard implements CanActivate {
     if (!found || found.key.revokedAt) {
       throw await this.failed(
         req,
+        presented,
         'invalid_key',
         new AppException('INVALID_API_KEY', 'The API key is not valid.', [], INVALID),
       );
@@ -75,6 +76,7 @@ export class ApiKeyGuard implements CanActivate {
     if (found.key.expiresAt && found.key.expiresAt.getTime() <= Date.now()) {
       throw await this.failed(
         req,
+        presented,
         'expired_key',
         new AppException('API_KEY_EXPIRED', 'The API key has expired.', [], {
           'WWW-Authenticate':
@@ -90,13 +92,19 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
+  /**
+   * A failed key is 401, counted against the address (and the address with that key); once
+   * either is over its limit, 429 instead, uncounted.
+   */
   private async failed(
     req: AuthedRequest,
+    presented: string | undefined,
     reason: 'invalid_key' | 'expired_key',
     err: AppException,
   ): Promise<AppException> {
+    await this.throttle.refuseFailedKey(req.ip, presented);
     this.throttle.refused(reason);
-    await this.throttle.addressFailed(req.ip);
+    await this.throttle.keyFailed(req.ip, presented);
     return err;
   }
 }

@@ -7,6 +7,9 @@ import { MetricsService } from '../../metrics/metrics.service.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import { sendError } from '../../../platform/errors/error-body.js';
 import { REDIS } from '../../../platform/redis/redis.module.js';
+import type { ResolvedKey } from '../api-keys.service.js';
+import { hasKeyShape, hashApiKey } from '../api-key.util.js';
+import { extractApiKey } from './extract-api-key.js';
 
 type Limiter = RateLimiterRedis | RateLimiterMemory;
 
@@ -23,7 +26,8 @@ export type AuthRefusal =
 
 /**
  * Counts failed authentications in Redis (rate-limiter-flexible), so every API process shares
- * one count per client address, API key and account. Each limiter falls back to an in-process
+ * one count per client address (and address with presented key) for keys that fail, and per
+ * API key and account for wrong passwords. Each limiter falls back to an in-process
  * count while Redis is away (its insurance limiter): an outage weakens the limits to per
  * process, never switches them off, and never fails a request.
  *
@@ -35,6 +39,7 @@ export class AuthThrottle {
   private readonly byAddress: Limiter;
   private readonly byKey: Limiter;
   private readonly byAccount: Limiter;
+  private readonly byAddressAndKey: Limiter;
   private readonly refusedUntil = new Map<string, number>();
   private readonly delayMs: number;
 
@@ -50,6 +55,7 @@ export class AuthThrottle {
     this.byAddress = limiter(redis, `${prefix}:addr`, t.failuresPerAddress);
     this.byKey = limiter(redis, `${prefix}:key`, t.passwordFailuresPerKey);
     this.byAccount = limiter(redis, `${prefix}:acct`, t.passwordFailuresPerAccount);
+    this.byAddressAndKey = limiter(redis, `${prefix}:addrkey`, t.failuresPerAddressAndKey);
   }
 
   refused(reason: AuthRefusal): void {
@@ -57,28 +63,33 @@ export class AuthThrottle {
   }
 
   /**
-   * Null when the address may go on; when this process has seen it go over its failure limit, a
-   * promise that rejects with the 429. Memory only, and no promise for an address that may go
-   * on: it runs before the key lookup on every request. The 429 comes after
-   * THROTTLE_REFUSAL_DELAY_MS (a timer, no CPU): a client that retries the moment it is refused
-   * then gets a few answers a second per connection instead of thousands, each of which other
-   * tenants would wait behind.
+   * The first Express middleware of the API routes: a request that can be refused from memory
+   * is answered before access logging, body parsing and routing. That is a request whose key
+   * this address has failed with too often, or one from an address over its limit that presents
+   * no key, an ambiguous one, a key of the wrong shape, or one this process already knows to be
+   * unknown. A key known to
+   * be valid always passes, and one not yet looked up goes on to the guard: an address is never
+   * a reason to refuse a valid key, so one client behind a shared address (NAT, corporate
+   * egress, an integration platform) cannot lock out the others.
+   *
+   * `peek` says what the key cache knows of a presented key without a lookup: the key, null when
+   * known to be unknown, undefined when it must be read.
    */
-  checkAddress(ip: string | undefined): Promise<never> | null {
-    const refusal = this.addressRefusal(ip);
-    if (!refusal) return null;
-    return this.pause().then(() => {
-      throw refusal;
-    });
-  }
-
-  /**
-   * checkAddress as the first Express middleware of the API routes: an address over its limit
-   * is answered before access logging, body parsing and routing.
-   */
-  addressGate(): RequestHandler {
+  addressGate(peek: (presented: string) => ResolvedKey | null | undefined): RequestHandler {
     return (req, res, next) => {
-      const refusal = req.path.startsWith('/api/') ? this.addressRefusal(req.ip) : null;
+      if (!req.path.startsWith('/api/')) return next();
+      let presented: string | undefined;
+      let ambiguous = false;
+      try {
+        presented = extractApiKey(req.headers);
+      } catch {
+        ambiguous = true;
+      }
+      // A key of the wrong shape is unknown for certain: no lookup needed to refuse it.
+      const known = presented === undefined || ambiguous || !hasKeyShape(presented) ? null : peek(presented);
+      // Not yet looked up: the guard reads it, and refuses it only if it proves unknown.
+      const refusal =
+        known === undefined || (known && usable(known)) ? null : this.keyRefusal(req.ip, presented);
       if (!refusal) return next();
       void this.pause().then(() =>
         sendError(req, res, refusal.status, refusal.code, refusal.message, refusal.details, refusal.headers),
@@ -86,8 +97,21 @@ export class AuthThrottle {
     };
   }
 
-  private addressRefusal(ip: string | undefined): AppException | null {
-    const ms = this.remembered(`addr:${ip ?? ''}`);
+  /**
+   * The 429 for a request whose key failed (unknown, revoked, expired, ambiguous) when this
+   * address has failed too often, with that key or in all; null when it may be told 401. Memory
+   * only; the answer is held like every throttle's.
+   */
+  async refuseFailedKey(ip: string | undefined, presented: string | undefined): Promise<void> {
+    const refusal = this.keyRefusal(ip, presented);
+    if (!refusal) return;
+    await this.pause();
+    throw refusal;
+  }
+
+  private keyRefusal(ip: string | undefined, presented: string | undefined): AppException | null {
+    const pair = presented === undefined ? 0 : this.remembered(pairMemo(ip, presented));
+    const ms = Math.max(pair, this.remembered(`addr:${ip ?? ''}`));
     if (ms <= 0) return null;
     this.refused('address_throttled');
     return tooMany('Too many failed authentications from this address', ms);
@@ -97,9 +121,17 @@ export class AuthThrottle {
     return holdRefusal(this.delayMs);
   }
 
-  /** Counts a failed authentication against the client address. */
-  async addressFailed(ip: string | undefined): Promise<void> {
-    await this.count(this.byAddress, `addr:${ip ?? ''}`, ip ?? '');
+  /**
+   * Counts a failed key (unknown, revoked, expired, ambiguous) against the client address, and
+   * against the address and the key it presented together.
+   */
+  async keyFailed(ip: string | undefined, presented: string | undefined): Promise<void> {
+    const addr = ip ?? '';
+    const pair = presented === undefined ? null : pairMemo(ip, presented);
+    await Promise.all([
+      this.count(this.byAddress, `addr:${addr}`, addr),
+      pair ? this.count(this.byAddressAndKey, pair, pair.slice(3)) : undefined,
+    ]);
   }
 
   /**
@@ -107,7 +139,7 @@ export class AuthThrottle {
    * any hashing; asks Redis (the count is shared) unless this process already knows. The
    * answer is held like checkAddress's.
    */
-  async checkPassword(keyId: string, accountId: string, ip: string | undefined): Promise<void> {
+  async checkPassword(keyId: string, accountId: string): Promise<void> {
     let ms = Math.max(this.remembered(`key:${keyId}`), this.remembered(`acct:${accountId}`));
     if (ms <= 0) {
       const [k, a] = await Promise.all([this.over(this.byKey, keyId), this.over(this.byAccount, accountId)]);
@@ -115,19 +147,20 @@ export class AuthThrottle {
     }
     if (ms > 0) {
       this.refused('password_throttled');
-      // Still a failed authentication: an address that keeps trying is soon refused at the door.
-      await this.addressFailed(ip);
       await this.pause();
       throw tooMany('Too many wrong passwords for this API key or account', ms);
     }
   }
 
-  /** Counts a wrong username/password against the key, its account and the client address. */
-  async passwordFailed(keyId: string, accountId: string, ip: string | undefined): Promise<void> {
+  /**
+   * Counts a wrong username/password against the key and its account, never the client address:
+   * the key was valid, so the request is judged by it, and another tenant at the same address
+   * is not touched.
+   */
+  async passwordFailed(keyId: string, accountId: string): Promise<void> {
     await Promise.all([
       this.count(this.byKey, `key:${keyId}`, keyId),
       this.count(this.byAccount, `acct:${accountId}`, accountId),
-      this.addressFailed(ip),
     ]);
   }
 
@@ -192,4 +225,15 @@ function tooMany(what: string, ms: number): AppException {
   return new AppException('RATE_LIMITED', `${what}; retry after ${retryAfter} s.`, [], {
     'Retry-After': retryAfter,
   });
+}
+
+/** A key the cache holds that the guard will accept (its account's status is the guard's to judge). */
+function usable(found: ResolvedKey | null | undefined): boolean {
+  if (!found || found.key.revokedAt) return false;
+  return !found.key.expiresAt || found.key.expiresAt.getTime() > Date.now();
+}
+
+/** The memo (and, after its prefix, the count) of one address with one presented key, by the key's digest. */
+function pairMemo(ip: string | undefined, presented: string): string {
+  return `ak:${ip ?? ''}|${hashApiKey(presented).toString('base64url')}`;
 }

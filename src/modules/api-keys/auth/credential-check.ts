@@ -52,7 +52,8 @@ export class CredentialCheck {
     auth: AuthContext,
     username: unknown,
     password: unknown,
-    ip: string | undefined,
+    // Kept for the callers; a wrong password is counted against the key and account, not the address.
+    _ip?: string,
   ): Promise<void> {
     if (typeof username !== 'string' || typeof password !== 'string' || !username || !password) {
       throw AppException.validation(
@@ -75,7 +76,7 @@ export class CredentialCheck {
     if (hit) this.remembered.delete(digest);
     let check = this.pending.get(digest);
     if (!check) {
-      check = this.check(auth, username, password, ip, digest).finally(() => this.pending.delete(digest));
+      check = this.check(auth, username, password, digest).finally(() => this.pending.delete(digest));
       this.pending.set(digest, check);
     }
     if (!(await check)) {
@@ -87,12 +88,11 @@ export class CredentialCheck {
     auth: AuthContext,
     username: string,
     password: string,
-    ip: string | undefined,
     digest: string,
   ): Promise<boolean> {
     const keyId = auth.key.id;
     const accountId = auth.account.id;
-    await this.throttle.checkPassword(keyId, accountId, ip);
+    await this.throttle.checkPassword(keyId, accountId);
     if (this.keysChecking.has(keyId) || this.running >= this.config.authThrottle.passwordCheckConcurrency) {
       this.throttle.refused('password_busy');
       throw new AppException('RATE_LIMITED', 'Too many password checks are under way; retry after 1 s.', [], {
@@ -115,7 +115,7 @@ export class CredentialCheck {
     }
     if (!ok || !row) {
       this.throttle.refused('bad_password');
-      await this.throttle.passwordFailed(keyId, accountId, ip);
+      await this.throttle.passwordFailed(keyId, accountId);
       return false;
     }
     this.remember(digest, passwordTag(row.passwordHash));
