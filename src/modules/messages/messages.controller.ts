@@ -41,7 +41,8 @@ export class MessagesController {
     description:
       'The same filters as the search; every matching message, oldest first, as an attachment. Columns: ' +
       'message_id, api_reference, user_reference_id, channel, recipient, status, reason, units, cost, ' +
-      'currency, created_at, updated_at. A response cut short (no final chunk) is an incomplete export.',
+      'currency, created_at, updated_at. A response cut short (no final chunk) is an incomplete export. ' +
+      "A CSV cell starting with =, +, -, @, tab or CR is written with a leading ' (no spreadsheet formulas).",
   })
   @ApiProduces('text/csv', 'application/x-ndjson')
   @ApiOkResponse({

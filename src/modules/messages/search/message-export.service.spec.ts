@@ -48,6 +48,17 @@ describe('export lines', () => {
     expect(csvLine(r)).toBe(stringify([fields], { quoted_empty: false }));
   });
 
+  it.each(['=HYPERLINK("http://x")', '+1', '-2', '@SUM(A1)', '\tx', '\rx'])(
+    'neutralises a field that a spreadsheet would run as a formula (%j) with a leading quote',
+    (ref) => {
+      const r = row({ user_reference_id: ref, recipient: `${ref}@example.com`, reason: ref });
+      const fields = [r.uuid, r.send_request_id, `'${ref}`, r.channel, `'${ref}@example.com`, r.status]
+        .concat([`'${ref}`, r.units, 0.25, r.currency, r.created_at, r.updated_at])
+        .map(String);
+      expect(csvLine(r)).toBe(stringify([fields], { quoted_empty: false }));
+    },
+  );
+
   it('starts CSV with the header of the documented columns', () => {
     expect(CSV_HEADER).toBe(`${EXPORT_FIELDS.join(',')}\n`);
     expect(CSV_HEADER).toBe(stringify([[...EXPORT_FIELDS]]));

@@ -55,12 +55,21 @@ export function exportRecord(r: ExportRow) {
  * One CSV field as RFC 4180 quotes it (lines end in \n): quoted when it holds a comma, a quote or a line break,
  * quotes doubled; null is empty. (csv-stringify, which the unit test checks this against, ran at
  * a third of the speed the export needs.)
+ *
+ * A value that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`
+ * first (OWASP's advice against CSV injection): a spreadsheet would otherwise run it as a
+ * formula, and these fields hold what tenants and recipients wrote (`=HYPERLINK(…)` as a
+ * reference, `=cmd|…@example.com` as an e-mail address).
  */
 export function csvField(value: string | number | null): string {
   if (value === null) return '';
-  const s = String(value);
+  let s = String(value);
+  if (FORMULA_START.has(s.charCodeAt(0))) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
+
+/** The first characters a spreadsheet reads as the start of a formula: = + - @ tab CR. */
+const FORMULA_START = new Set([0x3d, 0x2b, 0x2d, 0x40, 0x09, 0x0d]);
 
 /**
  * The columns of EXPORT_FIELDS in order. Only the free-text ones can need quoting: ids, enums,
