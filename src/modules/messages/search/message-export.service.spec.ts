@@ -52,9 +52,9 @@ describe('export lines', () => {
     'neutralises a field that a spreadsheet would run as a formula (%j) with a leading quote',
     (ref) => {
       const r = row({ user_reference_id: ref, recipient: `${ref}@example.com`, reason: ref });
-      const fields = [r.uuid, r.send_request_id, `'${ref}`, r.channel, `'${ref}@example.com`, r.status]
-        .concat([`'${ref}`, r.units, 0.25, r.currency, r.created_at, r.updated_at])
-        .map(String);
+      const fields: Array<string | number> = [r.uuid, r.send_request_id, `'${ref}`, r.channel];
+      fields.push(`'${ref}@example.com`, r.status, `'${ref}`, r.units, 0.25);
+      fields.push(r.currency, r.created_at, r.updated_at);
       expect(csvLine(r)).toBe(stringify([fields], { quoted_empty: false }));
     },
   );
