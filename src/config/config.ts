@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { DURATION, EnvSchema } from './env.schema.js';
+import { redisConnection, type RedisConnection } from './redis-connection.js';
 
 export type Channel = 'sms' | 'email' | 'chat';
 
@@ -32,6 +33,8 @@ export interface AppConfig {
   notificationDatabase: DatabaseConfig;
   dbPoolSize: number;
   redisUrl: string;
+  /** Every Redis connection is built from this (src/platform/redis/redis-options.ts). */
+  redis: RedisConnection;
   queuePrefix: string;
   runWorkers: boolean;
   workerConcurrency: number;
@@ -302,6 +305,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     ),
     dbPoolSize: env.DB_POOL_SIZE ?? 20,
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redis: redisConnection(env, (problems) => new ConfigError(problems)),
     queuePrefix: env.QUEUE_PREFIX ?? 'bull',
     runWorkers: env.RUN_WORKERS ?? true,
     workerConcurrency: env.WORKER_CONCURRENCY ?? 8,

@@ -14,6 +14,8 @@ const toInt = ({ value }: { value: unknown }) =>
 
 const MYSQL_URL = /^mysql:\/\/[^/\s]+\/[A-Za-z0-9_]+(\?.*)?$/;
 const REDIS_URL = /^rediss?:\/\/[^\s]+$/;
+const SENTINELS =
+  /^\s*(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}\s*(?:,\s*(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}\s*)*$/;
 export const DURATION = /^(\d+)(ms|s|m|h|d)$/;
 
 /** The environment as the service reads it. Defaults live in config.ts. */
@@ -40,6 +42,23 @@ export class EnvSchema {
   @IsOptional()
   @Matches(REDIS_URL, { message: 'must look like redis://host:6379' })
   REDIS_URL?: string;
+
+  // Redis through Sentinel (README "Running at scale"): the sentinels, the name they monitor, passwords.
+  @IsOptional()
+  @Matches(SENTINELS, { message: 'must look like host:26379,host:26379' })
+  REDIS_SENTINELS?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'must be the name the sentinels monitor, such as mymaster' })
+  REDIS_SENTINEL_NAME?: string;
+
+  @IsOptional()
+  @IsString()
+  REDIS_SENTINEL_PASSWORD?: string;
+
+  @IsOptional()
+  @IsString()
+  REDIS_PASSWORD?: string;
 
   @IsOptional()
   @IsString()

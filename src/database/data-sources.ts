@@ -4,6 +4,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { waitForDependency, type StartupLogger } from '../platform/startup/wait-for-dependency.js';
 import type { AppConfig, DatabaseConfig } from '../config/config.js';
 import { describeDatabase, ensureDatabase, isTransientDbError, runMigrations } from './database-setup.js';
+import { retryWriteConflicts } from './conflict-retry.js';
 import { MAIN_MIGRATIONS, LOG_MIGRATIONS, NOTIFICATION_MIGRATIONS } from './migrations/index.js';
 
 export const LOG_DB = 'log';
@@ -140,7 +141,7 @@ export async function openDataSource(
 ): Promise<DataSource> {
   await waitForServer(db, waitSeconds, logger);
   if (await ensureDatabase(db)) logger.log(`created database ${describeDatabase(db)}`);
-  const ds = await new DataSource(options).initialize();
+  const ds = retryWriteConflicts(await new DataSource(options).initialize());
   try {
     for (const name of await runMigrations(ds, db)) logger.log(`applied migration ${name} to ${db.database}`);
   } catch (err) {

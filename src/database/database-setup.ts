@@ -2,6 +2,7 @@ import { createConnection, type Connection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config.js';
 import { errorText } from '../platform/startup/error-text.js';
+import { withMigrationLock } from './migration-lock.js';
 
 /** What a log line or error message may show of a database: its URL without the password. */
 export function describeDatabase(db: DatabaseConfig): string {
@@ -115,17 +116,18 @@ export interface MigrationReport {
 }
 
 /**
- * Runs pending migrations on an initialised data source. A named lock serialises migrations
- * when several processes start together (MySQL DDL is not transactional).
+ * Runs pending migrations on an initialised data source. A lock serialises migrations when
+ * several processes start together (MySQL DDL is not transactional), whichever node of a
+ * cluster each one reaches (migration-lock.ts).
  */
 export async function runMigrations(ds: DataSource, db: DatabaseConfig): Promise<string[]> {
   const runner = ds.createQueryRunner();
   try {
-    await runner.query('SELECT GET_LOCK(?, 60)', [`migrations:${db.database}`]);
-    const done = await ds.runMigrations({ transaction: 'each' });
+    const done = await withMigrationLock(runner, `migrations:${db.database}`, () =>
+      ds.runMigrations({ transaction: 'each' }),
+    );
     return done.map((m) => m.name);
   } finally {
-    await runner.query('SELECT RELEASE_LOCK(?)', [`migrations:${db.database}`]).catch(() => undefined);
     await runner.release();
   }
 }

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { retryWriteConflicts } from './conflict-retry.js';
 import type { Entities } from './data-sources.js';
 import { databaseImports } from './typeorm-imports.js';
 
@@ -13,7 +14,11 @@ export class ExistingDatabaseModule {
   static forRoot(mainEntities: Entities): DynamicModule {
     return {
       module: ExistingDatabaseModule,
-      imports: databaseImports(async (options) => new DataSource(options), true, mainEntities),
+      imports: databaseImports(
+        async (options) => retryWriteConflicts(new DataSource(options)),
+        true,
+        mainEntities,
+      ),
     };
   }
 }

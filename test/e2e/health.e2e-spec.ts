@@ -64,10 +64,10 @@ describe('health probes against real dependencies (own Redis, log database behin
       uptime: { human_readable: expect.stringMatching(/^(\d+[dhm] )*\d+s$/), seconds: expect.any(Number) },
       checks: {
         cache: healthy({ hit_ratio: expect.any(Number) }),
-        database: healthy({ response_time_ms: expect.any(Number) }),
+        database: healthy({ response_time_ms: expect.any(Number), node: expect.stringMatching(/^\S+:\d+$/) }),
         log_database: healthy({ response_time_ms: expect.any(Number) }),
         notification_database: healthy({ response_time_ms: expect.any(Number) }),
-        message_queue: healthy({ queue_size: expect.any(Number) }),
+        message_queue: healthy({ queue_size: expect.any(Number), redis_primary: `127.0.0.1:${redis.port}` }),
         external_services: healthy({
           client_server: healthy({ response_time_ms: expect.any(Number) }),
           sms_server: healthy({ response_time_ms: expect.any(Number) }),
@@ -210,6 +210,7 @@ describe('health probes against real dependencies (own Redis, log database behin
         status: 'unhealthy',
         message: expect.stringMatching(/message queue unreachable: .*Redis/),
         queue_size: null,
+        redis_primary: null,
       });
       // The API-key cache is in process memory: it keeps serving without Redis.
       for (const m of ['cache', 'database', 'log_database', 'notification_database', 'external_services'])

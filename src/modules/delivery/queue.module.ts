@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { redisOptions } from '../../platform/redis/redis-options.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { QUEUE_NAMES } from './dispatch.constants.js';
 import { DispatchProducer } from './dispatch.producer.js';
@@ -15,7 +16,11 @@ import { dispatchBackoff, lockSettings } from './retry-policy.js';
     MessagesModule,
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) => ({ redis: c.redisUrl, prefix: c.queuePrefix, settings: lockSettings(c) }),
+      useFactory: (c: AppConfig) => ({
+        redis: redisOptions(c.redis),
+        prefix: c.queuePrefix,
+        settings: lockSettings(c),
+      }),
     }),
     // Queue settings replace the root ones, hence the lock settings again.
     ...Object.values(QUEUE_NAMES).map((name) =>

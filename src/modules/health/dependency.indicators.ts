@@ -10,7 +10,7 @@ import { SingleFlight, errorText, timed } from './probes.js';
 /** Longest any one probe waits: every health answer stays under a second even when a dependency hangs. */
 export const PROBE_TIMEOUT_MS = 800;
 
-type Ping = { ok: true; ms: number } | { ok: false; ms: number; error: string };
+type Ping = { ok: true; ms: number; rows?: unknown } | { ok: false; ms: number; error: string };
 
 /**
  * SELECT 1 with the probe timeout. The query itself is shared while it is pending: when the
@@ -23,15 +23,19 @@ class DataSourcePing {
   constructor(
     private readonly ds: DataSource,
     private readonly label: string,
+    private readonly sql = 'SELECT 1',
   ) {}
 
   async run(): Promise<Ping> {
     const started = performance.now();
     try {
-      return {
-        ok: true,
-        ms: await timed(() => this.flight.run(() => this.ds.query('SELECT 1')), PROBE_TIMEOUT_MS, this.label),
-      };
+      let rows: unknown;
+      const ms = await timed(
+        async () => (rows = await this.flight.run(() => this.ds.query(this.sql))),
+        PROBE_TIMEOUT_MS,
+        this.label,
+      );
+      return { ok: true, ms, rows };
     } catch (err) {
       return { ok: false, ms: Math.round(performance.now() - started), error: errorText(err) };
     }
@@ -43,15 +47,24 @@ async function databaseCheck<K extends string>(
   key: K,
   ping: DataSourcePing,
   label: string,
+  more: (rows: unknown) => Record<string, unknown> = () => ({}),
 ) {
   const session = health.check(key);
   const r = await ping.run();
   return r.ok
-    ? session.up({ message: `${label} is reachable`, response_time_ms: r.ms })
+    ? session.up({ message: `${label} is reachable`, response_time_ms: r.ms, ...more(r.rows) })
     : session.down({ message: `${label} is unreachable: ${r.error}`, response_time_ms: r.ms });
 }
 
-/** `database`: the main database (accounts, keys, messages, ledger). */
+/** The server that answered, as it names itself: behind a proxy or on a cluster, which node that is. */
+const WHO_ANSWERS = 'SELECT @@hostname AS host, @@port AS port';
+
+function answeringNode(rows: unknown): { node: string } {
+  const row = (rows as Array<{ host?: string; port?: number | string }> | undefined)?.[0];
+  return { node: row ? `${row.host}:${row.port}` : 'unknown' };
+}
+
+/** `database`: the main database (accounts, keys, messages, ledger), with the node that answered. */
 @Injectable()
 export class DatabaseIndicator {
   private readonly ping: DataSourcePing;
@@ -60,11 +73,11 @@ export class DatabaseIndicator {
     private readonly health: HealthIndicatorService,
     @InjectDataSource() ds: DataSource,
   ) {
-    this.ping = new DataSourcePing(ds, 'main database');
+    this.ping = new DataSourcePing(ds, 'main database', WHO_ANSWERS);
   }
 
   check() {
-    return databaseCheck(this.health, 'database', this.ping, 'main database');
+    return databaseCheck(this.health, 'database', this.ping, 'main database', answeringNode);
   }
 }
 

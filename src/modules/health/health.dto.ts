@@ -45,6 +45,15 @@ export class DatabaseCheckDto extends CheckBase {
   response_time_ms: number;
 }
 
+export class MainDatabaseCheckDto extends DatabaseCheckDto {
+  @ApiProperty({
+    example: 'db-node-2:3306',
+    description:
+      'the server that answered, as it names itself (host:port): behind a proxy or on a Galera cluster, the node in use',
+  })
+  node: string;
+}
+
 export class QueueCheckDto extends CheckBase {
   @ApiProperty({
     example: 12,
@@ -54,6 +63,14 @@ export class QueueCheckDto extends CheckBase {
       'jobs waiting, active or delayed over sms, email, chat and callbacks; null when Redis does not answer',
   })
   queue_size: number | null;
+  @ApiProperty({
+    example: '10.0.0.12:6379',
+    type: 'string',
+    nullable: true,
+    description:
+      "the Redis server the queues' connection talks to (with Sentinel, the primary in use); null when Redis does not answer",
+  })
+  redis_primary: string | null;
 }
 
 export class ProviderCheckDto extends CheckBase {
@@ -69,7 +86,7 @@ export class ExternalServicesDto extends CheckBase {
 
 export class HealthChecksDto {
   @ApiProperty({ type: CacheCheckDto }) cache: CacheCheckDto;
-  @ApiProperty({ type: DatabaseCheckDto }) database: DatabaseCheckDto;
+  @ApiProperty({ type: MainDatabaseCheckDto }) database: MainDatabaseCheckDto;
   @ApiProperty({ type: DatabaseCheckDto }) log_database: DatabaseCheckDto;
   @ApiProperty({ type: DatabaseCheckDto }) notification_database: DatabaseCheckDto;
   @ApiProperty({ type: QueueCheckDto }) message_queue: QueueCheckDto;
@@ -128,10 +145,10 @@ export const HEALTH_DETAILED_UNHEALTHY_EXAMPLE = {
   uptime: { human_readable: '3d 4h 12m 5s', seconds: 274325 },
   checks: {
     cache: healthy('API-key cache in use', { hit_ratio: 0.97 }),
-    database: healthy('main database is reachable', { response_time_ms: 2 }),
+    database: healthy('main database is reachable', { response_time_ms: 2, node: 'db-node-2:3306' }),
     log_database: healthy('log database is reachable', { response_time_ms: 2 }),
     notification_database: healthy('notification database is reachable', { response_time_ms: 2 }),
-    message_queue: healthy('Redis answered', { queue_size: 12 }),
+    message_queue: healthy('Redis answered', { queue_size: 12, redis_primary: '10.0.0.12:6379' }),
     external_services: {
       status: 'unhealthy',
       message: 'client_server is unhealthy',

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import type { Queue } from 'bull';
+import { connectedAddress } from '../../platform/redis/redis-options.js';
 import { EVERY_QUEUE } from './health.tokens.js';
 import { PROBE_TIMEOUT_MS } from './dependency.indicators.js';
 import { SingleFlight, errorText, timed } from './probes.js';
@@ -10,7 +11,8 @@ type Depth = { ok: true; size: number; ms: number } | { ok: false; error: string
 /**
  * `message_queue`: the Bull queues in Redis. `queue_size` is the jobs not yet done
  * (waiting + active + delayed) over sms, email, chat and callbacks. A dispatch job carries up
- * to 200 messages, so this counts jobs, not messages.
+ * to 200 messages, so this counts jobs, not messages. `redis_primary` is the server the queues'
+ * connection talks to: with Sentinel, the primary in use, which changes when a replica is promoted.
  */
 @Injectable()
 export class MessageQueueIndicator {
@@ -48,7 +50,12 @@ export class MessageQueueIndicator {
       ? session.up({
           message: `queues ${this.queues.map((q) => q.name).join(', ')} reachable; ${d.size} job(s) waiting, active or delayed`,
           queue_size: d.size,
+          redis_primary: connectedAddress(this.queues[0]!.client) ?? null,
         })
-      : session.down({ message: `message queue unreachable: ${d.error}`, queue_size: null });
+      : session.down({
+          message: `message queue unreachable: ${d.error}`,
+          queue_size: null,
+          redis_primary: null,
+        });
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CacheStats } from './cache-stats.js';
+import { registerHaCounters } from './ha-metrics.js';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'paused', 'failed'] as const;
 const TOTAL_NAMED_GAUGES = [
@@ -183,6 +184,7 @@ export class MetricsService {
         this.inc({ result: 'miss' }, misses);
       },
     });
+    registerHaCounters(this.registry);
   }
 
   observeHttp(method: string, route: string, status: number, seconds: number): void {

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { SpendLimits, hasLimit, type SpendCharge } from '../balance/spend-limits.js';
+import { countConflictRetry, isWriteConflict } from '../../database/conflict-retry.js';
 import { together, type Statement } from '../../database/statement.js';
 import { MessageStore, type MessageGroup, type NewSendRequest } from '../messages/message.store.js';
 import { messagesInserts, requestsInsert } from '../messages/message-inserts.js';
@@ -122,6 +123,8 @@ export class SendCommitter {
       return true;
     } catch (err) {
       await runner.query('ROLLBACK').catch(() => undefined);
+      // Written again request by request (writeBatch): count a conflict as the retry it is.
+      if (isWriteConflict(err)) countConflictRetry(err);
       throw err;
     } finally {
       await runner.release();

@@ -26,6 +26,10 @@ const UNAVAILABLE_CODES = new Set([
   'ER_LOCK_WAIT_TIMEOUT',
   'ER_LOCK_DEADLOCK',
   'ER_QUERY_INTERRUPTED',
+  // A Galera node that left the cluster's primary component ("WSREP has not yet prepared node
+  // for application use"), or lost it during a COMMIT: another node serves once the proxy moves.
+  'ER_UNKNOWN_COM_ERROR',
+  'ER_ERROR_DURING_COMMIT',
 ]);
 
 /** True for errors that mean MySQL or Redis is out of reach, not that the request is wrong. */

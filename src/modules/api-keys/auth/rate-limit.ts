@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { AppConfig } from '../../../config/config.js';
+import { redisOptions } from '../../../platform/redis/redis-options.js';
 import type { AuthedRequest } from './auth-context.js';
 import { KEY_THROTTLER } from './rate-limit.guard.js';
 import { RedisThrottlerStorage } from './redis-throttler-storage.js';
@@ -22,13 +23,15 @@ export function limitFor(ctx: ExecutionContext, config: AppConfig): { limit: num
  * Redis is away a count fails at once and the guard lets the request through (fail open).
  */
 export async function createRateLimitStorage(config: AppConfig): Promise<RedisThrottlerStorage> {
-  const storage = new RedisThrottlerStorage(config.redisUrl, {
-    keyPrefix: `${config.queuePrefix}:ratelimit:`,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    commandTimeout: 1000,
-  });
+  const storage = new RedisThrottlerStorage(
+    redisOptions(config.redis, {
+      keyPrefix: `${config.queuePrefix}:ratelimit:`,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      commandTimeout: 1000,
+    }),
+  );
   const redis = storage.redis;
   // The guard reports an outage once when a count fails; without a listener ioredis prints every retry.
   redis.on('error', () => undefined);

@@ -93,8 +93,11 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
     flush: (hits) => this.countAll(hits),
   });
 
-  constructor(url: string, options: RedisOptions) {
-    this.redis = new Redis(url, options) as Counting;
+  /** `target`: a URL, or complete options (src/platform/redis/redis-options.ts). */
+  constructor(target: string | RedisOptions, options: RedisOptions = {}) {
+    this.redis = (
+      typeof target === 'string' ? new Redis(target, options) : new Redis({ ...target, ...options })
+    ) as Counting;
     this.redis.defineCommand('throttleCount', { numberOfKeys: 2, lua: SCRIPT });
   }
 

@@ -1,0 +1,57 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { haEvents } from '../platform/ha/ha-events.js';
+
+/** MySQL's deadlock error; Galera reports a certification failure (a conflict with another node's commit) with it too. */
+const ER_LOCK_DEADLOCK = 1213;
+/** Tries of one transaction that meets deadlocks: the first and two more. */
+const CONFLICT_TRIES = 3;
+
+const errnoOf = (err: unknown): number | undefined => {
+  const e = err as { errno?: number; driverError?: { errno?: number } } | null;
+  return e?.errno ?? e?.driverError?.errno;
+};
+
+/** A transaction rolled back whole by a deadlock or a Galera certification failure: safe to run again. */
+export function isWriteConflict(err: unknown): boolean {
+  return errnoOf(err) === ER_LOCK_DEADLOCK;
+}
+
+/** Galera names itself in the message of a certification failure ("WSREP detected deadlock/conflict"). */
+export function isCertificationFailure(err: unknown): boolean {
+  return isWriteConflict(err) && /WSREP/i.test((err as Error).message ?? '');
+}
+
+/** Counts a write conflict that is about to be tried again (bulk_db_transaction_retries_total). */
+export function countConflictRetry(err: unknown): void {
+  haEvents.transactionRetries++;
+  if (isCertificationFailure(err)) haEvents.certificationRetries++;
+}
+
+const pause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, 5 * attempt * (0.5 + Math.random())));
+
+/**
+ * Makes every `transaction()` of the data source (and of its manager) run its work again when
+ * the transaction was rolled back by a deadlock, which is how Galera reports a certification
+ * failure at COMMIT when another node committed a conflicting write first. Such a transaction
+ * left nothing behind, so running it again is safe; the work functions only write through the
+ * transaction's manager. Lock wait timeouts are not retried here: each has already waited
+ * innodb_lock_wait_timeout, and the callers that expect them retry them themselves.
+ */
+export function retryWriteConflicts(ds: DataSource): DataSource {
+  const manager = ds.manager;
+  const once = manager.transaction.bind(manager) as (...args: unknown[]) => Promise<unknown>;
+  const retrying = async (...args: unknown[]): Promise<unknown> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await once(...args);
+      } catch (err) {
+        if (attempt >= CONFLICT_TRIES || !isWriteConflict(err)) throw err;
+        countConflictRetry(err);
+        await pause(attempt);
+      }
+    }
+  };
+  manager.transaction = retrying as EntityManager['transaction'];
+  return ds;
+}
