@@ -7,12 +7,13 @@ import { WorkerMetricsServer } from '../../src/modules/metrics/worker-metrics.se
 import { parse } from 'yaml';
 import { KUBECTL, read, render, type K8sObject } from '../deploy/manifests.js';
 import { metricNames, servedBy } from '../deploy/promql.js';
+import { dashboardQueries } from '../deploy/dashboard.js';
 import { freePort } from '../support/local-state.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
  * What deploy/ names must exist in the running service: the paths and ports of the Kubernetes
- * probes answer, and every metric an alert rule names is on /metrics. The app runs its workers
+ * probes answer, and every metric an alert rule or the dashboard names is on /metrics. The app runs its workers
  * in-process here, so its /metrics has both kinds of process's families (the API's queue
  * depths, the workers' connectors and callbacks).
  */
@@ -43,12 +44,18 @@ describe('the running service answers what deploy/ names', () => {
     await t?.close();
   });
 
-  it('every metric the alert rules name is served', async () => {
-    const rules = (
+  const alertExprs = () =>
+    (
       parse(read('deploy/prometheus/alerts.yaml')) as { groups: Array<{ rules: Array<{ expr: string }> }> }
-    ).groups.flatMap((g) => g.rules);
+    ).groups
+      .flatMap((g) => g.rules)
+      .map((r) => r.expr);
+  it.each([
+    ['the alert rules name', alertExprs],
+    ['the Grafana dashboard queries', () => dashboardQueries.map((q) => q.expr)],
+  ])('every metric %s is served', async (_, exprs) => {
     const served = servedBy((await t.http().get('/metrics')).text);
-    const used = [...new Set(rules.flatMap((r) => metricNames(r.expr)))];
+    const used = [...new Set(exprs().flatMap(metricNames))];
     expect(used.length).toBeGreaterThan(8);
     expect(used.filter((m) => !served(m))).toEqual([]);
   });
