@@ -35,6 +35,8 @@ describe('callback targets that are IP literals', () => {
         .send({ from: 'ACME', to: '260971234567', message: 'hi', callback_url: url });
       expect(res.status, url).toBe(400);
       expect(res.body.error.code).toBe('INVALID_CALLBACK_URL');
+      // The answer names the switch a developer testing a local receiver needs.
+      expect(res.body.message).toContain('CALLBACK_ALLOW_PRIVATE_NETWORKS=true');
     }
     const [row] = await t.ds.query(
       "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",

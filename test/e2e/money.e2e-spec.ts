@@ -56,6 +56,25 @@ describe('accounts, prices and balances', () => {
       });
     });
 
+    it('answers GET with the key alone, the same balance as the POST form; no key is 401', async () => {
+      const tenant = await createTenant(t, { balances: { sms: '10', email: '2.5' }, prices: { sms: '0.5' } });
+      const got = await t.http().get(BALANCE).set('Authorization', `Bearer ${tenant.key}`);
+      expect(got.status).toBe(200);
+      const posted = await t
+        .http()
+        .post(BALANCE)
+        .set('X-API-Key', tenant.key)
+        .send({ username: tenant.username, password: tenant.password });
+      expect({ ...got.body, last_updated: null }).toEqual({ ...posted.body, last_updated: null });
+      expect(got.body).toMatchObject({
+        total_value: 12.5,
+        balances: { sms: { balance_value: 10, credits: 20 } },
+      });
+      const none = await t.http().get(BALANCE);
+      expect(none.status).toBe(401);
+      expect(none.body.error.code).toBe('MISSING_API_KEY');
+    });
+
     it('refuses a wrong password with 401 INVALID_CREDENTIALS', async () => {
       const tenant = await createTenant(t);
       const res = await t

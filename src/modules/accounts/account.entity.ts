@@ -33,6 +33,10 @@ export class Account {
   @Column({ name: 'smart_encoding', type: 'boolean', default: false })
   smartEncoding: boolean;
 
+  /** Receives the state changes of every channel's messages whose request names no callback_url. */
+  @Column({ name: 'status_callback_url', type: 'varchar', length: 2048, nullable: true })
+  statusCallbackUrl: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;
 

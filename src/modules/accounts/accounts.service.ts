@@ -84,6 +84,11 @@ export class AccountsService {
     return { ...a, smartEncoding: on };
   }
 
+  /** Sets (a checked URL) or clears (null) where the account's message events go by default. */
+  async setStatusCallbackUrl(accountId: string, url: string | null): Promise<void> {
+    await this.ds.getRepository(Account).update({ id: accountId }, { statusCallbackUrl: url });
+  }
+
   /** Sets (a decimal text) or clears (null) the account's daily spend limit. */
   async setDailyLimit(username: string, dailyLimit: string | null): Promise<Account> {
     const a = await this.requireByUsername(username);

@@ -64,6 +64,12 @@ describe('checkCallbackUrl', () => {
     expect(refused('https://exam\tple.com/')).toThrow(/control characters/);
   });
 
+  it('names the setting that allows a loopback target, for local testing', () => {
+    expect(refused('http://127.0.0.1:8080/hook')).toThrow(
+      /private, loopback or link-local address; set CALLBACK_ALLOW_PRIVATE_NETWORKS=true/,
+    );
+  });
+
   it('accepts a public URL, and a private one when private networks are allowed', () => {
     expect(checkCallbackUrl('https://hooks.example.com/dlr?x=1', false)).toBe(
       'https://hooks.example.com/dlr?x=1',

@@ -64,7 +64,10 @@ export function checkCallbackUrl(url: string, allowPrivate: boolean, httpsOnly =
   // A fully qualified name may end in a dot: `localhost.` is still localhost.
   const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || isNonPublicAddress(host))) {
-    throw fail('points to a private, loopback or link-local address');
+    // Named so a developer testing against a local receiver finds the switch.
+    throw fail(
+      'points to a private, loopback or link-local address; set CALLBACK_ALLOW_PRIVATE_NETWORKS=true on the server to allow it (local testing)',
+    );
   }
   return u.toString();
 }

@@ -16,9 +16,20 @@ function parseReply(v: string): string {
   return v;
 }
 
+interface WebhookOptions {
+  json?: boolean;
+  username: string;
+  statusUrl?: string;
+  inboundUrl?: string;
+  clearStatus?: boolean;
+  clearInbound?: boolean;
+  clear?: boolean;
+}
+
 @SubCommand({
   name: 'webhook',
-  description: 'where inbound messages are POSTed (signed like delivery callbacks); --clear stops it',
+  description:
+    "where the account's events are POSTed, signed like delivery callbacks: --status-url for message state changes of every channel (unless a send names its own callback_url), --inbound-url for inbound messages; --clear-status, --clear-inbound or --clear stop them",
 })
 export class AccountsWebhookCommand extends CliCommand {
   constructor(
@@ -29,34 +40,41 @@ export class AccountsWebhookCommand extends CliCommand {
     super();
   }
 
-  async run(
-    _: string[],
-    o: { json?: boolean; username: string; inboundUrl?: string; clear?: boolean },
-  ): Promise<void> {
-    if ((o.inboundUrl === undefined) === !o.clear)
-      throw new UsageError('give either --inbound-url URL or --clear');
-    let url: string | null = null;
-    if (o.inboundUrl !== undefined) {
-      try {
-        url = checkCallbackUrl(
-          o.inboundUrl,
-          this.config.callbackAllowPrivateNetworks,
-          this.config.callbackHttpsOnly,
-        );
-      } catch (err) {
-        if (err instanceof AppException)
-          throw new UsageError(err.message.replace(/^callback_url/, 'the URL'));
-        throw err;
-      }
-    }
+  async run(_: string[], o: WebhookOptions): Promise<void> {
+    const status = this.change(o.statusUrl, o.clearStatus || o.clear);
+    const inbound = this.change(o.inboundUrl, o.clearInbound || o.clear);
+    if (status === undefined && inbound === undefined)
+      throw new UsageError(
+        'give --status-url URL and/or --inbound-url URL, or --clear-status, --clear-inbound, --clear',
+      );
     const account = await this.accounts.requireByUsername(o.username);
-    await this.store.updateSettings(account.id, { inbound_url: url });
-    if (o.json) return printJson({ username: account.username, inbound_url: url });
-    printLine(
-      url
-        ? `Inbound messages for ${account.username} go to ${url}`
-        : `Inbound webhook of ${account.username} cleared`,
-    );
+    if (status !== undefined) await this.accounts.setStatusCallbackUrl(account.id, status);
+    if (inbound !== undefined) await this.store.updateSettings(account.id, { inbound_url: inbound });
+    const view = {
+      username: account.username,
+      status_url: status === undefined ? account.statusCallbackUrl : status,
+      inbound_url:
+        inbound === undefined
+          ? ((await this.store.settings([account.id])).get(String(account.id))?.inbound_url ?? null)
+          : inbound,
+    };
+    if (o.json) return printJson(view);
+    printLine(`Webhooks of ${account.username}:`);
+    printLine(`  status_url: ${view.status_url ?? '(none)'}`);
+    printLine(`  inbound_url: ${view.inbound_url ?? '(none)'}`);
+  }
+
+  /** The new value (a checked URL, or null to clear), or undefined when this one is left alone. */
+  private change(url: string | undefined, clear: boolean | undefined): string | null | undefined {
+    if (url !== undefined && clear) throw new UsageError('a URL and its --clear option together');
+    if (clear) return null;
+    if (url === undefined) return undefined;
+    try {
+      return checkCallbackUrl(url, this.config.callbackAllowPrivateNetworks, this.config.callbackHttpsOnly);
+    } catch (err) {
+      if (err instanceof AppException) throw new UsageError(err.message.replace(/^callback_url/, 'the URL'));
+      throw err;
+    }
   }
 
   @Option({ flags: '--username <username>', required: true })
@@ -65,14 +83,36 @@ export class AccountsWebhookCommand extends CliCommand {
   }
 
   @Option({
+    flags: '--status-url <url>',
+    description:
+      'http(s) URL for the state changes of every message; private addresses refused as for callbacks',
+  })
+  parseStatusUrl(v: string): string {
+    return v;
+  }
+
+  @Option({
     flags: '--inbound-url <url>',
-    description: 'http(s) URL; private addresses refused as for callbacks',
+    description: 'http(s) URL for inbound messages; private addresses refused as for callbacks',
   })
   parseInboundUrl(v: string): string {
     return v;
   }
 
-  @Option({ flags: '--clear', description: 'send inbound messages nowhere' })
+  @Option({
+    flags: '--clear-status',
+    description: 'send state changes nowhere (a send may still name its own)',
+  })
+  parseClearStatus(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--clear-inbound', description: 'send inbound messages nowhere' })
+  parseClearInbound(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--clear', description: 'both of the above' })
   parseClear(): boolean {
     return true;
   }

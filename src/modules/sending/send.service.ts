@@ -236,7 +236,10 @@ export class SendService {
     }
     const priced = priceTexts(unitPrices, plan.texts);
     const hash = requestHash(policy.channel, input, callbackUrl, smartEncoding);
-    return { input, callbackUrl, entries, accepted, plan, priced, requestHash: hash, schedule };
+    // The account's status-callback URL serves a request that names none; it is the request's
+    // own choice, not the account's, that makes a repeat the same request.
+    const events = callbackUrl ?? auth.account.statusCallbackUrl ?? null;
+    return { input, callbackUrl: events, entries, accepted, plan, priced, requestHash: hash, schedule };
   }
 
   /** The same body gets the first answer again; a different one is a conflict. */

@@ -3,6 +3,9 @@ import { AppException } from '../errors/app.exception.js';
 import type { ErrorDetail } from '../errors/error-codes.js';
 import { passThroughFields } from './pass-through.js';
 
+// class-validator's constraint for a property no decorator declares (forbidNonWhitelisted).
+const UNKNOWN_FIELD = 'whitelistValidation';
+
 function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const e of errors) {
@@ -11,22 +14,44 @@ function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
         ? `${prefix}[${e.property}]`
         : `${prefix}.${e.property}`
       : e.property;
-    for (const message of Object.values(e.constraints ?? {})) out.push({ field, message });
+    for (const [constraint, message] of Object.entries(e.constraints ?? {}))
+      out.push({ field, message: constraint === UNKNOWN_FIELD ? 'unknown field' : message });
     if (e.children?.length) out.push(...flatten(e.children, field));
   }
   return out;
 }
 
-/** class-validator DTOs, with failures in the error envelope's `details` form. */
+function validationFailure(errors: ValidationError[]): AppException {
+  const details = flatten(errors);
+  const unknown = details.filter((d) => d.message === 'unknown field').map((d) => d.field);
+  return AppException.validation(
+    details,
+    unknown.length
+      ? `The request is not valid: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}.`
+      : undefined,
+  );
+}
+
+const OPTIONS = {
+  transform: true,
+  whitelist: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: false },
+  exceptionFactory: validationFailure,
+} as const;
+
+/**
+ * class-validator DTOs, with failures in the error envelope's `details` form. A body field no
+ * DTO declares is refused, not dropped: a misspelt `sendAt` would otherwise send at once and be
+ * charged. Query parameters are still only stripped.
+ */
 export class AppValidationPipe extends ValidationPipe {
+  // The same pipe with forbidNonWhitelisted, for bodies: class-validator finds the unknown
+  // properties for the whitelist anyway, so refusing them costs nothing more than stripping.
+  private readonly bodies = new ValidationPipe({ ...OPTIONS, forbidNonWhitelisted: true });
+
   constructor() {
-    super({
-      transform: true,
-      whitelist: true,
-      forbidUnknownValues: true,
-      validationError: { target: false, value: false },
-      exceptionFactory: (errors) => AppException.validation(flatten(errors)),
-    });
+    super(OPTIONS);
   }
 
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -59,8 +84,9 @@ export class AppValidationPipe extends ValidationPipe {
             delete rest[f];
           }
         }
-        return Object.assign((await super.transform(rest, metadata)) as object, held);
+        return Object.assign((await this.bodies.transform(rest, metadata)) as object, held);
       }
+      return await this.bodies.transform(value, metadata);
     }
     // Awaited rather than returned: an async function that returns a promise settles a tick
     // later, through one more promise.

@@ -4,6 +4,7 @@ import type { SendInput } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
 import { readPersonalisation } from '../../personalisation/personalisation-input.js';
 import { scheduleInput } from '../../../messages/schedule.js';
+import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
 
 function isBlank(v: unknown): boolean {
@@ -35,6 +36,7 @@ export function chatInput(body: Record<string, unknown>): SendInput {
     sender: typeof senderid === 'number' ? String(senderid) : senderid.trim().replace(/^\+/, ''),
     recipients: asList(body.recipient as string | string[]),
     body: extra.templateId ? '' : (body.message as string),
+    callbackUrl: callbackUrlOf(body),
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
     sendAt: schedule.sendAt,
     validityPeriod: schedule.validityPeriod,

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
+import { CallbackUrlField } from '../../callback-url-field.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
 
@@ -65,6 +66,9 @@ export class ChatSendDto extends PersonalisationDto {
   @IsOptional()
   @IsStringOrStringArray()
   recipient?: string | string[];
+
+  @CallbackUrlField()
+  callback_url?: string;
 
   @ApiPropertyOptional({
     description: 'Your unique reference (idempotency).',

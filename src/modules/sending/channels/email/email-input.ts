@@ -6,6 +6,7 @@ import { readPersonalisation } from '../../personalisation/personalisation-input
 import { scheduleInput } from '../../../messages/schedule.js';
 import { normaliseEmail } from '../../../messages/recipients.js';
 import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
+import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
 
 function isBlank(v: unknown): boolean {
@@ -54,6 +55,7 @@ export function emailInput(body: Record<string, unknown>): SendInput {
     // An empty reply_to means "none", the way most mail clients treat an empty header.
     replyTo: replyTo === undefined || replyTo.trim() === '' ? null : address(replyTo),
     source: (body.source as string | undefined) ?? null,
+    callbackUrl: callbackUrlOf(body),
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
     sendAt: schedule.sendAt,
     validityPeriod: schedule.validityPeriod,

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
+import { CallbackUrlField } from '../../callback-url-field.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
 
@@ -47,6 +48,9 @@ export class EmailSendDto extends PersonalisationDto {
   @IsString()
   @MaxLength(320)
   reply_to?: string;
+
+  @CallbackUrlField()
+  callback_url?: string;
 
   @ApiPropertyOptional({
     description: 'Department or source of the message.',

@@ -4,6 +4,7 @@ import type { SendInput } from '../../channel-policy.js';
 import { pickAlias, throwIfProblems } from '../../field-aliases.js';
 import { readPersonalisation } from '../../personalisation/personalisation-input.js';
 import { scheduleInput } from '../../../messages/schedule.js';
+import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
 
 /** Maps an SMS body (JSON DTO or parsed XML) to the pipeline's input, checking required fields. */
@@ -22,7 +23,7 @@ export function smsInput(body: Record<string, unknown>): SendInput {
     recipients: asList(to),
     body: message!,
     source: (body.source as string | undefined) ?? null,
-    callbackUrl: (body.callback_url as string | undefined) ?? null,
+    callbackUrl: callbackUrlOf(body),
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
     sendAt: schedule.sendAt,
     validityPeriod: schedule.validityPeriod,

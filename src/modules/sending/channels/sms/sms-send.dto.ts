@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
+import { CallbackUrlField } from '../../callback-url-field.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
 
@@ -69,15 +70,7 @@ export class SmsSendDto extends PersonalisationDto {
   @IsString()
   message_body?: string;
 
-  @ApiPropertyOptional({
-    description:
-      'http(s) URL that receives signed delivery callbacks; private and loopback targets are refused.',
-    example: 'https://example.com/sms/delivery',
-    maxLength: 2048,
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2048)
+  @CallbackUrlField()
   callback_url?: string;
 
   @ApiPropertyOptional({

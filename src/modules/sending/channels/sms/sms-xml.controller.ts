@@ -25,13 +25,22 @@ const TEXT_FIELDS: Array<{ name: Exclude<keyof XmlSendRequest, 'to'>; required: 
   { name: 'validity_period', required: false, max: 7 },
 ];
 
+const KNOWN_ELEMENTS = new Set<string>(['to', ...TEXT_FIELDS.map((f) => f.name)]);
+
 /**
  * There is no DTO for a parsed document, so field types are checked here: every field must be
  * one element of plain text (a repeated element or one with child elements is refused); `to`
- * may repeat and may be comma-separated, and toXmlSendRequest has already split it.
+ * may repeat and may be comma-separated, and toXmlSendRequest has already split it. An element
+ * of another name is refused like an unknown JSON field: a misspelt `<sendAt>` must not send now.
  */
-export function checkXmlSmsRequest(req: XmlSendRequest): Record<string, unknown> {
+export function checkXmlSmsRequest(
+  req: XmlSendRequest,
+  elements: readonly string[] = [],
+): Record<string, unknown> {
   const problems: ErrorDetail[] = [];
+  for (const name of elements) {
+    if (!KNOWN_ELEMENTS.has(name)) problems.push({ field: name, message: 'unknown field' });
+  }
   const out: Record<string, unknown> = {};
   for (const { name, required, max } of TEXT_FIELDS) {
     const value = req[name];
@@ -69,7 +78,9 @@ export function checkXmlSmsRequest(req: XmlSendRequest): Record<string, unknown>
   if (problems.length) {
     throw AppException.validation(
       problems,
-      `The request is not valid: ${problems.map((p) => p.message).join('; ')}.`,
+      `The request is not valid: ${problems
+        .map((p) => (p.message === 'unknown field' ? `unknown field ${p.field}` : p.message))
+        .join('; ')}.`,
     );
   }
   return out;
@@ -121,7 +132,8 @@ export class SmsXmlController {
   @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503], { xml: true })
   async send(@Req() req: AuthedRequest): Promise<string> {
     const text = typeof req.body === 'string' ? req.body : '';
-    const fields = checkXmlSmsRequest(toXmlSendRequest(parseXmlDocument(text)));
+    const doc = parseXmlDocument(text);
+    const fields = checkXmlSmsRequest(toXmlSendRequest(doc), Object.keys(doc));
     const outcome = await this.sends.send(this.policy, authOf(req), smsInput(fields));
     return xmlSendBody(outcome.apiReference, outcome.entries, outcome.sendAt);
   }

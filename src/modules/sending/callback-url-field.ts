@@ -1,0 +1,23 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+
+/** The `callback_url` field every JSON send body accepts (checked for its target by the pipeline). */
+export function CallbackUrlField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      description:
+        "http(s) URL that receives this request's signed delivery callbacks (absent: the account's status-callback URL, if set); private and loopback targets are refused unless CALLBACK_ALLOW_PRIVATE_NETWORKS=true.",
+      example: 'https://example.com/messages/status',
+      maxLength: 2048,
+    }),
+    IsOptional(),
+    IsString(),
+    MaxLength(2048),
+  );
+}
+
+/** The request's callback URL, if it names one (the DTO has checked its type). */
+export function callbackUrlOf(body: Record<string, unknown>): string | null {
+  return (body.callback_url as string | undefined) ?? null;
+}
