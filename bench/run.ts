@@ -24,6 +24,7 @@ import { benchScheduling } from './scheduling.js';
 import { benchSearch } from './search.js';
 import { benchRouting } from './routing.js';
 import { benchDispatch } from './dispatch.js';
+import { benchCli } from './cli.js';
 import {
   cliJson,
   cpuMs,
@@ -184,6 +185,9 @@ async function countPerAnswer(
 
 async function main() {
   const started = Date.now();
+  // CLI needs none of what follows: `--only CLI` measures it alone.
+  if (wants('CLI')) for (const r of await benchCli(quick)) record(r);
+  if (only?.size === 1 && only.has('CLI')) return report(started);
   const apiPort = await freePort();
   const basePort = await freePort();
   const api = `http://127.0.0.1:${apiPort}`;
@@ -605,6 +609,10 @@ async function main() {
   // B6 starts an API, two workers and two SMSCs of its own.
   if (wants('B7')) for (const r of await benchRouting(quick)) record(r);
 
+  report(started);
+}
+
+function report(started: number) {
   const machine = {
     cores: cpus().length,
     cpu: cpus()[0]?.model,

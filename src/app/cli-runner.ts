@@ -18,17 +18,8 @@ export async function runCli(config: AppConfig, args: string[], script = 'cli.js
   // Checked before anything connects: a clear line naming the database, not a TypeORM retry loop.
   if (needsDatabase) await assertDatabasesReady(config);
   let exitCode = EXIT_OK;
-  const app = await CommandFactory.createWithoutRunning(CliModule.forRoot(config), {
-    logger: false,
-    // Nest would otherwise abort() on a failed start (a core dump, exit 134) instead of throwing.
-    abortOnError: false,
-    version: config.version,
-    // Usage errors and --help arrive as thrown CommanderErrors, command failures as whatever
-    // the service threw; reportError maps both to an exit code.
-    errorHandler: rethrowCommanderExit,
-    serviceErrorHandler: (err: Error) => {
-      exitCode = reportError(err);
-    },
+  const app = await createCliApp(config, (err: Error) => {
+    exitCode = reportError(err);
   });
   try {
     if (needsDatabase) {
@@ -42,4 +33,18 @@ export async function runCli(config: AppConfig, args: string[], script = 'cli.js
     await app.close();
   }
   return exitCode;
+}
+
+/** The CLI's Nest context with every command registered, nothing connected. */
+export function createCliApp(config: AppConfig, onCommandError: (err: Error) => void = reportError) {
+  return CommandFactory.createWithoutRunning(CliModule.forRoot(config), {
+    logger: false,
+    // Nest would otherwise abort() on a failed start (a core dump, exit 134) instead of throwing.
+    abortOnError: false,
+    version: config.version,
+    // Usage errors and --help arrive as thrown CommanderErrors, command failures as whatever
+    // the service threw; reportError maps both to an exit code.
+    errorHandler: rethrowCommanderExit,
+    serviceErrorHandler: onCommandError,
+  });
 }

@@ -1,0 +1,39 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import { CommandRunnerService } from 'nest-commander';
+import { loadConfig } from '../config/config.js';
+import { HELP_SNAPSHOT_FILE, PROGRAM_PLACEHOLDER, type HelpSnapshot } from '../platform/cli/help-snapshot.js';
+import type { CommanderCommand } from '../platform/cli/cli-command.js';
+import { createCliApp } from './cli-runner.js';
+
+/** What `--help` prints for a command: commander's text and any text added before or after it. */
+function helpOf(command: CommanderCommand): string {
+  let text = '';
+  command.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+  command.outputHelp();
+  return text;
+}
+
+/**
+ * Writes the admin CLI's help texts for the build (`npm run build` runs this after tsc): the
+ * program's, each group's and each command's, exactly as commander prints them at 80 columns.
+ */
+export async function writeHelpSnapshot(): Promise<HelpSnapshot> {
+  const app = await createCliApp(loadConfig({}));
+  try {
+    // The program nest-commander built (a private field in its typings; public in its code).
+    const root = (app.get(CommandRunnerService) as unknown as { commander: CommanderCommand }).commander;
+    root.name(PROGRAM_PLACEHOLDER);
+    const snapshot: HelpSnapshot = { texts: { '': helpOf(root) }, groups: [] };
+    for (const group of root.commands) {
+      snapshot.texts[group.name()] = helpOf(group);
+      if (group.commands.length) snapshot.groups.push(group.name());
+      for (const command of group.commands)
+        snapshot.texts[`${group.name()} ${command.name()}`] = helpOf(command);
+    }
+    writeFileSync(HELP_SNAPSHOT_FILE, `${JSON.stringify(snapshot)}\n`);
+    return snapshot;
+  } finally {
+    await app.close();
+  }
+}
