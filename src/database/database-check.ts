@@ -41,13 +41,21 @@ export async function assertDatabasesReady(config: AppConfig): Promise<void> {
   }
 }
 
+const HELP_WORDS = new Set(['-h', '--help', '-V', '--version', 'help']);
+
 /**
  * Whether this command line runs a command that uses the databases: anything but help,
  * `--version`, a bare group (which prints its help), `db status` and `db migrate`.
  */
 export function commandNeedsDatabase(args: string[]): boolean {
-  if (args.some((a) => ['-h', '--help', '-V', '--version', 'help'].includes(a))) return false;
-  const operands = args.filter((a) => !a.startsWith('-'));
+  // A word right after an option is that option's value (`--text help`, `--text --help`), not a
+  // request for help. (A value after a flag that takes none, `--json help`, then counts as one:
+  // the databases are opened and commander prints the help, as it would without them.)
+  const takesValue = (prev: string | undefined) =>
+    prev !== undefined && prev.startsWith('-') && !prev.includes('=') && !HELP_WORDS.has(prev);
+  const asked = args.some((a, i) => HELP_WORDS.has(a) && !takesValue(args[i - 1]));
+  if (asked) return false;
+  const operands = args.filter((a, i) => !a.startsWith('-') && !takesValue(args[i - 1]));
   // `db status` and `db migrate` open the databases themselves; `db prune` and `db archive` use them.
   return operands.length >= 2 && !(operands[0] === 'db' && ['status', 'migrate'].includes(operands[1]));
 }

@@ -1,5 +1,6 @@
 import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MetricsService } from '../../src/modules/metrics/metrics.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { RedisInstance } from '../support/redis-instance.js';
@@ -83,13 +84,11 @@ describe('callback targets are isolated from one another', () => {
     });
     try {
       const skipped = async () => {
-        const [[row]] = (await db.query(
-          "SELECT COUNT(*) AS n FROM callback_attempts WHERE account_id = ? AND outcome = 'circuit_open'",
-          [slowTenant.account.id],
-        )) as unknown as [Array<{ n: number }>];
-        return Number(row.n);
+        const { body } = await t.app.get(MetricsService).render();
+        const line = body.split('\n').find((l) => l.startsWith('bulk_callback_held_total '));
+        return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
       };
-      // It keeps timing out until its circuit opens: its due attempts are then recorded, not sent.
+      // It keeps timing out until its circuit opens: its events are then held, not sent.
       await waitFor(async () => (await skipped()) > 0, 60_000, 'the hanging target’s circuit to open');
       // The hanging target recovers: every one of its events is delivered, within its retries.
       hanging.setHandler(() => ({ status: 200 }));
@@ -108,12 +107,98 @@ describe('callback targets are isolated from one another', () => {
       const open = { n: await skipped() };
       console.info(
         `hanging target with 200 events: the healthy target's 40 callbacks arrived in ${healthyMs} ms ` +
-          `(${hangingSoFar} calls reached the hanging target meanwhile, ${open.n} attempts skipped by its open circuit); all 200 delivered after it recovered`,
+          `(${hangingSoFar} calls reached the hanging target meanwhile, ${open.n} holds by its open circuit); all 200 delivered after it recovered`,
       );
     } finally {
       await db.end();
     }
   }, 240_000);
+});
+
+describe('callback circuits are per account and target', () => {
+  let t: TestApp;
+  let shared: HttpPeer;
+  let failing = true;
+
+  beforeAll(async () => {
+    // One receiver shared by two tenants: tenant A's endpoint fails (until told otherwise), B's works.
+    shared = await startHttpPeer((req) => ({ status: req.path.startsWith('/a') && failing ? 500 : 200 }));
+    t = await startTestApp({
+      RUN_WORKERS: 'true',
+      SANDBOX_DELIVERY_DELAY_MS: '100',
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+      CALLBACK_BACKOFF_BASE_MS: '100',
+      CALLBACK_CIRCUIT_OPEN_MS: '1000',
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await shared?.close();
+  });
+
+  it("delivers one tenant's callbacks at their first attempt while another tenant's endpoint on the same receiver fails, and held events spend no attempts", async () => {
+    const a = await createTenant(t);
+    const b = await createTenant(t);
+    const send = (tn: Tenant, base: number, path: string) =>
+      t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tn.key)
+        .send({ from: 'ACME', to: numbers(10, base), message: 'hi', callback_url: `${shared.url}${path}` });
+    expect((await send(a, 2000, '/a')).status).toBe(200);
+    const notifications = await createConnection({
+      host: '127.0.0.1',
+      user: 'root',
+      database: `${t.name}_notification`,
+    });
+    const rows = async (tn: Tenant) =>
+      (
+        (await notifications.query(
+          'SELECT event_id, attempt, outcome FROM callback_attempts WHERE account_id = ?',
+          [tn.account.id],
+        )) as unknown as [Array<{ event_id: string; attempt: number; outcome: string }>]
+      )[0];
+    try {
+      // A's endpoint fails until its circuit opens.
+      await waitFor(
+        async () => (await rows(a)).filter((r) => r.outcome === 'http_error').length >= 5,
+        30_000,
+        "A's circuit to open",
+      );
+      expect((await send(b, 3000, '/b')).status).toBe(200);
+      await waitFor(
+        async () => (await rows(b)).filter((r) => r.outcome === 'delivered').length === 20,
+        30_000,
+        "B's 20 callbacks",
+      );
+      // Every one of B's events went through at its first attempt: A's failures opened no circuit of B's.
+      expect((await rows(b)).every((r) => r.outcome === 'delivered' && r.attempt === 1)).toBe(true);
+
+      failing = false;
+      await waitFor(
+        async () =>
+          new Set((await rows(a)).filter((r) => r.outcome === 'delivered').map((r) => r.event_id)).size ===
+          20,
+        60_000,
+        "A's 20 callbacks once its endpoint recovers",
+      );
+      // An attempt is spent only by a request that reached the receiver: the rows of each event
+      // number exactly the requests the receiver saw for it, and none says the circuit was open.
+      const seen = new Map<string, number>();
+      for (const r of shared.requests.filter((q) => q.path.startsWith('/a'))) {
+        const id = (r.json as { event_id: string }).event_id;
+        seen.set(id, (seen.get(id) ?? 0) + 1);
+      }
+      const aRows = await rows(a);
+      expect(aRows.filter((r) => r.outcome === 'circuit_open')).toEqual([]);
+      for (const [eventId, n] of seen) {
+        const attempts = aRows.filter((r) => r.event_id === eventId).map((r) => r.attempt);
+        expect(Math.max(...attempts)).toBe(n);
+      }
+    } finally {
+      await notifications.end();
+    }
+  }, 150_000);
 });
 
 describe('a state change while Redis is away', () => {

@@ -65,3 +65,38 @@ describe('what one tenant writes cannot run in another reader’s spreadsheet', 
     expect(r.stdout).toContain(`'${FORMULA_EMAIL}`);
   });
 });
+
+describe('inbound simulate --text takes any value', () => {
+  let t: TestApp;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    env = {
+      ...testEnv(t.name),
+      LOG_DATABASE_URL: `${MYSQL_ROOT}/${t.name}_log`,
+      NOTIFICATION_DATABASE_URL: `${MYSQL_ROOT}/${t.name}_notification`,
+    };
+    const a = await createTenant(t);
+    const added = await runCli(env, ['numbers', 'add', '--username', a.username, '--number', '260955000777']);
+    expect(added.code).toBe(0);
+  });
+  afterAll(async () => t?.close());
+
+  it.each(['help', '--x', '-h', '--help'])('stores the text %j as written', async (text) => {
+    const r = await runCli(env, [
+      'inbound',
+      'simulate',
+      '--from',
+      '260971230001',
+      '--to',
+      '260955000777',
+      '--text',
+      text,
+      '--json',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).inbound[0].text).toBe(text);
+  });
+});

@@ -11,7 +11,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { CallbackOutbox } from './callback-outbox.js';
 import { RefusedTarget, safePost } from './safe-post.js';
 import { signCallback } from './signature.js';
-import { TargetGate, targetOf } from './target-gate.js';
+import { circuitOf, TargetGate, targetOfCircuit } from './target-gate.js';
 
 export class CallbackFailed extends Error {}
 
@@ -23,12 +23,14 @@ type QueuedCallback = CallbackJob & { priorAttempts?: number; parks?: number };
  * database. A non-2xx answer or no answer throws, so Bull retries with jittered exponential
  * backoff; a target refused by the SSRF guard is recorded and not retried.
  *
- * Targets are isolated from one another (TargetGate): while a target already has its share of
- * calls in flight, its next event is put back on the queue a moment later, spending no
- * attempt, so a slow target cannot occupy every worker. While a target's circuit is open
- * (it kept failing), its events are not sent: each due attempt is recorded as `circuit_open`
- * and retried on the usual schedule, and one probe at a time tests the target once the
- * circuit's time is up. Events of other targets flow meanwhile.
+ * Targets are isolated from one another, per account (TargetGate, keyed by account and
+ * target): while an account's target already has its share of calls in flight, its next event
+ * is put back on the queue a moment later, spending no attempt, so a slow target cannot occupy
+ * every worker. While the circuit of an account's target is open (it kept failing), its events
+ * are held the same way, spending no attempt and writing no row, and one probe at a time tests
+ * the target once the circuit's time is up. Another account's events to the same receiver (a
+ * shared one such as an integration platform) have a circuit of their own, so one tenant's
+ * failing endpoint cannot stop another's callbacks.
  */
 @Injectable()
 export class CallbackSender {
@@ -47,29 +49,18 @@ export class CallbackSender {
       failuresToOpen: CALLBACK_FAILURES_TO_OPEN,
       openMs: config.callbackCircuitOpenMs,
     });
-    metrics.watchFailingCallbackTargets(() => this.gate.failing());
+    metrics.watchFailingCallbackTargets(() => [...new Set(this.gate.failing().map(targetOfCircuit))]);
   }
 
   async handle(job: Job<QueuedCallback>): Promise<void> {
-    const { url, accountId, messageRowId, eventId, eventType } = job.data;
+    const { url, accountId, eventId } = job.data;
     const attempt = (job.data.priorAttempts ?? 0) + job.attemptsMade + 1;
     const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const admission = this.gate.enter(targetOf(url));
-    if (!admission.ok && admission.reason === 'busy') return this.park(job, admission.retryInMs);
+    const admission = this.gate.enter(circuitOf(accountId, url));
     if (!admission.ok) {
-      await this.record(
-        { eventId, eventType },
-        messageRowId,
-        accountId,
-        url,
-        attempt,
-        'circuit_open',
-        null,
-        `target failing; circuit open for ${admission.retryInMs} ms more`,
-        0,
-      );
-      if (last) this.outbox.finished(eventId);
-      throw new CallbackFailed(`callback ${eventId}: circuit open`);
+      // Held, not attempted: an open circuit spends none of the event's attempts.
+      if (admission.reason === 'open') this.metrics.callbackHeld();
+      return this.park(job, admission.retryInMs);
     }
     let failure: string | null = 'not attempted';
     try {

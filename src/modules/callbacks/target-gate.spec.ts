@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TargetGate, targetOf } from './target-gate.js';
+import { circuitOf, TargetGate, targetOf, targetOfCircuit } from './target-gate.js';
 
 describe('TargetGate', () => {
   const gate = (clock: { now: number }) =>
@@ -87,5 +87,10 @@ describe('TargetGate', () => {
     expect(targetOf('https://Hooks.Example.com/a?b=1')).toBe('https://hooks.example.com');
     expect(targetOf('http://127.0.0.1:8080/x')).toBe('http://127.0.0.1:8080');
     expect(targetOf('https://hooks.example.com/a')).not.toBe(targetOf('https://hooks.example.com:8443/a'));
+    // One circuit per account and target: two tenants of one receiver are apart.
+    expect(circuitOf('1', 'https://hooks.example.com/a')).not.toBe(
+      circuitOf('2', 'https://hooks.example.com/b'),
+    );
+    expect(targetOfCircuit(circuitOf('1', 'https://hooks.example.com/a'))).toBe('https://hooks.example.com');
   });
 });

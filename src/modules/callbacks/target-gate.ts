@@ -106,7 +106,20 @@ export class TargetGate {
   }
 }
 
-/** The unit of isolation: scheme, host and port, as written in the callback URL. */
+/**
+ * The unit of isolation: one account's calls to one target. A receiver shared by many tenants
+ * (an integration platform) fails for one tenant's endpoint without holding the others' events.
+ */
+export function circuitOf(accountId: string, url: string): string {
+  return `${accountId} ${targetOf(url)}`;
+}
+
+/** The target of a circuit key (what metrics name: targets, not accounts). */
+export function targetOfCircuit(circuit: string): string {
+  return circuit.slice(circuit.indexOf(' ') + 1);
+}
+
+/** A target: scheme, host and port, as written in the callback URL. */
 export function targetOf(url: string): string {
   try {
     return new URL(url).origin.toLowerCase();

@@ -116,6 +116,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly callbackHolds = new Counter({
+    name: 'bulk_callback_held_total',
+    help: 'Callback events held back, spending no attempt, while their circuit (account and target) was open',
+    registers: [this.registry],
+  });
+
   private readonly transportFailureCount = new Counter({
     name: 'bulk_transport_failures_total',
     help: 'Messages a transport did not hand over, by channel, transport, reason code and class (transient: retried; configuration: cannot heal until the configuration changes, retried on a long backoff; permanent: refused, REJECTED)',
@@ -243,6 +249,11 @@ export class MetricsService {
 
   callbackAttempt(outcome: string): void {
     this.callbackAttempts.inc({ outcome });
+  }
+
+  /** A callback event held back (not attempted) while its account's circuit to the target is open. */
+  callbackHeld(): void {
+    this.callbackHolds.inc();
   }
 
   /**
