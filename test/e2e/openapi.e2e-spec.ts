@@ -5,11 +5,13 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 
 type Operation = {
   tags?: string[];
+  parameters?: Array<{ name: string; in: string; required?: boolean }>;
   security?: Array<Record<string, string[]>>;
   requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
   responses: Record<
     string,
     {
+      headers?: Record<string, unknown>;
       content?: Record<
         string,
         { schema?: { $ref?: string }; example?: unknown; examples?: Record<string, { value: unknown }> }
@@ -284,6 +286,40 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
         }
       ).status,
     ).toBe('not_ready');
+  });
+
+  it('declares Idempotency-Key on every creating POST (not on previews or lookups), with 409, 422 and Idempotent-Replayed', () => {
+    const creating = [
+      '/api/v1/json/bulk/sms',
+      '/api/v1/xml/bulk/sms',
+      '/api/v1/json/bulk/email',
+      '/api/v1/json/bulk/chat',
+      '/api/v1/json/templates',
+      '/api/v1/json/suppressions',
+    ];
+    for (const [method, path] of ROUTES) {
+      const op = doc.paths[path][method];
+      const header = (op.parameters ?? []).find((p) => p.name === 'Idempotency-Key');
+      if (method !== 'post' || !creating.includes(path)) {
+        expect(header, `${method} ${path}`).toBeUndefined();
+        continue;
+      }
+      expect(header, path).toMatchObject({ in: 'header', required: false });
+      expect(Object.keys(op.responses), path).toEqual(expect.arrayContaining(['409', '422']));
+      const ok = Object.entries(op.responses).find(([status]) => status.startsWith('2'))![1];
+      expect(ok.headers, path).toHaveProperty('Idempotent-Replayed');
+    }
+  });
+
+  it('declares the RateLimit headers on every answer of every keyed route, and Retry-After on its 429', () => {
+    for (const [method, path] of KEYED) {
+      for (const [status, response] of Object.entries(doc.paths[path][method].responses)) {
+        for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+          expect(response.headers, `${method} ${path} ${status}`).toHaveProperty(name);
+        if (status === '429') expect(response.headers).toHaveProperty('Retry-After');
+      }
+    }
+    expect(doc.paths['/health'].get.responses['200'].headers ?? {}).not.toHaveProperty('RateLimit-Limit');
   });
 
   it('describes the bearer schemes as opaque tokens, not JWTs', () => {

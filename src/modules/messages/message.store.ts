@@ -27,6 +27,9 @@ const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.i
  * Every statement on send_requests, messages and message_events. Methods that take an
  * EntityManager run in the caller's transaction; the others on their own connection.
  */
+const REPLAY_COLUMNS =
+  'id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at, send_at';
+
 @Injectable()
 export class MessageStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -55,10 +58,18 @@ export class MessageStore {
     testMode = false,
   ): Promise<ReplayRequest | undefined> {
     const [req] = (await this.ds.query(
-      `SELECT id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at, send_at
-         FROM send_requests WHERE account_id = ? AND channel = ? AND test_mode = ? AND user_reference_id = ?`,
+      `SELECT ${REPLAY_COLUMNS} FROM send_requests
+        WHERE account_id = ? AND channel = ? AND test_mode = ? AND user_reference_id = ?`,
       [accountId, channel, testMode ? 1 : 0, userReferenceId],
     )) as ReplayRequest[];
+    return req;
+  }
+
+  /** A stored request by its id (api_reference), for a replay under an Idempotency-Key. */
+  async findReplayById(sendRequestId: string): Promise<ReplayRequest | undefined> {
+    const [req] = (await this.ds.query(`SELECT ${REPLAY_COLUMNS} FROM send_requests WHERE id = ?`, [
+      sendRequestId,
+    ])) as ReplayRequest[];
     return req;
   }
 

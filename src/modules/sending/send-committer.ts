@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { SpendLimits, hasLimit, type SpendCharge } from '../balance/spend-limits.js';
@@ -9,6 +9,7 @@ import { together, type Statement } from '../../database/statement.js';
 import { MessageStore, type MessageGroup, type NewSendRequest } from '../messages/message.store.js';
 import { messagesInserts, requestsInsert } from '../messages/message-inserts.js';
 import type { Channel } from '../messages/channel.js';
+import { linkSendStatement } from '../idempotency/idempotency.store.js';
 
 /** Everything one accepted send writes, computed before the transaction. */
 export interface PreparedSend {
@@ -17,9 +18,13 @@ export interface PreparedSend {
   charge: { accountId: string; channel: Channel; amount: string; sendRequestId: string };
   /** What counts toward the daily spend limits; null for a test request (it counts toward none). */
   spend?: SpendCharge | null;
+  /** The Idempotency-Key's claim id, tied to the send in its transaction; null without the header. */
+  idempotencyClaim?: string | null;
 }
 
 export class DuplicateReference extends Error {}
+/** The request's Idempotency-Key is already tied to a send (made by an earlier attempt): this one is not stored. */
+export class SendAlreadyMade extends Error {}
 class AlreadyStored extends Error {}
 /** A batch written at once did not go through as a whole (a balance that cannot pay): each request is written again on its own. */
 class NotAtOnce extends Error {}
@@ -110,6 +115,10 @@ export class SendCommitter {
       requestsInsert(sends.map((s) => s.request)),
       first.value,
     ];
+    const linksAt = statements.length;
+    for (const s of sends)
+      if (s.idempotencyClaim) statements.push(linkSendStatement(s.idempotencyClaim, s.request.id));
+    const links = statements.length - linksAt;
     const debitsAt = statements.length;
     if (debit) statements.push(...debit.debits, debit.ledger);
     if (upsert) statements.push(upsert);
@@ -118,7 +127,10 @@ export class SendCommitter {
     try {
       const results = (await runner.query(all.sql, all.params)) as Array<{ affectedRows?: number }>;
       const unpaid = debit?.debits.some((_, i) => results[debitsAt + i]?.affectedRows !== 1);
-      if (unpaid) throw new NotAtOnce();
+      // A key already tied to a send: written again alone, that request finds out (SendAlreadyMade).
+      let unlinked = false;
+      for (let i = 0; i < links; i++) if (results[linksAt + i]?.affectedRows !== 1) unlinked = true;
+      if (unpaid || unlinked) throw new NotAtOnce();
       await runner.query('COMMIT');
       return true;
     } catch (err) {
@@ -129,6 +141,13 @@ export class SendCommitter {
     } finally {
       await runner.release();
     }
+  }
+
+  /** Ties the send to its Idempotency-Key, unless an earlier attempt under the key made one. */
+  private async link(em: EntityManager, claimId: string, sendRequestId: string): Promise<void> {
+    const s = linkSendStatement(claimId, sendRequestId);
+    const res = (await em.query(s.sql, s.params)) as { affectedRows: number };
+    if (res.affectedRows !== 1) throw new SendAlreadyMade();
   }
 
   private async write(sends: PreparedSend[]): Promise<void> {
@@ -148,6 +167,7 @@ export class SendCommitter {
         }
         throw err;
       }
+      for (const s of sends) if (s.idempotencyClaim) await this.link(em, s.idempotencyClaim, s.request.id);
       await this.store.insertMessages(
         em,
         sends.map((s) => s.messages),

@@ -7,6 +7,7 @@ import { BalanceService, InsufficientBalance } from '../balance/balance.service.
 import { RoutingService } from '../delivery/connectors/routing.service.js';
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
 import { MessageStore } from '../messages/message.store.js';
+import type { ReplayRequest } from '../messages/message.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { SuppressionCheck } from '../suppressions/suppression-check.js';
 import { checkCallbackUrl } from '../callbacks/callback-url.js';
@@ -14,7 +15,8 @@ import type { ChannelPolicy, SendInput, TextMeasure } from './channel-policy.js'
 import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
 import { listRecipients } from './recipient-list.js';
-import { DuplicateReference, SendCommitter } from './send-committer.js';
+import { DuplicateReference, SendAlreadyMade, SendCommitter } from './send-committer.js';
+import { IdempotencyStore, type Claim } from '../idempotency/idempotency.store.js';
 import { resolveSchedule } from '../messages/schedule.js';
 import { SpendLimitExceeded } from '../balance/spend-limits.js';
 import { isTestKey, spendLimitRefusal } from './send-mode.js';
@@ -84,9 +86,16 @@ export class SendService {
     private readonly routing: RoutingService,
     private readonly templates: TemplateInput,
     private readonly suppressions: SuppressionCheck,
+    private readonly idempotency: IdempotencyStore,
   ) {}
 
-  async send(policy: ChannelPolicy, auth: AuthContext, input: SendInput): Promise<SendOutcome> {
+  /** `claim`: the Idempotency-Key the request holds, if it came with one (IdempotencyGuard). */
+  async send(
+    policy: ChannelPolicy,
+    auth: AuthContext,
+    input: SendInput,
+    claim?: Claim,
+  ): Promise<SendOutcome> {
     const { channel } = policy;
     const p = await this.prepare(policy, auth, input);
     const { entries, accepted, plan, priced, requestHash, schedule } = p;
@@ -103,12 +112,20 @@ export class SendService {
           createdAt,
           priority,
           suppressionExempt: input.ignoreSuppressions === true,
+          idempotencyClaim: claim?.id ?? null,
         }),
       );
     } catch (err) {
       if (err instanceof DuplicateReference) {
         const first = await this.replay(auth, channel, p.input.userReferenceId!, requestHash);
         return { ...first, replaced: plan.replaced };
+      }
+      // An earlier attempt under this Idempotency-Key made the send, and its answer was never kept.
+      if (err instanceof SendAlreadyMade) {
+        const made = await this.idempotency.linkedSend(claim!.id);
+        const req = made ? await this.store.findReplayById(made) : undefined;
+        if (!req) throw new Error('send tied to the Idempotency-Key not found');
+        return { ...(await this.answerAgain(req, channel)), replaced: plan.replaced };
       }
       if (err instanceof InsufficientBalance) {
         throw new AppException(
@@ -258,6 +275,11 @@ export class SendService {
         [{ field: 'user_reference_id', message: 'already used with a different body' }],
       );
     }
+    return this.answerAgain(req, channel);
+  }
+
+  /** The first answer of a stored request, rebuilt from its rows. */
+  private async answerAgain(req: ReplayRequest, channel: Channel): Promise<SendOutcome> {
     const messages = await this.store.acceptedAnswer(String(req.id));
     return {
       apiReference: req.id,

@@ -10,6 +10,7 @@ import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
 import { TemplateInput } from './personalisation/template-input.js';
 import { TemplatesModule } from '../templates/templates.module.js';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 
 @Module({
   imports: [
@@ -20,8 +21,10 @@ import { TemplatesModule } from '../templates/templates.module.js';
     RoutingModule,
     TemplatesModule,
     SuppressionsModule,
+    IdempotencyModule,
   ],
   providers: [IdGenerator, SendService, SendCommitter, TemplateInput],
-  exports: [SendService, IdGenerator],
+  // The channel modules' send routes take an Idempotency-Key (their guard resolves in their module).
+  exports: [SendService, IdGenerator, IdempotencyModule],
 })
 export class SendingModule {}

@@ -22,6 +22,8 @@ export function storedSend(
     createdAt: Date;
     priority: 'high' | 'normal';
     suppressionExempt: boolean;
+    /** The Idempotency-Key the request holds (its claim id), if it came with one. */
+    idempotencyClaim: string | null;
   },
 ): PreparedSend {
   const { input, entries, accepted, plan, priced, schedule } = p;
@@ -79,5 +81,6 @@ export function storedSend(
       sendRequestId: apiReference,
     },
     spend: spendOf(auth, cost, createdAt),
+    idempotencyClaim: at.idempotencyClaim,
   };
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { SuppressionsController } from './suppressions.controller.js';
 import { SuppressionsModule } from './suppressions.module.js';
@@ -7,7 +8,7 @@ import { UnsubscribeLinks } from './unsubscribe-links.js';
 
 /** The suppression routes and the e-mail one-click unsubscribe route. */
 @Module({
-  imports: [SuppressionsModule, MessagesModule],
+  imports: [SuppressionsModule, MessagesModule, IdempotencyModule],
   controllers: [SuppressionsController, UnsubscribeController],
   providers: [UnsubscribeLinks],
 })

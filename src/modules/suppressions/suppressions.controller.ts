@@ -12,6 +12,7 @@ import {
 } from './suppressions.dto.js';
 import type { ListOwner } from './suppression.store.js';
 import { MAX_LIST_LIMIT, SuppressionsService } from './suppressions.service.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 
 /** A test key keeps and reads the account's test list; a live key its live list. */
 function listOwner(auth: AuthContext): ListOwner {
@@ -50,7 +51,8 @@ export class SuppressionsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Add recipients to the suppression list (reason MANUAL by default)' })
   @ApiOkResponse({ type: SuppressionChangeResponseDto })
-  @ApiErrors([400, 401, 403, 413, 415, 429, 500, 503])
+  @Idempotent()
+  @ApiErrors([400, 401, 403, 409, 413, 422, 415, 429, 500, 503])
   async add(@Auth() auth: AuthContext, @Body() dto: AddSuppressionsDto) {
     const { added } = await this.suppressions.add(listOwner(auth), dto.channel, dto.recipients, dto.reason);
     return { success: true, added };

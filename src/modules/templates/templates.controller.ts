@@ -11,6 +11,7 @@ import {
   TemplateListQuery,
 } from './template.dto.js';
 import { TemplatesService } from './templates.service.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
 
 const TEMPLATE_ID = { name: 'templateId', description: 'The template_id given at creation', format: 'uuid' };
 
@@ -24,7 +25,8 @@ export class TemplatesController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Store a message template; a send names it with template_id' })
   @ApiCreatedResponse({ type: TemplateDto })
-  @ApiErrors([400, 401, 403, 409, 413, 415, 429, 500, 503])
+  @Idempotent()
+  @ApiErrors([400, 401, 403, 409, 413, 422, 415, 429, 500, 503])
   create(@Auth() auth: AuthContext, @Body() dto: TemplateBodyDto) {
     return this.templates.create(auth.account.id, dto as Record<string, unknown>);
   }

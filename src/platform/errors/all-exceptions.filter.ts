@@ -1,5 +1,6 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { PreparedAnswer } from './prepared-answer.js';
 import { classifyError } from './classify-error.js';
 import { sendError } from './error-body.js';
 
@@ -12,6 +13,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
+    if (exception instanceof PreparedAnswer) return exception.write(res);
     const c = classifyError(exception);
     if (c.unexpected) {
       this.logger.error(

@@ -26,7 +26,11 @@ export const ERROR_STATUS = {
   DUPLICATE_TEMPLATE_NAME: 409,
   /** A reschedule when no message of the request is still SCHEDULED. */
   NOT_RESCHEDULABLE: 409,
+  /** An Idempotency-Key whose first request is still being processed. */
+  REQUEST_IN_PROGRESS: 409,
   PAYLOAD_TOO_LARGE: 413,
+  /** An Idempotency-Key used again with another body (or on another route). */
+  IDEMPOTENCY_KEY_REUSED: 422,
   UNSUPPORTED_MEDIA_TYPE: 415,
   /** Request line and headers over HTTP_MAX_HEADER_SIZE. */
   HEADERS_TOO_LARGE: 431,

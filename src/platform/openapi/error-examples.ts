@@ -47,7 +47,16 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
   NOT_RESCHEDULABLE: {
     message: 'No message of request 1764184470578998353 is still SCHEDULED: there is nothing to reschedule.',
   },
+  REQUEST_IN_PROGRESS: {
+    message: 'A request with this Idempotency-Key is still being processed; retry once it has been answered.',
+    details: [{ field: 'Idempotency-Key', message: 'in progress' }],
+  },
   PAYLOAD_TOO_LARGE: { message: 'The request body is larger than the limit.' },
+  IDEMPOTENCY_KEY_REUSED: {
+    message:
+      'This Idempotency-Key was already used with another request body (or on another route) in the last 24 hours; use a new key for a new request.',
+    details: [{ field: 'Idempotency-Key', message: 'already used with another body' }],
+  },
   UNSUPPORTED_MEDIA_TYPE: { message: 'A JSON endpoint needs Content-Type: application/json.' },
   HEADERS_TOO_LARGE: { message: 'The request headers are larger than the limit.' },
   RATE_LIMITED: { message: 'Too many requests for this API key; retry later.' },

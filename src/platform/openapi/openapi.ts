@@ -1,5 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import {
+  DocumentBuilder,
+  SwaggerModule,
+  type OpenAPIObject,
+  type OperationObject,
+  type ResponseObject,
+} from '@nestjs/swagger';
 import type { AppConfig } from '../../config/config.js';
 import { API_KEY_SCHEME, BASIC_SCHEME, BEARER_SCHEME } from './api-docs.decorators.js';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
@@ -48,7 +54,48 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .addTag('messages')
     .addTag('health')
     .addTag('operations');
-  return SwaggerModule.createDocument(app, builder.build(), { extraModels: [ErrorEnvelopeDto] });
+  return declareResponseHeaders(
+    SwaggerModule.createDocument(app, builder.build(), { extraModels: [ErrorEnvelopeDto] }),
+  );
+}
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': 'Requests the API key may make per window',
+  'RateLimit-Remaining': 'Requests left in the current window (0 once refused)',
+  'RateLimit-Reset': 'Seconds until the window (or a refusal) ends',
+};
+
+/**
+ * The headers every keyed answer carries (RateLimit-*, Retry-After on 429) and a replayed
+ * answer's Idempotent-Replayed, on each route they apply to: set here, from each operation's
+ * security and parameters, rather than repeated on every controller method.
+ */
+function declareResponseHeaders(doc: OpenAPIObject): OpenAPIObject {
+  const header = (description: string, type: 'integer' | 'string' = 'integer') => ({
+    description,
+    schema: { type },
+  });
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item) as OperationObject[]) {
+      if (!op || typeof op !== 'object' || !op.responses) continue;
+      const keyed = (op.security ?? []).some((s) => API_KEY_SCHEME in s);
+      const idempotent = (op.parameters ?? []).some((p) => 'name' in p && p.name === 'Idempotency-Key');
+      for (const [status, response] of Object.entries(op.responses) as Array<[string, ResponseObject]>) {
+        const headers = { ...response.headers };
+        if (keyed)
+          for (const [name, description] of Object.entries(RATE_LIMIT_HEADERS))
+            headers[name] = header(description);
+        if (keyed && status === '429') headers['Retry-After'] = header('Seconds to wait before retrying');
+        if (idempotent && status.startsWith('2'))
+          headers['Idempotent-Replayed'] = header(
+            '`true` when this is the stored answer to an earlier request with the same Idempotency-Key',
+            'string',
+          );
+        if (Object.keys(headers).length) response.headers = headers;
+      }
+    }
+  }
+  return doc;
 }
 
 /**

@@ -10,6 +10,8 @@ import { ChatSendDto } from './chat-send.dto.js';
 import { chatInput } from './chat-input.js';
 import { ChatPolicy } from './chat.policy.js';
 import { ChatDeliveryEstimator } from './delivery-estimate.js';
+import { Idempotent } from '../../../idempotency/idempotent.decorator.js';
+import { claimOf } from '../../../idempotency/idempotency.guard.js';
 
 /**
  * `count` is the messages queued (accepted recipients only). Invalid recipients are
@@ -51,12 +53,18 @@ export class ChatController {
     summary: 'Send a chat-channel message; username and password in the body as well as the key',
   })
   @ApiOkResponse({ type: ChatSendResponseDto })
-  @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
+  @Idempotent()
+  @ApiErrors([400, 401, 402, 403, 409, 413, 422, 415, 429, 500, 503])
   async send(@Req() req: AuthedRequest, @Body() dto: ChatSendDto, @Ip() ip: string) {
     const auth = authOf(req);
     // Credentials first: a caller with the wrong password learns nothing about the rest of the body.
     await this.credentials.verify(auth, dto.username, dto.password, ip);
-    const outcome = await this.sends.send(this.policy, auth, chatInput(dto as Record<string, unknown>));
+    const outcome = await this.sends.send(
+      this.policy,
+      auth,
+      chatInput(dto as Record<string, unknown>),
+      claimOf(req),
+    );
     return chatResponse(outcome, await this.estimator.estimate(outcome.acceptedCount));
   }
 }

@@ -7,6 +7,8 @@ import { SendService, type SendOutcome } from '../../send.service.js';
 import { EmailSendDto } from './email-send.dto.js';
 import { emailInput } from './email-input.js';
 import { EmailPolicy } from './email.policy.js';
+import { Idempotent } from '../../../idempotency/idempotent.decorator.js';
+import { claimOf } from '../../../idempotency/idempotency.guard.js';
 
 /** message_id is the numeric message id, not the UUID. */
 export function emailResponse(o: SendOutcome) {
@@ -41,10 +43,16 @@ export class EmailController {
     example: EMAIL_SEND_EXAMPLE,
     description: 'Accepted: one data entry per recipient',
   })
-  @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
+  @Idempotent()
+  @ApiErrors([400, 401, 402, 403, 409, 413, 422, 415, 429, 500, 503])
   async send(@Req() req: AuthedRequest, @Body() dto: EmailSendDto) {
     return emailResponse(
-      await this.sends.send(this.policy, authOf(req), emailInput(dto as Record<string, unknown>)),
+      await this.sends.send(
+        this.policy,
+        authOf(req),
+        emailInput(dto as Record<string, unknown>),
+        claimOf(req),
+      ),
     );
   }
 }

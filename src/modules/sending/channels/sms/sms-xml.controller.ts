@@ -13,6 +13,8 @@ import { xmlSendBody } from '../../../../platform/xml/xml-send-body.js';
 import { SendService } from '../../send.service.js';
 import { smsInput } from './sms-input.js';
 import { SmsPolicy } from './sms.policy.js';
+import { Idempotent } from '../../../idempotency/idempotent.decorator.js';
+import { claimOf } from '../../../idempotency/idempotency.guard.js';
 
 /** The XML fields and their limits; the same limits as SmsSendDto. `source` is required here. */
 const TEXT_FIELDS: Array<{ name: Exclude<keyof XmlSendRequest, 'to'>; required: boolean; max?: number }> = [
@@ -129,12 +131,13 @@ export class SmsXmlController {
       },
     },
   })
-  @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503], { xml: true })
+  @Idempotent()
+  @ApiErrors([400, 401, 402, 403, 409, 413, 422, 415, 429, 500, 503], { xml: true })
   async send(@Req() req: AuthedRequest): Promise<string> {
     const text = typeof req.body === 'string' ? req.body : '';
     const doc = parseXmlDocument(text);
     const fields = checkXmlSmsRequest(toXmlSendRequest(doc), Object.keys(doc));
-    const outcome = await this.sends.send(this.policy, authOf(req), smsInput(fields));
+    const outcome = await this.sends.send(this.policy, authOf(req), smsInput(fields), claimOf(req));
     return xmlSendBody(outcome.apiReference, outcome.entries, outcome.sendAt);
   }
 }

@@ -7,6 +7,8 @@ import { SendService, type SendOutcome } from '../../send.service.js';
 import { SmsSendDto } from './sms-send.dto.js';
 import { smsInput } from './sms-input.js';
 import { SmsPolicy } from './sms.policy.js';
+import { Idempotent } from '../../../idempotency/idempotent.decorator.js';
+import { claimOf } from '../../../idempotency/idempotency.guard.js';
 
 /** The JSON SMS endpoint. */
 export function smsResponse(o: SendOutcome) {
@@ -43,10 +45,11 @@ export class SmsController {
     example: SMS_SEND_EXAMPLE,
     description: 'Accepted: stored, charged and queued; one data entry per recipient',
   })
-  @ApiErrors([400, 401, 402, 403, 409, 413, 415, 429, 500, 503])
+  @Idempotent()
+  @ApiErrors([400, 401, 402, 403, 409, 413, 422, 415, 429, 500, 503])
   async send(@Req() req: AuthedRequest, @Body() dto: SmsSendDto) {
     return smsResponse(
-      await this.sends.send(this.policy, authOf(req), smsInput(dto as Record<string, unknown>)),
+      await this.sends.send(this.policy, authOf(req), smsInput(dto as Record<string, unknown>), claimOf(req)),
     );
   }
 }
