@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -10,9 +12,11 @@ import { parse } from 'yaml';
  * and every setting can be given to the containers.
  */
 const root = new URL('../', import.meta.url);
+const haproxy = spawnSync('haproxy', ['-v']).status === 0;
+if (!haproxy) console.warn('SKIPPED: the HAProxy configuration check needs haproxy (Debian package haproxy)');
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
-const compose = parse(read('docker/compose.yaml'), { merge: true }) as {
+type Compose = {
   services: Record<
     string,
     { image?: string; build?: unknown; environment?: Record<string, string>; env_file?: unknown }
@@ -21,9 +25,13 @@ const compose = parse(read('docker/compose.yaml'), { merge: true }) as {
 const schemaVars = [...read('src/config/env.schema.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+)\?:/gm)]
   .map((m) => m[1])
   .sort();
-const appServices = Object.entries(compose.services).filter(([, s]) => s.image === 'bulk-messaging:local');
+// The plain stack, and the high-availability one (Galera behind HAProxy, Redis with Sentinel).
+describe.each(['docker/compose.yaml', 'docker/compose.ha.yaml'])('%s', (file) => {
+  const compose = parse(read(file), { merge: true }) as Compose;
+  const appServices = Object.entries(compose.services).filter(
+    ([name, s]) => s.image === 'bulk-messaging:local' && !name.startsWith('galera-check'),
+  );
 
-describe('docker/compose.yaml', () => {
   it('is valid under the Compose Specification schema', () => {
     // A draft-07 schema (Ajv's default); its `$schema` spells the draft's URL with https,
     // which Ajv does not know by that name.
@@ -53,7 +61,9 @@ describe('docker/compose.yaml', () => {
       expect(s.env_file, name).toEqual([{ path: './app.env', required: false }]);
     }
   });
+});
 
+describe('docker/', () => {
   it('docker/app.env.example lists every setting of the service, and nothing else', () => {
     const listed = [...read('docker/app.env.example').matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
     expect([...new Set(listed)].sort()).toEqual(schemaVars);
@@ -70,6 +80,19 @@ describe('docker/compose.yaml', () => {
       .map((l) => l.trim());
     expect(ignored).toEqual(expect.arrayContaining(['docker/.env', 'docker/app.env']));
   });
+
+  it.skipIf(!haproxy)(
+    'docker/haproxy.cfg (the HA variant) is a configuration HAProxy accepts, with one node taking writes',
+    () => {
+      const check = spawnSync('haproxy', ['-c', '-f', fileURLToPath(new URL('docker/haproxy.cfg', root))], {
+        encoding: 'utf8',
+      });
+      expect(check.status, check.stdout + check.stderr).toBe(0);
+      const servers = read('docker/haproxy.cfg').match(/^\s*server galera\d .*$/gm) ?? [];
+      expect(servers).toHaveLength(3);
+      expect(servers.filter((l) => !/\bbackup\b/.test(l))).toHaveLength(1);
+    },
+  );
 
   it('nginx re-resolves the API containers (resolver, shared zone, resolve on each server)', () => {
     const conf = read('docker/nginx.conf');

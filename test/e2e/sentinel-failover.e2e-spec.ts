@@ -4,7 +4,8 @@ import { dropLocalState, sleep } from '../support/local-state.js';
 import { SentinelCluster, sentinelAvailable } from '../support/sentinel-cluster.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { waitFor, waitWhileProgressing } from '../support/wait.js';
+import { untilDelivered } from '../support/account-messages.js';
+import { waitFor } from '../support/wait.js';
 
 /**
  * Redis through Sentinel: a primary, a replica and three sentinels of the suite's own. The
@@ -109,23 +110,11 @@ describe.skipIf(!available)('Redis Sentinel failover during dispatch', () => {
 
     const accepted = answers.filter((a) => a.status === 200).map((a) => a.to);
     const everyone = [...bulk.flat(), ...accepted];
-    const delivered = async () =>
-      Number(
-        (
-          (await t.ds.query(
-            "SELECT COUNT(*) AS n FROM messages WHERE account_id = ? AND status = 'DELIVERED'",
-            [tenant.account.id],
-          )) as Array<{ n: string }>
-        )[0]!.n,
-      );
-    await waitWhileProgressing(
-      async () => (await delivered()) >= everyone.length,
-      () => smsc.received.length,
-      {
-        stallMs: 30_000,
-        maxMs: 120_000,
-        what: `${everyone.length} messages DELIVERED`,
-      },
+    await untilDelivered(
+      t,
+      tenant.account.id,
+      everyone.length,
+      () => smsc.received.length + smsc.stats.receiptsAcked,
     );
 
     expect(answers.filter((a) => a.status !== 200 && a.status !== 503)).toEqual([]);
