@@ -104,4 +104,13 @@ describe('unknown body fields', () => {
     expect(res.text).toContain('unknown field sendAt');
     expect(await countMessages()).toBe(1);
   });
+
+  it('answers GET on a send route 405 with Allow: POST, not 404 "No such request."', async () => {
+    for (const channel of ['sms', 'email', 'chat']) {
+      const res = await t.http().get(`/api/v1/json/bulk/${channel}`).set('X-API-Key', tenant.key);
+      expect(res.status, channel).toBe(405);
+      expect(res.headers.allow).toBe('POST');
+      expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    }
+  });
 });

@@ -4,6 +4,8 @@ import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { RequestSummaryService } from './request-summary.service.js';
 import { RequestSummaryDto } from './request-summary.dto.js';
+import { AppException } from '../../platform/errors/app.exception.js';
+import { CHANNELS } from '../messages/channel.js';
 
 @ApiTags('messages')
 @ApiKeyAuth()
@@ -21,8 +23,13 @@ export class RequestSummaryController {
     example: '1764184470578998353',
   })
   @ApiOkResponse({ type: RequestSummaryDto })
-  @ApiErrors([401, 403, 404, 429, 500, 503])
+  @ApiErrors([401, 403, 404, 405, 429, 500, 503])
   summary(@Auth() auth: AuthContext, @Param('apiReference') apiReference: string) {
+    // GET /api/v1/json/bulk/sms is a send route asked with the wrong method, not a request id.
+    if ((CHANNELS as readonly string[]).includes(apiReference))
+      throw new AppException('METHOD_NOT_ALLOWED', `${apiReference} sends answer POST only.`, [], {
+        Allow: 'POST',
+      });
     return this.summaries.summary(auth.account.id, apiReference, auth.key.mode === 'test');
   }
 }

@@ -45,7 +45,8 @@ export const REDACT_PATHS = [
  * (headers and all) stay in the JSON lines of production only.
  */
 export const PRETTY_OPTIONS = {
-  colorize: true,
+  // Colours only on a terminal: escape codes in a redirected file or a pipe are noise.
+  colorize: process.stdout.isTTY === true,
   translateTime: 'SYS:HH:MM:ss.l',
   ignore: 'pid,hostname,service,env,context,request_id,req,res,response_time_ms',
   messageFormat: '{if context}[{context}] {end}{msg}{if request_id} ({request_id}){end}',

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
 import { CallbackUrlField } from '../../callback-url-field.js';
@@ -7,10 +7,11 @@ import { PersonalisationDto } from '../../personalisation/personalisation.dto.js
 
 /**
  * Both name sets are accepted: from/to/message and the older
- * sender_id/recipient/message_body; which ones are required is checked after mapping.
+ * sender_id/recipient/message_body; which ones are required is checked after mapping, so the
+ * document marks none of them required (each description says: this name or its older one).
  */
 export class SmsSendDto extends PersonalisationDto {
-  @ApiProperty({
+  @ApiPropertyOptional({
     description:
       'Sender id: 1-11 letters, digits or spaces, or up to 15 digits. Required, here or as sender_id.',
     example: 'ACME',
@@ -32,7 +33,7 @@ export class SmsSendDto extends PersonalisationDto {
   @MaxLength(64)
   sender_id?: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
     description:
       'One phone number or a list: digits with country code, no plus sign. Required, here or as recipient.',
@@ -52,7 +53,7 @@ export class SmsSendDto extends PersonalisationDto {
   @IsStringOrStringArray()
   recipient?: string | string[];
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     description:
       'SMS text; at most 10 segments (GSM-7 160/153, UCS-2 70/67 per segment). Required, here or as message_body.',
     example: 'Hello from ACME',
