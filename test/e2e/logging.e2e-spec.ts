@@ -107,6 +107,28 @@ describe('structured request logs (LOG_LEVEL=info)', () => {
     expect(all).not.toContain(cookie.split('=')[1]);
   });
 
+  it('writes no query string and no unsubscribe token to the access log', async () => {
+    const ref = `ref-${randomBytes(8).toString('hex')}`;
+    const search = await t
+      .http()
+      .get(`/api/v1/json/messages?user_reference_id=${ref}&recipient=260971234567`)
+      .set('X-Request-Id', 'log-test-query')
+      .set('X-API-Key', tenant.key);
+    expect(search.status).toBe(200);
+    const token = randomBytes(12).toString('hex');
+    await t.http().post(`/unsubscribe/${token}?from=mail`).set('X-Request-Id', 'log-test-token');
+    await waitFor(async () => accessLines('log-test-token').length === 1, 2000, 'access line');
+    expect(accessLines('log-test-query')[0]).toMatchObject({
+      msg: expect.stringMatching(/^GET \/api\/v1\/json\/messages\?\[redacted\] 200 \d+ms$/),
+      req: { url: '/api/v1/json/messages?[redacted]' },
+    });
+    expect(accessLines('log-test-token')[0].req?.url).toBe('/unsubscribe/[redacted]?[redacted]');
+    const all = raw.join('\n');
+    expect(all).not.toContain(ref);
+    expect(all).not.toContain('260971234567');
+    expect(all).not.toContain(token);
+  });
+
   it('redacts the key sent as a Bearer token or as HTTP Basic, and never logs message bodies', async () => {
     const body = `body-${randomBytes(8).toString('hex')}`;
     const bearer = await t

@@ -78,6 +78,18 @@ export function loggerOptions(config: AppConfig, destination?: DestinationStream
  * request's logger, binding `request_id` (our X-Request-Id, set on req.id by the request-id
  * middleware that runs first) to every line logged while the request is handled.
  */
+/**
+ * A URL as the access log writes it: the query string (filters name recipients and references)
+ * and the token of an unsubscribe link (it unsubscribes whoever holds it) are replaced by
+ * `[redacted]`; the path and the route stay, which is what reading a log needs.
+ */
+export function loggedUrl(url: string | undefined): string {
+  if (!url) return '';
+  const q = url.indexOf('?');
+  const path = (q < 0 ? url : url.slice(0, q)).replace(/^(\/unsubscribe\/)[^/]+/, '$1[redacted]');
+  return q < 0 ? path : `${path}?[redacted]`;
+}
+
 export function httpLoggerOptions(
   config: AppConfig,
   destination?: DestinationStream,
@@ -96,7 +108,7 @@ export function httpLoggerOptions(
         raw?: Req;
       }) => ({
         method: req.method,
-        url: req.raw?.originalUrl ?? req.url,
+        url: loggedUrl(req.raw?.originalUrl ?? req.url),
         remote_address: req.remoteAddress,
         headers: req.headers,
       }),
@@ -108,7 +120,8 @@ export function httpLoggerOptions(
       return 'info';
     },
     customSuccessMessage: (req, res, ms) =>
-      `${req.method} ${req.originalUrl ?? req.url} ${res.statusCode} ${ms}ms`,
-    customErrorMessage: (req, res) => `${req.method} ${req.originalUrl ?? req.url} ${res.statusCode} failed`,
+      `${req.method} ${loggedUrl(req.originalUrl ?? req.url)} ${res.statusCode} ${ms}ms`,
+    customErrorMessage: (req, res) =>
+      `${req.method} ${loggedUrl(req.originalUrl ?? req.url)} ${res.statusCode} failed`,
   };
 }
