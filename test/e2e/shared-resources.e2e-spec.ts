@@ -100,3 +100,51 @@ describe('inbound simulate --text takes any value', () => {
     expect(JSON.parse(r.stdout).inbound[0].text).toBe(text);
   });
 });
+
+describe('search and export take only what they understand', () => {
+  let t: TestApp;
+  let a: Tenant;
+  const get = (path: string) => t.http().get(path).set('X-API-Key', a.key);
+  const cursorOf = (text: string) => Buffer.from(text).toString('base64url');
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    a = await createTenant(t);
+    const sms = await t
+      .http()
+      .post('/api/v1/json/bulk/sms')
+      .set('X-API-Key', a.key)
+      .send({ from: 'ACME', to: ['260971000001', '260971000002', '260971000003'], message: 'Hi' });
+    expect(sms.status).toBe(200);
+  });
+  afterAll(async () => t?.close());
+
+  it.each([
+    ['/api/v1/json/messages?stauts=FAILED', 'stauts'],
+    ['/api/v1/json/messages/export?status=FAILED&chanel=sms', 'chanel'],
+  ])('refuses an unknown parameter with 400 naming it: %s', async (path, field) => {
+    const res = await get(path);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details).toContainEqual({ field, message: 'unknown field' });
+  });
+
+  it('refuses a cursor given under other filters, and one made up to point into the future', async () => {
+    const first = await get('/api/v1/json/messages?limit=1&channel=sms');
+    expect(first.status).toBe(200);
+    const cursor = first.body.next_cursor as string;
+    expect((await get(`/api/v1/json/messages?limit=1&channel=sms&cursor=${cursor}`)).status).toBe(200);
+    const foreign = await get(`/api/v1/json/messages?limit=1&status=DELIVERED&cursor=${cursor}`);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.details[0].field).toBe('cursor');
+    const [, id, tag] = Buffer.from(cursor, 'base64url').toString().split(':');
+    const future = cursorOf(`${Date.now() + 365 * 86_400_000}:${id}:${tag}`);
+    expect((await get(`/api/v1/json/messages?limit=1&channel=sms&cursor=${future}`)).status).toBe(400);
+  });
+
+  it('refuses a since that is not a date or a date and time with offset (2026-W01), instead of no filter', async () => {
+    for (const since of ['2026-W01', '2026-001', '2026-02-30', '2026-11-22T08:00'])
+      expect((await get(`/api/v1/json/inbound?since=${since}`)).status, since).toBe(400);
+    expect((await get('/api/v1/json/inbound?since=2026-11-22')).status).toBe(200);
+  });
+});

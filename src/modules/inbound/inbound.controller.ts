@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsISO8601, IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsInstant } from '../../platform/validation/validators.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
@@ -9,9 +10,13 @@ import { InboundStore, type InboundRow } from './inbound.store.js';
 const MAX_LIMIT = 1000;
 
 export class InboundListQuery {
-  @ApiPropertyOptional({ description: 'Only messages received at or after this time (ISO 8601)' })
+  @ApiPropertyOptional({
+    description:
+      'Only messages received at or after this time: a date (UTC midnight) or a date and time with its offset',
+    example: '2026-11-22T00:00:00Z',
+  })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsInstant()
   since?: string;
 
   @ApiPropertyOptional({ description: 'Only messages written to this number', example: '26012345' })

@@ -2,6 +2,7 @@ import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@ne
 import { AppException } from '../errors/app.exception.js';
 import type { ErrorDetail } from '../errors/error-codes.js';
 import { passThroughFields } from './pass-through.js';
+import { refusesUnknownParameters } from './strict-query.js';
 
 // class-validator's constraint for a property no decorator declares (forbidNonWhitelisted).
 const UNKNOWN_FIELD = 'whitelistValidation';
@@ -43,7 +44,8 @@ const OPTIONS = {
 /**
  * class-validator DTOs, with failures in the error envelope's `details` form. A body field no
  * DTO declares is refused, not dropped: a misspelt `sendAt` would otherwise send at once and be
- * charged. Query parameters are still only stripped.
+ * charged. Query parameters are only stripped, except on the routes whose DTO refuses them
+ * (RefuseUnknownParameters: search and export, where a misspelt filter would match everything).
  */
 export class AppValidationPipe extends ValidationPipe {
   // The same pipe with forbidNonWhitelisted, for bodies: class-validator finds the unknown
@@ -88,6 +90,8 @@ export class AppValidationPipe extends ValidationPipe {
       }
       return await this.bodies.transform(value, metadata);
     }
+    if (metadata.type === 'query' && metadata.metatype && refusesUnknownParameters(metadata.metatype))
+      return await this.bodies.transform(value, metadata);
     // Awaited rather than returned: an async function that returns a promise settles a tick
     // later, through one more promise.
     return await super.transform(value, metadata);

@@ -19,3 +19,30 @@ export function asList(v: string | string[] | undefined): string[] {
   if (v === undefined) return [];
   return Array.isArray(v) ? v : [v];
 }
+
+/** A date (midnight UTC) or a date and time with its offset: never the server's local time. */
+export const INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/**
+ * An INSTANT that names a real time: `2026-02-30` and ISO 8601's other forms (`2026-W01`, an
+ * ordinal date, no offset) are refused rather than read as no filter or as the server's time.
+ */
+export function IsInstant(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isInstant',
+      validator: {
+        validate: (v: unknown) => typeof v === 'string' && INSTANT.test(v) && realDate(v),
+        defaultMessage: (args) =>
+          `${args?.property} must be a date (2026-11-22) or a date and time with its offset (2026-11-22T08:00:00Z)`,
+      },
+    },
+    options,
+  );
+}
+
+function realDate(v: string): boolean {
+  const [y, m, d] = v.slice(0, 10).split('-').map(Number);
+  const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth && !Number.isNaN(new Date(v).getTime());
+}

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNumberString, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { RefuseUnknownParameters } from '../../../platform/validation/strict-query.js';
 import { CHANNELS, MESSAGE_STATUSES } from '../channel.js';
 
 /** A date (midnight UTC) or a date and time with its offset: never the server's local time. */
@@ -65,6 +66,7 @@ export class MessageFilterQuery {
   created_to?: string;
 }
 
+@RefuseUnknownParameters()
 export class MessageSearchQuery extends MessageFilterQuery {
   @ApiPropertyOptional({
     description: 'The next_cursor of the previous page (omit for the first page)',
@@ -109,6 +111,7 @@ export class MessageSearchQuery extends MessageFilterQuery {
 export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
+@RefuseUnknownParameters()
 export class MessageExportQuery extends MessageFilterQuery {
   @ApiPropertyOptional({ enum: EXPORT_FORMATS, default: 'csv', example: 'csv' })
   @IsOptional()

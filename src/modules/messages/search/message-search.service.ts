@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import { MessageQueryService } from '../message-query.service.js';
@@ -18,15 +19,47 @@ const FILTERS_BEYOND_REFERENCE = [
 
 const invalid = (field: string, message: string) => AppException.validation([{ field, message }]);
 
-/** A cursor is the last message's place in the order: its created_at (ms) and its id. */
-export function encodeCursor(p: SearchPosition): string {
-  return Buffer.from(`${p.createdAt.getTime()}:${p.id}`).toString('base64url');
+/**
+ * A cursor is the last message's place in the order (its created_at in ms and its id) and a
+ * tag of the filters it was given under: a cursor of another filter, or one made up to point
+ * into the future, is refused (400) rather than quietly restarting or skipping the paging.
+ */
+export function encodeCursor(p: SearchPosition, filterTag: string): string {
+  return Buffer.from(`${p.createdAt.getTime()}:${p.id}:${filterTag}`).toString('base64url');
 }
 
-export function decodeCursor(cursor: string): SearchPosition {
-  const m = /^(\d{1,15}):(\d{1,20})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+/** Clocks of API processes may differ a little; a cursor further ahead than this was not given out. */
+const CURSOR_CLOCK_SKEW_MS = 60_000;
+
+export function decodeCursor(cursor: string, filterTag: string): SearchPosition {
+  const m = /^(\d{1,15}):(\d{1,20}):([A-Za-z0-9_-]{1,22})$/.exec(
+    Buffer.from(cursor, 'base64url').toString('latin1'),
+  );
   if (!m) throw invalid('cursor', 'cursor must be the next_cursor of a previous page');
-  return { createdAt: new Date(Number(m[1])), id: m[2] };
+  if (m[3] !== filterTag)
+    throw invalid(
+      'cursor',
+      'cursor belongs to a search with other filters: repeat the filters it was given with',
+    );
+  const createdAt = new Date(Number(m[1]));
+  if (createdAt.getTime() > Date.now() + CURSOR_CLOCK_SKEW_MS)
+    throw invalid('cursor', 'cursor must be the next_cursor of a previous page');
+  return { createdAt, id: m[2] };
+}
+
+/** A short digest of the filters a cursor pages through (not a secret: it only tells filters apart). */
+export function filterTag(q: MessageFilterQuery, testMode: boolean): string {
+  const parts = [
+    q.api_reference,
+    q.status,
+    q.channel,
+    q.recipient,
+    q.user_reference_id,
+    q.created_from,
+    q.created_to,
+    testMode ? 'test' : 'live',
+  ];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 11);
 }
 
 function instant(field: string, value: string | undefined): Date | undefined {
@@ -82,7 +115,8 @@ export class MessageSearchService {
       return this.lookups.byReference(accountId, q.api_reference, page, perPage, testMode);
     }
     const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);
-    const after = q.cursor === undefined ? null : decodeCursor(q.cursor);
+    const tag = filterTag(q, testMode);
+    const after = q.cursor === undefined ? null : decodeCursor(q.cursor, tag);
     const f = await this.filter(accountId, q, testMode);
     const rows = await this.store.page(f, after, limit + 1);
     const more = rows.length > limit;
@@ -90,7 +124,7 @@ export class MessageSearchService {
     const last = more ? rows[limit - 1] : undefined;
     return {
       limit,
-      next_cursor: last ? encodeCursor({ createdAt: last.created_at, id: String(last.id) }) : null,
+      next_cursor: last ? encodeCursor({ createdAt: last.created_at, id: String(last.id) }, tag) : null,
       data,
     };
   }
