@@ -32,6 +32,10 @@ export interface AppConfig {
   logDatabase: DatabaseConfig;
   notificationDatabase: DatabaseConfig;
   dbPoolSize: number;
+  /** Exports one account may run at once in a process (besides the process's quarter of the pool). */
+  exportsPerAccount: number;
+  /** An export whose client has taken nothing for this long is stopped and its slot freed. */
+  exportStallMs: number;
   redisUrl: string;
   /** Every Redis connection is built from this (src/platform/redis/redis-options.ts). */
   redis: RedisConnection;
@@ -304,6 +308,8 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       env.NOTIFICATION_DATABASE_URL ?? siblingUrl(databaseUrl, `${database.database}_notification`),
     ),
     dbPoolSize: env.DB_POOL_SIZE ?? 20,
+    exportsPerAccount: env.EXPORTS_PER_ACCOUNT ?? 1,
+    exportStallMs: (env.EXPORT_STALL_SECONDS ?? 30) * 1000,
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redis: redisConnection(env, (problems) => new ConfigError(problems)),
     queuePrefix: env.QUEUE_PREFIX ?? 'bull',

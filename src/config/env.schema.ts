@@ -357,6 +357,21 @@ export class EnvSchema {
   @Max(200)
   DB_POOL_SIZE?: number;
 
+  // Message exports (modules/messages/search/message-export.service.ts).
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  EXPORTS_PER_ACCOUNT?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  EXPORT_STALL_SECONDS?: number;
+
   @IsOptional()
   @Transform(toInt)
   @IsInt()

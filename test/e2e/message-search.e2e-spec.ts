@@ -55,8 +55,8 @@ describe('message search, export and request summaries', () => {
   }
 
   beforeAll(async () => {
-    // A pool of 8 leaves room for two exports at a time (a quarter of it).
-    t = await startTestApp({ DB_POOL_SIZE: '8' });
+    // A pool of 8 leaves room for two exports at a time (a quarter of it), both of one account here.
+    t = await startTestApp({ DB_POOL_SIZE: '8', EXPORTS_PER_ACCOUNT: '2' });
     a = await createTenant(t);
     b = await createTenant(t);
     const sms = await t

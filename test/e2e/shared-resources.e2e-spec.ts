@@ -1,7 +1,11 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { runCli } from '../support/cli-in-process.js';
+import { seedMessages } from '../support/message-seed.js';
 import { MYSQL_ROOT, startTestApp, testEnv, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait.js';
 
 const EXPORT = '/api/v1/json/messages/export';
 const FORMULA_REF = '=HYPERLINK("http://attacker.example/x","click")';
@@ -147,4 +151,70 @@ describe('search and export take only what they understand', () => {
       expect((await get(`/api/v1/json/inbound?since=${since}`)).status, since).toBe(400);
     expect((await get('/api/v1/json/inbound?since=2026-11-22')).status).toBe(200);
   });
+});
+
+describe('export slots are shared fairly', () => {
+  let t: TestApp;
+  let a: Tenant;
+  let b: Tenant;
+  let port: number;
+  const exportQueries = async () =>
+    (await t.ds.query(
+      "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE CONCAT('%messages', '-export%')",
+    )) as Array<{ ID: string }>;
+
+  /** Starts an export and stops reading after its first chunk; answers its status (and how to hang up). */
+  const startReading = (key: string) =>
+    new Promise<{ status: number; hangUp: () => void }>((resolve) => {
+      const req = httpRequest(
+        { port, host: '127.0.0.1', path: EXPORT, headers: { 'X-API-Key': key } },
+        (res) => {
+          if (res.statusCode !== 200)
+            return resolve({ status: res.statusCode ?? 0, hangUp: () => req.destroy() });
+          res.once('data', () => {
+            res.pause();
+            resolve({ status: 200, hangUp: () => req.destroy() });
+          });
+        },
+      );
+      req.on('error', () => undefined);
+      req.end();
+    });
+
+  beforeAll(async () => {
+    // Two export slots in the process (a quarter of 8), one per account, stalls cut after 2 s.
+    t = await startTestApp({ DB_POOL_SIZE: '8', EXPORT_STALL_SECONDS: '2' });
+    a = await createTenant(t);
+    b = await createTenant(t);
+    await seedMessages((sql, params) => t.ds.query(sql, params), {
+      accountId: a.account.id,
+      count: 40_000,
+      firstId: 7_000_000_000n,
+      start: new Date('2026-01-01T00:00:00Z'),
+    });
+    const server = t.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  }, 120_000);
+  afterAll(async () => t?.close());
+
+  it("keeps one account from taking every export slot, and frees a stalled export's slot", async () => {
+    const first = await startReading(a.key);
+    expect(first.status).toBe(200);
+    // The same account's second export waits its turn; another account's export runs.
+    const second = await startReading(a.key);
+    expect(second.status).toBe(429);
+    const other = await t.http().get(EXPORT).set('X-API-Key', b.key).buffer(true);
+    expect(other.status).toBe(200);
+    // The first client reads nothing more: after the stall time its query stops and its slot is free.
+    const started = Date.now();
+    await waitFor(
+      async () => (await t.http().get(EXPORT).set('X-API-Key', a.key).buffer(true)).status === 200,
+      15_000,
+      'the stalled export to be stopped and its slot freed',
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(await exportQueries()).toEqual([]);
+    first.hangUp();
+  }, 60_000);
 });

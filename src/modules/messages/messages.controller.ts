@@ -26,7 +26,7 @@ export class MessagesController {
     description:
       'Filters combine (AND). Without page/per_page the answer is cursor-paged: pass next_cursor as cursor ' +
       'until it is null. api_reference alone, or with page/per_page, gives the page-numbered list of one ' +
-      'request (page, per_page, total).',
+      'request (page, per_page, total). An unknown parameter, or a cursor given under other filters, is a 400.',
   })
   @ApiOkResponse({ type: MessageSearchResponseDto })
   @ApiErrors([400, 401, 403, 404, 429, 500, 503])
@@ -42,7 +42,9 @@ export class MessagesController {
       'The same filters as the search; every matching message, oldest first, as an attachment. Columns: ' +
       'message_id, api_reference, user_reference_id, channel, recipient, status, reason, units, cost, ' +
       'currency, created_at, updated_at. A response cut short (no final chunk) is an incomplete export. ' +
-      "A CSV cell starting with =, +, -, @, tab or CR is written with a leading ' (no spreadsheet formulas).",
+      "A CSV cell starting with =, +, -, @, tab or CR is written with a leading ' (no spreadsheet formulas). " +
+      'An unknown parameter is a 400; an account runs one export at a time per API process (429 beyond), ' +
+      'and an export whose client takes nothing for EXPORT_STALL_SECONDS is cut.',
   })
   @ApiProduces('text/csv', 'application/x-ndjson')
   @ApiOkResponse({

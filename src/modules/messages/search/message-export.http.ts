@@ -1,14 +1,21 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import type { Response } from 'express';
 import type { MessageExportQuery } from './message-filter.dto.js';
 import { MessageExportService } from './message-export.service.js';
 
-/** The export as an HTTP attachment; a client that goes away stops the query. */
+/**
+ * The export as an HTTP attachment; a client that goes away, or takes nothing for
+ * EXPORT_STALL_SECONDS, stops the query.
+ */
 @Injectable()
 export class MessageExportHttp {
   private readonly log = new Logger('MessageExport');
 
-  constructor(private readonly exports: MessageExportService) {}
+  constructor(
+    private readonly exports: MessageExportService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async send(accountId: string, q: MessageExportQuery, res: Response, testMode = false): Promise<void> {
     // Errors up to here (a bad filter, MySQL away) still get the error envelope.
@@ -19,7 +26,7 @@ export class MessageExportHttp {
     res.setHeader('Content-Disposition', `attachment; filename="messages-${stamp}.${prepared.format}"`);
     res.setHeader('Cache-Control', 'no-store');
     try {
-      await prepared.writeTo(res);
+      await prepared.writeTo(res, { stallMs: this.config.exportStallMs });
     } catch (err) {
       // The client left (the query is already stopped), or MySQL failed mid-way: the response
       // is cut without its final chunk, which tells the client the export is incomplete.

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
-import { Transform, type Writable } from 'node:stream';
+import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { MessageSearchStore, type ExportQuery, type ExportRow } from '../message-search.store.js';
 import type { ExportFormat, MessageExportQuery } from './message-filter.dto.js';
@@ -122,9 +122,10 @@ export interface PreparedExport {
   count(): number;
   /**
    * Streams every row to `out`, at the pace `out` takes them. If `out` fails or goes away the
-   * query is stopped and this rejects. `end: false` leaves `out` open (standard output).
+   * query is stopped and this rejects. `end: false` leaves `out` open (standard output);
+   * `stallMs` stops the export (rejecting) once `out` has taken nothing for that long.
    */
-  writeTo(out: Writable, options?: { end?: boolean }): Promise<void>;
+  writeTo(out: Writable, options?: { end?: boolean; stallMs?: number }): Promise<void>;
   /** Stops the query without writing (when the export is abandoned before writeTo). */
   close(): Promise<void>;
 }
@@ -134,11 +135,13 @@ export class MessageExportService {
   /** Exports under way in this process; each holds a pooled MySQL connection while it runs. */
   private running = 0;
   private readonly slots: number;
+  /** Exports under way per account in this process: one tenant cannot take every slot. */
+  private readonly byAccount = new Map<string, number>();
 
   constructor(
     private readonly search: MessageSearchService,
     private readonly store: MessageSearchStore,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     // A quarter of the pool at most: sends and lookups keep the rest however many exports run.
     this.slots = Math.max(1, Math.floor(config.dbPoolSize / 4));
@@ -147,16 +150,28 @@ export class MessageExportService {
   async prepare(accountId: string, q: MessageExportQuery, testMode = false): Promise<PreparedExport> {
     const format = q.format ?? 'csv';
     const filter = await this.search.filter(accountId, q, testMode);
+    const mine = this.byAccount.get(accountId) ?? 0;
+    if (mine >= this.config.exportsPerAccount)
+      throw new AppException(
+        'RATE_LIMITED',
+        `This account already has ${mine} export${mine > 1 ? 's' : ''} under way; retry after 5 s.`,
+        [],
+        { 'Retry-After': '5' },
+      );
     if (this.running >= this.slots)
       throw new AppException('RATE_LIMITED', 'Too many exports are under way; retry after 5 s.', [], {
         'Retry-After': '5',
       });
     this.running++;
+    this.byAccount.set(accountId, mine + 1);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       this.running--;
+      const left = (this.byAccount.get(accountId) ?? 1) - 1;
+      if (left > 0) this.byAccount.set(accountId, left);
+      else this.byAccount.delete(accountId);
     };
     let query: ExportQuery;
     try {
@@ -172,14 +187,44 @@ export class MessageExportService {
       format,
       contentType: EXPORT_CONTENT_TYPES[format],
       count: () => rows,
-      close: () => query.close(),
+      close: () => query.close().finally(release),
       writeTo: async (out, options = {}) => {
+        const watch = options.stallMs ? watchStall(out, query.rows, options.stallMs) : undefined;
         try {
           await pipeline([query.rows, formatter(format, counted), out], { end: options.end ?? true });
         } finally {
-          await query.close();
+          watch?.stop();
+          // Whatever ended it (done, the client gone, a stall, MySQL failing): the slot is free.
+          await query.close().finally(release);
         }
       },
     };
   }
+}
+
+/**
+ * Stops an export whose client takes nothing: while `out` is full (waiting for a drain) and no
+ * byte has left for `stallMs`, the rows stream is destroyed with an error, which ends the
+ * pipeline, the query and the slot. A client that reads slowly but reads is never cut.
+ */
+function watchStall(out: Writable, rows: Readable, stallMs: number): { stop(): void } {
+  let waitingSince: number | null = null;
+  const onDrain = () => (waitingSince = null);
+  out.on('drain', onDrain);
+  const timer = setInterval(
+    () => {
+      if (!out.writableNeedDrain) return void (waitingSince = null);
+      waitingSince ??= Date.now();
+      if (Date.now() - waitingSince >= stallMs)
+        rows.destroy(new Error(`the client took nothing for ${Math.round(stallMs / 1000)} s`));
+    },
+    Math.max(100, Math.min(1000, stallMs / 4)),
+  );
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      out.off('drain', onDrain);
+    },
+  };
 }
