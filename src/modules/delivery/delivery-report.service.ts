@@ -15,12 +15,14 @@ import { MessageStateService } from './message-state.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { MessagePartsStore } from '../messages/message-parts.store.js';
 import { compareIds, ReceiptMatcher, receiptKey } from './receipt-matcher.js';
-import { isLockConflict, REPORT_LOCK_TRIES } from './retry-policy.js';
+import { isLockConflict, RECORD_BACKOFF_MAX_MS, RECORD_RETRY_MS, REPORT_LOCK_TRIES } from './retry-policy.js';
 import { idKeys } from './transports/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
 import { withFields } from '../../platform/objects/with-fields.js';
 
 const MAX_BATCH = 500;
+/** Slices recorded in the same tick whose early reports are applied together (each up to DISPATCH_SLICE messages). */
+const EARLY_BATCH_SLICES = 5;
 const UNMATCHED_LOG_EVERY_MS = 10_000;
 const EXPIRE_EVERY_MS = 60_000;
 
@@ -46,6 +48,16 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   private readonly batcher = new MicroBatcher<Queued>({
     maxBatch: MAX_BATCH,
     flush: (batch) => this.store(batch),
+  });
+  /**
+   * Provider ids of parts just recorded, whose early reports are applied off the dispatcher's
+   * path: the slices of all jobs recorded meanwhile share one lookup and one state change.
+   */
+  private readonly early = new MicroBatcher<string[]>({
+    maxBatch: EARLY_BATCH_SLICES,
+    // A batch does not wait for the one before: receipts keep pace with several jobs recording SENT.
+    overlap: true,
+    flush: (lists) => this.applyEarly(lists.flat()),
   });
   private unmatched = { count: 0, example: '', loggedAt: 0 };
   private expireTimer: NodeJS.Timeout | null = null;
@@ -147,6 +159,45 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   /** Records the provider ids of messages just handed over, one per part (in the caller's transaction). */
   storeParts(em: EntityManager, sent: Array<{ id: string; parts: string[] }>): Promise<void> {
     return this.matcher.storeParts(em, sent);
+  }
+
+  /**
+   * Applies, soon and together with other slices', the reports that arrived for these provider ids
+   * before their parts were recorded (an SMSC often sends the receipt before we have written SENT).
+   * They are stored already, so the provider has been answered; until applied, their messages
+   * read SENT. A failed try is repeated with backoff for up to RECORD_RETRY_MS.
+   */
+  applyEarlySoon(providerIds: string[]): void {
+    const ids = providerIds.filter((p) => p !== '');
+    if (ids.length) this.early.add(ids);
+  }
+
+  /** Resolves once the early reports of every part recorded so far are applied (or given up on). */
+  drainEarly(): Promise<void> {
+    return this.early.drain();
+  }
+
+  private async applyEarly(providerIds: string[]): Promise<void> {
+    const deadline = Date.now() + RECORD_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await retryLocks(() => this.applyPending(providerIds));
+        return;
+      } catch (err) {
+        if (Date.now() >= deadline) {
+          this.warnings.warn(
+            `reports that came before ${providerIds.length} part(s) were recorded not applied: ${(err as Error).message}`,
+          );
+          return;
+        }
+        await new Promise((r) =>
+          setTimeout(
+            r,
+            Math.min(RECORD_BACKOFF_MAX_MS, 100 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2),
+          ),
+        );
+      }
+    }
   }
 
   /** Applies the reports that arrived for these provider ids before their parts were recorded. */

@@ -18,7 +18,7 @@ function messagesNamed(ids: string[]): string {
 }
 
 /**
- * Makes each hand-over attempt visible: the message rows count it and keep its failure reason
+ * Makes each failed hand-over attempt visible: the message rows count it and keep its reason
  * (the message lookup shows both), a metric counts failures by channel, transport, reason and
  * class, and each failing slice writes one log line naming the messages, the request, the
  * transport and the cause — warn for a failure that may pass, error at once for one that needs
@@ -61,8 +61,9 @@ export class DispatchAttempts {
       group.ids.push(part[i].id);
       failed.set(key, group);
     });
+    // An accepted message counts its attempt in the write that records it SENT (Dispatcher).
     await this.write(
-      part.map((m) => m.id),
+      reasonOf.map(([id]) => id),
       reasonOf,
     );
     if (accepted > 0) this.faults.clear(channel);

@@ -54,6 +54,8 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
     const queues = CHANNELS.map((c) => this.producer.queue(c));
     // pause(local) waits for the active jobs of this process to finish and takes no new ones.
     await Promise.all(queues.map((q) => q.pause(true).catch(() => undefined)));
+    // Receipts that came before their SENT was written are applied before the databases close.
+    await this.reports.drainEarly();
     await this.transports.onApplicationShutdown();
   }
 }

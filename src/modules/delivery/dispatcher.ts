@@ -52,13 +52,13 @@ export class Dispatcher {
 
   async handle(channel: Channel, job: Job<DispatchJob>): Promise<{ sent: number; rejected: number }> {
     const { sendRequestId, messageIds } = job.data;
-    const request = await this.store.findDispatchRequest(sendRequestId);
+    const { request, waiting } = await this.store.findDispatchWork(sendRequestId, messageIds);
     if (!request) {
       this.logger.warn(`job ${job.id}: request ${sendRequestId} not found; discarded`);
       return { sent: 0, rejected: 0 };
     }
     const owner = { accountId: String(request.account_id), testMode: Boolean(request.test_mode) };
-    let rows = await this.store.findWaiting(messageIds);
+    let rows = waiting;
     if (rows.length === 0) return { sent: 0, rejected: 0 };
     // A recipient who opted out after acceptance (while the message waited for send_at or in the
     // queue) is not written to: REJECTED, SUPPRESSED, refunded. The STOP confirmation is exempt.
@@ -121,6 +121,7 @@ export class Dispatcher {
             providerMessageId: r.providerMessageId,
             reason: r.reason ?? null,
             connector: r.connector,
+            attempted: true,
           });
           partSent.push({
             id,
@@ -174,9 +175,9 @@ export class Dispatcher {
     for (let attempt = 1; ; attempt++) {
       try {
         // SENT and the parts' provider ids commit together; a receipt that came first is stored
-        // unmatched and applied next. Each step is idempotent, so a retry repeats them all.
+        // unmatched and applied soon after, off this slice's path. A retry repeats the write.
         await this.states.apply(changes, (em) => this.reports.storeParts(em, sent));
-        await this.reports.applyPending(sent.flatMap((s) => s.parts).filter((p) => p !== ''));
+        this.reports.applyEarlySoon(sent.flatMap((s) => s.parts));
         if (attempt > 1)
           this.logger.log(`job ${job.id}: ${changes.length} hand-over(s) recorded after ${attempt} attempts`);
         return;

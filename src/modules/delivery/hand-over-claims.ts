@@ -24,7 +24,11 @@ export class HandOverClaims {
   async take(sendRequestId: string, part: OutboundMessage[]): Promise<OutboundMessage[]> {
     if (part.length === 0) return [];
     const now = new Date();
-    const gate = await this.store.handOverGate(sendRequestId);
+    const { gate, claimed } = await this.store.claim(
+      sendRequestId,
+      part.map((m) => m.id),
+      now,
+    );
     // The request is being cancelled: its messages are left to the cancel (or, should that not
     // finish, to ValidityExpiry's round), never started here.
     if (!gate || gate.cancel_requested_at) return [];
@@ -41,13 +45,8 @@ export class HandOverClaims {
       );
       return [];
     }
-    const claimed = new Set(
-      await this.store.claim(
-        part.map((m) => m.id),
-        now,
-      ),
-    );
-    return part.filter((m) => claimed.has(m.id)).map((m) => withFields(m, { validUntil }));
+    const taken = new Set(claimed);
+    return part.filter((m) => taken.has(m.id)).map((m) => withFields(m, { validUntil }));
   }
 
   /** Messages left waiting after a hand-over attempt (to be retried) may be cancelled again meanwhile. */

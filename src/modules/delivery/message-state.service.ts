@@ -23,6 +23,8 @@ export interface Transition {
   unlessHandingOver?: boolean;
   /** The SMPP connector it went out on (SENT). */
   connector?: string;
+  /** It ends a hand-over attempt, which the same write counts (SENT, REJECTED by the provider). */
+  attempted?: boolean;
 }
 
 /**
@@ -124,6 +126,7 @@ export class MessageStateService {
         providerMessageId: t.providerMessageId ?? null,
         connector: t.connector ?? null,
         at: t.at,
+        attempted: t.attempted,
       })),
     );
     // One batch of statements for all the refunds of the batch (a cancel may end thousands at once).

@@ -14,6 +14,7 @@ import type {
   WaitingMessage,
 } from './message.types.js';
 import { messagesInserts, requestsInsert } from './message-inserts.js';
+import { together, type Statement } from '../../database/statement.js';
 
 export type * from './message.types.js';
 
@@ -22,6 +23,27 @@ export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recip
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
                      m.attempts, m.last_error, r.send_at, r.valid_until, m.connector`;
 const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
+
+const DISPATCH_REQUEST =
+  'SELECT account_id, sender, body, subject, reply_to, priority, test_mode, suppression_exempt FROM send_requests WHERE id = ?';
+const WAITING =
+  "SELECT id, uuid, recipient, body, subject FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id";
+
+type DispatchRequestRow = Omit<DispatchRequest, 'test_mode' | 'suppression_exempt'> & {
+  test_mode: number;
+  suppression_exempt: number;
+};
+
+function dispatchRequest(row: DispatchRequestRow | undefined): DispatchRequest | undefined {
+  if (!row) return undefined;
+  // Only a test request or a STOP confirmation says so: any other reads exactly as before.
+  const { test_mode, suppression_exempt, ...rest } = row;
+  return {
+    ...rest,
+    ...(test_mode ? { test_mode: true as const } : {}),
+    ...(suppression_exempt ? { suppression_exempt: true as const } : {}),
+  };
+}
 
 /**
  * Every statement on send_requests, messages and message_events. Methods that take an
@@ -140,31 +162,25 @@ export class MessageStore {
 
   /** What a transport needs of the request: sender, body and, for e-mail, subject and reply-to. */
   async findDispatchRequest(sendRequestId: string): Promise<DispatchRequest | undefined> {
-    const [request] = (await this.ds.query(
-      'SELECT account_id, sender, body, subject, reply_to, priority, test_mode, suppression_exempt FROM send_requests WHERE id = ?',
-      [sendRequestId],
-    )) as Array<
-      Omit<DispatchRequest, 'test_mode' | 'suppression_exempt'> & {
-        test_mode: number;
-        suppression_exempt: number;
-      }
-    >;
-    if (!request) return undefined;
-    // Only a test request or a STOP confirmation says so: any other reads exactly as before.
-    const { test_mode, suppression_exempt, ...rest } = request;
-    return {
-      ...rest,
-      ...(test_mode ? { test_mode: true as const } : {}),
-      ...(suppression_exempt ? { suppression_exempt: true as const } : {}),
-    };
+    const [request] = (await this.ds.query(DISPATCH_REQUEST, [sendRequestId])) as DispatchRequestRow[];
+    return dispatchRequest(request);
   }
 
   /** Of the given messages, those still waiting to be handed over, in id order. */
   async findWaiting(messageIds: string[]): Promise<WaitingMessage[]> {
-    return (await this.ds.query(
-      "SELECT id, uuid, recipient, body, subject FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id",
-      [messageIds],
-    )) as WaitingMessage[];
+    return (await this.ds.query(WAITING, [messageIds])) as WaitingMessage[];
+  }
+
+  /** A job's request and those of its messages still waiting (findDispatchRequest, findWaiting), in one round trip. */
+  async findDispatchWork(
+    sendRequestId: string,
+    messageIds: string[],
+  ): Promise<{ request: DispatchRequest | undefined; waiting: WaitingMessage[] }> {
+    const [requests, waiting] = (await this.ds.query(`${DISPATCH_REQUEST};\n${WAITING}`, [
+      sendRequestId,
+      messageIds,
+    ])) as [DispatchRequestRow[], WaitingMessage[]];
+    return { request: dispatchRequest(requests[0]), waiting };
   }
 
   /** One UPDATE per slice: every message tried counts an attempt; failures keep their reason. */
@@ -203,24 +219,23 @@ export class MessageStore {
    * batches touching the same requests in another order deadlocked. Request columns are immutable.
    */
   async lockForTransition(em: EntityManager, ids: string[]): Promise<LockedMessage[]> {
-    const rows = (await em.query(
+    // One round trip: the request columns come from a plain (non-locking) read of the same transaction.
+    const [rows, requests] = (await em.query(
       `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at, claimed_at
-         FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) FOR UPDATE`,
-      [ids],
-    )) as LockedMessage[];
-    const requestIds = [...new Set(rows.map((r) => String(r.send_request_id)))];
-    const requests = requestIds.length
-      ? ((await em.query(
-          'SELECT id, callback_url, user_reference_id, api_key_id, test_mode FROM send_requests WHERE id IN (?)',
-          [requestIds],
-        )) as Array<{
-          id: string;
-          callback_url: string | null;
-          user_reference_id: string | null;
-          api_key_id: string;
-          test_mode: number;
-        }>)
-      : [];
+         FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) FOR UPDATE;
+       SELECT id, callback_url, user_reference_id, api_key_id, test_mode FROM send_requests
+        WHERE id IN (SELECT send_request_id FROM messages WHERE id IN (?))`,
+      [ids, ids],
+    )) as [
+      LockedMessage[],
+      Array<{
+        id: string;
+        callback_url: string | null;
+        user_reference_id: string | null;
+        api_key_id: string;
+        test_mode: number;
+      }>,
+    ];
     const requestById = new Map(requests.map((r) => [String(r.id), r]));
     for (const row of rows) {
       const req = requestById.get(String(row.send_request_id));
@@ -237,6 +252,7 @@ export class MessageStore {
     if (changes.length === 0) return;
     const groups = new Map<MessageStatus, StateWrite[]>();
     for (const c of changes) groups.set(c.status, [...(groups.get(c.status) ?? []), c]);
+    const statements: Statement[] = [];
     for (const [status, items] of groups) {
       const ids = items.map((c) => c.id);
       const caseOf = (pick: (c: StateWrite) => unknown) => {
@@ -252,18 +268,38 @@ export class MessageStore {
       const connector = items.some((c) => c.connector)
         ? caseOf((c) => c.connector ?? null)
         : { sql: 'NULL', params: [] };
-      await em.query(
-        `UPDATE messages SET status = ?, reason = COALESCE(${reason.sql}, reason),
+      // A hand-over that ends in this state counts its attempt in the same write (SENT, REJECTED).
+      const tried = items.filter((c) => c.attempted).map((c) => c.id);
+      const attempt = tried.length
+        ? {
+            sql: `, attempts = IF(id IN (?), LEAST(attempts + 1, 255), attempts),
+                last_attempt_at = IF(id IN (?), ${at.sql}, last_attempt_at)`,
+            params: [tried, tried, ...at.params],
+          }
+        : { sql: '', params: [] };
+      statements.push({
+        sql: `UPDATE messages SET status = ?, reason = COALESCE(${reason.sql}, reason),
                 provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql},
-                connector = COALESCE(${connector.sql}, connector)
+                connector = COALESCE(${connector.sql}, connector)${attempt.sql}
           WHERE id IN (?)`,
-        [status, ...reason.params, ...provider.params, ...at.params, ...connector.params, ids],
-      );
+        params: [
+          status,
+          ...reason.params,
+          ...provider.params,
+          ...at.params,
+          ...connector.params,
+          ...attempt.params,
+          ids,
+        ],
+      });
     }
-    await em.query(
-      `INSERT INTO message_events (message_id, status, reason, occurred_at) VALUES ${changes.map(() => '(?, ?, ?, ?)').join(',')}`,
-      changes.flatMap((c) => [c.id, c.status, c.reason, c.at]),
-    );
+    statements.push({
+      sql: `INSERT INTO message_events (message_id, status, reason, occurred_at) VALUES ${changes.map(() => '(?, ?, ?, ?)').join(',')}`,
+      params: changes.flatMap((c) => [c.id, c.status, c.reason, c.at]),
+    });
+    // The state writes and their history in one round trip.
+    const all = together(statements);
+    await em.query(all.sql, all.params);
   }
 
   // ------------------------------------------------------------------ lookups

@@ -113,6 +113,8 @@ export interface StateWrite {
   at: Date;
   /** The SMPP connector a message went out on (SENT). */
   connector?: string | null;
+  /** A hand-over attempt ends here: the message counts it and keeps its time (SENT, REJECTED). */
+  attempted?: boolean;
 }
 
 /** What a transport needs of a request. */

@@ -4,6 +4,15 @@ import { DataSource } from 'typeorm';
 import type { Channel } from './channel.js';
 
 /** A request released by the due scanner: its SCHEDULED messages are now ACKNOWLEDGED. */
+/**
+ * What decides whether a request's messages may be handed over: its validity deadline (NULL for
+ * requests stored before validity existed) and whether a cancel of it was asked.
+ */
+export interface HandOverGate {
+  valid_until: Date | null;
+  cancel_requested_at: Date | null;
+}
+
 export interface ReleasedRequest {
   id: string;
   channel: Channel;
@@ -83,23 +92,34 @@ export class ScheduleStore {
   // ------------------------------------------------------------------ hand-over claims
 
   /**
-   * Claims messages for hand-over: of the given ones, those still ACKNOWLEDGED are locked and
-   * stamped claimed_at. A cancel or an expiry that locked them first has already changed their
-   * state; one that comes after sees the claim and leaves them alone.
+   * Claims messages for hand-over, if their request is neither being cancelled nor past its
+   * validity at `now`: of the given ones, those still ACKNOWLEDGED are stamped claimed_at, each
+   * under its row lock. A cancel or an expiry that locked them first has already changed their
+   * state; one that comes after sees the claim and leaves them alone. One round trip answers the
+   * request's gate (to tell a cancel from an expiry) and how many rows the claim took; only when
+   * it took fewer than given does a second read say which (claimed_at = now, still ACKNOWLEDGED).
    */
-  async claim(ids: string[], now: Date): Promise<string[]> {
-    if (ids.length === 0) return [];
-    return this.ds.transaction(async (em) => {
-      const rows = (await em.query(
-        `SELECT id FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) AND status = 'ACKNOWLEDGED'
-          ORDER BY id FOR UPDATE`,
-        [ids],
-      )) as Array<{ id: string }>;
-      const claimed = rows.map((r) => String(r.id));
-      if (claimed.length)
-        await em.query('UPDATE messages SET claimed_at = ? WHERE id IN (?)', [now, claimed]);
-      return claimed;
-    });
+  async claim(
+    sendRequestId: string,
+    ids: string[],
+    now: Date,
+  ): Promise<{ gate: HandOverGate | undefined; claimed: string[] }> {
+    if (ids.length === 0) return { gate: undefined, claimed: [] };
+    const [gates, update] = (await this.ds.query(
+      `SELECT valid_until, cancel_requested_at FROM send_requests WHERE id = ?;
+       UPDATE messages SET claimed_at = ?
+        WHERE id IN (?) AND status = 'ACKNOWLEDGED'
+          AND EXISTS (SELECT 1 FROM send_requests WHERE id = ? AND cancel_requested_at IS NULL
+                        AND (valid_until IS NULL OR valid_until > ?))`,
+      [sendRequestId, now, ids, sendRequestId, now],
+    )) as [HandOverGate[], { affectedRows: number }];
+    if (update.affectedRows === 0) return { gate: gates[0], claimed: [] };
+    if (update.affectedRows === ids.length) return { gate: gates[0], claimed: ids };
+    const rows = (await this.ds.query(
+      "SELECT id FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' AND claimed_at = ?",
+      [ids, now],
+    )) as Array<{ id: string }>;
+    return { gate: gates[0], claimed: rows.map((r) => String(r.id)) };
   }
 
   /** Gives up claims on messages a hand-over left waiting (to be retried): a cancel may take them again. */
@@ -108,20 +128,6 @@ export class ScheduleStore {
     await this.ds.query("UPDATE messages SET claimed_at = NULL WHERE id IN (?) AND status = 'ACKNOWLEDGED'", [
       ids,
     ]);
-  }
-
-  /**
-   * What decides whether a request's messages may be handed over now: its validity deadline
-   * (NULL for requests stored before validity existed) and whether a cancel of it was asked.
-   */
-  async handOverGate(
-    sendRequestId: string,
-  ): Promise<{ valid_until: Date | null; cancel_requested_at: Date | null } | undefined> {
-    const [row] = (await this.ds.query(
-      'SELECT valid_until, cancel_requested_at FROM send_requests WHERE id = ?',
-      [sendRequestId],
-    )) as Array<{ valid_until: Date | null; cancel_requested_at: Date | null }>;
-    return row;
   }
 
   /** Asks for the request to be cancelled: workers start no new hand-over of its messages. */
