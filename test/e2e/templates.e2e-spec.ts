@@ -110,7 +110,10 @@ describe('templates: /api/v1/json/templates and template_id on sends', () => {
     });
     expect(send.status).toBe(400);
     expect(send.body.error.details).toEqual([
-      { field: 'template_id', message: 'no template with this id in your account' },
+      {
+        field: 'template_id',
+        message: 'no template with this id for this key (live and test keys have their own templates)',
+      },
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { DataSide } from '../api-keys/auth/auth-context.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { money, sum, toNumber } from '../../platform/money/money.js';
 import { MessageStore } from '../messages/message.store.js';
@@ -34,9 +35,10 @@ export class CancellationService {
     private readonly states: MessageStateService,
   ) {}
 
-  async cancelRequest(accountId: string, apiReference: string): Promise<CancelAnswer> {
+  /** `side`: the caller's account and key mode; the other side's requests and messages are 404, as another account's. */
+  async cancelRequest(side: DataSide, apiReference: string): Promise<CancelAnswer> {
     if (!/^\d{1,20}$/.test(apiReference)) throw notFound('request');
-    const request = await this.schedules.findOwnedRequest(accountId, apiReference);
+    const request = await this.schedules.findOwnedRequest(side.accountId, apiReference, side.testMode);
     if (!request) throw notFound('request');
     // First the gate, so no worker starts on the messages while they are being cancelled.
     await this.schedules.requestCancel(apiReference, new Date());
@@ -44,13 +46,13 @@ export class CancellationService {
     return this.answer(apiReference, Number(request.accepted_count), cancelled, refunded, request.currency);
   }
 
-  async cancelMessage(accountId: string, messageId: string): Promise<CancelAnswer> {
+  async cancelMessage(side: DataSide, messageId: string): Promise<CancelAnswer> {
     const by = UUID.test(messageId)
       ? { uuid: messageId.toLowerCase() }
       : /^\d{1,20}$/.test(messageId)
         ? { id: messageId }
         : null;
-    const row = by ? await this.messages.findOwned(accountId, by) : undefined;
+    const row = by ? await this.messages.findOwned(side.accountId, by, side.testMode) : undefined;
     if (!row) throw notFound('message');
     const waiting = row.status === 'SCHEDULED' || row.status === 'ACKNOWLEDGED';
     const { cancelled, refunded } = await this.cancel(

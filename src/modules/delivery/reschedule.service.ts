@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import type { DataSide } from '../api-keys/auth/auth-context.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import { ScheduleStore } from '../messages/schedule.store.js';
@@ -23,9 +24,9 @@ export class RescheduleService {
     private readonly schedules: ScheduleStore,
   ) {}
 
-  async reschedule(accountId: string, apiReference: string, rawSendAt: unknown): Promise<RescheduleAnswer> {
+  async reschedule(side: DataSide, apiReference: string, rawSendAt: unknown): Promise<RescheduleAnswer> {
     const request = /^\d{1,20}$/.test(apiReference)
-      ? await this.schedules.findOwnedRequest(accountId, apiReference)
+      ? await this.schedules.findOwnedRequest(side.accountId, apiReference, side.testMode)
       : undefined;
     if (!request) throw new AppException('NOT_FOUND', 'No such request.');
     const problems: ErrorDetail[] = [];

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiPropertyOptional, ApiTags } f
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { CancelResponseDto, RescheduleResponseDto } from '../../platform/openapi/responses.js';
-import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import { Auth, sideOf, type AuthContext } from '../api-keys/auth/auth-context.js';
 import { CancellationService } from './cancellation.service.js';
 import { RescheduleService } from './reschedule.service.js';
 
@@ -47,7 +47,7 @@ export class SchedulingController {
   @ApiOkResponse({ type: CancelResponseDto })
   @ApiErrors([401, 403, 404, 429, 500, 503])
   cancelRequest(@Auth() auth: AuthContext, @Param('apiReference') apiReference: string) {
-    return this.cancellation.cancelRequest(auth.account.id, apiReference);
+    return this.cancellation.cancelRequest(sideOf(auth), apiReference);
   }
 
   @Post('messages/:messageId/cancel')
@@ -61,7 +61,7 @@ export class SchedulingController {
   @ApiOkResponse({ type: CancelResponseDto })
   @ApiErrors([401, 403, 404, 429, 500, 503])
   cancelMessage(@Auth() auth: AuthContext, @Param('messageId') messageId: string) {
-    return this.cancellation.cancelMessage(auth.account.id, messageId);
+    return this.cancellation.cancelMessage(sideOf(auth), messageId);
   }
 
   @Post('bulk/:apiReference/reschedule')
@@ -78,6 +78,6 @@ export class SchedulingController {
     @Param('apiReference') apiReference: string,
     @Body() dto: RescheduleDto,
   ) {
-    return this.rescheduling.reschedule(auth.account.id, apiReference, dto.send_at);
+    return this.rescheduling.reschedule(sideOf(auth), apiReference, dto.send_at);
   }
 }

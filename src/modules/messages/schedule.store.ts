@@ -16,6 +16,8 @@ export interface HandOverGate {
 export interface ReleasedRequest {
   id: string;
   channel: Channel;
+  /** Made with a test key: its jobs go to the test queue. */
+  test: boolean;
 }
 
 /** A message a cancel or an expiry may end, with what refunding it gives back. */
@@ -52,10 +54,10 @@ export class ScheduleStore {
   async releaseDue(now: Date, maxRequests: number, maxMessages: number): Promise<ReleasedRequest[]> {
     return this.ds.transaction(async (em) => {
       const due = (await em.query(
-        `SELECT id, channel, accepted_count FROM send_requests FORCE INDEX (ix_send_requests_due)
+        `SELECT id, channel, accepted_count, test_mode FROM send_requests FORCE INDEX (ix_send_requests_due)
           WHERE due_at <= ? ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED`,
         [now, maxRequests],
-      )) as Array<{ id: string; channel: Channel; accepted_count: number }>;
+      )) as Array<{ id: string; channel: Channel; accepted_count: number; test_mode: number }>;
       const taken: typeof due = [];
       let messages = 0;
       for (const r of due) {
@@ -77,7 +79,7 @@ export class ScheduleStore {
       // Marked enqueued now: the caller queues them at once, and if Redis does not take the jobs
       // the recovery sweep finds them as it finds any lost job (after its quiet period).
       await em.query('UPDATE send_requests SET due_at = NULL, enqueued_at = ? WHERE id IN (?)', [now, ids]);
-      return taken.map((r) => ({ id: String(r.id), channel: r.channel }));
+      return taken.map((r) => ({ id: String(r.id), channel: r.channel, test: Boolean(r.test_mode) }));
     });
   }
 
@@ -177,11 +179,16 @@ export class ScheduleStore {
 
   // ------------------------------------------------------------------ cancel and reschedule
 
-  async findOwnedRequest(accountId: string, sendRequestId: string): Promise<OwnedRequest | undefined> {
+  /** A request of one side (live or test) of one account: a key never reaches the other side's requests. */
+  async findOwnedRequest(
+    accountId: string,
+    sendRequestId: string,
+    testMode: boolean,
+  ): Promise<OwnedRequest | undefined> {
     const [row] = (await this.ds.query(
       `SELECT id, channel, currency, accepted_count, created_at, send_at, validity_period
-         FROM send_requests WHERE id = ? AND account_id = ?`,
-      [sendRequestId, accountId],
+         FROM send_requests WHERE id = ? AND account_id = ? AND test_mode = ?`,
+      [sendRequestId, accountId, testMode ? 1 : 0],
     )) as OwnedRequest[];
     return row;
   }

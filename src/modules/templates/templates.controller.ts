@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
-import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import { Auth, sideOf, type AuthContext } from '../api-keys/auth/auth-context.js';
 import type { Channel } from '../messages/channel.js';
 import {
   TemplateBodyDto,
@@ -28,17 +28,19 @@ export class TemplatesController {
   @Idempotent()
   @ApiErrors([400, 401, 403, 409, 413, 422, 415, 429, 500, 503])
   create(@Auth() auth: AuthContext, @Body() dto: TemplateBodyDto) {
-    return this.templates.create(auth.account.id, dto as Record<string, unknown>);
+    return this.templates.create(sideOf(auth), dto as Record<string, unknown>);
   }
 
   @Get()
-  @ApiOperation({ summary: "The account's templates, oldest first, paged" })
+  @ApiOperation({
+    summary: "The templates of the key's side of the account (live or test), oldest first, paged",
+  })
   @ApiOkResponse({ type: TemplateListDto })
   @ApiErrors([400, 401, 403, 429, 500, 503])
   list(@Auth() auth: AuthContext, @Query() q: TemplateListQuery) {
     const page = Math.max(1, Number(q.page ?? 1));
     const perPage = Math.min(500, Math.max(1, Number(q.per_page ?? 100)));
-    return this.templates.list(auth.account.id, (q.channel as Channel | undefined) ?? null, page, perPage);
+    return this.templates.list(sideOf(auth), (q.channel as Channel | undefined) ?? null, page, perPage);
   }
 
   @Get(':templateId')
@@ -47,7 +49,7 @@ export class TemplatesController {
   @ApiOkResponse({ type: TemplateDto })
   @ApiErrors([401, 403, 404, 429, 500, 503])
   get(@Auth() auth: AuthContext, @Param('templateId') id: string) {
-    return this.templates.get(auth.account.id, id);
+    return this.templates.get(sideOf(auth), id);
   }
 
   @Put(':templateId')
@@ -58,7 +60,7 @@ export class TemplatesController {
   @ApiOkResponse({ type: TemplateDto })
   @ApiErrors([400, 401, 403, 404, 409, 413, 415, 429, 500, 503])
   replace(@Auth() auth: AuthContext, @Param('templateId') id: string, @Body() dto: TemplateBodyDto) {
-    return this.templates.replace(auth.account.id, id, dto as Record<string, unknown>);
+    return this.templates.replace(sideOf(auth), id, dto as Record<string, unknown>);
   }
 
   @Delete(':templateId')
@@ -67,6 +69,6 @@ export class TemplatesController {
   @ApiOkResponse({ type: TemplateDeletedDto })
   @ApiErrors([401, 403, 404, 429, 500, 503])
   remove(@Auth() auth: AuthContext, @Param('templateId') id: string) {
-    return this.templates.remove(auth.account.id, id);
+    return this.templates.remove(sideOf(auth), id);
   }
 }

@@ -4,7 +4,7 @@ import type { Channel } from '../messages/channel.js';
 import { placeholderNames } from '../messages/placeholders.js';
 import { randomUUID } from 'node:crypto';
 import { checkTemplate } from './template-rules.js';
-import { TemplateNameTaken, TemplateStore, type TemplateRow } from './template.store.js';
+import { TemplateNameTaken, TemplateStore, type TemplateOwner, type TemplateRow } from './template.store.js';
 
 export interface TemplateView {
   template_id: string;
@@ -34,7 +34,7 @@ export function templateView(t: TemplateRow): TemplateView {
 }
 
 function notFound(id: string): AppException {
-  return new AppException('NOT_FOUND', `No template ${JSON.stringify(id)} in this account.`, [
+  return new AppException('NOT_FOUND', `No template ${JSON.stringify(id)} for this key.`, [
     { field: 'template_id', message: 'no such template' },
   ]);
 }
@@ -47,58 +47,61 @@ function nameTaken(name: string): AppException {
   );
 }
 
-/** An account's message templates: create, read, replace, delete (and the lookup sends use). */
+/**
+ * An account's message templates, kept apart per side (live keys and test keys each have their
+ * own): create, read, replace, delete (and the lookup sends use).
+ */
 @Injectable()
 export class TemplatesService {
   constructor(private readonly store: TemplateStore) {}
 
-  async create(accountId: string, raw: Record<string, unknown>): Promise<TemplateView> {
+  async create(owner: TemplateOwner, raw: Record<string, unknown>): Promise<TemplateView> {
     const fields = checkTemplate(raw);
     const id = randomUUID();
     try {
-      await this.store.insert(accountId, id, fields, new Date());
+      await this.store.insert(owner, id, fields, new Date());
     } catch (err) {
       if (err instanceof TemplateNameTaken) throw nameTaken(fields.name);
       throw err;
     }
-    return this.get(accountId, id);
+    return this.get(owner, id);
   }
 
-  /** A template of the account as a send uses it, or undefined (unknown id, another account's). */
-  async lookup(accountId: string, id: string): Promise<TemplateRow | undefined> {
-    return UUID.test(id) ? this.store.find(accountId, id.toLowerCase()) : undefined;
+  /** A template of the account's side as a send uses it, or undefined (unknown id, another account's or side's). */
+  async lookup(owner: TemplateOwner, id: string): Promise<TemplateRow | undefined> {
+    return UUID.test(id) ? this.store.find(owner, id.toLowerCase()) : undefined;
   }
 
-  async get(accountId: string, id: string): Promise<TemplateView> {
-    const row = UUID.test(id) ? await this.store.find(accountId, id.toLowerCase()) : undefined;
+  async get(owner: TemplateOwner, id: string): Promise<TemplateView> {
+    const row = UUID.test(id) ? await this.store.find(owner, id.toLowerCase()) : undefined;
     if (!row) throw notFound(id);
     return templateView(row);
   }
 
-  async list(accountId: string, channel: Channel | null, page: number, perPage: number) {
+  async list(owner: TemplateOwner, channel: Channel | null, page: number, perPage: number) {
     const [rows, total] = await Promise.all([
-      this.store.list(accountId, channel, perPage, (page - 1) * perPage),
-      this.store.count(accountId, channel),
+      this.store.list(owner, channel, perPage, (page - 1) * perPage),
+      this.store.count(owner, channel),
     ]);
     return { templates: rows.map(templateView), page, per_page: perPage, total };
   }
 
-  async replace(accountId: string, id: string, raw: Record<string, unknown>): Promise<TemplateView> {
+  async replace(owner: TemplateOwner, id: string, raw: Record<string, unknown>): Promise<TemplateView> {
     if (!UUID.test(id)) throw notFound(id);
     const fields = checkTemplate(raw);
     let found: boolean;
     try {
-      found = await this.store.update(accountId, id.toLowerCase(), fields, new Date());
+      found = await this.store.update(owner, id.toLowerCase(), fields, new Date());
     } catch (err) {
       if (err instanceof TemplateNameTaken) throw nameTaken(fields.name);
       throw err;
     }
     if (!found) throw notFound(id);
-    return this.get(accountId, id);
+    return this.get(owner, id);
   }
 
-  async remove(accountId: string, id: string): Promise<{ template_id: string; deleted: true }> {
-    if (!UUID.test(id) || !(await this.store.delete(accountId, id.toLowerCase()))) throw notFound(id);
+  async remove(owner: TemplateOwner, id: string): Promise<{ template_id: string; deleted: true }> {
+    if (!UUID.test(id) || !(await this.store.delete(owner, id.toLowerCase()))) throw notFound(id);
     return { template_id: id.toLowerCase(), deleted: true };
   }
 }

@@ -14,6 +14,16 @@ export interface AuthContext {
   passwordTag?: string;
 }
 
+/** Whose data a request reads and changes: the key's account, on the key's side (live or test). */
+export interface DataSide {
+  accountId: string;
+  testMode: boolean;
+}
+
+export function sideOf(auth: AuthContext): DataSide {
+  return { accountId: auth.account.id, testMode: auth.key.mode === 'test' };
+}
+
 export type AuthedRequest = Request & { id: string; auth?: AuthContext };
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../../platform/errors/app.exception.js';
-import type { AuthContext } from '../../api-keys/auth/auth-context.js';
+import { sideOf, type AuthContext } from '../../api-keys/auth/auth-context.js';
 import type { Channel } from '../../messages/channel.js';
 import { TemplatesService } from '../../templates/templates.service.js';
 import type { SendInput } from '../channel-policy.js';
@@ -13,10 +13,15 @@ export class TemplateInput {
 
   async apply(auth: AuthContext, channel: Channel, input: SendInput): Promise<SendInput> {
     if (!input.templateId) return input;
-    const t = await this.templates.lookup(auth.account.id, input.templateId);
+    const t = await this.templates.lookup(sideOf(auth), input.templateId);
     if (!t) {
       throw AppException.validation(
-        [{ field: 'template_id', message: 'no template with this id in your account' }],
+        [
+          {
+            field: 'template_id',
+            message: 'no template with this id for this key (live and test keys have their own templates)',
+          },
+        ],
         'The template does not exist.',
       );
     }
