@@ -79,6 +79,10 @@ export interface AppConfig {
   sandboxDeliveryDelayMs: number;
   callbackAllowPrivateNetworks: boolean;
   maxRecipients: number;
+  /** Test keys' traffic: quotas, its own dispatch queue, callbacks to failing targets. */
+  testTraffic: TestTrafficConfig;
+  /** A HELP or START auto-reply goes to one sender at most once in this long, per account and side. */
+  autoReplyRepeatAfterMs: number;
   trustProxy?: string;
   bodyLimit: string;
   logLevel: string;
@@ -130,6 +134,17 @@ export interface SmtpConfig {
   messageIdDomain?: string;
   /** The name we greet with (EHLO); unset: the machine's host name when qualified, else [127.0.0.1]. */
   ehloName?: string;
+}
+
+export interface TestTrafficConfig {
+  /** Recipients per request made with a test key (beyond: 400 TOO_MANY_RECIPIENTS). */
+  maxRecipients: number;
+  /** Test messages accepted per account and UTC day (beyond: 429 RATE_LIMITED). */
+  dailyMessages: number;
+  /** Test dispatch jobs in flight per worker process, on the test queue. */
+  concurrency: number;
+  /** Failed callback attempts of test messages per account and target in a window; then its test events are dropped. */
+  callbackFailures: RateLimit;
 }
 
 export interface AuthThrottleConfig {
@@ -362,6 +377,13 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     sandboxDeliveryDelayMs: env.SANDBOX_DELIVERY_DELAY_MS ?? 1000,
     callbackAllowPrivateNetworks: env.CALLBACK_ALLOW_PRIVATE_NETWORKS ?? false,
     maxRecipients: env.MAX_RECIPIENTS ?? 10_000,
+    testTraffic: {
+      maxRecipients: env.TEST_MAX_RECIPIENTS ?? 1000,
+      dailyMessages: env.TEST_DAILY_MESSAGES ?? 10_000,
+      concurrency: env.TEST_CONCURRENCY ?? 2,
+      callbackFailures: parseRate(env.TEST_CALLBACK_FAILURES ?? '50/3600'),
+    },
+    autoReplyRepeatAfterMs: durationMs(env.AUTO_REPLY_REPEAT_AFTER ?? '24h'),
     trustProxy: env.TRUST_PROXY,
     bodyLimit: env.BODY_LIMIT ?? '4mb',
     logLevel: env.LOG_LEVEL ?? 'info',

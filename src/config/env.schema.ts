@@ -155,6 +155,37 @@ export class EnvSchema {
   @Max(1_000_000)
   MAX_RECIPIENTS?: number;
 
+  // Test keys' traffic (README "Test keys"): quotas, its own queue, callbacks to failing targets.
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  TEST_MAX_RECIPIENTS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000)
+  TEST_DAILY_MESSAGES?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  TEST_CONCURRENCY?: number;
+
+  @IsOptional()
+  @Matches(/^[1-9]\d*\/[1-9]\d*$/, { message: 'must be N/SECONDS, for example 50/3600' })
+  TEST_CALLBACK_FAILURES?: string;
+
+  // Inbound auto-replies (README "Inbound and opt-out").
+  @IsOptional()
+  @Matches(DURATION, { message: 'must be a duration such as 24h, 30m or 45s' })
+  AUTO_REPLY_REPEAT_AFTER?: string;
+
   @IsOptional()
   @IsString()
   @Matches(/^[^\s]+$/, {

@@ -97,6 +97,7 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
       channel: 'sms',
       recipient: '260971234567',
       occurred_at: expect.stringMatching(/Z$/),
+      test: false,
     });
     const [m] = await t.ds.query('SELECT id FROM messages WHERE send_request_id = ?', [ref]);
     const recorded = await waitFor(

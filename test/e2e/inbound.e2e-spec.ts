@@ -175,6 +175,7 @@ describe('inbound messages and opt-out', () => {
       text: 'webhook please',
       keyword: null,
       in_reply_to: null,
+      test: false,
     });
     expect(hit.json).toHaveProperty('event_id');
     expect(hit.json).toHaveProperty('received_at');
@@ -315,6 +316,59 @@ describe('inbound messages and opt-out', () => {
     await new Promise((r) => setTimeout(r, 1000));
     const [{ n }] = await t.ds.query("SELECT COUNT(*) AS n FROM messages WHERE recipient = '260979999999'");
     expect(Number(n)).toBe(1);
+  });
+
+  it('cannot be pumped: a STOP is confirmed only when it suppresses anew, HELP and START are answered once a day per sender, and a message from one of our own numbers gets no auto-reply', async () => {
+    const set = await cli(
+      'accounts',
+      'auto-reply',
+      '--username',
+      a.username,
+      '--on-stop',
+      'Stopped.',
+      '--on-start',
+      'Welcome back.',
+      '--on-help',
+      'Call 0800 000 000.',
+      '--json',
+    );
+    expect(set.code).toBe(0);
+    const handset = '260979990001';
+    const asker = '260979990002';
+    for (const text of ['STOP', 'stop', 'START', 'Start'])
+      expect((await simulate(handset, LONG, text)).code).toBe(0);
+    for (const text of ['HELP', 'Help me', 'HELP']) expect((await simulate(asker, LONG, text)).code).toBe(0);
+    // One of the service's own numbers (another account's) writes in: possibly an auto-reply itself.
+    const own = '260970000201';
+    expect((await cli('numbers', 'add', '--username', b.username, '--number', own)).code).toBe(0);
+    expect((await simulate(own, LONG, 'HELP')).code).toBe(0);
+    const decided = (await t.ds.query(
+      'SELECT sender, text, reply_text FROM inbound_messages WHERE account_id = ? AND sender IN (?, ?, ?) ORDER BY id',
+      [a.account.id, handset, asker, own],
+    )) as Array<{ sender: string; text: string; reply_text: string | null }>;
+    expect(decided.map((r) => [r.sender, r.text, r.reply_text])).toEqual([
+      [handset, 'STOP', 'Stopped.'],
+      [handset, 'stop', null],
+      [handset, 'START', 'Welcome back.'],
+      [handset, 'Start', null],
+      [asker, 'HELP', 'Call 0800 000 000.'],
+      [asker, 'Help me', null],
+      [asker, 'HELP', null],
+      [own, 'HELP', null],
+    ]);
+    const sent = async () =>
+      (await t.ds.query(
+        `SELECT m.recipient, r.body FROM messages m JOIN send_requests r ON r.id = m.send_request_id
+          WHERE m.account_id = ? AND m.recipient IN (?, ?, ?) ORDER BY m.id`,
+        [a.account.id, handset, asker, own],
+      )) as Array<{ recipient: string; body: string }>;
+    await waitFor(async () => ((await sent()).length >= 3 ? true : null), 20_000, 'the three auto-replies');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await sent()).map((r) => [r.recipient, r.body]).sort()).toEqual([
+      [handset, 'Stopped.'],
+      [handset, 'Welcome back.'],
+      [asker, 'Call 0800 000 000.'],
+    ]);
   });
 
   it('adds, lists with a cursor, and removes suppressions over HTTP, refusing what is not a recipient', async () => {

@@ -30,6 +30,8 @@ export interface MessageEventPayload {
   status: MessageStatus;
   reason: string | null;
   occurred_at: string;
+  /** True for a message sent with a test key (it reached no provider), false for a live one. */
+  test: boolean;
 }
 
 export interface InboundEventPayload {
@@ -42,6 +44,8 @@ export interface InboundEventPayload {
   keyword: string | null;
   received_at: string;
   in_reply_to: string | null;
+  /** True on the account's test side (a test recipient's reply), false for a message from a handset. */
+  test: boolean;
 }
 
 /** The event for a committed state change, or null when the request named no callback_url. */
@@ -65,6 +69,7 @@ export function callbackJobFor(change: CommittedChange): CallbackJob | null {
       status: change.status,
       reason: change.reason,
       occurred_at: change.at.toISOString(),
+      test: row.test_mode === true,
     },
   };
 }

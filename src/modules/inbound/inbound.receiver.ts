@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { keepCallbackEvents } from '../callbacks/callback-outbox.js';
@@ -9,7 +10,7 @@ import type { CallbackJob } from '../callbacks/callback-job.js';
 import type { InboundSms } from '../delivery/transports/transport.js';
 import { MessageStore } from '../messages/message.store.js';
 import { normalisePhone } from '../messages/recipients.js';
-import { SuppressionStore } from '../suppressions/suppression.store.js';
+import { SuppressionStore, type ListOwner } from '../suppressions/suppression.store.js';
 import { InboundNumberStore } from './inbound-number.store.js';
 import { route, type Routing } from './inbound-router.js';
 import { InboundStore, type InboundRow, type InboundSettings, type NewInbound } from './inbound.store.js';
@@ -55,6 +56,7 @@ export class InboundReceiver {
   private readonly warnings = new RepeatLimiter(this.logger);
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly ds: DataSource,
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
     private readonly numbers: InboundNumberStore,
@@ -63,12 +65,15 @@ export class InboundReceiver {
     private readonly suppressions: SuppressionStore,
   ) {}
 
-  async receive(sms: InboundSms, source: InboundSource): Promise<Received> {
+  async receive(sms: InboundSms, given: InboundSource): Promise<Received> {
     const from = address(sms.from);
     const to = address(sms.to);
     const receivedAt = new Date();
     const testMode = sms.test !== undefined;
+    const source: InboundSource = testMode ? 'test' : given;
     const routes = testMode ? [] : await this.numbers.routes(to);
+    // A message from one of the service's own numbers may be another account's auto-reply.
+    const fromOwnNumber = !testMode && (await this.numbers.routes(from)).length > 0;
 
     const uuids: string[] = [];
     let partial = false;
@@ -93,7 +98,23 @@ export class InboundReceiver {
       const since = new Date(receivedAt.getTime() - IN_REPLY_TO_WINDOW_MS);
       const rows: NewInbound[] = [];
       for (const accountId of routing.accountIds) {
+        const owner = { accountId, testMode };
         const previous = await this.messages.latestAcceptedTo(accountId, 'sms', from, since, testMode);
+        // Only a number can be suppressed for SMS (an alphanumeric sender cannot be written to).
+        let newlySuppressed = false;
+        if (normalisePhone(from).ok) {
+          if (routing.opt === 'STOP')
+            newlySuppressed = (await this.suppressions.add(owner, 'sms', [from], 'STOP_KEYWORD', em)) > 0;
+          else if (routing.opt === 'START')
+            await this.suppressions.remove(owner, 'sms', [from], 'STOP_KEYWORD', em);
+        }
+        const replyText =
+          fromOwnNumber || testMode
+            ? null
+            : await this.replyText(em, owner, from, routing.opt, settings.get(accountId), {
+                newlySuppressed,
+                receivedAt,
+              });
         rows.push({
           uuid: randomUUID(),
           accountId,
@@ -104,16 +125,9 @@ export class InboundReceiver {
           keyword: routing.keyword,
           inReplyTo: previous?.uuid ?? null,
           source,
-          replyText: replyFor(settings.get(accountId), routing.opt),
+          replyText,
           receivedAt,
         });
-        // Only a number can be suppressed for SMS (an alphanumeric sender cannot be written to).
-        if (normalisePhone(from).ok) {
-          const owner = { accountId, testMode };
-          if (routing.opt === 'STOP') await this.suppressions.add(owner, 'sms', [from], 'STOP_KEYWORD', em);
-          else if (routing.opt === 'START')
-            await this.suppressions.remove(owner, 'sms', [from], 'STOP_KEYWORD', em);
-        }
       }
       await this.store.insert(em, rows);
       uuids.push(...rows.map((r) => r.uuid));
@@ -135,6 +149,28 @@ export class InboundReceiver {
         this.warnings.warn(`inbound webhook event(s) not kept in the outbox: ${err.message}`, 'keep'),
       );
     return { rows, webhooks, partial, unrouted };
+  }
+
+  /**
+   * The auto-reply an inbound message gets, if any, under the rules that keep replies from being
+   * pumped: a STOP is confirmed only when it suppressed the sender just now (a repeated STOP
+   * costs nothing), and a HELP or START is answered at most once per AUTO_REPLY_REPEAT_AFTER
+   * per sender and side of the account. (The caller sends none to a test recipient's reply, nor
+   * to a message from one of the service's own numbers: either may itself be an auto-reply.)
+   */
+  private async replyText(
+    em: EntityManager,
+    owner: ListOwner,
+    from: string,
+    opt: OptKeyword | null,
+    settings: InboundSettings | undefined,
+    at: { newlySuppressed: boolean; receivedAt: Date },
+  ): Promise<string | null> {
+    const text = replyFor(settings, opt);
+    if (!text || !opt) return null;
+    if (opt === 'STOP') return at.newlySuppressed ? text : null;
+    const since = new Date(at.receivedAt.getTime() - this.config.autoReplyRepeatAfterMs);
+    return (await this.store.repliedSince(em, owner, from, opt, since)) ? null : text;
   }
 }
 
@@ -163,6 +199,7 @@ export function webhookJob(row: InboundRow, url: string): CallbackJob {
       keyword: row.keyword,
       received_at: row.received_at.toISOString(),
       in_reply_to: row.in_reply_to,
+      test: Boolean(row.test_mode),
     },
   };
 }

@@ -92,6 +92,26 @@ export class InboundStore {
     )) as InboundRow[];
   }
 
+  /**
+   * Whether the sender had an auto-reply to `keyword` from this side of the account since
+   * `since` (one due or sent: the row kept its text). Read through ix_inbound_messages_sender.
+   */
+  async repliedSince(
+    em: EntityManager,
+    owner: { accountId: string; testMode: boolean },
+    sender: string,
+    keyword: string,
+    since: Date,
+  ): Promise<boolean> {
+    const rows = (await em.query(
+      `SELECT 1 FROM inbound_messages
+        WHERE account_id = ? AND test_mode = ? AND sender = ? AND received_at >= ? AND keyword = ? AND reply_text IS NOT NULL
+        LIMIT 1`,
+      [owner.accountId, owner.testMode ? 1 : 0, sender, since, keyword],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
   /** Auto-replies not yet sent (the receiving process had no queue, or stopped before sending). */
   async pendingReplies(olderThan: Date, limit: number): Promise<InboundRow[]> {
     return (await this.ds.query(
