@@ -3,7 +3,7 @@ import { Inject, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { CALLBACK_QUEUE } from '../modules/callbacks/callback-job.js';
 import { CallbackQueueModule } from '../modules/callbacks/callback-queue.module.js';
-import { QUEUE_NAMES } from '../modules/delivery/dispatch.constants.js';
+import { DISPATCH_QUEUES } from '../modules/delivery/dispatch.constants.js';
 import { QueueModule } from '../modules/delivery/queue.module.js';
 import { EVERY_QUEUE } from '../modules/health/health.tokens.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
@@ -18,7 +18,7 @@ import { MetricsService } from '../modules/metrics/metrics.service.js';
   providers: [
     {
       provide: EVERY_QUEUE,
-      inject: [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE].map((name) => getQueueToken(name)),
+      inject: [...DISPATCH_QUEUES, CALLBACK_QUEUE].map((name) => getQueueToken(name)),
       useFactory: (...queues: Queue[]) => queues,
     },
   ],

@@ -5,7 +5,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { AppConfig } from '../../config/config.js';
 import { CALLBACK_QUEUE } from '../callbacks/callback-job.js';
 import { CallbackQueueModule } from '../callbacks/callback-queue.module.js';
-import { QUEUE_NAMES } from '../delivery/dispatch.constants.js';
+import { DISPATCH_QUEUES } from '../delivery/dispatch.constants.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { adminAuth } from './admin-auth.js';
 
@@ -20,7 +20,7 @@ export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 @Module({})
 export class QueueDashboardModule {
   static forRoot(config: AppConfig & { adminToken: string }): DynamicModule {
-    const queues = [...Object.values(QUEUE_NAMES), CALLBACK_QUEUE];
+    const queues = [...DISPATCH_QUEUES, CALLBACK_QUEUE];
     return {
       module: QueueDashboardModule,
       imports: [

@@ -12,6 +12,7 @@ import { CallbackOutbox } from './callback-outbox.js';
 import { RefusedTarget, safePost } from './safe-post.js';
 import { signCallback } from './signature.js';
 import { circuitOf, TargetGate, targetOfCircuit } from './target-gate.js';
+import { TestCallbackCap } from './test-callback-cap.js';
 
 export class CallbackFailed extends Error {}
 
@@ -43,6 +44,7 @@ export class CallbackSender {
     @InjectQueue(CALLBACK_QUEUE) private readonly queue: Queue<QueuedCallback>,
     private readonly outbox: CallbackOutbox,
     @Inject(MetricsService) private readonly metrics: MetricsService,
+    private readonly testCap: TestCallbackCap,
   ) {
     this.gate = new TargetGate({
       perTarget: config.callbackTargetConcurrency,
@@ -56,7 +58,11 @@ export class CallbackSender {
     const { url, accountId, eventId } = job.data;
     const attempt = (job.data.priorAttempts ?? 0) + job.attemptsMade + 1;
     const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    // A test event to a failing target is dropped rather than held or retried (TestCallbackCap).
+    const test = job.data.payload.test === true;
+    if (test && (await this.testCap.exhausted(accountId, url))) return this.dropTest(eventId);
     const admission = this.gate.enter(circuitOf(accountId, url));
+    if (!admission.ok && admission.reason === 'open' && test) return this.dropTest(eventId);
     if (!admission.ok) {
       // Held, not attempted: an open circuit spends none of the event's attempts.
       if (admission.reason === 'open') this.metrics.callbackHeld();
@@ -69,7 +75,14 @@ export class CallbackSender {
       admission.release(failure === null); // a no-op once deliver has released it
     }
     if (failure === null || last) this.outbox.finished(eventId);
+    if (test && failure === null) await this.testCap.succeeded(accountId, url);
+    if (test && failure !== null) await this.testCap.failed(accountId, url);
     if (failure !== null) throw new CallbackFailed(`callback ${eventId}: ${failure}`);
+  }
+
+  private dropTest(eventId: string): void {
+    this.metrics.callbackAttempt('test_dropped');
+    this.outbox.finished(eventId);
   }
 
   /** Returns why the attempt failed and is to be retried, or null when it is done with. */

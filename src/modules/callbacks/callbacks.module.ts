@@ -3,11 +3,13 @@ import { MetricsModule } from '../metrics/metrics.module.js';
 import { CallbackQueueModule } from './callback-queue.module.js';
 import { CallbackProcessor } from './callback.processor.js';
 import { CallbackSender } from './callback.sender.js';
+import { RedisModule } from '../../platform/redis/redis.module.js';
+import { TestCallbackCap } from './test-callback-cap.js';
 
 /** Delivering callbacks: the processor and the sender (signing, safe POST, per-target isolation). For worker contexts. */
 @Module({
-  imports: [CallbackQueueModule, MetricsModule],
-  providers: [CallbackSender, CallbackProcessor],
+  imports: [CallbackQueueModule, MetricsModule, RedisModule],
+  providers: [CallbackSender, CallbackProcessor, TestCallbackCap],
   exports: [CallbackQueueModule],
 })
 export class CallbacksModule {}

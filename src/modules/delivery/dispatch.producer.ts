@@ -5,7 +5,7 @@ import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messages/channel.js';
 import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
-import { DISPATCH_CHUNK, type DispatchJob } from './dispatch.constants.js';
+import { DISPATCH_CHUNK, TEST_QUEUE, type DispatchJob } from './dispatch.constants.js';
 import { DISPATCH_ATTEMPTS, DISPATCH_BACKOFF_MS, DISPATCH_FAILED_KEPT } from './retry-policy.js';
 
 /**
@@ -89,10 +89,10 @@ export class DispatchProducer implements OnApplicationShutdown {
   private readonly logger = new Logger(DispatchProducer.name);
   private readonly warnings = new RepeatLimiter(this.logger);
   /**
-   * One per channel. A tick's requests go out while an earlier addBulk may still be waiting on
+   * One per queue. A tick's requests go out while an earlier addBulk may still be waiting on
    * Redis: each send is answered within ENQUEUE_TIMEOUT_MS of its own tick, not behind others.
    */
-  private readonly batchers = new Map<Channel, MicroBatcher<Pending, boolean>>();
+  private readonly batchers = new Map<Queue<DispatchJob>, MicroBatcher<Pending, boolean>>();
   /** Requests whose jobs are in Redis, to be marked enqueued (written at shutdown too). */
   private readonly marks = new MicroBatcher<string>({
     delayMs: MARK_ENQUEUED_MS,
@@ -104,6 +104,7 @@ export class DispatchProducer implements OnApplicationShutdown {
     @InjectQueue('sms') private readonly sms: Queue<DispatchJob>,
     @InjectQueue('email') private readonly email: Queue<DispatchJob>,
     @InjectQueue('chat') private readonly chat: Queue<DispatchJob>,
+    @InjectQueue(TEST_QUEUE) private readonly test: Queue<DispatchJob>,
     private readonly store: MessageStore,
   ) {}
 
@@ -113,6 +114,16 @@ export class DispatchProducer implements OnApplicationShutdown {
 
   queue(channel: Channel): Queue<DispatchJob> {
     return { sms: this.sms, email: this.email, chat: this.chat }[channel];
+  }
+
+  /** The queue of test keys' requests, every channel. */
+  testQueue(): Queue<DispatchJob> {
+    return this.test;
+  }
+
+  /** Where a request's jobs go: its channel's queue, or the test queue for a test key's request. */
+  queueFor(channel: Channel, test: boolean): Queue<DispatchJob> {
+    return test ? this.test : this.queue(channel);
   }
 
   /**
@@ -125,43 +136,50 @@ export class DispatchProducer implements OnApplicationShutdown {
     sendRequestId: string,
     messageIds: string[],
     priority: 'high' | 'normal' = 'normal',
+    test = false,
   ): Promise<boolean> {
     // Ids are generated in increasing order, so this is the order the sweep reads them back in.
     const sorted = [...messageIds].sort(byNumericId);
     const chunks: Chunk[] = [];
     for (let i = 0; i < sorted.length; i += DISPATCH_CHUNK)
       chunks.push({ index: i / DISPATCH_CHUNK, messageIds: sorted.slice(i, i + DISPATCH_CHUNK) });
-    return this.enqueueChunks(channel, sendRequestId, chunks, priority);
+    return this.enqueueChunks(channel, sendRequestId, chunks, priority, test);
   }
 
-  /** Enqueues the given chunks of a request under their fixed job ids and marks the request enqueued. */
+  /**
+   * Enqueues the given chunks of a request under their fixed job ids and marks the request
+   * enqueued. `test`: the request was made with a test key, and goes to the test queue.
+   */
   enqueueChunks(
     channel: Channel,
     sendRequestId: string,
     chunks: Chunk[],
     priority: 'high' | 'normal' = 'normal',
+    test = false,
   ): Promise<boolean> {
     const jobs: Pending['jobs'] = chunks.map((c) => ({
       name: 'send',
-      data: { sendRequestId, messageIds: c.messageIds },
+      data: test
+        ? { sendRequestId, messageIds: c.messageIds, channel }
+        : { sendRequestId, messageIds: c.messageIds },
       opts: dispatchJobOptions(sendRequestId, c.index, priority),
     }));
-    let batcher = this.batchers.get(channel);
+    const queue = this.queueFor(channel, test);
+    let batcher = this.batchers.get(queue);
     if (!batcher) {
       batcher = new MicroBatcher<Pending, boolean>({
         overlap: true,
-        flush: (batch) => this.flush(channel, batch),
+        flush: (batch) => this.flush(queue, batch),
       });
-      this.batchers.set(channel, batcher);
+      this.batchers.set(queue, batcher);
     }
     return batcher.push({ sendRequestId, jobs });
   }
 
   /** Never throws: each request is answered true (enqueued) or false (left to the sweep). */
-  private async flush(channel: Channel, batch: Pending[]): Promise<ItemOutcome<boolean>[]> {
+  private async flush(queue: Queue<DispatchJob>, batch: Pending[]): Promise<ItemOutcome<boolean>[]> {
     const answer = (ok: boolean) => batch.map(() => ({ status: 'fulfilled' as const, value: ok }));
     const jobs = batch.flatMap((p) => p.jobs);
-    const queue = this.queue(channel);
     try {
       // While the connection is down, commands would wait in ioredis' offline queue: answer now instead.
       if (DOWN.has(queue.client.status)) throw new Error(`Redis connection ${queue.client.status}`);

@@ -45,13 +45,19 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
     const test = this.transports.test();
     test.onReport((report) => this.reports.receive(test.name, report));
     test.onInbound?.((sms) => this.inbound.receive(sms));
+    // Test keys' requests, every channel, with a few workers of their own (TEST_CONCURRENCY).
+    void this.producer
+      .testQueue()
+      .process('send', this.config.testTraffic.concurrency, (job) =>
+        this.dispatcher.handle(job.data.channel ?? 'sms', job),
+      );
     this.logger.log(
-      `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} callbacks×${this.config.concurrency.callbacks}`,
+      `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} test×${this.config.testTraffic.concurrency} callbacks×${this.config.concurrency.callbacks}`,
     );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    const queues = CHANNELS.map((c) => this.producer.queue(c));
+    const queues = [...CHANNELS.map((c) => this.producer.queue(c)), this.producer.testQueue()];
     // pause(local) waits for the active jobs of this process to finish and takes no new ones.
     await Promise.all(queues.map((q) => q.pause(true).catch(() => undefined)));
     // Receipts that came before their SENT was written are applied before the databases close.

@@ -105,7 +105,7 @@ export class DueScanner implements OnApplicationBootstrap, OnApplicationShutdown
   private async enqueue(r: ReleasedRequest): Promise<void> {
     const chunks = waitingChunks(await this.messages.acceptedStates(r.id));
     if (chunks.length === 0) return;
-    if (!(await this.producer.enqueueChunks(r.channel, r.id, chunks)))
+    if (!(await this.producer.enqueueChunks(r.channel, r.id, chunks, 'normal', r.test)))
       this.warnings.warn(`released request ${r.id} not queued now; the recovery sweep will queue it`);
   }
 }

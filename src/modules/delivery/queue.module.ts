@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { redisOptions } from '../../platform/redis/redis-options.js';
 import { MessagesModule } from '../messages/messages.module.js';
-import { QUEUE_NAMES } from './dispatch.constants.js';
+import { DISPATCH_QUEUES } from './dispatch.constants.js';
 import { DispatchProducer } from './dispatch.producer.js';
 import { dispatchBackoff, lockSettings } from './retry-policy.js';
 
@@ -23,7 +23,7 @@ import { dispatchBackoff, lockSettings } from './retry-policy.js';
       }),
     }),
     // Queue settings replace the root ones, hence the lock settings again.
-    ...Object.values(QUEUE_NAMES).map((name) =>
+    ...DISPATCH_QUEUES.map((name) =>
       BullModule.registerQueueAsync({
         name,
         inject: [APP_CONFIG],

@@ -8,7 +8,7 @@ import {
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { MessageStore } from '../messages/message.store.js';
-import type { Channel } from '../messages/channel.js';
+import type { Queue } from 'bull';
 import { DISPATCH_CHUNK } from './dispatch.constants.js';
 import { dispatchJobId, DispatchProducer, type Chunk } from './dispatch.producer.js';
 import { ReceiptExpiry } from './receipt-expiry.js';
@@ -92,7 +92,14 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
     let enqueued = 0;
     for (const req of stale) {
       const chunks = await this.waitingChunks(String(req.id));
-      if (!(await this.producer.enqueueChunks(req.channel, String(req.id), chunks, req.priority))) break; // Redis still away: next round
+      const queued = await this.producer.enqueueChunks(
+        req.channel,
+        String(req.id),
+        chunks,
+        req.priority,
+        Boolean(req.test_mode),
+      );
+      if (!queued) break; // Redis still away: next round
       enqueued++;
     }
     if (enqueued) this.logger.log(`queued ${enqueued} request(s) that had not reached the queue`);
@@ -112,9 +119,14 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
     let messages = 0;
     for (const req of quiet) {
       const id = String(req.id);
-      const lost = await this.lostChunks(req.channel, id, await this.waitingChunks(id));
+      const test = Boolean(req.test_mode);
+      const lost = await this.lostChunks(
+        this.producer.queueFor(req.channel, test),
+        id,
+        await this.waitingChunks(id),
+      );
       if (lost.length === 0) continue;
-      if (!(await this.producer.enqueueChunks(req.channel, id, lost, req.priority))) break;
+      if (!(await this.producer.enqueueChunks(req.channel, id, lost, req.priority, test))) break;
       requeued++;
       messages += lost.reduce((n, c) => n + c.messageIds.length, 0);
     }
@@ -142,8 +154,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /** The chunks whose job will not run again by itself; a finished job still kept is removed so its id can be reused. */
-  private async lostChunks(channel: Channel, requestId: string, chunks: Chunk[]): Promise<Chunk[]> {
-    const queue = this.producer.queue(channel);
+  private async lostChunks(queue: Queue, requestId: string, chunks: Chunk[]): Promise<Chunk[]> {
     const lost: Chunk[] = [];
     for (const chunk of chunks) {
       const job = await queue.getJob(dispatchJobId(requestId, chunk.index));

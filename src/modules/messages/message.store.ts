@@ -9,6 +9,7 @@ import type {
   MessageGroup,
   MessageView,
   NewSendRequest,
+  QueuedRequest,
   ReplayRequest,
   StateWrite,
   WaitingMessage,
@@ -113,16 +114,13 @@ export class MessageStore {
   }
 
   /** Requests stored at least `minAgeMs` ago whose jobs never reached the queue, oldest first. */
-  async findUnenqueued(
-    minAgeMs: number,
-    limit: number,
-  ): Promise<Array<{ id: string; channel: Channel; priority: 'high' | 'normal' }>> {
+  async findUnenqueued(minAgeMs: number, limit: number): Promise<QueuedRequest[]> {
     return (await this.ds.query(
-      `SELECT id, channel, priority FROM send_requests
+      `SELECT id, channel, priority, test_mode FROM send_requests
         WHERE enqueued_at IS NULL AND created_at < UTC_TIMESTAMP(3) - INTERVAL ? MICROSECOND
         ORDER BY id LIMIT ?`,
       [minAgeMs * 1000, limit],
-    )) as Array<{ id: string; channel: Channel; priority: 'high' | 'normal' }>;
+    )) as QueuedRequest[];
   }
 
   /** Requests after `cursor` (in id order) that still have messages waiting to be handed over. */
@@ -136,18 +134,15 @@ export class MessageStore {
   }
 
   /** Of the given requests, those enqueued more than `quietMs` ago none of whose messages changed since. */
-  async findStranded(
-    sendRequestIds: string[],
-    quietMs: number,
-  ): Promise<Array<{ id: string; channel: Channel; priority: 'high' | 'normal' }>> {
+  async findStranded(sendRequestIds: string[], quietMs: number): Promise<QueuedRequest[]> {
     const quietUs = quietMs * 1000;
     return (await this.ds.query(
-      `SELECT r.id, r.channel, r.priority FROM send_requests r
+      `SELECT r.id, r.channel, r.priority, r.test_mode FROM send_requests r
         WHERE r.id IN (?) AND r.enqueued_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND
           AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.send_request_id = r.id
                            AND m.updated_at >= CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND)`,
       [sendRequestIds, quietUs, quietUs],
-    )) as Array<{ id: string; channel: Channel; priority: 'high' | 'normal' }>;
+    )) as QueuedRequest[];
   }
 
   /** The status of each accepted (charged) message of a request, in id order. */

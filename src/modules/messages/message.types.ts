@@ -1,5 +1,14 @@
 import type { Channel, MessageStatus } from './channel.js';
 
+/** A request whose messages are to be queued (again): which queue, and with what priority. */
+export interface QueuedRequest {
+  id: string;
+  channel: Channel;
+  priority: 'high' | 'normal';
+  /** 1 when made with a test key: its jobs go to the test queue. */
+  test_mode: number;
+}
+
 /** A send_requests row as the send pipeline writes it. */
 export interface NewSendRequest {
   id: string;

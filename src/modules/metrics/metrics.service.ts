@@ -111,7 +111,7 @@ export class MetricsService {
 
   private readonly callbackAttempts = new Counter({
     name: 'bulk_callback_attempts_total',
-    help: 'Delivery callback attempts, by outcome (delivered, http_error, network_error, refused)',
+    help: 'Delivery callback attempts, by outcome (delivered, http_error, network_error, refused, circuit_open; test_dropped: a test event not sent to a failing target)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -26,6 +26,7 @@ import type { Replacement } from './personalisation/smart-encoding.js';
 import { TemplateInput } from './personalisation/template-input.js';
 import { requestHash } from './request-hash.js';
 import { storedSend } from './stored-send.js';
+import { TestQuota } from './test-quota.js';
 
 export interface SendEntry {
   messageId: string;
@@ -87,6 +88,7 @@ export class SendService {
     private readonly templates: TemplateInput,
     private readonly suppressions: SuppressionCheck,
     private readonly idempotency: IdempotencyStore,
+    private readonly testQuota: TestQuota,
   ) {}
 
   /** `claim`: the Idempotency-Key the request holds, if it came with one (IdempotencyGuard). */
@@ -104,6 +106,8 @@ export class SendService {
     const priority = p.input.priority ?? auth.key.priority ?? 'normal';
     const apiReference = this.ids.next();
     const createdAt = new Date();
+    // Test keys cost nothing, so their volume is capped per account and day instead.
+    const quota = isTestKey(auth) ? await this.testQuota.take(auth.account.id, p.accepted.length) : null;
 
     try {
       await this.committer.commit(
@@ -116,6 +120,7 @@ export class SendService {
         }),
       );
     } catch (err) {
+      if (quota) await this.testQuota.giveBack(quota);
       if (err instanceof DuplicateReference) {
         const first = await this.replay(auth, channel, p.input.userReferenceId!, requestHash);
         return { ...first, replaced: plan.replaced };
@@ -149,6 +154,7 @@ export class SendService {
         apiReference,
         accepted.map((e) => e.messageId),
         priority,
+        isTestKey(auth),
       );
     return {
       apiReference,
@@ -197,11 +203,15 @@ export class SendService {
 
   /** Everything before the transaction: limits, channel checks, recipients, each recipient's text and price. */
   private async prepare(policy: ChannelPolicy, auth: AuthContext, raw: SendInput) {
-    if (raw.recipients.length > this.config.maxRecipients) {
+    const test = isTestKey(auth);
+    const max = test
+      ? Math.min(this.config.maxRecipients, this.config.testTraffic.maxRecipients)
+      : this.config.maxRecipients;
+    if (raw.recipients.length > max) {
       throw new AppException(
         'TOO_MANY_RECIPIENTS',
-        `A request may name at most ${this.config.maxRecipients} recipients; this one names ${raw.recipients.length}.`,
-        [{ field: policy.recipientField, message: `at most ${this.config.maxRecipients} recipients` }],
+        `A request${test ? ' made with a test key' : ''} may name at most ${max} recipients; this one names ${raw.recipients.length}.`,
+        [{ field: policy.recipientField, message: `at most ${max} recipients` }],
       );
     }
     // Only a send that names a template waits for one: an await costs a promise even when nothing is awaited.
@@ -221,7 +231,7 @@ export class SendService {
     const entries = Array.isArray(listed) ? listed : await listed;
     if (!raw.ignoreSuppressions) {
       const suppressed = await this.suppressions.apply(
-        { accountId: auth.account.id, testMode: isTestKey(auth) },
+        { accountId: auth.account.id, testMode: test },
         policy.channel,
         entries,
       );

@@ -11,6 +11,8 @@ import { SendService } from './send.service.js';
 import { TemplateInput } from './personalisation/template-input.js';
 import { TemplatesModule } from '../templates/templates.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { RedisModule } from '../../platform/redis/redis.module.js';
+import { TestQuota } from './test-quota.js';
 
 @Module({
   imports: [
@@ -22,8 +24,9 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
     TemplatesModule,
     SuppressionsModule,
     IdempotencyModule,
+    RedisModule,
   ],
-  providers: [IdGenerator, SendService, SendCommitter, TemplateInput],
+  providers: [IdGenerator, SendService, SendCommitter, TemplateInput, TestQuota],
   // The channel modules' send routes take an Idempotency-Key (their guard resolves in their module).
   exports: [SendService, IdGenerator, IdempotencyModule],
 })
