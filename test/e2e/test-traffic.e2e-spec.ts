@@ -47,6 +47,9 @@ describe('test traffic is contained', () => {
     expect([test.status, test.body.error?.code]).toEqual([400, 'TOO_MANY_RECIPIENTS']);
     expect(test.body.message).toMatch(/test key may name at most 5 recipients/);
     expect((await send(tenant.key, body)).status).toBe(200);
+    const doc = (await t.http().get('/docs-json')).body;
+    expect(doc.info.description).toMatch(/TEST_MAX_RECIPIENTS.*TEST_DAILY_MESSAGES/s);
+    expect(Object.keys(doc.paths[SMS].post.responses)).toEqual(expect.arrayContaining(['400', '429']));
   });
 
   it("answers 429 RATE_LIMITED, with Retry-After until UTC midnight, once an account's test messages of the day would pass TEST_DAILY_MESSAGES; a request refused gives nothing away and live sends go on", async () => {

@@ -41,7 +41,7 @@ export class SchedulingController {
   @ApiOperation({
     summary: 'Cancel every message of a request not yet handed to a provider (refunded)',
     description:
-      'SCHEDULED and ACKNOWLEDGED messages end CANCELLED and are refunded; a message being handed over at that moment is sent or cancelled, never both. Repeating it cancels nothing more.',
+      "SCHEDULED and ACKNOWLEDGED messages end CANCELLED and are refunded; a message being handed over at that moment is sent or cancelled, never both. Repeating it cancels nothing more. Another account's request, or one made with a key of the other mode (test or live), is 404.",
   })
   @ApiParam(API_REFERENCE_PARAM)
   @ApiOkResponse({ type: CancelResponseDto })

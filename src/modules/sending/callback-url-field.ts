@@ -7,7 +7,7 @@ export function CallbackUrlField(): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({
       description:
-        "http(s) URL that receives this request's signed delivery callbacks (absent: the account's status-callback URL, if set); private and loopback targets are refused unless CALLBACK_ALLOW_PRIVATE_NETWORKS=true.",
+        "http(s) URL that receives this request's signed delivery callbacks (absent: the account's status-callback URL, if set): event_id, message_id, api_reference, user_reference_id, channel, recipient, status, reason, occurred_at and test (true for a test key's message); private and loopback targets are refused unless CALLBACK_ALLOW_PRIVATE_NETWORKS=true.",
       example: 'https://example.com/messages/status',
       maxLength: 2048,
     }),

@@ -23,7 +23,11 @@ export class TemplatesController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Store a message template; a send names it with template_id' })
+  @ApiOperation({
+    summary: 'Store a message template; a send names it with template_id',
+    description:
+      "Templates belong to the key's side of the account: live keys and test keys each see, change and send with their own only.",
+  })
   @ApiCreatedResponse({ type: TemplateDto })
   @Idempotent()
   @ApiErrors([400, 401, 403, 409, 413, 422, 415, 429, 500, 503])
