@@ -1,7 +1,7 @@
 /**
  * npm run bench [-- --quick] [--only B1,B2,...] [--cpu-prof <dir>]
  * Starts everything it needs on loopback (the API, a worker, a baseline app, an SMPP peer),
- * measures B1–B7 and S1–S2 against baselines measured in the same run, prints a table of medians and
+ * measures B1–B7, S1–S2 and T1 against baselines measured in the same run, prints a table of medians and
  * writes it to bench/results/latest.json. `--only` runs the named benches alone (B1: the single
  * send against the baseline, its CPU per send and the API's RSS under it; B1+ adds the runs with
  * spend limits and a test key; B2 includes the 100,000-recipient request unless `--quick`, and the
@@ -18,6 +18,7 @@ import { createConnection } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
+import { benchTestTraffic } from './test-traffic.js';
 import { benchPersonalisation } from './personalisation.js';
 import { benchSuppressionList } from './suppression.js';
 import { benchScheduling } from './scheduling.js';
@@ -601,6 +602,8 @@ async function main() {
 
   // B5 starts an API of its own (TRUST_PROXY, default throttles) on a database of its own.
   if (wants('B5')) for (const r of await benchFairness(quick)) record(r);
+  // T1: live hand-over while another account floods test sends; an API and a worker of its own.
+  if (wants('T1')) for (const r of await benchTestTraffic(quick)) record(r);
   // S1, S2: scheduled sends, with an API, a worker and a database of their own.
   if (wants('S')) for (const r of await benchScheduling(quick)) record(r);
 

@@ -67,7 +67,7 @@ describe('queue dashboard', () => {
         q.counts,
       ]),
     );
-    expect(Object.keys(byName).sort()).toEqual(['callbacks', 'chat', 'email', 'sms']);
+    expect(Object.keys(byName).sort()).toEqual(['callbacks', 'chat', 'email', 'sms', 'test']);
     expect(byName.sms).toMatchObject({ failed: 1, waiting: 0, completed: 0 });
     expect(byName.email).toMatchObject({ delayed: 1 });
   });
