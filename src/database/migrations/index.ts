@@ -17,8 +17,8 @@ import { CreateInboundAndSuppressions1764030000000 } from './main/1764030000000-
 import { TestModeInboundAndSuppressions1764031000000 } from './main/1764031000000-test-mode-inbound-and-suppressions.js';
 import { AccountStatusCallbackUrl1764040000000 } from './main/1764040000000-account-status-callback-url.js';
 import { CreateIdempotencyKeys1764042000000 } from './main/1764042000000-create-idempotency-keys.js';
-import { TestModeTemplates1764033300000 } from './main/1764033300000-test-mode-templates.js';
-import { InboundBySender1764033400000 } from './main/1764033400000-inbound-by-sender.js';
+import { TestModeTemplates1764042300000 } from './main/1764042300000-test-mode-templates.js';
+import { InboundBySender1764042400000 } from './main/1764042400000-inbound-by-sender.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -51,8 +51,8 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   TestModeInboundAndSuppressions1764031000000,
   AccountStatusCallbackUrl1764040000000,
   CreateIdempotencyKeys1764042000000,
-  TestModeTemplates1764033300000,
-  InboundBySender1764033400000,
+  TestModeTemplates1764042300000,
+  InboundBySender1764042400000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * whether the sender already had one is read through this index, never by scanning an account's
  * inbound messages.
  */
-export class InboundBySender1764033400000 implements MigrationInterface {
-  name = 'InboundBySender1764033400000';
+export class InboundBySender1764042400000 implements MigrationInterface {
+  name = 'InboundBySender1764042400000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(

@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * a live key with its live ones, so a test key can never change the text of a live send. A name
  * is unique within its side. Existing templates are live.
  */
-export class TestModeTemplates1764033300000 implements MigrationInterface {
-  name = 'TestModeTemplates1764033300000';
+export class TestModeTemplates1764042300000 implements MigrationInterface {
+  name = 'TestModeTemplates1764042300000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE templates
