@@ -58,10 +58,10 @@ export async function benchTestTraffic(quick: boolean): Promise<BenchRow[]> {
     return { status: res.status, ref: json.api_reference };
   };
   try {
-    cli('accounts', 'create', '--username', 'live', '--password', 'live-tenant-secret-1');
+    cli('accounts', 'create', '--username', 'live', '--password', 'steady-sender-pass-1');
     cli('accounts', 'credit', '--username', 'live', '--channel', 'sms', '--amount', '100000');
     cli('accounts', 'price', '--username', 'live', '--channel', 'sms', '--cost-per-unit', '0.01');
-    cli('accounts', 'create', '--username', 'tester', '--password', 'test-tenant-secret-1');
+    cli('accounts', 'create', '--username', 'tester', '--password', 'flooding-sender-pass-2');
     const liveKey = cli('keys', 'create', '--username', 'live', '--name', 'live').key as string;
     const testKey = cli('keys', 'create', '--username', 'tester', '--name', 'ci', '--mode', 'test')
       .key as string;
