@@ -156,6 +156,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
       expect(ok.headers['access-control-allow-origin']).toBe('https://app.example.com');
       expect(ok.headers.vary).toMatch(/Origin/);
       expect(ok.headers['access-control-expose-headers']).toMatch(/X-Request-Id/);
+      expect(ok.headers['access-control-expose-headers']).toMatch(/RateLimit-Remaining.*Idempotent-Replayed/);
       expect(ok.headers['access-control-allow-credentials']).toBeUndefined();
       const other = await c.http().get('/health').set('Origin', 'https://evil.example.com');
       expect(other.headers['access-control-allow-origin']).toBeUndefined();
@@ -173,6 +174,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
       expect(pre.headers['access-control-allow-origin']).toBe('http://localhost:8080');
       expect(pre.headers['access-control-allow-methods']).toMatch(/POST/);
       expect(pre.headers['access-control-allow-headers']).toMatch(/X-API-Key/);
+      expect(pre.headers['access-control-allow-headers']).toMatch(/Idempotency-Key/);
       const refused = await c
         .http()
         .options(SMS)

@@ -79,9 +79,9 @@ function fixedHeaders(middleware: RequestHandler): Array<[string, string]> {
 }
 
 const CORS_METHODS = 'GET, POST';
-const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, X-API-Key, X-Request-Id';
+const CORS_REQUEST_HEADERS = 'Authorization, Content-Type, X-API-Key, X-Request-Id, Idempotency-Key';
 const CORS_EXPOSED_HEADERS =
-  'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, WWW-Authenticate';
+  'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, WWW-Authenticate, Idempotent-Replayed';
 
 /**
  * CORS, closed unless CORS_ORIGINS names the page's origin (exact `scheme://host[:port]`, or
