@@ -1,6 +1,7 @@
 import { createConnection, type Connection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
+import { IdempotencySweep } from '../../src/modules/idempotency/idempotency.sweep.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 
@@ -192,6 +193,27 @@ describe('Request conventions across API processes', () => {
       expect(Number(await smsBalance(t))).toBe(100 - 0.25);
       // Its answer is kept now: the next retry is a plain replay.
       expect((await send(a)).headers['idempotent-replayed']).toBe('true');
+    });
+
+    it('treats a key past its 24 h as new (another body is sent, not 422), and the sweep deletes such keys', async () => {
+      const t = await createTenant(a);
+      const send = (n: number) =>
+        a.http().post(SMS).set('X-API-Key', t.key).set('Idempotency-Key', 'old').send(body(n));
+      expect((await send(1)).status).toBe(200);
+      const age = () =>
+        db.query(
+          'UPDATE idempotency_keys SET created_at = created_at - INTERVAL 25 HOUR, expires_at = expires_at - INTERVAL 25 HOUR WHERE account_id = ?',
+          [t.account.id],
+        );
+      await age();
+      const later = await send(2);
+      expect(later.status).toBe(200);
+      expect(later.headers['idempotent-replayed']).toBeUndefined();
+      expect(await sendRequests(t)).toBe(2);
+      await age();
+      expect(await a.app.get(IdempotencySweep).sweep()).toBeGreaterThanOrEqual(1);
+      const [rows] = await db.query('SELECT 1 FROM idempotency_keys WHERE account_id = ?', [t.account.id]);
+      expect(rows).toEqual([]);
     });
 
     it('refuses a malformed Idempotency-Key with 400 VALIDATION_ERROR in the envelope, before anything is stored', async () => {
