@@ -70,9 +70,10 @@ describe('what one tenant writes cannot run in another reader’s spreadsheet', 
   });
 });
 
-describe('inbound simulate --text takes any value', () => {
+describe('inbound simulate --text takes any value; what a recipient did, a tenant cannot undo', () => {
   let t: TestApp;
   let env: Record<string, string>;
+  let a: Tenant;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -81,7 +82,7 @@ describe('inbound simulate --text takes any value', () => {
       LOG_DATABASE_URL: `${MYSQL_ROOT}/${t.name}_log`,
       NOTIFICATION_DATABASE_URL: `${MYSQL_ROOT}/${t.name}_notification`,
     };
-    const a = await createTenant(t);
+    a = await createTenant(t);
     const added = await runCli(env, ['numbers', 'add', '--username', a.username, '--number', '260955000777']);
     expect(added.code).toBe(0);
   });
@@ -102,6 +103,56 @@ describe('inbound simulate --text takes any value', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).inbound[0].text).toBe(text);
+  });
+
+  it('refuses to lift a STOP through the API (403) or to create STOP_KEYWORD or BOUNCE (400); the CLI can lift it', async () => {
+    const handset = '260971230099';
+    const stop = await runCli(env, [
+      'inbound',
+      'simulate',
+      '--from',
+      handset,
+      '--to',
+      '260955000777',
+      '--text',
+      'STOP',
+    ]);
+    expect(stop.code).toBe(0);
+    const del = await t.http().delete(`/api/v1/json/suppressions/sms/${handset}`).set('X-API-Key', a.key);
+    expect(del.status).toBe(403);
+    expect(del.body.error.code).toBe('FORBIDDEN');
+    for (const reason of ['STOP_KEYWORD', 'BOUNCE']) {
+      const add = await t
+        .http()
+        .post('/api/v1/json/suppressions')
+        .set('X-API-Key', a.key)
+        .send({ channel: 'sms', recipients: ['260971230098'], reason });
+      expect(add.status).toBe(400);
+      expect(add.body.error.details[0].field).toBe('reason');
+    }
+    const manual = await t
+      .http()
+      .post('/api/v1/json/suppressions')
+      .set('X-API-Key', a.key)
+      .send({ channel: 'sms', recipients: ['260971230097'] });
+    expect(manual.status).toBe(200);
+    expect(
+      (await t.http().delete('/api/v1/json/suppressions/sms/260971230097').set('X-API-Key', a.key)).status,
+    ).toBe(200);
+    const lifted = await runCli(env, [
+      'suppressions',
+      'remove',
+      '--username',
+      a.username,
+      '--channel',
+      'sms',
+      '--recipient',
+      handset,
+    ]);
+    expect(lifted.code).toBe(0);
+    expect(
+      (await t.http().delete(`/api/v1/json/suppressions/sms/${handset}`).set('X-API-Key', a.key)).status,
+    ).toBe(404);
   });
 });
 

@@ -5,6 +5,13 @@ import { CHANNELS, type Channel } from '../messages/channel.js';
 
 /** Why a recipient is on an account's suppression list. */
 export type SuppressionReason = 'MANUAL' | 'STOP_KEYWORD' | 'UNSUBSCRIBE' | 'BOUNCE';
+
+/**
+ * Reasons that record what the recipient (a STOP) or the recipient's mail server (a bounce) did:
+ * through the API a tenant can neither create nor lift them; only the recipient (START) or an
+ * operator with the CLI can.
+ */
+export const RECIPIENT_REASONS: readonly SuppressionReason[] = ['STOP_KEYWORD', 'BOUNCE'];
 export const SUPPRESSION_REASONS: readonly SuppressionReason[] = [
   'MANUAL',
   'STOP_KEYWORD',
@@ -85,6 +92,34 @@ export class SuppressionStore {
       ? runner.query(`DELETE FROM suppressions WHERE ${LISTED} AND reason = ?`, [...params, onlyReason])
       : runner.query(`DELETE FROM suppressions WHERE ${LISTED}`, params))) as { affectedRows?: number };
     return res.affectedRows ?? 0;
+  }
+
+  /** Removes recipients unless listed for one of `keep`; answers how many went. */
+  async removeExcept(
+    owner: ListOwner,
+    channel: Channel,
+    recipients: string[],
+    keep: readonly SuppressionReason[],
+  ): Promise<number> {
+    const res = (await this.ds.query(`DELETE FROM suppressions WHERE ${LISTED} AND reason NOT IN (?)`, [
+      owner.accountId,
+      mode(owner),
+      channel,
+      recipients,
+      keep,
+    ])) as { affectedRows?: number };
+    return res.affectedRows ?? 0;
+  }
+
+  /** The reason a recipient is listed for, or null when it is not listed. */
+  async reasonOf(owner: ListOwner, channel: Channel, recipient: string): Promise<SuppressionReason | null> {
+    const [row] = (await this.ds.query(`SELECT reason FROM suppressions WHERE ${LISTED}`, [
+      owner.accountId,
+      mode(owner),
+      channel,
+      [recipient],
+    ])) as Array<{ reason: SuppressionReason }>;
+    return row?.reason ?? null;
   }
 
   /**

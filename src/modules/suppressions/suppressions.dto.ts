@@ -10,7 +10,10 @@ import {
   MaxLength,
 } from 'class-validator';
 import { CHANNELS, type Channel } from '../messages/channel.js';
-import { SUPPRESSION_REASONS, type SuppressionReason } from './suppression.store.js';
+import { RECIPIENT_REASONS, SUPPRESSION_REASONS, type SuppressionReason } from './suppression.store.js';
+
+/** The reasons a tenant may give when it lists recipients itself. */
+const TENANT_REASONS = SUPPRESSION_REASONS.filter((r) => !RECIPIENT_REASONS.includes(r));
 import { MAX_ADD, MAX_LIST_LIMIT } from './suppressions.service.js';
 
 export class SuppressionListQuery {
@@ -53,9 +56,15 @@ export class AddSuppressionsDto {
   @MaxLength(320, { each: true })
   recipients: string[];
 
-  @ApiPropertyOptional({ enum: SUPPRESSION_REASONS, default: 'MANUAL' })
+  @ApiPropertyOptional({
+    enum: TENANT_REASONS,
+    default: 'MANUAL',
+    description: 'STOP_KEYWORD and BOUNCE record what a recipient did and cannot be given here',
+  })
   @IsOptional()
-  @IsIn(SUPPRESSION_REASONS)
+  @IsIn(TENANT_REASONS, {
+    message: `reason must be one of ${TENANT_REASONS.join(', ')} (STOP_KEYWORD and BOUNCE come from the recipient only)`,
+  })
   reason?: SuppressionReason;
 }
 

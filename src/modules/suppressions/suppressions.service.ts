@@ -4,7 +4,12 @@ import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import type { Channel } from '../messages/channel.js';
 import { normaliseEmail, normalisePhone, type RecipientCheck } from '../messages/recipients.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { SuppressionStore, type ListOwner, type SuppressionReason } from './suppression.store.js';
+import {
+  RECIPIENT_REASONS,
+  SuppressionStore,
+  type ListOwner,
+  type SuppressionReason,
+} from './suppression.store.js';
 
 export const MAX_LIST_LIMIT = 1000;
 export const MAX_ADD = 10_000;
@@ -42,12 +47,22 @@ export class SuppressionsService {
     return { removed: await this.store.remove(owner, channel, recipients) };
   }
 
-  /** One recipient, as DELETE /suppressions/{channel}/{recipient}: 404 when it was not listed. */
+  /**
+   * One recipient, as DELETE /suppressions/{channel}/{recipient}: 404 when it was not listed,
+   * 403 when it is listed for what the recipient did (RECIPIENT_REASONS), which a tenant may not
+   * undo.
+   */
   async removeOne(owner: ListOwner, channel: Channel, raw: string): Promise<{ removed: number }> {
-    const { removed } = await this.remove(owner, channel, [raw]);
-    if (removed === 0)
-      throw new AppException('NOT_FOUND', `${raw} is not on the ${channel} suppression list.`);
-    return { removed };
+    const [recipient] = this.normaliseAll(channel, [raw], 'recipient');
+    const removed = await this.store.removeExcept(owner, channel, [recipient], RECIPIENT_REASONS);
+    if (removed > 0) return { removed };
+    const reason = await this.store.reasonOf(owner, channel, recipient);
+    if (reason)
+      throw new AppException(
+        'FORBIDDEN',
+        `${raw} is suppressed for ${reason}, which the recipient caused: only the recipient (START) or an operator (CLI suppressions remove) can lift it.`,
+      );
+    throw new AppException('NOT_FOUND', `${raw} is not on the ${channel} suppression list.`);
   }
 
   async list(
