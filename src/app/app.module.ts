@@ -7,6 +7,7 @@ import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { MAIN_ENTITIES } from './entities.js';
 import { AccountsModule } from '../modules/accounts/accounts.module.js';
+import { ConnectorsPageModule } from '../modules/admin/connectors-page.module.js';
 import { QueueDashboardModule } from '../modules/admin/queue-dashboard.module.js';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module.js';
 import { BalanceHttpModule } from '../modules/balance/balance-http.module.js';
@@ -59,9 +60,12 @@ export class AppModule {
         RequestSummaryModule,
         ErasureHttpModule,
         ...(config.runWorkers ? [WorkerModule] : []),
-        // The operators' queue dashboard, only when ADMIN_TOKEN is set.
+        // The operators' queue dashboard and connectors page, only when ADMIN_TOKEN is set.
         ...(config.adminToken
-          ? [QueueDashboardModule.forRoot({ ...config, adminToken: config.adminToken })]
+          ? [
+              QueueDashboardModule.forRoot({ ...config, adminToken: config.adminToken }),
+              ConnectorsPageModule.forRoot({ ...config, adminToken: config.adminToken }),
+            ]
           : []),
       ],
     };

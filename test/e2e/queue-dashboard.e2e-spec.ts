@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from 'bull';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
@@ -11,18 +11,7 @@ import { waitFor } from '../support/wait.js';
  * The operators' queue dashboard (Bull Board at /admin/queues), opened in a real browser:
  * Debian's Chromium, driven by playwright-core. `.ci/run` installs Chromium when it is missing.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'ops-token-0123456789abcdef';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 describe('queue dashboard', () => {
   let t: TestApp;
@@ -73,12 +62,9 @@ describe('queue dashboard', () => {
   });
 
   it('a browser logs in, sees the failed job with its reason, and retries it', async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (.ci/run does)`);
     let browser: Browser | undefined;
     try {
-      // launch() gives the browser a new, empty profile of its own and removes it on close.
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+      browser = await launchChromium();
       const anonymous = await browser.newContext();
       // Without credentials the browser gets the Basic challenge and cannot get past it.
       const refused = await (await anonymous.newPage()).goto(`${base}/admin/queues`).then(

@@ -8,9 +8,7 @@ import { CallbackQueueModule } from '../callbacks/callback-queue.module.js';
 import { DISPATCH_QUEUES } from '../delivery/dispatch.constants.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { adminAuth } from './admin-auth.js';
-
-/** Where the dashboard is served; also exempted from the API's no-content security policy. */
-export const QUEUE_DASHBOARD_PATH = '/admin/queues';
+import { CONNECTORS_PAGE_PATH, QUEUE_DASHBOARD_PATH } from './admin-paths.js';
 
 /**
  * Bull Board for operators: every queue with its waiting, active, delayed, failed and
@@ -31,7 +29,12 @@ export class QueueDashboardModule {
           route: QUEUE_DASHBOARD_PATH,
           adapter: ExpressAdapter,
           middleware: adminAuth(config.adminToken),
-          boardOptions: { uiConfig: { boardTitle: 'bulk-messaging queues' } },
+          boardOptions: {
+            uiConfig: {
+              boardTitle: 'bulk-messaging queues',
+              miscLinks: [{ text: 'SMSC links', url: CONNECTORS_PAGE_PATH }],
+            },
+          },
         }),
         BullBoardModule.forFeature(
           ...queues.map((name) => ({ name, adapter: BullAdapter, options: { allowRetries: true } })),

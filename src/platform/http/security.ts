@@ -14,10 +14,10 @@ import { xmlErrorBody } from '../xml/xml-codec.js';
  */
 
 /**
- * HTML pages with their own scripts and styles: Swagger UI (platform/openapi/openapi.ts) and the
- * queue dashboard (modules/admin).
+ * HTML pages with their own scripts and styles: Swagger UI (platform/openapi/openapi.ts), the
+ * queue dashboard and the connectors page (modules/admin).
  */
-const DOCS_PATH = /^\/(?:docs(?:[-/]|$)|admin\/queues(?:\/|$))/;
+const DOCS_PATH = /^\/(?:docs(?:[-/]|$)|admin\/(?:queues|connectors)(?:\/|$))/;
 
 /**
  * Security headers. API answers are JSON or XML that nothing should render, frame or load

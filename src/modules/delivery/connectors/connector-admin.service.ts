@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
 import type { Channel } from '../../messages/channel.js';
 import { money } from '../../../platform/money/money.js';
-import { ConnectorStore, type ConnectorFields } from './connector.store.js';
+import { ConnectorStore, type ConnectorFields, type ConnectorStateRow } from './connector.store.js';
 import { STATE_FRESH_MS } from './connector-pool.js';
 import { DEFAULT_CONNECTOR, type ConnectorRow } from './routing-table.js';
 
@@ -23,6 +24,19 @@ export interface ConnectorView {
   in_flight: number;
   queued: number;
   sent_per_second: number;
+  /** The most recent trouble any worker saw on the link (kept after it heals), and when. */
+  last_error: string | null;
+  last_error_at: string | null;
+}
+
+function latestError(states: ConnectorStateRow[]): Pick<ConnectorView, 'last_error' | 'last_error_at'> {
+  const latest = states
+    .filter((s) => s.last_error && s.last_error_at)
+    .sort((a, b) => new Date(b.last_error_at!).getTime() - new Date(a.last_error_at!).getTime())[0];
+  return {
+    last_error: latest?.last_error ?? null,
+    last_error_at: latest ? new Date(latest.last_error_at!).toISOString() : null,
+  };
 }
 
 /** The URL without its password, for listings. */
@@ -36,6 +50,7 @@ export class ConnectorAdminService {
   constructor(
     private readonly store: ConnectorStore,
     private readonly accounts: AccountsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async add(name: string, f: ConnectorFields): Promise<ConnectorView> {
@@ -62,9 +77,28 @@ export class ConnectorAdminService {
     await this.store.deleteConnector(row.id);
   }
 
+  /**
+   * The connectors of the table, after SMPP_URL's own ("default") when it is set: each with the
+   * live state its workers reported.
+   */
   async list(): Promise<ConnectorView[]> {
     const [rows, live] = await Promise.all([this.store.connectors(), this.store.liveState(STATE_FRESH_MS)]);
-    return rows.map((c) => {
+    const smppUrl = this.config.smppUrl;
+    const fallback: ConnectorRow[] = smppUrl
+      ? [
+          {
+            id: 0,
+            name: DEFAULT_CONNECTOR,
+            url: smppUrl,
+            tps: this.config.smppTps,
+            window_size: this.config.smppWindow,
+            bind_mode: 'transceiver',
+            system_type: null,
+            enabled: 1,
+          },
+        ]
+      : [];
+    return [...fallback, ...rows].map((c) => {
       const states = live.filter((s) => s.connector === c.name);
       return {
         name: c.name,
@@ -79,6 +113,7 @@ export class ConnectorAdminService {
         in_flight: states.reduce((n, s) => n + Number(s.in_flight), 0),
         queued: states.reduce((n, s) => n + Number(s.queued), 0),
         sent_per_second: Math.round(states.reduce((n, s) => n + Number(s.sent_per_second), 0) * 10) / 10,
+        ...latestError(states),
       };
     });
   }

@@ -32,6 +32,8 @@ export interface Connector {
   sent: number;
   failuresInARow: number;
   skipUntil: number;
+  /** The latest trouble seen on this link, kept after it heals so an operator can see what happened. */
+  lastError: { message: string; at: Date } | null;
 }
 
 function signatureOf(c: Pick<ConnectorRow, 'url' | 'window_size' | 'bind_mode' | 'system_type'>): string {
@@ -119,6 +121,9 @@ export class ConnectorPool implements OnApplicationShutdown {
       else failed++;
     }
     c.sent += sent;
+    // A hand-over that failed is trouble on the link; a message refused for good is the message's own.
+    const failure = results.find((r) => r.kind === 'transient');
+    if (failure?.kind === 'transient') c.lastError = { message: failure.reason, at: new Date() };
     this.metrics.count(c.name, 'sent', sent);
     this.metrics.count(c.name, 'rejected', rejected);
     this.metrics.count(c.name, 'failed', failed);
@@ -197,6 +202,7 @@ export class ConnectorPool implements OnApplicationShutdown {
       sent: 0,
       failuresInARow: 0,
       skipUntil: 0,
+      lastError: null,
       transport: new SmppTransport({
         connector: row.name,
         url: row.url,
@@ -244,7 +250,9 @@ export class ConnectorPool implements OnApplicationShutdown {
       const c = this.links.get(g.connector)!;
       const sentPerSecond = c.sent / seconds;
       c.sent = 0;
-      return { ...g, sentPerSecond };
+      const bindError = c.transport.bindError;
+      if (bindError) c.lastError = { message: bindError, at: new Date(now) };
+      return { ...g, sentPerSecond, lastError: c.lastError };
     });
     await this.store.reportState(this.worker, states);
   }

@@ -24,6 +24,8 @@ export interface ConnectorStateRow {
   in_flight: number;
   queued: number;
   sent_per_second: string;
+  last_error: string | null;
+  last_error_at: Date | null;
   updated_at: Date;
 }
 
@@ -33,6 +35,7 @@ export interface ConnectorStateReport {
   inFlight: number;
   queued: number;
   sentPerSecond: number;
+  lastError: { message: string; at: Date } | null;
 }
 
 const CONNECTOR_COLUMNS = 'id, name, url, tps, window_size, bind_mode, system_type, enabled';
@@ -157,10 +160,12 @@ export class ConnectorStore {
     if (states.length === 0) return;
     const now = new Date();
     await this.ds.query(
-      `INSERT INTO connector_state (worker, connector, bound, in_flight, queued, sent_per_second, updated_at)
-       VALUES ${states.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}
+      `INSERT INTO connector_state
+         (worker, connector, bound, in_flight, queued, sent_per_second, last_error, last_error_at, updated_at)
+       VALUES ${states.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
        ON DUPLICATE KEY UPDATE bound = VALUES(bound), in_flight = VALUES(in_flight), queued = VALUES(queued),
-         sent_per_second = VALUES(sent_per_second), updated_at = VALUES(updated_at)`,
+         sent_per_second = VALUES(sent_per_second), last_error = VALUES(last_error),
+         last_error_at = VALUES(last_error_at), updated_at = VALUES(updated_at)`,
       states.flatMap((s) => [
         worker,
         s.connector,
@@ -168,6 +173,8 @@ export class ConnectorStore {
         s.inFlight,
         s.queued,
         Math.round(s.sentPerSecond * 10) / 10,
+        s.lastError?.message.slice(0, 255) ?? null,
+        s.lastError?.at ?? null,
         now,
       ]),
     );
@@ -181,7 +188,8 @@ export class ConnectorStore {
   /** Rows reported within the last `freshMs` (older ones belong to workers that are gone). */
   async liveState(freshMs: number): Promise<ConnectorStateRow[]> {
     return (await this.ds.query(
-      `SELECT worker, connector, bound, in_flight, queued, sent_per_second, updated_at FROM connector_state
+      `SELECT worker, connector, bound, in_flight, queued, sent_per_second, last_error, last_error_at, updated_at
+         FROM connector_state
         WHERE updated_at >= ?`,
       [new Date(Date.now() - freshMs)],
     )) as ConnectorStateRow[];

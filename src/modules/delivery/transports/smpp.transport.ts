@@ -165,6 +165,11 @@ export class SmppTransport implements Transport {
     return this.conn.link !== null;
   }
 
+  /** Why the bind is down right now (a refused bind, a lost connection); null while bound. */
+  get bindError(): string | null {
+    return this.conn.lastError;
+  }
+
   /** submit_sm awaiting their response, and waiting for a window slot. */
   get load(): { inFlight: number; queued: number } {
     return { inFlight: this.window.inUse, queued: this.window.queued };
