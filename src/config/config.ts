@@ -31,6 +31,8 @@ export interface AppConfig {
   database: DatabaseConfig;
   logDatabase: DatabaseConfig;
   notificationDatabase: DatabaseConfig;
+  /** DATABASE_READ_URL: where lag-tolerant reads go; unset, they use the main database. */
+  readDatabase?: DatabaseConfig;
   dbPoolSize: number;
   /** Exports one account may run at once in a process (besides the process's quarter of the pool). */
   exportsPerAccount: number;
@@ -322,6 +324,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     notificationDatabase: parseMysqlUrl(
       env.NOTIFICATION_DATABASE_URL ?? siblingUrl(databaseUrl, `${database.database}_notification`),
     ),
+    ...(env.DATABASE_READ_URL ? { readDatabase: parseMysqlUrl(env.DATABASE_READ_URL) } : {}),
     dbPoolSize: env.DB_POOL_SIZE ?? 20,
     exportsPerAccount: env.EXPORTS_PER_ACCOUNT ?? 1,
     exportStallMs: (env.EXPORT_STALL_SECONDS ?? 30) * 1000,

@@ -39,6 +39,11 @@ export class EnvSchema {
   @Matches(MYSQL_URL, { message: 'must look like mysql://user:password@host:3306/database' })
   NOTIFICATION_DATABASE_URL?: string;
 
+  // Reads that tolerate a short lag (search, export, request summaries): a replica or another node.
+  @IsOptional()
+  @Matches(MYSQL_URL, { message: 'must look like mysql://user:password@host:3306/database' })
+  DATABASE_READ_URL?: string;
+
   @IsOptional()
   @Matches(REDIS_URL, { message: 'must look like redis://host:6379' })
   REDIS_URL?: string;

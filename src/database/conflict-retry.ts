@@ -16,15 +16,19 @@ export function isWriteConflict(err: unknown): boolean {
   return errnoOf(err) === ER_LOCK_DEADLOCK;
 }
 
-/** Galera names itself in the message of a certification failure ("WSREP detected deadlock/conflict"). */
-export function isCertificationFailure(err: unknown): boolean {
-  return isWriteConflict(err) && /WSREP/i.test((err as Error).message ?? '');
+/**
+ * A deadlock error at COMMIT is a Galera certification failure: InnoDB finds its deadlocks
+ * while statements wait for locks, never at COMMIT. Some Galera versions also name themselves
+ * in the message ("WSREP detected deadlock/conflict").
+ */
+export function isCertificationFailure(err: unknown, atCommit = false): boolean {
+  return isWriteConflict(err) && (atCommit || /WSREP/i.test((err as Error).message ?? ''));
 }
 
 /** Counts a write conflict that is about to be tried again (bulk_db_transaction_retries_total). */
-export function countConflictRetry(err: unknown): void {
+export function countConflictRetry(err: unknown, atCommit = false): void {
   haEvents.transactionRetries++;
-  if (isCertificationFailure(err)) haEvents.certificationRetries++;
+  if (isCertificationFailure(err, atCommit)) haEvents.certificationRetries++;
 }
 
 const pause = (attempt: number) =>
@@ -42,12 +46,23 @@ export function retryWriteConflicts(ds: DataSource): DataSource {
   const manager = ds.manager;
   const once = manager.transaction.bind(manager) as (...args: unknown[]) => Promise<unknown>;
   const retrying = async (...args: unknown[]): Promise<unknown> => {
+    // transaction(work) or transaction(isolationLevel, work)
+    const at = typeof args[0] === 'function' ? 0 : 1;
+    const work = args[at] as (em: EntityManager) => Promise<unknown>;
     for (let attempt = 1; ; attempt++) {
+      // Whether the work was done when the error came: then it came at COMMIT.
+      let worked = false;
+      const tracked = args.slice();
+      tracked[at] = async (em: EntityManager) => {
+        const result = await work(em);
+        worked = true;
+        return result;
+      };
       try {
-        return await once(...args);
+        return await once(...tracked);
       } catch (err) {
         if (attempt >= CONFLICT_TRIES || !isWriteConflict(err)) throw err;
-        countConflictRetry(err);
+        countConflictRetry(err, worked);
         await pause(attempt);
       }
     }

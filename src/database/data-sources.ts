@@ -88,6 +88,11 @@ export function mainDataSourceOptions(config: AppConfig, entities: Entities = []
   };
 }
 
+/** The lag-tolerant reads' database (DATABASE_READ_URL): queried only, never migrated. */
+export function readDataSourceOptions(db: DatabaseConfig, poolSize: number): DataSourceOptions {
+  return { ...mysqlOptions(db, poolSize), entities: [], migrations: [] };
+}
+
 export function logDataSourceOptions(config: AppConfig): DataSourceOptions {
   return { ...mysqlOptions(config.logDatabase, 5), entities: LOG_ENTITIES, migrations: LOG_MIGRATIONS };
 }

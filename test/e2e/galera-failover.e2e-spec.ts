@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataSource } from 'typeorm';
+import { retryWriteConflicts } from '../../src/database/conflict-retry.js';
 import { MAIN_MIGRATIONS } from '../../src/database/migrations/index.js';
+import { haEvents } from '../../src/platform/ha/ha-events.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import {
   GaleraCluster,
@@ -263,5 +266,52 @@ describe.skipIf(!available)('a MariaDB Galera cluster', () => {
           `${/bulk_db_transaction_retries_total\{cause="lock"\} (\d+)/.exec(metrics.text)?.[1]} lock`,
       );
     }, 400_000);
+  });
+
+  it('a transaction that fails certification at COMMIT (another node committed the same row first) runs again and is counted, not failed', async () => {
+    const ds = retryWriteConflicts(
+      await new DataSource({
+        type: 'mysql',
+        host: '127.0.0.1',
+        port: cluster.nodes[1]!.port,
+        username: 'root',
+        database: name,
+        poolSize: 2,
+      }).initialize(),
+    );
+    const other = await cluster.connect(2, name);
+    try {
+      await other.query('CREATE TABLE cert_probe (id INT PRIMARY KEY, v INT NOT NULL)');
+      await other.query('INSERT INTO cert_probe VALUES (1, 0)');
+      await waitFor(
+        async () => ((await ds.query('SELECT v FROM cert_probe')) as unknown[]).length === 1,
+        10_000,
+        'the row on node2',
+      );
+      const before = haEvents.certificationRetries;
+      let attempts = 0;
+      await ds.transaction(async (em) => {
+        attempts++;
+        await em.query('UPDATE cert_probe SET v = v + 1 WHERE id = 1');
+        // Node3 changes the same row and commits first: node2's transaction cannot commit after it.
+        if (attempts === 1) await other.query('UPDATE cert_probe SET v = v + 100 WHERE id = 1');
+      });
+      expect(attempts).toBe(2);
+      expect(haEvents.certificationRetries - before).toBe(1);
+      const [rows] = await other.query('SELECT v FROM cert_probe WHERE id = 1');
+      await waitFor(
+        async () => {
+          const [r] = await other.query('SELECT v FROM cert_probe WHERE id = 1');
+          return (r as Array<{ v: number }>)[0]!.v === 101;
+        },
+        10_000,
+        'both changes on node3',
+      ).catch(() => {
+        throw new Error(`v is ${JSON.stringify(rows)}, not 101`);
+      });
+    } finally {
+      await other.end();
+      await ds.destroy();
+    }
   });
 });

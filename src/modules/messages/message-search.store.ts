@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { READ_DB } from '../../database/read-data-source.module.js';
 import type { Pool, PoolConnection } from 'mysql2';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
@@ -119,10 +120,13 @@ export function searchSql(
   return { sql, params };
 }
 
-/** Search, export and request summaries: the read side of the message tables. */
+/**
+ * Search, export and request summaries: the read side of the message tables. It reads from
+ * DATABASE_READ_URL when set (a replica: answers may lag the writes by a moment).
+ */
 @Injectable()
 export class MessageSearchStore {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(@InjectDataSource(READ_DB) private readonly ds: DataSource) {}
 
   /** The account's requests (one per channel at most) that carry this user_reference_id. */
   async requestIdsByReference(

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ReadDataSourceModule } from '../../database/read-data-source.module.js';
 import { MessagePartsStore } from './message-parts.store.js';
 import { MessageSearchStore } from './message-search.store.js';
 import { MessageStore } from './message.store.js';
@@ -6,6 +7,8 @@ import { ScheduleStore } from './schedule.store.js';
 
 /** Owns the message tables: every statement on them goes through MessageStore. */
 @Module({
+  // The search store reads through the lag-tolerant data source (DATABASE_READ_URL).
+  imports: [ReadDataSourceModule],
   providers: [MessageStore, MessagePartsStore, ScheduleStore, MessageSearchStore],
   exports: [MessageStore, MessagePartsStore, ScheduleStore, MessageSearchStore],
 })

@@ -124,6 +124,7 @@ export class SendCommitter {
     if (upsert) statements.push(upsert);
     const all = together(statements);
     const runner = this.ds.createQueryRunner();
+    let atCommit = false;
     try {
       const results = (await runner.query(all.sql, all.params)) as Array<{ affectedRows?: number }>;
       const unpaid = debit?.debits.some((_, i) => results[debitsAt + i]?.affectedRows !== 1);
@@ -131,12 +132,13 @@ export class SendCommitter {
       let unlinked = false;
       for (let i = 0; i < links; i++) if (results[linksAt + i]?.affectedRows !== 1) unlinked = true;
       if (unpaid || unlinked) throw new NotAtOnce();
+      atCommit = true;
       await runner.query('COMMIT');
       return true;
     } catch (err) {
       await runner.query('ROLLBACK').catch(() => undefined);
       // Written again request by request (writeBatch): count a conflict as the retry it is.
-      if (isWriteConflict(err)) countConflictRetry(err);
+      if (isWriteConflict(err)) countConflictRetry(err, atCommit);
       throw err;
     } finally {
       await runner.release();
