@@ -100,7 +100,7 @@ describe('test traffic is contained', () => {
     }
   });
 
-  it("drops an account's test callbacks to a target once TEST_CALLBACK_FAILURES of them failed, and keeps sending its live ones", async () => {
+  it("drops an account's test callbacks to a target once TEST_CALLBACK_FAILURES of them failed, and keeps sending its live ones, whose circuit the test failures did not open", async () => {
     const tenant = await createTenant(t, { balances: { sms: '100' }, prices: { sms: '0.5' } });
     const url = `${dead.url}/hooks`;
     const res = await send(await testKeyOf(tenant), {

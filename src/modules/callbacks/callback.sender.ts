@@ -61,7 +61,8 @@ export class CallbackSender {
     // A test event to a failing target is dropped rather than held or retried (TestCallbackCap).
     const test = job.data.payload.test === true;
     if (test && (await this.testCap.exhausted(accountId, url))) return this.dropTest(eventId);
-    const admission = this.gate.enter(circuitOf(accountId, url));
+    // An account's test events have a circuit of their own: their failures never hold live events.
+    const admission = this.gate.enter(circuitOf(test ? `${accountId}/test` : accountId, url));
     if (!admission.ok && admission.reason === 'open' && test) return this.dropTest(eventId);
     if (!admission.ok) {
       // Held, not attempted: an open circuit spends none of the event's attempts.

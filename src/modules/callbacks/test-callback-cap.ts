@@ -11,8 +11,9 @@ import { targetOf } from './target-gate.js';
  * further test events to it are dropped until the window ends: not sent, not retried, not
  * recorded. A test event the target takes clears the count. Live events are never dropped.
  * Counted in Redis, so every worker process shares the count; while Redis cannot answer,
- * nothing is dropped. (While the circuit of the account's target is open, CallbackSender drops
- * its test events at once instead of holding them as it holds live ones.)
+ * nothing is dropped. (Test events also have a circuit of their own per account and target,
+ * apart from the live one; while it is open, CallbackSender drops them at once instead of
+ * holding them as it holds live events.)
  */
 @Injectable()
 export class TestCallbackCap {
