@@ -1,7 +1,7 @@
 /**
  * npm run bench [-- --quick] [--only B1,B2,...] [--cpu-prof <dir>]
  * Starts everything it needs on loopback (the API, a worker, a baseline app, an SMPP peer),
- * measures B1–B7, S1–S2 and T1 against baselines measured in the same run, prints a table of medians and
+ * measures B1–B9, S1–S2 and T1 against baselines measured in the same run, prints a table of medians and
  * writes it to bench/results/latest.json. `--only` runs the named benches alone (B1: the single
  * send against the baseline, its CPU per send and the API's RSS under it; B1+ adds the runs with
  * spend limits and a test key; B2 includes the 100,000-recipient request unless `--quick`, and the
@@ -26,6 +26,7 @@ import { benchSearch } from './search.js';
 import { benchRouting } from './routing.js';
 import { benchDispatch } from './dispatch.js';
 import { benchCli } from './cli.js';
+import { benchRetention } from './retention.js';
 import {
   cliJson,
   cpuMs,
@@ -611,6 +612,8 @@ async function main() {
   if (wants('B6')) for (const r of await benchSearch(quick)) record(r);
   // B6 starts an API, two workers and two SMSCs of its own.
   if (wants('B7')) for (const r of await benchRouting(quick)) record(r);
+  // B8 (a prune beside B1's load) and B9 (MySQL and Redis bytes per message): an API, a worker and a database of their own.
+  if (wants('B8') || wants('B9')) for (const r of await benchRetention(quick)) record(r);
 
   report(started);
 }

@@ -1,0 +1,309 @@
+/**
+ * B8: pruning old messages while B1's load runs; B9: what a message costs in MySQL and in Redis.
+ * Runs inside `npm run bench`, or alone:
+ *   npm run build && npm run build:bench && node dist/bench-build/bench/retention.js [--quick] [--messages N]
+ *
+ * B9 first, on an empty database: 2,000 single-recipient sends (--quick: 1,000, and 5,000 in the bulk request) (with a callback_url) are queued
+ * with no worker running, and the Redis keys of the queue prefix are measured (MEMORY USAGE of
+ * each) before and after: bytes per queued message; the same for one 10,000-recipient request.
+ * Then a worker (sandbox transport, receipts after 10 ms, callbacks to a local sink) takes every
+ * message to DELIVERED, and the three databases' tables are measured (data + indexes after
+ * ANALYZE TABLE): MySQL bytes per message, for the single sends and for the bulk request.
+ *
+ * B8 then seeds N old final-and-not messages (default 1,000,000; --quick 200,000; `--messages N`)
+ * with one event each straight into MySQL, and alternates B1 runs (50 connections of
+ * single-recipient sends for 10 s) without and with a `db prune` running beside them: B1's p99
+ * with the prune against without (bar: within 1.2×), the prune's rate under that load, and the
+ * prune's rate alone when it finishes the rest.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { createConnection, type Connection } from 'mysql2/promise';
+import { seedMessages } from '../test/support/message-seed.js';
+import {
+  median,
+  sleep,
+  startBenchApi,
+  startNode,
+  stop,
+  waitHttp,
+  type BenchRow,
+  dropBenchState,
+} from './lib.js';
+
+const RUNS = 3;
+
+/**
+ * Bytes of the three databases' tables: the leaf pages in use of every index (the clustered
+ * index holds the rows) after ANALYZE TABLE, from InnoDB's persistent statistics. Used pages,
+ * not allocated extents, which grow in steps of a megabyte per index and would swamp a few
+ * thousand messages.
+ */
+async function dbBytes(db: Connection, name: string): Promise<number> {
+  const schemas = [name, `${name}_log`, `${name}_notification`];
+  const [tables] = (await db.query(
+    'SELECT TABLE_SCHEMA AS s, TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA IN (?)',
+    [schemas],
+  )) as any;
+  for (const { s, t } of tables) await db.query(`ANALYZE TABLE \`${s}\`.\`${t}\``);
+  const [[{ bytes }]] = (await db.query(
+    `SELECT SUM(stat_value) * @@innodb_page_size AS bytes FROM mysql.innodb_index_stats
+      WHERE database_name IN (?) AND stat_name = 'n_leaf_pages'`,
+    [schemas],
+  )) as any;
+  return Number(bytes);
+}
+
+/** Bytes Redis holds under the prefix: MEMORY USAGE of every key (other tenants of the server are not counted). */
+async function redisBytes(redis: Redis, prefix: string): Promise<number> {
+  let total = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    for (const k of keys) total += Number((await redis.call('MEMORY', 'USAGE', k, 'SAMPLES', '0')) ?? 0);
+    cursor = next;
+  } while (cursor !== '0');
+  return total;
+}
+
+export async function benchRetention(quick: boolean, messages?: number): Promise<BenchRow[]> {
+  const count = messages ?? (quick ? 200_000 : 1_000_000);
+  const seconds = quick ? 5 : 10;
+  const sink = createServer((_, res) => res.writeHead(204).end());
+  await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+  const hooks = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/dlr`;
+  const settings = {
+    RUN_WORKERS: 'false',
+    RATE_LIMIT_DEFAULT: '1000000/1',
+    MAX_RECIPIENTS: '100000',
+    SANDBOX_DELIVERY_DELAY_MS: '10',
+    CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+  };
+  const { name, api, cli, env, proc } = await startBenchApi('retention', settings);
+  const rows: BenchRow[] = [];
+  await waitHttp(`${api}/health/ready`);
+  const db = await createConnection({ host: '127.0.0.1', user: 'root', database: name, timezone: 'Z' });
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  let worker: ReturnType<typeof startNode> | undefined;
+  try {
+    cli('accounts', 'create', '--username', 'keeper', '--password', 'retention-bench-secret-1');
+    cli('accounts', 'credit', '--username', 'keeper', '--channel', 'sms', '--amount', '100000000');
+    cli('accounts', 'price', '--username', 'keeper', '--channel', 'sms', '--cost-per-unit', '0.01');
+    const key = cli('keys', 'create', '--username', 'keeper', '--name', 'bench', '--rate-limit', '1000000/1')
+      .key as string;
+    const url = `${api}/api/v1/json/bulk/sms`;
+    const headers = { 'content-type': 'application/json', 'x-api-key': key };
+    const single = { from: 'BENCH', to: '260971234567', message: 'Your code is 123456', callback_url: hooks };
+    const count_ = async (sql: string) => Number(((await db.query(sql)) as any)[0][0].n);
+    const settle = async () => {
+      worker = startNode('dist/worker.js', [], env);
+      const until = Date.now() + 600_000;
+      // Done when every message is final and the callback outbox is empty, or has not moved for
+      // 5 s (a worker stopped between a callback and its row's deletion leaves the row behind).
+      let last = -1;
+      let still = 0;
+      while (Date.now() < until) {
+        const waiting = await count_(
+          "SELECT COUNT(*) AS n FROM messages WHERE status IN ('ACKNOWLEDGED','SENT','SCHEDULED')",
+        );
+        const outbox = await count_(`SELECT COUNT(*) AS n FROM \`${name}_notification\`.callback_outbox`);
+        still = outbox === last ? still + 1 : 0;
+        last = outbox;
+        if (waiting === 0 && (outbox === 0 || still >= 10)) break;
+        await sleep(500);
+      }
+      await stop(worker);
+      worker = undefined;
+      await sleep(600); // the request-log writer's last flush
+    };
+
+    // B9: Redis per queued message, then MySQL per delivered message; single sends, then a bulk request.
+    const SINGLES = quick ? 1000 : 2000;
+    const BULK = quick ? 5000 : 10_000;
+    const mysql0 = await dbBytes(db, name);
+    const redis0 = await redisBytes(redis, name);
+    const sent = await autocannon({
+      url,
+      method: 'POST',
+      connections: 20,
+      amount: SINGLES,
+      headers,
+      body: JSON.stringify(single),
+    });
+    if (sent['2xx'] !== SINGLES) throw new Error(`B9: ${sent['2xx']} of ${SINGLES} sends accepted`);
+    const redis1 = await redisBytes(redis, name);
+    await settle();
+    const mysql1 = await dbBytes(db, name);
+    const redisBulk0 = await redisBytes(redis, name);
+    const bulk = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        from: 'BENCH',
+        to: Array.from({ length: BULK }, (_, i) => String(260_972_000_000 + i)),
+        message: 'Our shop opens at nine tomorrow',
+        callback_url: hooks,
+      }),
+    });
+    if (bulk.status !== 200) throw new Error(`B9: the bulk request answered ${bulk.status}`);
+    const redis2 = await redisBytes(redis, name);
+    await settle();
+    const mysql2 = await dbBytes(db, name);
+    process.stderr.write(
+      `B9 raw: MySQL ${mysql0} → ${mysql1} → ${mysql2} B; Redis ${redis0} → ${redis1}, ${redisBulk0} → ${redis2} B\n`,
+    );
+    const row = (metric: string, value: number, unit: string): BenchRow => ({
+      id: 'B9',
+      metric,
+      value: Math.round(value),
+      unit,
+      bar: '',
+      ok: true,
+    });
+    rows.push(
+      row('Redis memory per queued message, single-recipient sends', (redis1 - redis0) / SINGLES, 'B'),
+    );
+    rows.push(
+      row(
+        `Redis memory per queued message, one ${BULK.toLocaleString('en')}-recipient request`,
+        (redis2 - redisBulk0) / BULK,
+        'B',
+      ),
+    );
+    rows.push(
+      row('MySQL bytes per delivered message, single-recipient sends', (mysql1 - mysql0) / SINGLES, 'B'),
+    );
+    rows.push(
+      row(
+        `MySQL bytes per delivered message, one ${BULK.toLocaleString('en')}-recipient request`,
+        (mysql2 - mysql1) / BULK,
+        'B',
+      ),
+    );
+
+    // B8: old messages, then B1 without and with a prune beside it.
+    const [[account]] = (await db.query("SELECT id FROM accounts WHERE username = 'keeper'")) as any;
+    const start = new Date(Date.now() - 400 * 86_400_000);
+    const t0 = performance.now();
+    await seedMessages((sql, params) => db.query(sql, params), {
+      accountId: String(account.id),
+      count,
+      firstId: BigInt(start.getTime()) * 1_000_000n,
+      start,
+      perRequest: 1000,
+      stepMs: 1000,
+    });
+    await db.query(
+      `INSERT INTO message_events (message_id, status, occurred_at)
+       SELECT id, status, created_at FROM messages WHERE created_at < ?`,
+      [new Date(Date.now() - 100 * 86_400_000)],
+    );
+    const seeded = await count_(
+      "SELECT COUNT(*) AS n FROM messages WHERE status NOT IN ('ACKNOWLEDGED','SENT','SCHEDULED') AND created_at < NOW() - INTERVAL 100 DAY",
+    );
+    rows.push({
+      id: 'B8',
+      metric: `seed ${count.toLocaleString('en')} old messages with an event each`,
+      value: Math.round(count / ((performance.now() - t0) / 1000)),
+      unit: 'rows/s',
+      bar: '',
+      ok: true,
+    });
+    const b1 = () =>
+      autocannon({
+        url,
+        method: 'POST',
+        connections: 50,
+        duration: seconds,
+        headers,
+        body: JSON.stringify({ from: 'BENCH', to: '260971234567', message: 'Your code is 123456' }),
+      });
+    const before = new Date(Date.now() - 90 * 86_400_000).toISOString();
+    const oldLeft = () =>
+      count_(
+        `SELECT COUNT(*) AS n FROM messages WHERE created_at < NOW() - INTERVAL 100 DAY AND status NOT IN ('ACKNOWLEDGED','SENT','SCHEDULED')`,
+      );
+    await b1(); // warm-up
+    const without: number[] = [];
+    const withPrune: number[] = [];
+    const pruneRates: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      without.push((await b1()).latency.p99);
+      // The load starts once the prune has started removing (a CLI process takes seconds to start here).
+      const started = await oldLeft();
+      const pruner = startNode('dist/cli.js', ['db', 'prune', '--before', before, '--json'], env);
+      const until = Date.now() + 120_000;
+      while ((await oldLeft()) === started && Date.now() < until) await sleep(200);
+      const left0 = await oldLeft();
+      const p0 = performance.now();
+      const r = await b1();
+      const left1 = await oldLeft();
+      const pruned = (performance.now() - p0) / 1000;
+      await stop(pruner);
+      withPrune.push(r.latency.p99);
+      pruneRates.push((left0 - left1) / pruned);
+      if (r.non2xx || r.errors) throw new Error(`B8: ${r.non2xx + r.errors} sends failed beside the prune`);
+    }
+    const p99Without = median(without);
+    const p99With = median(withPrune);
+    rows.push({
+      id: 'B8',
+      metric: 'B1 p99 with a prune running beside it',
+      value: p99With,
+      unit: 'ms',
+      baseline: p99Without,
+      ratio: Math.round((p99With / p99Without) * 100) / 100,
+      bar: '≤ 1.2× without',
+      ok: p99With / p99Without <= 1.2,
+    });
+    rows.push({
+      id: 'B8',
+      metric: 'prune rate beside B1 (batches of 1000, 50 ms pauses)',
+      value: Math.round(median(pruneRates)),
+      unit: 'msg/s',
+      bar: '',
+      ok: true,
+    });
+    // The rest alone: the prune's own rate on an idle API.
+    const rest0 = await oldLeft();
+    const a0 = performance.now();
+    const result = cli('db', 'prune', '--before', before);
+    const aloneSeconds = (performance.now() - a0) / 1000;
+    rows.push({
+      id: 'B8',
+      metric: `prune rate alone (${rest0.toLocaleString('en')} messages left of ${seeded.toLocaleString('en')})`,
+      value: Math.round(result.removed.messages / aloneSeconds),
+      unit: 'msg/s',
+      bar: '',
+      ok: (await oldLeft()) === 0,
+    });
+  } finally {
+    await stop(worker);
+    await stop(proc);
+    sink.close();
+    redis.disconnect();
+    await dropBenchState(db, name);
+    await db.end();
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const at = process.argv.indexOf('--messages');
+  benchRetention(process.argv.includes('--quick'), at > 0 ? Number(process.argv[at + 1]) : undefined).then(
+    (rows) => {
+      for (const r of rows)
+        console.log(
+          `${r.id}  ${r.metric.padEnd(70)} ${`${r.value} ${r.unit}`.padEnd(14)} ${r.baseline === undefined ? '' : `(without: ${r.baseline}, ${r.ratio}×)`} ${r.bar} ${r.ok ? 'yes' : 'NO'}`,
+        );
+      process.exit(0);
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

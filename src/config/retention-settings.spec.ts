@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('retention settings', () => {
+  it('keeps 90 days, archives nowhere and prunes on no schedule unless told', () => {
+    const r = loadConfig({}).retention;
+    expect(r).toEqual({
+      messageDays: 90,
+      archiveDir: undefined,
+      scheduleMs: undefined,
+      batch: 1000,
+      pauseMs: 50,
+    });
+    expect(loadConfig({ RETENTION_SCHEDULE: 'off' }).retention.scheduleMs).toBeUndefined();
+  });
+
+  it('reads RETENTION_SCHEDULE as a duration of at least a minute', () => {
+    expect(loadConfig({ RETENTION_SCHEDULE: '24h' }).retention.scheduleMs).toBe(86_400_000);
+    expect(loadConfig({ RETENTION_SCHEDULE: '1m' }).retention.scheduleMs).toBe(60_000);
+    for (const bad of ['30s', 'daily', '24']) {
+      expect(() => loadConfig({ RETENTION_SCHEDULE: bad }), bad).toThrow(ConfigError);
+      expect(() => loadConfig({ RETENTION_SCHEDULE: bad }), bad).toThrow(/RETENTION_SCHEDULE/);
+    }
+  });
+
+  it('refuses a retention period under a day, naming the variable', () => {
+    expect(() => loadConfig({ MESSAGE_RETENTION_DAYS: '0' })).toThrow(/MESSAGE_RETENTION_DAYS/);
+    expect(loadConfig({ MESSAGE_RETENTION_DAYS: '30' }).retention.messageDays).toBe(30);
+  });
+});
