@@ -61,8 +61,36 @@ export function parseExamples(readme: string): Example[] {
 }
 
 /**
- * Where an answer differs in shape from the README's: keys (all levels), value types (null
- * stands for any), and the values of a top-level `success` and `status`. Arrays are compared element by element (the last shown
+ * Fields whose values the README's examples show as they really come out, wherever they
+ * appear: counts, sizes and money follow from the commands run before, in order, so a wrong
+ * number in an example is a failure. Identifiers and times are not (they change every run).
+ */
+export const VALUE_KEYS: ReadonlySet<string> = new Set([
+  'characters',
+  'segments',
+  'units',
+  'encoding',
+  'cost',
+  'cost_per_unit',
+  'balance_value',
+  'credits',
+  'total_value',
+  'balance',
+  'sufficient',
+  'accepted',
+  'rejected',
+  'count',
+  'cancelled',
+  'not_cancelled',
+  'refunded',
+  'rescheduled',
+]);
+
+const isScalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+
+/**
+ * Where an answer differs from the README's: keys (all levels), value types (null
+ * stands for any), the values of a top-level `success` and `status`, and those of VALUE_KEYS. Arrays are compared element by element (the last shown
  * element stands for any further ones).
  */
 export function shapeDifferences(expected: unknown, actual: unknown, path = '$'): string[] {
@@ -82,7 +110,8 @@ export function shapeDifferences(expected: unknown, actual: unknown, path = '$')
     for (const k of Object.keys(e)) {
       if (!(k in a)) problems.push(`${path}.${k}: missing`);
       else problems.push(...shapeDifferences(e[k], a[k], `${path}.${k}`));
-      if (path === '$' && (k === 'success' || k === 'status') && k in a && e[k] !== a[k]) {
+      const comparedHere = (path === '$' && (k === 'success' || k === 'status')) || VALUE_KEYS.has(k);
+      if (comparedHere && k in a && e[k] !== null && isScalar(e[k]) && e[k] !== a[k]) {
         problems.push(`${path}.${k}: ${JSON.stringify(a[k])}, the README shows ${JSON.stringify(e[k])}`);
       }
     }
