@@ -36,6 +36,8 @@ export interface AppConfig {
   dbPoolSize: number;
   /** Exports one account may run at once in a process (besides the process's quarter of the pool). */
   exportsPerAccount: number;
+  /** Templates one account may keep per side (live, test). */
+  templatesPerAccount: number;
   /** An export whose client has taken nothing for this long is stopped and its slot freed. */
   exportStallMs: number;
   redisUrl: string;
@@ -327,6 +329,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     ...(env.DATABASE_READ_URL ? { readDatabase: parseMysqlUrl(env.DATABASE_READ_URL) } : {}),
     dbPoolSize: env.DB_POOL_SIZE ?? 20,
     exportsPerAccount: env.EXPORTS_PER_ACCOUNT ?? 1,
+    templatesPerAccount: env.TEMPLATES_PER_ACCOUNT ?? 200,
     exportStallMs: (env.EXPORT_STALL_SECONDS ?? 30) * 1000,
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redis: redisConnection(env, (problems) => new ConfigError(problems)),

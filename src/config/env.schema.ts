@@ -411,6 +411,13 @@ export class EnvSchema {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
+  @Min(1)
+  @Max(100_000)
+  TEMPLATES_PER_ACCOUNT?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
   @Min(1000)
   @Max(600_000)
   SHUTDOWN_GRACE_MS?: number;

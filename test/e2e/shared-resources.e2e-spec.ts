@@ -269,3 +269,29 @@ describe('export slots are shared fairly', () => {
     first.hangUp();
   }, 60_000);
 });
+
+describe('templates are capped per account', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ TEMPLATES_PER_ACCOUNT: '2' });
+  });
+  afterAll(async () => t?.close());
+
+  it('refuses a template beyond TEMPLATES_PER_ACCOUNT with 403, and no other account is affected', async () => {
+    const a = await createTenant(t);
+    const b = await createTenant(t);
+    const create = (tn: Tenant, name: string) =>
+      t
+        .http()
+        .post('/api/v1/json/templates')
+        .set('X-API-Key', tn.key)
+        .send({ name, channel: 'sms', body: 'Hi' });
+    expect((await create(a, 'one')).status).toBe(201);
+    expect((await create(a, 'two')).status).toBe(201);
+    const third = await create(a, 'three');
+    expect(third.status).toBe(403);
+    expect(third.body.error.code).toBe('FORBIDDEN');
+    expect((await create(b, 'one')).status).toBe(201);
+  });
+});

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import type { Channel } from '../messages/channel.js';
 import { placeholderNames } from '../messages/placeholders.js';
@@ -53,10 +54,20 @@ function nameTaken(name: string): AppException {
  */
 @Injectable()
 export class TemplatesService {
-  constructor(private readonly store: TemplateStore) {}
+  constructor(
+    private readonly store: TemplateStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async create(owner: TemplateOwner, raw: Record<string, unknown>): Promise<TemplateView> {
     const fields = checkTemplate(raw);
+    // A bound on what one tenant keeps (and what a list of its templates costs every process).
+    const max = this.config.templatesPerAccount;
+    if ((await this.store.count(owner, null)) >= max)
+      throw new AppException(
+        'FORBIDDEN',
+        `This account already keeps ${max} templates, the most it may (TEMPLATES_PER_ACCOUNT); delete one first.`,
+      );
     const id = randomUUID();
     try {
       await this.store.insert(owner, id, fields, new Date());
