@@ -108,6 +108,39 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
     }
   });
 
+  it('applies a receipt stored before SENT that the early pass never applied (its worker stopped between the two)', async () => {
+    const states = await send(['260977000030'], 'a receipt left stranded');
+    expect(states.get('260977000030')?.status).toBe('DELIVERED');
+    const [{ id }] = (await t.ds.query('SELECT id FROM messages WHERE recipient LIKE ?', [
+      '%260977000030',
+    ])) as Array<{ id: string }>;
+    // The state a stop between recording SENT and applying the early receipt leaves behind.
+    await t.ds.query("UPDATE messages SET status = 'SENT', completed_at = NULL WHERE id = ?", [id]);
+    await t.ds.query(
+      'UPDATE message_parts SET status = NULL, reason = NULL, reported_at = NULL WHERE message_id = ?',
+      [id],
+    );
+    const [{ provider_message_id: providerId }] = (await t.ds.query(
+      'SELECT provider_message_id FROM message_parts WHERE message_id = ?',
+      [id],
+    )) as Array<{ provider_message_id: string }>;
+    await t.ds.query(
+      `UPDATE ${t.name}_notification.delivery_reports SET applied_at = NULL, message_id = NULL,
+         received_at = CURRENT_TIMESTAMP(3) - INTERVAL 10 SECOND WHERE message_id = ? OR provider_message_id = ?`,
+      [id, providerId],
+    );
+    await t.app.get(DeliveryReportService).applyStranded();
+    const [after] = (await t.ds.query('SELECT status FROM messages WHERE id = ?', [id])) as Array<{
+      status: string;
+    }>;
+    expect(after.status).toBe('DELIVERED');
+    const unapplied = (await t.ds.query(
+      `SELECT COUNT(*) AS n FROM ${t.name}_notification.delivery_reports WHERE message_id <=> ? AND applied_at IS NULL`,
+      [id],
+    )) as Array<{ n: number | string }>;
+    expect(Number(unapplied[0].n)).toBe(0);
+  });
+
   it('keeps a receipt that matches nothing, counts it, then expires it', async () => {
     const states = await send(['260977000016'], 'and one stray receipt');
     expect(states.get('260977000016')?.status).toBe('DELIVERED');

@@ -24,6 +24,8 @@ const MAX_BATCH = 500;
 /** Slices recorded in the same tick whose early reports are applied together (each up to DISPATCH_SLICE messages). */
 const EARLY_BATCH_SLICES = 5;
 const UNMATCHED_LOG_EVERY_MS = 10_000;
+/** Reports younger than this are left to the early pass after SENT. */
+const STRANDED_MIN_AGE_MS = 5_000;
 const EXPIRE_EVERY_MS = 60_000;
 
 interface Queued {
@@ -73,7 +75,14 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   }
 
   onApplicationBootstrap(): void {
-    this.expireTimer = setInterval(() => void this.expireUnmatched().catch(() => undefined), EXPIRE_EVERY_MS);
+    this.expireTimer = setInterval(
+      () =>
+        void this.applyStranded()
+          .catch(() => undefined)
+          .then(() => this.expireUnmatched())
+          .catch(() => undefined),
+      EXPIRE_EVERY_MS,
+    );
     this.expireTimer.unref();
   }
 
@@ -267,6 +276,21 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
       )} s for late matching`,
     );
     this.unmatched = { count: 0, example: '', loggedAt: now };
+  }
+
+  /**
+   * Applies stored reports whose parts were recorded after them but that the early pass never
+   * applied: a worker stopped between recording SENT and applying them, or the pass gave up. The
+   * newest first, so that a backlog of stray receipts cannot hide the ones that now match.
+   */
+  async applyStranded(): Promise<void> {
+    const rows = (await this.notifications.query(
+      `SELECT provider_message_id FROM delivery_reports
+        WHERE applied_at IS NULL AND expired_at IS NULL AND received_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND
+        ORDER BY received_at DESC LIMIT ?`,
+      [STRANDED_MIN_AGE_MS * 1000, MAX_BATCH],
+    )) as Array<{ provider_message_id: string }>;
+    if (rows.length) await retryLocks(() => this.applyPending(rows.map((r) => r.provider_message_id)));
   }
 
   /** Gives up on reports that matched nothing within SMPP_UNMATCHED_RECEIPT_TTL_MS; returns how many. */
