@@ -34,7 +34,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
 
 function addressGate(app: NestExpressApplication): RequestHandler {
   const keys = app.get(ApiKeysService);
-  return app.get(AuthThrottle).addressGate((presented) => keys.resolveCached(presented));
+  return app.get(AuthThrottle).addressGate((presented) => keys.resolveCached(presented, false));
 }
 
 function requestLogs(middleware: RequestLogMiddleware): RequestHandler {

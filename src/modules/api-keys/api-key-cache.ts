@@ -43,8 +43,8 @@ export class ApiKeyCache {
    * What the cache believes of the key now, without a promise: the key, null when it is known
    * to be unknown, undefined when it must be read (get).
    */
-  peek(hash: Buffer): ResolvedKey | null | undefined {
-    return this.fresh(hash.toString('base64'), Date.now());
+  peek(hash: Buffer, counted = true): ResolvedKey | null | undefined {
+    return this.fresh(hash.toString('base64'), Date.now(), counted);
   }
 
   async get(hash: Buffer, load: () => Promise<ResolvedKey | null>): Promise<ResolvedKey | null> {
@@ -93,11 +93,11 @@ export class ApiKeyCache {
   }
 
   /** A fresh entry's answer (counted as a hit); stale entries are dropped on the way. */
-  private fresh(id: string, now: number): ResolvedKey | null | undefined {
+  private fresh(id: string, now: number, counted = true): ResolvedKey | null | undefined {
     const hit = this.found.get(id);
     if (hit) {
       if (hit.until > now) {
-        this.stats?.hit();
+        if (counted) this.stats?.hit();
         return hit.value;
       }
       this.found.delete(id);
@@ -105,7 +105,7 @@ export class ApiKeyCache {
     const unknownUntil = this.unknown.get(id);
     if (unknownUntil !== undefined) {
       if (unknownUntil > now) {
-        this.stats?.hit();
+        if (counted) this.stats?.hit();
         return null;
       }
       this.unknown.delete(id);

@@ -215,10 +215,11 @@ export class ApiKeysService {
 
   /**
    * resolve without a promise while the cache holds the answer (nearly every request); undefined
-   * when it must be read with resolve.
+   * when it must be read with resolve. A look that is not the request's own lookup (the address
+   * gate's, before the guard's) is not counted in the cache's hit ratio.
    */
-  resolveCached(presented: string): ResolvedKey | null | undefined {
-    return this.cache.peek(hashApiKey(presented));
+  resolveCached(presented: string, counted = true): ResolvedKey | null | undefined {
+    return this.cache.peek(hashApiKey(presented), counted);
   }
 
   private async load(hash: Buffer): Promise<ResolvedKey | null> {
