@@ -185,12 +185,15 @@ describe.skipIf(!available)('a MariaDB Galera cluster', () => {
           const to = Array.from({ length: RECIPIENTS }, () => `26097${String(n++).padStart(7, '0')}`);
           // Every fourth request is scheduled a few seconds ahead: released by the due scan across the failover.
           const scheduled = r % 4 === 3 ? { send_at: new Date(Date.now() + 4000).toISOString() } : {};
+          // A 503 at the kill can come after the COMMIT took effect (its acknowledgement lost with the
+          // node): a client that retries names its request, so the retry answers the stored one.
+          const reference = { user_reference_id: `${name}-s${s}-r${r}` };
           for (;;) {
             const res = await t
               .http()
               .post(SMS)
               .set('X-API-Key', tenant.key)
-              .send({ from: 'ACME', to, message: `s${s} r${r}`, ...scheduled });
+              .send({ from: 'ACME', to, message: `s${s} r${r}`, ...scheduled, ...reference });
             answers.push({ status: res.status, at: Date.now(), ref: res.body?.api_reference, to });
             if (res.status !== 503) break;
             await sleep(200); // what a client does with 503 SERVICE_UNAVAILABLE: tries again
