@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * reader at a document that is not in it (numbered sections of outside specifications).
  */
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const DIRS = ['src', 'test', 'bench', 'soak', 'docker'];
+const DIRS = ['src', 'test', 'bench', 'soak', 'docker', 'docs', 'deploy'];
 const OUTSIDE = /\b(?:spec|decisions|interface-spec)\s*§|\bdecisions\.md\b|\binterface-spec\.md\b/;
 
 function files(dir: string): string[] {

@@ -100,7 +100,7 @@ export class EnvSchema {
   })
   SMTP_URL?: string;
 
-  // SMTP TLS (README "Providers"): required by default, so a relay that cannot do TLS is a visible error.
+  // SMTP TLS (docs/operations/providers.md): required by default, so a relay that cannot do TLS is a visible error.
   @IsOptional()
   @IsIn(['required', 'opportunistic', 'off'])
   SMTP_TLS?: string;
