@@ -2,187 +2,22 @@ import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
-import { DURATION, EnvSchema } from './env.schema.js';
-import { redisConnection, type RedisConnection } from './redis-connection.js';
+import { DURATION } from './settings/define.js';
+import { parseSettings } from './settings/index.js';
+import type { AppConfig, RateLimit, DatabaseConfig } from './app-config.js';
+import { redisConnection } from './redis-connection.js';
 
-export type Channel = 'sms' | 'email' | 'chat';
-
-export interface DatabaseConfig {
-  host: string;
-  port: number;
-  username: string;
-  password: string;
-  database: string;
-}
-
-export interface RateLimit {
-  limit: number;
-  windowSeconds: number;
-}
-
-/** The validated configuration: the only place the rest of the code learns about the environment. */
-export interface AppConfig {
-  port: number;
-  env: string;
-  serviceName: string;
-  version: string;
-  database: DatabaseConfig;
-  logDatabase: DatabaseConfig;
-  notificationDatabase: DatabaseConfig;
-  /** DATABASE_READ_URL: where lag-tolerant reads go; unset, they use the main database. */
-  readDatabase?: DatabaseConfig;
-  dbPoolSize: number;
-  /** Exports one account may run at once in a process (besides the process's quarter of the pool). */
-  exportsPerAccount: number;
-  /** Templates one account may keep per side (live, test). */
-  templatesPerAccount: number;
-  /** An export whose client has taken nothing for this long is stopped and its slot freed. */
-  exportStallMs: number;
-  redisUrl: string;
-  /** Every Redis connection is built from this (src/platform/redis/redis-options.ts). */
-  redis: RedisConnection;
-  queuePrefix: string;
-  runWorkers: boolean;
-  workerConcurrency: number;
-  concurrency: { sms: number; email: number; chat: number; callbacks: number };
-  smppTps: number;
-  smppWindow: number;
-  smppResponseTimeoutMs: number;
-  smppLateResponseWaitMs: number;
-  smppReceiptIdFormat: 'auto' | 'hex' | 'decimal' | 'string';
-  smppUnmatchedReceiptTtlMs: number;
-  queueLockMs: number;
-  dispatchSlice: number;
-  sweepIntervalMs: number;
-  sweepMinAgeMs: number;
-  /** A request enqueued and unchanged for this long, with messages still waiting, has its jobs checked and lost ones requeued. */
-  sweepStrandedAfterMs: number;
-  /** A SENT message without a receipt for this long ends EXPIRED, reason NO_RECEIPT. */
-  receiptWaitMs: number;
-  /** Seconds a message may wait for hand-over when the send names no validity_period. */
-  defaultValidityPeriod: number;
-  /** How often each worker looks in MySQL for scheduled messages that are due. */
-  schedulePollMs: number;
-  callbackTimeoutMs: number;
-  callbackBackoffBaseMs: number;
-  callbackHttpsOnly: boolean;
-  /** The API's address as the world reaches it (no trailing slash); e-mail unsubscribe links are built on it. */
-  publicBaseUrl: string | null;
-  /** Callbacks in flight to one target (scheme, host and port) per worker process. */
-  callbackTargetConcurrency: number;
-  /** How long a target that keeps failing has its callbacks parked before one is tried again. */
-  callbackCircuitOpenMs: number;
-  transports: { sms: string; email: string; chat: string };
-  smppUrl?: string;
-  smtpUrl?: string;
-  smtp: SmtpConfig;
-  chatApiUrl?: string;
-  chatApiToken?: string;
-  sandboxDeliveryDelayMs: number;
-  callbackAllowPrivateNetworks: boolean;
-  maxRecipients: number;
-  /** Test keys' traffic: quotas, its own dispatch queue, callbacks to failing targets. */
-  testTraffic: TestTrafficConfig;
-  /** A HELP or START auto-reply goes to one sender at most once in this long, per account and side. */
-  autoReplyRepeatAfterMs: number;
-  trustProxy?: string;
-  bodyLimit: string;
-  logLevel: string;
-  /** Human-readable logs (pino-pretty) instead of JSON lines: LOG_PRETTY, else APP_ENV=development. */
-  logPretty: boolean;
-  /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
-  metricsToken?: string;
-  /** When set, the queue dashboard is served at /admin/queues, behind this token. */
-  adminToken?: string;
-  /** Worker processes only: serve /metrics on this port (the API serves it on PORT). */
-  metricsPort?: number;
-  shutdownGraceMs: number;
-  /** How long start-up waits for MySQL (and Redis) to answer before giving up. */
-  startupWaitSeconds: number;
-  defaultRateLimit: RateLimit;
-  requestLogRetentionDays: number;
-  /** Message retention, archives and erasure (modules/retention). */
-  retention: RetentionConfig;
-  /** Repeated 429s of one key within this many seconds are logged as one row with a count. */
-  requestLogRefusalWindowSeconds: number;
-  /** Failed-authentication limits and the password-check bounds (modules/api-keys/auth/auth-throttle.ts). */
-  authThrottle: AuthThrottleConfig;
-  /** HTTP hardening (platform/http/security.ts). */
-  http: HttpLimitsConfig;
-}
-
-export interface RetentionConfig {
-  /** Final messages whose last change is older than this many days are removed by a prune. */
-  messageDays: number;
-  /** Where removed rows are archived first (compressed NDJSON); unset: no archive. */
-  archiveDir?: string;
-  /** How often a worker prunes on its own; undefined: never (the CLI only). */
-  scheduleMs?: number;
-  /** Messages removed per batch, and the pause between batches that leaves room for sends. */
-  batch: number;
-  pauseMs: number;
-}
-
-export interface SmtpConfig {
-  /** required: STARTTLS (or smtps://) or no delivery; opportunistic: STARTTLS when offered; off: never. */
-  tls: 'required' | 'opportunistic' | 'off';
-  /** PEM contents of SMTP_TLS_CA, trusted beside the system's CAs. */
-  ca?: string;
-  caPath?: string;
-  rejectUnauthorized: boolean;
-  /** A pooled connection idle this long is closed with QUIT; 0 keeps it open. */
-  poolIdleMs: number;
-  /** Right-hand side of the Message-ID; unset: the sender address's domain. */
-  messageIdDomain?: string;
-  /** The name we greet with (EHLO); unset: the machine's host name when qualified, else [127.0.0.1]. */
-  ehloName?: string;
-}
-
-export interface TestTrafficConfig {
-  /** Recipients per request made with a test key (beyond: 400 TOO_MANY_RECIPIENTS). */
-  maxRecipients: number;
-  /** Test messages accepted per account and UTC day (beyond: 429 RATE_LIMITED). */
-  dailyMessages: number;
-  /** Test dispatch jobs in flight per worker process, on the test queue. */
-  concurrency: number;
-  /** Failed callback attempts of test messages per account and target in a window; then its test events are dropped. */
-  callbackFailures: RateLimit;
-}
-
-export interface AuthThrottleConfig {
-  /** Wrong username/password answers allowed per API key in a window, then 429 for a window. */
-  passwordFailuresPerKey: RateLimit;
-  /** The same across all the keys of one account. */
-  passwordFailuresPerAccount: RateLimit;
-  /** Failed keys (unknown, revoked, expired, ambiguous) per client address. */
-  failuresPerAddress: RateLimit;
-  /** Failed keys per client address and presented key. */
-  failuresPerAddressAndKey: RateLimit;
-  /** Password hashes verified at once by this process; more answer 429 at once. */
-  passwordCheckConcurrency: number;
-  /** How long a verified username/password is remembered for its key (0: never). */
-  passwordCacheMs: number;
-  /** How long a throttle's 429 (key rate limit, failed-authentication limits) is held before it is sent. */
-  refusalDelayMs: number;
-}
-
-export interface HttpLimitsConfig {
-  /** Browser origins allowed by CORS; empty = CORS closed, ['*'] = any origin. */
-  corsOrigins: string[];
-  /** Deepest nesting of a JSON body (objects and arrays); deeper is 400 MALFORMED_BODY. */
-  maxJsonDepth: number;
-  /** Accept form content types (text/plain, urlencoded, multipart) on the XML endpoint. */
-  xmlAcceptFormContentTypes: boolean;
-  /** Largest body on the XML endpoint (BODY_LIMIT applies to the JSON send endpoints). */
-  xmlBodyLimit: string;
-  maxHeaderSize: number;
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  maxRequestsPerSocket: number;
-}
+export type {
+  Channel,
+  DatabaseConfig,
+  RateLimit,
+  AppConfig,
+  RetentionConfig,
+  SmtpConfig,
+  TestTrafficConfig,
+  AuthThrottleConfig,
+  HttpLimitsConfig,
+} from './app-config.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -274,164 +109,149 @@ export function dotenvFile(): string | undefined {
  */
 export function loadConfig(overrides: Record<string, string | undefined> = {}): AppConfig {
   loadDotenv();
-  const raw: Record<string, string | undefined> = { ...process.env, ...overrides };
-  const env = plainToInstance(EnvSchema, raw, { excludeExtraneousValues: false });
-  const errors = validateSync(env, { whitelist: false, forbidUnknownValues: false });
-  if (errors.length > 0) {
-    throw new ConfigError(
-      errors.map(
-        (e) =>
-          `${e.property}=${JSON.stringify(raw[e.property] ?? '')}: ${Object.values(e.constraints ?? {}).join('; ')}`,
-      ),
-    );
-  }
-  const databaseUrl = env.DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/bulk_messaging';
-  const database = parseMysqlUrl(databaseUrl);
-  const [limit, windowSeconds] = (env.RATE_LIMIT_DEFAULT ?? '100/1').split('/').map(Number);
+  const parsed = parseSettings({ ...process.env, ...overrides });
+  if (parsed.problems) throw new ConfigError(parsed.problems);
+  const s = parsed.settings;
+  const database = parseMysqlUrl(s.DATABASE_URL);
   let smtpCa: string | undefined;
-  if (env.SMTP_TLS_CA) {
+  if (s.SMTP_TLS_CA) {
     try {
-      smtpCa = readFileSync(env.SMTP_TLS_CA, 'utf8');
+      smtpCa = readFileSync(s.SMTP_TLS_CA, 'utf8');
     } catch (err) {
       throw new ConfigError([
-        `SMTP_TLS_CA=${JSON.stringify(env.SMTP_TLS_CA)}: cannot be read (${(err as Error).message})`,
+        `SMTP_TLS_CA=${JSON.stringify(s.SMTP_TLS_CA)}: cannot be read (${(err as Error).message})`,
       ]);
     }
     if (!smtpCa.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new ConfigError([`SMTP_TLS_CA=${JSON.stringify(env.SMTP_TLS_CA)}: holds no PEM certificate`]);
+      throw new ConfigError([`SMTP_TLS_CA=${JSON.stringify(s.SMTP_TLS_CA)}: holds no PEM certificate`]);
     }
   }
-  const headersTimeoutMs = env.HTTP_HEADERS_TIMEOUT_MS ?? 20_000;
-  const requestTimeoutMs = env.HTTP_REQUEST_TIMEOUT_MS ?? 60_000;
+  const headersTimeoutMs = s.HTTP_HEADERS_TIMEOUT_MS;
+  const requestTimeoutMs = s.HTTP_REQUEST_TIMEOUT_MS;
   // Node refuses a header timeout above the request timeout; say so with the variables' names.
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError([
       `HTTP_HEADERS_TIMEOUT_MS=${headersTimeoutMs}: must not be above HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
     ]);
   }
-  const receiptWaitMs = durationMs(env.RECEIPT_WAIT ?? '72h');
+  const receiptWaitMs = durationMs(s.RECEIPT_WAIT);
   if (receiptWaitMs < 1000)
-    throw new ConfigError([`RECEIPT_WAIT=${JSON.stringify(env.RECEIPT_WAIT)}: must be at least 1s`]);
-  const schedule = env.RETENTION_SCHEDULE ?? 'off';
+    throw new ConfigError([`RECEIPT_WAIT=${JSON.stringify(s.RECEIPT_WAIT)}: must be at least 1s`]);
+  const schedule = s.RETENTION_SCHEDULE;
   const retentionScheduleMs = schedule === 'off' ? undefined : durationMs(schedule);
   if (retentionScheduleMs !== undefined && retentionScheduleMs < 60_000)
     throw new ConfigError([`RETENTION_SCHEDULE=${JSON.stringify(schedule)}: must be off or at least 1m`]);
   return {
-    port: env.PORT ?? 3000,
-    env: env.APP_ENV ?? 'development',
+    port: s.PORT,
+    env: s.APP_ENV,
     serviceName: 'bulk-messaging',
     version: readVersion(),
     database,
-    logDatabase: parseMysqlUrl(env.LOG_DATABASE_URL ?? siblingUrl(databaseUrl, `${database.database}_log`)),
+    logDatabase: parseMysqlUrl(s.LOG_DATABASE_URL ?? siblingUrl(s.DATABASE_URL, `${database.database}_log`)),
     notificationDatabase: parseMysqlUrl(
-      env.NOTIFICATION_DATABASE_URL ?? siblingUrl(databaseUrl, `${database.database}_notification`),
+      s.NOTIFICATION_DATABASE_URL ?? siblingUrl(s.DATABASE_URL, `${database.database}_notification`),
     ),
-    ...(env.DATABASE_READ_URL ? { readDatabase: parseMysqlUrl(env.DATABASE_READ_URL) } : {}),
-    dbPoolSize: env.DB_POOL_SIZE ?? 20,
-    exportsPerAccount: env.EXPORTS_PER_ACCOUNT ?? 1,
-    templatesPerAccount: env.TEMPLATES_PER_ACCOUNT ?? 200,
-    exportStallMs: (env.EXPORT_STALL_SECONDS ?? 30) * 1000,
-    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    redis: redisConnection(env, (problems) => new ConfigError(problems)),
-    queuePrefix: env.QUEUE_PREFIX ?? 'bull',
-    runWorkers: env.RUN_WORKERS ?? true,
-    workerConcurrency: env.WORKER_CONCURRENCY ?? 8,
+    ...(s.DATABASE_READ_URL ? { readDatabase: parseMysqlUrl(s.DATABASE_READ_URL) } : {}),
+    dbPoolSize: s.DB_POOL_SIZE,
+    exportsPerAccount: s.EXPORTS_PER_ACCOUNT,
+    templatesPerAccount: s.TEMPLATES_PER_ACCOUNT,
+    exportStallMs: s.EXPORT_STALL_SECONDS * 1000,
+    redisUrl: s.REDIS_URL,
+    redis: redisConnection(s, (problems) => new ConfigError(problems)),
+    queuePrefix: s.QUEUE_PREFIX,
+    runWorkers: s.RUN_WORKERS,
     concurrency: {
-      sms: env.SMS_CONCURRENCY ?? env.WORKER_CONCURRENCY ?? 16,
-      email: env.EMAIL_CONCURRENCY ?? env.WORKER_CONCURRENCY ?? 8,
-      chat: env.CHAT_CONCURRENCY ?? env.WORKER_CONCURRENCY ?? 8,
-      callbacks: env.CALLBACK_CONCURRENCY ?? 16,
+      sms: s.SMS_CONCURRENCY,
+      email: s.EMAIL_CONCURRENCY,
+      chat: s.CHAT_CONCURRENCY,
+      callbacks: s.CALLBACK_CONCURRENCY,
     },
-    smppTps: env.SMPP_TPS ?? 0,
-    smppWindow: env.SMPP_WINDOW ?? 100,
-    smppResponseTimeoutMs: env.SMPP_RESPONSE_TIMEOUT_MS ?? 10_000,
-    smppLateResponseWaitMs: env.SMPP_LATE_RESPONSE_WAIT_MS ?? 300_000,
-    smppReceiptIdFormat: env.SMPP_RECEIPT_ID_FORMAT ?? 'auto',
-    smppUnmatchedReceiptTtlMs: env.SMPP_UNMATCHED_RECEIPT_TTL_MS ?? 86_400_000,
-    queueLockMs: env.QUEUE_LOCK_MS ?? 30_000,
-    dispatchSlice: env.DISPATCH_SLICE ?? 100,
-    sweepIntervalMs: env.SWEEP_INTERVAL_MS ?? 15_000,
-    sweepMinAgeMs: env.SWEEP_MIN_AGE_MS ?? 10_000,
-    sweepStrandedAfterMs: env.SWEEP_STRANDED_AFTER_MS ?? 60_000,
+    smppTps: s.SMPP_TPS,
+    smppWindow: s.SMPP_WINDOW,
+    smppResponseTimeoutMs: s.SMPP_RESPONSE_TIMEOUT_MS,
+    smppLateResponseWaitMs: s.SMPP_LATE_RESPONSE_WAIT_MS,
+    smppReceiptIdFormat: s.SMPP_RECEIPT_ID_FORMAT,
+    smppUnmatchedReceiptTtlMs: s.SMPP_UNMATCHED_RECEIPT_TTL_MS,
+    queueLockMs: s.QUEUE_LOCK_MS,
+    dispatchSlice: s.DISPATCH_SLICE,
+    sweepIntervalMs: s.SWEEP_INTERVAL_MS,
+    sweepMinAgeMs: s.SWEEP_MIN_AGE_MS,
+    sweepStrandedAfterMs: s.SWEEP_STRANDED_AFTER_MS,
     receiptWaitMs,
-    defaultValidityPeriod: env.DEFAULT_VALIDITY_PERIOD ?? 172_800,
-    schedulePollMs: env.SCHEDULE_POLL_MS ?? 250,
-    callbackTimeoutMs: env.CALLBACK_TIMEOUT_MS ?? 5000,
-    callbackBackoffBaseMs: env.CALLBACK_BACKOFF_BASE_MS ?? 10_000,
-    callbackHttpsOnly: env.CALLBACK_HTTPS_ONLY ?? false,
-    publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
-    callbackTargetConcurrency: env.CALLBACK_TARGET_CONCURRENCY ?? 4,
-    callbackCircuitOpenMs: env.CALLBACK_CIRCUIT_OPEN_MS ?? 30_000,
-    transports: {
-      sms: env.SMS_TRANSPORT ?? 'sandbox',
-      email: env.EMAIL_TRANSPORT ?? 'sandbox',
-      chat: env.CHAT_TRANSPORT ?? 'sandbox',
-    },
-    smppUrl: env.SMPP_URL,
-    smtpUrl: env.SMTP_URL,
+    defaultValidityPeriod: s.DEFAULT_VALIDITY_PERIOD,
+    schedulePollMs: s.SCHEDULE_POLL_MS,
+    callbackTimeoutMs: s.CALLBACK_TIMEOUT_MS,
+    callbackBackoffBaseMs: s.CALLBACK_BACKOFF_BASE_MS,
+    callbackHttpsOnly: s.CALLBACK_HTTPS_ONLY,
+    publicBaseUrl: s.PUBLIC_BASE_URL ? s.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
+    callbackTargetConcurrency: s.CALLBACK_TARGET_CONCURRENCY,
+    callbackCircuitOpenMs: s.CALLBACK_CIRCUIT_OPEN_MS,
+    transports: { sms: s.SMS_TRANSPORT, email: s.EMAIL_TRANSPORT, chat: s.CHAT_TRANSPORT },
+    smppUrl: s.SMPP_URL,
+    smtpUrl: s.SMTP_URL,
     smtp: {
-      tls: (env.SMTP_TLS ?? 'required') as SmtpConfig['tls'],
+      tls: s.SMTP_TLS,
       ca: smtpCa,
-      caPath: env.SMTP_TLS_CA,
-      rejectUnauthorized: env.SMTP_TLS_REJECT_UNAUTHORIZED ?? true,
-      poolIdleMs: env.SMTP_POOL_IDLE_MS ?? 60_000,
-      messageIdDomain: env.EMAIL_MESSAGE_ID_DOMAIN?.toLowerCase(),
-      ehloName: env.SMTP_EHLO_NAME?.toLowerCase(),
+      caPath: s.SMTP_TLS_CA,
+      rejectUnauthorized: s.SMTP_TLS_REJECT_UNAUTHORIZED,
+      poolIdleMs: s.SMTP_POOL_IDLE_MS,
+      messageIdDomain: s.EMAIL_MESSAGE_ID_DOMAIN?.toLowerCase(),
+      ehloName: s.SMTP_EHLO_NAME?.toLowerCase(),
     },
-    chatApiUrl: env.CHAT_API_URL,
-    chatApiToken: env.CHAT_API_TOKEN,
-    sandboxDeliveryDelayMs: env.SANDBOX_DELIVERY_DELAY_MS ?? 1000,
-    callbackAllowPrivateNetworks: env.CALLBACK_ALLOW_PRIVATE_NETWORKS ?? false,
-    maxRecipients: env.MAX_RECIPIENTS ?? 10_000,
+    chatApiUrl: s.CHAT_API_URL,
+    chatApiToken: s.CHAT_API_TOKEN,
+    sandboxDeliveryDelayMs: s.SANDBOX_DELIVERY_DELAY_MS,
+    callbackAllowPrivateNetworks: s.CALLBACK_ALLOW_PRIVATE_NETWORKS,
+    maxRecipients: s.MAX_RECIPIENTS,
     testTraffic: {
-      maxRecipients: env.TEST_MAX_RECIPIENTS ?? 1000,
-      dailyMessages: env.TEST_DAILY_MESSAGES ?? 10_000,
-      concurrency: env.TEST_CONCURRENCY ?? 2,
-      callbackFailures: parseRate(env.TEST_CALLBACK_FAILURES ?? '50/3600'),
+      maxRecipients: s.TEST_MAX_RECIPIENTS,
+      dailyMessages: s.TEST_DAILY_MESSAGES,
+      concurrency: s.TEST_CONCURRENCY,
+      callbackFailures: parseRate(s.TEST_CALLBACK_FAILURES),
     },
-    autoReplyRepeatAfterMs: durationMs(env.AUTO_REPLY_REPEAT_AFTER ?? '24h'),
-    trustProxy: env.TRUST_PROXY,
-    bodyLimit: env.BODY_LIMIT ?? '4mb',
-    logLevel: env.LOG_LEVEL ?? 'info',
-    logPretty: env.LOG_PRETTY ?? (env.APP_ENV ?? 'development') === 'development',
-    metricsToken: env.METRICS_TOKEN,
-    adminToken: env.ADMIN_TOKEN,
-    metricsPort: env.METRICS_PORT,
-    shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 25_000,
-    startupWaitSeconds: env.STARTUP_WAIT_SECONDS ?? 30,
-    defaultRateLimit: { limit, windowSeconds },
-    requestLogRetentionDays: env.REQUEST_LOG_RETENTION_DAYS ?? 30,
+    autoReplyRepeatAfterMs: durationMs(s.AUTO_REPLY_REPEAT_AFTER),
+    trustProxy: s.TRUST_PROXY,
+    bodyLimit: s.BODY_LIMIT,
+    logLevel: s.LOG_LEVEL,
+    logPretty: s.LOG_PRETTY ?? s.APP_ENV === 'development',
+    metricsToken: s.METRICS_TOKEN,
+    adminToken: s.ADMIN_TOKEN,
+    metricsPort: s.METRICS_PORT,
+    shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
+    startupWaitSeconds: s.STARTUP_WAIT_SECONDS,
+    defaultRateLimit: parseRate(s.RATE_LIMIT_DEFAULT),
+    requestLogRetentionDays: s.REQUEST_LOG_RETENTION_DAYS,
     retention: {
-      messageDays: env.MESSAGE_RETENTION_DAYS ?? 90,
-      archiveDir: env.ARCHIVE_DIR,
+      messageDays: s.MESSAGE_RETENTION_DAYS,
+      archiveDir: s.ARCHIVE_DIR,
       scheduleMs: retentionScheduleMs,
-      batch: env.RETENTION_BATCH ?? 1000,
-      pauseMs: env.RETENTION_PAUSE_MS ?? 50,
+      batch: s.RETENTION_BATCH,
+      pauseMs: s.RETENTION_PAUSE_MS,
     },
-    requestLogRefusalWindowSeconds: env.REQUEST_LOG_REFUSAL_WINDOW_SECONDS ?? 10,
+    requestLogRefusalWindowSeconds: s.REQUEST_LOG_REFUSAL_WINDOW_SECONDS,
     authThrottle: {
-      passwordFailuresPerKey: parseRate(env.AUTH_PASSWORD_FAILURES_PER_KEY ?? '10/300'),
-      passwordFailuresPerAccount: parseRate(env.AUTH_PASSWORD_FAILURES_PER_ACCOUNT ?? '30/300'),
-      failuresPerAddress: parseRate(env.AUTH_FAILURES_PER_ADDRESS ?? '50/60'),
-      failuresPerAddressAndKey: parseRate(env.AUTH_FAILURES_PER_ADDRESS_AND_KEY ?? '10/60'),
-      passwordCheckConcurrency: env.PASSWORD_CHECK_CONCURRENCY ?? 2,
-      passwordCacheMs: (env.PASSWORD_CACHE_SECONDS ?? 300) * 1000,
-      refusalDelayMs: env.THROTTLE_REFUSAL_DELAY_MS ?? 500,
+      passwordFailuresPerKey: parseRate(s.AUTH_PASSWORD_FAILURES_PER_KEY),
+      passwordFailuresPerAccount: parseRate(s.AUTH_PASSWORD_FAILURES_PER_ACCOUNT),
+      failuresPerAddress: parseRate(s.AUTH_FAILURES_PER_ADDRESS),
+      failuresPerAddressAndKey: parseRate(s.AUTH_FAILURES_PER_ADDRESS_AND_KEY),
+      passwordCheckConcurrency: s.PASSWORD_CHECK_CONCURRENCY,
+      passwordCacheMs: s.PASSWORD_CACHE_SECONDS * 1000,
+      refusalDelayMs: s.THROTTLE_REFUSAL_DELAY_MS,
     },
     http: {
-      corsOrigins: (env.CORS_ORIGINS ?? '')
+      corsOrigins: (s.CORS_ORIGINS ?? '')
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean)
         .map((o) => (o === '*' ? o : new URL(o).origin)),
-      maxJsonDepth: env.MAX_JSON_DEPTH ?? 32,
-      xmlAcceptFormContentTypes: env.XML_ACCEPT_FORM_CONTENT_TYPES ?? false,
-      xmlBodyLimit: env.XML_BODY_LIMIT ?? '1mb',
-      maxHeaderSize: env.HTTP_MAX_HEADER_SIZE ?? 16_384,
+      maxJsonDepth: s.MAX_JSON_DEPTH,
+      xmlAcceptFormContentTypes: s.XML_ACCEPT_FORM_CONTENT_TYPES,
+      xmlBodyLimit: s.XML_BODY_LIMIT,
+      maxHeaderSize: s.HTTP_MAX_HEADER_SIZE,
       headersTimeoutMs,
       requestTimeoutMs,
-      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 5000,
-      maxRequestsPerSocket: env.HTTP_MAX_REQUESTS_PER_SOCKET ?? 1000,
+      keepAliveTimeoutMs: s.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxRequestsPerSocket: s.HTTP_MAX_REQUESTS_PER_SOCKET,
     },
   };
 }

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import { SETTINGS as SETTING_DEFINITIONS } from '../../src/config/settings/index.js';
 
 /** What the deploy/ tests share: the repository's paths, its settings, and the manifests as parsed. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -10,10 +11,8 @@ export const KUBE_DIR = join(ROOT, 'deploy/kubernetes');
 
 export const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
 
-/** Every setting the service reads (the names of src/config/env.schema.ts). */
-export const SETTINGS = [...read('src/config/env.schema.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+)\?:/gm)].map(
-  (m) => m[1],
-);
+/** Every setting the service reads (the names declared in src/config/settings/). */
+export const SETTINGS = Object.keys(SETTING_DEFINITIONS);
 
 // A loose shape: what the checks read of a Kubernetes object.
 export type K8sObject = {

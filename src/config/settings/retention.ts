@@ -1,0 +1,31 @@
+import { int, text } from './define.js';
+
+/** How long rows are kept, where removed ones are archived, and how pruning paces itself. */
+export const retentionSettings = {
+  MESSAGE_RETENTION_DAYS: int({
+    min: 1,
+    max: 36_500,
+    default: 90,
+    doc: 'final messages last changed longer ago are removed by `db prune` (see [Retention and archives](../../README.md#retention-and-archives))',
+  }),
+  ARCHIVE_DIR: text({
+    pattern: /^\S/,
+    message: 'must be a directory path',
+    example: '/var/lib/bulk-messaging/archive',
+    doc: 'directory that receives removed rows first (compressed NDJSON per day and table family); unset: no archive',
+  }),
+  RETENTION_SCHEDULE: text({
+    pattern: /^(off|\d+(ms|s|m|h|d))$/,
+    message: 'must be off or a duration such as 24h or 30m (at least 1m)',
+    default: 'off',
+    doc: 'how often a worker prunes on its own (a duration such as `24h`, at least `1m`); `off`: only `db prune` does',
+  }),
+  RETENTION_BATCH: int({ min: 1, max: 50_000, default: 1000, doc: 'messages removed per batch' }),
+  RETENTION_PAUSE_MS: int({ min: 0, max: 60_000, default: 50, doc: 'the pause between two batches' }),
+  REQUEST_LOG_RETENTION_DAYS: int({
+    min: 1,
+    max: 36_500,
+    default: 30,
+    doc: 'request-log rows older than this many days are removed by `logs prune`',
+  }),
+};

@@ -1,0 +1,118 @@
+import { RATE, SIZE, bool, int, text } from './define.js';
+
+const rate = (example: string) => ({ pattern: RATE, message: `must be N/SECONDS, for example ${example}` });
+
+/** HTTP hardening (body sizes, timeouts, CORS, proxies) and the failed-authentication throttles. */
+export const securitySettings = {
+  BODY_LIMIT: text({
+    pattern: SIZE,
+    message: 'must be a size such as 2mb or 512kb',
+    default: '4mb',
+    doc: 'largest request body on the JSON send endpoints (balance and message lookups: 16 KB)',
+  }),
+  XML_BODY_LIMIT: text({
+    pattern: SIZE,
+    message: 'must be a size such as 1mb or 256kb',
+    default: '1mb',
+    doc: 'largest body on the XML endpoint',
+  }),
+  XML_ACCEPT_FORM_CONTENT_TYPES: bool({
+    default: false,
+    doc: 'read `text/plain`, urlencoded and multipart bodies as XML on the XML endpoint (otherwise 415)',
+  }),
+  MAX_JSON_DEPTH: int({
+    min: 2,
+    max: 1000,
+    default: 32,
+    doc: 'deepest nesting of objects and arrays in a JSON body; deeper is 400 `MALFORMED_BODY`',
+  }),
+  CORS_ORIGINS: text({
+    pattern: /^(\*|https?:\/\/[^\s,/]+(,\s*https?:\/\/[^\s,/]+)*)$/,
+    message: 'must be * or a comma-separated list of origins such as https://app.example.com',
+    emptyIsUnset: true,
+    defaultText: 'unset (CORS closed)',
+    example: 'https://app.example.com,https://admin.example.com',
+    doc: 'comma-separated browser origins allowed to call the API (`https://app.example.com`), or `*`',
+  }),
+  HTTP_MAX_HEADER_SIZE: int({
+    min: 1024,
+    max: 1_048_576,
+    default: 16_384,
+    doc: 'bytes of request line and headers; more is 431',
+  }),
+  HTTP_HEADERS_TIMEOUT_MS: int({
+    min: 1000,
+    max: 600_000,
+    default: 20_000,
+    doc: 'time to receive the request headers; slower is 408 and the connection is closed',
+  }),
+  HTTP_REQUEST_TIMEOUT_MS: int({
+    min: 1000,
+    max: 3_600_000,
+    default: 60_000,
+    doc: 'time to receive the whole request, body included (at least `HTTP_HEADERS_TIMEOUT_MS`)',
+  }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int({
+    min: 0,
+    max: 600_000,
+    default: 5000,
+    doc: "how long an idle kept-alive connection stays open; keep it above your load balancer's idle timeout only if the balancer reuses connections",
+  }),
+  HTTP_MAX_REQUESTS_PER_SOCKET: int({
+    min: 0,
+    max: 1_000_000,
+    default: 1000,
+    doc: 'requests served on one connection before it is closed (0 = no cap)',
+  }),
+  TRUST_PROXY: text({
+    pattern: /^[^\s]+$/,
+    message: 'must be a comma-separated list of addresses or CIDR ranges, or true/loopback',
+    example: '10.0.0.0/8',
+    compose: 'set by compose.yaml',
+    doc: 'addresses/CIDRs of proxies whose `X-Forwarded-For` is believed (`true` = any)',
+  }),
+  AUTH_FAILURES_PER_ADDRESS: text({
+    ...rate('50/60'),
+    default: '50/60',
+    doc: 'failed keys (unknown, revoked, expired, ambiguous) per client address in a window (N/SECONDS); then 429 for failed keys for the rest of the window (a valid key is never refused for its address)',
+  }),
+  AUTH_FAILURES_PER_ADDRESS_AND_KEY: text({
+    ...rate('10/60'),
+    default: '10/60',
+    doc: 'failed authentications with one presented key from one client address in a window (N/SECONDS); then that key is refused from memory with 429',
+  }),
+  AUTH_PASSWORD_FAILURES_PER_KEY: text({
+    ...rate('10/300'),
+    default: '10/300',
+    doc: 'wrong `username`/`password` per API key in a window; then 429 before any hashing',
+  }),
+  AUTH_PASSWORD_FAILURES_PER_ACCOUNT: text({
+    ...rate('30/300'),
+    default: '30/300',
+    doc: 'the same across all the keys of one account',
+  }),
+  PASSWORD_CHECK_CONCURRENCY: int({
+    min: 1,
+    max: 64,
+    default: 2,
+    doc: 'password hashes verified at once per process (one per key); beyond, an immediate 429 with `Retry-After: 1`',
+  }),
+  PASSWORD_CACHE_SECONDS: int({
+    min: 0,
+    max: 86_400,
+    default: 300,
+    doc: 'how long a verified key + username + password is remembered (0 = never); a password change voids it',
+  }),
+  THROTTLE_REFUSAL_DELAY_MS: int({
+    min: 0,
+    max: 10_000,
+    default: 500,
+    doc: 'how long a 429 of a throttle (rate limit, failed authentications) is held before it is sent (0 = at once)',
+  }),
+  REQUEST_LOG_REFUSAL_WINDOW_SECONDS: int({
+    min: 1,
+    max: 3600,
+    default: 10,
+    doc: 'the 429s of one key in this window are one request-log row with a count',
+  }),
+};
