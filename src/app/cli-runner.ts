@@ -18,9 +18,15 @@ export async function runCli(config: AppConfig, args: string[], script = 'cli.js
   // Checked before anything connects: a clear line naming the database, not a TypeORM retry loop.
   if (needsDatabase) await assertDatabasesReady(config);
   let exitCode = EXIT_OK;
-  const app = await createCliApp(config, (err: Error) => {
-    exitCode = reportError(err);
-  });
+  // The first word names the command group: only that group is loaded (see cli-groups.ts).
+  const group = args.find((a) => !a.startsWith('-'));
+  const app = await createCliApp(
+    config,
+    (err: Error) => {
+      exitCode = reportError(err);
+    },
+    group,
+  );
   try {
     if (needsDatabase) {
       for (const name of [undefined, LOG_DB, NOTIFICATION_DB])
@@ -35,9 +41,13 @@ export async function runCli(config: AppConfig, args: string[], script = 'cli.js
   return exitCode;
 }
 
-/** The CLI's Nest context with every command registered, nothing connected. */
-export function createCliApp(config: AppConfig, onCommandError: (err: Error) => void = reportError) {
-  return CommandFactory.createWithoutRunning(CliModule.forRoot(config), {
+/** The CLI's Nest context with one group's commands registered (every group's without one), nothing connected. */
+export async function createCliApp(
+  config: AppConfig,
+  onCommandError: (err: Error) => void = reportError,
+  group?: string,
+) {
+  return CommandFactory.createWithoutRunning(await CliModule.forRoot(config, group), {
     logger: false,
     // Nest would otherwise abort() on a failed start (a core dump, exit 134) instead of throwing.
     abortOnError: false,

@@ -90,5 +90,5 @@ export class DbMigrateCommand extends CliCommand {
   }
 }
 
-/** The `db` group is put together in app/cli-commands.ts, beside the retention commands. */
+/** The `db` group is put together in app/cli-db-group.ts, beside the retention commands. */
 export const DB_SUBCOMMANDS = [DbStatusCommand, DbMigrateCommand];

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
 import { AppModule } from '../../src/app/app.module.js';
 import { CliModule } from '../../src/app/cli.module.js';
+import { CLI_GROUPS } from '../../src/app/cli-groups.js';
 import { loadConfig } from '../../src/config/config.js';
 import { WorkerAppModule } from '../../src/app/worker-app.module.js';
 import { WorkerModule } from '../../src/app/worker.module.js';
@@ -42,8 +43,15 @@ describe('module wiring', () => {
   });
 
   it('the CLI resolves every provider', async () => {
-    await expect(resolve(CliModule.forRoot(config()))).resolves.toBeUndefined();
+    await expect(resolve(await CliModule.forRoot(config()))).resolves.toBeUndefined();
   });
+
+  it.each(Object.keys(CLI_GROUPS))(
+    'the CLI loaded for the %s group alone resolves every provider',
+    async (group) => {
+      await expect(resolve(await CliModule.forRoot(config(), group))).resolves.toBeUndefined();
+    },
+  );
 
   it('a context that lacks a provider fails to resolve', async () => {
     @Injectable()

@@ -1,0 +1,18 @@
+import { Command } from 'nest-commander';
+import { CommandGroup } from '../platform/cli/cli-command.js';
+import { DB_SUBCOMMANDS } from '../database/db.command.js';
+import { RETENTION_SUBCOMMANDS } from '../modules/retention/retention.command.js';
+import { RetentionModule } from '../modules/retention/retention.module.js';
+import type { CliGroup } from './cli-groups.js';
+
+const DB = [...DB_SUBCOMMANDS, ...RETENTION_SUBCOMMANDS];
+
+@Command({
+  name: 'db',
+  description: 'create and migrate the databases, show their migrations, prune and archive old messages',
+  subCommands: DB,
+})
+export class DbCommand extends CommandGroup {}
+
+/** The db group: status and migrate, and the retention commands (prune, archive). */
+export const DB_GROUP: CliGroup = { imports: [RetentionModule], providers: [DbCommand, ...DB] };

@@ -1,0 +1,72 @@
+import type { DynamicModule, Provider, Type } from '@nestjs/common';
+
+/** What one command group adds to the CLI's context: the feature modules its commands use, and the commands. */
+export interface CliGroup {
+  imports: Array<Type | DynamicModule>;
+  providers: Provider[];
+}
+
+/**
+ * The admin CLI's command groups, each loaded on demand: a command line names its group first,
+ * so only that group's commands, their features and the libraries those use are loaded (each
+ * import here is dynamic). Help never comes here: the build writes it from all groups at once.
+ * A group lists subcommands that live with the features they drive, so groups that gather
+ * several features (accounts, keys, db) are put together in cli-*-group.ts files, where the
+ * features meet, and no feature folder has to import another to complete its group.
+ */
+export const CLI_GROUPS: Record<string, () => Promise<CliGroup>> = {
+  db: async () => (await import('./cli-db-group.js')).DB_GROUP,
+  accounts: async () => (await import('./cli-accounts-group.js')).ACCOUNTS_GROUP,
+  keys: async () => (await import('./cli-keys-group.js')).KEYS_GROUP,
+  logs: async () => {
+    const { LOG_COMMANDS } = await import('../modules/request-logs/logs.command.js');
+    return { imports: [], providers: LOG_COMMANDS };
+  },
+  numbers: async () => {
+    const [{ NUMBER_COMMANDS }, { AccountsModule }, { InboundNumberStore }] = await Promise.all([
+      import('../modules/inbound/numbers.command.js'),
+      import('../modules/accounts/accounts.module.js'),
+      import('../modules/inbound/inbound-number.store.js'),
+    ]);
+    // The numbers need their store alone, not the receiving path (queues, callbacks) of InboundModule.
+    return { imports: [AccountsModule], providers: [...NUMBER_COMMANDS, InboundNumberStore] };
+  },
+  inbound: async () => {
+    const [{ INBOUND_COMMANDS }, { InboundModule }] = await Promise.all([
+      import('../modules/inbound/inbound.command.js'),
+      import('../modules/inbound/inbound.module.js'),
+    ]);
+    return { imports: [InboundModule], providers: INBOUND_COMMANDS };
+  },
+  suppressions: async () => {
+    const [{ SUPPRESSION_COMMANDS }, { AccountsModule }, { SuppressionsModule }] = await Promise.all([
+      import('../modules/suppressions/suppressions.command.js'),
+      import('../modules/accounts/accounts.module.js'),
+      import('../modules/suppressions/suppressions.module.js'),
+    ]);
+    return { imports: [AccountsModule, SuppressionsModule], providers: SUPPRESSION_COMMANDS };
+  },
+  messages: async () => {
+    const [{ MESSAGE_COMMANDS }, { AccountsModule }, { MessageSearchModule }] = await Promise.all([
+      import('../modules/messages/search/messages.command.js'),
+      import('../modules/accounts/accounts.module.js'),
+      import('../modules/messages/search/message-search.module.js'),
+    ]);
+    return { imports: [AccountsModule, MessageSearchModule], providers: MESSAGE_COMMANDS };
+  },
+  connectors: async () =>
+    connectorGroup((await import('../modules/delivery/connectors/connectors.command.js')).CONNECTOR_COMMANDS),
+  routes: async () =>
+    connectorGroup((await import('../modules/delivery/connectors/routes.command.js')).ROUTE_COMMANDS),
+};
+// The routes file holds the prices group too.
+CLI_GROUPS.prices = CLI_GROUPS.routes;
+
+async function connectorGroup(commands: Provider[]): Promise<CliGroup> {
+  const [{ AccountsModule }, { RoutingModule }, { ConnectorAdminService }] = await Promise.all([
+    import('../modules/accounts/accounts.module.js'),
+    import('../modules/delivery/connectors/routing.module.js'),
+    import('../modules/delivery/connectors/connector-admin.service.js'),
+  ]);
+  return { imports: [AccountsModule, RoutingModule], providers: [...commands, ConnectorAdminService] };
+}
