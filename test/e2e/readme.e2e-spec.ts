@@ -1,23 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, killOnExit } from '../support/local-state.js';
-import { parseExamples, shapeDifferences, xmlTags, type Example } from '../support/readme-examples.js';
+import { examplePages, shapeDifferences, xmlTags, type ExamplePage } from '../support/readme-examples.js';
 import { MYSQL_ROOT, dropTestState, uniqueName } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 /**
- * The README, pasted in order by a new user: the built service started as `npm start` runs it
- * (node dist/main.js, sandbox transports, workers in process) on a clean set of databases,
- * then every example block in one shell, from the project directory, with `localhost:3000`
- * pointed at the service's port. Each curl must answer 2xx and each shown answer must match
- * in shape (see test/support/readme-examples.ts for the conventions).
+ * The README and then the pages of docs/, pasted in order by a new user: the built service
+ * started as `npm start` runs it (node dist/main.js, sandbox transports, workers in process)
+ * on a clean set of databases, then every example block in one shell, from the project
+ * directory, with `localhost:3000` pointed at the service's port. The README's blocks run in
+ * the shell itself; each docs page runs in a subshell of its own, so it sees what the README
+ * set (`$KEY`, the `json` helper, …) and nothing another page set. Each curl must answer 2xx
+ * and each shown answer must match in shape (see test/support/readme-examples.ts for the
+ * conventions and the order of the pages).
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const README = readFileSync(new URL('README.md', `file://${ROOT}`), 'utf8');
-const examples = parseExamples(README);
-const runnable = examples.filter((e) => !e.skip);
+const pages = examplePages(ROOT);
+const runnable = pages.flatMap((p) => p.examples.filter((e) => !e.skip).map((e) => ({ ...e, file: p.file })));
 
 interface BlockResult {
   stdout: string;
@@ -33,17 +34,24 @@ let serviceLog = '';
 const results = new Map<number, BlockResult>();
 let shellExit: number | null = null;
 
-function script(blocks: Example[]): string {
+function script(all: ExamplePage[]): string {
   const parts = [
     'set -E -o pipefail',
     // Status codes go to stderr, so $(curl …) captures exactly what a user's would.
     `curl() { command curl -w '\\n%{stderr}@@STATUS %{http_code}\\n' "$@"; }`,
     `trap 'echo "@@FAIL exit $? from: $BASH_COMMAND" >&2' ERR`,
   ];
-  blocks.forEach((b, i) => {
-    parts.push(`echo "@@BLOCK ${i}"; echo "@@BLOCK ${i}" >&2`);
-    parts.push(b.code.replaceAll('localhost:3000', `127.0.0.1:${port}`));
-  });
+  let i = 0;
+  for (const page of all) {
+    const own = page.file !== 'README.md';
+    if (own) parts.push('(');
+    for (const b of page.examples.filter((e) => !e.skip)) {
+      parts.push(`echo "@@BLOCK ${i}"; echo "@@BLOCK ${i}" >&2`);
+      parts.push(b.code.replaceAll('localhost:3000', `127.0.0.1:${port}`));
+      i++;
+    }
+    if (own) parts.push(')');
+  }
   return parts.join('\n');
 }
 
@@ -58,7 +66,7 @@ function split(text: string): Map<number, string> {
   return out;
 }
 
-describe('the README, as a new user runs it', () => {
+describe('the README and docs/, as a new user runs them', () => {
   beforeAll(async () => {
     port = await freePort();
     const env = {
@@ -80,7 +88,7 @@ describe('the README, as a new user runs it', () => {
       'the service to be ready',
     );
 
-    const shell = spawn('bash', ['-c', script(runnable)], {
+    const shell = spawn('bash', ['-c', script(pages)], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,8 +120,10 @@ describe('the README, as a new user runs it', () => {
   }, 60_000);
 
   it('has examples to run, and says why for each one it does not', () => {
+    expect(pages[0].examples.filter((e) => !e.skip).length).toBeGreaterThanOrEqual(3);
     expect(runnable.length).toBeGreaterThanOrEqual(8);
-    for (const e of examples.filter((x) => x.skip)) expect(e.skip!.length).toBeGreaterThan(5);
+    for (const e of pages.flatMap((p) => p.examples).filter((x) => x.skip))
+      expect(e.skip!.length).toBeGreaterThan(5);
   });
 
   it('the shell ran every block to the end', () => {
@@ -121,8 +131,8 @@ describe('the README, as a new user runs it', () => {
     expect(shellExit, serviceLog.slice(-2000)).toBe(0);
   });
 
-  describe.each(runnable.map((e, i) => ({ i, line: e.line, example: e })))(
-    'the block at README line $line',
+  describe.each(runnable.map((e, i) => ({ i, at: `${e.file}:${e.line}`, example: e })))(
+    'the block at $at',
     ({ i, example }) => {
       it('runs without a failing command, and every request answers 2xx', () => {
         const r = results.get(i)!;

@@ -1,6 +1,9 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
 /**
- * The README's examples as the README test runs them. Every ```sh or ```bash block is run,
- * in order, in one shell, unless the last non-blank line before its fence is
+ * The examples of the README and of the pages under docs/, as the README test runs them. Every
+ * ```sh or ```bash block is run unless the last non-blank line before its fence is
  * `<!-- not run: reason -->`.
  * A ```json or ```xml block that follows a run block, with no heading in between, is the
  * answer that block prints last, and the test compares their shapes.
@@ -112,7 +115,7 @@ export function shapeDifferences(expected: unknown, actual: unknown, path = '$')
       else problems.push(...shapeDifferences(e[k], a[k], `${path}.${k}`));
       const comparedHere = (path === '$' && (k === 'success' || k === 'status')) || VALUE_KEYS.has(k);
       if (comparedHere && k in a && e[k] !== null && isScalar(e[k]) && e[k] !== a[k]) {
-        problems.push(`${path}.${k}: ${JSON.stringify(a[k])}, the README shows ${JSON.stringify(e[k])}`);
+        problems.push(`${path}.${k}: ${JSON.stringify(a[k])}, the example shows ${JSON.stringify(e[k])}`);
       }
     }
     for (const k of Object.keys(a)) if (!(k in e)) problems.push(`${path}.${k}: not in the README`);
@@ -128,4 +131,59 @@ export function shapeDifferences(expected: unknown, actual: unknown, path = '$')
 /** The element names of an XML answer, in order: its shape without the values. */
 export function xmlTags(xml: string): string[] {
   return [...xml.matchAll(/<([A-Za-z_][\w.-]*)[\s>/]/g)].map((m) => m[1]);
+}
+
+/**
+ * Pages of docs/ whose examples run after the README's, in this order. A page with a runnable
+ * block that is not listed runs after these, in path order: list it only to run it earlier.
+ * The shell's database state (balances, messages) carries on from page to page, so a page
+ * added in the middle can change the figures the pages after it show.
+ */
+export const DOC_PAGE_ORDER: readonly string[] = [
+  'docs/api/authentication.md',
+  'docs/api/sending.md',
+  'docs/api/personalisation.md',
+  'docs/api/money.md',
+  'docs/api/idempotency.md',
+  'docs/api/test-keys.md',
+  'docs/api/spend-limits.md',
+  'docs/api/inbound-and-opt-out.md',
+  'docs/api/scheduling.md',
+  'docs/api/search-and-export.md',
+  'docs/operations/routing.md',
+  'docs/operations/retention.md',
+];
+
+export interface ExamplePage {
+  /** Path from the repository root, with `/`. */
+  file: string;
+  examples: Example[];
+}
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? markdownFiles(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [],
+  );
+}
+
+/**
+ * The README, then every page of docs/ with at least one runnable block: DOC_PAGE_ORDER first,
+ * the others in path order.
+ */
+export function examplePages(root: string): ExamplePage[] {
+  const read = (file: string): ExamplePage => ({
+    file,
+    examples: parseExamples(readFileSync(join(root, file), 'utf8')),
+  });
+  const docs = markdownFiles(join(root, 'docs'))
+    .map((f) => relative(root, f).split('\\').join('/'))
+    .sort()
+    .map(read)
+    .filter((p) => p.examples.some((e) => !e.skip));
+  const rank = (file: string) => {
+    const i = DOC_PAGE_ORDER.indexOf(file);
+    return i < 0 ? DOC_PAGE_ORDER.length : i;
+  };
+  docs.sort((a, b) => rank(a.file) - rank(b.file) || a.file.localeCompare(b.file));
+  return [read('README.md'), ...docs];
 }

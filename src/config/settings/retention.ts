@@ -6,7 +6,7 @@ export const retentionSettings = {
     min: 1,
     max: 36_500,
     default: 90,
-    doc: 'final messages last changed longer ago are removed by `db prune` (see [Retention and archives](../../README.md#retention-and-archives))',
+    doc: 'final messages last changed longer ago are removed by `db prune` (see [Retention, archives and erasure](retention.md))',
   }),
   ARCHIVE_DIR: text({
     pattern: /^\S/,
