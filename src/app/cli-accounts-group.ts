@@ -19,6 +19,7 @@ import { BalanceModule } from '../modules/balance/balance.module.js';
 import { AccountsLimitCommand } from '../modules/balance/account-limit.command.js';
 import { ACCOUNT_INBOUND_COMMANDS } from '../modules/inbound/inbound-settings.command.js';
 import { InboundStore } from '../modules/inbound/inbound.store.js';
+import { AccountsSendWindowCommand } from '../modules/sending/windows/send-window.command.js';
 import { AccountsEraseRecipientCommand } from '../modules/retention/erase-recipient.command.js';
 import { RetentionModule } from '../modules/retention/retention.module.js';
 import type { CliGroup } from './cli-groups.js';
@@ -34,6 +35,7 @@ const ACCOUNTS = [
   AccountsCallbackSecretCommand,
   AccountsPasswordCommand,
   AccountsSetCommand,
+  AccountsSendWindowCommand,
   AccountsLimitCommand,
   ...ACCOUNT_INBOUND_COMMANDS,
   AccountsEraseRecipientCommand,

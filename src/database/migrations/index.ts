@@ -20,6 +20,7 @@ import { CreateIdempotencyKeys1764042000000 } from './main/1764042000000-create-
 import { TestModeTemplates1764042300000 } from './main/1764042300000-test-mode-templates.js';
 import { InboundBySender1764042400000 } from './main/1764042400000-inbound-by-sender.js';
 import { ConnectorStateLastError1764043000000 } from './main/1764043000000-connector-state-last-error.js';
+import { SendWindows1764050000000 } from './main/1764050000000-send-windows.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -55,6 +56,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   TestModeTemplates1764042300000,
   InboundBySender1764042400000,
   ConnectorStateLastError1764043000000,
+  SendWindows1764050000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

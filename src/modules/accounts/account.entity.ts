@@ -2,6 +2,13 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateCol
 
 export type AccountStatus = 'active' | 'suspended';
 
+/** A send window as stored: local times HH:MM and the days it opens on (null: every day). */
+export interface AccountSendWindow {
+  from: string;
+  to: string;
+  days: string[] | null;
+}
+
 @Entity('accounts')
 export class Account {
   @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
@@ -36,6 +43,23 @@ export class Account {
   /** Receives the state changes of every channel's messages whose request names no callback_url. */
   @Column({ name: 'status_callback_url', type: 'varchar', length: 2048, nullable: true })
   statusCallbackUrl: string | null;
+
+  /** When its messages may go out, in each recipient's local time (`accounts send-window`); null: any time. */
+  @Column({
+    name: 'send_window',
+    type: 'varchar',
+    length: 200,
+    nullable: true,
+    transformer: {
+      to: (w: AccountSendWindow | null | undefined) => (w ? JSON.stringify(w) : w),
+      from: (v: string | null) => (v ? (JSON.parse(v) as AccountSendWindow) : null),
+    },
+  })
+  sendWindow: AccountSendWindow | null;
+
+  /** IANA zone of its e-mail recipients' send window (and of numbers of no known country). */
+  @Column({ name: 'time_zone', type: 'varchar', length: 64, default: 'UTC' })
+  timeZone: string;
 
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt: Date;

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { CommandError } from '../../platform/cli/cli-errors.js';
 import { AccountChannel } from './account-channel.entity.js';
 import { CHANNELS } from './channel.js';
-import { Account, type AccountStatus } from './account.entity.js';
+import { Account, type AccountSendWindow, type AccountStatus } from './account.entity.js';
 import { passwordProblem } from './password-policy.js';
 
 export const DEFAULT_PRICES = { sms: '0.250000', email: '0.050000', chat: '0.100000' } as const;
@@ -82,6 +82,21 @@ export class AccountsService {
     const a = await this.requireByUsername(username);
     await this.ds.getRepository(Account).update({ id: a.id }, { smartEncoding: on });
     return { ...a, smartEncoding: on };
+  }
+
+  /**
+   * Sets (a checked window) or removes (null) the account's send window; `timeZone`, when given,
+   * is the zone of its e-mail recipients.
+   */
+  async setSendWindow(
+    username: string,
+    window: AccountSendWindow | null,
+    timeZone?: string,
+  ): Promise<Account> {
+    const a = await this.requireByUsername(username);
+    const change = timeZone ? { sendWindow: window, timeZone } : { sendWindow: window };
+    await this.ds.getRepository(Account).update({ id: a.id }, change);
+    return { ...a, ...change };
   }
 
   /** Sets (a checked URL) or clears (null) where the account's message events go by default. */

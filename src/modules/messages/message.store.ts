@@ -22,7 +22,7 @@ export type * from './message.types.js';
 /** A message as the lookups show it (a MessageView), from messages m joined to send_requests r. */
 export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
-                     m.attempts, m.last_error, r.send_at, r.valid_until, m.connector`;
+                     m.attempts, m.last_error, COALESCE(m.send_at, r.send_at) AS send_at, r.valid_until, m.connector`;
 const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
 
 const DISPATCH_REQUEST =
@@ -99,7 +99,7 @@ export class MessageStore {
   /** A request's messages in id order, as needed to give its first answer again. */
   async acceptedAnswer(sendRequestId: string): Promise<AcceptedAnswerRow[]> {
     return (await this.ds.query(
-      'SELECT id, uuid, recipient, reason, units FROM messages WHERE send_request_id = ? ORDER BY id',
+      'SELECT id, uuid, recipient, reason, units, send_at FROM messages WHERE send_request_id = ? ORDER BY id',
       [sendRequestId],
     )) as AcceptedAnswerRow[];
   }

@@ -57,6 +57,8 @@ export interface NewMessageRow {
   /** The recipient's own text (personalised sends); null or absent: the request's. */
   body?: string | null;
   subject?: string | null;
+  /** Its own release time, when its send window was closed at the request's; null or absent: the request's. */
+  sendAt?: Date | null;
 }
 
 /** A message waiting to be handed over; body and subject are null unless it was personalised. */
@@ -91,6 +93,8 @@ export interface AcceptedAnswerRow {
   recipient: string;
   reason: string | null;
   units: number;
+  /** Its own release time when a send window deferred it. */
+  send_at: Date | null;
 }
 
 /** A message locked for a state change, with the request columns its callback needs. */

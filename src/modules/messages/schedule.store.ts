@@ -67,18 +67,32 @@ export class ScheduleStore {
       }
       if (taken.length === 0) return [];
       const ids = taken.map((r) => String(r.id));
+      // Due now: the request's own (send_at passed) and those whose window opened; one whose
+      // window opens after its validity ends is released at that end, to expire.
       await em.query(
         `INSERT INTO message_events (message_id, status, reason, occurred_at)
-         SELECT id, 'ACKNOWLEDGED', NULL, ? FROM messages WHERE send_request_id IN (?) AND status = 'SCHEDULED'`,
-        [now, ids],
+         SELECT m.id, 'ACKNOWLEDGED', NULL, ? FROM messages m JOIN send_requests r ON r.id = m.send_request_id
+          WHERE m.send_request_id IN (?) AND m.status = 'SCHEDULED'
+            AND (m.send_at IS NULL OR m.send_at <= ? OR r.valid_until <= ?)`,
+        [now, ids, now, now],
       );
       await em.query(
-        "UPDATE messages SET status = 'ACKNOWLEDGED' WHERE send_request_id IN (?) AND status = 'SCHEDULED'",
-        [ids],
+        `UPDATE messages m JOIN send_requests r ON r.id = m.send_request_id SET m.status = 'ACKNOWLEDGED'
+          WHERE m.send_request_id IN (?) AND m.status = 'SCHEDULED'
+            AND (m.send_at IS NULL OR m.send_at <= ? OR r.valid_until <= ?)`,
+        [ids, now, now],
       );
       // Marked enqueued now: the caller queues them at once, and if Redis does not take the jobs
-      // the recovery sweep finds them as it finds any lost job (after its quiet period).
-      await em.query('UPDATE send_requests SET due_at = NULL, enqueued_at = ? WHERE id IN (?)', [now, ids]);
+      // the recovery sweep finds them as it finds any lost job (after its quiet period). Messages
+      // still waiting for their window keep the request on the schedule, due at the next one.
+      await em.query(
+        `UPDATE send_requests r SET enqueued_at = ?,
+           due_at = (SELECT MIN(LEAST(m.send_at, COALESCE(r.valid_until, m.send_at)))
+                       FROM messages m FORCE INDEX (ix_messages_status_sent_request)
+                      WHERE m.status = 'SCHEDULED' AND m.sent_at IS NULL AND m.send_request_id = r.id)
+         WHERE r.id IN (?)`,
+        [now, ids],
+      );
       return taken.map((r) => ({ id: String(r.id), channel: r.channel, test: Boolean(r.test_mode) }));
     });
   }

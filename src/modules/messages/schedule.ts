@@ -16,6 +16,8 @@ export interface ScheduleInput {
   sendAt?: string | null;
   /** A number from JSON, digits from XML. */
   validityPeriod?: number | string | null;
+  /** A JSON send's own send window, as given (checked by the send pipeline). */
+  sendWindow?: unknown;
 }
 
 export interface Schedule {
@@ -86,5 +88,6 @@ export function scheduleInput(body: Record<string, unknown>): ScheduleInput {
   return {
     sendAt: (body.send_at as string | undefined) ?? null,
     validityPeriod: (body.validity_period as number | string | undefined) ?? null,
+    sendWindow: body.send_window ?? null,
   };
 }

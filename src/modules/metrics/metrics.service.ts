@@ -65,6 +65,20 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly windowDeferrals = new Counter({
+    name: 'bulk_window_deferred_messages_total',
+    help: 'Accepted messages a send window deferred (SCHEDULED until it opens), by channel',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly fallbacksCreated = new Counter({
+    name: 'bulk_fallbacks_created_total',
+    help: 'Fallback SMS created for chat messages not delivered in time, by outcome (ACKNOWLEDGED, REJECTED)',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
   private readonly suppressedRecipients = new Counter({
     name: 'bulk_suppressed_recipients_total',
     help: 'Recipients of send requests refused because they are on the suppression list (REJECTED, SUPPRESSED), by channel',
@@ -214,6 +228,16 @@ export class MetricsService {
     this.sendRequests.inc({ channel });
     if (accepted) this.messages.inc({ channel, status: 'ACKNOWLEDGED' }, accepted);
     if (rejected) this.messages.inc({ channel, status: 'REJECTED' }, rejected);
+  }
+
+  /** Accepted messages a send window made wait. */
+  windowDeferred(channel: string, n: number): void {
+    this.windowDeferrals.inc({ channel }, n);
+  }
+
+  /** Fallback SMS created, by the state they were created in. */
+  fallbackCreated(status: string, n: number): void {
+    this.fallbacksCreated.inc({ status }, n);
   }
 
   /** Recipients refused because the account suppressed them. */

@@ -19,6 +19,8 @@ export interface SendInput {
   /** As sent; resolved by schedule.ts. */
   sendAt?: string | null;
   validityPeriod?: number | string | null;
+  /** The request's own send window as given (replaces the account's); null or absent: the account's. */
+  sendWindow?: unknown;
   /** high | normal; null: the key's default. */
   priority?: 'high' | 'normal' | null;
   /** A stored template that supplies the text (and an e-mail's subject when the send has none). */

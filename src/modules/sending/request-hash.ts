@@ -34,6 +34,7 @@ export function requestHash(
     ...(input.templateId != null || input.variables != null || smart
       ? [input.templateId ?? null, input.variables ?? null, smart]
       : []),
+    ...(input.sendWindow != null ? [input.sendWindow] : []),
   ]);
   return digest('sha256', canonical, 'buffer');
 }

@@ -27,6 +27,9 @@ import { TemplateInput } from './personalisation/template-input.js';
 import { requestHash } from './request-hash.js';
 import { storedSend } from './stored-send.js';
 import { TestQuota } from './test-quota.js';
+import { waitingChunks } from '../delivery/due-scanner.js';
+import { deferToWindow } from './windows/window-deferral.js';
+import { windowOfSend } from './windows/window-of-send.js';
 
 export interface SendEntry {
   messageId: string;
@@ -34,6 +37,8 @@ export interface SendEntry {
   recipient: string;
   status: 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED';
   reason?: string;
+  /** Its own release time, when a send window moved it past the request's (ISO in answers). */
+  sendAt?: Date;
 }
 
 export interface SendOutcome {
@@ -61,6 +66,8 @@ export interface SendPreview {
     /** Absent for a refused recipient. */
     measure?: TextMeasure;
     cost: string;
+    /** When a SCHEDULED recipient would go: its window's opening, else the request's send_at. */
+    sendAt?: Date;
   }>;
   acceptedCount: number;
   cost: string;
@@ -100,7 +107,7 @@ export class SendService {
   ): Promise<SendOutcome> {
     const { channel } = policy;
     const p = await this.prepare(policy, auth, input);
-    const { entries, accepted, plan, priced, requestHash, schedule } = p;
+    const { entries, accepted, plan, priced, requestHash, schedule, deferred } = p;
     const cost = priced.total;
     const unitsPerRecipient = priced.maxUnits;
     const priority = p.input.priority ?? auth.key.priority ?? 'normal';
@@ -148,7 +155,8 @@ export class SendService {
 
     this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
     if (isTestKey(auth)) this.metrics.testRequestAccepted(channel);
-    if (!schedule.sendAt)
+    if (deferred) this.metrics.windowDeferred(channel, deferred);
+    if (!schedule.sendAt && deferred === 0)
       await this.dispatch.enqueue(
         channel,
         apiReference,
@@ -156,15 +164,26 @@ export class SendService {
         priority,
         isTestKey(auth),
       );
+    // Some wait for their window: the others go now, in the chunks the due scanner and the
+    // recovery sweep cut (by place among the request's accepted messages).
+    else if (!schedule.sendAt && deferred < accepted.length)
+      await this.dispatch.enqueueChunks(
+        channel,
+        apiReference,
+        waitingChunks(accepted.map((e) => ({ id: e.messageId, status: e.status }))),
+        priority,
+        isTestKey(auth),
+      );
     return {
       apiReference,
       channel,
-      entries: entries.map(({ messageId, uuid, recipient, status, reason }) => ({
+      entries: entries.map(({ messageId, uuid, recipient, status, reason, sendAt }) => ({
         messageId,
         uuid,
         recipient,
         status,
         reason,
+        sendAt,
       })),
       acceptedCount: accepted.length,
       unitsPerRecipient,
@@ -191,6 +210,7 @@ export class SendService {
         reason: e.reason,
         measure: p.plan.measures[i],
         cost: p.priced.costs[i] ?? '0',
+        sendAt: e.status === 'SCHEDULED' ? (e.sendAt ?? p.schedule.sendAt ?? undefined) : undefined,
       })),
       acceptedCount: p.accepted.length,
       cost: p.priced.total,
@@ -217,7 +237,9 @@ export class SendService {
     // Only a send that names a template waits for one: an await costs a promise even when nothing is awaited.
     const input = raw.templateId ? await this.templates.apply(auth, policy.channel, raw) : raw;
     policy.validate(input);
-    const schedule = resolveSchedule(input, new Date(), this.config.defaultValidityPeriod);
+    const now = new Date();
+    const schedule = resolveSchedule(input, now, this.config.defaultValidityPeriod);
+    const window = windowOfSend(input.sendWindow, auth.account);
     const callbackUrl = input.callbackUrl
       ? checkCallbackUrl(
           input.callbackUrl,
@@ -252,6 +274,16 @@ export class SendService {
     const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
     // Accepted messages of a scheduled send wait as SCHEDULED; the due scanner releases them.
     if (schedule.sendAt) for (const e of accepted) e.status = 'SCHEDULED';
+    // Those whose send window is closed then wait for it to open, SCHEDULED with their own send_at.
+    const deferred = window
+      ? deferToWindow(
+          accepted,
+          policy.channel,
+          window,
+          auth.account.timeZone ?? 'UTC',
+          schedule.sendAt ?? now,
+        )
+      : 0;
     if (accepted.length === 0) {
       const details: ErrorDetail[] = input.recipients.length
         ? entries.map((e) => ({
@@ -266,7 +298,17 @@ export class SendService {
     // The account's status-callback URL serves a request that names none; it is the request's
     // own choice, not the account's, that makes a repeat the same request.
     const events = callbackUrl ?? auth.account.statusCallbackUrl ?? null;
-    return { input, callbackUrl: events, entries, accepted, plan, priced, requestHash: hash, schedule };
+    return {
+      input,
+      callbackUrl: events,
+      entries,
+      accepted,
+      plan,
+      priced,
+      requestHash: hash,
+      schedule,
+      deferred,
+    };
   }
 
   /** The same body gets the first answer again; a different one is a conflict. */
@@ -299,8 +341,9 @@ export class SendService {
         messageId: m.id,
         uuid: m.uuid,
         recipient: m.recipient,
-        status: m.units > 0 ? (req.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED') : 'REJECTED',
+        status: m.units > 0 ? (req.send_at || m.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED') : 'REJECTED',
         reason: m.units > 0 ? undefined : (m.reason ?? undefined),
+        sendAt: m.units > 0 ? (m.send_at ?? undefined) : undefined,
       })),
       acceptedCount: req.accepted_count,
       unitsPerRecipient: req.units_per_recipient,

@@ -39,7 +39,9 @@ export function storedSend(
     cost: e.status !== 'REJECTED' ? priced.costs[i]! : '0',
     body: plan.texts[i]?.body ?? null,
     subject: plan.texts[i]?.subject ?? null,
+    sendAt: e.sendAt ?? null,
   }));
+  const waiting = accepted.filter((e) => e.status === 'SCHEDULED');
   return {
     request: {
       id: apiReference,
@@ -63,10 +65,11 @@ export function storedSend(
       currency: auth.account.currency,
       createdAt,
       sendAt: schedule.sendAt,
-      dueAt: schedule.sendAt,
+      dueAt: firstDue(waiting, schedule.sendAt, schedule.validUntil),
       validityPeriod: schedule.validityPeriod,
       validUntil: schedule.validUntil,
-      enqueuedAt: schedule.sendAt ? createdAt : null,
+      // Nothing to queue until the first release (which queues), as for any scheduled send.
+      enqueuedAt: waiting.length === accepted.length ? createdAt : null,
       priority: at.priority,
     },
     messages: {
@@ -83,4 +86,23 @@ export function storedSend(
     spend: spendOf(auth, cost, createdAt),
     idempotencyClaim: at.idempotencyClaim,
   };
+}
+
+/**
+ * When the due scanner is first to look at the request: the earliest release among its waiting
+ * messages (the request's send_at, or a message's own from its window), a message whose window
+ * opens after the validity ends counting at that end (it is released then to expire); null
+ * when none waits.
+ */
+export function firstDue(
+  waiting: Array<{ sendAt?: Date }>,
+  sendAt: Date | null,
+  validUntil: Date,
+): Date | null {
+  let due: Date | null = null;
+  for (const e of waiting) {
+    const at = e.sendAt ? (e.sendAt < validUntil ? e.sendAt : validUntil) : sendAt;
+    if (at && (!due || at < due)) due = at;
+  }
+  return due;
 }

@@ -53,6 +53,14 @@ export const EMAIL_SEND_EXAMPLE = {
   success: true,
 };
 
+/** A recipient's own send_at, set when a send window deferred it. */
+const WINDOW_SEND_AT_DOC = {
+  format: 'date-time',
+  example: '2026-12-01T06:00:00.000Z',
+  description:
+    "present when a send window deferred this recipient (SCHEDULED): its window's next opening, in UTC",
+};
+
 export class SmsSendEntryDto {
   @ApiProperty({ example: '01a200fe-0dfd-7511-ad60-13d93139bcee', format: 'uuid' }) message_id: string;
   @ApiProperty({ example: '260971234567' }) mobile_number: string;
@@ -62,6 +70,7 @@ export class SmsSendEntryDto {
     description: 'present when status is REJECTED (not charged, not sent)',
   })
   reason?: string;
+  @ApiPropertyOptional(WINDOW_SEND_AT_DOC) send_at?: string;
 }
 
 export class SmsSendResponseDto {
@@ -92,6 +101,7 @@ export class EmailSendEntryDto {
     description: 'present when status is REJECTED',
   })
   reason?: string;
+  @ApiPropertyOptional(WINDOW_SEND_AT_DOC) send_at?: string;
 }
 
 export class EmailSendResponseDto {
@@ -107,6 +117,11 @@ export class RejectedRecipientDto {
   @ApiProperty({ example: 'INVALID_NUMBER' }) reason: string;
 }
 
+export class WindowScheduledDto {
+  @ApiProperty({ example: '12125550123' }) recipient: string;
+  @ApiProperty({ format: 'date-time', example: '2026-12-01T13:00:00.000Z' }) send_at: string;
+}
+
 export class ChatSendResponseDto {
   @ApiProperty({ example: 0.2 }) cost: number;
   @ApiProperty({ example: 2, type: 'integer', description: 'messages queued' }) count: number;
@@ -120,6 +135,12 @@ export class ChatSendResponseDto {
     description: 'present only when some recipients were invalid',
   })
   rejected?: RejectedRecipientDto[];
+  @ApiPropertyOptional({
+    type: [WindowScheduledDto],
+    description:
+      "present only when a send window deferred some recipients: each with its send_at, the window's next opening in UTC",
+  })
+  scheduled?: WindowScheduledDto[];
   @ApiPropertyOptional(SEND_AT_DOC) send_at?: string;
 }
 

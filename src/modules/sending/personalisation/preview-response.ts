@@ -17,6 +17,7 @@ export function previewResponse(p: SendPreview) {
       segments: e.measure?.segments ?? 0,
       units: accepted ? e.measure!.units : 0,
       cost: toNumber(e.cost),
+      ...(e.sendAt ? { send_at: e.sendAt.toISOString() } : {}),
     };
   });
   return {

@@ -8,7 +8,7 @@ export class ReplacementDto {
 
 export class PreviewRecipientDto {
   @ApiProperty({ example: '260971234567' }) recipient: string;
-  @ApiProperty({ enum: ['ACKNOWLEDGED', 'REJECTED'], description: 'What the send would answer' })
+  @ApiProperty({ enum: ['ACKNOWLEDGED', 'SCHEDULED', 'REJECTED'], description: 'What the send would answer' })
   status: string;
   @ApiPropertyOptional({
     enum: ['INVALID_NUMBER', 'INVALID_EMAIL', 'MISSING_VARIABLE', 'MESSAGE_TOO_LONG'],
@@ -26,6 +26,13 @@ export class PreviewRecipientDto {
   @ApiProperty({ example: 1, description: 'SMS parts; 1 for e-mail and chat' }) segments: number;
   @ApiProperty({ example: 1, description: 'Units charged (0 when REJECTED)' }) units: number;
   @ApiProperty({ example: 0.25 }) cost: number;
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-12-01T06:00:00.000Z',
+    description:
+      "Present when SCHEDULED: when it would go (its send window's next opening, else the request's send_at), in UTC",
+  })
+  send_at?: string;
 }
 
 export class PreviewTotalsDto {

@@ -40,6 +40,7 @@ export function chatInput(body: Record<string, unknown>): SendInput {
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
     sendAt: schedule.sendAt,
     validityPeriod: schedule.validityPeriod,
+    sendWindow: schedule.sendWindow,
     priority: priorityOf(body),
     templateId: extra.templateId,
     variables: extra.variables,

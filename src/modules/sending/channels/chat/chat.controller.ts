@@ -23,6 +23,10 @@ export function chatResponse(o: SendOutcome, estimatedDelivery: string) {
   const rejected = o.entries
     .filter((e) => e.status === 'REJECTED')
     .map((e) => ({ recipient: e.recipient, reason: e.reason ?? 'INVALID_NUMBER' }));
+  // No per-recipient list here either: those a send window deferred are named with their send_at.
+  const scheduled = o.entries.flatMap((e) =>
+    e.sendAt ? [{ recipient: e.recipient, send_at: e.sendAt.toISOString() }] : [],
+  );
   return {
     cost: toNumber(o.cost),
     count: o.acceptedCount,
@@ -32,6 +36,7 @@ export function chatResponse(o: SendOutcome, estimatedDelivery: string) {
     reference: o.apiReference,
     status: 'success',
     ...(rejected.length ? { rejected } : {}),
+    ...(scheduled.length ? { scheduled } : {}),
     ...(o.sendAt ? { send_at: o.sendAt } : {}),
   };
 }

@@ -19,6 +19,7 @@ export function emailResponse(o: SendOutcome) {
       message_id: e.messageId,
       status: e.status,
       ...(e.reason ? { reason: e.reason } : {}),
+      ...(e.sendAt ? { send_at: e.sendAt.toISOString() } : {}),
     })),
     message: 'successful',
     success: true,

@@ -27,6 +27,7 @@ export function smsInput(body: Record<string, unknown>): SendInput {
     userReferenceId: (body.user_reference_id as string | undefined) ?? null,
     sendAt: schedule.sendAt,
     validityPeriod: schedule.validityPeriod,
+    sendWindow: schedule.sendWindow,
     priority: priorityOf(body),
     templateId: extra.templateId,
     variables: extra.variables,

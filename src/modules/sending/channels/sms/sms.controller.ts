@@ -19,6 +19,7 @@ export function smsResponse(o: SendOutcome) {
       mobile_number: e.recipient,
       status: e.status,
       ...(e.reason ? { reason: e.reason } : {}),
+      ...(e.sendAt ? { send_at: e.sendAt.toISOString() } : {}),
     })),
     message: 'successful',
     success: true,
