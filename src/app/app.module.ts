@@ -16,15 +16,16 @@ import { EmailModule } from '../modules/sending/channels/email/email.module.js';
 import { HealthModule } from '../modules/health/health.module.js';
 import { MessagesHttpModule } from '../modules/messages/messages-http.module.js';
 import { RequestSummaryModule } from '../modules/request-summary/request-summary.module.js';
-import { MetricsModule } from '../modules/metrics/metrics.module.js';
+import { MetricsHttpModule } from '../modules/metrics/metrics-http.module.js';
+import { CallbackListenerModule } from '../modules/callbacks/callback-listener.module.js';
+import { SchedulingModule } from '../modules/delivery/scheduling.module.js';
 import { RequestLogsModule } from '../modules/request-logs/request-logs.module.js';
+import { TemplatesHttpModule } from '../modules/templates/templates-http.module.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
 import { InboundHttpModule } from '../modules/inbound/inbound-http.module.js';
 import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
 import { ErasureHttpModule } from '../modules/retention/erasure-http.module.js';
-import { NoWorkersInProcessModule, WorkersInProcessModule } from './in-process-dispatch.module.js';
-import { AllQueuesModule } from './queues.module.js';
-import { SchedulingApiModule } from './scheduling-api.module.js';
+import { AllQueuesModule } from '../modules/health/every-queue.module.js';
 import { WorkerModule } from './worker.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
@@ -36,7 +37,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule,
-        MetricsModule,
+        MetricsHttpModule,
         DatabaseModule.forRoot(MAIN_ENTITIES),
         RedisModule,
         AllQueuesModule,
@@ -45,17 +46,15 @@ export class AppModule {
         // The guard chain (api key → ip → rate limit) and one log row per authenticated request.
         AuthModule,
         RequestLogsModule,
-        HealthModule.forRoot({
-          queues: AllQueuesModule,
-          dispatch: config.runWorkers ? WorkersInProcessModule : NoWorkersInProcessModule,
-        }),
+        HealthModule.forRoot({ workers: config.runWorkers ? WorkerModule : null }),
         BalanceHttpModule,
         SmsModule,
         EmailModule,
         ChatModule,
+        TemplatesHttpModule,
         InboundHttpModule,
         SuppressionsHttpModule,
-        SchedulingApiModule,
+        SchedulingModule.forRoot({ stateListener: CallbackListenerModule }),
         MessagesHttpModule,
         RequestSummaryModule,
         ErasureHttpModule,

@@ -18,7 +18,7 @@ import {
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { AccountsLimitCommand } from '../modules/balance/account-limit.command.js';
 import { ACCOUNT_INBOUND_COMMANDS } from '../modules/inbound/inbound-settings.command.js';
-import { InboundStore } from '../modules/inbound/inbound.store.js';
+import { InboundStoresModule } from '../modules/inbound/inbound-stores.module.js';
 import { AccountsSendWindowCommand } from '../modules/sending/windows/send-window.command.js';
 import { AccountsEraseRecipientCommand } from '../modules/retention/erase-recipient.command.js';
 import { RetentionModule } from '../modules/retention/retention.module.js';
@@ -46,7 +46,7 @@ export class AccountsCommand extends CommandGroup {}
 
 /** The accounts group: account, balance, inbound-settings and erasure commands (nest-commander discovers subcommands as providers). */
 export const ACCOUNTS_GROUP: CliGroup = {
-  imports: [AccountsModule, BalanceModule, RetentionModule],
   // The inbound settings need the store alone, not the receiving path (queues, callbacks) of InboundModule.
-  providers: [AccountsCommand, ...ACCOUNTS, InboundStore],
+  imports: [AccountsModule, BalanceModule, RetentionModule, InboundStoresModule],
+  providers: [AccountsCommand, ...ACCOUNTS],
 };

@@ -23,13 +23,13 @@ export const CLI_GROUPS: Record<string, () => Promise<CliGroup>> = {
     return { imports: [], providers: LOG_COMMANDS };
   },
   numbers: async () => {
-    const [{ NUMBER_COMMANDS }, { AccountsModule }, { InboundNumberStore }] = await Promise.all([
+    const [{ NUMBER_COMMANDS }, { AccountsModule }, { InboundStoresModule }] = await Promise.all([
       import('../modules/inbound/numbers.command.js'),
       import('../modules/accounts/accounts.module.js'),
-      import('../modules/inbound/inbound-number.store.js'),
+      import('../modules/inbound/inbound-stores.module.js'),
     ]);
     // The numbers need their store alone, not the receiving path (queues, callbacks) of InboundModule.
-    return { imports: [AccountsModule], providers: [...NUMBER_COMMANDS, InboundNumberStore] };
+    return { imports: [AccountsModule, InboundStoresModule], providers: NUMBER_COMMANDS };
   },
   inbound: async () => {
     const [{ INBOUND_COMMANDS }, { InboundModule }] = await Promise.all([
@@ -63,10 +63,6 @@ export const CLI_GROUPS: Record<string, () => Promise<CliGroup>> = {
 CLI_GROUPS.prices = CLI_GROUPS.routes;
 
 async function connectorGroup(commands: Provider[]): Promise<CliGroup> {
-  const [{ AccountsModule }, { RoutingModule }, { ConnectorAdminService }] = await Promise.all([
-    import('../modules/accounts/accounts.module.js'),
-    import('../modules/delivery/connectors/routing.module.js'),
-    import('../modules/delivery/connectors/connector-admin.service.js'),
-  ]);
-  return { imports: [AccountsModule, RoutingModule], providers: [...commands, ConnectorAdminService] };
+  const { ConnectorAdminModule } = await import('../modules/delivery/connectors/connector-admin.module.js');
+  return { imports: [ConnectorAdminModule], providers: commands };
 }

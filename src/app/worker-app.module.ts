@@ -6,9 +6,8 @@ import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { MAIN_ENTITIES } from './entities.js';
 import { QueueModule } from '../modules/delivery/queue.module.js';
-import { ProcessStats } from '../modules/metrics/process-stats.js';
 import { MetricsModule } from '../modules/metrics/metrics.module.js';
-import { WorkerMetricsServer } from '../modules/metrics/worker-metrics.server.js';
+import { MetricsServerModule } from '../modules/metrics/metrics-server.module.js';
 import { WorkerModule } from './worker.module.js';
 
 /** Dispatch workers only: no HTTP API (a /metrics listener only when METRICS_PORT is set). */
@@ -25,8 +24,8 @@ export class WorkerAppModule {
         RedisModule,
         QueueModule,
         WorkerModule,
+        MetricsServerModule,
       ],
-      providers: [WorkerMetricsServer, ProcessStats],
     };
   }
 }

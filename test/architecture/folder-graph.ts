@@ -9,7 +9,8 @@ import ts from 'typescript';
 
 export const SRC = resolve(import.meta.dirname, '../../src');
 
-function walk(dir: string, out: string[] = []): string[] {
+/** The .ts files under `dir`, specs and declarations left out. */
+export function walk(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) walk(p, out);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Injectable, Module, type DynamicModule } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModulesContainer, NestFactory } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
 import { AppModule } from '../../src/app/app.module.js';
 import { CliModule } from '../../src/app/cli.module.js';
@@ -27,6 +27,22 @@ async function resolve(root: DynamicModule): Promise<void> {
   await ctx.close();
 }
 
+/** The controllers a process's module graph registers, by class name. */
+async function controllersOf(root: DynamicModule): Promise<string[]> {
+  const ctx = await NestFactory.createApplicationContext(root, {
+    preview: true,
+    logger: false,
+    abortOnError: false,
+  });
+  try {
+    return [...ctx.get(ModulesContainer).values()].flatMap((m) =>
+      [...m.controllers.values()].map((c) => c.name),
+    );
+  } finally {
+    await ctx.close();
+  }
+}
+
 describe('module wiring', () => {
   it('the API resolves every provider', async () => {
     await expect(resolve(AppModule.forRoot(config()))).resolves.toBeUndefined();
@@ -40,6 +56,16 @@ describe('module wiring', () => {
 
   it('the worker resolves every provider', async () => {
     await expect(resolve(WorkerAppModule.forRoot(config()))).resolves.toBeUndefined();
+  });
+
+  it('the worker loads no controller (it serves no HTTP API)', async () => {
+    expect(await controllersOf(WorkerAppModule.forRoot(config()))).toEqual([]);
+  });
+
+  it('the controller check sees the API routes', async () => {
+    expect(await controllersOf(AppModule.forRoot(config()))).toEqual(
+      expect.arrayContaining(['SmsController', 'SchedulingController', 'MetricsController']),
+    );
   });
 
   it('the CLI resolves every provider', async () => {

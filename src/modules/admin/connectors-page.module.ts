@@ -2,9 +2,8 @@ import { Inject, Module, type DynamicModule, type MiddlewareConsumer, type NestM
 import { Router, type Request, type Response } from 'express';
 import type { AppConfig } from '../../config/config.js';
 import { sendError } from '../../platform/errors/error-body.js';
-import { AccountsModule } from '../accounts/accounts.module.js';
 import { ConnectorAdminService } from '../delivery/connectors/connector-admin.service.js';
-import { RoutingModule } from '../delivery/connectors/routing.module.js';
+import { ConnectorAdminModule } from '../delivery/connectors/connector-admin.module.js';
 import { adminAuth } from './admin-auth.js';
 import { CONNECTORS_PAGE_PATH } from './admin-paths.js';
 import { CONNECTORS_PAGE_HTML, CONNECTORS_PAGE_SCRIPT } from './connectors-page.js';
@@ -27,8 +26,8 @@ export class ConnectorsPageModule implements NestModule {
   static forRoot(config: AppConfig & { adminToken: string }): DynamicModule {
     return {
       module: ConnectorsPageModule,
-      imports: [RoutingModule, AccountsModule],
-      providers: [ConnectorAdminService, { provide: ADMIN_TOKEN, useValue: config.adminToken }],
+      imports: [ConnectorAdminModule],
+      providers: [{ provide: ADMIN_TOKEN, useValue: config.adminToken }],
     };
   }
 

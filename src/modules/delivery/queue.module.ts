@@ -9,7 +9,7 @@ import { dispatchBackoff, lockSettings } from './retry-policy.js';
 
 /**
  * The Bull connection (for every queue), the dispatch queues and their producer. The callback
- * queue is registered by callbacks/; processors by the worker module.
+ * queue is registered by callbacks/; processors by delivery.module.ts.
  */
 @Module({
   imports: [

@@ -17,11 +17,22 @@ import { HealthService } from './health.service.js';
 import { HttpDrain } from './http-drain.js';
 import { LifecycleState } from './lifecycle.state.js';
 import { MessageQueueIndicator } from './message-queue.indicator.js';
-import { ProcessStats } from '../metrics/process-stats.js';
+import { ProcessStatsModule } from '../metrics/process-stats.module.js';
+import { ProviderFaults } from '../delivery/provider-faults.js';
+import { TransportRegistry } from '../delivery/transport.registry.js';
+import { AllQueuesModule } from './every-queue.module.js';
+import { IN_PROCESS_DISPATCH, type InProcessDispatch } from './health.tokens.js';
 
 /** Health probes, the lifecycle they report, and the HTTP drain on shutdown. */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }), CacheStatsModule, RedisModule, RoutingModule],
+  imports: [
+    TerminusModule.forRoot({ logger: false }),
+    CacheStatsModule,
+    RedisModule,
+    RoutingModule,
+    AllQueuesModule,
+    ProcessStatsModule,
+  ],
   controllers: [HealthController],
   providers: [
     HealthService,
@@ -35,7 +46,6 @@ import { ProcessStats } from '../metrics/process-stats.js';
     ConnectorHealth,
     SmsServerIndicator,
     ClientServerIndicator,
-    ProcessStats,
     LifecycleState,
     HttpDrain,
   ],
@@ -43,10 +53,26 @@ import { ProcessStats } from '../metrics/process-stats.js';
 })
 export class HealthModule {
   /**
-   * `queues` exports EVERY_QUEUE; `dispatch` exports IN_PROCESS_DISPATCH: the transports the
-   * workers of this process use (the providers are asked through them), or null.
+   * `workers` exports the transports and provider faults of the dispatch workers this process
+   * runs (the providers are asked through them), or is null in an API that runs none.
    */
-  static forRoot(options: { queues: Type; dispatch: Type }): DynamicModule {
-    return { module: HealthModule, imports: [options.queues, options.dispatch] };
+  static forRoot(options: { workers: DynamicModule | Type | null }): DynamicModule {
+    const { workers } = options;
+    return {
+      module: HealthModule,
+      imports: workers ? [workers] : [],
+      providers: [
+        workers
+          ? {
+              provide: IN_PROCESS_DISPATCH,
+              inject: [TransportRegistry, ProviderFaults],
+              useFactory: (registry: TransportRegistry, faults: ProviderFaults): InProcessDispatch => ({
+                registry,
+                faults,
+              }),
+            }
+          : { provide: IN_PROCESS_DISPATCH, useValue: null },
+      ],
+    };
   }
 }

@@ -2,8 +2,8 @@ import type { ProviderFaults } from '../delivery/provider-faults.js';
 import type { TransportRegistry } from '../delivery/transport.registry.js';
 
 /**
- * What the health module is handed by the composition root (HealthModule.forRoot), rather than
- * looking for it: every Bull queue, and the dispatch of this process if it runs one.
+ * What the health probes are handed rather than look for: every Bull queue (every-queue.module.ts),
+ * and the dispatch of this process if it runs one (HealthModule.forRoot).
  */
 
 /** Every Bull queue (the dispatch queues by channel, then callbacks), for those that watch them all. */

@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
 import { CacheStatsModule } from './cache-stats.js';
-import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 
-/** Counters and gauges of this process, served on /metrics (or by the worker's own listener). */
+/** Counters and gauges of this process (served by metrics-http.module.ts or the worker's listener). */
 @Module({
   imports: [CacheStatsModule],
-  controllers: [MetricsController],
   providers: [MetricsService],
   exports: [MetricsService],
 })

@@ -3,12 +3,11 @@ import { SendingModule } from '../../sending.module.js';
 import { SmsXmlController } from './sms-xml.controller.js';
 import { SmsController } from './sms.controller.js';
 import { SmsPreviewController } from './sms-preview.controller.js';
-import { SmsPolicy } from './sms.policy.js';
+import { SmsPolicyModule } from './sms-policy.module.js';
 
+/** The SMS routes (JSON, XML, preview). */
 @Module({
-  imports: [SendingModule],
+  imports: [SendingModule, SmsPolicyModule],
   controllers: [SmsController, SmsPreviewController, SmsXmlController],
-  providers: [SmsPolicy],
-  exports: [SmsPolicy],
 })
 export class SmsModule {}

@@ -1,13 +1,13 @@
 import { getQueueToken } from '@nestjs/bull';
 import { Inject, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { CALLBACK_QUEUE } from '../modules/callbacks/callback-job.js';
-import { CallbackQueueModule } from '../modules/callbacks/callback-queue.module.js';
-import { DISPATCH_QUEUES } from '../modules/delivery/dispatch.constants.js';
-import { QueueModule } from '../modules/delivery/queue.module.js';
-import { EVERY_QUEUE } from '../modules/health/health.tokens.js';
-import { MetricsModule } from '../modules/metrics/metrics.module.js';
-import { MetricsService } from '../modules/metrics/metrics.service.js';
+import { CALLBACK_QUEUE } from '../callbacks/callback-job.js';
+import { CallbackQueueModule } from '../callbacks/callback-queue.module.js';
+import { DISPATCH_QUEUES } from '../delivery/dispatch.constants.js';
+import { QueueModule } from '../delivery/queue.module.js';
+import { EVERY_QUEUE } from './health.tokens.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 
 /**
  * Every Bull queue of the application, for those that watch them all: the health probe (through

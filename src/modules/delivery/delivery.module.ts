@@ -1,0 +1,67 @@
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { RedisModule } from '../../platform/redis/redis.module.js';
+import { MessagesModule } from '../messages/messages.module.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { SuppressionsModule } from '../suppressions/suppressions.module.js';
+import { ConnectorPool } from './connectors/connector-pool.js';
+import { RoutingModule } from './connectors/routing.module.js';
+import { DeliveryReportService } from './delivery-report.service.js';
+import { DispatchAttempts } from './dispatch-attempts.js';
+import { DispatchWorker } from './dispatch.worker.js';
+import { Dispatcher } from './dispatcher.js';
+import { DueScanner } from './due-scanner.js';
+import { HandOverClaims } from './hand-over-claims.js';
+import { MessageStateModule } from './message-state.module.js';
+import { ProviderFaults } from './provider-faults.js';
+import { QueueModule } from './queue.module.js';
+import { ReceiptExpiry } from './receipt-expiry.js';
+import { RecoverySweep } from './recovery.sweep.js';
+import { TransportRegistry } from './transport.registry.js';
+import { ValidityExpiry } from './validity-expiry.js';
+
+export interface DeliveryBindings {
+  /** A module exporting STATE_CHANGE_LISTENER, told of every committed state change (callbacks). */
+  stateListener: Type;
+  /** A module exporting INBOUND_SINK, handed the messages the transports receive (inbound). */
+  inboundSink: Type;
+}
+
+/**
+ * Everything after acceptance, in a process that runs workers: the dispatch processors, the
+ * transports and connectors, delivery reports, and the sweeps (recovery, due schedules, validity
+ * and receipt expiry). Its listeners come from the features that build on delivery.
+ */
+@Module({})
+export class DeliveryModule {
+  static forRoot(bindings: DeliveryBindings): DynamicModule {
+    const state = MessageStateModule.withListener(bindings.stateListener);
+    return {
+      module: DeliveryModule,
+      imports: [
+        MessagesModule,
+        QueueModule,
+        MetricsModule,
+        RoutingModule,
+        RedisModule,
+        SuppressionsModule,
+        state,
+        bindings.inboundSink,
+      ],
+      providers: [
+        ConnectorPool,
+        TransportRegistry,
+        DeliveryReportService,
+        Dispatcher,
+        DispatchAttempts,
+        ProviderFaults,
+        ReceiptExpiry,
+        RecoverySweep,
+        DispatchWorker,
+        HandOverClaims,
+        DueScanner,
+        ValidityExpiry,
+      ],
+      exports: [TransportRegistry, ProviderFaults, RecoverySweep, DueScanner, ValidityExpiry, state],
+    };
+  }
+}
