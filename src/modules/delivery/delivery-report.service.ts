@@ -10,6 +10,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { MessageStateService } from './message-state.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -62,7 +63,16 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     flush: (lists) => this.applyEarly(lists.flat()),
   });
   private unmatched = { count: 0, example: '', loggedAt: 0 };
-  private expireTimer: NodeJS.Timeout | null = null;
+  private readonly expiry = new PeriodicTask({
+    run: async () => {
+      await this.applyStranded().catch(() => undefined);
+      await this.expireUnmatched();
+    },
+    everyMs: EXPIRE_EVERY_MS,
+    logger: this.logger,
+    warnings: this.warnings,
+    failure: 'unmatched receipts not expired',
+  });
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -75,19 +85,11 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   }
 
   onApplicationBootstrap(): void {
-    this.expireTimer = setInterval(
-      () =>
-        void this.applyStranded()
-          .catch(() => undefined)
-          .then(() => this.expireUnmatched())
-          .catch(() => undefined),
-      EXPIRE_EVERY_MS,
-    );
-    this.expireTimer.unref();
+    this.expiry.start();
   }
 
-  onApplicationShutdown(): void {
-    if (this.expireTimer) clearInterval(this.expireTimer);
+  onApplicationShutdown(): Promise<void> {
+    return this.expiry.stop();
   }
 
   /** Resolves once the report is stored (and applied, when its message is known). */

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { MessageStore } from '../messages/message.store.js';
 import { ScheduleStore, type ReleasedRequest } from '../messages/schedule.store.js';
 import { DISPATCH_CHUNK } from './dispatch.constants.js';
@@ -50,54 +51,44 @@ export function waitingChunks(rows: Array<{ id: string; status: string }>): Chun
 export class DueScanner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DueScanner.name);
   private readonly warnings = new RepeatLimiter(this.logger);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
-  private stopped = false;
+  private readonly task: PeriodicTask<number>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly schedules: ScheduleStore,
     private readonly messages: MessageStore,
     private readonly producer: DispatchProducer,
-  ) {}
+  ) {
+    this.task = new PeriodicTask({
+      run: (stop) => this.scanOnce(stop),
+      everyMs: config.schedulePollMs,
+      logger: this.logger,
+      warnings: this.warnings,
+      failure: 'scheduled release failed',
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.task.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
-    this.warnings.flush();
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.scan().finally(() => this.schedule());
-    }, this.config.schedulePollMs);
-    this.timer.unref();
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Releases and queues what is due now; returns how many requests were released. */
-  scan(): Promise<number> {
-    this.running ??= this.scanOnce().finally(() => (this.running = undefined));
-    return this.running;
+  async scan(): Promise<number> {
+    return (await this.task.run()) ?? 0;
   }
 
-  private async scanOnce(): Promise<number> {
+  private async scanOnce(stop: AbortSignal): Promise<number> {
     let released = 0;
-    try {
-      for (let batch = 0; batch < BATCHES_PER_TICK && !this.stopped; batch++) {
-        const due = await this.schedules.releaseDue(new Date(), REQUESTS_PER_BATCH, MESSAGES_PER_BATCH);
-        if (due.length === 0) break;
-        released += due.length;
-        await Promise.all(due.map((r) => this.enqueue(r)));
-        this.logger.debug(`released and queued ${due.length} due request(s)`);
-      }
-    } catch (err) {
-      this.warnings.warn(`scheduled release failed: ${(err as Error).message}`);
+    for (let batch = 0; batch < BATCHES_PER_TICK && !stop.aborted; batch++) {
+      const due = await this.schedules.releaseDue(new Date(), REQUESTS_PER_BATCH, MESSAGES_PER_BATCH);
+      if (due.length === 0) break;
+      released += due.length;
+      await Promise.all(due.map((r) => this.enqueue(r)));
+      this.logger.debug(`released and queued ${due.length} due request(s)`);
     }
     return released;
   }

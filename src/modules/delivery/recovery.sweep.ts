@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { Queue } from 'bull';
@@ -46,9 +46,7 @@ const UNQUEUED_PER_ROUND = 200;
 @Injectable()
 export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RecoverySweep.name);
-  private readonly warnings = new RepeatLimiter(this.logger);
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly task: PeriodicTask<number>;
   private cursor = '0';
 
   constructor(
@@ -57,33 +55,32 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
     private readonly producer: DispatchProducer,
     private readonly receipts: ReceiptExpiry,
     @Inject(STATE_CHANGE_LISTENER) private readonly listener: StateChangeListener,
-  ) {}
+  ) {
+    this.task = new PeriodicTask({
+      run: () => this.round(),
+      everyMs: config.sweepIntervalMs,
+      logger: this.logger,
+      failure: 'sweep failed',
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), this.config.sweepIntervalMs);
-    this.timer.unref();
+    this.task.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
-    this.warnings.flush();
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
-  /** Returns how many requests were (re)enqueued. */
+  /** Returns how many requests were (re)enqueued (0 when the round failed). */
   async sweep(): Promise<number> {
-    if (this.running) return 0;
-    this.running = true;
-    let enqueued = 0;
-    try {
-      enqueued += await this.unqueued();
-      enqueued += await this.stranded();
-      await this.receipts.expire();
-      await this.listener.recover();
-    } catch (err) {
-      this.warnings.warn(`sweep failed: ${(err as Error).message}`);
-    } finally {
-      this.running = false;
-    }
+    return (await this.task.run()) ?? 0;
+  }
+
+  private async round(): Promise<number> {
+    const enqueued = (await this.unqueued()) + (await this.stranded());
+    await this.receipts.expire();
+    await this.listener.recover();
     return enqueued;
   }
 

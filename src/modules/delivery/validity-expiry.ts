@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { ScheduleStore, type Cancellable } from '../messages/schedule.store.js';
 import { VALIDITY_PERIOD_ELAPSED } from './claim-lease.js';
 import { CLAIM_LEASE_MS } from './retry-policy.js';
@@ -31,54 +31,48 @@ const MAX_INTERVAL_MS = 5000;
 @Injectable()
 export class ValidityExpiry implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ValidityExpiry.name);
-  private readonly warnings = new RepeatLimiter(this.logger);
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly task: PeriodicTask<number>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly store: ScheduleStore,
     private readonly states: MessageStateService,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(
-      () => void this.expire(),
-      Math.min(this.config.sweepIntervalMs, MAX_INTERVAL_MS),
-    );
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask({
+      run: () => this.round(),
+      everyMs: Math.min(config.sweepIntervalMs, MAX_INTERVAL_MS),
+      logger: this.logger,
+      failure: 'validity expiry failed',
+    });
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
-    this.warnings.flush();
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Returns how many messages ended EXPIRED (or CANCELLED, for a cancel left unfinished). */
   async expire(): Promise<number> {
-    if (this.running) return 0;
-    this.running = true;
-    let ended = 0;
-    try {
-      const expired = await this.endAll(
-        (now, staleClaim) => this.store.findOutOfValidity(now, staleClaim, BATCH),
-        { status: 'EXPIRED', reason: VALIDITY_PERIOD_ELAPSED, refund: true },
-      );
-      if (expired)
-        this.logger.log(`${expired} message(s) not handed over within their validity: EXPIRED, refunded`);
-      const cancelled = await this.endAll(
-        (now, staleClaim) =>
-          this.store.findUnfinishedCancels(new Date(now.getTime() - UNFINISHED_CANCEL_MS), staleClaim, BATCH),
-        { status: 'CANCELLED', reason: null },
-      );
-      if (cancelled) this.logger.warn(`${cancelled} message(s) of an unfinished cancel: CANCELLED, refunded`);
-      ended = expired + cancelled;
-    } catch (err) {
-      this.warnings.warn(`validity expiry failed: ${(err as Error).message}`);
-    } finally {
-      this.running = false;
-    }
-    return ended;
+    return (await this.task.run()) ?? 0;
+  }
+
+  private async round(): Promise<number> {
+    const expired = await this.endAll(
+      (now, staleClaim) => this.store.findOutOfValidity(now, staleClaim, BATCH),
+      { status: 'EXPIRED', reason: VALIDITY_PERIOD_ELAPSED, refund: true },
+    );
+    if (expired)
+      this.logger.log(`${expired} message(s) not handed over within their validity: EXPIRED, refunded`);
+    const cancelled = await this.endAll(
+      (now, staleClaim) =>
+        this.store.findUnfinishedCancels(new Date(now.getTime() - UNFINISHED_CANCEL_MS), staleClaim, BATCH),
+      { status: 'CANCELLED', reason: null },
+    );
+    if (cancelled) this.logger.warn(`${cancelled} message(s) of an unfinished cancel: CANCELLED, refunded`);
+    return expired + cancelled;
   }
 
   private async endAll(

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { IdempotencyStore } from './idempotency.store.js';
 
 /** Expired keys count as absent already (the claim checks expires_at); deleting them only frees space. */
@@ -11,25 +12,24 @@ const SWEEP_EVERY_MS = 10 * 60_000;
 @Injectable()
 export class IdempotencySweep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('Idempotency');
-  private timer?: NodeJS.Timeout;
+  private readonly task = new PeriodicTask({
+    run: () => this.store.deleteExpired(),
+    everyMs: SWEEP_EVERY_MS,
+    logger: this.log,
+    failure: 'expired Idempotency-Keys not deleted',
+  });
 
   constructor(private readonly store: IdempotencyStore) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.task.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   async sweep(): Promise<number> {
-    try {
-      return await this.store.deleteExpired();
-    } catch (err) {
-      this.log.warn(`expired Idempotency-Keys not deleted: ${(err as Error).message}`);
-      return 0;
-    }
+    return (await this.task.run()) ?? 0;
   }
 }

@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { Account } from '../accounts/account.entity.js';
 import type { ApiKey } from '../api-keys/api-key.entity.js';
 import { CallbackOutbox } from '../callbacks/callback-outbox.js';
@@ -35,8 +36,7 @@ const PART_TTL_MS = 24 * 3600_000;
 export class InboundService implements InboundSink, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Inbound');
   private readonly warnings = new RepeatLimiter(this.logger);
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -47,16 +47,23 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
     private readonly sends: SendService,
     private readonly sms: SmsPolicy,
     @Inject(MetricsService) private readonly metrics: MetricsService,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), this.config.sweepIntervalMs);
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask({
+      run: () => this.round(),
+      everyMs: config.sweepIntervalMs,
+      logger: this.logger,
+      warnings: this.warnings,
+      failure: 'inbound sweep failed',
+      cause: 'sweep',
+    });
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
-    this.warnings.flush();
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** The transports' entry (SMPP deliver_sm): resolves once stored, so the SMSC is answered only then. */
@@ -76,20 +83,16 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
   }
 
   async sweep(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      const pending = await this.store.pendingReplies(
-        new Date(Date.now() - this.config.sweepMinAgeMs),
-        REPLIES_PER_ROUND,
-      );
-      if (pending.length) await this.reply(pending);
-      await this.store.dropStaleParts(new Date(Date.now() - PART_TTL_MS));
-    } catch (err) {
-      this.warnings.warn(`inbound sweep failed: ${(err as Error).message}`, 'sweep');
-    } finally {
-      this.running = false;
-    }
+    await this.task.run();
+  }
+
+  private async round(): Promise<void> {
+    const pending = await this.store.pendingReplies(
+      new Date(Date.now() - this.config.sweepMinAgeMs),
+      REPLIES_PER_ROUND,
+    );
+    if (pending.length) await this.reply(pending);
+    await this.store.dropStaleParts(new Date(Date.now() - PART_TTL_MS));
   }
 
   /**

@@ -1,4 +1,5 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 
 const SAMPLE_MS = 5000;
 
@@ -8,15 +9,19 @@ export class ProcessStats implements OnModuleInit, OnModuleDestroy {
   readonly startedAt = Date.now();
   private last = { at: performance.now(), cpu: process.cpuUsage() };
   private percent = 0;
-  private timer?: NodeJS.Timeout;
+  private readonly sampler = new PeriodicTask({
+    run: () => this.sample(),
+    everyMs: SAMPLE_MS,
+    logger: new Logger('ProcessStats'),
+    failure: 'CPU not sampled',
+  });
 
   onModuleInit(): void {
-    this.timer = setInterval(() => this.sample(), SAMPLE_MS);
-    this.timer.unref();
+    this.sampler.start();
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
+  onModuleDestroy(): Promise<void> {
+    return this.sampler.stop();
   }
 
   private sample(): void {

@@ -6,6 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { RetentionService } from './retention.service.js';
 
 /** The first run waits up to this long, so workers started together do not all ask for the lock at once. */
@@ -20,48 +21,38 @@ const FIRST_RUN_SPREAD_MS = 60_000;
 @Injectable()
 export class RetentionScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Retention');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private readonly stop = new AbortController();
+  private readonly task?: PeriodicTask;
 
   constructor(
     private readonly retention: RetentionService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    const everyMs = config.retention.scheduleMs;
+    if (everyMs === undefined) return;
+    this.task = new PeriodicTask({
+      run: (signal) => this.runOnce(signal),
+      everyMs,
+      firstAfterMs: Math.random() * FIRST_RUN_SPREAD_MS,
+      logger: this.logger,
+      failure: (err) => `prune failed: ${err.message}; next try in one period`,
+    });
+  }
 
   onApplicationBootstrap(): void {
-    if (this.config.retention.scheduleMs === undefined) return;
-    this.next(Math.random() * FIRST_RUN_SPREAD_MS);
+    this.task?.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearTimeout(this.timer);
-    this.stop.abort();
-    await this.running;
+    await this.task?.stop();
   }
 
-  private next(delayMs: number): void {
-    if (this.stop.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce().finally(() => {
-        this.running = undefined;
-        this.next(this.config.retention.scheduleMs!);
-      });
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async runOnce(): Promise<void> {
-    try {
-      const r = await this.retention.prune({ signal: this.stop.signal });
-      if (!r) return this.logger.log('another process is pruning; this round is skipped');
-      const total = Object.values(r.removed).reduce((a, b) => a + b, 0);
-      this.logger.log(
-        `removed ${r.removed.messages} final message(s) last changed before ${r.before.toISOString()} ` +
-          `(${total} rows in all${r.archiveDir ? `, ${r.archived.rows} archived` : ''}) in ${r.seconds.toFixed(1)} s`,
-      );
-    } catch (err) {
-      this.logger.warn(`prune failed: ${(err as Error).message}; next try in one period`);
-    }
+  private async runOnce(signal: AbortSignal): Promise<void> {
+    const r = await this.retention.prune({ signal });
+    if (!r) return this.logger.log('another process is pruning; this round is skipped');
+    const total = Object.values(r.removed).reduce((a, b) => a + b, 0);
+    this.logger.log(
+      `removed ${r.removed.messages} final message(s) last changed before ${r.before.toISOString()} ` +
+        `(${total} rows in all${r.archiveDir ? `, ${r.archived.rows} archived` : ''}) in ${r.seconds.toFixed(1)} s`,
+    );
   }
 }

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { REDIS } from '../../../platform/redis/redis.module.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
+import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { SmppTransport } from '../transports/smpp.transport.js';
 import type { InboundHandler, ReportHandler, TransportResult } from '../transports/transport.js';
@@ -56,7 +57,14 @@ export class ConnectorPool implements OnApplicationShutdown {
   readonly metrics: ConnectorMetrics;
   private reportHandler: ReportHandler | null = null;
   private inboundHandler: InboundHandler | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly refresh = new PeriodicTask({
+    run: () => this.tick(),
+    everyMs: CONNECTOR_REFRESH_MS,
+    logger: this.logger,
+    warnings: this.warnings,
+    failure: 'connectors not refreshed',
+  });
+  private started = false;
   private syncing: Promise<void> | null = null;
   private lastSyncAt = 0;
   private lastReportAt = Date.now();
@@ -74,10 +82,10 @@ export class ConnectorPool implements OnApplicationShutdown {
 
   /** Binds now and keeps the binds in step with the table; idempotent. */
   start(): void {
-    if (this.timer || this.stopped) return;
+    if (this.started || this.stopped) return;
+    this.started = true;
     void this.sync();
-    this.timer = setInterval(() => void this.tick(), CONNECTOR_REFRESH_MS);
-    this.timer.unref();
+    this.refresh.start();
   }
 
   onReport(handler: ReportHandler): void {
@@ -258,11 +266,10 @@ export class ConnectorPool implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    const started = this.timer !== null;
+    const started = this.started;
     this.stopped = true;
     if (!started) return;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    await this.refresh.stop();
     await this.syncing;
     const links = this.all();
     this.links.clear();
