@@ -24,6 +24,7 @@ import { TemplatesHttpModule } from '../modules/templates/templates-http.module.
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
 import { InboundHttpModule } from '../modules/inbound/inbound-http.module.js';
 import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
+import { SubaccountsHttpModule } from '../modules/subaccounts/subaccounts-http.module.js';
 import { ErasureHttpModule } from '../modules/retention/erasure-http.module.js';
 import { AllQueuesModule } from '../modules/health/every-queue.module.js';
 import { WorkerModule } from './worker.module.js';
@@ -58,6 +59,7 @@ export class AppModule {
         MessagesHttpModule,
         RequestSummaryModule,
         ErasureHttpModule,
+        SubaccountsHttpModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard and connectors page, only when ADMIN_TOKEN is set.
         ...(config.adminToken

@@ -20,6 +20,7 @@ import { AccountsLimitCommand } from '../modules/balance/account-limit.command.j
 import { ACCOUNT_INBOUND_COMMANDS } from '../modules/inbound/inbound-settings.command.js';
 import { InboundStoresModule } from '../modules/inbound/inbound-stores.module.js';
 import { AccountsSendWindowCommand } from '../modules/sending/windows/send-window.command.js';
+import { AccountsTransferCommand } from '../modules/subaccounts/transfer.command.js';
 import { AccountsEraseRecipientCommand } from '../modules/retention/erase-recipient.command.js';
 import { RetentionModule } from '../modules/retention/retention.module.js';
 import type { CliGroup } from './cli-groups.js';
@@ -31,6 +32,7 @@ const ACCOUNTS = [
   AccountsSuspendCommand,
   AccountsActivateCommand,
   AccountsCreditCommand,
+  AccountsTransferCommand,
   AccountsPriceCommand,
   AccountsCallbackSecretCommand,
   AccountsPasswordCommand,

@@ -1,28 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli-in-process.js';
 // Not test-app.js: loading the app's module registers data source names, and each CLI context
 // run in process would warn of a duplicate on its output.
+import { cliDatabaseEnv, jsonCli } from '../support/cli-database.js';
 import { dropLocalState } from '../support/local-state.js';
-import { MYSQL_ROOT, testEnv, uniqueName } from '../support/test-env.js';
 
-const name = uniqueName();
-const env: Record<string, string> = {
-  PATH: process.env.PATH ?? '',
-  ...testEnv(name),
-  LOG_DATABASE_URL: `${MYSQL_ROOT}/${name}_log`,
-  NOTIFICATION_DATABASE_URL: `${MYSQL_ROOT}/${name}_notification`,
-};
-
-async function cli(line: string) {
-  const r = await runCli(env, line.split(/\s+/).filter(Boolean));
-  let json: any;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { ...r, json };
-}
+const { name, env } = cliDatabaseEnv();
+const cli = jsonCli(env);
 
 describe('admin CLI: test keys and spend limits', () => {
   beforeAll(async () => {

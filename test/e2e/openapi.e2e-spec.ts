@@ -50,6 +50,12 @@ const ROUTES: Array<[string, string]> = [
   ['post', '/api/v1/json/suppressions'],
   ['delete', '/api/v1/json/suppressions/{channel}/{recipient}'],
   ['post', '/api/v1/json/recipients/erase'],
+  ['post', '/api/v1/json/subaccounts'],
+  ['get', '/api/v1/json/subaccounts'],
+  ['get', '/api/v1/json/subaccounts/{username}'],
+  ['post', '/api/v1/json/subaccounts/{username}/transfers'],
+  ['post', '/api/v1/json/subaccounts/{username}/keys'],
+  ['delete', '/api/v1/json/subaccounts/{username}/keys/{keyId}'],
   ['post', '/unsubscribe/{token}'],
   ['get', '/health'],
   ['get', '/health/detailed'],
@@ -301,6 +307,9 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
       '/api/v1/json/bulk/chat',
       '/api/v1/json/templates',
       '/api/v1/json/suppressions',
+      '/api/v1/json/subaccounts',
+      '/api/v1/json/subaccounts/{username}/transfers',
+      '/api/v1/json/subaccounts/{username}/keys',
     ];
     for (const [method, path] of ROUTES) {
       const op = doc.paths[path][method];

@@ -4,6 +4,7 @@ import type { Account } from '../../src/modules/accounts/account.entity.js';
 import { ApiKeysService, type CreateKeyInput } from '../../src/modules/api-keys/api-keys.service.js';
 import type { ApiKey } from '../../src/modules/api-keys/api-key.entity.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
+import { TransferStore } from '../../src/modules/balance/transfer.store.js';
 import type { Channel } from '../../src/modules/messages/channel.js';
 import type { TestApp } from '../support/test-app.js';
 
@@ -40,4 +41,26 @@ export async function createTenant(
     .get(ApiKeysService)
     .create({ username, name: 'test key', ...(opts.key ?? {}) });
   return { account, apiKey, key: secret, username, password };
+}
+
+/**
+ * A sub-account of `parent` with one API key: created as an operator would (no password), its
+ * balances moved from the parent with transfers (the parent must hold them).
+ */
+export async function createSubaccount(
+  t: TestApp,
+  parent: Tenant,
+  opts: {
+    transfers?: Partial<Record<Channel, string>>;
+    key?: Omit<CreateKeyInput, 'username' | 'name'>;
+  } = {},
+): Promise<Omit<Tenant, 'password'>> {
+  const username = `sub_${randomBytes(4).toString('hex')}`;
+  const account = await t.app.get(AccountsService).create({ username, parent: parent.username });
+  for (const [channel, amount] of Object.entries(opts.transfers ?? {}))
+    await t.app.get(TransferStore).transfer(parent.account.id, account.id, channel as Channel, amount);
+  const { apiKey, secret } = await t.app
+    .get(ApiKeysService)
+    .create({ username, name: 'sub-account key', ...(opts.key ?? {}) });
+  return { account, apiKey, key: secret, username };
 }

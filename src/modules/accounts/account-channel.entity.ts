@@ -16,6 +16,10 @@ export class AccountChannel {
   @Column({ name: 'cost_per_unit', type: 'decimal', precision: 20, scale: 6 })
   costPerUnit: string;
 
+  /** A sub-account's channel that has no price of its own: it pays its parent's (cost_per_unit is then unused). */
+  @Column({ name: 'price_inherited', type: 'boolean', default: false })
+  priceInherited: boolean;
+
   @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
   updatedAt: Date;
 }

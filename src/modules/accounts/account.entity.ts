@@ -14,11 +14,19 @@ export class Account {
   @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
   id: string;
 
+  /** The reseller account this one belongs to; null for a top-level account. One level only. */
+  @Column({ name: 'parent_id', type: 'bigint', unsigned: true, nullable: true })
+  parentId: string | null;
+
   @Column({ name: 'client_id', type: 'char', length: 36, unique: true })
   clientId: string;
 
   @Column({ type: 'varchar', length: 64, unique: true })
   username: string;
+
+  /** A display name (a reseller's name for its client); null when none was given. */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  name: string | null;
 
   @Column({ name: 'password_hash', type: 'varchar', length: 255, select: false })
   passwordHash: string;

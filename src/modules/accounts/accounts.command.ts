@@ -11,10 +11,11 @@ export interface JsonOption {
   json?: boolean;
 }
 
-export function accountView(a: Account) {
+export function accountView(a: Account, parent: string | null = null) {
   return {
     client_id: a.clientId,
     username: a.username,
+    parent,
     status: a.status,
     currency: a.currency,
     smart_encoding: a.smartEncoding,
@@ -33,16 +34,35 @@ export class AccountsCreateCommand extends CliCommand {
 
   async run(
     _: string[],
-    o: JsonOption & PasswordOptions & { username: string; currency?: string },
+    o: JsonOption & PasswordOptions & { username: string; currency?: string; parent?: string },
   ): Promise<void> {
+    // A sub-account has no password unless one is given: it signs in to nothing until then.
+    const askPassword = o.parent === undefined || o.password !== undefined || o.passwordStdin;
     const a = await this.accounts.create({
       username: o.username,
-      password: await readNewPassword(o),
+      password: askPassword ? await readNewPassword(o) : undefined,
       currency: o.currency,
+      parent: o.parent,
     });
-    const view = { client_id: a.clientId, username: a.username, currency: a.currency };
+    const view = {
+      client_id: a.clientId,
+      username: a.username,
+      currency: a.currency,
+      ...(o.parent ? { parent: o.parent } : {}),
+    };
     if (o.json) return printJson(view);
-    printLine(`Created account ${view.username} (client_id ${view.client_id}, currency ${view.currency})`);
+    printLine(
+      `Created ${o.parent ? `sub-account of ${o.parent}` : 'account'} ${view.username} (client_id ${view.client_id}, currency ${view.currency})`,
+    );
+  }
+
+  @Option({
+    flags: '--parent <username>',
+    description:
+      "make it a sub-account of this account (the parent's currency and prices; no password unless one is given)",
+  })
+  parseParent(v: string): string {
+    return v;
   }
 
   @Option({
@@ -83,10 +103,15 @@ export class AccountsListCommand extends CliCommand {
   }
 
   async run(_: string[], o: JsonOption): Promise<void> {
-    const accounts = (await this.accounts.list()).map(accountView);
+    const all = await this.accounts.list();
+    const names = new Map(all.map((a) => [String(a.id), a.username]));
+    const accounts = all.map((a) =>
+      accountView(a, a.parentId ? (names.get(String(a.parentId)) ?? null) : null),
+    );
     if (o.json) return printJson({ accounts });
     printTable(accounts, [
       ['username', 'USERNAME'],
+      ['parent', 'PARENT'],
       ['status', 'STATUS'],
       ['currency', 'CURRENCY'],
       ['client_id', 'CLIENT_ID'],

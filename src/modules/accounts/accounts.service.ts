@@ -13,6 +13,18 @@ export const DEFAULT_PRICES = { sms: '0.250000', email: '0.050000', chat: '0.100
 
 export class AccountError extends CommandError {}
 
+/** The username belongs to another account already. */
+export class UsernameTaken extends AccountError {
+  constructor(readonly username: string) {
+    super(`an account named ${username} already exists`);
+  }
+}
+
+const USERNAME = /^[A-Za-z0-9._@-]{3,64}$/;
+const MYSQL_DUP = 1062;
+/** Not an argon2 hash: no password ever verifies against it (a sub-account until one is set). */
+const NO_PASSWORD = '!';
+
 function checkPassword(password: string, username: string): void {
   const problem = passwordProblem(password, username);
   if (problem) throw new AccountError(problem);
@@ -22,35 +34,76 @@ function checkPassword(password: string, username: string): void {
 export class AccountsService {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** Creates an account with a balance row per channel at the default price. */
-  async create(input: { username: string; password: string; currency?: string }): Promise<Account> {
+  /**
+   * Creates an account with a balance row per channel at the default price; with `parent`, a
+   * sub-account of that account instead: in the parent's currency, paying the parent's prices
+   * until it has its own, and with no password (nothing signs in as it until one is set).
+   */
+  async create(input: {
+    username: string;
+    password?: string;
+    currency?: string;
+    parent?: string;
+    name?: string | null;
+  }): Promise<Account> {
     const username = input.username.trim();
-    if (!/^[A-Za-z0-9._@-]{3,64}$/.test(username)) {
+    if (!USERNAME.test(username)) {
       throw new AccountError('username must be 3-64 characters: letters, digits, . _ @ -');
     }
-    checkPassword(input.password, username);
-    const currency = (input.currency ?? 'ZMW').toUpperCase();
-    if (!/^[A-Z]{3}$/.test(currency)) throw new AccountError('currency must be a three-letter ISO 4217 code');
-    const passwordHash = await argon2.hash(input.password, { type: argon2.argon2id });
+    if (input.password === undefined && input.parent === undefined)
+      throw new AccountError('a password is required');
+    if (input.password !== undefined) checkPassword(input.password, username);
+    const passwordHash =
+      input.password === undefined
+        ? NO_PASSWORD
+        : await argon2.hash(input.password, { type: argon2.argon2id });
     return this.ds.transaction(async (em) => {
+      let parent: Account | null = null;
+      if (input.parent !== undefined) {
+        // Locked, so the parent cannot become a sub-account itself while this one is created.
+        parent = await em.findOne(Account, {
+          where: { username: input.parent },
+          lock: { mode: 'pessimistic_write' },
+        });
+        if (!parent) throw new AccountError(`no account named ${input.parent}`);
+        if (parent.parentId)
+          throw new AccountError(`${parent.username} is a sub-account: a sub-account has none`);
+      }
+      const currency = (input.currency ?? parent?.currency ?? 'ZMW').toUpperCase();
+      if (!/^[A-Z]{3}$/.test(currency))
+        throw new AccountError('currency must be a three-letter ISO 4217 code');
+      if (parent && currency !== parent.currency)
+        throw new AccountError(`a sub-account uses its parent's currency (${parent.currency})`);
       const exists = await em.findOne(Account, { where: { username } });
-      if (exists) throw new AccountError(`an account named ${username} already exists`);
+      if (exists) throw new UsernameTaken(username);
       const account = em.create(Account, {
         clientId: randomUUID(),
+        parentId: parent?.id ?? null,
         username,
+        name: input.name ?? null,
         passwordHash,
         status: 'active',
         currency,
         callbackSecret: randomBytes(32).toString('hex'),
       });
-      await em.insert(Account, account);
+      try {
+        await em.insert(Account, account);
+      } catch (err) {
+        if ((err as { errno?: number }).errno === MYSQL_DUP) throw new UsernameTaken(username);
+        throw err;
+      }
+      const parentPrices = parent ? await em.find(AccountChannel, { where: { accountId: parent.id } }) : [];
       await em.insert(
         AccountChannel,
         CHANNELS.map((channel) => ({
           accountId: account.id,
           channel,
           balance: '0',
-          costPerUnit: DEFAULT_PRICES[channel],
+          // A sub-account's row keeps the parent's price of the day for display; it pays the
+          // parent's current one while price_inherited is set.
+          costPerUnit:
+            parentPrices.find((p) => p.channel === channel)?.costPerUnit ?? DEFAULT_PRICES[channel],
+          priceInherited: parent !== null,
         })),
       );
       return account;
@@ -61,6 +114,10 @@ export class AccountsService {
     return this.ds.getRepository(Account).findOne({ where: { username } });
   }
 
+  async findById(id: string): Promise<Account | null> {
+    return this.ds.getRepository(Account).findOne({ where: { id } });
+  }
+
   async requireByUsername(username: string): Promise<Account> {
     const a = await this.findByUsername(username);
     if (!a) throw new AccountError(`no account named ${username}`);
@@ -69,6 +126,11 @@ export class AccountsService {
 
   async list(): Promise<Account[]> {
     return this.ds.getRepository(Account).find({ order: { id: 'ASC' } });
+  }
+
+  /** The sub-account `username` of the account `parentId`; null when it is not one of its sub-accounts. */
+  async findSubaccount(parentId: string, username: string): Promise<Account | null> {
+    return this.ds.getRepository(Account).findOne({ where: { username, parentId } });
   }
 
   async setStatus(username: string, status: AccountStatus): Promise<Account> {

@@ -42,6 +42,8 @@ export interface ResolvedKey {
    * another process (the CLI) voids remembered checks within the key cache's TTL.
    */
   passwordTag: string;
+  /** A sub-account's parent's status: a suspended parent suspends its sub-accounts' keys too. */
+  parentStatus?: Account['status'] | null;
 }
 
 export function passwordTag(passwordHash: string): string {
@@ -88,6 +90,13 @@ export class ApiKeysService {
       throw new ApiKeyError(
         `account ${input.username} is ${account.status}: activate it before creating keys`,
       );
+    if (account.parentId) {
+      const parent = await this.ds.getRepository(Account).findOneByOrFail({ id: account.parentId });
+      if (parent.status !== 'active')
+        throw new ApiKeyError(
+          `the parent account ${parent.username} is ${parent.status}: activate it before creating keys`,
+        );
+    }
     const name = checkName(input.name);
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
       throw new ApiKeyError('expires-at is in the past');
@@ -236,11 +245,17 @@ export class ApiKeysService {
     const { account: withHash, keyHash, ...key } = row as ApiKey & { account: Account };
     void keyHash;
     const { passwordHash, ...account } = withHash;
+    const parent = account.parentId
+      ? await this.ds
+          .getRepository(Account)
+          .findOne({ where: { id: account.parentId }, select: { status: true } })
+      : null;
     return {
       key: key as ApiKey,
       account: account as Account,
       allowList: IpAllowList.from(key.allowedIps),
       passwordTag: passwordTag(passwordHash),
+      parentStatus: parent?.status ?? null,
     };
   }
 }

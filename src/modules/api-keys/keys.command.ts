@@ -1,7 +1,7 @@
 import { Help, Option, SubCommand } from 'nest-commander';
 import { CliCommand } from '../../platform/cli/cli-command.js';
 import { UsageError } from '../../platform/cli/cli-errors.js';
-import { cell, iso, printJson, printLine, printTable } from '../../platform/cli/output.js';
+import { cell, printJson, printLine, printTable } from '../../platform/cli/output.js';
 import {
   collect,
   parseIpOrCidr,
@@ -12,8 +12,8 @@ import {
   type RateLimitValue,
 } from '../../platform/cli/parsers.js';
 import { AccountsService } from '../accounts/accounts.service.js';
-import { KEY_MODES, type ApiKey, type KeyMode } from './api-key.entity.js';
-import { money } from '../../platform/money/money.js';
+import { KEY_MODES, type KeyMode } from './api-key.entity.js';
+import { keyView, withSecret } from './key-view.js';
 import { ApiKeysService, type UpdateKeyInput } from './api-keys.service.js';
 
 interface JsonOption {
@@ -28,35 +28,8 @@ const EXPIRY_HELP = `
 A date without an offset is UTC. An --expires-at that is already past is refused as a failure
 (exit 1, nothing changed); a value that is not an ISO 8601 date is a usage error (exit 2).`;
 
-/** What listings show: never the key or its hash. */
-function keyView(k: ApiKey & { username?: string }) {
-  const expired = !!k.expiresAt && k.expiresAt.getTime() <= Date.now();
-  return {
-    id: k.id,
-    name: k.name,
-    username: k.username ?? null,
-    key_prefix: k.keyPrefix,
-    mode: k.mode,
-    status: k.revokedAt ? 'revoked' : expired ? 'expired' : 'active',
-    allowed_ips: k.allowedIps ?? [],
-    expires_at: iso(k.expiresAt),
-    rate_limit: k.rateLimit && k.rateWindowSeconds ? `${k.rateLimit}/${k.rateWindowSeconds}` : null,
-    daily_limit: k.dailyLimit === null || k.dailyLimit === undefined ? null : money(k.dailyLimit),
-    priority: k.priority ?? 'normal',
-    revoked_at: iso(k.revokedAt),
-    last_used_at: iso(k.lastUsedAt),
-    created_at: iso(k.createdAt),
-  };
-}
-
 function printKey(view: ReturnType<typeof keyView>): void {
   for (const [field, value] of Object.entries(view)) printLine(`${`${field}:`.padEnd(14)}${cell(value)}`);
-}
-
-/** The JSON of create and rotate: the key right after its id. */
-function withSecret(view: ReturnType<typeof keyView>, key: string) {
-  const { id, ...rest } = view;
-  return { id, key, ...rest };
 }
 
 /** For create and rotate: the only two moments the secret is ever shown. */

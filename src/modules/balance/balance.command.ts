@@ -27,13 +27,18 @@ export class AccountsShowCommand extends CliCommand {
   async run([username]: string[], o: JsonOption): Promise<void> {
     const a = await this.accounts.requireByUsername(username);
     const rows = await this.balances.channels(a.id);
-    const channels: Partial<Record<Channel, { balance: string; cost_per_unit: string }>> = {};
+    const channels: Partial<Record<Channel, { balance: string; cost_per_unit: string; price: string }>> = {};
     for (const c of rows)
-      channels[c.channel] = { balance: money(c.balance), cost_per_unit: money(c.costPerUnit) };
-    const view = { ...accountView(a), channels };
+      channels[c.channel] = {
+        balance: money(c.balance),
+        cost_per_unit: money(c.costPerUnit),
+        price: c.priceInherited ? 'parent' : 'own',
+      };
+    const parent = a.parentId ? await this.accounts.findById(a.parentId) : null;
+    const view = { ...accountView(a, parent?.username ?? null), channels };
     if (o.json) return printJson(view);
     printLine(
-      `${view.username}  ${view.status}  ${view.currency}  client_id ${view.client_id}  created ${view.created_at}`,
+      `${view.username}  ${view.status}  ${view.currency}  client_id ${view.client_id}  created ${view.created_at}${view.parent ? `  sub-account of ${view.parent}` : ''}`,
     );
     printTable(
       Object.entries(channels).map(([channel, c]) => ({ channel, ...c })),
@@ -41,6 +46,7 @@ export class AccountsShowCommand extends CliCommand {
         ['channel', 'CHANNEL'],
         ['balance', 'BALANCE'],
         ['cost_per_unit', 'COST_PER_UNIT'],
+        ['price', 'PRICE'],
       ],
     );
   }

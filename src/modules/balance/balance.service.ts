@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Channel } from '../messages/channel.js';
-import { AccountChannel } from '../accounts/account-channel.entity.js';
+import type { AccountChannel } from '../accounts/account-channel.entity.js';
+import { AccountChannelStore } from './account-channel.store.js';
 import type { LedgerKind } from './ledger-entry.entity.js';
 import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
@@ -22,6 +23,22 @@ export class InsufficientBalance extends Error {
 
 const PRICE_TTL_MS = 1000;
 
+/** Each channel's value, the price the account pays per unit, and the credits that buys. */
+export function channelBalances(rows: AccountChannel[]) {
+  const balances: Record<string, { balance_value: number; cost_per_unit: number; credits: number }> = {};
+  for (const ch of ['email', 'sms', 'chat'] as const) {
+    const row = rows.find((r) => r.channel === ch);
+    const value = row?.balance ?? '0';
+    const price = row?.costPerUnit ?? '0';
+    balances[ch] = {
+      balance_value: toNumber(value),
+      cost_per_unit: toNumber(price),
+      credits: creditsOf(value, price),
+    };
+  }
+  return balances;
+}
+
 /** Every movement of money goes through here: a ledger row and a balance change in one transaction. */
 @Injectable()
 export class BalanceService {
@@ -30,6 +47,7 @@ export class BalanceService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly spend: SpendLimits,
+    private readonly store: AccountChannelStore,
   ) {}
 
   /**
@@ -51,19 +69,9 @@ export class BalanceService {
   /** Per-channel value, price and credits; total_value is their sum, computed exactly. */
   async report(account: Account) {
     const rows = await this.channels(account.id);
-    const balances: Record<string, { balance_value: number; cost_per_unit: number; credits: number }> = {};
     let lastUpdated = account.createdAt;
-    for (const ch of ['email', 'sms', 'chat'] as const) {
-      const row = rows.find((r) => r.channel === ch);
-      const value = row?.balance ?? '0';
-      const price = row?.costPerUnit ?? '0';
-      balances[ch] = {
-        balance_value: toNumber(value),
-        cost_per_unit: toNumber(price),
-        credits: creditsOf(value, price),
-      };
-      if (row && row.updatedAt > lastUpdated) lastUpdated = row.updatedAt;
-    }
+    for (const row of rows) if (row.updatedAt > lastUpdated) lastUpdated = row.updatedAt;
+    const balances = channelBalances(rows);
     return {
       status: 'success',
       account_status: account.status,
@@ -75,8 +83,13 @@ export class BalanceService {
     };
   }
 
+  /** Each channel's balance and the price the account pays (a sub-account's parent's, until it has its own). */
   async channels(accountId: string): Promise<AccountChannel[]> {
-    return this.ds.getRepository(AccountChannel).find({ where: { accountId } });
+    return this.store.channels(accountId);
+  }
+
+  async channelsOf(accountIds: string[]): Promise<AccountChannel[]> {
+    return this.store.channelsOf(accountIds);
   }
 
   async channel(
@@ -84,7 +97,7 @@ export class BalanceService {
     channel: Channel,
     em: EntityManager = this.ds.manager,
   ): Promise<AccountChannel> {
-    return em.getRepository(AccountChannel).findOneByOrFail({ accountId, channel });
+    return this.store.channel(accountId, channel, em);
   }
 
   /**
@@ -166,7 +179,7 @@ export class BalanceService {
   }
 
   async setPrice(accountId: string, channel: Channel, costPerUnit: string): Promise<AccountChannel> {
-    await this.ds.getRepository(AccountChannel).update({ accountId, channel }, { costPerUnit });
+    await this.store.setPrice(accountId, channel, costPerUnit);
     this.prices.delete(`${accountId}:${channel}`);
     return this.channel(accountId, channel);
   }

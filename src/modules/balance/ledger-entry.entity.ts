@@ -1,7 +1,8 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { CHANNELS, type Channel } from '../messages/channel.js';
 
-export type LedgerKind = 'topup' | 'charge' | 'refund';
+/** A transfer moves credit between a parent and a sub-account: two rows, one per account, naming it. */
+export type LedgerKind = 'topup' | 'charge' | 'refund' | 'transfer';
 
 /** Every movement of money. Charges are negative; a message is refunded at most once (unique key). */
 @Entity('ledger_entries')
@@ -17,7 +18,7 @@ export class LedgerEntry {
   @Column({ type: 'enum', enum: CHANNELS })
   channel: Channel;
 
-  @Column({ type: 'enum', enum: ['topup', 'charge', 'refund'] })
+  @Column({ type: 'enum', enum: ['topup', 'charge', 'refund', 'transfer'] })
   kind: LedgerKind;
 
   @Column({ type: 'decimal', precision: 20, scale: 6 })
@@ -29,6 +30,9 @@ export class LedgerEntry {
 
   @Column({ name: 'message_id', type: 'bigint', unsigned: true, nullable: true })
   messageId: string | null;
+
+  @Column({ name: 'transfer_id', type: 'bigint', unsigned: true, nullable: true })
+  transferId: string | null;
 
   @Column({ type: 'varchar', length: 255, nullable: true })
   note: string | null;

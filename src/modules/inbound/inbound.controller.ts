@@ -4,6 +4,7 @@ import { IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator
 import { IsInstant } from '../../platform/validation/validators.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
+import { decodeIdCursor, encodeIdCursor } from '../../platform/http/id-cursor.js';
 import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
 import { InboundStore, type InboundRow } from './inbound.store.js';
 
@@ -78,16 +79,6 @@ export function inboundView(r: InboundRow) {
   };
 }
 
-function decodeCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^\d{1,20}$/.test(id))
-    throw AppException.validation(
-      [{ field: 'cursor', message: 'not a cursor this service gave out' }],
-      'The cursor is not valid.',
-    );
-  return id;
-}
-
 @ApiTags('inbound')
 @ApiKeyAuth()
 @Controller('api/v1/json/inbound')
@@ -106,7 +97,7 @@ export class InboundController {
     const limit = Number(q.limit ?? 100);
     if (limit < 1 || limit > MAX_LIMIT)
       throw AppException.validation([{ field: 'limit', message: `from 1 to ${MAX_LIMIT}` }]);
-    const after = q.cursor ? decodeCursor(q.cursor) : null;
+    const after = q.cursor ? decodeIdCursor(q.cursor) : null;
     const to = q.to?.trim().replace(/^\+/, '');
     const rows = await this.store.page(
       auth.account.id,
@@ -120,7 +111,7 @@ export class InboundController {
     return {
       success: true,
       data: page.map(inboundView),
-      next_cursor: rows.length > limit && last ? Buffer.from(String(last.id)).toString('base64url') : null,
+      next_cursor: rows.length > limit && last ? encodeIdCursor(last.id) : null,
     };
   }
 }

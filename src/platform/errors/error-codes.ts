@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   DUPLICATE_REFERENCE: 409,
   /** A template name already used in the account. */
   DUPLICATE_TEMPLATE_NAME: 409,
+  /** A username another account already has (a new sub-account). */
+  DUPLICATE_USERNAME: 409,
   /** A reschedule when no message of the request is still SCHEDULED. */
   NOT_RESCHEDULABLE: 409,
   /** An Idempotency-Key whose first request is still being processed. */

@@ -44,6 +44,10 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     message: 'A template named "payment-reminder" already exists.',
     details: [{ field: 'name', message: 'already used by another template of this account' }],
   },
+  DUPLICATE_USERNAME: {
+    message: 'The username "acme-retail" is taken.',
+    details: [{ field: 'username', message: 'already used by another account' }],
+  },
   NOT_RESCHEDULABLE: {
     message: 'No message of request 1764184470578998353 is still SCHEDULED: there is nothing to reschedule.',
   },

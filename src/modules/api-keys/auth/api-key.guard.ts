@@ -87,6 +87,12 @@ export class ApiKeyGuard implements CanActivate {
     if (found.account.status !== 'active') {
       throw new AppException('ACCOUNT_SUSPENDED', 'The account is suspended.');
     }
+    if (found.parentStatus && found.parentStatus !== 'active') {
+      throw new AppException(
+        'ACCOUNT_SUSPENDED',
+        'The account is suspended: its parent account is suspended.',
+      );
+    }
     req.auth = found;
     this.lastUsed.touch(found.key.id);
     return true;

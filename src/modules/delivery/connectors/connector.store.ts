@@ -139,6 +139,23 @@ export class ConnectorStore {
     )) as Array<PriceRow & { channel: Channel }>;
   }
 
+  /**
+   * The destination prices an account pays on a channel: its own, and for a sub-account its
+   * parent's on every prefix it has not priced itself.
+   */
+  async effectivePrices(accountId: string, channel: Channel): Promise<PriceRow[]> {
+    return (await this.ds.query(
+      `SELECT prefix, cost_per_unit FROM destination_prices WHERE account_id = ? AND channel = ?
+       UNION ALL
+       SELECT p.prefix, p.cost_per_unit
+         FROM accounts a JOIN destination_prices p ON p.account_id = a.parent_id AND p.channel = ?
+        WHERE a.id = ?
+          AND NOT EXISTS (SELECT 1 FROM destination_prices o
+                           WHERE o.account_id = a.id AND o.channel = p.channel AND o.prefix = p.prefix)`,
+      [accountId, channel, channel, accountId],
+    )) as PriceRow[];
+  }
+
   async setPrice(accountId: string, channel: Channel, prefix: string, costPerUnit: string): Promise<void> {
     await this.ds.query(
       `INSERT INTO destination_prices (account_id, channel, prefix, cost_per_unit) VALUES (?, ?, ?, ?)

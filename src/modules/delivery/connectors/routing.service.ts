@@ -67,14 +67,15 @@ export class RoutingService {
 
   priceTable(accountId: string, channel: Channel): Promise<PriceTable> {
     return this.prices.get(`${accountId}:${channel}`, () =>
-      this.store.prices(accountId, channel).then((rows) => new PriceTable(channel, rows)),
+      this.store.effectivePrices(accountId, channel).then((rows) => new PriceTable(channel, rows)),
     );
   }
 
   /**
    * For the send pipeline: marks SMS recipients that no connector can take REJECTED with
    * NO_ROUTE (they are not charged), and answers each recipient's price per unit: the
-   * longest matching destination price of the account, else the channel's price.
+   * longest matching destination price of the account (a sub-account's own or, for a prefix
+   * it has not priced, its parent's), else the channel's price.
    */
   async routeAndPrice(
     accountId: string,
