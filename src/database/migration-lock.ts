@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryRunner } from 'typeorm';
+import { PeriodicTask } from '../platform/periodic/periodic-task.js';
 
 /** How often the holder shows it is alive, and after how long without a sign a waiter takes the lock over. */
 const HEARTBEAT_MS = 5000;
@@ -41,20 +42,24 @@ export async function withMigrationLock<T>(
   );
   const holder = randomUUID();
   await acquire(runner, name, holder);
-  let beating: Promise<unknown> = Promise.resolve();
-  const heartbeat = setInterval(() => {
-    beating = runner
-      .query('UPDATE migration_lock SET heartbeat_at = UTC_TIMESTAMP(3) WHERE name = ? AND holder = ?', [
-        name,
-        holder,
-      ])
-      .catch(() => undefined);
-  }, HEARTBEAT_MS);
+  // A missed beat is not reported: the next one, or the migration's own queries, will fail alike.
+  const heartbeat = new PeriodicTask({
+    run: () =>
+      runner
+        .query('UPDATE migration_lock SET heartbeat_at = UTC_TIMESTAMP(3) WHERE name = ? AND holder = ?', [
+          name,
+          holder,
+        ])
+        .catch(() => undefined),
+    everyMs: HEARTBEAT_MS,
+    logger: { warn: () => undefined },
+    failure: 'migration lock heartbeat failed',
+  });
+  heartbeat.start();
   try {
     return await work();
   } finally {
-    clearInterval(heartbeat);
-    await beating;
+    await heartbeat.stop();
     await runner
       .query('DELETE FROM migration_lock WHERE name = ? AND holder = ?', [name, holder])
       .catch(() => undefined);
