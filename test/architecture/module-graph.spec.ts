@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fileGraph } from './file-graph.js';
 import { adjacency, cycles, folderEdges, type ImportEdge } from './folder-graph.js';
 
 /**
@@ -46,5 +47,30 @@ describe('module graph of src/', () => {
       .filter((e) => e.to.startsWith('modules/') || e.to === 'app')
       .map(describeEdge);
     expect(bad, bad.join('\n')).toEqual([]);
+  });
+});
+
+/**
+ * Import cycles between files (type-only imports count: the files still cannot be read apart).
+ * The ones listed are known and waiting to be untied; the list only shrinks.
+ */
+const KNOWN_FILE_CYCLES = [
+  'config/app-config.ts ⇄ config/config.ts ⇄ config/redis-connection.ts',
+  'modules/api-keys/api-key-cache.ts ⇄ modules/api-keys/api-keys.service.ts',
+  'modules/api-keys/auth/rate-limit.guard.ts ⇄ modules/api-keys/auth/rate-limit.ts',
+  'app/cli-accounts-group.ts ⇄ app/cli-db-group.ts ⇄ app/cli-groups.ts ⇄ app/cli-keys-group.ts',
+];
+
+describe('file graph of src/', () => {
+  const found = cycles(fileGraph()).map((files) => files.join(' ⇄ '));
+
+  it('has no import cycle between files but the known ones', () => {
+    const fresh = found.filter((c) => !KNOWN_FILE_CYCLES.includes(c));
+    expect(fresh, fresh.join('\n')).toEqual([]);
+  });
+
+  it('keeps the list of known cycles to cycles that still exist', () => {
+    const gone = KNOWN_FILE_CYCLES.filter((c) => !found.includes(c));
+    expect(gone, `no longer cycles, remove from the list:\n${gone.join('\n')}`).toEqual([]);
   });
 });

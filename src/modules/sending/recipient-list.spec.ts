@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChannelPolicy } from './channel-policy.js';
-import { listRecipients, type ListedRecipient } from './recipient-list.js';
+import { listRecipients } from './recipient-list.js';
+import type { ListedRecipient } from './send.types.js';
 
 /** Digits only, at most 12: enough of a channel's rule to tell valid from invalid. */
 const policy = {

@@ -1,12 +1,9 @@
 import type { ChannelPolicy } from './channel-policy.js';
-import type { SendEntry } from './send.service.js';
+import type { ListedRecipient } from './send.types.js';
 import { uuidV7 } from './uuid-source.js';
 
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;
-
-/** A request's recipient with its place in the request. */
-export type ListedRecipient = SendEntry & { index: number };
 
 /**
  * Normalises, drops repeats (listed once) and marks invalid recipients REJECTED, keeping input

@@ -11,7 +11,7 @@ import type { ReplayRequest } from '../messages/message.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { SuppressionCheck } from '../suppressions/suppression-check.js';
 import { checkCallbackUrl } from '../callbacks/callback-url.js';
-import type { ChannelPolicy, SendInput, TextMeasure } from './channel-policy.js';
+import type { ChannelPolicy, SendInput } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
 import { IdGenerator } from './id-generator.js';
 import { listRecipients } from './recipient-list.js';
@@ -22,60 +22,14 @@ import { SpendLimitExceeded } from '../balance/spend-limits.js';
 import { isTestKey, spendLimitRefusal } from './send-mode.js';
 import { planTexts } from './personalisation/text-plan.js';
 import { priceTexts } from './personalisation/entry-pricing.js';
-import type { Replacement } from './personalisation/smart-encoding.js';
 import { TemplateInput } from './personalisation/template-input.js';
 import { requestHash } from './request-hash.js';
+import type { CheckedRequest, SendOutcome, SendPreview } from './send.types.js';
 import { storedSend } from './stored-send.js';
 import { TestQuota } from './test-quota.js';
 import { waitingChunks } from '../delivery/due-scanner.js';
 import { deferToWindow } from './windows/window-deferral.js';
 import { windowOfSend } from './windows/window-of-send.js';
-
-export interface SendEntry {
-  messageId: string;
-  uuid: string;
-  recipient: string;
-  status: 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED';
-  reason?: string;
-  /** Its own release time, when a send window moved it past the request's (ISO in answers). */
-  sendAt?: Date;
-}
-
-export interface SendOutcome {
-  apiReference: string;
-  channel: Channel;
-  entries: SendEntry[];
-  acceptedCount: number;
-  unitsPerRecipient: number;
-  cost: string;
-  currency: string;
-  createdAt: Date;
-  replayed: boolean;
-  /** A scheduled send's release time, ISO 8601 UTC with milliseconds; null when sent at once. */
-  sendAt: string | null;
-  /** SMS smart encoding's replacements; null when it was off. */
-  replaced: Replacement[] | null;
-}
-
-/** What a send would do, recipient by recipient, and whether the balance would pay for it. */
-export interface SendPreview {
-  entries: Array<{
-    recipient: string;
-    status: SendEntry['status'];
-    reason?: string;
-    /** Absent for a refused recipient. */
-    measure?: TextMeasure;
-    cost: string;
-    /** When a SCHEDULED recipient would go: its window's opening, else the request's send_at. */
-    sendAt?: Date;
-  }>;
-  acceptedCount: number;
-  cost: string;
-  currency: string;
-  balance: string;
-  replaced: Replacement[] | null;
-  nonGsmCharacters: string[];
-}
 
 /**
  * The one send pipeline for every channel: normalise recipients, price, store the request,
@@ -222,7 +176,7 @@ export class SendService {
   }
 
   /** Everything before the transaction: limits, channel checks, recipients, each recipient's text and price. */
-  private async prepare(policy: ChannelPolicy, auth: AuthContext, raw: SendInput) {
+  private async prepare(policy: ChannelPolicy, auth: AuthContext, raw: SendInput): Promise<CheckedRequest> {
     const test = isTestKey(auth);
     const max = test
       ? Math.min(this.config.maxRecipients, this.config.testTraffic.maxRecipients)

@@ -3,10 +3,7 @@ import type { Channel } from '../messages/channel.js';
 import type { NewMessageRow } from '../messages/message.types.js';
 import type { PreparedSend } from './send-committer.js';
 import { isTestKey, spendOf } from './send-mode.js';
-import type { SendService } from './send.service.js';
-
-/** A request once checked, listed, planned and priced (SendService.prepare). */
-export type CheckedRequest = Awaited<ReturnType<SendService['prepare']>>;
+import type { CheckedRequest } from './send.types.js';
 
 /**
  * What the committer writes for a checked request: its send_requests row, a messages row per

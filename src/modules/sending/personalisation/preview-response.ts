@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { toNumber } from '../../../platform/money/money.js';
-import type { SendPreview } from '../send.service.js';
+import type { SendPreview } from '../send.types.js';
 
 /** The preview answer, the same for every channel: per recipient, then totals. */
 export function previewResponse(p: SendPreview) {
