@@ -5,15 +5,17 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The manual holds together: every relative link of the README and of the pages under docs/
- * and deploy/ names a file of the repository, and every `#anchor` a heading of that page.
+ * and deploy/ names a file of the repository, and every `#anchor` a heading of that page; so
+ * does every `docs/….md#anchor` a comment of the code points a reader at.
  */
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-function markdown(dir: string): string[] {
+function filesEnding(dir: string, ext: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? markdown(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [],
+    e.isDirectory() ? filesEnding(join(dir, e.name), ext) : e.name.endsWith(ext) ? [join(dir, e.name)] : [],
   );
 }
+const markdown = (dir: string) => filesEnding(dir, '.md');
 
 /** Prose lines only: fenced blocks and inline code carry no links. */
 function prose(text: string): string[] {
@@ -65,10 +67,34 @@ describe('the links of the manual', () => {
     expect(broken).toEqual([]);
   });
 
+  it('give every page of docs/ one title', () => {
+    const titles = markdown(join(ROOT, 'docs')).map((f) => ({
+      page: relative(ROOT, f),
+      h1: prose(readFileSync(f, 'utf8')).filter((l) => /^# /.test(l)).length,
+    }));
+    expect(titles.filter((t) => t.h1 !== 1)).toEqual([]);
+  });
+
   it('make the same anchors GitHub does', () => {
     expect(slug('Retention and archives')).toBe('retention-and-archives');
     expect(slug('SMTP (e-mail)')).toBe('smtp-e-mail');
     expect(slug('Health probes (no key)')).toBe('health-probes-no-key');
     expect(slug('`delivery/` in one module')).toBe('delivery-in-one-module');
+  });
+
+  it('that the code cites exist, with their headings', () => {
+    const cited = filesEnding(join(ROOT, 'src'), '.ts').flatMap((f) =>
+      [...readFileSync(f, 'utf8').matchAll(/\bdocs\/[\w/.-]+\.md(?:#[\w-]+)?/g)].map((m) => ({
+        at: relative(ROOT, f),
+        target: m[0],
+      })),
+    );
+    expect(cited.length).toBeGreaterThan(3);
+    const broken = cited.filter(({ target }) => {
+      const [path, anchor] = target.split('#');
+      const file = join(ROOT, path);
+      return !existsSync(file) || (anchor !== undefined && !anchors(file).has(anchor));
+    });
+    expect(broken).toEqual([]);
   });
 });

@@ -25,12 +25,9 @@ export class HttpDrain implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Shutdown');
   /**
    * The responses in flight, each in a slot of its own that is emptied when it is done and
-   * reused by a later one. Not a Set: a long-lived Set whose entries come and go with every
-   * request is rehashed into a new table every few dozen requests, and each replaced table
-   * (promoted to the old generation, garbage there) still points at the table after it and at
-   * its responses. Young collections cannot tell that such an old table is dead, so every
-   * response and all it held lived until the next full collection: about 12 KB a request
-   * promoted, and a full collection every second or two under load.
+   * reused by a later one. Not a Set: the old tables a long-lived Set leaves behind as its
+   * entries come and go keep every response alive into the old generation
+   * (docs/performance.md#garbage-that-lives-too-long).
    */
   private readonly slots: Array<Response | undefined> = [];
   private readonly freeSlots: number[] = [];

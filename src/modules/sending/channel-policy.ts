@@ -3,9 +3,7 @@ import type { RecipientCheck } from '../messages/recipients.js';
 
 /**
  * A send request in channel-neutral terms, after the controller has mapped field names. The
- * channels' readers build it field by field: in an object
- * literal, each property after a spread (`{ ...a, b }`) gives the object a hidden class of its
- * own in this V8 (a new map and a copy of its descriptors, about a microsecond per property).
+ * channels' readers build it field by field, not by spreading (docs/performance.md#hidden-classes).
  */
 export interface SendInput {
   sender: string;

@@ -46,10 +46,8 @@ const MAX_BATCH = 100;
  * A batch whose messages fit one INSERT and whose charges have no daily limit to check (the
  * common case) is written in two round trips: every statement from START TRANSACTION to the
  * spend upsert in one multi-statement query, then COMMIT once each debit is seen to have
- * changed its row (else ROLLBACK, and the requests are written one by one as above). Each
- * round trip of a transaction waits for the database and then for the event loop, which under
- * load is busy with other requests; the batch's seven round trips made the commit the longest
- * step of a send.
+ * changed its row (else ROLLBACK, and the requests are written one by one as above): under
+ * load each round trip also waits for the event loop (docs/performance.md#round-trips).
  */
 @Injectable()
 export class SendCommitter {
@@ -65,7 +63,7 @@ export class SendCommitter {
     private readonly spend: SpendLimits,
   ) {}
 
-  /** Not async: most sends go straight to the batch, and every await would be one more promise. */
+  /** Not async: most sends go straight to the batch, with no promise of their own (docs/performance.md#promises). */
   commit(send: PreparedSend): Promise<void> {
     if (this.spend.needsPrepare(send.spend))
       return this.spend.prepare(send.spend).then(() => this.enqueue(send));

@@ -188,7 +188,7 @@ export class SendService {
         [{ field: policy.recipientField, message: `at most ${max} recipients` }],
       );
     }
-    // Only a send that names a template waits for one: an await costs a promise even when nothing is awaited.
+    // Only a send that names a template awaits it (docs/performance.md#promises).
     const input = raw.templateId ? await this.templates.apply(auth, policy.channel, raw) : raw;
     policy.validate(input);
     const now = new Date();

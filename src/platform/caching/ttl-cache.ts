@@ -1,8 +1,8 @@
 /**
  * Values believed for `ttlMs` after they were read, with one read in flight per key: under
  * load, every caller that arrives while a value is being read would otherwise read it too.
- * `peek` answers a fresh value without a promise, for the request path: a single send awaits
- * nothing it need not (each await there is work for every promise hook of the process).
+ * `peek` answers a fresh value without a promise, for the request path
+ * (docs/performance.md#promises).
  * Bounded: past `maxEntries` the whole map is dropped and refilled on demand.
  */
 export class TtlCache<V> {

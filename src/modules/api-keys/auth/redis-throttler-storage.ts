@@ -77,12 +77,9 @@ interface Hit {
  * of one tick share one write on the connection (a pipeline of their own), and one tick's calls
  * do not wait for an earlier tick's.
  *
- * Not ioredis' auto-pipelining: it keeps each tick's pipeline in a Map that lives as long as the
- * client, set and deleted every tick. Such a Map is rehashed into a new table every few ticks,
- * and each replaced table, once promoted to the old generation, still points at the next one
- * and at the pipelines it held, and through their promises at the requests that waited on
- * them: young collections cannot tell that the old table is dead, so all of it was kept until
- * the next full collection.
+ * Not ioredis' auto-pipelining: it keeps each tick's pipeline in a long-lived Map, whose old
+ * tables keep the waiting requests alive into the old generation
+ * (docs/performance.md#garbage-that-lives-too-long).
  */
 export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
   readonly redis: Counting;
