@@ -37,7 +37,7 @@ type DispatchRequestRow = Omit<DispatchRequest, 'test_mode' | 'suppression_exemp
 
 function dispatchRequest(row: DispatchRequestRow | undefined): DispatchRequest | undefined {
   if (!row) return undefined;
-  // Only a test request or a STOP confirmation says so: any other reads exactly as before.
+  // Only a test request or a STOP confirmation carries these flags; any other request has neither.
   const { test_mode, suppression_exempt, ...rest } = row;
   return {
     ...rest,

@@ -108,7 +108,7 @@ export class MessageSearchService {
     const filtered = FILTERS_BEYOND_REFERENCE.some((k) => q[k] !== undefined);
     if (paged && (q.api_reference === undefined || filtered))
       throw invalid('page', 'page and per_page list one request: give api_reference alone, or use cursor');
-    // The page-numbered list of one request, as before filters existed.
+    // api_reference alone: the page-numbered list of one request.
     if (q.api_reference !== undefined && !filtered && !CURSOR_ONLY.some((k) => q[k] !== undefined)) {
       const page = Math.max(1, Number(q.page ?? 1));
       const perPage = Math.min(1000, Math.max(1, Number(q.per_page ?? 100)));
