@@ -50,7 +50,7 @@ for (const [name, setting] of Object.entries(SETTINGS) as Array<[string, Setting
  */
 export function parseSettings(
   raw: Record<string, string | undefined>,
-): { settings: Settings; problems?: undefined } | { problems: string[] } {
+): { settings: Settings; problems?: undefined } | { settings?: undefined; problems: string[] } {
   const env = plainToInstance(EnvSchema, raw) as Record<string, unknown>;
   const errors = validateSync(env, { whitelist: false, forbidUnknownValues: false });
   if (errors.length > 0)
