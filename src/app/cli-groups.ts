@@ -55,14 +55,14 @@ export const CLI_GROUPS: Record<string, () => Promise<CliGroup>> = {
     return { imports: [AccountsModule, MessageSearchModule], providers: MESSAGE_COMMANDS };
   },
   connectors: async () =>
-    connectorGroup((await import('../modules/delivery/connectors/connectors.command.js')).CONNECTOR_COMMANDS),
+    connectorGroup((await import('../modules/delivery/smpp/connectors.command.js')).CONNECTOR_COMMANDS),
   routes: async () =>
-    connectorGroup((await import('../modules/delivery/connectors/routes.command.js')).ROUTE_COMMANDS),
+    connectorGroup((await import('../modules/delivery/smpp/routes.command.js')).ROUTE_COMMANDS),
 };
 // The routes file holds the prices group too.
 CLI_GROUPS.prices = CLI_GROUPS.routes;
 
 async function connectorGroup(commands: Provider[]): Promise<CliGroup> {
-  const { ConnectorAdminModule } = await import('../modules/delivery/connectors/connector-admin.module.js');
+  const { ConnectorAdminModule } = await import('../modules/delivery/smpp/connector-admin.module.js');
   return { imports: [ConnectorAdminModule], providers: commands };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectorAdminService } from '../../src/modules/delivery/connectors/connector-admin.service.js';
+import { ConnectorAdminService } from '../../src/modules/delivery/smpp/connector-admin.service.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';

@@ -2,8 +2,8 @@ import { Inject, Module, type DynamicModule, type MiddlewareConsumer, type NestM
 import { Router, type Request, type Response } from 'express';
 import type { AppConfig } from '../../config/config.js';
 import { sendError } from '../../platform/errors/error-body.js';
-import { ConnectorAdminService } from '../delivery/connectors/connector-admin.service.js';
-import { ConnectorAdminModule } from '../delivery/connectors/connector-admin.module.js';
+import { ConnectorAdminService } from '../delivery/smpp/connector-admin.service.js';
+import { ConnectorAdminModule } from '../delivery/smpp/connector-admin.module.js';
 import { adminAuth } from './admin-auth.js';
 import { CONNECTORS_PAGE_PATH } from './admin-paths.js';
 import { CONNECTORS_PAGE_HTML, CONNECTORS_PAGE_SCRIPT } from './connectors-page.js';

@@ -17,7 +17,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import { MessagePartsStore } from '../messages/message-parts.store.js';
 import { compareIds, ReceiptMatcher, receiptKey } from './receipt-matcher.js';
 import { isLockConflict, RECORD_BACKOFF_MAX_MS, RECORD_RETRY_MS, REPORT_LOCK_TRIES } from './retry-policy.js';
-import { idKeys } from './transports/receipt-ids.js';
+import { idKeys } from './smpp/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
 import { withFields } from '../../platform/objects/with-fields.js';
 

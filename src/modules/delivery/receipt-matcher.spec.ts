@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchRank, type ReceiptIdFormat } from './transports/receipt-ids.js';
+import { matchRank, type ReceiptIdFormat } from './smpp/receipt-ids.js';
 import { bestMatches, compareIds, receiptKey, type PartRow, type ReceiptRef } from './receipt-matcher.js';
 
 /** The definition: every candidate ranked by matchRank, the lowest rank, then the newest message. */

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { MessagePartsStore, type PartRow } from '../messages/message-parts.store.js';
-import { idKeys, submitKeysFor, type ReceiptIdFormat } from './transports/receipt-ids.js';
+import { idKeys, submitKeysFor, type ReceiptIdFormat } from './smpp/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
 import { withFields } from '../../platform/objects/with-fields.js';
 

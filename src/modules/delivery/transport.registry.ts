@@ -3,13 +3,13 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import type { Channel } from '../messages/channel.js';
 import { HttpChatTransport } from './transports/http-chat.transport.js';
 import { SandboxTransport } from './transports/sandbox.transport.js';
-import { SmppTransport } from './transports/smpp.transport.js';
+import { SmppTransport } from './smpp/smpp.transport.js';
 import { SmtpTransport } from './transports/smtp.transport.js';
 import { TestTransport } from './transports/test.transport.js';
 import type { Transport } from './transports/transport.js';
-import { ConnectorPool } from './connectors/connector-pool.js';
-import { RoutedSmppTransport } from './connectors/routed-smpp.transport.js';
-import { RoutingService } from './connectors/routing.service.js';
+import { ConnectorPool } from './smpp/connector-pool.js';
+import { RoutedSmppTransport } from './smpp/routed-smpp.transport.js';
+import { RoutingService } from './smpp/routing.service.js';
 
 /** The factory: one transport per channel, as configured. */
 export function createTransport(channel: Channel, config: AppConfig, logger: Logger): Transport {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { STATE_FRESH_MS } from '../delivery/connectors/connector-pool.js';
-import { ConnectorStore } from '../delivery/connectors/connector.store.js';
+import { STATE_FRESH_MS } from '../delivery/smpp/connector-pool.js';
+import { ConnectorStore } from '../delivery/smpp/connector.store.js';
 import type { TransportHealth } from '../delivery/transports/transport.js';
 
 /**

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { createTransport } from '../delivery/transport.registry.js';
-import { parseSmppUrl } from '../delivery/transports/smpp.transport.js';
+import { parseSmppUrl } from '../delivery/smpp/smpp.transport.js';
 import type { Transport, TransportHealth } from '../delivery/transports/transport.js';
 import type { Channel } from '../messages/channel.js';
 import { ConnectorHealth } from './connector-health.js';

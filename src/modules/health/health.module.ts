@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { RedisModule } from '../../platform/redis/redis.module.js';
-import { RoutingModule } from '../delivery/connectors/routing.module.js';
+import { RoutingModule } from '../delivery/smpp/routing.module.js';
 import { ConnectorHealth } from './connector-health.js';
 import { CacheIndicator } from './cache.indicator.js';
 import { CacheStatsModule } from '../metrics/cache-stats.js';

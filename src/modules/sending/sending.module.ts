@@ -3,7 +3,7 @@ import { BalanceModule } from '../balance/balance.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
-import { RoutingModule } from '../delivery/connectors/routing.module.js';
+import { RoutingModule } from '../delivery/smpp/routing.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { IdGenerator } from './id-generator.js';
 import { SendCommitter } from './send-committer.js';

@@ -1,4 +1,4 @@
-import type { DeliveryReport } from './transport.js';
+import type { DeliveryReport } from '../transports/transport.js';
 
 /**
  * SMPP delivery receipts (deliver_sm with esm_class bit 0x04). SMPP 3.4 only gives the text layout as an

@@ -1,5 +1,5 @@
 import { UsageError } from '../../../platform/cli/cli-errors.js';
-import { parseSmppUrl } from '../transports/smpp-pdu.js';
+import { parseSmppUrl } from './smpp-pdu.js';
 
 /** Option parsers of the connectors, routes and prices commands (exit 2 on a malformed value). */
 

@@ -29,7 +29,7 @@ import type {
   Transport,
   TransportHealth,
   TransportResult,
-} from './transport.js';
+} from '../transports/transport.js';
 import { withFields } from '../../../platform/objects/with-fields.js';
 
 export interface SmppTransportOptions {

@@ -1,6 +1,6 @@
 import smpp from 'smpp';
 import { countSegments, splitSegments } from '../../messages/segments.js';
-import type { OutboundMessage } from './transport.js';
+import type { OutboundMessage } from '../transports/transport.js';
 
 // SMPP 3.4 encoding for the SMPP transport: endpoint URLs, command statuses, submit_sm fields, receipt text.
 

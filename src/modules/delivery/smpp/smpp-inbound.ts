@@ -1,5 +1,5 @@
 import smpp from 'smpp';
-import type { InboundSms } from './transport.js';
+import type { InboundSms } from '../transports/transport.js';
 
 // A deliver_sm that is not a receipt is a message from a handset (mobile originated). The smpp
 // library has already decoded its text by data_coding; what is left is read here.

@@ -3,7 +3,7 @@ import smpp from 'smpp';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSmppPeer, type SmppPeer, type SmppPeerOptions } from '../../../../test/support/smpp-peer.js';
 import { buildSubmitSm, SmppTransport, type SmppTransportOptions } from './smpp.transport.js';
-import type { DeliveryReport, OutboundMessage, TransportResult } from './transport.js';
+import type { DeliveryReport, OutboundMessage, TransportResult } from '../transports/transport.js';
 
 let counter = 0;
 function sms(body: string, recipient = '260971000001', sender = 'ACME'): OutboundMessage {

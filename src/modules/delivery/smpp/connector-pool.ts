@@ -7,7 +7,7 @@ import { REDIS } from '../../../platform/redis/redis.module.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
-import { SmppTransport } from '../transports/smpp.transport.js';
+import { SmppTransport } from './smpp.transport.js';
 import type { InboundHandler, ReportHandler, TransportResult } from '../transports/transport.js';
 import { ConnectorStore } from './connector.store.js';
 import { ConnectorMetrics } from './connector-metrics.js';

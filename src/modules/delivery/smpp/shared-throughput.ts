@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { Pacer, sleep } from '../transports/smpp-link.js';
-import type { Throughput } from '../transports/smpp.transport.js';
+import { Pacer, sleep } from './smpp-link.js';
+import type { Throughput } from './smpp.transport.js';
 
 /**
  * A second is handed out in tenths, so a connector's sends spread over the second instead of
