@@ -585,7 +585,7 @@ describe('the default callback retry schedule', () => {
     }
   };
 
-  it('keeps retrying for more than an hour (as the README says) even with the least jitter, and for under two hours with the most', () => {
+  it('keeps retrying for more than an hour (as docs/api/callbacks.md says) even with the least jitter, and for under two hours with the most', () => {
     const base = loadConfig({ CALLBACK_BACKOFF_BASE_MS: undefined }).callbackBackoffBaseMs;
     const least = totalWait(base, 0);
     const most = totalWait(base, 1 - Number.EPSILON);

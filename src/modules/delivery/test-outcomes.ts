@@ -1,8 +1,8 @@
 import type { Channel } from '../messages/channel.js';
 
 /**
- * What becomes of a message sent with a test key, decided by its recipient (the README's
- * "Test keys" table). Nothing is handed to a provider: the test transport plays the provider's
+ * What becomes of a message sent with a test key, decided by its recipient (the table of
+ * docs/api/test-keys.md). Nothing is handed to a provider: the test transport plays the provider's
  * part, through the same states, reports and callbacks as a live message.
  */
 export type TestOutcome =

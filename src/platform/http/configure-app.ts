@@ -48,7 +48,7 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig, ea
     inSequence([
       requestIdMiddleware,
       ...early,
-      // Security headers, CORS and the server's own limits (README "Security").
+      // Security headers, CORS and the server's own limits (docs/design/security.md).
       securityHeaders(),
       corsMiddleware(config.http.corsOrigins),
       // Before any body is read: a forged cross-site request is refused before anything is stored.

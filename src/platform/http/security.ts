@@ -9,7 +9,7 @@ import { xmlErrorBody } from '../xml/xml-codec.js';
 
 /**
  * HTTP hardening shared by api.ts and the e2e tests (through configureApp): security headers,
- * CORS, the JSON content-type gate and the Node server's own limits. README "Security" says
+ * CORS, the JSON content-type gate and the Node server's own limits. docs/design/security.md says
  * what each one is for.
  */
 

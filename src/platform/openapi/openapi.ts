@@ -18,7 +18,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       'Bulk SMS (JSON and XML), e-mail and chat sends, balance, message status, health probes and metrics. ' +
         'Every error answers the same envelope (`ErrorEnvelopeDto`); every response carries `X-Request-Id`. ' +
         'A test key (`bmk_test_…`) is answered exactly as a live one, but its messages reach no provider and cost ' +
-        'nothing: the recipient decides the outcome (README, "Test keys"). A test key sees and changes only test ' +
+        'nothing: the recipient decides the outcome (docs/api/test-keys.md). A test key sees and changes only test ' +
         'data (messages, requests, templates, inbound messages, suppressions; the other side is 404), and its ' +
         'callbacks and inbound-webhook events carry `test: true` (live ones `test: false`). Test traffic is ' +
         'bounded: at most TEST_MAX_RECIPIENTS (1,000) recipients per request (400 `TOO_MANY_RECIPIENTS`) and ' +

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /**
  * Response shapes of the send, balance and message status routes, for the OpenAPI
- * document only (the controllers build plain objects). Examples are the README's own.
+ * document only (the controllers build plain objects). Examples are those of docs/api.
  */
 
 const API_REFERENCE = '1764184470578998353';

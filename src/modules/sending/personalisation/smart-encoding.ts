@@ -4,7 +4,7 @@ import { isGsm7 } from '../../messages/segments.js';
  * Unicode characters that look like a GSM-7 character (or like nothing at all) and what they
  * become. Only punctuation, spaces and invisible marks: a letter is never changed, so a name
  * with an accent the GSM-7 alphabet lacks keeps it (and the text stays UCS-2). This table is
- * the one the README documents.
+ * the one docs/api/personalisation.md documents.
  */
 export const SMART_ENCODING_TABLE: ReadonlyArray<readonly [from: string, to: string, name: string]> = [
   ['\u2018', "'", 'left single quotation mark'],
