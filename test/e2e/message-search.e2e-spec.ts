@@ -175,6 +175,27 @@ describe('message search, export and request summaries', () => {
       expect(all.slice(0, 2).map((m) => m.message_id)).toEqual(ids(first.body));
     });
 
+    it('lists newest first with order=desc, paging each message once; asc is the default', async () => {
+      const asc = ids((await get(SEARCH)).body);
+      expect(ids((await get(`${SEARCH}?order=asc`)).body)).toEqual(asc);
+      const desc = await pageAll('order=desc&limit=2');
+      expect(desc.map((m) => m.message_id)).toEqual([...asc].reverse());
+      const filtered = await pageAll('order=desc&limit=1&channel=sms');
+      expect(filtered.map((m) => m.message_id)).toEqual(asc.slice(0, 3).reverse());
+    });
+
+    it('refuses an unknown order, and a cursor of one order given with the other', async () => {
+      const bad = await get(`${SEARCH}?order=newest`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details).toContainEqual({ field: 'order', message: 'order must be asc or desc' });
+      const cursor = (await get(`${SEARCH}?order=desc&limit=1`)).body.next_cursor as string;
+      const crossed = await get(`${SEARCH}?limit=1&cursor=${cursor}`);
+      expect(crossed.status).toBe(400);
+      expect(crossed.body.error.details[0].field).toBe('cursor');
+      // page and per_page list one request in its own order: order belongs to cursor paging.
+      expect((await get(`${SEARCH}?api_reference=${smsRef}&page=1&order=desc`)).status).toBe(400);
+    });
+
     it('visits every message exactly once while new messages arrive between pages', async () => {
       const c = await createTenant(t, { balances: { sms: '1000' } });
       const send = (n: number) =>

@@ -30,6 +30,9 @@ export interface SearchPosition {
   id: string;
 }
 
+/** Oldest first (asc) or newest first (desc), by created_at, then id. */
+export type SearchDirection = 'asc' | 'desc';
+
 /** A message as an export writes it. */
 export interface ExportRow {
   id: string;
@@ -92,7 +95,9 @@ export function searchSql(
   after: SearchPosition | null,
   limit: number | null,
   lead = '',
+  direction: SearchDirection = 'asc',
 ): { sql: string; params: unknown[] } {
+  const desc = direction === 'desc';
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (condition: string, ...values: unknown[]) => {
@@ -107,12 +112,15 @@ export function searchSql(
   if (f.sendRequestIds) add('m.send_request_id IN (?)', f.sendRequestIds);
   if (f.createdFrom) add('m.created_at >= ?', f.createdFrom);
   if (f.createdTo) add('m.created_at < ?', f.createdTo);
-  if (after)
+  if (after && desc)
+    add('(m.created_at < ? OR (m.created_at = ? AND m.id < ?))', after.createdAt, after.createdAt, after.id);
+  else if (after)
     add('(m.created_at > ? OR (m.created_at = ? AND m.id > ?))', after.createdAt, after.createdAt, after.id);
+  // The same index read backwards for newest first: still no sort.
   let sql = `${lead} SELECT ${columns}
                FROM messages m FORCE INDEX (${indexFor(f)}) JOIN send_requests r ON r.id = m.send_request_id
               WHERE ${where.join(' AND ')}
-              ORDER BY m.created_at, m.id`;
+              ORDER BY ${desc ? 'm.created_at DESC, m.id DESC' : 'm.created_at, m.id'}`;
   if (limit !== null) {
     sql += ' LIMIT ?';
     params.push(limit);
@@ -142,15 +150,25 @@ export class MessageSearchStore {
   }
 
   /** Up to `limit` messages after the position, in the search order. */
-  async page(f: MessageFilter, after: SearchPosition | null, limit: number): Promise<MessageView[]> {
+  async page(
+    f: MessageFilter,
+    after: SearchPosition | null,
+    limit: number,
+    direction: SearchDirection = 'asc',
+  ): Promise<MessageView[]> {
     if (f.sendRequestIds?.length === 0) return [];
-    const { sql, params } = searchSql(VIEW_COLUMNS, f, after, limit);
+    const { sql, params } = searchSql(VIEW_COLUMNS, f, after, limit, '', direction);
     return (await this.ds.query(sql, params)) as MessageView[];
   }
 
   /** The statement a page runs, as EXPLAIN shows its plan. */
-  async explainPage(f: MessageFilter, after: SearchPosition | null, limit: number | null) {
-    const { sql, params } = searchSql(VIEW_COLUMNS, f, after, limit, 'EXPLAIN');
+  async explainPage(
+    f: MessageFilter,
+    after: SearchPosition | null,
+    limit: number | null,
+    direction: SearchDirection = 'asc',
+  ) {
+    const { sql, params } = searchSql(VIEW_COLUMNS, f, after, limit, 'EXPLAIN', direction);
     return (await this.ds.query(sql, params)) as Array<Record<string, unknown>>;
   }
 

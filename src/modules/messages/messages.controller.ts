@@ -22,11 +22,12 @@ export class MessagesController {
 
   @Get()
   @ApiOperation({
-    summary: 'Search messages, oldest first, with cursor paging',
+    summary: 'Search messages, oldest first (order=desc: newest first), with cursor paging',
     description:
       'Filters combine (AND). Without page/per_page the answer is cursor-paged: pass next_cursor as cursor ' +
       'until it is null. api_reference alone, or with page/per_page, gives the page-numbered list of one ' +
-      'request (page, per_page, total). An unknown parameter, or a cursor given under other filters, is a 400.',
+      'request (page, per_page, total). An unknown parameter, or a cursor given under other filters or ' +
+      'another order, is a 400.',
   })
   @ApiOkResponse({ type: MessageSearchResponseDto })
   @ApiErrors([400, 401, 403, 404, 429, 500, 503])

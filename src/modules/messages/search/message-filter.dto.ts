@@ -66,8 +66,22 @@ export class MessageFilterQuery {
   created_to?: string;
 }
 
+export const SEARCH_ORDERS = ['asc', 'desc'] as const;
+export type SearchOrder = (typeof SEARCH_ORDERS)[number];
+
 @RefuseUnknownParameters()
 export class MessageSearchQuery extends MessageFilterQuery {
+  @ApiPropertyOptional({
+    enum: SEARCH_ORDERS,
+    default: 'asc',
+    description:
+      'asc: oldest first (the default; paging on reaches messages accepted meanwhile); desc: newest first (paging starts at the newest message there was at the first page)',
+    example: 'desc',
+  })
+  @IsOptional()
+  @IsIn(SEARCH_ORDERS, { message: 'order must be asc or desc' })
+  order?: SearchOrder;
+
   @ApiPropertyOptional({
     description: 'The next_cursor of the previous page (omit for the first page)',
     example: 'MTc2NDE4NDQ3MDU3ODoxNzY0MTg0NDcwNTc4OTk4MzUz',

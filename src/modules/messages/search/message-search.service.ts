@@ -7,7 +7,7 @@ import type { MessageFilterQuery, MessageSearchQuery } from './message-filter.dt
 
 const DEFAULT_LIMIT = 100;
 /** Parameters of the cursor paging; the page-numbered form takes none of them. */
-const CURSOR_ONLY = ['cursor', 'limit'] as const;
+const CURSOR_ONLY = ['cursor', 'limit', 'order'] as const;
 const FILTERS_BEYOND_REFERENCE = [
   'status',
   'channel',
@@ -39,7 +39,7 @@ export function decodeCursor(cursor: string, filterTag: string): SearchPosition 
   if (m[3] !== filterTag)
     throw invalid(
       'cursor',
-      'cursor belongs to a search with other filters: repeat the filters it was given with',
+      'cursor belongs to a search with other filters or order: repeat the filters it was given with',
     );
   const createdAt = new Date(Number(m[1]));
   if (createdAt.getTime() > Date.now() + CURSOR_CLOCK_SKEW_MS)
@@ -47,8 +47,8 @@ export function decodeCursor(cursor: string, filterTag: string): SearchPosition 
   return { createdAt, id: m[2] };
 }
 
-/** A short digest of the filters a cursor pages through (not a secret: it only tells filters apart). */
-export function filterTag(q: MessageFilterQuery, testMode: boolean): string {
+/** A short digest of the filters (and order) a cursor pages through (not a secret: it only tells them apart). */
+export function filterTag(q: MessageFilterQuery & { order?: string }, testMode: boolean): string {
   const parts = [
     q.api_reference,
     q.status,
@@ -58,6 +58,8 @@ export function filterTag(q: MessageFilterQuery, testMode: boolean): string {
     q.created_from,
     q.created_to,
     testMode ? 'test' : 'live',
+    // Absent for oldest first, so the cursors of the default order stay as they were.
+    ...(q.order === 'desc' ? ['desc'] : []),
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 11);
 }
@@ -118,7 +120,7 @@ export class MessageSearchService {
     const tag = filterTag(q, testMode);
     const after = q.cursor === undefined ? null : decodeCursor(q.cursor, tag);
     const f = await this.filter(accountId, q, testMode);
-    const rows = await this.store.page(f, after, limit + 1);
+    const rows = await this.store.page(f, after, limit + 1, q.order ?? 'asc');
     const more = rows.length > limit;
     const data = (more ? rows.slice(0, limit) : rows).map((r) => this.lookups.present(r));
     const last = more ? rows[limit - 1] : undefined;
