@@ -4,6 +4,8 @@ import type { Job } from 'bull';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatchJobOptions } from '../../src/modules/delivery/dispatch.producer.js';
+import { DISPATCH_COMPLETED_KEPT } from '../../src/modules/delivery/retry-policy.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -29,6 +31,10 @@ describe('queue dashboard', () => {
     // getNextJob took the job's lock, as a worker does; a worker's failure releases it.
     await failed.releaseLock();
     await t.queue('email').add({ sendRequestId: '2', messageIds: ['m-2'] }, { delay: 3_600_000 });
+    // A job queued as the producer queues them, then completed as a worker completes it.
+    await t.queue('chat').add({ sendRequestId: '3', messageIds: ['m-3'] }, dispatchJobOptions('3', 0));
+    const done = (await t.queue('chat').getNextJob()) as Job;
+    await done.moveToCompleted('sent', true);
   });
 
   afterAll(async () => {
@@ -59,6 +65,10 @@ describe('queue dashboard', () => {
     expect(Object.keys(byName).sort()).toEqual(['callbacks', 'chat', 'email', 'sms', 'test']);
     expect(byName.sms).toMatchObject({ failed: 1, waiting: 0, completed: 0 });
     expect(byName.email).toMatchObject({ delayed: 1 });
+    // Completed jobs stay listed (the last ones, bounded) instead of vanishing at once.
+    expect(byName.chat).toMatchObject({ completed: 1 });
+    expect(DISPATCH_COMPLETED_KEPT).toBeGreaterThan(0);
+    expect(dispatchJobOptions('3', 0).removeOnComplete).toBe(DISPATCH_COMPLETED_KEPT);
   });
 
   it('a browser logs in, sees the failed job with its reason, and retries it', async () => {
@@ -75,10 +85,15 @@ describe('queue dashboard', () => {
 
       const context = await browser.newContext({ httpCredentials: { username: 'ops', password: TOKEN } });
       const page = await context.newPage();
+      // Everything the page loads comes from the service itself: no fonts or scripts from outside.
+      const requested: string[] = [];
+      page.on('request', (r) => requested.push(r.url()));
       const opened = await page.goto(`${base}/admin/queues/queue/sms?status=failed`);
       expect(opened?.status()).toBe(200);
       await page.getByText('ESME_RBINDFAIL').first().waitFor({ timeout: 20_000 });
       await page.screenshot({ path: join(tmpdir(), 'queue-dashboard.png'), fullPage: true });
+      expect(requested.length).toBeGreaterThan(1);
+      expect(requested.filter((url) => !url.startsWith(`${base}/`))).toEqual([]);
 
       // The failed list's "Retry all" (the job card's own icons carry no accessible name),
       // then the confirmation Bull Board asks for.

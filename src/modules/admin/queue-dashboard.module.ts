@@ -1,5 +1,5 @@
 import { BullAdapter } from '@bull-board/api/bullAdapter';
-import { ExpressAdapter } from '@bull-board/express';
+import { LocalAssetsExpressAdapter } from './local-assets-adapter.js';
 import { BullBoardModule } from '@bull-board/nestjs';
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { AppConfig } from '../../config/config.js';
@@ -27,7 +27,7 @@ export class QueueDashboardModule {
         CallbackQueueModule,
         BullBoardModule.forRoot({
           route: QUEUE_DASHBOARD_PATH,
-          adapter: ExpressAdapter,
+          adapter: LocalAssetsExpressAdapter,
           middleware: adminAuth(config.adminToken),
           boardOptions: {
             uiConfig: {

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Channel, MessageStatus } from '../messages/channel.js';
-import { CALLBACK_ATTEMPTS, CALLBACK_FAILED_KEPT } from '../delivery/retry-policy.js';
+import {
+  CALLBACK_ATTEMPTS,
+  CALLBACK_COMPLETED_KEPT,
+  CALLBACK_FAILED_KEPT,
+} from '../delivery/retry-policy.js';
 import type { CommittedChange } from '../delivery/state-change-listener.js';
 
 export const CALLBACK_QUEUE = 'callbacks';
@@ -80,7 +84,7 @@ export function callbackJobOptions(eventId: string) {
     jobId: eventId,
     attempts: CALLBACK_ATTEMPTS,
     backoff: { type: 'jittered' },
-    removeOnComplete: true,
+    removeOnComplete: CALLBACK_COMPLETED_KEPT,
     removeOnFail: CALLBACK_FAILED_KEPT,
   };
 }

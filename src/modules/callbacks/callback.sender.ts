@@ -5,7 +5,11 @@ import type { Job, Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
-import { CALLBACK_FAILURES_TO_OPEN } from '../delivery/retry-policy.js';
+import {
+  CALLBACK_COMPLETED_KEPT,
+  CALLBACK_FAILED_KEPT,
+  CALLBACK_FAILURES_TO_OPEN,
+} from '../delivery/retry-policy.js';
 import { CALLBACK_QUEUE, type CallbackJob } from './callback-job.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { CallbackOutbox } from './callback-outbox.js';
@@ -187,8 +191,8 @@ export class CallbackSender {
         delay: Math.round(delayMs * (0.5 + Math.random())),
         attempts: Math.max(1, (job.opts.attempts ?? 1) - job.attemptsMade),
         backoff: { type: 'jittered', options: { offset: prior } },
-        removeOnComplete: true,
-        removeOnFail: job.opts.removeOnFail ?? 5000,
+        removeOnComplete: job.opts.removeOnComplete ?? CALLBACK_COMPLETED_KEPT,
+        removeOnFail: job.opts.removeOnFail ?? CALLBACK_FAILED_KEPT,
       },
     );
   }

@@ -6,7 +6,12 @@ import type { Channel } from '../messages/channel.js';
 import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { DISPATCH_CHUNK, TEST_QUEUE, type DispatchJob } from './dispatch.constants.js';
-import { DISPATCH_ATTEMPTS, DISPATCH_BACKOFF_MS, DISPATCH_FAILED_KEPT } from './retry-policy.js';
+import {
+  DISPATCH_ATTEMPTS,
+  DISPATCH_BACKOFF_MS,
+  DISPATCH_COMPLETED_KEPT,
+  DISPATCH_FAILED_KEPT,
+} from './retry-policy.js';
 
 /**
  * A send is answered within about this long even when Redis hangs (a dropped connection is
@@ -49,7 +54,7 @@ export function dispatchJobOptions(
     ...(priority === 'high' ? { priority: HIGH_PRIORITY } : {}),
     attempts: DISPATCH_ATTEMPTS,
     backoff: { type: 'exponential', delay: DISPATCH_BACKOFF_MS },
-    removeOnComplete: true,
+    removeOnComplete: DISPATCH_COMPLETED_KEPT,
     removeOnFail: DISPATCH_FAILED_KEPT,
   };
 }

@@ -19,6 +19,12 @@ export const CONFIGURATION_BACKOFF_MAX_MS = 15 * 60_000;
 /** Failed dispatch jobs kept in Redis for inspection. */
 export const DISPATCH_FAILED_KEPT = 1000;
 /**
+ * The last completed dispatch jobs kept in Redis, so the queue dashboard shows recent work; older
+ * ones are removed as new ones complete. (A request's chunk queued again under the same job id
+ * by the recovery sweep removes a finished job of that id first.)
+ */
+export const DISPATCH_COMPLETED_KEPT = 1000;
+/**
  * How long a worker keeps trying to record what it handed over (the state change) before it
  * gives up on the job: long enough to ride out a MySQL restart or failover; the job's lock is
  * renewed meanwhile (in Redis). Between tries it waits at most RECORD_BACKOFF_MAX_MS.
@@ -107,6 +113,8 @@ export function isLockConflict(err: unknown): boolean {
 export const CALLBACK_ATTEMPTS = 10;
 /** Failed callback jobs kept in Redis for inspection. */
 export const CALLBACK_FAILED_KEPT = 5000;
+/** The last completed callback jobs kept in Redis, for the queue dashboard (older ones removed as new ones complete). */
+export const CALLBACK_COMPLETED_KEPT = 1000;
 /** Failures in a row after which a target's callbacks stop being sent until a probe succeeds. */
 export const CALLBACK_FAILURES_TO_OPEN = 5;
 
