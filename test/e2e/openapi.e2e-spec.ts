@@ -133,7 +133,9 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     }
     for (const path of ['/health', '/health/detailed', '/health/ready', '/health/live'])
       expect(doc.paths[path].get.security ?? []).toEqual([]);
-    expect(doc.paths['/metrics'].get.security).toEqual([{ metrics_token: [] }]);
+    // No METRICS_TOKEN here: /metrics is open, and the document shows no lock on it.
+    expect(doc.paths['/metrics'].get.security ?? []).toEqual([]);
+    expect(doc.components.securitySchemes).not.toHaveProperty('metrics_token');
     // The one-click unsubscribe target is reached by mailbox providers, without a key.
     expect(doc.paths['/unsubscribe/{token}'].post.security ?? []).toEqual([]);
   });
@@ -243,9 +245,8 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     expect(
       doc.paths['/api/v1/xml/bulk/sms'].post.responses['400'].content?.['application/xml'],
     ).toBeDefined();
-    expect(ref(doc.paths['/metrics'].get.responses['401'].content?.['application/json'].schema?.$ref)).toBe(
-      'ErrorEnvelopeDto',
-    );
+    // Without METRICS_TOKEN /metrics never answers 401 (see the locked document below).
+    expect(doc.paths['/metrics'].get.responses).not.toHaveProperty('401');
   });
 
   it('gives every error response its own examples, each with a code of that status', () => {
@@ -336,10 +337,31 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     expect(doc.paths['/health'].get.responses['200'].headers ?? {}).not.toHaveProperty('RateLimit-Limit');
   });
 
-  it('describes the bearer schemes as opaque tokens, not JWTs', () => {
-    for (const name of ['bearer', 'metrics_token']) {
-      expect(doc.components.securitySchemes[name]).toMatchObject({ type: 'http', scheme: 'bearer' });
-      expect(doc.components.securitySchemes[name]).not.toHaveProperty('bearerFormat');
+  it('describes the bearer scheme as an opaque token, not a JWT', () => {
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.bearer).not.toHaveProperty('bearerFormat');
+  });
+
+  it('locks /metrics in the document when METRICS_TOKEN is set, and only then', async () => {
+    const locked = await startTestApp({ METRICS_TOKEN: 'openapi-metrics-token-0123456789' });
+    try {
+      const res = await locked.http().get('/docs-json');
+      const lockedDoc = res.body as Doc;
+      expect(lockedDoc.paths['/metrics'].get.security).toEqual([{ metrics_token: [] }]);
+      expect(
+        ref(lockedDoc.paths['/metrics'].get.responses['401'].content?.['application/json'].schema?.$ref),
+      ).toBe('ErrorEnvelopeDto');
+      expect(lockedDoc.components.securitySchemes.metrics_token).toMatchObject({
+        type: 'http',
+        scheme: 'bearer',
+      });
+      expect(lockedDoc.components.securitySchemes.metrics_token).not.toHaveProperty('bearerFormat');
+      await expect(SwaggerParser.validate(structuredClone(lockedDoc) as never)).resolves.toBeTruthy();
+      // As documented: open without the token here, locked there.
+      expect((await t.http().get('/metrics')).status).toBe(200);
+      expect((await locked.http().get('/metrics')).status).toBe(401);
+    } finally {
+      await locked.close();
     }
   });
 });

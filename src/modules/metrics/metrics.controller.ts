@@ -11,6 +11,7 @@ import type { Request, Response } from 'express';
 import { Public } from '../../platform/http/public.decorator.js';
 import { jsonErrorExample } from '../../platform/openapi/error-examples.js';
 import { ErrorEnvelopeDto } from '../../platform/openapi/error-envelope.dto.js';
+import { METRICS_TOKEN_SCHEME } from '../../platform/openapi/api-docs.decorators.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { checkMetricsToken } from './metrics-token.js';
 import { MetricsService } from './metrics.service.js';
@@ -30,7 +31,8 @@ export class MetricsController {
     summary: 'Prometheus metrics (text exposition format)',
     description: 'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set; open otherwise.',
   })
-  @ApiBearerAuth('metrics_token')
+  // Dropped from the document when METRICS_TOKEN is unset (platform/openapi/openapi.ts).
+  @ApiBearerAuth(METRICS_TOKEN_SCHEME)
   @ApiOkResponse({
     description: 'Prometheus text format 0.0.4',
     content: {

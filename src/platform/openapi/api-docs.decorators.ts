@@ -7,6 +7,7 @@ import { jsonErrorExample, xmlErrorExample } from './error-examples.js';
 export const API_KEY_SCHEME = 'api_key';
 export const BEARER_SCHEME = 'bearer';
 export const BASIC_SCHEME = 'basic';
+export const METRICS_TOKEN_SCHEME = 'metrics_token';
 
 function codesFor(status: number): ErrorCode[] {
   const codes = Object.entries(ERROR_STATUS)

@@ -7,8 +7,9 @@ import {
   type ResponseObject,
 } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/config.js';
-import { API_KEY_SCHEME, BASIC_SCHEME, BEARER_SCHEME } from './api-docs.decorators.js';
+import { API_KEY_SCHEME, BASIC_SCHEME, BEARER_SCHEME, METRICS_TOKEN_SCHEME } from './api-docs.decorators.js';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
+import { applyRequiredAlternatives } from './required-alternatives.js';
 
 /** The OpenAPI document, generated from the controllers' and DTOs' decorators. */
 export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
@@ -47,11 +48,6 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       },
       BASIC_SCHEME,
     )
-    .addSecurity('metrics_token', {
-      type: 'http',
-      scheme: 'bearer',
-      description: 'Authorization: Bearer <METRICS_TOKEN>, only when METRICS_TOKEN is set',
-    })
     .addTag('sms')
     .addTag('email')
     .addTag('chat')
@@ -59,9 +55,23 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .addTag('messages')
     .addTag('health')
     .addTag('operations');
-  return declareResponseHeaders(
-    SwaggerModule.createDocument(app, builder.build(), { extraModels: [ErrorEnvelopeDto] }),
-  );
+  // /metrics is locked only when METRICS_TOKEN is set: without it Swagger UI shows it open.
+  if (config.metricsToken)
+    builder.addSecurity(METRICS_TOKEN_SCHEME, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'Authorization: Bearer <METRICS_TOKEN> (set on this server)',
+    });
+  const doc = SwaggerModule.createDocument(app, builder.build(), { extraModels: [ErrorEnvelopeDto] });
+  if (!config.metricsToken) {
+    const scrape = doc.paths['/metrics']?.get;
+    if (scrape) {
+      delete scrape.security;
+      delete scrape.responses['401'];
+    }
+  }
+  applyRequiredAlternatives(doc);
+  return declareResponseHeaders(doc);
 }
 
 const RATE_LIMIT_HEADERS = {

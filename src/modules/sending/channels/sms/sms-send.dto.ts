@@ -4,12 +4,15 @@ import { IsStringOrStringArray } from '../../../../platform/validation/validator
 import { CallbackUrlField } from '../../callback-url-field.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
+import { ApiRequiresOneOf } from '../../../../platform/openapi/required-alternatives.js';
 
 /**
  * Both name sets are accepted: from/to/message and the older
- * sender_id/recipient/message_body; which ones are required is checked after mapping, so the
- * document marks none of them required (each description says: this name or its older one).
+ * sender_id/recipient/message_body; which ones are required is checked after mapping. The
+ * document marks no single name required but says one of each pair is (a template_id stands in
+ * for the text).
  */
+@ApiRequiresOneOf(['from', 'sender_id'], ['to', 'recipient'], ['message', 'message_body', 'template_id'])
 export class SmsSendDto extends PersonalisationDto {
   @ApiPropertyOptional({
     description:
@@ -55,7 +58,7 @@ export class SmsSendDto extends PersonalisationDto {
 
   @ApiPropertyOptional({
     description:
-      'SMS text; at most 10 segments (GSM-7 160/153, UCS-2 70/67 per segment). Required, here or as message_body.',
+      'SMS text; at most 10 segments (GSM-7 160/153, UCS-2 70/67 per segment). Required, here or as message_body, unless template_id is given.',
     example: 'Hello from ACME',
   })
   @IsOptional()
