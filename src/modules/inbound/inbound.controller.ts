@@ -5,7 +5,8 @@ import { IsInstant } from '../../platform/validation/validators.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { decodeIdCursor, encodeIdCursor } from '../../platform/http/id-cursor.js';
-import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import type { DataSide } from '../api-keys/auth/auth-context.js';
+import { ReadSide, SubaccountQueryField, SubaccountReadable } from '../api-keys/auth/subaccount-scope.js';
 import { InboundStore, type InboundRow } from './inbound.store.js';
 
 const MAX_LIMIT = 1000;
@@ -37,6 +38,9 @@ export class InboundListQuery {
   @IsNumberString({ no_symbols: true })
   @MaxLength(7)
   limit?: string;
+
+  @SubaccountQueryField()
+  subaccount?: string;
 }
 
 export class InboundMessageDto {
@@ -92,16 +96,17 @@ export class InboundController {
       'A test key reads the account’s test side (its test recipients’ replies), a live key the live side.',
   })
   @ApiOkResponse({ type: InboundListResponseDto })
-  @ApiErrors([400, 401, 403, 429, 500, 503])
-  async list(@Auth() auth: AuthContext, @Query() q: InboundListQuery) {
+  @ApiErrors([400, 401, 403, 404, 429, 500, 503])
+  @SubaccountReadable()
+  async list(@ReadSide() side: DataSide, @Query() q: InboundListQuery) {
     const limit = Number(q.limit ?? 100);
     if (limit < 1 || limit > MAX_LIMIT)
       throw AppException.validation([{ field: 'limit', message: `from 1 to ${MAX_LIMIT}` }]);
     const after = q.cursor ? decodeIdCursor(q.cursor) : null;
     const to = q.to?.trim().replace(/^\+/, '');
     const rows = await this.store.page(
-      auth.account.id,
-      auth.key.mode === 'test',
+      side.accountId,
+      side.testMode,
       { since: q.since ? new Date(q.since) : undefined, to: to || undefined },
       after,
       limit + 1,

@@ -1,3 +1,4 @@
+import { AccountsModule } from '../accounts/accounts.module.js';
 import { Module } from '@nestjs/common';
 import { MessagesController } from './messages.controller.js';
 import { MessageExportHttp } from './search/message-export.http.js';
@@ -5,7 +6,7 @@ import { MessageSearchModule } from './search/message-search.module.js';
 
 /** The message routes: lookup, search and export. */
 @Module({
-  imports: [MessageSearchModule],
+  imports: [AccountsModule, MessageSearchModule],
   controllers: [MessagesController],
   providers: [MessageExportHttp],
 })

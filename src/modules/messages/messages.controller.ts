@@ -1,7 +1,8 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import type { DataSide } from '../api-keys/auth/auth-context.js';
+import { ReadSide, SUBACCOUNT_QUERY_DOC, SubaccountReadable } from '../api-keys/auth/subaccount-scope.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { MessageDetailDto } from '../../platform/openapi/responses.js';
 import { MessageQueryService } from './message-query.service.js';
@@ -31,8 +32,9 @@ export class MessagesController {
   })
   @ApiOkResponse({ type: MessageSearchResponseDto })
   @ApiErrors([400, 401, 403, 404, 429, 500, 503])
-  list(@Auth() auth: AuthContext, @Query() q: MessageSearchQuery) {
-    return this.search.search(auth.account.id, q, auth.key.mode === 'test');
+  @SubaccountReadable()
+  list(@ReadSide() side: DataSide, @Query() q: MessageSearchQuery) {
+    return this.search.search(side.accountId, q, side.testMode);
   }
 
   // Declared before ':messageId', which would otherwise take "export" for a message id.
@@ -55,9 +57,10 @@ export class MessagesController {
       'application/x-ndjson': { schema: { type: 'string' } },
     },
   })
-  @ApiErrors([400, 401, 403, 429, 500, 503])
-  async export(@Auth() auth: AuthContext, @Query() q: MessageExportQuery, @Res() res: Response) {
-    await this.exports.send(auth.account.id, q, res, auth.key.mode === 'test');
+  @ApiErrors([400, 401, 403, 404, 429, 500, 503])
+  @SubaccountReadable()
+  async export(@ReadSide() side: DataSide, @Query() q: MessageExportQuery, @Res() res: Response) {
+    await this.exports.send(side.accountId, q, res, side.testMode);
   }
 
   @Get(':messageId')
@@ -68,8 +71,10 @@ export class MessagesController {
     example: '01a200fe-0dfd-7511-ad60-13d93139bcee',
   })
   @ApiOkResponse({ type: MessageDetailDto })
+  @ApiQuery(SUBACCOUNT_QUERY_DOC)
   @ApiErrors([401, 403, 404, 429, 500, 503])
-  one(@Auth() auth: AuthContext, @Param('messageId') messageId: string) {
-    return this.messages.one(auth.account.id, messageId, auth.key.mode === 'test');
+  @SubaccountReadable()
+  one(@ReadSide() side: DataSide, @Param('messageId') messageId: string) {
+    return this.messages.one(side.accountId, messageId, side.testMode);
   }
 }

@@ -1,3 +1,4 @@
+import { AccountsModule } from '../accounts/accounts.module.js';
 import { Module } from '@nestjs/common';
 import { BalanceModule } from '../balance/balance.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
@@ -10,7 +11,7 @@ import { RequestSummaryService } from './request-summary.service.js';
  * each other.
  */
 @Module({
-  imports: [MessagesModule, BalanceModule],
+  imports: [AccountsModule, MessagesModule, BalanceModule],
   controllers: [RequestSummaryController],
   providers: [RequestSummaryService],
 })

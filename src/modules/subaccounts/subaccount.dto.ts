@@ -127,7 +127,7 @@ export class SubaccountKeyViewDto {
   @ApiProperty({ example: '17' }) id: string;
   @ApiProperty({ example: 'production' }) name: string;
   @ApiProperty({ example: 'acme-retail' }) username: string;
-  @ApiProperty({ example: 'bmk_live_AbCdEfG' }) key_prefix: string;
+  @ApiProperty({ example: 'bmk_27HVtQjCJnjB' }) key_prefix: string;
   @ApiProperty({ enum: ['live', 'test'] }) mode: string;
   @ApiProperty({ enum: ['active', 'revoked', 'expired'] }) status: string;
   @ApiProperty({ type: [String] }) allowed_ips: string[];
@@ -141,6 +141,9 @@ export class SubaccountKeyViewDto {
 }
 
 export class SubaccountKeyCreatedDto extends SubaccountKeyViewDto {
-  @ApiProperty({ description: 'The key itself: shown this once only', example: 'bmk_live_AbCdEfGh...' })
+  @ApiProperty({
+    description: 'The key itself: shown this once only',
+    example: 'bmk_27HVtQjCJnjBF9GbVZsmOVjC8K5rvH5jS03-PG-9Z3M',
+  })
   key: string;
 }

@@ -1,3 +1,4 @@
+import { AccountsModule } from '../accounts/accounts.module.js';
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
@@ -8,7 +9,7 @@ import { UnsubscribeLinks } from './unsubscribe-links.js';
 
 /** The suppression routes and the e-mail one-click unsubscribe route. */
 @Module({
-  imports: [SuppressionsModule, MessagesModule, IdempotencyModule],
+  imports: [AccountsModule, SuppressionsModule, MessagesModule, IdempotencyModule],
   controllers: [SuppressionsController, UnsubscribeController],
   providers: [UnsubscribeLinks],
 })

@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
-import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
+import { Auth, type AuthContext, type DataSide } from '../api-keys/auth/auth-context.js';
+import { ReadSide, SubaccountReadable } from '../api-keys/auth/subaccount-scope.js';
 import { CHANNELS, type Channel } from '../messages/channel.js';
 import {
   AddSuppressionsDto,
@@ -38,12 +39,13 @@ export class SuppressionsController {
       'A test key reads and changes the account’s test list (what its test sends are checked against), a live key the live list.',
   })
   @ApiOkResponse({ type: SuppressionListResponseDto })
-  @ApiErrors([400, 401, 403, 429, 500, 503])
-  async list(@Auth() auth: AuthContext, @Query() q: SuppressionListQuery) {
+  @ApiErrors([400, 401, 403, 404, 429, 500, 503])
+  @SubaccountReadable()
+  async list(@ReadSide() side: DataSide, @Query() q: SuppressionListQuery) {
     const limit = Number(q.limit ?? 100);
     if (limit < 1 || limit > MAX_LIST_LIMIT)
       throw AppException.validation([{ field: 'limit', message: `from 1 to ${MAX_LIST_LIMIT}` }]);
-    const page = await this.suppressions.list(listOwner(auth), q.channel ?? null, q.cursor, limit);
+    const page = await this.suppressions.list(side, q.channel ?? null, q.cursor, limit);
     return { success: true, ...page };
   }
 

@@ -10,6 +10,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { CHANNELS, type Channel } from '../messages/channel.js';
+import { SubaccountQueryField } from '../api-keys/auth/subaccount-scope.js';
 import { RECIPIENT_REASONS, SUPPRESSION_REASONS, type SuppressionReason } from './suppression.store.js';
 
 /** The reasons a tenant may give when it lists recipients itself. */
@@ -37,6 +38,9 @@ export class SuppressionListQuery {
   @IsNumberString({ no_symbols: true })
   @MaxLength(7)
   limit?: string;
+
+  @SubaccountQueryField()
+  subaccount?: string;
 }
 
 export class AddSuppressionsDto {

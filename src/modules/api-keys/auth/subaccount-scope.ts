@@ -6,6 +6,8 @@ import {
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
 import { authOf, sideOf, type AuthedRequest, type DataSide } from './auth-context.js';
@@ -21,6 +23,20 @@ export const SUBACCOUNT_QUERY_DOC = {
     "(the key's account must be its parent; another account's sub-account is 404). The key's mode still decides live or test data.",
   schema: { type: 'string', maxLength: 64 },
 } as const;
+
+/** The `subaccount` field of a read route's query class (the guard reads and checks its value). */
+export function SubaccountQueryField(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      description: SUBACCOUNT_QUERY_DOC.description,
+      maxLength: 64,
+      example: 'acme-retail',
+    }),
+    IsOptional(),
+    IsString(),
+    MaxLength(64),
+  );
+}
 
 type ScopedRequest = AuthedRequest & { readSide?: DataSide };
 

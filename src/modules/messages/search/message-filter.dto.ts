@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNumberString, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { RefuseUnknownParameters } from '../../../platform/validation/strict-query.js';
+import { SubaccountQueryField } from '../../api-keys/auth/subaccount-scope.js';
 import { CHANNELS, MESSAGE_STATUSES } from '../channel.js';
 
 /** A date (midnight UTC) or a date and time with its offset: never the server's local time. */
@@ -120,6 +121,9 @@ export class MessageSearchQuery extends MessageFilterQuery {
   @IsOptional()
   @IsNumberString({ no_symbols: true })
   per_page?: string;
+
+  @SubaccountQueryField()
+  subaccount?: string;
 }
 
 export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
@@ -131,4 +135,7 @@ export class MessageExportQuery extends MessageFilterQuery {
   @IsOptional()
   @IsIn(EXPORT_FORMATS, { message: 'format must be csv or ndjson' })
   format?: ExportFormat;
+
+  @SubaccountQueryField()
+  subaccount?: string;
 }
