@@ -4,6 +4,7 @@ import { CallbacksModule } from '../modules/callbacks/callbacks.module.js';
 import { DeliveryModule } from '../modules/delivery/delivery.module.js';
 import { InboundSinkModule } from '../modules/inbound/inbound-sink.module.js';
 import { RetentionScheduleModule } from '../modules/retention/retention.module.js';
+import { FallbackModule } from '../modules/sending/fallback/fallback.module.js';
 
 /**
  * The dispatch and callback processors; imported by the API process (RUN_WORKERS) and by
@@ -17,7 +18,7 @@ const DELIVERY = DeliveryModule.forRoot({
 });
 
 @Module({
-  imports: [DELIVERY, CallbacksModule, RetentionScheduleModule],
-  exports: [DELIVERY],
+  imports: [DELIVERY, CallbacksModule, RetentionScheduleModule, FallbackModule],
+  exports: [DELIVERY, FallbackModule],
 })
 export class WorkerModule {}

@@ -57,6 +57,8 @@ export interface AppConfig {
   defaultValidityPeriod: number;
   /** How often each worker looks in MySQL for scheduled messages that are due. */
   schedulePollMs: number;
+  /** How often workers look for due chat-to-SMS fallbacks. */
+  fallbackPollMs: number;
   callbackTimeoutMs: number;
   callbackBackoffBaseMs: number;
   callbackHttpsOnly: boolean;

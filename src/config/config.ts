@@ -180,6 +180,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     receiptWaitMs,
     defaultValidityPeriod: s.DEFAULT_VALIDITY_PERIOD,
     schedulePollMs: s.SCHEDULE_POLL_MS,
+    fallbackPollMs: s.FALLBACK_POLL_MS,
     callbackTimeoutMs: s.CALLBACK_TIMEOUT_MS,
     callbackBackoffBaseMs: s.CALLBACK_BACKOFF_BASE_MS,
     callbackHttpsOnly: s.CALLBACK_HTTPS_ONLY,

@@ -297,6 +297,7 @@ const SAFE_SQL_INTERPOLATION = [
   /^(?:reason|provider|at|connector)\.sql$/, // message.store: CASE id WHEN ? THEN ? … END (or the constant NULL)
   /^cases$/, // last-used.tracker, delivery-report.service: WHEN ? THEN ? …
   /^stamp$/, // message-state.service: 'sent_at' or 'completed_at'
+  /^onEntry$/, // message.store: a constant fallback_due_at change per state (FALLBACK_ON_ENTRY)
   /^t$/, // migrations: DROP TABLE over a literal list
   /^columns\.map\(\(c\) => `\\`\$\{c\}\\``\)\.join\(', '\)$/, // request-log-reader: names from COLUMNS
   /^order\.length \? `ORDER BY \$\{order\.join\(', '\)\}` : ''$/,

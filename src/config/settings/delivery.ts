@@ -68,6 +68,12 @@ export const deliverySettings = {
     default: 250,
     doc: 'how often each worker asks MySQL for scheduled messages that are due (see Scheduling)',
   }),
+  FALLBACK_POLL_MS: int({
+    min: 50,
+    max: 60_000,
+    default: 1000,
+    doc: 'how often each worker asks MySQL for chat messages whose SMS fallback is due (see Fallback)',
+  }),
   CALLBACK_ALLOW_PRIVATE_NETWORKS: bool({
     default: false,
     doc: 'allow callbacks to loopback/private addresses',

@@ -22,6 +22,7 @@ import { InboundBySender1764042400000 } from './main/1764042400000-inbound-by-se
 import { ConnectorStateLastError1764043000000 } from './main/1764043000000-connector-state-last-error.js';
 import { SendWindows1764050000000 } from './main/1764050000000-send-windows.js';
 import { SubaccountsAndTransfers1764051000000 } from './main/1764051000000-subaccounts-and-transfers.js';
+import { ChatSmsFallback1764052000000 } from './main/1764052000000-chat-sms-fallback.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -59,6 +60,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   ConnectorStateLastError1764043000000,
   SendWindows1764050000000,
   SubaccountsAndTransfers1764051000000,
+  ChatSmsFallback1764052000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

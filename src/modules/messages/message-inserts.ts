@@ -9,14 +9,15 @@ import type { MessageGroup, NewSendRequest } from './message.types.js';
 
 const INSERT_CHUNK = 2000;
 const COLUMNS =
-  '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, body, subject, created_at, updated_at, send_at)';
-const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, body, subject, created_at, updated_at, send_at, fallback_due_at, fallback_of)';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 /** Personalised texts make rows large: a chunk is also cut at this many characters, well under max_allowed_packet. */
 const INSERT_CHUNK_CHARS = 4 * 1024 * 1024;
 const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender, subject, body, reply_to, source, callback_url,
   user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
-  send_at, due_at, validity_period, valid_until, enqueued_at, priority, suppression_exempt)`;
-const REQUEST_ROW = `(${new Array(26).fill('?').join(', ')})`;
+  send_at, due_at, validity_period, valid_until, enqueued_at, priority, suppression_exempt,
+  fallback_after_seconds, fallback_sender, fallback_body)`;
+const REQUEST_ROW = `(${new Array(29).fill('?').join(', ')})`;
 
 /** Appends the values of one send_requests row to `params`, in the order of REQUEST_COLUMNS. */
 function pushRequestValues(params: unknown[], r: NewSendRequest): void {
@@ -47,6 +48,9 @@ function pushRequestValues(params: unknown[], r: NewSendRequest): void {
     sqlDateTime(r.enqueuedAt),
     r.priority ?? 'normal',
     r.suppressionExempt ? 1 : 0,
+    r.fallback?.afterSeconds ?? null,
+    r.fallback?.sender ?? null,
+    r.fallback?.body ?? null,
   );
 }
 
@@ -98,6 +102,8 @@ export function* messagesInserts(groups: MessageGroup[]): Generator<Statement> {
         createdAt,
         createdAt,
         r.sendAt ? sqlDateTime(r.sendAt) : null,
+        r.fallbackDueAt ? sqlDateTime(r.fallbackDueAt) : null,
+        r.fallbackOf ?? null,
       );
       chars += (r.body?.length ?? 0) + (r.subject?.length ?? 0);
       if (++count === INSERT_CHUNK || chars > INSERT_CHUNK_CHARS) yield chunk();

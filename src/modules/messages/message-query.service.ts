@@ -81,6 +81,14 @@ export class MessageQueryService {
       valid_until: r.valid_until?.toISOString() ?? null,
       cost_per_unit: r.units > 0 ? toNumber(perUnit(r.cost, r.units)) : null,
       connector: r.connector,
+      // Chat and its SMS fallback, linked both ways; present only where there is a link.
+      ...(r.fallback ? { fallback: fallbackView(r.fallback) } : {}),
+      ...(r.fallback_of ? { fallback_of: r.fallback_of } : {}),
     };
   }
+}
+
+function fallbackView(packed: string): { message_id: string; status: string } {
+  const [message_id = '', status = ''] = packed.split(' ');
+  return { message_id, status };
 }

@@ -19,10 +19,25 @@ import { together, type Statement } from '../../database/statement.js';
 
 export type * from './message.types.js';
 
+/**
+ * What entering a state does to a pending chat-to-SMS fallback (a NULL fallback_due_at, no
+ * fallback, stays NULL): delivered or cancelled, none is needed; ended undelivered, it is due now.
+ */
+const FALLBACK_ON_ENTRY: Partial<Record<MessageStatus, string>> = {
+  DELIVERED: ', fallback_due_at = NULL',
+  CANCELLED: ', fallback_due_at = NULL',
+  UNDELIVERED: ', fallback_due_at = LEAST(fallback_due_at, UTC_TIMESTAMP(3))',
+  REJECTED: ', fallback_due_at = LEAST(fallback_due_at, UTC_TIMESTAMP(3))',
+  FAILED: ', fallback_due_at = LEAST(fallback_due_at, UTC_TIMESTAMP(3))',
+  EXPIRED: ', fallback_due_at = LEAST(fallback_due_at, UTC_TIMESTAMP(3))',
+};
+
 /** A message as the lookups show it (a MessageView), from messages m joined to send_requests r. */
 export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
-                     m.attempts, m.last_error, COALESCE(m.send_at, r.send_at) AS send_at, r.valid_until, m.connector`;
+                     m.attempts, m.last_error, COALESCE(m.send_at, r.send_at) AS send_at, r.valid_until, m.connector,
+                     (SELECT CONCAT(f.uuid, ' ', f.status) FROM messages f WHERE f.fallback_of = m.id) AS fallback,
+                     IF(m.fallback_of IS NULL, NULL, (SELECT o.uuid FROM messages o WHERE o.id = m.fallback_of)) AS fallback_of`;
 const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
 
 const DISPATCH_REQUEST =
@@ -272,10 +287,11 @@ export class MessageStore {
             params: [tried, tried, ...at.params],
           }
         : { sql: '', params: [] };
+      const onEntry = FALLBACK_ON_ENTRY[status] ?? '';
       statements.push({
         sql: `UPDATE messages SET status = ?, reason = COALESCE(${reason.sql}, reason),
                 provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql},
-                connector = COALESCE(${connector.sql}, connector)${attempt.sql}
+                connector = COALESCE(${connector.sql}, connector)${attempt.sql}${onEntry}
           WHERE id IN (?)`,
         params: [
           status,

@@ -44,6 +44,8 @@ export interface NewSendRequest {
    */
   enqueuedAt: Date | null;
   priority?: 'high' | 'normal';
+  /** A chat request's SMS fallback; sender and body null: the chat's own. */
+  fallback?: { afterSeconds: number; sender: string | null; body: string | null } | null;
 }
 
 export interface NewMessageRow {
@@ -59,6 +61,10 @@ export interface NewMessageRow {
   subject?: string | null;
   /** Its own release time, when its send window was closed at the request's; null or absent: the request's. */
   sendAt?: Date | null;
+  /** A chat message with a fallback: when its SMS falls due (unless it is DELIVERED by then). */
+  fallbackDueAt?: Date | null;
+  /** A fallback SMS: the chat message it stands in for. */
+  fallbackOf?: string | null;
 }
 
 /** A message waiting to be handed over; body and subject are null unless it was personalised. */
@@ -165,4 +171,8 @@ export interface MessageView {
   send_at: Date | null;
   valid_until: Date | null;
   connector: string | null;
+  /** A chat message's fallback SMS, as "<uuid> <status>"; null when it has none. */
+  fallback?: string | null;
+  /** A fallback SMS: its chat message's UUID. */
+  fallback_of?: string | null;
 }

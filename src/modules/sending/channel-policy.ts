@@ -1,5 +1,6 @@
 import type { Channel } from '../messages/channel.js';
 import type { RecipientCheck } from '../messages/recipients.js';
+import type { FallbackSpec } from './fallback/fallback-input.js';
 
 /**
  * A send request in channel-neutral terms, after the controller has mapped field names. The
@@ -27,6 +28,10 @@ export interface SendInput {
   variables?: Record<string, Record<string, string>> | null;
   /** SMS only; null or absent: the account's default. */
   smartEncoding?: boolean | null;
+  /** Chat only: the SMS that follows a message not delivered in time. */
+  fallback?: FallbackSpec | null;
+  /** A fallback SMS: the chat message it stands in for (its refusals are stored, not thrown). */
+  fallbackOf?: string | null;
   /** Only for the STOP confirmation: the one message still sent to a number it has just suppressed. */
   ignoreSuppressions?: boolean;
 }

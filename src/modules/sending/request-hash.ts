@@ -35,6 +35,7 @@ export function requestHash(
       ? [input.templateId ?? null, input.variables ?? null, smart]
       : []),
     ...(input.sendWindow != null ? [input.sendWindow] : []),
+    ...(input.fallback != null ? [input.fallback] : []),
   ]);
   return digest('sha256', canonical, 'buffer');
 }

@@ -26,6 +26,7 @@ import { TemplateInput } from './personalisation/template-input.js';
 import { requestHash } from './request-hash.js';
 import type { CheckedRequest, SendOutcome, SendPreview } from './send.types.js';
 import { storedSend } from './stored-send.js';
+import { refusalCode, refuseAccepted } from './fallback/stored-refusals.js';
 import { TestQuota } from './test-quota.js';
 import { waitingChunks } from '../delivery/due-scanner.js';
 import { deferToWindow } from './windows/window-deferral.js';
@@ -61,37 +62,40 @@ export class SendService {
   ): Promise<SendOutcome> {
     const { channel } = policy;
     const p = await this.prepare(policy, auth, input);
-    const { entries, accepted, plan, priced, requestHash, schedule, deferred } = p;
-    const cost = priced.total;
-    const unitsPerRecipient = priced.maxUnits;
     const priority = p.input.priority ?? auth.key.priority ?? 'normal';
     const apiReference = this.ids.next();
     const createdAt = new Date();
     // Test keys cost nothing, so their volume is capped per account and day instead.
     const quota = isTestKey(auth) ? await this.testQuota.take(auth.account.id, p.accepted.length) : null;
+    const stored = () =>
+      storedSend(p, auth, channel, {
+        apiReference,
+        createdAt,
+        priority,
+        suppressionExempt: input.ignoreSuppressions === true,
+        idempotencyClaim: claim?.id ?? null,
+      });
 
     try {
-      await this.committer.commit(
-        storedSend(p, auth, channel, {
-          apiReference,
-          createdAt,
-          priority,
-          suppressionExempt: input.ignoreSuppressions === true,
-          idempotencyClaim: claim?.id ?? null,
-        }),
-      );
+      await this.committer.commit(stored()).catch(async (err: unknown) => {
+        // A fallback SMS the balance or a limit refuses is stored REJECTED with that reason.
+        const refusal = input.fallbackOf ? refusalCode(err) : null;
+        if (!refusal) throw err;
+        refuseAccepted(p, refusal);
+        await this.committer.commit(stored());
+      });
     } catch (err) {
       if (quota) await this.testQuota.giveBack(quota);
       if (err instanceof DuplicateReference) {
-        const first = await this.replay(auth, channel, p.input.userReferenceId!, requestHash);
-        return { ...first, replaced: plan.replaced };
+        const first = await this.replay(auth, channel, p.input.userReferenceId!, p.requestHash);
+        return { ...first, replaced: p.plan.replaced };
       }
       // An earlier attempt under this Idempotency-Key made the send, and its answer was never kept.
       if (err instanceof SendAlreadyMade) {
         const made = await this.idempotency.linkedSend(claim!.id);
         const req = made ? await this.store.findReplayById(made) : undefined;
         if (!req) throw new Error('send tied to the Idempotency-Key not found');
-        return { ...(await this.answerAgain(req, channel)), replaced: plan.replaced };
+        return { ...(await this.answerAgain(req, channel)), replaced: p.plan.replaced };
       }
       if (err instanceof InsufficientBalance) {
         throw new AppException(
@@ -102,15 +106,20 @@ export class SendService {
       }
       if (err instanceof SpendLimitExceeded) {
         this.metrics.spendLimitRefused(err.scope);
-        throw spendLimitRefusal(err, cost, auth.account.currency);
+        throw spendLimitRefusal(err, p.priced.total, auth.account.currency);
       }
       throw err;
     }
 
+    const { entries, accepted, plan, priced, schedule, deferred } = p;
+    const cost = priced.total;
+    const unitsPerRecipient = priced.maxUnits;
     this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
     if (isTestKey(auth)) this.metrics.testRequestAccepted(channel);
     if (deferred) this.metrics.windowDeferred(channel, deferred);
-    if (!schedule.sendAt && deferred === 0)
+    if (accepted.length === 0) {
+      // Nothing to send (a fallback SMS stored REJECTED).
+    } else if (!schedule.sendAt && deferred === 0)
       await this.dispatch.enqueue(
         channel,
         apiReference,
@@ -238,7 +247,8 @@ export class SendService {
           schedule.sendAt ?? now,
         )
       : 0;
-    if (accepted.length === 0) {
+    // A fallback SMS is stored whatever becomes of its recipient, so its chat message shows it.
+    if (accepted.length === 0 && !input.fallbackOf) {
       const details: ErrorDetail[] = input.recipients.length
         ? entries.map((e) => ({
             field: `${policy.recipientField}[${e.index}]`,

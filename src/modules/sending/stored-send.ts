@@ -37,6 +37,11 @@ export function storedSend(
     body: plan.texts[i]?.body ?? null,
     subject: plan.texts[i]?.subject ?? null,
     sendAt: e.sendAt ?? null,
+    fallbackDueAt:
+      input.fallback && e.status !== 'REJECTED'
+        ? fallbackDue(createdAt, e.sendAt ?? schedule.sendAt, input.fallback.afterSeconds)
+        : null,
+    fallbackOf: input.fallbackOf ?? null,
   }));
   const waiting = accepted.filter((e) => e.status === 'SCHEDULED');
   return {
@@ -68,6 +73,7 @@ export function storedSend(
       // Nothing to queue until the first release (which queues), as for any scheduled send.
       enqueuedAt: waiting.length === accepted.length ? createdAt : null,
       priority: at.priority,
+      fallback: input.fallback ?? null,
     },
     messages: {
       common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
@@ -102,4 +108,10 @@ export function firstDue(
     if (at && (!due || at < due)) due = at;
   }
   return due;
+}
+
+/** A fallback counts from acceptance, or from when the message is to go when that is later. */
+function fallbackDue(createdAt: Date, sendAt: Date | null, afterSeconds: number): Date {
+  const from = sendAt && sendAt > createdAt ? sendAt : createdAt;
+  return new Date(from.getTime() + afterSeconds * 1000);
 }

@@ -167,6 +167,11 @@ export class BalanceResponseDto {
   @ApiProperty({ type: BalancesDto }) balances: BalancesDto;
 }
 
+export class FallbackLinkDto {
+  @ApiProperty({ format: 'uuid', example: '01a200fe-0dfd-7511-ad60-13d93139bcef' }) message_id: string;
+  @ApiProperty({ enum: STATUSES, example: 'DELIVERED' }) status: string;
+}
+
 export class MessageDto {
   @ApiProperty({
     example: '01a200fe-0dfd-7511-ad60-13d93139bcee',
@@ -235,6 +240,18 @@ export class MessageDto {
       'the SMPP connector (SMSC link) the message went out on; "default" for SMPP_URL; null until SENT',
   })
   connector: string | null;
+  @ApiPropertyOptional({
+    type: FallbackLinkDto,
+    description:
+      'a chat message whose SMS fallback was created (it was not DELIVERED in time): that SMS and its state',
+  })
+  fallback?: FallbackLinkDto;
+  @ApiPropertyOptional({
+    format: 'uuid',
+    example: '01a200fe-0dfd-7511-ad60-13d93139bc00',
+    description: 'a fallback SMS: the message_id of the chat message it stands in for',
+  })
+  fallback_of?: string;
 }
 
 /** The answer of both cancel routes. */

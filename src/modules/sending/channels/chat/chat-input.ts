@@ -6,6 +6,7 @@ import { readPersonalisation } from '../../personalisation/personalisation-input
 import { scheduleInput } from '../../../messages/schedule.js';
 import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
+import { readFallback } from '../../fallback/fallback-input.js';
 
 function isBlank(v: unknown): boolean {
   return (
@@ -24,6 +25,7 @@ function isBlank(v: unknown): boolean {
 export function chatInput(body: Record<string, unknown>): SendInput {
   const problems: ErrorDetail[] = [];
   const extra = readPersonalisation(body, ['message'], problems);
+  const fallback = readFallback(body.fallback, problems);
   const required = extra.templateId ? ['senderid', 'recipient'] : ['senderid', 'message', 'recipient'];
   for (const field of required) {
     if (isBlank(body[field])) problems.push({ field, message: `${field} is required` });
@@ -45,5 +47,6 @@ export function chatInput(body: Record<string, unknown>): SendInput {
     templateId: extra.templateId,
     variables: extra.variables,
     smartEncoding: extra.smartEncoding,
+    fallback,
   };
 }

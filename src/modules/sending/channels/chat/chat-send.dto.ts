@@ -4,6 +4,7 @@ import { IsStringOrStringArray } from '../../../../platform/validation/validator
 import { CallbackUrlField } from '../../callback-url-field.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
+import { PassThrough } from '../../../../platform/validation/pass-through.js';
 
 /** The documented example sends the chat sender id as a JSON number; a string of digits is the same thing. */
 function IsStringOrWholeNumber(): PropertyDecorator {
@@ -82,4 +83,25 @@ export class ChatSendDto extends PersonalisationDto {
 
   @PriorityField()
   priority?: Priority;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    required: ['channel', 'after_seconds'],
+    additionalProperties: false,
+    properties: {
+      channel: { type: 'string', enum: ['sms'] },
+      after_seconds: { type: 'integer', minimum: 10, maximum: 86400, example: 60 },
+      from: { type: 'string', description: 'SMS sender id; default: the chat senderid', example: 'ACME' },
+      message: {
+        type: 'string',
+        description: "SMS text (at most 10 segments); default: the chat message's text",
+      },
+    },
+    description:
+      "An SMS to each recipient whose chat message is not DELIVERED within after_seconds of acceptance (of send_at when later), or ends UNDELIVERED, REJECTED, FAILED or EXPIRED before. It is an ordinary SMS, priced and charged when it is created (REJECTED, INSUFFICIENT_BALANCE when the SMS balance cannot pay then); the chat message's lookup shows it as `fallback`, and its events go to this request's callback URL too.",
+    example: { channel: 'sms', after_seconds: 60, from: 'ACME' },
+  })
+  // Checked after mapping (fallback/fallback-input.ts, and the SMS rules in the chat policy).
+  @PassThrough()
+  fallback?: Record<string, unknown>;
 }

@@ -7,6 +7,11 @@ import { codePointLength, hasLoneSurrogate } from '../../../messages/text.js';
 
 export const MAX_SMS_SEGMENTS = 10;
 
+/** An alphanumeric sender id holds at most 11 characters; a numeric one is a phone number (15 digits). */
+export function isSmsSender(s: string): boolean {
+  return (/^[A-Za-z0-9 ]{1,11}$/.test(s) && /[A-Za-z0-9]/.test(s)) || /^\+?\d{1,15}$/.test(s);
+}
+
 @Injectable()
 export class SmsPolicy implements ChannelPolicy {
   readonly channel = 'sms' as const;
@@ -17,9 +22,7 @@ export class SmsPolicy implements ChannelPolicy {
   }
 
   validate(input: SendInput): void {
-    // An alphanumeric sender id holds at most 11 characters; a numeric one is a phone number (15 digits).
-    const s = input.sender;
-    if (!(/^[A-Za-z0-9 ]{1,11}$/.test(s) && /[A-Za-z0-9]/.test(s)) && !/^\+?\d{1,15}$/.test(s)) {
+    if (!isSmsSender(input.sender)) {
       throw AppException.validation(
         [{ field: 'from', message: 'sender id must be 1-11 letters, digits or spaces, or up to 15 digits' }],
         'The sender id is not valid.',

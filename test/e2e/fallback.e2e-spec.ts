@@ -1,0 +1,266 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait.js';
+import { MessageStateService } from '../../src/modules/delivery/message-state.service.js';
+import { FallbackScanner } from '../../src/modules/sending/fallback/fallback-scanner.js';
+
+const CHAT = '/api/v1/json/bulk/chat';
+
+interface Row {
+  id: string;
+  uuid: string;
+  channel: string;
+  recipient: string;
+  status: string;
+  reason: string | null;
+  body: string | null;
+  fallback_due_at: Date | null;
+  fallback_of: string | null;
+}
+
+async function chatRows(t: TestApp, ref: string): Promise<Row[]> {
+  return (await t.ds.query('SELECT * FROM messages WHERE send_request_id = ? ORDER BY id', [ref])) as Row[];
+}
+
+async function fallbackOf(t: TestApp, chatId: string) {
+  const rows = (await t.ds.query(
+    `SELECT m.id, m.uuid, m.status, m.reason, m.recipient, m.cost, r.sender, r.body, r.callback_url
+       FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.fallback_of = ?`,
+    [chatId],
+  )) as Array<Record<string, unknown>>;
+  return rows;
+}
+
+async function balance(t: TestApp, tenant: Tenant, channel: string): Promise<number> {
+  const [row] = await t.ds.query(
+    'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
+    [tenant.account.id, channel],
+  );
+  return Number(row.balance);
+}
+
+/** The fallback of these chat messages falls due now (time moved forward, not waited for). */
+async function dueNow(t: TestApp, ids: string[]): Promise<void> {
+  await t.ds.query(
+    'UPDATE messages SET fallback_due_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE id IN (?)',
+    [ids],
+  );
+}
+
+describe('chat-to-SMS fallback', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let hooks: HttpPeer;
+
+  beforeAll(async () => {
+    hooks = await startHttpPeer(() => ({ status: 204 }));
+    t = await startTestApp({
+      RUN_WORKERS: 'true',
+      // Chat messages stay SENT (no receipt) unless a test applies one.
+      SANDBOX_DELIVERY_DELAY_MS: '600000',
+      FALLBACK_POLL_MS: '100',
+      SCHEDULE_POLL_MS: '100',
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+      CALLBACK_BACKOFF_BASE_MS: '50',
+    });
+    tenant = await createTenant(t, {
+      balances: { sms: '100', chat: '100' },
+      prices: { sms: '0.25', chat: '1' },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await hooks?.close();
+  });
+
+  const chat = (body: Record<string, unknown>, who = tenant) =>
+    t
+      .http()
+      .post(CHAT)
+      .set('X-API-Key', who.key)
+      .send({
+        username: who.username,
+        password: who.password,
+        senderid: '260970000001',
+        message: 'Your parcel is at the depot',
+        ...body,
+      });
+  const states = () => t.app.get(MessageStateService);
+
+  it('refuses a malformed fallback with 400 VALIDATION_ERROR naming each field', async () => {
+    const res = await chat({
+      recipient: ['260971234567'],
+      fallback: { channel: 'email', after_seconds: 5, sender: 'x' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'fallback.after_seconds',
+      'fallback.channel',
+      'fallback.sender',
+    ]);
+    const sender = await chat({
+      recipient: ['260971234567'],
+      fallback: { channel: 'sms', after_seconds: 60, from: 'NOT A VALID SENDER' },
+    });
+    expect(sender.status).toBe(400);
+    expect(sender.body.error.details[0].field).toBe('fallback.from');
+  });
+
+  it('sends an ordinary, charged SMS when the chat message is not DELIVERED within after_seconds, linked both ways', async () => {
+    const smsBefore = await balance(t, tenant, 'sms');
+    const res = await chat({
+      recipient: ['260971230001', '260971230002'],
+      callback_url: `${hooks.url}/events`,
+      fallback: { channel: 'sms', after_seconds: 30, from: 'ACME' },
+    });
+    expect(res.status).toBe(200);
+    const [a, b] = await chatRows(t, res.body.reference);
+    const created = Date.now();
+    // Due after_seconds after acceptance.
+    expect(Math.abs(new Date(a!.fallback_due_at!).getTime() - (created + 30_000))).toBeLessThan(5000);
+    await waitFor(async () => (await chatRows(t, res.body.reference))[0]!.status === 'SENT');
+    await dueNow(t, [a!.id]);
+    await waitFor(async () => (await fallbackOf(t, a!.id)).length === 1);
+    const [sms] = await fallbackOf(t, a!.id);
+    expect(sms).toMatchObject({
+      recipient: '260971230001',
+      sender: 'ACME',
+      body: 'Your parcel is at the depot',
+      callback_url: `${hooks.url}/events`,
+    });
+    expect(Number(sms!.cost)).toBe(0.25);
+    expect(await balance(t, tenant, 'sms')).toBeCloseTo(smsBefore - 0.25, 6);
+    // The other recipient's is not due yet.
+    expect(await fallbackOf(t, b!.id)).toEqual([]);
+
+    const chatLookup = await t.http().get(`/api/v1/json/messages/${a!.uuid}`).set('X-API-Key', tenant.key);
+    expect(chatLookup.body.fallback).toEqual({ message_id: sms!.uuid, status: expect.any(String) });
+    const smsLookup = await t.http().get(`/api/v1/json/messages/${sms!.uuid}`).set('X-API-Key', tenant.key);
+    expect(smsLookup.body).toMatchObject({ channel: 'sms', fallback_of: a!.uuid });
+    expect(smsLookup.body.fallback).toBeUndefined();
+    await waitFor(async () => (await chatRows(t, res.body.reference))[0]!.fallback_due_at === null);
+
+    // The chat request's callback URL hears of the SMS too.
+    await waitFor(async () =>
+      hooks.requests.some((r) => (r.json as { message_id?: string })?.message_id === sms!.uuid),
+    );
+    const event = hooks.requests.find((r) => (r.json as { message_id?: string })?.message_id === sms!.uuid)!;
+    expect(event.json).toMatchObject({ channel: 'sms', recipient: '260971230001' });
+
+    // Delivered late: nothing changes, both stay charged.
+    const chatBefore = await balance(t, tenant, 'chat');
+    const smsNow = await balance(t, tenant, 'sms');
+    await states().apply([{ id: a!.id, status: 'DELIVERED' }]);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await fallbackOf(t, a!.id)).toHaveLength(1);
+    expect(await balance(t, tenant, 'chat')).toBe(chatBefore);
+    expect(await balance(t, tenant, 'sms')).toBe(smsNow);
+  });
+
+  it('sends the SMS at once when the chat message ends UNDELIVERED, REJECTED, FAILED or EXPIRED before', async () => {
+    const res = await chat({
+      recipient: ['260971231001', '260971231002'],
+      fallback: { channel: 'sms', after_seconds: 3600, message: 'Parcel at the depot (SMS)' },
+    });
+    const [a, b] = await chatRows(t, res.body.reference);
+    await waitFor(async () => (await chatRows(t, res.body.reference)).every((r) => r.status === 'SENT'));
+    await states().apply([
+      { id: a!.id, status: 'UNDELIVERED' },
+      { id: b!.id, status: 'DELIVERED' },
+    ]);
+    await waitFor(async () => (await fallbackOf(t, a!.id)).length === 1);
+    const [sms] = await fallbackOf(t, a!.id);
+    // From the chat's sender id by default, with the fallback's own text.
+    expect(sms).toMatchObject({ sender: '260970000001', body: 'Parcel at the depot (SMS)' });
+    // Delivered in time: no fallback, nothing left due.
+    const [, delivered] = await chatRows(t, res.body.reference);
+    expect(delivered!.fallback_due_at).toBeNull();
+    await t.app.get(FallbackScanner).scan();
+    expect(await fallbackOf(t, b!.id)).toEqual([]);
+  });
+
+  it('counts after_seconds from send_at for a scheduled chat, and makes the SMS even while the chat still waits', async () => {
+    const sendAt = new Date(Date.now() + 86_400_000);
+    sendAt.setUTCMilliseconds(0);
+    const res = await chat({
+      recipient: ['260971232001'],
+      send_at: sendAt.toISOString(),
+      fallback: { channel: 'sms', after_seconds: 600 },
+    });
+    const [a] = await chatRows(t, res.body.reference);
+    expect(new Date(a!.fallback_due_at!).getTime()).toBe(sendAt.getTime() + 600_000);
+    await dueNow(t, [a!.id]);
+    await waitFor(async () => (await fallbackOf(t, a!.id)).length === 1);
+  });
+
+  it('stores the SMS REJECTED, INSUFFICIENT_BALANCE, when the SMS balance cannot pay it then', async () => {
+    const poor = await createTenant(t, {
+      balances: { sms: '0', chat: '10' },
+      prices: { sms: '0.25', chat: '1' },
+    });
+    const res = await chat(
+      { recipient: ['260971233001'], fallback: { channel: 'sms', after_seconds: 60 } },
+      poor,
+    );
+    expect(res.status).toBe(200);
+    const [a] = await chatRows(t, res.body.reference);
+    await dueNow(t, [a!.id]);
+    await waitFor(async () => (await fallbackOf(t, a!.id)).length === 1);
+    const [sms] = await fallbackOf(t, a!.id);
+    expect(sms).toMatchObject({ status: 'REJECTED', reason: 'INSUFFICIENT_BALANCE' });
+    expect(Number(sms!.cost)).toBe(0);
+    expect(await balance(t, poor, 'sms')).toBe(0);
+    const lookup = await t.http().get(`/api/v1/json/messages/${a!.uuid}`).set('X-API-Key', poor.key);
+    expect(lookup.body.fallback).toEqual({ message_id: sms!.uuid, status: 'REJECTED' });
+  });
+
+  it('makes one SMS per chat message however many scans race for it', async () => {
+    const res = await chat({
+      recipient: Array.from({ length: 20 }, (_, i) => `2609712340${String(i).padStart(2, '0')}`),
+      fallback: { channel: 'sms', after_seconds: 60 },
+    });
+    const rows = await chatRows(t, res.body.reference);
+    await dueNow(
+      t,
+      rows.map((r) => r.id),
+    );
+    const scanner = t.app.get(FallbackScanner);
+    await Promise.all([scanner.scan(), scanner.scan(), scanner.scan()]);
+    await waitFor(async () => {
+      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE fallback_of IN (?)', [
+        rows.map((r) => r.id),
+      ]);
+      return Number(n) === 20;
+    });
+    // Due again (as after a lost lease): nothing new.
+    await dueNow(
+      t,
+      rows.map((r) => r.id),
+    );
+    await scanner.scan();
+    const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE fallback_of IN (?)', [
+      rows.map((r) => r.id),
+    ]);
+    expect(Number(n)).toBe(20);
+  });
+
+  it('prices only the chat messages in the preview', async () => {
+    const res = await t
+      .http()
+      .post(`${CHAT}/preview`)
+      .set('X-API-Key', tenant.key)
+      .send({
+        username: tenant.username,
+        password: tenant.password,
+        senderid: '260970000001',
+        message: 'hi',
+        recipient: ['260971235001'],
+        fallback: { channel: 'sms', after_seconds: 60 },
+      });
+    expect(res.status).toBe(200);
+    expect(res.body.totals).toMatchObject({ accepted: 1, units: 1, cost: 1 });
+  });
+});
