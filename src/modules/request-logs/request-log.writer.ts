@@ -6,6 +6,7 @@ import { isUnavailableError } from '../../platform/errors/classify-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { LOG_DB } from '../../database/data-sources.js';
 import { withFields } from '../../platform/objects/with-fields.js';
+import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 
 export interface RequestLogRow {
   apiKeyId: string;
@@ -66,7 +67,8 @@ export class RequestLogWriter implements OnApplicationShutdown {
   private stopped = false;
   /** Open refusal windows by key: the row that will be written, counting. */
   private readonly refusals = new Map<string, { row: RequestLogRow; until: number }>();
-  private refusalTimer?: NodeJS.Timeout;
+  /** Closes the refusal windows that have ended; started by the first 429. */
+  private readonly refusalCloser: PeriodicTask;
   private readonly refusalWindowMs: number;
 
   constructor(
@@ -74,6 +76,12 @@ export class RequestLogWriter implements OnApplicationShutdown {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.refusalWindowMs = config.requestLogRefusalWindowSeconds * 1000;
+    this.refusalCloser = new PeriodicTask({
+      run: () => this.closeRefusals(Date.now()),
+      everyMs: Math.min(1000, this.refusalWindowMs),
+      logger: this.logger,
+      failure: 'refusal windows not closed',
+    });
   }
 
   /** Rows dropped since start because the buffer was full (or a batch could not be stored). */
@@ -96,13 +104,7 @@ export class RequestLogWriter implements OnApplicationShutdown {
         row: withFields(row, { repeatCount: 1 }),
         until: Date.now() + this.refusalWindowMs,
       });
-      if (!this.refusalTimer) {
-        this.refusalTimer = setInterval(
-          () => this.closeRefusals(Date.now()),
-          Math.min(1000, this.refusalWindowMs),
-        );
-        this.refusalTimer.unref();
-      }
+      this.refusalCloser.start();
       return;
     }
     this.enqueue(row);
@@ -115,10 +117,6 @@ export class RequestLogWriter implements OnApplicationShutdown {
       this.refusals.delete(keyId);
       this.enqueue(open.row);
     }
-    if (this.refusals.size === 0) {
-      clearInterval(this.refusalTimer);
-      this.refusalTimer = undefined;
-    }
   }
 
   private enqueue(row: RequestLogRow): void {
@@ -128,6 +126,7 @@ export class RequestLogWriter implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     this.closeRefusals(Infinity);
     this.stopped = true;
+    await this.refusalCloser.stop();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS);

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import smpp from 'smpp';
+import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { errorMessage, Link } from './smpp-link.js';
 import { describeStatus, ESME_RINVCMDID, ESME_ROK, type SmppEndpoint } from './smpp-pdu.js';
 
@@ -187,17 +188,25 @@ export class SmppConnection {
   }
 
   private startEnquireLink(link: Link): void {
-    link.enquireTimer = setInterval(() => {
-      const sentAt = performance.now();
-      void link.request(new smpp.PDU('enquire_link'), this.options.responseTimeoutMs).then((reply) => {
-        // A busy SMSC answering late still sends PDUs; dropping that link would resend every submit in flight.
-        if (reply.ok || link.dead || link.lastHeardAt > sentAt) return;
-        // No answer means the link is gone even if TCP has not noticed; reconnecting is the only way back.
-        link.lastError = `enquire_link unanswered: ${reply.reason}`;
-        link.session.destroy();
-      });
-    }, this.options.enquireLinkIntervalMs);
-    link.enquireTimer.unref();
+    link.enquireTimer = new PeriodicTask({
+      // Not awaited: one enquire_link per interval, whether or not the last one was answered.
+      run: () => this.enquire(link),
+      everyMs: this.options.enquireLinkIntervalMs,
+      logger: this.options.logger,
+      failure: `SMPP ${this.where}: enquire_link not sent`,
+    });
+    link.enquireTimer.start();
+  }
+
+  private enquire(link: Link): void {
+    const sentAt = performance.now();
+    void link.request(new smpp.PDU('enquire_link'), this.options.responseTimeoutMs).then((reply) => {
+      // A busy SMSC answering late still sends PDUs; dropping that link would resend every submit in flight.
+      if (reply.ok || link.dead || link.lastHeardAt > sentAt) return;
+      // No answer means the link is gone even if TCP has not noticed; reconnecting is the only way back.
+      link.lastError = `enquire_link unanswered: ${reply.reason}`;
+      link.session.destroy();
+    });
   }
 
   private onPdu(link: Link, pdu: smpp.PDU): void {
@@ -244,7 +253,7 @@ export class SmppConnection {
     const link = this.link;
     this.link = null;
     if (!link) return;
-    if (link.enquireTimer) clearInterval(link.enquireTimer);
+    void link.enquireTimer?.stop();
     link.enquireTimer = null;
     try {
       await link.request(new smpp.PDU('unbind'), UNBIND_WAIT_MS);

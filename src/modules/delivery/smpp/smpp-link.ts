@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import smpp from 'smpp';
+import type { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 
 // The connection plumbing of the SMPP transport: one link with its outstanding requests, the
 // submit window, and the pacing that caps throughput.
@@ -25,7 +26,7 @@ export class Link {
   bound = false;
   dead = false;
   lastError: string | null = null;
-  enquireTimer: NodeJS.Timeout | null = null;
+  enquireTimer: PeriodicTask | null = null;
   /** When the peer last sent anything: a slow answer to enquire_link on a link that still talks is not a dead link. */
   lastHeardAt = performance.now();
   private corked = false;
@@ -98,7 +99,7 @@ export class Link {
 
   failAll(reason: string): void {
     this.dead = true;
-    if (this.enquireTimer) clearInterval(this.enquireTimer);
+    void this.enquireTimer?.stop();
     this.enquireTimer = null;
     for (const pending of this.pending.values()) {
       clearTimeout(pending.timer);

@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
+import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { MessageSearchStore, type ExportQuery, type ExportRow } from '../message-search.store.js';
@@ -211,19 +212,21 @@ function watchStall(out: Writable, rows: Readable, stallMs: number): { stop(): v
   let waitingSince: number | null = null;
   const onDrain = () => (waitingSince = null);
   out.on('drain', onDrain);
-  const timer = setInterval(
-    () => {
+  const check = new PeriodicTask({
+    run: () => {
       if (!out.writableNeedDrain) return void (waitingSince = null);
       waitingSince ??= Date.now();
       if (Date.now() - waitingSince >= stallMs)
         rows.destroy(new Error(`the client took nothing for ${Math.round(stallMs / 1000)} s`));
     },
-    Math.max(100, Math.min(1000, stallMs / 4)),
-  );
-  timer.unref();
+    everyMs: Math.max(100, Math.min(1000, stallMs / 4)),
+    logger: new Logger('MessageExport'),
+    failure: 'export stall check failed',
+  });
+  check.start();
   return {
     stop() {
-      clearInterval(timer);
+      void check.stop();
       out.off('drain', onDrain);
     },
   };

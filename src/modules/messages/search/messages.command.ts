@@ -2,11 +2,13 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { Logger } from '@nestjs/common';
 import { Command, Option, SubCommand } from 'nest-commander';
 import { CliCommand, CommandGroup } from '../../../platform/cli/cli-command.js';
 import { UsageError } from '../../../platform/cli/cli-errors.js';
 import { printJson } from '../../../platform/cli/output.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
+import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
 import { MessageExportQuery } from './message-filter.dto.js';
 import { MessageExportService, type PreparedExport } from './message-export.service.js';
@@ -52,12 +54,16 @@ async function toQuery(o: ExportOptions): Promise<MessageExportQuery> {
  */
 function progress(prepared: PreparedExport): () => void {
   const tty = process.stderr.isTTY === true;
-  const timer = setInterval(
-    () => process.stderr.write(`${tty ? '\r' : ''}${prepared.count()} messages exported${tty ? '' : '\n'}`),
-    tty ? 250 : 5000,
-  );
+  const ticker = new PeriodicTask({
+    run: () =>
+      void process.stderr.write(`${tty ? '\r' : ''}${prepared.count()} messages exported${tty ? '' : '\n'}`),
+    everyMs: tty ? 250 : 5000,
+    logger: new Logger('MessageExport'),
+    failure: 'progress not written',
+  });
+  ticker.start();
   return () => {
-    clearInterval(timer);
+    void ticker.stop();
     if (tty) process.stderr.write('\r');
   };
 }
