@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import { ApiKeyCache } from '../../src/modules/api-keys/api-key-cache.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
-import { ConnectorStore } from '../../src/modules/delivery/connectors/connector.store.js';
+import { ConnectorStore } from '../../src/modules/delivery/smpp/connector.store.js';
 import { createSubaccount, createTenant } from '../factories/account.factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
