@@ -84,15 +84,10 @@ export function declaredFields(): { request: Key[]; response: Key[] } {
 }
 
 /**
- * A request that has, from its construction, every property the app's layers will give it.
- *
- * Express changes the prototype of every request and response (`Object.setPrototypeOf` to the
- * app's `request` and `response`). V8 gives an object whose prototype was changed a map that
- * records no transitions, so each property added afterwards makes a new map and copies the
- * object's whole descriptor array, every time: a dozen such additions per request cost about
- * a microsecond each and kilobytes of garbage. With the properties already there, the prototype
- * change is one cached transition and the later writes only store values. What a property
- * reads is unchanged; only `in` and own-key listings see it earlier.
+ * A request that has, from its construction, every property the app's layers will give it, so
+ * that Express's change of its prototype costs no new hidden class per property added later
+ * (docs/performance.md#hidden-classes). What a property reads is unchanged; only `in` and
+ * own-key listings see it earlier.
  */
 export class ShapedRequest extends IncomingMessage {
   constructor(socket: Socket) {
