@@ -337,6 +337,36 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     expect(doc.paths['/health'].get.responses['200'].headers ?? {}).not.toHaveProperty('RateLimit-Limit');
   });
 
+  it("declares subaccount= on the read routes a parent points at a sub-account, and the sub-account routes' bodies", () => {
+    for (const path of [
+      '/api/v1/json/messages',
+      '/api/v1/json/messages/{messageId}',
+      '/api/v1/json/messages/export',
+      '/api/v1/json/bulk/{apiReference}',
+      '/api/v1/json/inbound',
+      '/api/v1/json/suppressions',
+    ]) {
+      const param = (doc.paths[path].get.parameters ?? []).find((p) => p.name === 'subaccount');
+      expect(param, path).toMatchObject({ in: 'query', required: false });
+    }
+    const body = (method: string, path: string) =>
+      ref(doc.paths[path][method].requestBody?.content['application/json'].schema.$ref);
+    expect(Object.keys(schema(body('post', '/api/v1/json/subaccounts')!).properties!)).toEqual([
+      'username',
+      'name',
+    ]);
+    expect(
+      Object.keys(schema(body('post', '/api/v1/json/subaccounts/{username}/transfers')!).properties!),
+    ).toEqual(['channel', 'amount']);
+    const listed = ref(
+      doc.paths['/api/v1/json/subaccounts'].get.responses['200'].content!['application/json'].schema!.$ref,
+    );
+    expect(schema(listed!).properties).toHaveProperty('next_cursor');
+    expect(Object.keys(doc.paths['/api/v1/json/subaccounts/{username}/transfers'].post.responses)).toContain(
+      '402',
+    );
+  });
+
   it('describes the bearer scheme as an opaque token, not a JWT', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes.bearer).not.toHaveProperty('bearerFormat');
