@@ -1,6 +1,6 @@
-import type { Queue } from 'bull';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { balanceOf, messagesOfRequest, queuedForRequest, sendRequestCount } from '../support/probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
 const CHAT = '/api/v1/json/bulk/chat';
@@ -29,31 +29,6 @@ describe('POST /api/v1/json/bulk/chat', () => {
     if (key) r.set('X-API-Key', key);
     return r.send(b as object);
   };
-  const messagesOf = async (ref: string) =>
-    (await t.ds.query(
-      'SELECT id, recipient, status, reason, units, cost FROM messages WHERE send_request_id = ? ORDER BY id',
-      [ref],
-    )) as Array<{
-      id: string;
-      recipient: string;
-      status: string;
-      reason: string | null;
-      units: number;
-      cost: string;
-    }>;
-  const countRequests = async (accountId: string) =>
-    Number(
-      (
-        await t.ds.query(
-          "SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND channel = 'chat'",
-          [accountId],
-        )
-      )[0].n,
-    );
-  const queuedFor = async (queue: Queue, ref: string) =>
-    (await queue.getJobs(['waiting', 'delayed', 'paused']))
-      .filter((j) => j.data.sendRequestId === ref)
-      .flatMap((j) => j.data.messageIds as string[]);
 
   it('queues one recipient and answers the documented shape: cost, count, currency, estimated_delivery, reference, status', async () => {
     const before = Date.now();
@@ -69,7 +44,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
       status: 'success',
     });
     expect(Date.parse(res.body.estimated_delivery)).toBeGreaterThan(before);
-    const rows = await messagesOf(res.body.reference);
+    const rows = await messagesOfRequest(t, res.body.reference);
     expect(rows).toEqual([
       {
         id: expect.any(String),
@@ -86,7 +61,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
     );
     expect(req).toEqual({ channel: 'chat', sender: '260971000000', body: 'Hello', accepted_count: 1 });
     expect(await queuedMessageIds(t.queue('chat'))).toContain(rows[0].id);
-    expect(await queuedFor(t.queue('sms'), res.body.reference)).toEqual([]);
+    expect(await queuedForRequest(t.queue('sms'), res.body.reference)).toEqual([]);
   });
 
   it('charges units × price: three recipients at 0.5 cost 1.5, one row and one queued id each, balance debited', async () => {
@@ -97,24 +72,20 @@ describe('POST /api/v1/json/bulk/chat', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ cost: 1.5, count: 3 });
-    const rows = await messagesOf(res.body.reference);
+    const rows = await messagesOfRequest(t, res.body.reference);
     expect(rows.map((r) => r.recipient)).toEqual(['260971234567', '260971234568', '260971234569']);
     expect(rows.every((r) => r.units === 1 && r.cost === '0.500000')).toBe(true);
-    expect((await queuedFor(t.queue('chat'), res.body.reference)).sort()).toEqual(
+    expect((await queuedForRequest(t.queue('chat'), res.body.reference)).sort()).toEqual(
       rows.map((r) => r.id).sort(),
     );
-    const [bal] = await t.ds.query(
-      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'chat'",
-      [tn.account.id],
-    );
-    expect(bal.balance).toBe('8.500000');
+    expect(await balanceOf(t, tn.account.id, 'chat')).toBe('8.500000');
   });
 
   it('sends a repeated number once and counts it once', async () => {
     const res = await send(body(tenant, { recipient: ['260971234567', '+260971234567', '260 971 234 567'] }));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ count: 1, cost: 0.5 });
-    expect(await messagesOf(res.body.reference)).toHaveLength(1);
+    expect(await messagesOfRequest(t, res.body.reference)).toHaveLength(1);
   });
 
   it('accepts recipient as a single string', async () => {
@@ -136,14 +107,14 @@ describe('POST /api/v1/json/bulk/chat', () => {
         { recipient: 'abc', reason: 'INVALID_NUMBER' },
       ],
     });
-    const rows = await messagesOf(res.body.reference);
+    const rows = await messagesOfRequest(t, res.body.reference);
     expect(rows.map((r) => [r.recipient, r.status, r.units])).toEqual([
       ['260971234567', 'ACKNOWLEDGED', 1],
       ['0971234567', 'REJECTED', 0],
       ['abc', 'REJECTED', 0],
       ['260971234568', 'ACKNOWLEDGED', 1],
     ]);
-    const queued = await queuedFor(t.queue('chat'), res.body.reference);
+    const queued = await queuedForRequest(t.queue('chat'), res.body.reference);
     expect(queued.sort()).toEqual(
       rows
         .filter((r) => r.status === 'ACKNOWLEDGED')
@@ -163,7 +134,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
         { field: 'recipient[1]', message: 'INVALID_NUMBER' },
       ],
     });
-    expect(await countRequests(tn.account.id)).toBe(0);
+    expect(await sendRequestCount(t, tn.account.id, 'chat')).toBe(0);
   });
 
   it.each([
@@ -214,7 +185,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
     expect(over.body.error.details).toEqual([
       { field: 'message', message: 'more than 4096 characters (Unicode code points)' },
     ]);
-    expect(await countRequests(tn.account.id)).toBe(1);
+    expect(await sendRequestCount(t, tn.account.id, 'chat')).toBe(1);
   });
 
   it('refuses a message with an unpaired surrogate (cannot be stored as UTF-8) with VALIDATION_ERROR', async () => {
@@ -284,7 +255,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
     const res = await send(body(tn, { password: `${tn.password}x` }), tn.key);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('INVALID_CREDENTIALS');
-    expect(await countRequests(tn.account.id)).toBe(0);
+    expect(await sendRequestCount(t, tn.account.id, 'chat')).toBe(0);
   });
 
   it("refuses another account's correct credentials with the same answer as a wrong password", async () => {
@@ -299,8 +270,8 @@ describe('POST /api/v1/json/bulk/chat', () => {
     }
     expect(foreign.body.message).toBe(wrong.body.message);
     expect(unknown.body.message).toBe(wrong.body.message);
-    expect(await countRequests(mine.account.id)).toBe(0);
-    expect(await countRequests(other.account.id)).toBe(0);
+    expect(await sendRequestCount(t, mine.account.id, 'chat')).toBe(0);
+    expect(await sendRequestCount(t, other.account.id, 'chat')).toBe(0);
   });
 
   it('checks credentials before the rest of the body: a wrong password with an invalid body is still 401', async () => {
@@ -331,7 +302,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
     const res = await send(body(tn, { recipient }), tn.key);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('TOO_MANY_RECIPIENTS');
-    expect(await countRequests(tn.account.id)).toBe(0);
+    expect(await sendRequestCount(t, tn.account.id, 'chat')).toBe(0);
   });
 
   it('moves estimated_delivery later when the chat queue has a backlog (it is not a constant)', async () => {

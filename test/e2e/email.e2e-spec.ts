@@ -1,6 +1,6 @@
-import type { Queue } from 'bull';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { balanceOf, messagesOfRequest, queuedForRequest, sendRequestCount } from '../support/probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
 const EMAIL = '/api/v1/json/bulk/email';
@@ -22,37 +22,6 @@ describe('POST /api/v1/json/bulk/email', () => {
     if (key) r.set('X-API-Key', key);
     return r.send(body as object);
   };
-  const messagesOf = async (ref: string) =>
-    (await t.ds.query(
-      'SELECT id, recipient, status, reason, units, cost FROM messages WHERE send_request_id = ? ORDER BY id',
-      [ref],
-    )) as Array<{
-      id: string;
-      recipient: string;
-      status: string;
-      reason: string | null;
-      units: number;
-      cost: string;
-    }>;
-  const countRequests = async (accountId: string) =>
-    Number(
-      (
-        await t.ds.query(
-          "SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND channel = 'email'",
-          [accountId],
-        )
-      )[0].n,
-    );
-  const queuedFor = async (queue: Queue, ref: string) =>
-    (await queue.getJobs(['waiting', 'delayed', 'paused']))
-      .filter((j) => j.data.sendRequestId === ref)
-      .flatMap((j) => j.data.messageIds as string[]);
-  const balanceOf = async (accountId: string) =>
-    (
-      await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'email'", [
-        accountId,
-      ])
-    )[0].balance as string;
 
   it('accepts one address as a string, answers the documented shape with a numeric message_id, stores and queues it', async () => {
     const res = await send({ ...base, to: 'jane@example.com' });
@@ -70,7 +39,7 @@ describe('POST /api/v1/json/bulk/email', () => {
       success: true,
     });
     const ref = res.body.api_reference as string;
-    const rows = await messagesOf(ref);
+    const rows = await messagesOfRequest(t, ref);
     expect(rows).toEqual([
       {
         id: res.body.data[0].message_id,
@@ -94,7 +63,7 @@ describe('POST /api/v1/json/bulk/email', () => {
       accepted_count: 1,
     });
     expect(await queuedMessageIds(t.queue('email'))).toContain(res.body.data[0].message_id);
-    expect(await queuedFor(t.queue('sms'), ref)).toEqual([]);
+    expect(await queuedForRequest(t.queue('sms'), ref)).toEqual([]);
   });
 
   it('accepts a list of addresses: one data entry, one row and one queued job id per recipient, 1 unit each', async () => {
@@ -103,14 +72,14 @@ describe('POST /api/v1/json/bulk/email', () => {
     const res = await send({ ...base, to }, tn.key);
     expect(res.status).toBe(200);
     expect(res.body.data.map((d: { email_address: string }) => d.email_address)).toEqual(to);
-    const rows = await messagesOf(res.body.api_reference);
+    const rows = await messagesOfRequest(t, res.body.api_reference);
     expect(rows).toHaveLength(3);
     expect(rows.every((r) => r.units === 1 && r.status === 'ACKNOWLEDGED')).toBe(true);
     expect(res.body.data.map((d: { message_id: string }) => d.message_id)).toEqual(rows.map((r) => r.id));
-    expect((await queuedFor(t.queue('email'), res.body.api_reference)).sort()).toEqual(
+    expect((await queuedForRequest(t.queue('email'), res.body.api_reference)).sort()).toEqual(
       rows.map((r) => r.id).sort(),
     );
-    expect(await balanceOf(tn.account.id)).toBe('9.850000');
+    expect(await balanceOf(t, tn.account.id, 'email')).toBe('9.850000');
   });
 
   it('lower-cases the domain, keeps the local part, and sends a repeated address once', async () => {
@@ -122,7 +91,7 @@ describe('POST /api/v1/json/bulk/email', () => {
     expect(res.body.data).toEqual([
       { email_address: 'John.Smith@example.com', message_id: expect.any(String), status: 'ACKNOWLEDGED' },
     ]);
-    expect(await messagesOf(res.body.api_reference)).toHaveLength(1);
+    expect(await messagesOfRequest(t, res.body.api_reference)).toHaveLength(1);
   });
 
   it('rejects invalid addresses with INVALID_EMAIL without sinking the batch: not charged, not queued', async () => {
@@ -153,15 +122,15 @@ describe('POST /api/v1/json/bulk/email', () => {
         reason: 'INVALID_EMAIL',
       },
     ]);
-    const rows = await messagesOf(res.body.api_reference);
+    const rows = await messagesOfRequest(t, res.body.api_reference);
     expect(rows.map((r) => [r.status, r.units])).toEqual([
       ['ACKNOWLEDGED', 1],
       ['REJECTED', 0],
       ['REJECTED', 0],
       ['REJECTED', 0],
     ]);
-    expect(await queuedFor(t.queue('email'), res.body.api_reference)).toEqual([rows[0].id]);
-    expect(await balanceOf(tn.account.id)).toBe('9.950000');
+    expect(await queuedForRequest(t.queue('email'), res.body.api_reference)).toEqual([rows[0].id]);
+    expect(await balanceOf(t, tn.account.id, 'email')).toBe('9.950000');
   });
 
   it('fails with VALIDATION_ERROR when no address is valid, storing nothing', async () => {
@@ -173,7 +142,7 @@ describe('POST /api/v1/json/bulk/email', () => {
       { field: 'to[0]', message: 'INVALID_EMAIL' },
       { field: 'to[1]', message: 'INVALID_EMAIL' },
     ]);
-    expect(await countRequests(tn.account.id)).toBe(0);
+    expect(await sendRequestCount(t, tn.account.id, 'email')).toBe(0);
   });
 
   it('keeps an HTML body byte for byte (markup, entities, CRLF, tabs, trailing spaces, non-ASCII)', async () => {
@@ -278,7 +247,7 @@ describe('POST /api/v1/json/bulk/email', () => {
         },
       ],
     });
-    expect(await countRequests(tn.account.id)).toBe(0);
+    expect(await sendRequestCount(t, tn.account.id, 'email')).toBe(0);
   });
 
   it.each([
@@ -338,7 +307,7 @@ describe('POST /api/v1/json/bulk/email', () => {
     expect(over.body.error.details).toEqual([
       { field: 'email_body', message: `${MIB + 1} bytes, limit ${MIB}` },
     ]);
-    expect(await countRequests(tn.account.id)).toBe(1);
+    expect(await sendRequestCount(t, tn.account.id, 'email')).toBe(1);
   });
 
   it('refuses more than MAX_RECIPIENTS addresses with TOO_MANY_RECIPIENTS, storing nothing', async () => {
@@ -347,7 +316,7 @@ describe('POST /api/v1/json/bulk/email', () => {
     const res = await send({ ...base, to }, tn.key);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('TOO_MANY_RECIPIENTS');
-    expect(await countRequests(tn.account.id)).toBe(0);
+    expect(await sendRequestCount(t, tn.account.id, 'email')).toBe(0);
   });
 
   it('refuses a request without an API key with 401 MISSING_API_KEY', async () => {

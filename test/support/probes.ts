@@ -1,0 +1,46 @@
+import type { Queue } from 'bull';
+import { AccountChannelStore } from '../../src/modules/balance/account-channel.store.js';
+import type { Channel } from '../../src/modules/messages/channel.js';
+import type { TestApp } from './test-app.js';
+
+/** Named reads of what a request left behind, so specs say what they look at rather than how. */
+
+export interface MessageRow {
+  id: string;
+  recipient: string;
+  status: string;
+  reason: string | null;
+  units: number;
+  cost: string;
+}
+
+/** The messages of one send request, in id order. */
+export async function messagesOfRequest(t: TestApp, sendRequestId: string): Promise<MessageRow[]> {
+  return (await t.ds.query(
+    'SELECT id, recipient, status, reason, units, cost FROM messages WHERE send_request_id = ? ORDER BY id',
+    [sendRequestId],
+  )) as MessageRow[];
+}
+
+/** How many send requests an account has, on one channel or on all. */
+export async function sendRequestCount(t: TestApp, accountId: string, channel?: Channel): Promise<number> {
+  const [row] = (await t.ds.query(
+    channel
+      ? 'SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND channel = ?'
+      : 'SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?',
+    channel ? [accountId, channel] : [accountId],
+  )) as Array<{ n: string | number }>;
+  return Number(row.n);
+}
+
+/** The message ids one request's jobs wait with on a queue (not yet taken by a worker). */
+export async function queuedForRequest(queue: Queue, sendRequestId: string): Promise<string[]> {
+  return (await queue.getJobs(['waiting', 'delayed', 'paused']))
+    .filter((j) => j.data.sendRequestId === sendRequestId)
+    .flatMap((j) => j.data.messageIds as string[]);
+}
+
+/** An account's balance on a channel, as the database writes it (e.g. '9.850000'). */
+export async function balanceOf(t: TestApp, accountId: string, channel: Channel = 'sms'): Promise<string> {
+  return (await t.app.get(AccountChannelStore).channel(accountId, channel)).balance;
+}
