@@ -22,6 +22,7 @@ import { benchTestTraffic } from './test-traffic.js';
 import { benchPersonalisation } from './personalisation.js';
 import { benchSuppressionList } from './suppression.js';
 import { benchScheduling } from './scheduling.js';
+import { benchFallback } from './fallback.js';
 import { benchSearch } from './search.js';
 import { benchRouting } from './routing.js';
 import { benchDispatch } from './dispatch.js';
@@ -607,6 +608,8 @@ async function main() {
   if (wants('T1')) for (const r of await benchTestTraffic(quick)) record(r);
   // S1, S2: scheduled sends, with an API, a worker and a database of their own.
   if (wants('S')) for (const r of await benchScheduling(quick)) record(r);
+  // F1, F2: chat-to-SMS fallback lag and send-window overhead, with an API and a worker of their own.
+  if (wants('F')) for (const r of await benchFallback(quick)) record(r);
 
   // B6 seeds 1,000,000 messages into a database of its own and searches and exports them.
   if (wants('B6')) for (const r of await benchSearch(quick)) record(r);
