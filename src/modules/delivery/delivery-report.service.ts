@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
@@ -165,11 +165,6 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
       );
     }
     return reports.filter((r) => !found.has(receiptKey(r))).map((r) => r.providerMessageId);
-  }
-
-  /** Records the provider ids of messages just handed over, one per part (in the caller's transaction). */
-  storeParts(em: EntityManager, sent: Array<{ id: string; parts: string[] }>): Promise<void> {
-    return this.matcher.storeParts(em, sent);
   }
 
   /**

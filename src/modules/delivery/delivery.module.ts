@@ -11,6 +11,7 @@ import { DispatchWorker } from './dispatch.worker.js';
 import { Dispatcher } from './dispatcher.js';
 import { DueScanner } from './due-scanner.js';
 import { HandOverClaims } from './hand-over-claims.js';
+import { HandOverRecorder } from './hand-over-recorder.js';
 import { MessageStateModule } from './message-state.module.js';
 import { ProviderFaults } from './provider-faults.js';
 import { QueueModule } from './queue.module.js';
@@ -58,6 +59,7 @@ export class DeliveryModule {
         RecoverySweep,
         DispatchWorker,
         HandOverClaims,
+        HandOverRecorder,
         DueScanner,
         ValidityExpiry,
       ],

@@ -6,13 +6,8 @@ import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messages/channel.js';
 import { MessageStateService, type Transition } from './message-state.service.js';
 import type { DispatchJob } from './dispatch.constants.js';
-import { DeliveryReportService } from './delivery-report.service.js';
-import {
-  ConfigurationDispatchError,
-  RECORD_BACKOFF_MAX_MS,
-  RECORD_RETRY_MS,
-  TestDispatchError,
-} from './retry-policy.js';
+import { HandOverRecorder } from './hand-over-recorder.js';
+import { ConfigurationDispatchError, TestDispatchError } from './retry-policy.js';
 import { DispatchAttempts } from './dispatch-attempts.js';
 import { HandOverClaims } from './hand-over-claims.js';
 import { TransportRegistry } from './transport.registry.js';
@@ -21,8 +16,6 @@ import { DeliverySuppressions } from '../suppressions/delivery-suppressions.js';
 import { SUPPRESSED } from '../suppressions/suppression-check.js';
 
 export class TransientDispatchError extends Error {}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Hands one job's messages to the channel's transport. Error policy (as ghostfolio's
@@ -41,7 +34,7 @@ export class Dispatcher {
     private readonly store: MessageStore,
     private readonly transports: TransportRegistry,
     private readonly states: MessageStateService,
-    private readonly reports: DeliveryReportService,
+    private readonly recorder: HandOverRecorder,
     private readonly attempts: DispatchAttempts,
     private readonly claims: HandOverClaims,
     private readonly suppressions: DeliverySuppressions,
@@ -136,7 +129,7 @@ export class Dispatcher {
           if (r.configuration) configurationFailure = true;
         }
       });
-      await this.recordHandedOver(job, changes, partSent);
+      await this.recorder.record(job.id, changes, partSent);
       await this.suppressions.bounced(
         owner,
         part
@@ -159,38 +152,5 @@ export class Dispatcher {
         : new TransientDispatchError(message);
     }
     return { sent: sent.length, rejected };
-  }
-
-  /**
-   * What the provider took is recorded whatever it takes: a failed write (deadlock, lock wait
-   * timeout, MySQL restarting) is retried here with backoff for up to RECORD_RETRY_MS, because
-   * letting the job fail would make Bull's retry send those messages a second time.
-   */
-  private async recordHandedOver(
-    job: Job<DispatchJob>,
-    changes: Transition[],
-    sent: Array<{ id: string; parts: string[] }>,
-  ): Promise<void> {
-    const deadline = Date.now() + RECORD_RETRY_MS;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        // SENT and the parts' provider ids commit together; a receipt that came first is stored
-        // unmatched and applied soon after, off this slice's path. A retry repeats the write.
-        await this.states.apply(changes, (em) => this.reports.storeParts(em, sent));
-        this.reports.applyEarlySoon(sent.flatMap((s) => s.parts));
-        if (attempt > 1)
-          this.logger.log(`job ${job.id}: ${changes.length} hand-over(s) recorded after ${attempt} attempts`);
-        return;
-      } catch (err) {
-        if (Date.now() >= deadline) throw err;
-        if (attempt === 1)
-          this.logger.warn(
-            `job ${job.id}: recording ${changes.length} hand-over(s) failed, retrying: ${(err as Error).message}`,
-          );
-        await sleep(
-          Math.min(RECORD_BACKOFF_MAX_MS, 100 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2),
-        );
-      }
-    }
   }
 }

@@ -1,4 +1,3 @@
-import type { DataSource, EntityManager } from 'typeorm';
 import { MessagePartsStore, type PartRow } from '../messages/message-parts.store.js';
 import { idKeys, submitKeysFor, type ReceiptIdFormat } from './smpp/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
@@ -49,24 +48,6 @@ export class ReceiptMatcher {
     private readonly parts: MessagePartsStore,
     private readonly format: ReceiptIdFormat,
   ) {}
-
-  /** Records the parts of messages handed over; a resend replaces a part's earlier id. */
-  async storeParts(
-    em: DataSource | EntityManager,
-    sent: Array<{ id: string; parts: string[] }>,
-  ): Promise<void> {
-    await this.parts.storeParts(
-      em,
-      sent.flatMap((s) =>
-        s.parts.map((p, i) => ({
-          messageId: s.id,
-          part: i + 1,
-          providerMessageId: p,
-          idValue: p === '' ? null : idKeys(p).hex,
-        })),
-      ),
-    );
-  }
 
   /**
    * The part each receipt matches (closest form first, then the newest message), by receiptKey. A
