@@ -1,10 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import argon2 from 'argon2';
-import { DataSource } from 'typeorm';
 import { CommandError } from '../../platform/cli/cli-errors.js';
-import { AccountChannel } from './account-channel.entity.js';
+import { AccountStore } from './account.store.js';
 import { CHANNELS } from './channel.js';
 import { Account, type AccountSendWindow, type AccountStatus } from './account.entity.js';
 import { passwordProblem } from './password-policy.js';
@@ -32,7 +30,7 @@ function checkPassword(password: string, username: string): void {
 
 @Injectable()
 export class AccountsService {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly store: AccountStore) {}
 
   /**
    * Creates an account with a balance row per channel at the default price; with `parent`, a
@@ -57,14 +55,11 @@ export class AccountsService {
       input.password === undefined
         ? NO_PASSWORD
         : await argon2.hash(input.password, { type: argon2.argon2id });
-    return this.ds.transaction(async (em) => {
+    return this.store.transaction(async (em) => {
       let parent: Account | null = null;
       if (input.parent !== undefined) {
         // Locked, so the parent cannot become a sub-account itself while this one is created.
-        parent = await em.findOne(Account, {
-          where: { username: input.parent },
-          lock: { mode: 'pessimistic_write' },
-        });
+        parent = await this.store.lockByUsername(em, input.parent);
         if (!parent) throw new AccountError(`no account named ${input.parent}`);
         if (parent.parentId)
           throw new AccountError(`${parent.username} is a sub-account: a sub-account has none`);
@@ -74,27 +69,28 @@ export class AccountsService {
         throw new AccountError('currency must be a three-letter ISO 4217 code');
       if (parent && currency !== parent.currency)
         throw new AccountError(`a sub-account uses its parent's currency (${parent.currency})`);
-      const exists = await em.findOne(Account, { where: { username } });
+      const exists = await this.store.findByUsername(username, em);
       if (exists) throw new UsernameTaken(username);
-      const account = em.create(Account, {
+      const fields = {
         clientId: randomUUID(),
         parentId: parent?.id ?? null,
         username,
         name: input.name ?? null,
         passwordHash,
-        status: 'active',
+        status: 'active' as const,
         currency,
         callbackSecret: randomBytes(32).toString('hex'),
-      });
+      };
+      let account: Account;
       try {
-        await em.insert(Account, account);
+        account = await this.store.insert(em, fields);
       } catch (err) {
         if ((err as { errno?: number }).errno === MYSQL_DUP) throw new UsernameTaken(username);
         throw err;
       }
-      const parentPrices = parent ? await em.find(AccountChannel, { where: { accountId: parent.id } }) : [];
-      await em.insert(
-        AccountChannel,
+      const parentPrices = parent ? await this.store.channels(em, parent.id) : [];
+      await this.store.insertChannels(
+        em,
         CHANNELS.map((channel) => ({
           accountId: account.id,
           channel,
@@ -111,11 +107,11 @@ export class AccountsService {
   }
 
   async findByUsername(username: string): Promise<Account | null> {
-    return this.ds.getRepository(Account).findOne({ where: { username } });
+    return this.store.findByUsername(username);
   }
 
   async findById(id: string): Promise<Account | null> {
-    return this.ds.getRepository(Account).findOne({ where: { id } });
+    return this.store.findById(id);
   }
 
   async requireByUsername(username: string): Promise<Account> {
@@ -125,24 +121,24 @@ export class AccountsService {
   }
 
   async list(): Promise<Account[]> {
-    return this.ds.getRepository(Account).find({ order: { id: 'ASC' } });
+    return this.store.list();
   }
 
   /** The sub-account `username` of the account `parentId`; null when it is not one of its sub-accounts. */
   async findSubaccount(parentId: string, username: string): Promise<Account | null> {
-    return this.ds.getRepository(Account).findOne({ where: { username, parentId } });
+    return this.store.findSubaccount(parentId, username);
   }
 
   async setStatus(username: string, status: AccountStatus): Promise<Account> {
     const a = await this.requireByUsername(username);
-    await this.ds.getRepository(Account).update({ id: a.id }, { status });
+    await this.store.update(a.id, { status });
     return { ...a, status };
   }
 
   /** The default for SMS sends that do not give smart_encoding. */
   async setSmartEncoding(username: string, on: boolean): Promise<Account> {
     const a = await this.requireByUsername(username);
-    await this.ds.getRepository(Account).update({ id: a.id }, { smartEncoding: on });
+    await this.store.update(a.id, { smartEncoding: on });
     return { ...a, smartEncoding: on };
   }
 
@@ -157,30 +153,25 @@ export class AccountsService {
   ): Promise<Account> {
     const a = await this.requireByUsername(username);
     const change = timeZone ? { sendWindow: window, timeZone } : { sendWindow: window };
-    await this.ds.getRepository(Account).update({ id: a.id }, change);
+    await this.store.update(a.id, change);
     return { ...a, ...change };
   }
 
   /** Sets (a checked URL) or clears (null) where the account's message events go by default. */
   async setStatusCallbackUrl(accountId: string, url: string | null): Promise<void> {
-    await this.ds.getRepository(Account).update({ id: accountId }, { statusCallbackUrl: url });
+    await this.store.update(accountId, { statusCallbackUrl: url });
   }
 
   /** Sets (a decimal text) or clears (null) the account's daily spend limit. */
   async setDailyLimit(username: string, dailyLimit: string | null): Promise<Account> {
     const a = await this.requireByUsername(username);
-    await this.ds.getRepository(Account).update({ id: a.id }, { dailyLimit });
+    await this.store.update(a.id, { dailyLimit });
     return { ...a, dailyLimit };
   }
 
   /** The account's username and password hash, for CredentialCheck; null when it is gone. */
   async credentials(accountId: string): Promise<{ username: string; passwordHash: string } | null> {
-    const row = await this.ds
-      .getRepository(Account)
-      .createQueryBuilder('a')
-      .addSelect('a.passwordHash')
-      .where('a.id = :id', { id: accountId })
-      .getOne();
+    const row = await this.store.credentials(accountId);
     return row ? { username: row.username, passwordHash: row.passwordHash } : null;
   }
 
@@ -192,18 +183,13 @@ export class AccountsService {
     const account = await this.requireByUsername(username);
     checkPassword(password, account.username);
     const passwordHash = await argon2.hash(password, { type: argon2.argon2id });
-    await this.ds.getRepository(Account).update({ id: account.id }, { passwordHash });
+    await this.store.update(account.id, { passwordHash });
     return account;
   }
 
   /** The key that signs this account's delivery callbacks; never loaded by default. */
   async callbackSecret(username: string): Promise<string> {
-    const row = await this.ds
-      .getRepository(Account)
-      .createQueryBuilder('a')
-      .addSelect('a.callbackSecret')
-      .where('a.username = :username', { username })
-      .getOne();
+    const row = await this.store.withCallbackSecret(username);
     if (!row) throw new AccountError(`no account named ${username}`);
     return row.callbackSecret;
   }
@@ -212,7 +198,7 @@ export class AccountsService {
   async rotateCallbackSecret(username: string): Promise<string> {
     const account = await this.requireByUsername(username);
     const secret = randomBytes(32).toString('hex');
-    await this.ds.getRepository(Account).update({ id: account.id }, { callbackSecret: secret });
+    await this.store.update(account.id, { callbackSecret: secret });
     return secret;
   }
 }

@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
 import { CommandError } from '../../platform/cli/cli-errors.js';
 import { IpAllowList } from './auth/ip-allow-list.js';
-import { Account } from '../accounts/account.entity.js';
+import type { Account } from '../accounts/account.entity.js';
+import { AccountsService } from '../accounts/accounts.service.js';
+import { ApiKeyStore } from './api-key.store.js';
 import { ApiKeyCache } from './api-key-cache.js';
 import { ApiKey, type KeyMode } from './api-key.entity.js';
 import { parseAmount } from '../../platform/money/money.js';
@@ -77,13 +77,14 @@ export interface UpdateKeyInput {
 @Injectable()
 export class ApiKeysService {
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly store: ApiKeyStore,
+    private readonly accounts: AccountsService,
     private readonly cache: ApiKeyCache,
   ) {}
 
   /** Returns the stored key and, once only, its secret. */
   async create(input: CreateKeyInput): Promise<{ apiKey: ApiKey; secret: string }> {
-    const account = await this.ds.getRepository(Account).findOne({ where: { username: input.username } });
+    const account = await this.accounts.findByUsername(input.username);
     if (!account) throw new ApiKeyError(`no account named ${input.username}`);
     // It would print as a working key yet be refused on every request.
     if (account.status !== 'active')
@@ -91,7 +92,7 @@ export class ApiKeysService {
         `account ${input.username} is ${account.status}: activate it before creating keys`,
       );
     if (account.parentId) {
-      const parent = await this.ds.getRepository(Account).findOneByOrFail({ id: account.parentId });
+      const parent = await this.requireAccount(account.parentId);
       if (parent.status !== 'active')
         throw new ApiKeyError(
           `the parent account ${parent.username} is ${parent.status}: activate it before creating keys`,
@@ -103,8 +104,7 @@ export class ApiKeysService {
     const mode = input.mode ?? 'live';
     const dailyLimit = input.dailyLimit == null ? null : checkDailyLimit(input.dailyLimit);
     const secret = generateApiKey(mode);
-    const repo = this.ds.getRepository(ApiKey);
-    const apiKey = repo.create({
+    const stored = await this.store.insert({
       accountId: account.id,
       name,
       keyHash: hashApiKey(secret),
@@ -119,26 +119,16 @@ export class ApiKeysService {
       revokedAt: null,
       lastUsedAt: null,
     });
-    await repo.insert(apiKey);
-    const stored = await repo.findOneByOrFail({ id: apiKey.id });
     return { apiKey: stored, secret };
   }
 
-  async list(username?: string): Promise<Array<ApiKey & { username: string }>> {
-    const qb = this.ds
-      .getRepository(ApiKey)
-      .createQueryBuilder('k')
-      .innerJoin(Account, 'a', 'a.id = k.accountId')
-      .addSelect('a.username', 'username')
-      .orderBy('k.id', 'ASC');
-    if (username) qb.where('a.username = :username', { username });
-    const { entities, raw } = await qb.getRawAndEntities<{ username: string }>();
-    return entities.map((k, i) => Object.assign(k, { username: raw[i].username }));
+  list(username?: string): Promise<Array<ApiKey & { username: string }>> {
+    return this.store.list(username);
   }
 
   async get(id: string): Promise<ApiKey> {
     if (!/^\d{1,19}$/.test(id)) throw new ApiKeyError(`no key with id ${id}`);
-    const key = await this.ds.getRepository(ApiKey).findOne({ where: { id } });
+    const key = await this.store.findById(id);
     if (!key) throw new ApiKeyError(`no key with id ${id}`);
     return key;
   }
@@ -146,10 +136,16 @@ export class ApiKeysService {
   async revoke(id: string): Promise<ApiKey> {
     const key = await this.get(id);
     if (!key.revokedAt) {
-      await this.ds.getRepository(ApiKey).update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+      await this.store.updateLive(id, { revokedAt: new Date() });
       await this.onKeyChanged(id);
     }
     return this.get(id);
+  }
+
+  private async requireAccount(id: string): Promise<Account> {
+    const account = await this.accounts.findById(id);
+    if (!account) throw new ApiKeyError(`no account with id ${id}`);
+    return account;
   }
 
   /**
@@ -164,7 +160,7 @@ export class ApiKeysService {
   /** A key with its account's username, for display. */
   async describe(id: string): Promise<ApiKey & { username: string }> {
     const key = await this.get(id);
-    const account = await this.ds.getRepository(Account).findOneByOrFail({ id: key.accountId });
+    const account = await this.requireAccount(key.accountId);
     return Object.assign(key, { username: account.username });
   }
 
@@ -176,10 +172,11 @@ export class ApiKeysService {
     const key = await this.get(id);
     if (key.revokedAt) throw new ApiKeyError(`key ${id} is revoked and cannot be rotated`);
     const secret = generateApiKey(key.mode);
-    const res = await this.ds
-      .getRepository(ApiKey)
-      .update({ id, revokedAt: IsNull() }, { keyHash: hashApiKey(secret), keyPrefix: displayPrefix(secret) });
-    if (res.affected !== 1) throw new ApiKeyError(`key ${id} is revoked and cannot be rotated`);
+    const rotated = await this.store.updateLive(id, {
+      keyHash: hashApiKey(secret),
+      keyPrefix: displayPrefix(secret),
+    });
+    if (!rotated) throw new ApiKeyError(`key ${id} is revoked and cannot be rotated`);
     await this.onKeyChanged(id);
     return { apiKey: await this.get(id), secret };
   }
@@ -208,7 +205,7 @@ export class ApiKeysService {
       changes.dailyLimit = input.dailyLimit === null ? null : checkDailyLimit(input.dailyLimit);
     if (input.priority !== undefined) changes.priority = input.priority;
     if (Object.keys(changes).length === 0) throw new ApiKeyError('nothing to change');
-    await this.ds.getRepository(ApiKey).update({ id }, changes);
+    await this.store.update(id, changes);
     await this.onKeyChanged(id);
     return this.get(id);
   }
@@ -232,24 +229,13 @@ export class ApiKeysService {
   }
 
   private async load(hash: Buffer): Promise<ResolvedKey | null> {
-    const row = await this.ds
-      .getRepository(ApiKey)
-      .createQueryBuilder('k')
-      .addSelect('k.keyHash')
-      .innerJoinAndMapOne('k.account', Account, 'a', 'a.id = k.accountId')
-      .addSelect('a.passwordHash')
-      .where('k.keyHash = :hash', { hash })
-      .getOne();
+    const row = await this.store.findByHash(hash);
     // The index lookup already matched; the constant-time compare keeps the final check free of timing signal.
     if (!row || !timingSafeEqual(row.keyHash, hash)) return null;
-    const { account: withHash, keyHash, ...key } = row as ApiKey & { account: Account };
+    const { account: withHash, keyHash, ...key } = row;
     void keyHash;
     const { passwordHash, ...account } = withHash;
-    const parent = account.parentId
-      ? await this.ds
-          .getRepository(Account)
-          .findOne({ where: { id: account.parentId }, select: { status: true } })
-      : null;
+    const parent = account.parentId ? await this.accounts.findById(account.parentId) : null;
     return {
       key: key as ApiKey,
       account: account as Account,

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, IsNull } from 'typeorm';
+import { Account } from '../accounts/account.entity.js';
+import { ApiKey } from './api-key.entity.js';
+
+/** A new key's row, before the database gives it an id. */
+export type NewApiKey = Omit<ApiKey, 'id' | 'createdAt' | 'updatedAt'>;
+
+/** Every statement on api_keys (a key's account is joined where a presented key is looked up). */
+@Injectable()
+export class ApiKeyStore {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Inserts the key and reads it back with its defaults. */
+  async insert(fields: NewApiKey): Promise<ApiKey> {
+    const repo = this.ds.getRepository(ApiKey);
+    const apiKey = repo.create(fields);
+    await repo.insert(apiKey);
+    return repo.findOneByOrFail({ id: apiKey.id });
+  }
+
+  /** Keys with their account's username, oldest first; of one account with `username`. */
+  async list(username?: string): Promise<Array<ApiKey & { username: string }>> {
+    const qb = this.ds
+      .getRepository(ApiKey)
+      .createQueryBuilder('k')
+      .innerJoin(Account, 'a', 'a.id = k.accountId')
+      .addSelect('a.username', 'username')
+      .orderBy('k.id', 'ASC');
+    if (username) qb.where('a.username = :username', { username });
+    const { entities, raw } = await qb.getRawAndEntities<{ username: string }>();
+    return entities.map((k, i) => Object.assign(k, { username: raw[i].username }));
+  }
+
+  findById(id: string): Promise<ApiKey | null> {
+    return this.ds.getRepository(ApiKey).findOne({ where: { id } });
+  }
+
+  /** Changes a key that is not revoked; answers whether it was. */
+  async updateLive(id: string, changes: Partial<ApiKey>): Promise<boolean> {
+    const res = await this.ds.getRepository(ApiKey).update({ id, revokedAt: IsNull() }, changes);
+    return res.affected === 1;
+  }
+
+  async update(id: string, changes: Partial<ApiKey>): Promise<void> {
+    await this.ds.getRepository(ApiKey).update({ id }, changes);
+  }
+
+  /** The key whose hash this is, with its account and the account's password hash (never loaded by default). */
+  findByHash(hash: Buffer): Promise<(ApiKey & { account: Account }) | null> {
+    return this.ds
+      .getRepository(ApiKey)
+      .createQueryBuilder('k')
+      .addSelect('k.keyHash')
+      .innerJoinAndMapOne('k.account', Account, 'a', 'a.id = k.accountId')
+      .addSelect('a.passwordHash')
+      .where('k.keyHash = :hash', { hash })
+      .getOne() as Promise<(ApiKey & { account: Account }) | null>;
+  }
+}
