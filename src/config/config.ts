@@ -139,8 +139,8 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     throw new ConfigError([`RECEIPT_WAIT=${JSON.stringify(s.RECEIPT_WAIT)}: must be at least 1s`]);
   const schedule = s.RETENTION_SCHEDULE;
   const retentionScheduleMs = schedule === 'off' ? undefined : durationMs(schedule);
-  if (retentionScheduleMs !== undefined && retentionScheduleMs < 60_000)
-    throw new ConfigError([`RETENTION_SCHEDULE=${JSON.stringify(schedule)}: must be off or at least 1m`]);
+  if (retentionScheduleMs !== undefined && retentionScheduleMs < 1000)
+    throw new ConfigError([`RETENTION_SCHEDULE=${JSON.stringify(schedule)}: must be off or at least 1s`]);
   return {
     port: s.PORT,
     env: s.APP_ENV,

@@ -16,9 +16,9 @@ export const retentionSettings = {
   }),
   RETENTION_SCHEDULE: text({
     pattern: /^(off|\d+(ms|s|m|h|d))$/,
-    message: 'must be off or a duration such as 24h or 30m (at least 1m)',
+    message: 'must be off or a duration such as 24h or 30m (at least 1s)',
     default: 'off',
-    doc: 'how often a worker prunes on its own (a duration such as `24h`, at least `1m`); `off`: only `db prune` does',
+    doc: 'how often a worker prunes on its own (a duration such as `24h`, at least `1s`); `off`: only `db prune` does',
   }),
   RETENTION_BATCH: int({ min: 1, max: 50_000, default: 1000, doc: 'messages removed per batch' }),
   RETENTION_PAUSE_MS: int({ min: 0, max: 60_000, default: 50, doc: 'the pause between two batches' }),

@@ -9,7 +9,10 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { RetentionService } from './retention.service.js';
 
-/** The first run waits up to this long, so workers started together do not all ask for the lock at once. */
+/**
+ * The first run waits up to this long (or one period, if shorter), so workers started together
+ * do not all ask for the lock at once.
+ */
 const FIRST_RUN_SPREAD_MS = 60_000;
 
 /**
@@ -32,7 +35,7 @@ export class RetentionScheduler implements OnApplicationBootstrap, OnApplication
     this.task = new PeriodicTask({
       run: (signal) => this.runOnce(signal),
       everyMs,
-      firstAfterMs: Math.random() * FIRST_RUN_SPREAD_MS,
+      firstAfterMs: Math.random() * Math.min(FIRST_RUN_SPREAD_MS, everyMs),
       logger: this.logger,
       failure: (err) => `prune failed: ${err.message}; next try in one period`,
     });
