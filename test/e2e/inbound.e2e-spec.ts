@@ -149,6 +149,26 @@ describe('inbound messages and opt-out', () => {
     expect((await inbound(a, '?cursor=bogus')).body.error.code).toBe('VALIDATION_ERROR');
   });
 
+  it('checks an inbound cursor, not only its shape: another filter, another side or a made-up position is 400', async () => {
+    for (let i = 0; i < 2; i++) await simulate('260973333334', LONG, `check ${i}`);
+    const first = await inbound(a, `?to=${LONG}&limit=1`);
+    const cursor = first.body.next_cursor as string;
+    expect((await inbound(a, `?to=${LONG}&limit=1&cursor=${cursor}`)).status).toBe(200);
+    const refused = async (query: string) => {
+      const res = await inbound(a, query);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.details[0].field, query).toBe('cursor');
+    };
+    // Under another filter (or none) it would page another list.
+    await refused(`?limit=1&cursor=${cursor}`);
+    await refused(`?to=${LONG}&since=2026-01-01&limit=1&cursor=${cursor}`);
+    // A well-formed cursor pointing past every message would read as the end of the list.
+    const [, tag] = Buffer.from(cursor, 'base64url').toString().split(':');
+    await refused(`?to=${LONG}&limit=1&cursor=${Buffer.from(`99999999999:${tag}`).toString('base64url')}`);
+    // The older form, an id alone, is no longer one this list gives out.
+    await refused(`?to=${LONG}&limit=1&cursor=${Buffer.from('1').toString('base64url')}`);
+  });
+
   it('posts each inbound message to the account webhook, signed like delivery callbacks', async () => {
     const set = await cli(
       'accounts',
@@ -162,6 +182,13 @@ describe('inbound messages and opt-out', () => {
     expect(set.code).toBe(0);
     const r = await simulate('260974444444', LONG, 'webhook please');
     const id = r.json.inbound[0].inbound_id;
+    // The CLI queues nothing itself, and says when a worker will: the default 15 s sweep after 2 s of grace.
+    expect(r.json.pending).toEqual({
+      webhooks: 1,
+      webhooks_within_seconds: 17,
+      auto_replies: 0,
+      auto_replies_within_seconds: null,
+    });
     const hit = await waitFor(
       async () => hooks.requests.find((q) => (q.json as { inbound_id?: string })?.inbound_id === id),
       20_000,
@@ -296,7 +323,9 @@ describe('inbound messages and opt-out', () => {
     expect(set.code).toBe(0);
     expect(set.json).toMatchObject({ on_stop: 'You will get no more messages.', on_start: null });
     const before = await balance(a);
-    await simulate('260979999999', LONG, 'quit');
+    const stop = await simulate('260979999999', LONG, 'quit');
+    // The default 10 s before the sweep takes a stored reply, plus its 15 s period.
+    expect(stop.json.pending).toMatchObject({ auto_replies: 1, auto_replies_within_seconds: 25 });
     const [row] = await waitFor(
       async () => {
         const rows = (await t.ds.query(

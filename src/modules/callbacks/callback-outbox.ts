@@ -15,7 +15,7 @@ const BATCH = 500;
 /** The state path does not wait longer than this for Redis: past it, the events are queued later. */
 const QUEUE_TIMEOUT_MS = 800;
 /** A kept event not yet queued is left this long to the call that is queuing it, then the sweep takes it. */
-const UNQUEUED_GRACE_MS = 2000;
+export const UNQUEUED_GRACE_MS = 2000;
 /** Longer than any event's retry schedule: a row this old is a leftover (its deletion failed). */
 const FORGET_AFTER_HOURS = 6;
 const DONE_FLUSH_MS = 200;

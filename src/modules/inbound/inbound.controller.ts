@@ -4,7 +4,12 @@ import { IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator
 import { IsInstant } from '../../platform/validation/validators.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
-import { decodeIdCursor, encodeIdCursor } from '../../platform/http/id-cursor.js';
+import {
+  cursorTag,
+  decodeIdCursor,
+  encodeIdCursor,
+  refuseCursorPast,
+} from '../../platform/http/id-cursor.js';
 import type { DataSide } from '../api-keys/auth/auth-context.js';
 import { ReadSide, SubaccountQueryField, SubaccountReadable } from '../api-keys/auth/subaccount-scope.js';
 import { InboundStore, type InboundRow } from './inbound.store.js';
@@ -102,8 +107,11 @@ export class InboundController {
     const limit = Number(q.limit ?? 100);
     if (limit < 1 || limit > MAX_LIMIT)
       throw AppException.validation([{ field: 'limit', message: `from 1 to ${MAX_LIMIT}` }]);
-    const after = q.cursor ? decodeIdCursor(q.cursor) : null;
     const to = q.to?.trim().replace(/^\+/, '');
+    // Checked, not only shaped: given for the same account, side and filters, and not past the newest message.
+    const tag = cursorTag([side.accountId, side.testMode, q.since ?? null, to || null]);
+    const after = q.cursor ? decodeIdCursor(q.cursor, tag) : null;
+    if (after !== null) refuseCursorPast(after, await this.store.newestId());
     const rows = await this.store.page(
       side.accountId,
       side.testMode,
@@ -116,7 +124,7 @@ export class InboundController {
     return {
       success: true,
       data: page.map(inboundView),
-      next_cursor: rows.length > limit && last ? encodeIdCursor(last.id) : null,
+      next_cursor: rows.length > limit && last ? encodeIdCursor(last.id, tag) : null,
     };
   }
 }

@@ -92,6 +92,14 @@ export class InboundStore {
     )) as InboundRow[];
   }
 
+  /** The id of the newest inbound message of any account (the primary key's last entry), or null when there is none. */
+  async newestId(): Promise<string | null> {
+    const [row] = (await this.ds.query('SELECT MAX(id) AS id FROM inbound_messages')) as Array<{
+      id: string | number | null;
+    }>;
+    return row?.id == null ? null : String(row.id);
+  }
+
   /**
    * Whether the sender had an auto-reply to `keyword` from this side of the account since
    * `since` (one due or sent: the row kept its text). Read through ix_inbound_messages_sender.
