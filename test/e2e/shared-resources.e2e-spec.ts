@@ -268,6 +268,30 @@ describe('export slots are shared fairly', () => {
     expect(await exportQueries()).toEqual([]);
     first.hangUp();
   }, 60_000);
+
+  it("counts an account's exports across API processes, and frees the slot when the export ends", async () => {
+    // A second API process on the same databases and Redis.
+    const other = await startTestApp({ DB_POOL_SIZE: '8', EXPORT_STALL_SECONDS: '2' }, t.name);
+    try {
+      const running = await startReading(a.key);
+      expect(running.status).toBe(200);
+      const elsewhere = await other.http().get(EXPORT).set('X-API-Key', a.key).buffer(true);
+      expect(elsewhere.status).toBe(429);
+      expect(elsewhere.body.error.code).toBe('RATE_LIMITED');
+      expect(elsewhere.headers['retry-after']).toBe('5');
+      // Another account is not held by it, in either process.
+      expect((await other.http().get(EXPORT).set('X-API-Key', b.key).buffer(true)).status).toBe(200);
+      running.hangUp();
+      await waitFor(
+        async () => (await other.http().get(EXPORT).set('X-API-Key', a.key).buffer(true)).status === 200,
+        15_000,
+        'the slot to be free once the first export ended',
+      );
+    } finally {
+      // The suite's databases and Redis keys are the first app's to drop.
+      await other.app.close();
+    }
+  }, 60_000);
 });
 
 describe('templates are capped per account', () => {

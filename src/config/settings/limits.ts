@@ -43,7 +43,7 @@ export const limitSettings = {
     min: 1,
     max: 50,
     default: 1,
-    doc: 'message exports one account may run at once per API process',
+    doc: 'message exports one account may run at once over the API, across every API process (counted in Redis)',
   }),
   EXPORT_STALL_SECONDS: int({
     min: 1,

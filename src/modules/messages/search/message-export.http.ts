@@ -2,11 +2,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import type { Response } from 'express';
 import type { MessageExportQuery } from './message-filter.dto.js';
+import { ExportLeases } from './export-leases.js';
 import { MessageExportService } from './message-export.service.js';
 
 /**
- * The export as an HTTP attachment; a client that goes away, or takes nothing for
- * EXPORT_STALL_SECONDS, stops the query.
+ * The export as an HTTP attachment, at most EXPORTS_PER_ACCOUNT at once per account across the
+ * API processes; a client that goes away, or takes nothing for EXPORT_STALL_SECONDS, stops the
+ * query.
  */
 @Injectable()
 export class MessageExportHttp {
@@ -14,10 +16,20 @@ export class MessageExportHttp {
 
   constructor(
     private readonly exports: MessageExportService,
+    private readonly leases: ExportLeases,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async send(accountId: string, q: MessageExportQuery, res: Response, testMode = false): Promise<void> {
+    const lease = await this.leases.acquire(accountId);
+    try {
+      await this.run(accountId, q, res, testMode);
+    } finally {
+      await lease.release();
+    }
+  }
+
+  private async run(accountId: string, q: MessageExportQuery, res: Response, testMode: boolean) {
     // Errors up to here (a bad filter, MySQL away) still get the error envelope.
     const prepared = await this.exports.prepare(accountId, q, testMode);
     const stamp = new Date().toISOString().replace(/[-:]|\.\d+/g, '');

@@ -136,8 +136,6 @@ export class MessageExportService {
   /** Exports under way in this process; each holds a pooled MySQL connection while it runs. */
   private running = 0;
   private readonly slots: number;
-  /** Exports under way per account in this process: one tenant cannot take every slot. */
-  private readonly byAccount = new Map<string, number>();
 
   constructor(
     private readonly search: MessageSearchService,
@@ -151,28 +149,17 @@ export class MessageExportService {
   async prepare(accountId: string, q: MessageExportQuery, testMode = false): Promise<PreparedExport> {
     const format = q.format ?? 'csv';
     const filter = await this.search.filter(accountId, q, testMode);
-    const mine = this.byAccount.get(accountId) ?? 0;
-    if (mine >= this.config.exportsPerAccount)
-      throw new AppException(
-        'RATE_LIMITED',
-        `This account already has ${mine} export${mine > 1 ? 's' : ''} under way; retry after 5 s.`,
-        [],
-        { 'Retry-After': '5' },
-      );
+    // The account's own limit, across processes, is taken before (ExportLeases, for the API).
     if (this.running >= this.slots)
       throw new AppException('RATE_LIMITED', 'Too many exports are under way; retry after 5 s.', [], {
         'Retry-After': '5',
       });
     this.running++;
-    this.byAccount.set(accountId, mine + 1);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       this.running--;
-      const left = (this.byAccount.get(accountId) ?? 1) - 1;
-      if (left > 0) this.byAccount.set(accountId, left);
-      else this.byAccount.delete(accountId);
     };
     let query: ExportQuery;
     try {
