@@ -68,6 +68,8 @@ export interface AppConfig {
   callbackTargetConcurrency: number;
   /** How long a target that keeps failing has its callbacks parked before one is tried again. */
   callbackCircuitOpenMs: number;
+  /** An event held by an open circuit longer than this (from its first hold) is dropped and counted. */
+  callbackMaxHoldMs: number;
   transports: { sms: string; email: string; chat: string };
   smppUrl?: string;
   smtpUrl?: string;

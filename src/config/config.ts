@@ -187,6 +187,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     publicBaseUrl: s.PUBLIC_BASE_URL ? s.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
     callbackTargetConcurrency: s.CALLBACK_TARGET_CONCURRENCY,
     callbackCircuitOpenMs: s.CALLBACK_CIRCUIT_OPEN_MS,
+    callbackMaxHoldMs: s.CALLBACK_MAX_HOLD_MS,
     transports: { sms: s.SMS_TRANSPORT, email: s.EMAIL_TRANSPORT, chat: s.CHAT_TRANSPORT },
     smppUrl: s.SMPP_URL,
     smtpUrl: s.SMTP_URL,

@@ -300,3 +300,60 @@ describe('a state change while Redis is away', () => {
     }
   });
 });
+
+describe('callbacks held by an open circuit are held for CALLBACK_MAX_HOLD_MS at most', () => {
+  let t: TestApp;
+  let dead: HttpPeer;
+
+  beforeAll(async () => {
+    // A target that fails for good: its circuit opens and each probe fails again.
+    dead = await startHttpPeer(() => ({ status: 503 }));
+    t = await startTestApp({
+      RUN_WORKERS: 'true',
+      SANDBOX_DELIVERY_DELAY_MS: '100',
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+      CALLBACK_BACKOFF_BASE_MS: '100',
+      CALLBACK_CIRCUIT_OPEN_MS: '500',
+      CALLBACK_MAX_HOLD_MS: '3000',
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await dead?.close();
+  });
+
+  it('drops an event held past the maximum, counts it, and keeps nothing of it queued or kept', async () => {
+    const a = await createTenant(t);
+    const sent = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', a.key)
+      .send({ from: 'ACME', to: numbers(10, 5000), message: 'hi', callback_url: `${dead.url}/dlr` });
+    expect(sent.status).toBe(200);
+    const expired = async () => {
+      const { body } = await t.app.get(MetricsService).render();
+      const line = body
+        .split('\n')
+        .find((l) => l.startsWith('bulk_callback_attempts_total{outcome="hold_expired"}'));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    };
+    await waitFor(async () => (await expired()) > 0, 60_000, 'a held event to be dropped');
+    // Every event ends: delivered never, dropped once held too long (or out of attempts), so the
+    // queue and the outbox empty instead of parking the events for ever.
+    await waitFor(
+      async () => {
+        const c = await t.queue('callbacks').getJobCounts();
+        const [{ n }] = (await t.ds.query(
+          `SELECT COUNT(*) AS n FROM ${t.name}_notification.callback_outbox`,
+        )) as Array<{ n: string }>;
+        return c.waiting + c.delayed + c.active === 0 && Number(n) === 0 ? true : null;
+      },
+      60_000,
+      'the held events to be done with',
+    );
+    // Held events were not attempted: far fewer requests reached the target than 10 attempts per event.
+    const events = new Set(dead.requests.map((r) => (r.json as { event_id: string }).event_id));
+    expect(dead.requests.length).toBeLessThan(events.size * 10);
+    expect(await expired()).toBeGreaterThan(0);
+  }, 150_000);
+});

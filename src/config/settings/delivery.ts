@@ -101,6 +101,12 @@ export const deliverySettings = {
     default: 30_000,
     doc: "after 5 failures in a row, a target's callbacks are not sent for this long; then one probe",
   }),
+  CALLBACK_MAX_HOLD_MS: int({
+    min: 1000,
+    max: 2_592_000_000,
+    default: 86_400_000,
+    doc: 'longest a callback event is held by an open circuit, from its first hold; then it is dropped and counted (bulk_callback_attempts_total{outcome="hold_expired"})',
+  }),
   PUBLIC_BASE_URL: text({
     pattern: /^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/,
     message: 'must be an http(s) URL without query or fragment, such as https://api.acme.example',

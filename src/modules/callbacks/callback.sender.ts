@@ -20,8 +20,11 @@ import { TestCallbackCap } from './test-callback-cap.js';
 
 export class CallbackFailed extends Error {}
 
-/** A callback event put back on the queue while its target was busy: it keeps its attempt count. */
-type QueuedCallback = CallbackJob & { priorAttempts?: number; parks?: number };
+/**
+ * A callback event put back on the queue while its target was busy: it keeps its attempt count,
+ * and, once an open circuit has held it, when that first happened.
+ */
+type QueuedCallback = CallbackJob & { priorAttempts?: number; parks?: number; heldSince?: number };
 
 /**
  * Delivers one signed callback and records the attempt in the notification
@@ -68,11 +71,15 @@ export class CallbackSender {
     // An account's test events have a circuit of their own: their failures never hold live events.
     const admission = this.gate.enter(circuitOf(test ? `${accountId}/test` : accountId, url));
     if (!admission.ok && admission.reason === 'open' && test) return this.dropTest(eventId);
-    if (!admission.ok) {
-      // Held, not attempted: an open circuit spends none of the event's attempts.
-      if (admission.reason === 'open') this.metrics.callbackHeld();
-      return this.park(job, admission.retryInMs);
+    if (!admission.ok && admission.reason === 'open') {
+      // Held, not attempted: an open circuit spends none of the event's attempts, for
+      // CALLBACK_MAX_HOLD_MS at most (a target dead for good would hold its events for ever).
+      const heldSince = job.data.heldSince ?? Date.now();
+      if (Date.now() - heldSince >= this.config.callbackMaxHoldMs) return this.dropHeld(eventId);
+      this.metrics.callbackHeld();
+      return this.park(job, admission.retryInMs, heldSince);
     }
+    if (!admission.ok) return this.park(job, admission.retryInMs);
     let failure: string | null = 'not attempted';
     try {
       failure = await this.deliver(job, attempt, admission.release);
@@ -83,6 +90,12 @@ export class CallbackSender {
     if (test && failure === null) await this.testCap.succeeded(accountId, url);
     if (test && failure !== null) await this.testCap.failed(accountId, url);
     if (failure !== null) throw new CallbackFailed(`callback ${eventId}: ${failure}`);
+  }
+
+  /** An event held past CALLBACK_MAX_HOLD_MS: no more attempts, counted as hold_expired. */
+  private dropHeld(eventId: string): void {
+    this.metrics.callbackAttempt('hold_expired');
+    this.outbox.finished(eventId);
   }
 
   private dropTest(eventId: string): void {
@@ -180,12 +193,16 @@ export class CallbackSender {
    * completes. The attempts already spent travel with it, so the total and the backoff
    * schedule stay those of the first job.
    */
-  private async park(job: Job<QueuedCallback>, delayMs: number): Promise<void> {
+  private async park(
+    job: Job<QueuedCallback>,
+    delayMs: number,
+    heldSince = job.data.heldSince,
+  ): Promise<void> {
     const prior = (job.data.priorAttempts ?? 0) + job.attemptsMade;
     const parks = (job.data.parks ?? 0) + 1;
     await this.queue.add(
       'deliver',
-      { ...job.data, priorAttempts: prior, parks },
+      { ...job.data, priorAttempts: prior, parks, ...(heldSince === undefined ? {} : { heldSince }) },
       {
         jobId: `${job.data.eventId}~${parks}`,
         delay: Math.round(delayMs * (0.5 + Math.random())),

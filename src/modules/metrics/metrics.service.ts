@@ -125,7 +125,7 @@ export class MetricsService {
 
   private readonly callbackAttempts = new Counter({
     name: 'bulk_callback_attempts_total',
-    help: 'Delivery callback attempts, by outcome (delivered, http_error, network_error, refused, circuit_open; test_dropped: a test event not sent to a failing target)',
+    help: 'Delivery callback attempts, by outcome (delivered, http_error, network_error, refused, circuit_open; test_dropped: a test event not sent to a failing target; hold_expired: an event held by an open circuit past CALLBACK_MAX_HOLD_MS, dropped)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
