@@ -1,24 +1,16 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
+import { statesOfRequests } from '../support/account-messages.js';
+import { startSmppApp, startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { startWorkerProcess } from '../support/worker-process.js';
+import { workerPool } from '../support/worker-process.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const numbers = (n: number, base = 1_000_000) =>
   Array.from({ length: n }, (_, i) => `26096${String(base + i).padStart(7, '0')}`);
-
-async function statuses(t: TestApp, ref: string): Promise<Record<string, number>> {
-  const rows = (await t.ds.query(
-    'SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id = ? GROUP BY status',
-    [ref],
-  )) as Array<{ status: string; n: string }>;
-  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
-}
 
 describe('dispatch through a real SMPP peer', () => {
   let t: TestApp;
@@ -33,12 +25,7 @@ describe('dispatch through a real SMPP peer', () => {
       rejectDestinations: new Set(['260969999999']),
     });
     hooks = await startHttpPeer(() => ({ status: 200 }));
-    t = await startTestApp({
-      RUN_WORKERS: 'true',
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
-      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
-    });
+    t = await startSmppApp(smsc.url, { CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true' });
     tenant = await createTenant(t, { balances: { sms: '100' }, prices: { sms: '1' } });
   });
   afterAll(async () => {
@@ -62,7 +49,7 @@ describe('dispatch through a real SMPP peer', () => {
     const ref = res.body.api_reference;
     await waitFor(
       async () => {
-        const s = await statuses(t, ref);
+        const s = await statesOfRequests(t, [ref]);
         return s.DELIVERED === 1 && s.REJECTED === 1;
       },
       10_000,
@@ -107,7 +94,7 @@ describe('dispatch through a real SMPP peer', () => {
       .set('X-API-Key', tenant.key)
       .send({ from: 'ACME', to: '260961234568', message: text });
     await waitFor(
-      async () => (await statuses(t, res.body.api_reference)).DELIVERED === 1,
+      async () => (await statesOfRequests(t, [res.body.api_reference])).DELIVERED === 1,
       10_000,
       'DELIVERED',
     );
@@ -124,19 +111,13 @@ describe('a worker killed mid-batch', () => {
   let smsc: SmppPeer;
   let t: TestApp;
   let tenant: Tenant;
-  const workers: ChildProcess[] = [];
-
-  const startWorker = () => {
-    const w = startWorkerProcess(name, {
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
-      SMS_CONCURRENCY: '1',
-      QUEUE_LOCK_MS: '1500',
-      SMPP_TPS: '2000',
-    });
-    workers.push(w);
-    return w;
-  };
+  const workers = workerPool(name, () => ({
+    SMS_TRANSPORT: 'smpp',
+    SMPP_URL: smsc.url,
+    SMS_CONCURRENCY: '1',
+    QUEUE_LOCK_MS: '1500',
+    SMPP_TPS: '2000',
+  }));
 
   beforeAll(async () => {
     smsc = await startSmppPeer({ autoReceipt: false });
@@ -144,7 +125,7 @@ describe('a worker killed mid-batch', () => {
     tenant = await createTenant(t);
   });
   afterAll(async () => {
-    for (const w of workers) w.kill('SIGKILL');
+    workers.killAll();
     await t?.close();
     await smsc?.close();
   });
@@ -157,14 +138,18 @@ describe('a worker killed mid-batch', () => {
       .set('X-API-Key', tenant.key)
       .send({ from: 'ACME', to, message: 'batch' });
     expect(res.status).toBe(200);
-    const first = startWorker();
+    const first = workers.start();
     await waitFor(async () => smsc.received.length >= 150, 20_000, 'first worker under way');
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
     const seenAtKill = smsc.received.length;
     expect(seenAtKill).toBeLessThan(1000);
-    startWorker();
-    await waitFor(async () => (await statuses(t, res.body.api_reference)).SENT === 1000, 30_000, 'all SENT');
+    workers.start();
+    await waitFor(
+      async () => (await statesOfRequests(t, [res.body.api_reference])).SENT === 1000,
+      30_000,
+      'all SENT',
+    );
     const counts = to.map((n) => smsc.countByDestination(n));
     expect(counts.every((c) => c >= 1)).toBe(true);
     const repeated = counts.filter((c) => c > 1).length;

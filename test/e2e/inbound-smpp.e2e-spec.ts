@@ -3,7 +3,7 @@ import { InboundNumberStore } from '../../src/modules/inbound/inbound-number.sto
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { netSmppMissing, startNetSmppSmsc, type NetSmppSmsc } from '../support/net-smpp-smsc.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startSmppApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 /**
@@ -30,12 +30,7 @@ describe('inbound SMS over SMPP from our peer', () => {
 
   beforeAll(async () => {
     smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 20 });
-    t = await startTestApp({
-      RUN_WORKERS: 'true',
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
-      METRICS_TOKEN: METRICS,
-    });
+    t = await startSmppApp(smsc.url, { METRICS_TOKEN: METRICS });
     tenant = await createTenant(t, { prices: { sms: '1' } });
     await t.app.get(InboundNumberStore).add(tenant.account.id, NUMBER, '');
     // Binds when a worker starts; the first send also waits for the bind.
@@ -128,7 +123,7 @@ describe.skipIf(missing !== null)('inbound SMS over SMPP from an independent SMS
 
   beforeAll(async () => {
     smsc = await startNetSmppSmsc();
-    t = await startTestApp({ RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url });
+    t = await startSmppApp(smsc.url);
     tenant = await createTenant(t, { prices: { sms: '1' } });
     await t.app.get(InboundNumberStore).add(tenant.account.id, NUMBER, '');
   }, 60_000);

@@ -3,7 +3,7 @@ import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { freePort } from '../support/local-state.js';
 import { netSmppMissing, startNetSmppSmsc, type NetSmppSmsc } from '../support/net-smpp-smsc.js';
 import { checkStore, describeProblems } from '../support/store-invariants.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startSmppApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 const SMS = '/api/v1/json/bulk/sms';
@@ -28,12 +28,7 @@ describe.skipIf(missing !== null)(
 
     beforeAll(async () => {
       smsc = await startNetSmppSmsc();
-      t = await startTestApp({
-        RUN_WORKERS: 'true',
-        SMS_TRANSPORT: 'smpp',
-        SMPP_URL: smsc.url,
-        SCHEDULE_POLL_MS: '100',
-      });
+      t = await startSmppApp(smsc.url, { SCHEDULE_POLL_MS: '100' });
       tenant = await createTenant(t, { balances: { sms: '100' }, prices: { sms: '0.01' } });
     });
     afterAll(async () => {
@@ -103,12 +98,7 @@ describe('validity that elapses while hand-over attempts are still being retried
   beforeAll(async () => {
     // An SMSC that is not there: every attempt fails and is retried on the backoff schedule.
     const port = await freePort();
-    t = await startTestApp({
-      RUN_WORKERS: 'true',
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: `smpp://test:secret@127.0.0.1:${port}`,
-      SWEEP_INTERVAL_MS: '300',
-    });
+    t = await startSmppApp(`smpp://test:secret@127.0.0.1:${port}`, { SWEEP_INTERVAL_MS: '300' });
     tenant = await createTenant(t, { balances: { sms: '10' }, prices: { sms: '0.5' } });
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryReportService } from '../../src/modules/delivery/delivery-report.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { netSmppMissing, startNetSmppSmsc, type NetSmppSmsc } from '../support/net-smpp-smsc.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startSmppApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 /**
@@ -26,13 +26,7 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
 
   beforeAll(async () => {
     smsc = await startNetSmppSmsc();
-    t = await startTestApp({
-      RUN_WORKERS: 'true',
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
-      SMPP_UNMATCHED_RECEIPT_TTL_MS: '1000',
-      METRICS_TOKEN: METRICS,
-    });
+    t = await startSmppApp(smsc.url, { SMPP_UNMATCHED_RECEIPT_TTL_MS: '1000', METRICS_TOKEN: METRICS });
     tenant = await createTenant(t, { balances: { sms: '1000' }, prices: { sms: '0.01' } });
   });
   afterAll(async () => {

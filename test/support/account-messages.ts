@@ -25,3 +25,15 @@ export async function untilDelivered(
     throw new Error(`${err.message}; states now ${JSON.stringify(await statesOf(t, accountId))}`);
   });
 }
+
+/** How many of the requests' messages are in each state, e.g. `{ SENT: 140, QUEUED: 10 }`. */
+export async function statesOfRequests(
+  t: TestApp,
+  sendRequestIds: string[],
+): Promise<Record<string, number>> {
+  const rows = (await t.ds.query(
+    'SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id IN (?) GROUP BY status',
+    [sendRequestIds],
+  )) as Array<{ status: string; n: string }>;
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}

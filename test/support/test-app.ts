@@ -69,6 +69,20 @@ export async function startTestApp(
   };
 }
 
+/** The app with its workers running, sending SMS over SMPP to `smppUrl`. */
+export function startSmppApp(
+  smppUrl: string,
+  overrides: Record<string, string> = {},
+  name = uniqueName(),
+  options: TestAppOptions = {},
+): Promise<TestApp> {
+  return startTestApp(
+    { RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp', SMPP_URL: smppUrl, ...overrides },
+    name,
+    options,
+  );
+}
+
 /**
  * Copies the run's migrated template into the suite's databases that do not exist yet, so the
  * app finds them migrated instead of migrating three databases per suite.
