@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSubaccount, createTenant } from '../factories/account.factory.js';
+import { checkStore, describeProblems } from '../support/store-invariants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const SUBS = '/api/v1/json/subaccounts';
@@ -321,5 +322,16 @@ describe('sub-accounts: creation, overview and transfers', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await balanceOf(child.account.id)).toBe('4.000000');
+  });
+
+  it('leaves the store whole after all of the above: every balance the sum of its ledger, every charge matching its request', async () => {
+    const report = await checkStore({ query: (sql, p) => t.ds.query(sql, p).then((r) => [r, null]) });
+    expect(describeProblems(report)).toEqual([]);
+    const [transfers] = await t.ds.query(
+      "SELECT COUNT(*) AS n, SUM(amount) AS total FROM ledger_entries WHERE kind = 'transfer'",
+    );
+    // Every transfer moved as much out of one account as into the other.
+    expect(Number(transfers.n)).toBeGreaterThan(0);
+    expect(Number(transfers.total)).toBe(0);
   });
 });
