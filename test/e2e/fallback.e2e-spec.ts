@@ -247,6 +247,33 @@ describe('chat-to-SMS fallback', () => {
     expect(Number(n)).toBe(20);
   });
 
+  it('makes a test SMS for a test chat message, charging nothing, and counts fallbacks in /metrics', async () => {
+    const tester = await createTenant(t, {
+      balances: { sms: '5', chat: '5' },
+      prices: { sms: '0.25', chat: '1' },
+      key: { mode: 'test' },
+    });
+    const res = await chat(
+      { recipient: ['260971236001'], fallback: { channel: 'sms', after_seconds: 60 } },
+      tester,
+    );
+    expect(res.status).toBe(200);
+    const [a] = await chatRows(t, res.body.reference);
+    await dueNow(t, [a!.id]);
+    await waitFor(async () => (await fallbackOf(t, a!.id)).length === 1);
+    const [sms] = await fallbackOf(t, a!.id);
+    const [req] = await t.ds.query(
+      'SELECT r.test_mode FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.id = ?',
+      [sms!.id],
+    );
+    expect(Number(req.test_mode)).toBe(1);
+    expect(await balance(t, tester, 'sms')).toBe(5);
+    expect(await balance(t, tester, 'chat')).toBe(5);
+    const metrics = await t.http().get('/metrics');
+    expect(metrics.text).toMatch(/bulk_fallbacks_created_total\{status="ACKNOWLEDGED"\} [1-9]/);
+    expect(metrics.text).toMatch(/bulk_fallbacks_created_total\{status="REJECTED"\} [1-9]/);
+  });
+
   it('prices only the chat messages in the preview', async () => {
     const res = await t
       .http()

@@ -97,16 +97,26 @@ describe('send windows (quiet hours)', () => {
     const [row] = await t.ds.query('SELECT due_at FROM send_requests WHERE id = ?', [ref]);
     expect(new Date(row.due_at).toISOString()).toBe(us.send_at);
     // The open one goes now; the other waits.
-    await waitFor(async () => (await messageRows(t, ref))[0]!.status === 'DELIVERED');
+    await waitFor(
+      async () => (await messageRows(t, ref))[0]!.status === 'DELIVERED',
+      15_000,
+      'the open one delivered',
+    );
     expect((await messageRows(t, ref))[1]!.status).toBe('SCHEDULED');
     const lookup = await t.http().get(`/api/v1/json/messages/${us.message_id}`).set('X-API-Key', tenant.key);
     expect(lookup.body).toMatchObject({ status: 'SCHEDULED', send_at: us.send_at });
 
     // When its window opens (its stored time moved to now), the due scanner releases it.
     await openNow(t, ref);
-    await waitFor(async () => (await messageRows(t, ref))[1]!.status === 'DELIVERED');
+    await waitFor(
+      async () => (await messageRows(t, ref))[1]!.status === 'DELIVERED',
+      15_000,
+      'the deferred one delivered',
+    );
     const [after] = await t.ds.query('SELECT due_at FROM send_requests WHERE id = ?', [ref]);
     expect(after.due_at).toBeNull();
+    const metrics = await t.http().get('/metrics');
+    expect(metrics.text).toMatch(/bulk_window_deferred_messages_total\{channel="sms"\} [1-9]/);
   });
 
   it('applies the window from a given send_at, and validity still counts from that send_at', async () => {

@@ -11,7 +11,7 @@ import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { MessageStore } from '../messages/message.store.js';
 import { ScheduleStore, type ReleasedRequest } from '../messages/schedule.store.js';
 import { DISPATCH_CHUNK } from './dispatch.constants.js';
-import { DispatchProducer, type Chunk } from './dispatch.producer.js';
+import { dispatchJobId, DispatchProducer, type Chunk } from './dispatch.producer.js';
 
 /**
  * Requests and (about) messages released per transaction: small enough that the first jobs are
@@ -96,7 +96,23 @@ export class DueScanner implements OnApplicationBootstrap, OnApplicationShutdown
   private async enqueue(r: ReleasedRequest): Promise<void> {
     const chunks = waitingChunks(await this.messages.acceptedStates(r.id));
     if (chunks.length === 0) return;
+    await this.clearFinished(r, chunks);
     if (!(await this.producer.enqueueChunks(r.channel, r.id, chunks, 'normal', r.test)))
       this.warnings.warn(`released request ${r.id} not queued now; the recovery sweep will queue it`);
+  }
+
+  /**
+   * A request released in steps (messages a send window deferred go when their window opens) may
+   * find an earlier step's job still kept under the chunk's id, finished: Bull would ignore a new
+   * job of that id, so the finished one is removed first. One still waiting or running is left;
+   * the recovery sweep queues what it leaves behind once it has finished.
+   */
+  private async clearFinished(r: ReleasedRequest, chunks: Chunk[]): Promise<void> {
+    const queue = this.producer.queueFor(r.channel, r.test);
+    for (const c of chunks) {
+      const job = await queue.getJob(dispatchJobId(r.id, c.index)).catch(() => null);
+      if (job && ['completed', 'failed'].includes(await job.getState()))
+        await job.remove().catch(() => undefined);
+    }
   }
 }
