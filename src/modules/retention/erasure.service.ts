@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { normaliseEmail, normalisePhone } from '../messages/recipients.js';
 import { ErasureStore, type ErasedRows, type ErasureScope } from './erasure.store.js';
-import { eraseFromArchive } from './message-archive.js';
+import { eraseFromArchive } from './archive-erasure.js';
 import { RetentionStore } from './retention.store.js';
 
 /** What an erased number or address becomes in every row and archive line that held it. */

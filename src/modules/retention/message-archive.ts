@@ -1,20 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import {
-  appendFile,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  truncate,
-  writeFile,
-} from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, rename, rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip, gunzipSync, gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 
 /** The table families of the archive: one file per day and family. */
 export const FAMILIES = [
@@ -40,6 +27,8 @@ export interface IndexEntry {
 export type ArchiveBatch = Map<string, Partial<Record<Family, object[]>>>;
 
 export const INDEX_FILE = 'index.ndjson';
+/** The suffix of an erasure's new file and index before they are renamed over the old ones. */
+export const PENDING = '.erasing';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -70,6 +59,7 @@ export class MessageArchive {
     for (const [day, families] of batch) {
       const dayDir = join(this.dir, day);
       await mkdir(dayDir, { recursive: true });
+      await finishArchiveErasure(dayDir);
       const entries: IndexEntry[] = [];
       for (const family of FAMILIES) {
         const list = families[family];
@@ -195,7 +185,7 @@ async function readRange(path: string, offset: number, length: number): Promise<
   }
 }
 
-async function fsyncFile(path: string): Promise<void> {
+export async function fsyncFile(path: string): Promise<void> {
   const handle = await open(path, 'r+');
   try {
     await handle.sync();
@@ -204,85 +194,22 @@ async function fsyncFile(path: string): Promise<void> {
   }
 }
 
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
 /**
- * Rewrites every messages file of the archive in which the account's recipient appears, with
- * `replacement` in its place, and lists the new file as one member in its day's index. The file
- * is streamed (a day may be large), written beside the old one, flushed, checked (row count and
- * checksum) and renamed over it; then the index is rewritten the same way. Returns how many
- * archived rows changed. The caller holds the retention lock, so no prune appends meanwhile.
+ * Ends an erasure a crash interrupted in `dayDir`: the new file and index are renamed over the
+ * old ones in that order, so a new index left pending while its file is already in place is
+ * renamed too; a pending file (the old one still in place) is dropped with its index.
  */
-export async function eraseFromArchive(
-  dir: string,
-  accountId: string,
-  recipient: string,
-  replacement: string,
-): Promise<number> {
-  const days = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [] as string[];
-    throw err;
-  });
-  let changed = 0;
-  for (const day of days.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)).sort()) {
-    const file = `${day}/messages.ndjson.gz`;
-    const path = join(dir, file);
-    if (
-      !(await stat(path).then(
-        () => true,
-        () => false,
-      ))
-    )
-      continue;
-    let rows = 0;
-    let hits = 0;
-    const tmp = `${path}.erasing`;
-    await pipeline(
-      createReadStream(path),
-      createGunzip(),
-      async function* (source: AsyncIterable<Buffer>) {
-        let rest = '';
-        const line = (l: string) => {
-          if (!l) return '';
-          rows++;
-          const row = JSON.parse(l) as Record<string, unknown>;
-          if (row.account_id === accountId && row.recipient === recipient) {
-            hits++;
-            row.recipient = replacement;
-            return `${JSON.stringify(row)}\n`;
-          }
-          return `${l}\n`;
-        };
-        for await (const chunk of source) {
-          const lines = (rest + chunk.toString('utf8')).split('\n');
-          rest = lines.pop()!;
-          yield lines.map(line).join('');
-        }
-        yield line(rest);
-      },
-      createGzip(),
-      createWriteStream(tmp),
-    );
-    if (hits === 0) {
-      await rm(tmp);
-      continue;
-    }
-    const bytes = await readFile(tmp);
-    if (countLines(gunzipSync(bytes)) !== rows) throw new ArchiveError(`${tmp}: rows lost while rewriting`);
-    await fsyncFile(tmp);
-    const entry: IndexEntry = {
-      file,
-      offset: 0,
-      bytes: bytes.length,
-      rows,
-      sha256: sha256(bytes),
-      written_at: new Date().toISOString(),
-    };
-    const others = (await readIndex(dir, day)).filter((e) => e.file !== file);
-    const index = join(dir, day, INDEX_FILE);
-    await writeFile(`${index}.erasing`, [...others, entry].map((e) => `${JSON.stringify(e)}\n`).join(''));
-    await fsyncFile(`${index}.erasing`);
-    await rename(tmp, path);
-    await rename(`${index}.erasing`, index);
-    changed += hits;
-  }
-  return changed;
+export async function finishArchiveErasure(dayDir: string, family = 'messages'): Promise<void> {
+  const file = join(dayDir, `${family}.ndjson.gz`);
+  const index = join(dayDir, INDEX_FILE);
+  if (await exists(file + PENDING)) {
+    await rm(file + PENDING);
+    await rm(index + PENDING, { force: true });
+  } else if (await exists(index + PENDING)) await rename(index + PENDING, index);
 }
