@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import { ApiKeyCache } from '../../src/modules/api-keys/api-key-cache.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
-import { ConnectorStore } from '../../src/modules/delivery/smpp/connector.store.js';
+import { DestinationPriceStore } from '../../src/modules/balance/pricing/destination-price.store.js';
 import { createSubaccount, createTenant } from '../factories/account.factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -66,7 +66,7 @@ describe("sub-accounts: the parent's prices with the sub-account's own overrides
   it("pays the parent's destination prices on prefixes it has not priced itself, its own on those it has", async () => {
     const parent = await createTenant(t, { balances: { sms: '100' }, prices: { sms: '0.25' } });
     const child = await createSubaccount(t, parent, { transfers: { sms: '10' } });
-    const prices = t.app.get(ConnectorStore);
+    const prices = t.app.get(DestinationPriceStore);
     await prices.setPrice(parent.account.id, 'sms', '26097', '0.4');
     await prices.setPrice(parent.account.id, 'sms', '26096', '0.35');
     await prices.setPrice(child.account.id, 'sms', '26096', '0.6');

@@ -21,7 +21,7 @@ export class InsufficientBalance extends Error {
   }
 }
 
-const PRICE_TTL_MS = 1000;
+export const PRICE_TTL_MS = 1000;
 
 /** Each channel's value, the price the account pays per unit, and the credits that buys. */
 export function channelBalances(rows: AccountChannel[]) {

@@ -5,6 +5,7 @@ import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService, InsufficientBalance } from '../balance/balance.service.js';
 import { RoutingService } from '../delivery/smpp/routing.service.js';
+import { Pricing } from '../balance/pricing/pricing.service.js';
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { ReplayRequest } from '../messages/message.types.js';
@@ -47,6 +48,7 @@ export class SendService {
     private readonly store: MessageStore,
     @Inject(MetricsService) private readonly metrics: MetricsService,
     private readonly routing: RoutingService,
+    private readonly pricing: Pricing,
     private readonly templates: TemplateInput,
     private readonly suppressions: SuppressionCheck,
     private readonly idempotency: IdempotencyStore,
@@ -224,12 +226,11 @@ export class SendService {
     }
     // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged;
     // each recipient's price per unit is its destination's (longest prefix), else the channel's.
-    const channelPrice =
-      this.balances.cachedUnitPrice(auth.account.id, policy.channel) ??
-      (await this.balances.unitPrice(auth.account.id, policy.channel));
+    if (!this.routing.rejectUnroutableCached(auth.account.id, policy.channel, entries))
+      await this.routing.rejectUnroutable(auth.account.id, policy.channel, entries);
     const unitPrices =
-      this.routing.routeAndPriceCached(auth.account.id, policy.channel, entries, channelPrice) ??
-      (await this.routing.routeAndPrice(auth.account.id, policy.channel, entries, channelPrice));
+      this.pricing.unitPricesCached(auth.account.id, policy.channel, entries) ??
+      (await this.pricing.unitPrices(auth.account.id, policy.channel, entries));
     // An SMS matter only: e-mail and chat carry any character at the same price.
     const smartEncoding =
       policy.channel === 'sms' && (input.smartEncoding ?? auth.account.smartEncoding ?? false);

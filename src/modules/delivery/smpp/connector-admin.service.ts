@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { DestinationPriceStore } from '../../balance/pricing/destination-price.store.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
 import type { Channel } from '../../messages/channel.js';
 import { money } from '../../../platform/money/money.js';
@@ -50,6 +51,7 @@ export class ConnectorAdminService {
   constructor(
     private readonly store: ConnectorStore,
     private readonly accounts: AccountsService,
+    private readonly destinationPrices: DestinationPriceStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -143,13 +145,13 @@ export class ConnectorAdminService {
 
   async setPrice(username: string, channel: Channel, prefix: string, costPerUnit: string) {
     const account = await this.accounts.requireByUsername(username);
-    await this.store.setPrice(account.id, channel, prefix, costPerUnit);
+    await this.destinationPrices.setPrice(account.id, channel, prefix, costPerUnit);
     return { username, channel, prefix, cost_per_unit: money(costPerUnit) };
   }
 
   async prices(username: string) {
     const account = await this.accounts.requireByUsername(username);
-    return (await this.store.prices(account.id)).map((p) => ({
+    return (await this.destinationPrices.prices(account.id)).map((p) => ({
       channel: p.channel,
       prefix: p.prefix,
       cost_per_unit: money(p.cost_per_unit),
@@ -158,7 +160,7 @@ export class ConnectorAdminService {
 
   async removePrice(username: string, channel: Channel, prefix: string): Promise<void> {
     const account = await this.accounts.requireByUsername(username);
-    if (!(await this.store.deletePrice(account.id, channel, prefix)))
+    if (!(await this.destinationPrices.deletePrice(account.id, channel, prefix)))
       throw new ConnectorError(`${username} has no ${channel} price for ${prefix}`);
   }
 

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { Channel } from '../../messages/channel.js';
-import type { ConnectorRow, PriceRow, RouteRow } from './routing-table.js';
+import type { ConnectorRow, RouteRow } from './routing-table.js';
 
 export interface ConnectorFields {
   url: string;
@@ -40,7 +39,7 @@ export interface ConnectorStateReport {
 
 const CONNECTOR_COLUMNS = 'id, name, url, tps, window_size, bind_mode, system_type, enabled';
 
-/** Every statement on connectors, routes, destination_prices and connector_state. */
+/** Every statement on connectors, routes and connector_state. */
 @Injectable()
 export class ConnectorStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -129,47 +128,6 @@ export class ConnectorStore {
       [accountId, prefix, connectorId, connectorId],
     )) as { affectedRows: number };
     return result.affectedRows;
-  }
-
-  async prices(accountId: string, channel?: Channel): Promise<Array<PriceRow & { channel: Channel }>> {
-    return (await this.ds.query(
-      `SELECT channel, prefix, cost_per_unit FROM destination_prices
-        WHERE account_id = ? AND (? IS NULL OR channel = ?) ORDER BY channel, prefix`,
-      [accountId, channel ?? null, channel ?? null],
-    )) as Array<PriceRow & { channel: Channel }>;
-  }
-
-  /**
-   * The destination prices an account pays on a channel: its own, and for a sub-account its
-   * parent's on every prefix it has not priced itself.
-   */
-  async effectivePrices(accountId: string, channel: Channel): Promise<PriceRow[]> {
-    return (await this.ds.query(
-      `SELECT prefix, cost_per_unit FROM destination_prices WHERE account_id = ? AND channel = ?
-       UNION ALL
-       SELECT p.prefix, p.cost_per_unit
-         FROM accounts a JOIN destination_prices p ON p.account_id = a.parent_id AND p.channel = ?
-        WHERE a.id = ?
-          AND NOT EXISTS (SELECT 1 FROM destination_prices o
-                           WHERE o.account_id = a.id AND o.channel = p.channel AND o.prefix = p.prefix)`,
-      [accountId, channel, channel, accountId],
-    )) as PriceRow[];
-  }
-
-  async setPrice(accountId: string, channel: Channel, prefix: string, costPerUnit: string): Promise<void> {
-    await this.ds.query(
-      `INSERT INTO destination_prices (account_id, channel, prefix, cost_per_unit) VALUES (?, ?, ?, ?)
-       ON DUPLICATE KEY UPDATE cost_per_unit = VALUES(cost_per_unit)`,
-      [accountId, channel, prefix, costPerUnit],
-    );
-  }
-
-  async deletePrice(accountId: string, channel: Channel, prefix: string): Promise<boolean> {
-    const result = (await this.ds.query(
-      'DELETE FROM destination_prices WHERE account_id = ? AND channel = ? AND prefix = ?',
-      [accountId, channel, prefix],
-    )) as { affectedRows: number };
-    return result.affectedRows > 0;
   }
 
   /** One worker's binds as it sees them now: one multi-row upsert. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PriceTable, RoutingTable, type ConnectorRow, type RouteRow } from './routing-table.js';
+import { RoutingTable, type ConnectorRow, type RouteRow } from './routing-table.js';
 
 const connector = (id: number, name: string, enabled = true): ConnectorRow => ({
   id,
@@ -65,18 +65,5 @@ describe('RoutingTable', () => {
       'default',
     ]);
     expect(new RoutingTable(CONNECTORS, routes, null).candidates('1', '+441234567890')).toEqual([]);
-  });
-});
-
-describe('PriceTable', () => {
-  it('answers the longest matching prefix, else null (the channel price applies)', () => {
-    const p = new PriceTable('sms', [
-      { prefix: '260', cost_per_unit: '0.100000' },
-      { prefix: '26097', cost_per_unit: '0.250000' },
-    ]);
-    expect(p.price('+260971234567')).toBe('0.250000');
-    expect(p.price('+260961234567')).toBe('0.100000');
-    expect(p.price('+441234567890')).toBeNull();
-    expect(new PriceTable('sms', []).price('+260971234567')).toBeNull();
   });
 });

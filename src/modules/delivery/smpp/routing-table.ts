@@ -1,4 +1,4 @@
-import type { Channel } from '../../messages/channel.js';
+import { destinationDigits } from '../../../platform/prefixes/longest-prefix.js';
 
 /** The name under which SMPP_URL serves as the connector of destinations no route matches. */
 export const DEFAULT_CONNECTOR = 'default';
@@ -21,28 +21,6 @@ export interface RouteRow {
   prefix: string;
   connector_id: number;
   priority: number;
-}
-
-export interface PriceRow {
-  prefix: string;
-  cost_per_unit: string;
-}
-
-/** A destination's digits: what prefixes are matched against ("+260 97…" and "26097…" alike). */
-export function destinationDigits(recipient: string): string {
-  return recipient.startsWith('+') ? recipient.slice(1) : recipient;
-}
-
-/**
- * Longest-prefix lookup over a map keyed by prefix. Prefixes are at most 16 digits, so a
- * lookup is at most 16 map probes, whatever the number of routes.
- */
-function longest<T>(map: Map<string, T>, digits: string, maxLength: number): T | undefined {
-  for (let n = Math.min(maxLength, digits.length); n > 0; n--) {
-    const hit = map.get(digits.slice(0, n));
-    if (hit !== undefined) return hit;
-  }
-  return undefined;
 }
 
 /**
@@ -96,28 +74,5 @@ export class RoutingTable {
       if (hit) return hit;
     }
     return this.defaultConnector ? [this.defaultConnector] : [];
-  }
-}
-
-/** An account's destination prices on one channel: the longest matching prefix, else null (the channel price). */
-export class PriceTable {
-  private readonly byPrefix: Map<string, string>;
-  private readonly maxLength: number;
-
-  constructor(
-    readonly channel: Channel,
-    rows: PriceRow[],
-  ) {
-    this.byPrefix = new Map(rows.map((r) => [r.prefix, r.cost_per_unit]));
-    this.maxLength = Math.max(0, ...rows.map((r) => r.prefix.length));
-  }
-
-  get empty(): boolean {
-    return this.byPrefix.size === 0;
-  }
-
-  price(recipient: string): string | null {
-    if (this.maxLength === 0) return null;
-    return longest(this.byPrefix, destinationDigits(recipient), this.maxLength) ?? null;
   }
 }
