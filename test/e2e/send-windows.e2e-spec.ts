@@ -240,6 +240,11 @@ describe('send windows (quiet hours)', () => {
       send_window: { from: '09:00', to: '10:00', days },
       time_zone: 'Asia/Tokyo',
     });
+    const shown = await runCli(testEnv(t.name), ['accounts', 'show', owner.username, '--json']);
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      send_window: { from: '09:00', to: '10:00', days },
+      time_zone: 'Asia/Tokyo',
+    });
     const email = await post(
       EMAIL,
       { from: 'news@example.com', to: ['jane@example.com'], subject: 's', email_body: 'b' },

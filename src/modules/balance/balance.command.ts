@@ -35,11 +35,21 @@ export class AccountsShowCommand extends CliCommand {
         price: c.priceInherited ? 'parent' : 'own',
       };
     const parent = a.parentId ? await this.accounts.findById(a.parentId) : null;
-    const view = { ...accountView(a, parent?.username ?? null), channels };
+    const view = {
+      ...accountView(a, parent?.username ?? null),
+      send_window: a.sendWindow,
+      time_zone: a.timeZone,
+      channels,
+    };
     if (o.json) return printJson(view);
     printLine(
       `${view.username}  ${view.status}  ${view.currency}  client_id ${view.client_id}  created ${view.created_at}${view.parent ? `  sub-account of ${view.parent}` : ''}`,
     );
+    const w = view.send_window;
+    if (w)
+      printLine(
+        `send window ${w.from}-${w.to} ${w.days ? w.days.join(',') : 'every day'}, time zone ${view.time_zone}`,
+      );
     printTable(
       Object.entries(channels).map(([channel, c]) => ({ channel, ...c })),
       [
