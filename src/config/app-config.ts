@@ -29,6 +29,8 @@ export interface AppConfig {
   dbPoolSize: number;
   /** Exports one account may run at once in a process (besides the process's quarter of the pool). */
   exportsPerAccount: number;
+  /** A preview counts as one request against the key's rate limit per this many recipients (started). */
+  previewRecipientsPerRequest: number;
   /** Templates one account may keep per side (live, test). */
   templatesPerAccount: number;
   /** An export whose client has taken nothing for this long is stopped and its slot freed. */

@@ -154,6 +154,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     ...(s.DATABASE_READ_URL ? { readDatabase: parseMysqlUrl(s.DATABASE_READ_URL) } : {}),
     dbPoolSize: s.DB_POOL_SIZE,
     exportsPerAccount: s.EXPORTS_PER_ACCOUNT,
+    previewRecipientsPerRequest: s.PREVIEW_RECIPIENTS_PER_REQUEST,
     templatesPerAccount: s.TEMPLATES_PER_ACCOUNT,
     exportStallMs: s.EXPORT_STALL_SECONDS * 1000,
     redisUrl: s.REDIS_URL,

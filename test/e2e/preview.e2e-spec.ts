@@ -37,6 +37,44 @@ describe('preview routes and smart encoding', () => {
     return { requests: Number(r.n), messages: Number(m.n), ledger: Number(l.n), total: l.total, queued };
   };
 
+  it("counts a preview against the key's rate limit by its recipients: one request per 1,000, started", async () => {
+    const limited = await createTenant(t, {
+      balances: { sms: '10', email: '10', chat: '10' },
+      key: { rateLimit: { limit: 5, windowSeconds: 300 } },
+    });
+    const numbers = (n: number) =>
+      Array.from({ length: n }, (_, i) => `2609730${String(i).padStart(5, '0')}`);
+    const small = await post(
+      '/api/v1/json/bulk/sms/preview',
+      { from: 'ACME', to: numbers(1), message: 'Hi' },
+      limited.key,
+    );
+    expect(small.status).toBe(200);
+    expect(small.headers['ratelimit-remaining']).toBe('4');
+    // 2,500 recipients count as 3 requests.
+    const big = await post(
+      '/api/v1/json/bulk/sms/preview',
+      { from: 'ACME', to: numbers(2500), message: 'Hi' },
+      limited.key,
+    );
+    expect(big.status).toBe(200);
+    expect(big.headers['ratelimit-remaining']).toBe('1');
+    // Another large one would go over: refused as an over-limit send is.
+    const over = await post(
+      '/api/v1/json/bulk/email/preview',
+      {
+        from: 'noreply@acme.example.com',
+        subject: 'Hi',
+        to: numbers(1500).map((n) => `u${n}@example.com`),
+        email_body: 'Hi',
+      },
+      limited.key,
+    );
+    expect(over.status).toBe(429);
+    expect(over.body.error.code).toBe('RATE_LIMITED');
+    expect(over.headers['retry-after']).toEqual(expect.any(String));
+  });
+
   it('answers per recipient and in total, and stores, charges and queues nothing', async () => {
     const before = await traces(tenant.account.id);
     const res = await post(`${SMS}/preview`, {

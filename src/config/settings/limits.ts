@@ -33,6 +33,12 @@ export const limitSettings = {
     default: '50/3600',
     doc: "failed callback attempts of one account's test events to one target in a window (N/SECONDS); then its test events to that target are dropped until the window ends",
   }),
+  PREVIEW_RECIPIENTS_PER_REQUEST: int({
+    min: 1,
+    max: 100_000,
+    default: 1000,
+    doc: "a preview counts as one request against the key's rate limit per this many recipients it names (started: 2,500 count as 3)",
+  }),
   TEMPLATES_PER_ACCOUNT: int({
     min: 1,
     max: 100_000,

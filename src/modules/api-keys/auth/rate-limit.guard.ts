@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Logger, SetMetadata, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -18,6 +18,23 @@ import { IS_PUBLIC } from '../../../platform/http/public.decorator.js';
 
 /** The one throttler: its limit and window are read from the calling key (rate-limit.ts). */
 export const KEY_THROTTLER = 'key';
+
+const WEIGHED_BY_RECIPIENTS = 'rate-limit:weighed-by-recipients';
+
+/**
+ * A route that counts against the key's rate limit by the recipients its body names (`to` or
+ * `recipient`): one request per PREVIEW_RECIPIENTS_PER_REQUEST of them, started. For previews,
+ * whose work grows with the recipients but which send, store and charge nothing.
+ */
+export const RateLimitByRecipients = () => SetMetadata(WEIGHED_BY_RECIPIENTS, true);
+
+/** How many recipients a send body names: the longer of `to` and `recipient` (a string is one). */
+function recipientsNamed(body: unknown): number {
+  if (typeof body !== 'object' || body === null) return 0;
+  const count = (v: unknown) => (Array.isArray(v) ? v.length : v === undefined || v === null ? 0 : 1);
+  const b = body as Record<string, unknown>;
+  return Math.max(count(b.to), count(b.recipient));
+}
 
 /**
  * Third guard of the chain: the key's own limit (rate_limit per rate_window_seconds) or the
@@ -40,6 +57,8 @@ export const KEY_THROTTLER = 'key';
 export class KeyRateLimitGuard extends ThrottlerGuard {
   private readonly log = new Logger('RateLimit');
   private degraded = false;
+  /** How many requests the one under way counts as (1, or more for a route weighed by recipients). */
+  private readonly weight = new WeakMap<ExecutionContext, number>();
 
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
@@ -58,6 +77,11 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
     if (this.skips(context)) return Promise.resolve(true);
     const { limit, windowSeconds } = limitFor(context, this.config);
     const ttl = windowSeconds * 1000;
+    const weighed = this.reflector.get<boolean>(WEIGHED_BY_RECIPIENTS, context.getHandler());
+    if (weighed) {
+      const named = recipientsNamed(context.switchToHttp().getRequest<AuthedRequest>().body);
+      this.weight.set(context, Math.max(1, Math.ceil(named / this.config.previewRecipientsPerRequest)));
+    }
     return this.handleRequest({
       context,
       limit,
@@ -92,13 +116,20 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
     const key = `key:${req.auth!.key.id}:${ttl}`;
     let record;
     try {
-      record = await this.storageService.increment(
-        key,
-        ttl,
-        limit,
-        blockDuration,
-        throttler.name ?? KEY_THROTTLER,
-      );
+      const name = throttler.name ?? KEY_THROTTLER;
+      const hits = this.weight.get(context) ?? 1;
+      if (hits === 1) record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
+      else {
+        // A weighed request adds its hits at once (the storage counts them in one round trip):
+        // refused if any of them went over, else the count after all of them.
+        const records = await Promise.all(
+          Array.from({ length: hits }, () =>
+            this.storageService.increment(key, ttl, limit, blockDuration, name),
+          ),
+        );
+        record =
+          records.find((r) => r.isBlocked) ?? records.reduce((a, b) => (b.totalHits > a.totalHits ? b : a));
+      }
     } catch (err) {
       if (!this.degraded) {
         this.log.warn(

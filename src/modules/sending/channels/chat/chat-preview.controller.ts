@@ -9,6 +9,7 @@ import { SendService } from '../../send.service.js';
 import { ChatSendDto } from './chat-send.dto.js';
 import { chatInput } from './chat-input.js';
 import { ChatPolicy } from './chat.policy.js';
+import { RateLimitByRecipients } from '../../../api-keys/auth/rate-limit.guard.js';
 
 @ApiTags('chat')
 @ApiKeyAuth()
@@ -22,6 +23,7 @@ export class ChatPreviewController {
 
   @Post()
   @HttpCode(200)
+  @RateLimitByRecipients()
   @ApiOperation({
     summary: 'What a chat send would do: recipients and cost; username and password as for the send',
     description: PREVIEW_DESCRIPTION,

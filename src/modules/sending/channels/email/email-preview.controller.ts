@@ -8,6 +8,7 @@ import { SendService } from '../../send.service.js';
 import { EmailSendDto } from './email-send.dto.js';
 import { emailInput } from './email-input.js';
 import { EmailPolicy } from './email.policy.js';
+import { RateLimitByRecipients } from '../../../api-keys/auth/rate-limit.guard.js';
 
 @ApiTags('email')
 @ApiKeyAuth()
@@ -20,6 +21,7 @@ export class EmailPreviewController {
 
   @Post()
   @HttpCode(200)
+  @RateLimitByRecipients()
   @ApiOperation({
     summary: 'What an e-mail send would do: recipients and cost',
     description: PREVIEW_DESCRIPTION,

@@ -8,6 +8,7 @@ import { SendService } from '../../send.service.js';
 import { SmsSendDto } from './sms-send.dto.js';
 import { smsInput } from './sms-input.js';
 import { SmsPolicy } from './sms.policy.js';
+import { RateLimitByRecipients } from '../../../api-keys/auth/rate-limit.guard.js';
 
 @ApiTags('sms')
 @ApiKeyAuth()
@@ -20,6 +21,7 @@ export class SmsPreviewController {
 
   @Post()
   @HttpCode(200)
+  @RateLimitByRecipients()
   @ApiOperation({
     summary: 'What an SMS send would do: parts, encoding and cost per recipient',
     description: PREVIEW_DESCRIPTION,
