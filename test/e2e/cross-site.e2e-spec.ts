@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { balanceOf, sendRequestCount } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const XML = '/api/v1/xml/bulk/sms';
@@ -18,18 +19,8 @@ describe('cross-site requests and ambiguous credentials', () => {
   });
   afterAll(async () => t?.close());
 
-  const stored = async () =>
-    Number(
-      (
-        await t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?', [tenant.account.id])
-      )[0].n,
-    );
-  const balance = async () =>
-    (
-      await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'", [
-        tenant.account.id,
-      ])
-    )[0].balance as string;
+  const stored = () => sendRequestCount(t, tenant.account.id);
+  const balance = () => balanceOf(t, tenant.account.id);
 
   it('refuses a send from a page of an origin not in CORS_ORIGINS with 403 FORBIDDEN, storing and charging nothing', async () => {
     const [before, money] = [await stored(), await balance()];

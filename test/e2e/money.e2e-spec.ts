@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { balanceOf, ledgerSum, messageCount, sendRequestCount } from '../support/probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
 const SMS = '/api/v1/json/bulk/sms';
@@ -12,21 +13,6 @@ describe('accounts, prices and balances', () => {
     t = await startTestApp({ DB_POOL_SIZE: '30' });
   });
   afterAll(async () => t?.close());
-
-  const balanceOf = async (tenant: Tenant, channel = 'sms') => {
-    const [row] = await t.ds.query(
-      'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
-      [tenant.account.id, channel],
-    );
-    return row.balance as string;
-  };
-  const ledgerSum = async (tenant: Tenant, channel = 'sms') => {
-    const [row] = await t.ds.query(
-      'SELECT COALESCE(SUM(amount), 0) AS s FROM ledger_entries WHERE account_id = ? AND channel = ?',
-      [tenant.account.id, channel],
-    );
-    return row.s as string;
-  };
 
   describe('POST /api/v1/json/balance', () => {
     it('answers the documented shape with credits = floor(balance / price) and total_value the exact sum', async () => {
@@ -120,13 +106,13 @@ describe('accounts, prices and balances', () => {
           message: 'a'.repeat(161),
         });
       expect(res.status).toBe(200);
-      expect(await balanceOf(tenant)).toBe('8.000002'); // 10 - 6 × 0.333333
+      expect(await balanceOf(t, tenant.account.id)).toBe('8.000002'); // 10 - 6 × 0.333333
       const charges = await t.ds.query(
         "SELECT amount FROM ledger_entries WHERE account_id = ? AND kind = 'charge'",
         [tenant.account.id],
       );
       expect(charges).toEqual([{ amount: '-1.999998' }]);
-      expect(await ledgerSum(tenant)).toBe(await balanceOf(tenant));
+      expect(await ledgerSum(t, tenant.account.id)).toBe(await balanceOf(t, tenant.account.id));
     });
 
     it('refuses a send the balance cannot pay with 402 INSUFFICIENT_BALANCE, storing and queuing nothing', async () => {
@@ -140,15 +126,11 @@ describe('accounts, prices and balances', () => {
       expect(res.status).toBe(402);
       expect(res.body.error.code).toBe('INSUFFICIENT_BALANCE');
       expect(res.body.message).toMatch(/0\.75.*0\.5/);
-      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [
-        tenant.account.id,
-      ]);
-      const [{ r }] = await t.ds.query('SELECT COUNT(*) AS r FROM send_requests WHERE account_id = ?', [
-        tenant.account.id,
-      ]);
+      const n = await messageCount(t, tenant.account.id);
+      const r = await sendRequestCount(t, tenant.account.id);
       expect([Number(n), Number(r)]).toEqual([0, 0]);
       expect((await queuedMessageIds(t.queue('sms'))).length).toBe(queuedBefore);
-      expect(await balanceOf(tenant)).toBe('0.500000');
+      expect(await balanceOf(t, tenant.account.id)).toBe('0.500000');
     });
 
     it('accepts exactly 50 of 200 concurrent sends when the balance pays exactly 50, leaving exactly 0', async () => {
@@ -165,11 +147,9 @@ describe('accounts, prices and balances', () => {
       const statuses = results.map((r) => r.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(50);
       expect(statuses.filter((s) => s === 402)).toHaveLength(150);
-      expect(await balanceOf(tenant)).toBe('0.000000');
-      expect(await ledgerSum(tenant)).toBe('0.000000');
-      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [
-        tenant.account.id,
-      ]);
+      expect(await balanceOf(t, tenant.account.id)).toBe('0.000000');
+      expect(await ledgerSum(t, tenant.account.id)).toBe('0.000000');
+      const n = await messageCount(t, tenant.account.id);
       expect(Number(n)).toBe(50);
     });
     it('gives each of many concurrent sends from several accounts its own exact answer when one account runs dry', async () => {
@@ -187,13 +167,11 @@ describe('accounts, prices and balances', () => {
       expect(richCodes.every((c) => c === 200)).toBe(true);
       expect(poorCodes.filter((c) => c === 200)).toHaveLength(5);
       expect(poorCodes.filter((c) => c === 402)).toHaveLength(25);
-      expect(await balanceOf(rich)).toBe('970.000000');
-      expect(await balanceOf(poor)).toBe('0.000000');
-      for (const tenant of [rich, poor]) expect(await ledgerSum(tenant)).toBe(await balanceOf(tenant));
-      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id IN (?, ?)', [
-        rich.account.id,
-        poor.account.id,
-      ]);
+      expect(await balanceOf(t, rich.account.id)).toBe('970.000000');
+      expect(await balanceOf(t, poor.account.id)).toBe('0.000000');
+      for (const tenant of [rich, poor])
+        expect(await ledgerSum(t, tenant.account.id)).toBe(await balanceOf(t, tenant.account.id));
+      const n = await messageCount(t, rich.account.id, poor.account.id);
       expect(Number(n)).toBe(35);
     });
   });
@@ -213,10 +191,8 @@ describe('accounts, prices and balances', () => {
       expect(first.status).toBe(200);
       expect(second.status).toBe(200);
       expect(second.body).toEqual(first.body);
-      expect(await balanceOf(tenant)).toBe('8.000000');
-      const [{ r }] = await t.ds.query('SELECT COUNT(*) AS r FROM send_requests WHERE account_id = ?', [
-        tenant.account.id,
-      ]);
+      expect(await balanceOf(t, tenant.account.id)).toBe('8.000000');
+      const r = await sendRequestCount(t, tenant.account.id);
       expect(Number(r)).toBe(1);
     });
 
@@ -240,11 +216,9 @@ describe('accounts, prices and balances', () => {
       ]);
       expect([a.status, b.status]).toEqual([200, 200]);
       expect(a.body.api_reference).toBe(b.body.api_reference);
-      const [{ r }] = await t.ds.query('SELECT COUNT(*) AS r FROM send_requests WHERE account_id = ?', [
-        tenant.account.id,
-      ]);
+      const r = await sendRequestCount(t, tenant.account.id);
       expect(Number(r)).toBe(1);
-      expect(await balanceOf(tenant)).toBe('8.000000');
+      expect(await balanceOf(t, tenant.account.id)).toBe('8.000000');
     });
 
     it('keeps references of different accounts apart', async () => {

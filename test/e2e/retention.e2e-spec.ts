@@ -10,6 +10,7 @@ import { runCli } from '../support/cli-in-process.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { balanceOf } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const FINAL = ['DELIVERED', 'UNDELIVERED', 'EXPIRED', 'FAILED', 'REJECTED', 'CANCELLED'];
@@ -31,14 +32,7 @@ describe('message retention and archives (db prune, db archive)', () => {
       'SELECT COUNT(*) AS n, COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE account_id = ?',
       [tenant.account.id],
     )) as Array<{ n: string; total: string }>;
-  const balance = async () =>
-    String(
-      (
-        (await t.ds.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'", [
-          tenant.account.id,
-        ])) as Array<{ balance: string }>
-      )[0].balance,
-    );
+  const balance = () => balanceOf(t, tenant.account.id);
 
   async function send(body: Record<string, unknown>) {
     const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send(body);

@@ -1,10 +1,12 @@
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Channel } from '../../src/modules/messages/channel.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { describeProblems, checkStore } from '../support/store-invariants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { balanceOf } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const EMAIL = '/api/v1/json/bulk/email';
@@ -36,12 +38,8 @@ async function statuses(t: TestApp, ref: string): Promise<string[]> {
   return rows.map((r) => r.status);
 }
 
-async function balance(t: TestApp, tenant: Tenant, channel = 'sms'): Promise<number> {
-  const [row] = await t.ds.query(
-    'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
-    [tenant.account.id, channel],
-  );
-  return Number(row.balance);
+async function balance(t: TestApp, tenant: Tenant, channel: Channel = 'sms'): Promise<number> {
+  return Number(await balanceOf(t, tenant.account.id, channel));
 }
 
 describe('scheduled sends, validity and cancellation (sandbox)', () => {

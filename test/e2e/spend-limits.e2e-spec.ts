@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Channel } from '../../src/modules/messages/channel.js';
 import { ApiKeyCache } from '../../src/modules/api-keys/api-key-cache.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
@@ -6,6 +7,7 @@ import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { balanceOf as balanceIn, sendRequestCount } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const CHAT = '/api/v1/json/bulk/chat';
@@ -23,13 +25,7 @@ describe('daily spend limits', () => {
       .post(SMS)
       .set('X-API-Key', key)
       .send({ from: 'ACME', to, message: 'x', ...extra });
-  const balanceOf = async (tenant: Tenant, channel = 'sms') =>
-    (
-      await t.ds.query('SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?', [
-        tenant.account.id,
-        channel,
-      ])
-    )[0].balance as string;
+  const balanceOf = (tenant: Tenant, channel: Channel = 'sms') => balanceIn(t, tenant.account.id, channel);
   const spent = async (scope: 'account' | 'key', id: string) =>
     ((
       await t.ds.query(
@@ -37,12 +33,7 @@ describe('daily spend limits', () => {
         [scope, id],
       )
     )[0]?.spent ?? '0.000000') as string;
-  const requestsOf = async (tenant: Tenant) =>
-    Number(
-      (
-        await t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?', [tenant.account.id])
-      )[0].n,
-    );
+  const requestsOf = (tenant: Tenant) => sendRequestCount(t, tenant.account.id);
 
   beforeAll(async () => {
     chatApi = await startHttpPeer((req) =>

@@ -4,6 +4,7 @@ import { InboundNumberStore } from '../../src/modules/inbound/inbound-number.sto
 import { InboundReceiver } from '../../src/modules/inbound/inbound.receiver.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { balanceOf } from '../support/probes.js';
 
 /**
  * Test and live data never cross, whatever the route: each kind of key finds the other kind's
@@ -38,13 +39,7 @@ describe('test and live sides of an account never cross', () => {
     )) as Array<{ status: string; send_at: Date; cancel_requested_at: Date | null }>;
     return row;
   };
-  const smsBalance = async () => {
-    const [row] = await t.ds.query(
-      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
-      [tenant.account.id],
-    );
-    return String(row.balance);
-  };
+  const smsBalance = () => balanceOf(t, tenant.account.id);
   const post = (path: string, key: string, body: object = {}) =>
     t.http().post(path).set('X-API-Key', key).send(body);
 

@@ -1,7 +1,7 @@
-import type { Queue } from 'bull';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { messagesOfRequest, queuedForRequest, sendRequestCount } from '../support/probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
 const XML = '/api/v1/xml/bulk/sms';
@@ -52,23 +52,12 @@ describe('POST /api/v1/xml/bulk/sms', () => {
     return r.send(body);
   };
   const messagesOf = async (ref: string) =>
-    (await t.ds.query(
-      'SELECT id, recipient, status, reason FROM messages WHERE send_request_id = ? ORDER BY id',
-      [ref],
-    )) as Array<{
-      id: string;
-      recipient: string;
-      status: string;
-      reason: string | null;
-    }>;
-  const countRequests = async (accountId: string) =>
-    Number(
-      (await t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?', [accountId]))[0].n,
-    );
-  const queuedFor = async (queue: Queue, ref: string) =>
-    (await queue.getJobs(['waiting', 'delayed', 'paused']))
-      .filter((j) => j.data.sendRequestId === ref)
-      .flatMap((j) => j.data.messageIds as string[]);
+    (await messagesOfRequest(t, ref)).map(({ id, recipient, status, reason }) => ({
+      id,
+      recipient,
+      status,
+      reason,
+    }));
   const expectXmlError = (
     res: { status: number; headers: Record<string, string>; text: string },
     status: number,
@@ -131,7 +120,9 @@ describe('POST /api/v1/xml/bulk/sms', () => {
       expect(a.recipient).toEqual(['260971234567', '260971234568', '260971234569']);
       const rows = await messagesOf(a.reference!);
       expect(rows).toHaveLength(3);
-      expect((await queuedFor(t.queue('sms'), a.reference!)).sort()).toEqual(rows.map((r) => r.id).sort());
+      expect((await queuedForRequest(t.queue('sms'), a.reference!)).sort()).toEqual(
+        rows.map((r) => r.id).sort(),
+      );
     },
   );
 
@@ -145,7 +136,9 @@ describe('POST /api/v1/xml/bulk/sms', () => {
     expect(a.rejected).toEqual([{ recipient: '0971234567', reason: 'INVALID_NUMBER' }]);
     const rows = await messagesOf(a.reference!);
     expect(rows.map((r) => r.status)).toEqual(['ACKNOWLEDGED', 'REJECTED', 'ACKNOWLEDGED']);
-    expect((await queuedFor(t.queue('sms'), a.reference!)).sort()).toEqual([rows[0].id, rows[2].id].sort());
+    expect((await queuedForRequest(t.queue('sms'), a.reference!)).sort()).toEqual(
+      [rows[0].id, rows[2].id].sort(),
+    );
   });
 
   it('decodes the predefined entities, character references and CDATA in the message', async () => {
@@ -172,7 +165,7 @@ describe('POST /api/v1/xml/bulk/sms', () => {
       answer(first.text).reference,
     ]);
     expect(req).toEqual({ callback_url: 'https://example.com/hook', user_reference_id: 'xml-ref-1' });
-    expect(await countRequests(tn.account.id)).toBe(1);
+    expect(await sendRequestCount(t, tn.account.id)).toBe(1);
     expectXmlError(
       await post(
         doc({ ...base, message: 'other', user_reference_id: 'xml-ref-1' }),
@@ -211,7 +204,7 @@ describe('POST /api/v1/xml/bulk/sms', () => {
       delete fields[field];
       const a = expectXmlError(await post(doc(fields), 'application/xml', tn.key), 400, 'VALIDATION_ERROR');
       expect(a.message).toContain(`${field} is required`);
-      expect(await countRequests(tn.account.id)).toBe(0);
+      expect(await sendRequestCount(t, tn.account.id)).toBe(0);
     },
   );
 
@@ -271,7 +264,7 @@ describe('POST /api/v1/xml/bulk/sms', () => {
     expect(res.text).toMatch(
       /^<\?xml version="1\.0" encoding="UTF-8"\?><response><status>ERROR<\/status><code>MALFORMED_BODY<\/code><message>[^<]+<\/message><request_id>[^<]+<\/request_id><\/response>$/,
     );
-    expect(await countRequests(tn.account.id)).toBe(0);
+    expect(await sendRequestCount(t, tn.account.id)).toBe(0);
   });
 
   it.each([
@@ -300,7 +293,7 @@ describe('POST /api/v1/xml/bulk/sms', () => {
     expectXmlError(res, 400, 'MALFORMED_BODY');
     expect(res.text).toContain('DOCTYPE and ENTITY declarations are not allowed');
     expect(res.text).not.toMatch(/root:|daemon:|nologin|lollol/);
-    expect(await countRequests(tn.account.id)).toBe(0);
+    expect(await sendRequestCount(t, tn.account.id)).toBe(0);
   });
 
   it('refuses a request without an API key with 401 MISSING_API_KEY in XML', async () => {

@@ -1,4 +1,5 @@
 import type { Queue } from 'bull';
+import type { LedgerKind } from '../../src/modules/balance/ledger-entry.entity.js';
 import { AccountChannelStore } from '../../src/modules/balance/account-channel.store.js';
 import type { Channel } from '../../src/modules/messages/channel.js';
 import type { TestApp } from './test-app.js';
@@ -43,4 +44,30 @@ export async function queuedForRequest(queue: Queue, sendRequestId: string): Pro
 /** An account's balance on a channel, as the database writes it (e.g. '9.850000'). */
 export async function balanceOf(t: TestApp, accountId: string, channel: Channel = 'sms'): Promise<string> {
   return (await t.app.get(AccountChannelStore).channel(accountId, channel)).balance;
+}
+
+/** The sum of an account's ledger on a channel (0 with no entries); it equals the balance. */
+export async function ledgerSum(t: TestApp, accountId: string, channel: Channel = 'sms'): Promise<string> {
+  const [row] = (await t.ds.query(
+    'SELECT COALESCE(SUM(amount), 0) AS s FROM ledger_entries WHERE account_id = ? AND channel = ?',
+    [accountId, channel],
+  )) as Array<{ s: string }>;
+  return row.s;
+}
+
+/** The amounts of one request's ledger entries of a kind ('charge', 'refund'), e.g. ['1.000000']. */
+export async function ledgerAmounts(t: TestApp, sendRequestId: string, kind: LedgerKind): Promise<string[]> {
+  const rows = (await t.ds.query(
+    'SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = ? ORDER BY id',
+    [sendRequestId, kind],
+  )) as Array<{ amount: string }>;
+  return rows.map((r) => r.amount);
+}
+
+/** How many messages the accounts have, in every state. */
+export async function messageCount(t: TestApp, ...accountIds: string[]): Promise<number> {
+  const [row] = (await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id IN (?)', [
+    accountIds,
+  ])) as Array<{ n: string | number }>;
+  return Number(row.n);
 }
