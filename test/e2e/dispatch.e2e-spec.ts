@@ -6,19 +6,20 @@ import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startSmtpPeer, type SmtpPeer } from '../support/smtp-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import {
+  balanceOf,
+  callbackAttempts,
+  ledgerAmounts,
+  ledgerSum,
+  messagesOfRequest,
+  statusesOfRequest,
+} from '../support/probes.js';
+import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 
-async function statusOf(t: TestApp, ref: string): Promise<string[]> {
-  const rows = (await t.ds.query('SELECT status FROM messages WHERE send_request_id = ? ORDER BY id', [
-    ref,
-  ])) as Array<{ status: string }>;
-  return rows.map((r) => r.status);
-}
-
 async function secretOf(t: TestApp, tenant: Tenant): Promise<string> {
-  const [row] = await t.ds.query('SELECT callback_secret FROM accounts WHERE id = ?', [tenant.account.id]);
-  return row.callback_secret;
+  return t.app.get(AccountsService).callbackSecret(tenant.username);
 }
 
 describe('dispatch through the sandbox, with signed callbacks', () => {
@@ -59,7 +60,7 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
       });
     expect(res.status).toBe(200);
     const ref = res.body.api_reference;
-    await waitFor(async () => (await statusOf(t, ref))[0] === 'DELIVERED', 10_000, 'DELIVERED');
+    await waitFor(async () => (await statusesOfRequest(t, ref))[0] === 'DELIVERED', 10_000, 'DELIVERED');
     const calls = await waitFor(
       async () => {
         const c = hooks.requests.filter((r) => (r.json as { api_reference?: string })?.api_reference === ref);
@@ -99,13 +100,13 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
       occurred_at: expect.stringMatching(/Z$/),
       test: false,
     });
-    const [m] = await t.ds.query('SELECT id FROM messages WHERE send_request_id = ?', [ref]);
+    const [m] = await messagesOfRequest(t, ref);
     const recorded = await waitFor(
       async () => {
-        const rows = (await t.ds.query(
-          `SELECT outcome, http_status FROM \`${t.name}_notification\`.callback_attempts WHERE message_id = ?`,
-          [m.id],
-        )) as Array<{ outcome: string; http_status: number }>;
+        const rows = (await callbackAttempts(t, m.id)).map(({ outcome, http_status }) => ({
+          outcome,
+          http_status,
+        }));
         return rows.length >= 2 ? rows : null;
       },
       5000,
@@ -124,14 +125,10 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
       .set('X-API-Key', tenant.key)
       .send({ from: 'ACME', to: '260970000000', message: 'x' });
     const ref = res.body.api_reference;
-    await waitFor(async () => (await statusOf(t, ref))[0] === 'UNDELIVERED', 10_000, 'UNDELIVERED');
-    const [m] = await t.ds.query('SELECT reason FROM messages WHERE send_request_id = ?', [ref]);
+    await waitFor(async () => (await statusesOfRequest(t, ref))[0] === 'UNDELIVERED', 10_000, 'UNDELIVERED');
+    const [m] = await messagesOfRequest(t, ref);
     expect(m.reason).toBe('SANDBOX_UNDELIVERED');
-    const refunds = await t.ds.query(
-      "SELECT * FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
-      [ref],
-    );
-    expect(refunds).toHaveLength(0);
+    expect(await ledgerAmounts(t, ref, 'refund')).toHaveLength(0);
   });
 
   it('retries a callback endpoint that fails twice, recording every attempt', async () => {
@@ -147,19 +144,14 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
       .set('X-API-Key', tenant.key)
       .send({ from: 'ACME', to: '260971230001', message: 'x', callback_url: `${hooks.url}/flaky` });
     const [m] = await waitFor(async () => {
-      const rows = await t.ds.query(
-        "SELECT id FROM messages WHERE send_request_id = ? AND status = 'DELIVERED'",
-        [res.body.api_reference],
+      const rows = (await messagesOfRequest(t, res.body.api_reference)).filter(
+        (r) => r.status === 'DELIVERED',
       );
       return rows.length ? rows : null;
     });
     const attempts = await waitFor(
       async () => {
-        const rows = (await t.ds.query(
-          `SELECT a.attempt, a.outcome, a.http_status FROM \`${t.name}_notification\`.callback_attempts a
-          WHERE a.message_id = ? ORDER BY a.id`,
-          [m.id],
-        )) as Array<{ attempt: number; outcome: string; http_status: number }>;
+        const rows = await callbackAttempts(t, m.id);
         return rows.filter((r) => r.outcome === 'delivered').length >= 2 ? rows : null;
       },
       15_000,
@@ -177,7 +169,7 @@ describe('dispatch through the sandbox, with signed callbacks', () => {
       .set('X-API-Key', tenant.key)
       .send({ from: 'ACME', to: ['260971230002', 'bad'], message: 'x' });
     const id = res.body.data[0].message_id;
-    await waitFor(async () => (await statusOf(t, res.body.api_reference))[0] === 'DELIVERED');
+    await waitFor(async () => (await statusesOfRequest(t, res.body.api_reference))[0] === 'DELIVERED');
     const one = await t.http().get(`/api/v1/json/messages/${id}`).set('X-API-Key', tenant.key);
     expect(one.status).toBe(200);
     expect(one.body).toMatchObject({
@@ -332,21 +324,11 @@ describe('dispatch through real SMTP and HTTP providers', () => {
       .set('X-API-Key', tenant.key)
       .send({ from: 'news@acme.com', to: 'nobody@example.com', subject: 'x', email_body: 'x' });
     const ref = res.body.api_reference;
-    await waitFor(async () => (await statusOf(t, ref))[0] === 'REJECTED', 10_000, 'REJECTED');
-    const refunds = await t.ds.query(
-      "SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
-      [ref],
+    await waitFor(async () => (await statusesOfRequest(t, ref))[0] === 'REJECTED', 10_000, 'REJECTED');
+    expect(await ledgerAmounts(t, ref, 'refund')).toEqual(['1.000000']);
+    expect(await balanceOf(t, tenant.account.id, 'email')).toBe(
+      await ledgerSum(t, tenant.account.id, 'email'),
     );
-    expect(refunds).toEqual([{ amount: '1.000000' }]);
-    const [{ balance }] = await t.ds.query(
-      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'email'",
-      [tenant.account.id],
-    );
-    const [{ s }] = await t.ds.query(
-      "SELECT SUM(amount) AS s FROM ledger_entries WHERE account_id = ? AND channel = 'email'",
-      [tenant.account.id],
-    );
-    expect(balance).toBe(s);
   });
 
   it('posts chat messages to the HTTP provider with the bearer token; a 4xx ends REJECTED and refunded', async () => {
@@ -364,7 +346,7 @@ describe('dispatch through real SMTP and HTTP providers', () => {
     expect(res.status).toBe(200);
     await waitFor(
       async () => {
-        const s = await statusOf(t, res.body.reference);
+        const s = await statusesOfRequest(t, res.body.reference);
         return s.includes('SENT') && s.includes('REJECTED');
       },
       10_000,
@@ -373,10 +355,6 @@ describe('dispatch through real SMTP and HTTP providers', () => {
     const call = chatApi.requests.find((r) => (r.json as { to?: string })?.to === '260971230003')!;
     expect(call.headers.authorization).toBe('Bearer chat-token');
     expect((call.json as { text: string }).text).toBe('Hi 👋');
-    const refunds = await t.ds.query(
-      "SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
-      [res.body.reference],
-    );
-    expect(refunds).toHaveLength(1);
+    expect(await ledgerAmounts(t, res.body.reference, 'refund')).toHaveLength(1);
   });
 });

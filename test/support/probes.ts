@@ -71,3 +71,23 @@ export async function messageCount(t: TestApp, ...accountIds: string[]): Promise
   ])) as Array<{ n: string | number }>;
   return Number(row.n);
 }
+
+/** The states of one request's messages, in id order. */
+export async function statusesOfRequest(t: TestApp, sendRequestId: string): Promise<string[]> {
+  return (await messagesOfRequest(t, sendRequestId)).map((r) => r.status);
+}
+
+export interface CallbackAttempt {
+  attempt: number;
+  outcome: string;
+  http_status: number;
+}
+
+/** The callback attempts recorded for a message, oldest first (the notification database). */
+export async function callbackAttempts(t: TestApp, messageId: string): Promise<CallbackAttempt[]> {
+  return (await t.ds.query(
+    `SELECT attempt, outcome, http_status FROM \`${t.name}_notification\`.callback_attempts
+      WHERE message_id = ? ORDER BY id`,
+    [messageId],
+  )) as CallbackAttempt[];
+}
