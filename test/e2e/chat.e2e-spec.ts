@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
-import { balanceOf, messagesOfRequest, queuedForRequest, sendRequestCount } from '../support/probes.js';
+import {
+  balanceOf,
+  messagesOfRequest,
+  queuedForRequest,
+  sendRequestCount,
+  sendRequestFields,
+} from '../support/probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
 const CHAT = '/api/v1/json/bulk/chat';
@@ -55,10 +61,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
         cost: '0.500000',
       },
     ]);
-    const [req] = await t.ds.query(
-      'SELECT channel, sender, body, accepted_count FROM send_requests WHERE id = ?',
-      [res.body.reference],
-    );
+    const req = await sendRequestFields(t, res.body.reference, 'channel', 'sender', 'body', 'accepted_count');
     expect(req).toEqual({ channel: 'chat', sender: '260971000000', body: 'Hello', accepted_count: 1 });
     expect(await queuedMessageIds(t.queue('chat'))).toContain(rows[0].id);
     expect(await queuedForRequest(t.queue('sms'), res.body.reference)).toEqual([]);
@@ -145,7 +148,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
   ])('accepts senderid as %s and stores it as text', async (_name, senderid, stored) => {
     const res = await send(body(tenant, { senderid }));
     expect(res.status).toBe(200);
-    const [req] = await t.ds.query('SELECT sender FROM send_requests WHERE id = ?', [res.body.reference]);
+    const req = await sendRequestFields(t, res.body.reference, 'sender');
     expect(req.sender).toBe(stored);
   });
 

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
-import { balanceOf, messagesOfRequest, queuedForRequest, sendRequestCount } from '../support/probes.js';
+import {
+  balanceOf,
+  messagesOfRequest,
+  queuedForRequest,
+  sendRequestCount,
+  sendRequestFields,
+} from '../support/probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
 const EMAIL = '/api/v1/json/bulk/email';
@@ -50,9 +56,15 @@ describe('POST /api/v1/json/bulk/email', () => {
         cost: '0.050000',
       },
     ]);
-    const [req] = await t.ds.query(
-      'SELECT channel, sender, subject, body, recipient_count, accepted_count FROM send_requests WHERE id = ?',
-      [ref],
+    const req = await sendRequestFields(
+      t,
+      ref,
+      'channel',
+      'sender',
+      'subject',
+      'body',
+      'recipient_count',
+      'accepted_count',
     );
     expect(req).toEqual({
       channel: 'email',
@@ -169,9 +181,13 @@ describe('POST /api/v1/json/bulk/email', () => {
       user_reference_id: 'email-store-1',
     });
     expect(res.status).toBe(200);
-    const [req] = await t.ds.query(
-      'SELECT sender, reply_to, source, user_reference_id FROM send_requests WHERE id = ?',
-      [res.body.api_reference],
+    const req = await sendRequestFields(
+      t,
+      res.body.api_reference,
+      'sender',
+      'reply_to',
+      'source',
+      'user_reference_id',
     );
     expect(req).toEqual({
       sender: 'News@acme.example.com',
@@ -258,7 +274,7 @@ describe('POST /api/v1/json/bulk/email', () => {
   ])('accepts the sender %j with a display name and stores it as %j', async (from, stored) => {
     const res = await send({ ...base, from, to: 'a@example.com' });
     expect(res.status).toBe(200);
-    const [req] = await t.ds.query('SELECT sender FROM send_requests WHERE id = ?', [res.body.api_reference]);
+    const req = await sendRequestFields(t, res.body.api_reference, 'sender');
     expect(req.sender).toBe(stored);
   });
 
@@ -274,7 +290,7 @@ describe('POST /api/v1/json/bulk/email', () => {
   it('accepts a subject of 998 characters counted as code points (998 emoji) and refuses 999 with VALIDATION_ERROR', async () => {
     const ok = await send({ ...base, to: 'a@example.com', subject: '😀'.repeat(998) });
     expect(ok.status).toBe(200);
-    const [req] = await t.ds.query('SELECT subject FROM send_requests WHERE id = ?', [ok.body.api_reference]);
+    const req = await sendRequestFields(t, ok.body.api_reference, 'subject');
     expect(req.subject).toBe('😀'.repeat(998));
     const tooLong = await send({ ...base, to: 'a@example.com', subject: 'x'.repeat(999) });
     expect(tooLong.status).toBe(400);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { messagesOfRequest, sendRequestFields } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 
@@ -22,14 +23,7 @@ describe('POST /api/v1/json/bulk/sms', () => {
       .set('X-API-Key', key)
       .send(body as object);
   const rowsOf = async (ref: string) =>
-    (await t.ds.query(
-      'SELECT recipient, status, reason FROM messages WHERE send_request_id = ? ORDER BY id',
-      [ref],
-    )) as Array<{
-      recipient: string;
-      status: string;
-      reason: string | null;
-    }>;
+    (await messagesOfRequest(t, ref)).map(({ recipient, status, reason }) => ({ recipient, status, reason }));
 
   it('accepts one recipient as a string and answers the documented shape', async () => {
     const res = await send({ from: 'ACME', to: '260971234567', message: 'Hello' });
@@ -49,9 +43,13 @@ describe('POST /api/v1/json/bulk/sms', () => {
       success: true,
     });
     expect(res.headers['x-request-id']).toBeTruthy();
-    const [req] = await t.ds.query(
-      'SELECT sender, body, recipient_count, accepted_count FROM send_requests WHERE id = ?',
-      [res.body.api_reference],
+    const req = await sendRequestFields(
+      t,
+      res.body.api_reference,
+      'sender',
+      'body',
+      'recipient_count',
+      'accepted_count',
     );
     expect(req).toMatchObject({ sender: 'ACME', body: 'Hello', recipient_count: 1, accepted_count: 1 });
     expect(await rowsOf(res.body.api_reference)).toEqual([
@@ -70,9 +68,7 @@ describe('POST /api/v1/json/bulk/sms', () => {
       '260971234567',
       '260971234568',
     ]);
-    const [req] = await t.ds.query('SELECT sender, body FROM send_requests WHERE id = ?', [
-      res.body.api_reference,
-    ]);
+    const req = await sendRequestFields(t, res.body.api_reference, 'sender', 'body');
     expect(req).toEqual({ sender: 'ACME', body: 'Legacy' });
   });
 
@@ -115,9 +111,12 @@ describe('POST /api/v1/json/bulk/sms', () => {
       user_reference_id: 'ref-store-1',
     });
     expect(res.status).toBe(200);
-    const [req] = await t.ds.query(
-      'SELECT callback_url, source, user_reference_id FROM send_requests WHERE id = ?',
-      [res.body.api_reference],
+    const req = await sendRequestFields(
+      t,
+      res.body.api_reference,
+      'callback_url',
+      'source',
+      'user_reference_id',
     );
     expect(req).toEqual({
       callback_url: 'https://example.com/hook',

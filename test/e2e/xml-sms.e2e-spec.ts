@@ -1,7 +1,12 @@
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
-import { messagesOfRequest, queuedForRequest, sendRequestCount } from '../support/probes.js';
+import {
+  messagesOfRequest,
+  queuedForRequest,
+  sendRequestCount,
+  sendRequestFields,
+} from '../support/probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
 const XML = '/api/v1/xml/bulk/sms';
@@ -93,9 +98,7 @@ describe('POST /api/v1/xml/bulk/sms', () => {
       expect(rows).toEqual([
         { id: expect.any(String), recipient: '260971234567', status: 'ACKNOWLEDGED', reason: null },
       ]);
-      const [req] = await t.ds.query('SELECT channel, sender, body, source FROM send_requests WHERE id = ?', [
-        a.reference,
-      ]);
+      const req = await sendRequestFields(t, a.reference, 'channel', 'sender', 'body', 'source');
       expect(req).toEqual({ channel: 'sms', sender: 'ACME', body: 'Hello', source: 'API' });
       expect(await queuedMessageIds(t.queue('sms'))).toContain(rows[0].id);
     },
@@ -147,9 +150,7 @@ describe('POST /api/v1/xml/bulk/sms', () => {
       doc({ ...base, message: 'Fish &amp; chips &lt;3 &#128512;&#x263A;<![CDATA[<b>&amp;</b>]]>' }),
     );
     expect(res.status).toBe(200);
-    const [req] = await t.ds.query('SELECT body FROM send_requests WHERE id = ?', [
-      answer(res.text).reference,
-    ]);
+    const req = await sendRequestFields(t, answer(res.text).reference, 'body');
     expect(req.body).toBe('Fish & chips <3 😀☺<b>&amp;</b>');
   });
 
@@ -161,9 +162,7 @@ describe('POST /api/v1/xml/bulk/sms', () => {
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(answer(again.text).reference).toBe(answer(first.text).reference);
-    const [req] = await t.ds.query('SELECT callback_url, user_reference_id FROM send_requests WHERE id = ?', [
-      answer(first.text).reference,
-    ]);
+    const req = await sendRequestFields(t, answer(first.text).reference, 'callback_url', 'user_reference_id');
     expect(req).toEqual({ callback_url: 'https://example.com/hook', user_reference_id: 'xml-ref-1' });
     expect(await sendRequestCount(t, tn.account.id)).toBe(1);
     expectXmlError(

@@ -91,3 +91,16 @@ export async function callbackAttempts(t: TestApp, messageId: string): Promise<C
     [messageId],
   )) as CallbackAttempt[];
 }
+
+/** The named columns of one send request's row as the database holds them; throws with no such row. */
+export async function sendRequestFields<K extends string>(
+  t: TestApp,
+  sendRequestId: string | undefined,
+  ...columns: K[]
+): Promise<Record<K, unknown>> {
+  const [row] = (await t.ds.query('SELECT * FROM send_requests WHERE id = ?', [sendRequestId])) as Array<
+    Record<string, unknown>
+  >;
+  if (!row) throw new Error(`no send request ${sendRequestId}`);
+  return Object.fromEntries(columns.map((c) => [c, row[c]])) as Record<K, unknown>;
+}
