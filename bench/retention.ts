@@ -2,13 +2,15 @@
  * B8: pruning old messages while B1's load runs; B9: what a message costs in MySQL and in Redis.
  * Runs inside `npm run bench`, or alone:
  *   npm run build && npm run build:bench && node dist/bench-build/bench/retention.js [--quick] [--messages N]
+ *     [--singles N] [--bulk N] [--b9-only]
  *
  * B9 first, on an empty database: 2,000 single-recipient sends (--quick: 1,000, and 5,000 in the bulk request) (with a callback_url) are queued
  * with no worker running, and the Redis keys of the queue prefix are measured (MEMORY USAGE of
  * each) before and after: bytes per queued message; the same for one 10,000-recipient request.
  * Then a worker (sandbox transport, receipts after 10 ms, callbacks to a local sink) takes every
- * message to DELIVERED, and the three databases' tables are measured (data + indexes after
- * ANALYZE TABLE): MySQL bytes per message, for the single sends and for the bulk request.
+ * message to DELIVERED, and the three databases' tables are measured (index pages in use, see
+ * dbBytes): MySQL bytes per message, for the single sends and for the bulk
+ * request; and the extents allocated (DATA_LENGTH + INDEX_LENGTH) over both.
  *
  * B8 then seeds N old final-and-not messages (default 1,000,000; --quick 200,000; `--messages N`)
  * with one event each straight into MySQL, and alternates B1 runs (50 connections of
@@ -37,24 +39,40 @@ import {
 const RUNS = 3;
 
 /**
- * Bytes of the three databases' tables: the leaf pages in use of every index (the clustered
- * index holds the rows) after ANALYZE TABLE, from InnoDB's persistent statistics. Used pages,
- * not allocated extents, which grow in steps of a megabyte per index and would swamp a few
- * thousand messages.
+ * Bytes of the three databases' tables, two ways. `used`: the index pages (every level, the
+ * clustered index holding the rows) the tables occupy, counted in the buffer pool after each
+ * index has been read through, times the page size: pages in use, not the extents allocated,
+ * which grow a megabyte per index at a time and would swamp a few thousand messages. (InnoDB's
+ * persistent statistics are no help: on MariaDB 10.11 a second ANALYZE TABLE leaves
+ * `n_leaf_pages` as the first one found it.) The buffer pool must hold the bench's tables, which
+ * B9's few thousand messages do. `allocated`: DATA_LENGTH + INDEX_LENGTH, the extents reserved,
+ * what the disk holds once the tables are large.
  */
-async function dbBytes(db: Connection, name: string): Promise<number> {
+async function dbBytes(db: Connection, name: string): Promise<{ used: number; allocated: number }> {
   const schemas = [name, `${name}_log`, `${name}_notification`];
-  const [tables] = (await db.query(
-    'SELECT TABLE_SCHEMA AS s, TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA IN (?)',
+  const [indexes] = (await db.query(
+    `SELECT DISTINCT s.TABLE_SCHEMA AS s, s.TABLE_NAME AS t, s.INDEX_NAME AS i
+       FROM information_schema.STATISTICS s JOIN information_schema.TABLES t
+         ON t.TABLE_SCHEMA = s.TABLE_SCHEMA AND t.TABLE_NAME = s.TABLE_NAME
+      WHERE s.TABLE_SCHEMA IN (?) AND t.ENGINE = 'InnoDB' AND s.INDEX_TYPE = 'BTREE'`,
     [schemas],
   )) as any;
-  for (const { s, t } of tables) await db.query(`ANALYZE TABLE \`${s}\`.\`${t}\``);
-  const [[{ bytes }]] = (await db.query(
-    `SELECT SUM(stat_value) * @@innodb_page_size AS bytes FROM mysql.innodb_index_stats
-      WHERE database_name IN (?) AND stat_name = 'n_leaf_pages'`,
+  for (const { s, t, i } of indexes)
+    await db.query(`SELECT COUNT(*) FROM \`${s}\`.\`${t}\` FORCE INDEX (\`${i}\`)`);
+  const names = [
+    ...new Set((indexes as Array<{ s: string; t: string }>).map(({ s, t }) => `\`${s}\`.\`${t}\``)),
+  ];
+  const [[{ pages }]] = (await db.query(
+    `SELECT COUNT(*) AS pages FROM information_schema.INNODB_BUFFER_PAGE
+      WHERE PAGE_TYPE = 'INDEX' AND TABLE_NAME IN (?)`,
+    [names],
+  )) as any;
+  const [[{ size, allocated }]] = (await db.query(
+    `SELECT @@innodb_page_size AS size, SUM(DATA_LENGTH + INDEX_LENGTH) AS allocated
+       FROM information_schema.TABLES WHERE TABLE_SCHEMA IN (?)`,
     [schemas],
   )) as any;
-  return Number(bytes);
+  return { used: Number(pages) * Number(size), allocated: Number(allocated) };
 }
 
 /** Bytes Redis holds under the prefix: MEMORY USAGE of every key (other tenants of the server are not counted). */
@@ -69,7 +87,18 @@ async function redisBytes(redis: Redis, prefix: string): Promise<number> {
   return total;
 }
 
-export async function benchRetention(quick: boolean, messages?: number): Promise<BenchRow[]> {
+export interface RetentionBenchSizes {
+  /** B8's old messages. */
+  messages?: number;
+  /** B9's single-recipient sends and bulk request size. */
+  singles?: number;
+  bulk?: number;
+  /** false: B9 alone. */
+  b8?: boolean;
+}
+
+export async function benchRetention(quick: boolean, sizes: RetentionBenchSizes = {}): Promise<BenchRow[]> {
+  const { messages, b8 = true } = sizes;
   const count = messages ?? (quick ? 200_000 : 1_000_000);
   const seconds = quick ? 5 : 10;
   const sink = createServer((_, res) => res.writeHead(204).end());
@@ -121,8 +150,8 @@ export async function benchRetention(quick: boolean, messages?: number): Promise
     };
 
     // B9: Redis per queued message, then MySQL per delivered message; single sends, then a bulk request.
-    const SINGLES = quick ? 1000 : 2000;
-    const BULK = quick ? 5000 : 10_000;
+    const SINGLES = sizes.singles ?? (quick ? 1000 : 2000);
+    const BULK = sizes.bulk ?? (quick ? 5000 : 10_000);
     const mysql0 = await dbBytes(db, name);
     const redis0 = await redisBytes(redis, name);
     const sent = await autocannon({
@@ -153,7 +182,7 @@ export async function benchRetention(quick: boolean, messages?: number): Promise
     await settle();
     const mysql2 = await dbBytes(db, name);
     process.stderr.write(
-      `B9 raw: MySQL ${mysql0} → ${mysql1} → ${mysql2} B; Redis ${redis0} → ${redis1}, ${redisBulk0} → ${redis2} B\n`,
+      `B9 raw: MySQL in use ${mysql0.used} → ${mysql1.used} → ${mysql2.used} B, allocated ${mysql0.allocated} → ${mysql1.allocated} → ${mysql2.allocated} B; Redis ${redis0} → ${redis1}, ${redisBulk0} → ${redis2} B\n`,
     );
     const row = (metric: string, value: number, unit: string): BenchRow => ({
       id: 'B9',
@@ -174,15 +203,27 @@ export async function benchRetention(quick: boolean, messages?: number): Promise
       ),
     );
     rows.push(
-      row('MySQL bytes per delivered message, single-recipient sends', (mysql1 - mysql0) / SINGLES, 'B'),
+      row(
+        'MySQL bytes per delivered message, single-recipient sends',
+        (mysql1.used - mysql0.used) / SINGLES,
+        'B',
+      ),
     );
     rows.push(
       row(
         `MySQL bytes per delivered message, one ${BULK.toLocaleString('en')}-recipient request`,
-        (mysql2 - mysql1) / BULK,
+        (mysql2.used - mysql1.used) / BULK,
         'B',
       ),
     );
+    rows.push(
+      row(
+        'MySQL bytes allocated per delivered message, single sends then the request',
+        (mysql2.allocated - mysql0.allocated) / (SINGLES + BULK),
+        'B',
+      ),
+    );
+    if (!b8) return rows;
 
     // B8: old messages, then B1 without and with a prune beside it.
     const [[account]] = (await db.query("SELECT id FROM accounts WHERE username = 'keeper'")) as any;
@@ -292,8 +333,16 @@ export async function benchRetention(quick: boolean, messages?: number): Promise
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const at = process.argv.indexOf('--messages');
-  benchRetention(process.argv.includes('--quick'), at > 0 ? Number(process.argv[at + 1]) : undefined).then(
+  const arg = (flag: string) => {
+    const at = process.argv.indexOf(flag);
+    return at > 0 ? Number(process.argv[at + 1]) : undefined;
+  };
+  benchRetention(process.argv.includes('--quick'), {
+    messages: arg('--messages'),
+    singles: arg('--singles'),
+    bulk: arg('--bulk'),
+    b8: !process.argv.includes('--b9-only'),
+  }).then(
     (rows) => {
       for (const r of rows)
         console.log(

@@ -616,7 +616,7 @@ async function main() {
   // B6 starts an API, two workers and two SMSCs of its own.
   if (wants('B7')) for (const r of await benchRouting(quick)) record(r);
   // B8 (a prune beside B1's load) and B9 (MySQL and Redis bytes per message): an API, a worker and a database of their own.
-  if (wants('B8') || wants('B9')) for (const r of await benchRetention(quick)) record(r);
+  if (wants('B8') || wants('B9')) for (const r of await benchRetention(quick, { b8: wants('B8') })) record(r);
 
   report(started);
 }
