@@ -5,12 +5,13 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const SUBS = '/api/v1/json/subaccounts';
 const SMS = '/api/v1/json/bulk/sms';
+const METRICS_TOKEN = 'metrics-token-subaccounts-0123456789';
 
 describe('sub-accounts: creation, overview and transfers', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ METRICS_TOKEN });
   }, 60_000);
   afterAll(async () => t?.close());
 
@@ -322,6 +323,22 @@ describe('sub-accounts: creation, overview and transfers', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await balanceOf(child.account.id)).toBe('4.000000');
+  });
+
+  it('counts transfers in the metrics by channel, direction and outcome', async () => {
+    const res = await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+    expect(res.status).toBe(200);
+    for (const [direction, outcome] of [
+      ['to_subaccount', 'done'],
+      ['to_parent', 'done'],
+      ['to_subaccount', 'insufficient'],
+      ['to_parent', 'insufficient'],
+    ])
+      expect(res.text).toMatch(
+        new RegExp(
+          `bulk_transfers_total\\{channel="sms",direction="${direction}",outcome="${outcome}"\\} [1-9]`,
+        ),
+      );
   });
 
   it('leaves the store whole after all of the above: every balance the sum of its ledger, every charge matching its request', async () => {

@@ -155,6 +155,12 @@ export class MetricsService {
     labelNames: ['channel'] as const,
     registers: [this.registry],
   });
+  private readonly transfers = new Counter({
+    name: 'bulk_transfers_total',
+    help: 'Credit transfers between parent accounts and their sub-accounts over the API, by channel, direction (to_subaccount, to_parent) and outcome (done, insufficient)',
+    labelNames: ['channel', 'direction', 'outcome'] as const,
+    registers: [this.registry],
+  });
   private readonly spendLimitRefusals = new Counter({
     name: 'bulk_spend_limit_refusals_total',
     help: 'Send requests refused with SPEND_LIMIT_EXCEEDED, by scope of the limit: key or account',
@@ -219,6 +225,14 @@ export class MetricsService {
   }
 
   /** A send request was refused by a daily spend limit. */
+  transfer(channel: string, toSubaccount: boolean, done: boolean): void {
+    this.transfers.inc({
+      channel,
+      direction: toSubaccount ? 'to_subaccount' : 'to_parent',
+      outcome: done ? 'done' : 'insufficient',
+    });
+  }
+
   spendLimitRefused(scope: string): void {
     this.spendLimitRefusals.inc({ scope });
   }

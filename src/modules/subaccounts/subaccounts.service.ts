@@ -9,6 +9,7 @@ import { keyView, withSecret } from '../api-keys/key-view.js';
 import { BalanceService, channelBalances } from '../balance/balance.service.js';
 import { TransferNotCovered, TransferStore } from '../balance/transfer.store.js';
 import { CHANNELS, type Channel } from '../messages/channel.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import { checkKey, checkNewSubaccount, checkTransfer } from './subaccount-input.js';
 import { SubaccountStore, type SubaccountRow } from './subaccount.store.js';
 
@@ -39,6 +40,7 @@ export class SubaccountsService {
     private readonly transfers: TransferStore,
     private readonly keys: ApiKeysService,
     private readonly store: SubaccountStore,
+    private readonly metrics: MetricsService,
   ) {}
 
   async create(parent: Account, raw: { username?: unknown; name?: unknown }) {
@@ -98,6 +100,7 @@ export class SubaccountsService {
     const child = await this.child(parent, username);
     try {
       const done = await this.transfers.transfer(parent.id, child.id, channel, amount);
+      this.metrics.transfer(channel, !amount.startsWith('-'), true);
       return {
         transfer_id: done.transferId,
         channel,
@@ -108,6 +111,7 @@ export class SubaccountsService {
       };
     } catch (err) {
       if (!(err instanceof TransferNotCovered)) throw err;
+      this.metrics.transfer(channel, !amount.startsWith('-'), false);
       const whose =
         err.payer === 'parent'
           ? `the parent account ${parent.username}`
