@@ -4,13 +4,15 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { Channel } from '../messages/channel.js';
 import type { AccountChannel } from '../accounts/account-channel.entity.js';
 import { AccountChannelStore } from './account-channel.store.js';
-import type { LedgerKind } from './ledger-entry.entity.js';
 import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
 import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
 import { SpendLimits } from './spend-limits.js';
 import { TtlCache } from '../../platform/caching/ttl-cache.js';
 import type { Statement } from '../../database/statement.js';
+
+/** A transfer moves credit between a parent and a sub-account: two rows, one per account, naming it. */
+export type LedgerKind = 'topup' | 'charge' | 'refund' | 'transfer';
 
 export class InsufficientBalance extends Error {
   constructor(
