@@ -5,7 +5,7 @@ import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startSmppApp, startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 const SMS = '/api/v1/json/bulk/sms';
@@ -212,11 +212,8 @@ describe('a state change while Redis is away', () => {
     redis = await RedisInstance.start();
     smsc = await startSmppPeer({ autoReceipt: false });
     hooks = await startHttpPeer(() => ({ status: 200 }));
-    t = await startTestApp({
+    t = await startSmppApp(smsc.url, {
       REDIS_URL: redis.url,
-      RUN_WORKERS: 'true',
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
       SWEEP_INTERVAL_MS: '300',
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
     });

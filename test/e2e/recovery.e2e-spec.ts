@@ -1,12 +1,12 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
+import { startSmppApp, startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor, waitWhileProgressing } from '../support/wait.js';
-import { startWorkerProcess } from '../support/worker-process.js';
+import { workerPool } from '../support/worker-process.js';
+import { statesOfRequests } from '../support/account-messages.js';
 
 /**
  * Nothing stranded: queued jobs lost with Redis (a restart without persistence, a flush, a
@@ -18,17 +18,6 @@ const SMS = '/api/v1/json/bulk/sms';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const numbers = (n: number, base: number) =>
   Array.from({ length: n }, (_, i) => `26097${String(base + i).padStart(7, '0')}`);
-
-async function countByStatus(t: TestApp, refs: string[]): Promise<Record<string, number>> {
-  const rows = (await t.ds.query(
-    'SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id IN (?) GROUP BY status',
-    [refs],
-  )) as Array<{
-    status: string;
-    n: string;
-  }>;
-  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
-}
 
 describe('Redis lost, and back empty, during dispatch', () => {
   const REQUESTS = 10;
@@ -44,11 +33,8 @@ describe('Redis lost, and back empty, during dispatch', () => {
     redis = await RedisInstance.start();
     smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 20 });
     hooks = await startHttpPeer(() => ({ status: 200 }));
-    t = await startTestApp({
+    t = await startSmppApp(smsc.url, {
       REDIS_URL: redis.url,
-      RUN_WORKERS: 'true',
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
       // Slow enough that most messages are still queued when Redis goes.
       SMPP_TPS: '400',
       SMS_CONCURRENCY: String(CONCURRENCY),
@@ -94,13 +80,13 @@ describe('Redis lost, and back empty, during dispatch', () => {
 
     const final = await waitFor(
       async () => {
-        const s = await countByStatus(t, refs);
+        const s = await statesOfRequests(t, refs);
         return (s.DELIVERED ?? 0) === total ? s : undefined;
       },
       90_000,
       `all ${total} messages DELIVERED`,
     ).catch(async (err: Error) => {
-      throw new Error(`${err.message}; states now ${JSON.stringify(await countByStatus(t, refs))}`);
+      throw new Error(`${err.message}; states now ${JSON.stringify(await statesOfRequests(t, refs))}`);
     });
     expect(final).toEqual({ DELIVERED: total });
     const counts = to.flat().map((n) => smsc.countByDestination(n));
@@ -161,10 +147,7 @@ describe('a message whose receipt never comes', () => {
   beforeAll(async () => {
     smsc = await startSmppPeer({ autoReceipt: false });
     hooks = await startHttpPeer(() => ({ status: 200 }));
-    t = await startTestApp({
-      RUN_WORKERS: 'true',
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
+    t = await startSmppApp(smsc.url, {
       RECEIPT_WAIT: '2s',
       SWEEP_INTERVAL_MS: '300',
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -186,8 +169,8 @@ describe('a message whose receipt never comes', () => {
       .send({ from: 'ACME', to, message: 'no receipt', callback_url: `${hooks.url}/dlr` });
     expect(res.status).toBe(200);
     const ref = res.body.api_reference as string;
-    await waitFor(async () => (await countByStatus(t, [ref])).SENT === 3, 15_000, 'all SENT');
-    await waitFor(async () => (await countByStatus(t, [ref])).EXPIRED === 3, 15_000, 'all EXPIRED');
+    await waitFor(async () => (await statesOfRequests(t, [ref])).SENT === 3, 15_000, 'all SENT');
+    await waitFor(async () => (await statesOfRequests(t, [ref])).EXPIRED === 3, 15_000, 'all EXPIRED');
     const rows = await t.ds.query(
       'SELECT uuid, reason, completed_at, sent_at FROM messages WHERE send_request_id = ?',
       [ref],
@@ -235,7 +218,7 @@ describe('a message whose receipt never comes', () => {
       10_000,
       'the late receipt stored',
     );
-    expect(await countByStatus(t, [ref])).toEqual({ EXPIRED: 3 });
+    expect(await statesOfRequests(t, [ref])).toEqual({ EXPIRED: 3 });
   });
 });
 
@@ -286,20 +269,14 @@ describe('a worker killed in the middle of a job', () => {
   let smsc: SmppPeer;
   let t: TestApp;
   let tenant: Tenant;
-  const workers: ChildProcess[] = [];
-
-  const startWorker = () => {
-    const w = startWorkerProcess(name, {
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
-      SMS_CONCURRENCY: '1',
-      QUEUE_LOCK_MS: String(LOCK_MS),
-      SMPP_TPS: '50',
-      DISPATCH_SLICE: '10',
-    });
-    workers.push(w);
-    return w;
-  };
+  const workers = workerPool(name, () => ({
+    SMS_TRANSPORT: 'smpp',
+    SMPP_URL: smsc.url,
+    SMS_CONCURRENCY: '1',
+    QUEUE_LOCK_MS: String(LOCK_MS),
+    SMPP_TPS: '50',
+    DISPATCH_SLICE: '10',
+  }));
 
   beforeAll(async () => {
     smsc = await startSmppPeer({ autoReceipt: false });
@@ -307,7 +284,7 @@ describe('a worker killed in the middle of a job', () => {
     tenant = await createTenant(t);
   });
   afterAll(async () => {
-    for (const w of workers) w.kill('SIGKILL');
+    workers.killAll();
     await t?.close();
     await smsc?.close();
   });
@@ -320,18 +297,18 @@ describe('a worker killed in the middle of a job', () => {
       .set('X-API-Key', tenant.key)
       .send({ from: 'ACME', to, message: 'takeover' });
     expect(res.status).toBe(200);
-    const first = startWorker();
+    const first = workers.start();
     await waitFor(async () => smsc.received.length >= 20, 30_000, 'first worker under way');
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
     const killedAt = Date.now();
     const seenAtKill = smsc.received.length;
     expect(seenAtKill).toBeLessThan(150);
-    startWorker(); // a replacement, at once: it finds the job still locked by the dead one
+    workers.start(); // a replacement, at once: it finds the job still locked by the dead one
     await waitFor(async () => smsc.received.length > seenAtKill, 60_000, 'the job resumed');
     const takeoverMs = smsc.received[seenAtKill].at - killedAt;
     await waitFor(
-      async () => (await countByStatus(t, [res.body.api_reference])).SENT === 150,
+      async () => (await statesOfRequests(t, [res.body.api_reference])).SENT === 150,
       60_000,
       'all SENT',
     );

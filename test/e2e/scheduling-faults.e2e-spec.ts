@@ -6,9 +6,10 @@ import { freePort } from '../support/local-state.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { checkStore, describeProblems } from '../support/store-invariants.js';
-import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
+import { startSmppApp, startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { startWorkerProcess } from '../support/worker-process.js';
+import { statesOfRequests } from '../support/account-messages.js';
 
 /**
  * MySQL is the truth for schedules: a restart of every process across send_at, a worker killed
@@ -21,14 +22,6 @@ const SMS = '/api/v1/json/bulk/sms';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const numbers = (n: number, base: number) =>
   Array.from({ length: n }, (_, i) => `26096${String(base + i).padStart(7, '0')}`);
-
-async function countByStatus(t: TestApp, refs: string[]): Promise<Record<string, number>> {
-  const rows = (await t.ds.query(
-    'SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id IN (?) GROUP BY status',
-    [refs],
-  )) as Array<{ status: string; n: string }>;
-  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
-}
 
 const handedOver = (s: Record<string, number>) => (s.SENT ?? 0) + (s.DELIVERED ?? 0);
 
@@ -105,10 +98,14 @@ describe('every process restarted across send_at (API, worker and Redis, which c
 
     await redis.start(); // empty
     t = await startTestApp({ ...env(), RUN_WORKERS: 'false' }, name);
-    expect(await countByStatus(t, refs)).toEqual({ SCHEDULED: 300 });
+    expect(await statesOfRequests(t, refs)).toEqual({ SCHEDULED: 300 });
     startWorker();
     const total = lists.flat().length;
-    await waitFor(async () => handedOver(await countByStatus(t!, refs)) === total, 60_000, 'all handed over');
+    await waitFor(
+      async () => handedOver(await statesOfRequests(t!, refs)) === total,
+      60_000,
+      'all handed over',
+    );
     expectOnceEach(smsc, lists.flat(), sendAt);
     await expectLedgerWhole(t);
   }, 120_000);
@@ -163,11 +160,11 @@ describe('a worker killed (SIGKILL) while the due messages are in its hands', ()
     workers.push(startWorkerProcess(name, { ...common, SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url }));
     const total = lists.flat().length;
     await waitFor(
-      async () => handedOver(await countByStatus(t, refs)) === total,
+      async () => handedOver(await statesOfRequests(t, refs)) === total,
       90_000,
       'all handed over',
     ).catch(async (err: Error) => {
-      throw new Error(`${err.message}; states now ${JSON.stringify(await countByStatus(t, refs))}`);
+      throw new Error(`${err.message}; states now ${JSON.stringify(await statesOfRequests(t, refs))}`);
     });
     expectOnceEach(smsc, lists.flat(), sendAt);
     const [{ n }] = await t.ds.query(
@@ -188,11 +185,8 @@ describe('Redis flushed before send_at and again while the released messages are
   beforeAll(async () => {
     redis = await RedisInstance.start();
     smsc = await startSmppPeer({ autoReceipt: false });
-    t = await startTestApp({
+    t = await startSmppApp(smsc.url, {
       REDIS_URL: redis.url,
-      RUN_WORKERS: 'true',
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
       // Slow enough that most released messages are still queued at the second flush.
       SMPP_TPS: '200',
       SMS_CONCURRENCY: '2',
@@ -224,11 +218,11 @@ describe('Redis flushed before send_at and again while the released messages are
     const atFlush = smsc.received.length;
     const total = lists.flat().length;
     await waitFor(
-      async () => handedOver(await countByStatus(t, refs)) === total,
+      async () => handedOver(await statesOfRequests(t, refs)) === total,
       90_000,
       'all handed over',
     ).catch(async (err: Error) => {
-      throw new Error(`${err.message}; states now ${JSON.stringify(await countByStatus(t, refs))}`);
+      throw new Error(`${err.message}; states now ${JSON.stringify(await statesOfRequests(t, refs))}`);
     });
     expect(atFlush).toBeLessThan(total);
     expectOnceEach(smsc, lists.flat(), sendAt);

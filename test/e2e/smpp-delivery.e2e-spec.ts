@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { MariaDbInstance } from '../support/mariadb-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
+import { startSmppApp, startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { statesOfRequests } from '../support/account-messages.js';
 
 /**
  * The delivery promise over SMPP under ordinary faults: a receipt is acknowledged only once
@@ -33,17 +34,6 @@ async function send(t: TestApp, tenant: Tenant, to: string[], message = 'deliver
     .timeout(30_000);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return String(res.body.api_reference);
-}
-
-async function statusCounts(t: TestApp, refs: string[]): Promise<Record<string, number>> {
-  const rows = (await t.ds.query(
-    'SELECT status, COUNT(*) AS n FROM messages WHERE send_request_id IN (?) GROUP BY status',
-    [refs],
-  )) as Array<{
-    status: string;
-    n: string;
-  }>;
-  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
 /** submit_sm per destination beyond the first (a message split in parts would count each part). */
@@ -93,7 +83,7 @@ describe('receipts arriving while MySQL is down', () => {
       await send(t, tenant, to.slice(100, 200)),
       await send(t, tenant, to.slice(200)),
     ];
-    await waitFor(async () => (await statusCounts(t, refs)).SENT === 300, 30_000, '300 SENT');
+    await waitFor(async () => (await statesOfRequests(t, refs)).SENT === 300, 30_000, '300 SENT');
     const ids = smsc.received.map((r) => r.messageId);
     expect(ids).toHaveLength(300);
 
@@ -103,10 +93,10 @@ describe('receipts arriving while MySQL is down', () => {
     const refusedWhileDown = smsc.stats.receiptsRefused;
     await mariadb.start();
 
-    await settle(async () => (await statusCounts(t, refs)).DELIVERED === 300, 60_000);
+    await settle(async () => (await statesOfRequests(t, refs)).DELIVERED === 300, 60_000);
     // A receipt answered ESME_RX_T_APPN while its batch was still being retried comes once more and is then acknowledged.
     await settle(async () => smsc.stats.receiptsAcked >= 300, 30_000);
-    const counts = await statusCounts(t, refs);
+    const counts = await statesOfRequests(t, refs);
     const [{ applied }] = (await t.ds.query(
       `SELECT COUNT(DISTINCT provider_message_id) AS applied FROM ${name}_notification.delivery_reports WHERE applied_at IS NOT NULL`,
     )) as Array<{ applied: string }>;
@@ -162,7 +152,7 @@ describe('MySQL restarted during dispatch', () => {
       await mariadb.restart({ signal, downMs: 1000 });
       restarts++;
     }
-    await settle(async () => (await statusCounts(t, refs)).DELIVERED === to.length, 90_000);
+    await settle(async () => (await statesOfRequests(t, refs)).DELIVERED === to.length, 90_000);
     const { missing, extra } = duplicates(smsc, to);
     console.info(
       `MySQL restarts during dispatch: ${restarts} restarts, ${to.length} messages, ${smsc.stats.submits} submit_sm, ${extra} duplicates, ${missing} missing`,
@@ -170,7 +160,7 @@ describe('MySQL restarted during dispatch', () => {
     expect(restarts).toBeGreaterThan(0);
     expect(missing).toBe(0);
     expect(extra).toBe(0);
-    expect(await statusCounts(t, refs)).toEqual({ DELIVERED: to.length });
+    expect(await statesOfRequests(t, refs)).toEqual({ DELIVERED: to.length });
   }, 180_000);
 });
 
@@ -181,10 +171,7 @@ describe('concurrent sends and a slow SMSC', () => {
 
   beforeAll(async () => {
     smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', redeliverReceiptsAfterMs: 200 });
-    t = await startTestApp({
-      RUN_WORKERS: 'true',
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: smsc.url,
+    t = await startSmppApp(smsc.url, {
       SMPP_RESPONSE_TIMEOUT_MS: '300',
     });
     tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '0.01' } });
@@ -197,7 +184,7 @@ describe('concurrent sends and a slow SMSC', () => {
   it('five concurrent 100-recipient sends: each message submitted exactly once, all DELIVERED', async () => {
     const lists = Array.from({ length: 5 }, () => numbers(100));
     const refs = await Promise.all(lists.map((to) => send(t, tenant, to)));
-    await settle(async () => (await statusCounts(t, refs)).DELIVERED === 500, 60_000);
+    await settle(async () => (await statesOfRequests(t, refs)).DELIVERED === 500, 60_000);
     const { missing, extra } = duplicates(smsc, lists.flat());
     console.info(
       `five concurrent 100-recipient sends: ${smsc.stats.submits} submit_sm for 500 messages, ${extra} duplicates`,
@@ -210,7 +197,7 @@ describe('concurrent sends and a slow SMSC', () => {
     try {
       const to = numbers(60);
       const ref = await send(t, tenant, to);
-      await settle(async () => (await statusCounts(t, [ref])).DELIVERED === 60, 60_000);
+      await settle(async () => (await statesOfRequests(t, [ref])).DELIVERED === 60, 60_000);
       const { missing, extra } = duplicates(smsc, to);
       console.info(
         `SMSC answering after 1.2 s with a 0.3 s response timeout: 60 messages, ${extra} duplicates`,
