@@ -6,7 +6,7 @@ import { AccountsModule } from '../modules/accounts/accounts.module.js';
 import { KeysLimitCommand } from '../modules/balance/key-limit.command.js';
 import { BalanceModule } from '../modules/balance/balance.module.js';
 import { KeysLogsCommand } from '../modules/request-logs/key-logs.command.js';
-import { RequestLogReaderModule } from '../modules/request-logs/request-log-reader.module.js';
+import { RequestLogStoreModule } from '../modules/request-logs/request-log-store.module.js';
 import type { CliGroup } from './cli-groups.js';
 
 const KEYS = [...KEY_SUBCOMMANDS, KeysLogsCommand, KeysLimitCommand];
@@ -16,6 +16,6 @@ export class KeysCommand extends CommandGroup {}
 
 /** The keys group: key commands, a key's request logs and its spend limit. */
 export const KEYS_GROUP: CliGroup = {
-  imports: [AccountsModule, ApiKeysModule, BalanceModule, RequestLogReaderModule],
+  imports: [AccountsModule, ApiKeysModule, BalanceModule, RequestLogStoreModule],
   providers: [KeysCommand, ...KEYS],
 };

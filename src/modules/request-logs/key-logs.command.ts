@@ -3,7 +3,7 @@ import { CliCommand } from '../../platform/cli/cli-command.js';
 import { printJson, printTable } from '../../platform/cli/output.js';
 import { parseLimit } from '../../platform/cli/parsers.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
-import { RequestLogReader } from './request-log-reader.js';
+import { RequestLogStore } from './request-log.store.js';
 
 interface JsonOption {
   json?: boolean;
@@ -14,7 +14,7 @@ interface JsonOption {
 export class KeysLogsCommand extends CliCommand {
   constructor(
     private readonly keys: ApiKeysService,
-    private readonly logs: RequestLogReader,
+    private readonly logs: RequestLogStore,
   ) {
     super();
   }

@@ -22,13 +22,11 @@ const COLUMNS = [
 export type RequestLogRow = Partial<Record<(typeof COLUMNS)[number], unknown>>;
 
 /**
- * Reads a key's request logs for `keys logs`. The request-log module that writes them does not
- * exist yet, so this asks information_schema which of the expected columns the log database
- * has, and answers an empty list while the table is missing. Once request-logs owns an entity,
- * this belongs in that module.
+ * Reads a key's request logs for `keys logs`. It asks information_schema which of the expected
+ * columns the log database has, and answers an empty list while the table is missing.
  */
 @Injectable()
-export class RequestLogReader {
+export class RequestLogStore {
   constructor(@InjectDataSource(LOG_DB) private readonly logDs: DataSource) {}
 
   async forKey(apiKeyId: string, limit: number): Promise<RequestLogRow[]> {
