@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
+import { sendRequestFields } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const EMAIL = '/api/v1/json/bulk/email';
@@ -141,7 +142,7 @@ describe('personalised sends: {{name}} variables per recipient', () => {
     expect(res.status).toBe(200);
     const [row] = await messages(res.body.api_reference);
     expect(row.body).toBeNull();
-    const [req] = await t.ds.query('SELECT body FROM send_requests WHERE id = ?', [res.body.api_reference]);
+    const req = await sendRequestFields(t, res.body.api_reference, 'body');
     expect(req.body).toBe('Use code {{SAVE10}}');
   });
 

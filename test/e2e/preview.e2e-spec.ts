@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { runCli } from '../support/cli-in-process.js';
 import { queuedMessageIds, startTestApp, testEnv, type TestApp } from '../support/test-app.js';
+import { sendRequestFields } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const A = '260971000001';
@@ -217,9 +218,7 @@ describe('preview routes and smart encoding', () => {
       const send = await post(SMS, { from: 'ACME', to: [A], message: curly, smart_encoding: true });
       expect(send.status).toBe(200);
       expect(send.body.replaced).toEqual(preview.body.replaced);
-      const [req] = await t.ds.query('SELECT body FROM send_requests WHERE id = ?', [
-        send.body.api_reference,
-      ]);
+      const req = await sendRequestFields(t, send.body.api_reference, 'body');
       expect(req.body).toBe('"It\'s ready" - see you...');
     });
 
@@ -240,7 +239,7 @@ describe('preview routes and smart encoding', () => {
       const res = await post(SMS, { from: 'ACME', to: [A], message: curly });
       expect(res.status).toBe(200);
       expect(res.body.replaced).toBeUndefined();
-      const [req] = await t.ds.query('SELECT body FROM send_requests WHERE id = ?', [res.body.api_reference]);
+      const req = await sendRequestFields(t, res.body.api_reference, 'body');
       expect(req.body).toBe(curly);
     });
 

@@ -10,7 +10,7 @@ import { runCli } from '../support/cli-in-process.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { balanceOf } from '../support/probes.js';
+import { balanceOf, sendRequestFields } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const FINAL = ['DELIVERED', 'UNDELIVERED', 'EXPIRED', 'FAILED', 'REJECTED', 'CANCELLED'];
@@ -319,7 +319,7 @@ describe('message retention and archives (db prune, db archive)', () => {
     ])) as Array<{ status: string }>;
     expect(left.map((m) => m.status)).toEqual(['SCHEDULED']);
     expect(await count("SELECT COUNT(*) AS n FROM send_requests WHERE body LIKE 'Private note%'")).toBe(0);
-    const [{ body }] = await t.ds.query('SELECT body FROM send_requests WHERE id = ?', [shared]);
+    const { body } = await sendRequestFields(t, shared, 'body');
     expect(body).toBe('Shared news');
     expect(await count('SELECT COUNT(*) AS n FROM send_requests WHERE id = ?', [alone])).toBe(1);
     // Amounts, states and the ledger are as they were; the suppression stays.

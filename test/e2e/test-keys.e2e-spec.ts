@@ -6,6 +6,7 @@ import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startSmtpPeer, type SmtpPeer } from '../support/smtp-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { sendRequestFields } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const EMAIL = '/api/v1/json/bulk/email';
@@ -99,9 +100,7 @@ describe('test keys', () => {
         { mobile_number: 'not-a-number', status: 'REJECTED', reason: 'INVALID_NUMBER' },
       ],
     });
-    const [req] = await t.ds.query('SELECT test_mode, cost FROM send_requests WHERE id = ?', [
-      res.body.api_reference,
-    ]);
+    const req = await sendRequestFields(t, res.body.api_reference, 'test_mode', 'cost');
     expect(req).toEqual({ test_mode: 1, cost: '0.500000' });
     await settled(res.body.api_reference);
     expect(await money()).toEqual(before);

@@ -4,7 +4,7 @@ import { InboundNumberStore } from '../../src/modules/inbound/inbound-number.sto
 import { InboundReceiver } from '../../src/modules/inbound/inbound.receiver.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { balanceOf } from '../support/probes.js';
+import { balanceOf, sendRequestFields } from '../support/probes.js';
 
 /**
  * Test and live data never cross, whatever the route: each kind of key finds the other kind's
@@ -125,9 +125,7 @@ describe('test and live sides of an account never cross', () => {
       template_id: liveId,
       send_at: sendAt(),
     });
-    const [row] = await t.ds.query('SELECT body FROM send_requests WHERE id = ?', [
-      liveSend.body.api_reference,
-    ]);
+    const row = await sendRequestFields(t, liveSend.body.api_reference, 'body');
     expect(row.body).toBe('Live text');
   });
 
