@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
@@ -7,6 +8,7 @@ import { statesOfRequests } from '../support/account-messages.js';
 import { startSmppApp, startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { workerPool } from '../support/worker-process.js';
+import { ledgerAmounts, messagesOfRequest } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const numbers = (n: number, base = 1_000_000) =>
@@ -57,19 +59,10 @@ describe('dispatch through a real SMPP peer', () => {
     );
     expect(smsc.countByDestination('260961234567')).toBe(1);
     expect(smsc.messages().find((m) => m.destination === '260961234567')?.text).toBe('Hello €');
-    const [rej] = await t.ds.query(
-      "SELECT reason FROM messages WHERE send_request_id = ? AND status = 'REJECTED'",
-      [ref],
-    );
+    const [rej] = (await messagesOfRequest(t, ref)).filter((m) => m.status === 'REJECTED');
     expect(rej.reason).toMatch(/^SMPP_/);
-    const refunds = await t.ds.query(
-      "SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
-      [ref],
-    );
-    expect(refunds).toEqual([{ amount: '1.000000' }]);
-    const [{ secret }] = await t.ds.query('SELECT callback_secret AS secret FROM accounts WHERE id = ?', [
-      tenant.account.id,
-    ]);
+    expect(await ledgerAmounts(t, ref, 'refund')).toEqual(['1.000000']);
+    const secret = await t.app.get(AccountsService).callbackSecret(tenant.username);
     const delivered = await waitFor(
       async () => hooks.requests.find((r) => (r.json as { status?: string })?.status === 'DELIVERED'),
       10_000,

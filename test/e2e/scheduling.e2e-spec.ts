@@ -6,7 +6,7 @@ import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { describeProblems, checkStore } from '../support/store-invariants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { balanceOf } from '../support/probes.js';
+import { balanceOf, messagesOfRequest, statusesOfRequest } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const EMAIL = '/api/v1/json/bulk/email';
@@ -31,12 +31,7 @@ const plusSeconds = (iso: string, s: number) => new Date(Date.parse(iso) + s * 1
 const numbers = (n: number, base: number) =>
   Array.from({ length: n }, (_, i) => `26097${String(base + i).padStart(7, '0')}`);
 
-async function statuses(t: TestApp, ref: string): Promise<string[]> {
-  const rows = (await t.ds.query('SELECT status FROM messages WHERE send_request_id = ? ORDER BY id', [
-    ref,
-  ])) as Array<{ status: string }>;
-  return rows.map((r) => r.status);
-}
+const statuses = statusesOfRequest;
 
 async function balance(t: TestApp, tenant: Tenant, channel: Channel = 'sms'): Promise<number> {
   return Number(await balanceOf(t, tenant.account.id, channel));
@@ -451,11 +446,8 @@ describe('scheduled sends, validity and cancellation (sandbox)', () => {
       [ref],
     );
     await waitFor(async () => (await statuses(t, ref)).every((s) => s === 'EXPIRED'), 15_000, 'EXPIRED');
-    const rows = await t.ds.query('SELECT reason FROM messages WHERE send_request_id = ?', [ref]);
-    expect(rows.map((r: { reason: string }) => r.reason)).toEqual([
-      'VALIDITY_PERIOD_ELAPSED',
-      'VALIDITY_PERIOD_ELAPSED',
-    ]);
+    const rows = await messagesOfRequest(t, ref);
+    expect(rows.map((r) => r.reason)).toEqual(['VALIDITY_PERIOD_ELAPSED', 'VALIDITY_PERIOD_ELAPSED']);
     expect(await balance(t, tenant)).toBeCloseTo(before, 6);
     const [{ n }] = await t.ds.query(
       "SELECT COUNT(*) AS n FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",

@@ -7,7 +7,7 @@ import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { balanceOf as balanceIn, sendRequestCount } from '../support/probes.js';
+import { balanceOf as balanceIn, messagesOfRequest, sendRequestCount } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const CHAT = '/api/v1/json/bulk/chat';
@@ -138,9 +138,7 @@ describe('daily spend limits', () => {
     await t.queue('chat').resume(true);
     await waitFor(
       async () => {
-        const [m] = await t.ds.query('SELECT status FROM messages WHERE send_request_id = ?', [
-          refused.body.reference,
-        ]);
+        const [m] = await messagesOfRequest(t, refused.body.reference);
         return m.status === 'REJECTED';
       },
       15_000,
