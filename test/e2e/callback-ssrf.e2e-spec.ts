@@ -3,6 +3,7 @@ import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { balanceOf, messagesOfRequest } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 
@@ -38,11 +39,7 @@ describe('callback targets that are IP literals', () => {
       // The answer names the switch a developer testing a local receiver needs.
       expect(res.body.message).toContain('CALLBACK_ALLOW_PRIVATE_NETWORKS=true');
     }
-    const [row] = await t.ds.query(
-      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
-      [tenant.account.id],
-    );
-    expect(Number(row.balance)).toBe(100);
+    expect(Number(await balanceOf(t, tenant.account.id))).toBe(100);
   });
 
   it('sends no POST to a stored literal loopback URL and records the attempt as refused', async () => {
@@ -58,7 +55,7 @@ describe('callback targets that are IP literals', () => {
       `http://127.0.0.1:${hooks.port}/dlr`,
       ref,
     ]);
-    const [m] = await t.ds.query('SELECT id FROM messages WHERE send_request_id = ?', [ref]);
+    const [m] = await messagesOfRequest(t, ref);
     const attempts = await waitFor(
       async () => {
         const rows = (await t.ds.query(

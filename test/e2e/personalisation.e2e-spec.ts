@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
-import { sendRequestFields } from '../support/probes.js';
+import { ledgerAmounts, sendRequestFields } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const EMAIL = '/api/v1/json/bulk/email';
@@ -37,13 +37,7 @@ describe('personalised sends: {{name}} variables per recipient', () => {
       body: string | null;
       subject: string | null;
     }>;
-  const charged = async (ref: string) => {
-    const [row] = await t.ds.query(
-      "SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = 'charge'",
-      [ref],
-    );
-    return row.amount as string;
-  };
+  const charged = async (ref: string) => (await ledgerAmounts(t, ref, 'charge'))[0];
 
   it("fills each recipient's placeholders, stores the rendered text per message and queues them", async () => {
     const res = await post(SMS, {
