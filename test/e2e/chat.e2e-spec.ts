@@ -6,6 +6,7 @@ import {
   queuedForRequest,
   sendRequestCount,
   sendRequestFields,
+  storedBody,
 } from '../support/probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -171,9 +172,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
     const text = 'مرحبا بالعالم 👋🏽 שָׁלוֹם עולם \u200f(RTL)\u200e 🇿🇲 👨‍👩‍👧‍👦 e\u0301 𝄞';
     const res = await send(body(tenant, { message: text }));
     expect(res.status).toBe(200);
-    const [row] = await t.ds.query('SELECT body, HEX(body) AS hex FROM send_requests WHERE id = ?', [
-      res.body.reference,
-    ]);
+    const row = await storedBody(t, res.body.reference);
     expect(row.body).toBe(text);
     expect(row.hex).toBe(Buffer.from(text, 'utf8').toString('hex').toUpperCase());
   });

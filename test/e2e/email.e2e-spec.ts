@@ -6,6 +6,7 @@ import {
   queuedForRequest,
   sendRequestCount,
   sendRequestFields,
+  storedBody,
 } from '../support/probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -164,9 +165,7 @@ describe('POST /api/v1/json/bulk/email', () => {
       '<script>alert("hi")</script><a href="https://example.com/?a=1&b=2">link</a>\u00a0\n\n  </body></html>  ';
     const res = await send({ ...base, to: 'html@example.com', email_body: html });
     expect(res.status).toBe(200);
-    const [row] = await t.ds.query('SELECT body, HEX(body) AS hex FROM send_requests WHERE id = ?', [
-      res.body.api_reference,
-    ]);
+    const row = await storedBody(t, res.body.api_reference);
     expect(row.body).toBe(html);
     expect(row.hex).toBe(Buffer.from(html, 'utf8').toString('hex').toUpperCase());
   });
@@ -312,10 +311,7 @@ describe('POST /api/v1/json/bulk/email', () => {
     expect(Buffer.byteLength(exact)).toBe(MIB);
     const ok = await send({ ...base, to: 'a@example.com', email_body: exact }, tn.key);
     expect(ok.status).toBe(200);
-    const [row] = await t.ds.query('SELECT LENGTH(body) AS bytes FROM send_requests WHERE id = ?', [
-      ok.body.api_reference,
-    ]);
-    expect(Number(row.bytes)).toBe(MIB);
+    expect((await storedBody(t, ok.body.api_reference)).bytes).toBe(MIB);
 
     const over = await send({ ...base, to: 'a@example.com', email_body: `${exact}a` }, tn.key);
     expect(over.status).toBe(400);

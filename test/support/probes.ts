@@ -104,3 +104,16 @@ export async function sendRequestFields<K extends string>(
   if (!row) throw new Error(`no send request ${sendRequestId}`);
   return Object.fromEntries(columns.map((c) => [c, row[c]])) as Record<K, unknown>;
 }
+
+/** A send request's stored body with its bytes as the database holds them (hex, upper case) and their count. */
+export async function storedBody(
+  t: TestApp,
+  sendRequestId: string,
+): Promise<{ body: string; hex: string; bytes: number }> {
+  const [row] = (await t.ds.query(
+    'SELECT body, HEX(body) AS hex, LENGTH(body) AS bytes FROM send_requests WHERE id = ?',
+    [sendRequestId],
+  )) as Array<{ body: string; hex: string; bytes: string | number }>;
+  if (!row) throw new Error(`no send request ${sendRequestId}`);
+  return { body: row.body, hex: row.hex, bytes: Number(row.bytes) };
+}
