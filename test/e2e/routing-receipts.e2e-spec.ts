@@ -152,11 +152,19 @@ describe('delivery receipts across connectors that issue the same ids', () => {
     const ref = await sendAll([TO_A, TO_B]);
     expect((await states(ref)).map((m) => m.provider_message_id)).toEqual(['2', '2']);
     expect(await settled(ref)).toEqual({ [TO_A]: 'DELIVERED', [TO_B]: 'UNDELIVERED' });
-    // Each stored receipt names its connector and was applied to that connector's message.
-    const applied = (await t.ds.query(
-      `SELECT connector, CAST(message_id AS CHAR) AS message_id FROM ${notifications}.delivery_reports
-        WHERE provider_message_id = '2' AND applied_at IS NOT NULL ORDER BY connector`,
-    )) as Array<{ connector: string; message_id: string }>;
+    // Each stored receipt names its connector and was applied to that connector's message (the
+    // rows are marked applied just after the state change, so the check waits for the mark).
+    const appliedRows = async () =>
+      (await t.ds.query(
+        `SELECT connector, CAST(message_id AS CHAR) AS message_id FROM ${notifications}.delivery_reports
+          WHERE provider_message_id = '2' AND applied_at IS NOT NULL ORDER BY connector`,
+      )) as Array<{ connector: string; message_id: string }>;
+    await waitFor(
+      async () => (await appliedRows()).length >= 2,
+      10_000,
+      'both receipts marked applied',
+    ).catch(() => undefined);
+    const applied = await appliedRows();
     const idOf = Object.fromEntries((await states(ref)).map((m) => [m.connector, String(m.id)]));
     expect(applied).toEqual([
       { connector: 'smsc-a', message_id: idOf['smsc-a'] },
