@@ -30,7 +30,6 @@ const NOT_YET_IN_STORES: Record<string, number> = {
   'modules/request-logs/request-log.pruner.ts': 1,
   'modules/request-logs/request-log.writer.ts': 1,
   'modules/sending/id-generator.ts': 1,
-  'modules/sending/fallback/fallback-scanner.ts': 2,
 };
 
 const calls = queryCalls();

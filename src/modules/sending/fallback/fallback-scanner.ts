@@ -5,14 +5,13 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
-import { Account } from '../../accounts/account.entity.js';
-import { ApiKey } from '../../api-keys/api-key.entity.js';
+import { AccountsService } from '../../accounts/accounts.service.js';
+import type { ApiKey } from '../../api-keys/api-key.entity.js';
+import { ApiKeysService } from '../../api-keys/api-keys.service.js';
 import type { AuthContext } from '../../api-keys/auth/auth-context.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
 import { SmsPolicy } from '../channels/sms/sms.policy.js';
@@ -42,7 +41,8 @@ export class FallbackScanner implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly accounts: AccountsService,
+    private readonly keys: ApiKeysService,
     private readonly store: FallbackStore,
     private readonly sends: SendService,
     private readonly sms: SmsPolicy,
@@ -131,9 +131,9 @@ export class FallbackScanner implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async authOf(row: FallbackSource, test: boolean): Promise<AuthContext | null> {
-    const account = await this.ds.getRepository(Account).findOneBy({ id: String(row.account_id) });
+    const account = await this.accounts.findById(String(row.account_id));
     if (!account || account.status !== 'active') return null;
-    const found = await this.ds.getRepository(ApiKey).findOneBy({ id: String(row.api_key_id) });
+    const found = await this.keys.get(String(row.api_key_id)).catch(() => null);
     // The chat's own key, for its daily limit and priority; its side (live or test) as the chat's.
     const key = found ?? ({ id: String(row.api_key_id), accountId: account.id, name: 'fallback' } as ApiKey);
     key.mode = test ? 'test' : 'live';
