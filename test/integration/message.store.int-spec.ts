@@ -11,6 +11,7 @@ import {
   type MessageGroup,
   type NewSendRequest,
 } from '../../src/modules/messages/message.store.js';
+import { MessageLookupStore } from '../../src/modules/messages/message-lookup.store.js';
 import type { Channel } from '../../src/modules/messages/channel.js';
 import { dropLocalState } from '../support/local-state.js';
 import { testEnv, uniqueName } from '../support/test-app.js';
@@ -20,6 +21,7 @@ import { testEnv, uniqueName } from '../support/test-app.js';
 const name = uniqueName();
 let ds: DataSource;
 let store: MessageStore;
+let lookups: MessageLookupStore;
 let parts: MessagePartsStore;
 let nextId = 10_000_000n;
 const id = () => String(++nextId);
@@ -110,6 +112,7 @@ beforeAll(async () => {
   await migrateDatabase(options, config.database);
   ds = await new DataSource(options).initialize();
   store = new MessageStore(ds);
+  lookups = new MessageLookupStore(ds);
   parts = new MessagePartsStore(ds);
 });
 
@@ -316,8 +319,8 @@ describe('MessageStore: dispatching and state changes', () => {
     expect(await statusOf(ids[0])).toBe('DELIVERED');
     const [kept] = await ds.query('SELECT provider_message_id FROM messages WHERE id = ?', [ids[0]]);
     expect(kept.provider_message_id).toBe('prov-0');
-    expect((await store.history(ids[0])).map((e) => e.status)).toEqual(['SENT', 'DELIVERED']);
-    expect(await store.history(ids[2])).toEqual([{ status: 'FAILED', reason: 'TIMEOUT', occurred_at: at }]);
+    expect((await lookups.history(ids[0])).map((e) => e.status)).toEqual(['SENT', 'DELIVERED']);
+    expect(await lookups.history(ids[2])).toEqual([{ status: 'FAILED', reason: 'TIMEOUT', occurred_at: at }]);
   });
 
   it('lists SENT messages older than the receipt wait, of the given channels only', async () => {
@@ -343,7 +346,7 @@ describe('MessageStore: lookups', () => {
   it("finds an account's own message by uuid or id, never another account's", async () => {
     const { req, ids } = await accept({ accountId: '9', userReferenceId: 'ref-view' }, ['260971000060']);
     const [{ uuid }] = await ds.query('SELECT uuid FROM messages WHERE id = ?', [ids[0]]);
-    const byUuid = await store.findOwned('9', { uuid });
+    const byUuid = await lookups.findOwned('9', { uuid });
     expect(byUuid).toMatchObject({
       uuid,
       channel: 'sms',
@@ -355,17 +358,17 @@ describe('MessageStore: lookups', () => {
     });
     expect(String(byUuid!.id)).toBe(ids[0]);
     expect(String(byUuid!.send_request_id)).toBe(req.id);
-    expect(String((await store.findOwned('9', { id: ids[0] }))!.id)).toBe(ids[0]);
-    expect(await store.findOwned('7', { id: ids[0] })).toBeUndefined();
-    expect(await store.findOwned('7', { uuid })).toBeUndefined();
+    expect(String((await lookups.findOwned('9', { id: ids[0] }))!.id)).toBe(ids[0]);
+    expect(await lookups.findOwned('7', { id: ids[0] })).toBeUndefined();
+    expect(await lookups.findOwned('7', { uuid })).toBeUndefined();
   });
 
   it('pages a request in id order with its total, for its own account only', async () => {
     const recipients = Array.from({ length: 5 }, (_, i) => `26097100007${i}`);
     const { req, ids } = await accept({ accountId: '11' }, recipients);
-    expect(await store.ownsRequest('11', req.id)).toBe(true);
-    expect(await store.ownsRequest('12', req.id)).toBe(false);
-    const second = await store.page(req.id, 2, 2);
+    expect(await lookups.ownsRequest('11', req.id)).toBe(true);
+    expect(await lookups.ownsRequest('12', req.id)).toBe(false);
+    const second = await lookups.page(req.id, 2, 2);
     expect(second.total).toBe(5);
     expect(second.rows.map((r) => String(r.id))).toEqual(ids.slice(2, 4));
   });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { DataSide } from '../api-keys/auth/auth-context.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { money, sum, toNumber } from '../../platform/money/money.js';
-import { MessageStore } from '../messages/message.store.js';
+import { MessageLookupStore } from '../messages/message-lookup.store.js';
 import { ScheduleStore, type Cancellable } from '../messages/schedule.store.js';
 import { MessageStateService } from './message-state.service.js';
 
@@ -31,7 +31,7 @@ const notFound = (what: string) => new AppException('NOT_FOUND', `No such ${what
 export class CancellationService {
   constructor(
     private readonly schedules: ScheduleStore,
-    private readonly messages: MessageStore,
+    private readonly messages: MessageLookupStore,
     private readonly states: MessageStateService,
   ) {}
 

@@ -8,7 +8,7 @@ import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { keepCallbackEvents } from '../callbacks/callback-outbox.js';
 import type { CallbackJob } from '../callbacks/callback-job.js';
 import type { InboundSms } from '../delivery/transports/transport.js';
-import { MessageStore } from '../messages/message.store.js';
+import { MessageLookupStore } from '../messages/message-lookup.store.js';
 import { normalisePhone } from '../messages/recipients.js';
 import { SuppressionStore, type ListOwner } from '../suppressions/suppression.store.js';
 import { InboundNumberStore } from './inbound-number.store.js';
@@ -61,7 +61,7 @@ export class InboundReceiver {
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
     private readonly numbers: InboundNumberStore,
     private readonly store: InboundStore,
-    private readonly messages: MessageStore,
+    private readonly messages: MessageLookupStore,
     private readonly suppressions: SuppressionStore,
   ) {}
 

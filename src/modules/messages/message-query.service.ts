@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { perUnit, toNumber } from '../../platform/money/money.js';
-import { MessageStore, type MessageView } from './message.store.js';
+import { MessageLookupStore } from './message-lookup.store.js';
+import type { MessageView } from './message.types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -10,7 +11,7 @@ const notFound = () => new AppException('NOT_FOUND', 'No such message.');
 /** Status lookup beyond the interface: only the caller's own messages; anyone else's is 404. */
 @Injectable()
 export class MessageQueryService {
-  constructor(private readonly store: MessageStore) {}
+  constructor(private readonly store: MessageLookupStore) {}
 
   /** `testMode`: the caller's key is a test key, and sees only test requests (a live key only live ones). */
   async one(accountId: string, messageId: string, testMode = false) {

@@ -5,7 +5,7 @@ import type { Pool, PoolConnection } from 'mysql2';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import type { Channel, MessageStatus } from './channel.js';
-import { VIEW_COLUMNS } from './message.store.js';
+import { VIEW_COLUMNS } from './message-lookup.store.js';
 import type { MessageView } from './message.types.js';
 
 /** Which of an account's messages a search or an export covers. */

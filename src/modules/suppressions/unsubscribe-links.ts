@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { MessageStore } from '../messages/message.store.js';
+import { MessageLookupStore } from '../messages/message-lookup.store.js';
 import { SuppressionStore } from './suppression.store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -24,7 +24,7 @@ export function listUnsubscribeHeaders(publicBaseUrl: string, messageUuid: strin
 @Injectable()
 export class UnsubscribeLinks {
   constructor(
-    private readonly messages: MessageStore,
+    private readonly messages: MessageLookupStore,
     private readonly suppressions: SuppressionStore,
   ) {}
 
