@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { LOG_DB } from '../../database/data-sources.js';
 import { withFields } from '../../platform/objects/with-fields.js';
 import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
+import { within } from '../../platform/timing/within.js';
 
 export interface RequestLogRow {
   apiKeyId: string;
@@ -127,16 +128,8 @@ export class RequestLogWriter implements OnApplicationShutdown {
     this.closeRefusals(Infinity);
     this.stopped = true;
     await this.refusalCloser.stop();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS);
-    });
-    try {
-      // Writes what waits, after a flush that may be under way.
-      await Promise.race([this.batcher.close(), deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
+    // Writes what waits, after a flush that may be under way.
+    await within(this.batcher.close(), SHUTDOWN_FLUSH_MS);
     if (this.batcher.waiting > 0)
       this.logger.warn(`${this.batcher.waiting} request log row(s) not written at shutdown`);
   }

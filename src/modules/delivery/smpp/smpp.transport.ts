@@ -31,6 +31,7 @@ import type {
   TransportResult,
 } from '../transports/transport.js';
 import { withFields } from '../../../platform/objects/with-fields.js';
+import { within } from '../../../platform/timing/within.js';
 
 export interface SmppTransportOptions {
   /** smpp://system_id:password@host:port (port defaults to 2775). */
@@ -380,41 +381,23 @@ export class SmppTransport implements Transport {
       );
       return true;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), REPORT_HANDLER_WAIT_MS);
-    });
-    try {
-      const outcome = await Promise.race([handler(parseInboundSms(pdu)), timeout]);
-      if (outcome !== 'timeout') return true;
-      this.warnings.warn(
-        `SMPP inbound handler still busy after ${REPORT_HANDLER_WAIT_MS} ms; asking the SMSC to resend`,
-        'inbound-handler-busy',
-      );
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
+    if (await within(handler(parseInboundSms(pdu)), REPORT_HANDLER_WAIT_MS)) return true;
+    this.warnings.warn(
+      `SMPP inbound handler still busy after ${REPORT_HANDLER_WAIT_MS} ms; asking the SMSC to resend`,
+      'inbound-handler-busy',
+    );
+    return false;
   }
 
   /** True once the handler has stored the report; false when it is still busy after REPORT_HANDLER_WAIT_MS. */
   private async deliverReport(report: DeliveryReport): Promise<boolean> {
     const handler = this.reportHandler;
     if (!handler) throw new Error(`no report handler registered for ${report.providerMessageId}`);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), REPORT_HANDLER_WAIT_MS);
-    });
-    try {
-      const outcome = await Promise.race([handler(report), timeout]);
-      if (outcome !== 'timeout') return true;
-      this.warnings.warn(
-        `SMPP report handler still busy with ${report.providerMessageId} after ${REPORT_HANDLER_WAIT_MS} ms; asking the SMSC to resend it`,
-        'report-handler-busy',
-      );
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
+    if (await within(handler(report), REPORT_HANDLER_WAIT_MS)) return true;
+    this.warnings.warn(
+      `SMPP report handler still busy with ${report.providerMessageId} after ${REPORT_HANDLER_WAIT_MS} ms; asking the SMSC to resend it`,
+      'report-handler-busy',
+    );
+    return false;
   }
 }

@@ -9,6 +9,7 @@ import type {
   TransportHealth,
   TransportResult,
 } from './transport.js';
+import { within } from '../../../platform/timing/within.js';
 
 export { classifySmtpError } from './smtp-errors.js';
 
@@ -206,11 +207,7 @@ export class SmtpTransport implements Transport {
       c.available = false;
       c.connection!.quit();
     }
-    let timer: NodeJS.Timeout | undefined;
-    if (idle.length) {
-      await Promise.race([Promise.all(closed), new Promise((r) => (timer = setTimeout(r, QUIT_WAIT_MS)))]);
-      clearTimeout(timer);
-    }
+    if (idle.length) await within(Promise.all(closed), QUIT_WAIT_MS);
     this.transporter.close();
   }
 }
