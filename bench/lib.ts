@@ -130,7 +130,15 @@ export async function startBenchApi(
     api: `http://127.0.0.1:${port}`,
     env: fullEnv,
     cli: (...args: string[]): any => cliJson(fullEnv, ...args),
-    proc: startNode('dist/main.js', [], { ...fullEnv, PORT: String(port), ...apiEnv }),
+    // autocannon keeps writing on a connection the server asked to close (`Connection: close`
+    // after HTTP_MAX_REQUESTS_PER_SOCKET requests), which Node then answers 503 without reading:
+    // a real client reconnects, so the cap is lifted where a bench holds one connection long.
+    proc: startNode('dist/main.js', [], {
+      ...fullEnv,
+      PORT: String(port),
+      HTTP_MAX_REQUESTS_PER_SOCKET: '0',
+      ...apiEnv,
+    }),
   };
 }
 
