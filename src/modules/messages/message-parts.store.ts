@@ -69,19 +69,24 @@ export class MessagePartsStore {
    */
   async recordOutcomes(state: string, parts: PartOutcome[]): Promise<void> {
     if (parts.length === 0) return;
+    // One reason for all where they agree (a batch of DELIVRD receipts has none): a CASE of a
+    // batch's parts is parsed and searched for each of its rows.
+    const same = parts.every((p) => (p.reason ?? null) === (parts[0].reason ?? null));
     const params: unknown[] = [];
     // Ids go over as text: in a row comparison MariaDB compares text with BIGINT as doubles, which
     // cannot tell consecutive 19-digit ids apart, hence the casts.
-    const cases = parts
-      .map(
-        (p) => (
-          params.push(p.messageId, p.part, p.reason),
-          'WHEN message_id = CAST(? AS UNSIGNED) AND part = ? THEN ?'
-        ),
-      )
-      .join(' ');
+    const reason = same
+      ? (params.push(parts[0].reason ?? null), '?')
+      : `CASE ${parts
+          .map(
+            (p) => (
+              params.push(p.messageId, p.part, p.reason),
+              'WHEN message_id = CAST(? AS UNSIGNED) AND part = ? THEN ?'
+            ),
+          )
+          .join(' ')} END`;
     await this.ds.query(
-      `UPDATE message_parts SET reason = IF(status IS NULL, CASE ${cases} END, reason), reported_at = IF(status IS NULL, CURRENT_TIMESTAMP(3), reported_at),
+      `UPDATE message_parts SET reason = IF(status IS NULL, ${reason}, reason), reported_at = IF(status IS NULL, CURRENT_TIMESTAMP(3), reported_at),
               status = COALESCE(status, ?)
         WHERE (message_id, part) IN (${parts.map(() => '(CAST(? AS UNSIGNED), ?)').join(',')})`,
       [...params, state, ...parts.flatMap((p) => [p.messageId, p.part])],

@@ -220,12 +220,13 @@ export class MessageStore {
    * batches touching the same requests in another order deadlocked. Request columns are immutable.
    */
   async lockForTransition(em: EntityManager, ids: string[]): Promise<LockedMessage[]> {
-    // One round trip: the request columns come from a plain (non-locking) read of the same transaction.
+    // One round trip: the request columns come from a plain (non-locking) read of the same
+    // transaction. A join from the messages' primary key (MariaDB planned `IN (SELECT …)` as a scan of send_requests).
     const [rows, requests] = (await em.query(
       `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at, claimed_at
          FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) FOR UPDATE;
-       SELECT id, callback_url, user_reference_id, api_key_id, test_mode FROM send_requests
-        WHERE id IN (SELECT send_request_id FROM messages WHERE id IN (?))`,
+       SELECT DISTINCT r.id, r.callback_url, r.user_reference_id, r.api_key_id, r.test_mode
+         FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.id IN (?)`,
       [ids, ids],
     )) as [
       LockedMessage[],
@@ -256,33 +257,46 @@ export class MessageStore {
     const statements: Statement[] = [];
     for (const [status, items] of groups) {
       const ids = items.map((c) => c.id);
-      const caseOf = (pick: (c: StateWrite) => unknown) => {
+      // One value for every row where they agree (a slice's time, its connector, no reason): a
+      // CASE of a slice's 200 ids is parsed and searched for each of its 200 rows.
+      const valueOf = (pick: (c: StateWrite) => unknown) => {
+        const first = pick(items[0]);
+        if (items.every((c) => sameValue(pick(c), first)))
+          return { sql: '?', params: [first], allNull: first === null || first === undefined };
         const params: unknown[] = [];
-        const sql = items.map((c) => (params.push(c.id, pick(c)), 'WHEN ? THEN ?')).join(' ');
-        return { sql: `CASE id ${sql} END`, params };
+        const sql = items.map((c) => (params.push(c.id, pick(c) ?? null), 'WHEN ? THEN ?')).join(' ');
+        return { sql: `CASE id ${sql} END`, params, allNull: false };
       };
-      const reason = caseOf((c) => c.reason);
-      const provider = caseOf((c) => c.providerMessageId);
-      const at = caseOf((c) => c.at);
+      /** `column = COALESCE(value, column)`: nothing to write where no row has a value. */
+      const keep = (column: string, pick: (c: StateWrite) => unknown) => {
+        const v = valueOf(pick);
+        return v.allNull
+          ? { sql: '', params: [] }
+          : { sql: `, ${column} = COALESCE(${v.sql}, ${column})`, params: v.params };
+      };
+      const reason = keep('reason', (c) => c.reason);
+      const provider = keep('provider_message_id', (c) => c.providerMessageId);
+      const connector = keep('connector', (c) => c.connector);
+      const at = valueOf((c) => c.at);
       const stamp = status === 'SENT' ? 'sent_at' : 'completed_at';
-      // The connector an SMS went out on, where there are several (no CASE when none is named).
-      const connector = items.some((c) => c.connector)
-        ? caseOf((c) => c.connector ?? null)
-        : { sql: 'NULL', params: [] };
       // A hand-over that ends in this state counts its attempt in the same write (SENT, REJECTED).
       const tried = items.filter((c) => c.attempted).map((c) => c.id);
-      const attempt = tried.length
-        ? {
-            sql: `, attempts = IF(id IN (?), LEAST(attempts + 1, 255), attempts),
+      const attempt =
+        tried.length === items.length
+          ? {
+              sql: `, attempts = LEAST(attempts + 1, 255), last_attempt_at = ${at.sql}`,
+              params: at.params,
+            }
+          : tried.length
+            ? {
+                sql: `, attempts = IF(id IN (?), LEAST(attempts + 1, 255), attempts),
                 last_attempt_at = IF(id IN (?), ${at.sql}, last_attempt_at)`,
-            params: [tried, tried, ...at.params],
-          }
-        : { sql: '', params: [] };
+                params: [tried, tried, ...at.params],
+              }
+            : { sql: '', params: [] };
       const onEntry = FALLBACK_ON_ENTRY[status] ?? '';
       statements.push({
-        sql: `UPDATE messages SET status = ?, reason = COALESCE(${reason.sql}, reason),
-                provider_message_id = COALESCE(${provider.sql}, provider_message_id), ${stamp} = ${at.sql},
-                connector = COALESCE(${connector.sql}, connector)${attempt.sql}${onEntry}
+        sql: `UPDATE messages SET status = ?${reason.sql}${provider.sql}, ${stamp} = ${at.sql}${connector.sql}${attempt.sql}${onEntry}
           WHERE id IN (?)`,
         params: [
           status,
@@ -303,4 +317,10 @@ export class MessageStore {
     const all = together(statements);
     await em.query(all.sql, all.params);
   }
+}
+
+/** Equal as SQL parameters: dates by their time, the rest (strings, numbers, null) as they are. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  return (a ?? null) === (b ?? null);
 }
