@@ -145,6 +145,8 @@ export interface TestTrafficConfig {
   dailyMessages: number;
   /** Test dispatch jobs in flight per worker process, on the test queue. */
   concurrency: number;
+  /** Test messages handed to the test transport per second per worker process. */
+  dispatchRate: number;
   /** Failed callback attempts of test messages per account and target in a window; then its test events are dropped. */
   callbackFailures: RateLimit;
 }

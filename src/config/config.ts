@@ -210,6 +210,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       maxRecipients: s.TEST_MAX_RECIPIENTS,
       dailyMessages: s.TEST_DAILY_MESSAGES,
       concurrency: s.TEST_CONCURRENCY,
+      dispatchRate: s.TEST_DISPATCH_RATE,
       callbackFailures: parseRate(s.TEST_CALLBACK_FAILURES),
     },
     autoReplyRepeatAfterMs: durationMs(s.AUTO_REPLY_REPEAT_AFTER),

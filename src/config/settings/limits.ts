@@ -27,6 +27,12 @@ export const limitSettings = {
     default: 2,
     doc: "jobs of the `test` queue (test keys' requests, every channel) in parallel per worker process",
   }),
+  TEST_DISPATCH_RATE: int({
+    min: 1,
+    max: 100_000,
+    default: 500,
+    doc: "test messages the test transport takes per second per worker process: a flood of test sends keeps to this pace, and live traffic keeps the worker's and MySQL's time",
+  }),
   TEST_CALLBACK_FAILURES: text({
     pattern: RATE,
     message: 'must be N/SECONDS, for example 50/3600',

@@ -52,10 +52,10 @@ export class TransportRegistry implements OnApplicationShutdown {
     private readonly connectors: ConnectorPool,
     private readonly routing: RoutingService,
   ) {
-    this.testTransport = new TestTransport({
-      channel: 'sms',
-      deliveryDelayMs: config.sandboxDeliveryDelayMs,
-    });
+    this.testTransport = new TestTransport(
+      { channel: 'sms', deliveryDelayMs: config.sandboxDeliveryDelayMs },
+      config.testTraffic.dispatchRate,
+    );
   }
 
   /** The transport for a request made with a test key: it plays the provider and reaches none. */

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { Pacer, sleep } from './smpp-link.js';
+import { sleep } from './smpp-link.js';
+import { Pacer } from '../../../platform/timing/pacer.js';
 import type { Throughput } from './smpp.transport.js';
 
 /**

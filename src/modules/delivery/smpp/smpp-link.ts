@@ -152,29 +152,6 @@ export class Window {
   }
 }
 
-/**
- * Equal spacing of 1/tps, plus a credit of 50 ms worth of sends built up while idle: the credit absorbs timer
- * lateness (setTimeout is ~1 ms coarse) without letting a long idle period turn into a large burst.
- */
-export class Pacer {
-  private next = 0;
-  private readonly interval: number;
-  private readonly credit: number;
-
-  constructor(tps: number) {
-    this.interval = tps > 0 ? 1000 / tps : 0;
-    this.credit = Math.max(0, Math.floor(tps * 0.05) - 1) * this.interval;
-  }
-
-  take(): Promise<void> | null {
-    if (this.interval === 0) return null;
-    const now = performance.now();
-    const at = Math.max(this.next, now - this.credit);
-    this.next = at + this.interval;
-    return at > now ? sleep(at - now) : null;
-  }
-}
-
 /** Counts late responses and reports them at most once a few seconds, not once per submit_sm. */
 export class LateNotes {
   private count = 0;

@@ -2,7 +2,8 @@ import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { performance } from 'node:perf_hooks';
 import smpp from 'smpp';
 import { SmppConnection, type SmppLogger } from './smpp-connection.js';
-import { errorMessage, LateNotes, Pacer, sleep, Window, type Link, type Reply } from './smpp-link.js';
+import { errorMessage, LateNotes, sleep, Window, type Link, type Reply } from './smpp-link.js';
+import { Pacer } from '../../../platform/timing/pacer.js';
 import {
   buildSubmitSm,
   ESM_CLASS_RECEIPT,

@@ -1,5 +1,6 @@
+import { Pacer } from '../../../platform/timing/pacer.js';
 import { testOutcome } from '../test-outcomes.js';
-import { SandboxTransport } from './sandbox.transport.js';
+import { SandboxTransport, type SandboxTransportOptions } from './sandbox.transport.js';
 import type { InboundHandler, OutboundMessage, TransportResult } from './transport.js';
 
 /**
@@ -9,11 +10,19 @@ import type { InboundHandler, OutboundMessage, TransportResult } from './transpo
  * so the address is suppressed as a real bounce is, on the account's test list); a delivery or
  * non-delivery is reported after the delivery delay, through the same report path as a real
  * provider's receipts. A recipient that answers (0004: STOP) texts the sender id back once its
- * delivery is reported, through the inbound path of SMSC messages.
+ * delivery is reported, through the inbound path of SMSC messages. It takes messages at
+ * TEST_DISPATCH_RATE per second: a flood of test sends costs the worker and MySQL no more than
+ * that pace, and the live queues keep the rest.
  */
 export class TestTransport extends SandboxTransport {
   override readonly name: string = 'test';
   private inbound?: InboundHandler;
+  private readonly pacer: Pacer;
+
+  constructor(options: SandboxTransportOptions, messagesPerSecond: number) {
+    super(options);
+    this.pacer = new Pacer(messagesPerSecond);
+  }
 
   onInbound(handler: InboundHandler): void {
     this.inbound = handler;
@@ -21,6 +30,7 @@ export class TestTransport extends SandboxTransport {
 
   override async send(messages: OutboundMessage[]): Promise<TransportResult[]> {
     if (this.isClosed) return messages.map(() => ({ kind: 'transient', reason: 'TRANSPORT_CLOSED' }));
+    await this.pacer.take(messages.length);
     return messages.map((message): TransportResult => {
       const outcome = testOutcome(message.channel, message.recipient);
       if (outcome.kind === 'rejected') return { kind: 'permanent', reason: outcome.reason };
