@@ -24,7 +24,6 @@ const NOT_YET_IN_STORES: Record<string, number> = {
   'modules/delivery/delivery-report.service.ts': 5,
   'modules/sending/send-committer.ts': 4,
   'modules/callbacks/callback.sender.ts': 2,
-  'modules/api-keys/last-used.tracker.ts': 1,
   'modules/balance/refund-totals.ts': 1,
   'modules/inbound/inbound.service.ts': 1,
   'modules/request-logs/request-log.pruner.ts': 1,

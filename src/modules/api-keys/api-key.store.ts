@@ -47,6 +47,19 @@ export class ApiKeyStore {
     await this.ds.getRepository(ApiKey).update({ id }, changes);
   }
 
+  /**
+   * Moves each key's last-used time forward to the given time, never back (processes flush in
+   * any order); the key's updated_at stays, since being used is not a change to the key.
+   */
+  async touchLastUsed(uses: ReadonlyArray<readonly [keyId: string, at: Date]>): Promise<void> {
+    const cases = uses.map(() => 'WHEN ? THEN ?').join(' ');
+    await this.ds.query(
+      `UPDATE api_keys SET last_used_at = GREATEST(COALESCE(last_used_at, '1970-01-01'), CASE id ${cases} END),
+       updated_at = updated_at WHERE id IN (${uses.map(() => '?').join(', ')})`,
+      [...uses.flatMap(([id, at]) => [id, at]), ...uses.map(([id]) => id)],
+    );
+  }
+
   /** The key whose hash this is, with its account and the account's password hash (never loaded by default). */
   findByHash(hash: Buffer): Promise<(ApiKey & { account: Account }) | null> {
     return this.ds

@@ -1,7 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
+import { ApiKeyStore } from './api-key.store.js';
 
 /** How often the remembered times are written: "last used" is wanted to the second, not the millisecond. */
 export const LAST_USED_FLUSH_MS = 2000;
@@ -26,7 +25,7 @@ export class LastUsedTracker implements OnApplicationShutdown {
     flush: (uses) => this.write(uses),
   });
 
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly store: ApiKeyStore) {}
 
   touch(keyId: string, at = Date.now()): void {
     this.batcher.add([keyId, at]);
@@ -42,14 +41,8 @@ export class LastUsedTracker implements OnApplicationShutdown {
     const entries = [...latest];
     try {
       for (let i = 0; i < entries.length; i += CHUNK) {
-        const chunk = entries.slice(i, i + CHUNK);
-        const cases = chunk.map(() => 'WHEN ? THEN ?').join(' ');
-        const params: unknown[] = chunk.flatMap(([id, at]) => [id, new Date(at)]);
-        await this.ds.query(
-          // updated_at = updated_at: being used is not a change to the key.
-          `UPDATE api_keys SET last_used_at = GREATEST(COALESCE(last_used_at, '1970-01-01'), CASE id ${cases} END),
-           updated_at = updated_at WHERE id IN (${chunk.map(() => '?').join(', ')})`,
-          [...params, ...chunk.map(([id]) => id)],
+        await this.store.touchLastUsed(
+          entries.slice(i, i + CHUNK).map(([id, at]) => [id, new Date(at)] as const),
         );
       }
       if (this.failing) this.logger.log('last-used times are being written again');
