@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { mainDataSourceOptions } from '../../src/database/data-sources.js';
 import { migrateDatabase } from '../../src/database/database-setup.js';
+import { DailySpendStore } from '../../src/modules/balance/daily-spend.store.js';
 import { SpendLimitExceeded, SpendLimits, type SpendCharge } from '../../src/modules/balance/spend-limits.js';
 import { dropLocalState } from '../support/local-state.js';
 import { testEnv, uniqueName } from '../support/test-app.js';
@@ -42,7 +43,7 @@ beforeAll(async () => {
   const options = { ...mainDataSourceOptions(config), poolSize: 25 } as DataSourceOptions;
   await migrateDatabase(options, config.database);
   ds = await new DataSource(options).initialize();
-  limits = new SpendLimits(ds);
+  limits = new SpendLimits(new DailySpendStore(ds));
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import type { Queue } from 'bull';
-import type { LedgerKind } from '../../src/modules/balance/balance.service.js';
+import type { LedgerKind } from '../../src/modules/balance/ledger.store.js';
 import { AccountChannelStore } from '../../src/modules/balance/account-channel.store.js';
 import type { Channel } from '../../src/modules/messages/channel.js';
 import type { TestApp } from './test-app.js';

@@ -33,7 +33,7 @@ const view = (r: Row): AccountChannel => ({
   updatedAt: new Date(r.updated_at),
 });
 
-/** Reads and price changes of account_channels (balance changes are the ledger's, in BalanceService). */
+/** Reads and price changes of account_channels (balance changes are the ledger's, in LedgerStore). */
 @Injectable()
 export class AccountChannelStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}

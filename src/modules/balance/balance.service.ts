@@ -9,19 +9,7 @@ import type { Account } from '../accounts/account.entity.js';
 import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
 import { SpendLimits } from './spend-limits.js';
 import { TtlCache } from '../../platform/caching/ttl-cache.js';
-import type { Statement } from '../../database/statement.js';
-
-/** A transfer moves credit between a parent and a sub-account: two rows, one per account, naming it. */
-export type LedgerKind = 'topup' | 'charge' | 'refund' | 'transfer';
-
-export class InsufficientBalance extends Error {
-  constructor(
-    readonly needed: string,
-    readonly available: string,
-  ) {
-    super('insufficient balance');
-  }
-}
+import { LedgerStore, debitStatements, type Charge } from './ledger.store.js';
 
 export const PRICE_TTL_MS = 1000;
 
@@ -41,7 +29,10 @@ export function channelBalances(rows: AccountChannel[]) {
   return balances;
 }
 
-/** Every movement of money goes through here: a ledger row and a balance change in one transaction. */
+/**
+ * Every movement of money goes through here: a ledger row and a balance change in one
+ * transaction (their statements in LedgerStore).
+ */
 @Injectable()
 export class BalanceService {
   private readonly prices = new TtlCache<string>(PRICE_TTL_MS, 50_000);
@@ -50,6 +41,7 @@ export class BalanceService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly spend: SpendLimits,
     private readonly store: AccountChannelStore,
+    private readonly ledger: LedgerStore,
   ) {}
 
   /**
@@ -103,79 +95,27 @@ export class BalanceService {
   }
 
   /**
-   * Takes each charge from its channel balance inside the caller's transaction: one
-   * conditional UPDATE per account and channel (in a fixed order, so concurrent batches cannot
-   * deadlock) and one ledger row per charge. The conditional UPDATE cannot overdraw however
-   * many transactions race; when a balance cannot pay its total it throws InsufficientBalance.
+   * Takes each charge from its channel balance inside the caller's transaction (the statements
+   * of `debitStatements`, LedgerStore.debit): when a balance cannot pay its total it throws
+   * InsufficientBalance. Not async, so the send adds no step of its own to the store's statements.
    */
-  async debit(
-    em: EntityManager,
-    charges: Array<{ accountId: string; channel: Channel; amount: string; sendRequestId: string }>,
-  ): Promise<void> {
-    const statements = this.debitStatements(charges);
-    if (!statements) return;
-    for (const d of statements.debits) {
-      const res = (await em.query(d.sql, d.params)) as { affectedRows: number };
-      if (res.affectedRows !== 1) {
-        const row = await em.query(
-          'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
-          [d.accountId, d.channel],
-        );
-        throw new InsufficientBalance(d.amount, money(row[0]?.balance ?? 0));
-      }
-    }
-    await em.query(statements.ledger.sql, statements.ledger.params);
-  }
-
-  /**
-   * The statements of `debit`: the conditional UPDATEs, in their fixed order, each of which must
-   * change exactly one row (else that balance cannot pay), then the ledger rows. Null when
-   * nothing is to be paid.
-   */
-  debitStatements(
-    charges: Array<{ accountId: string; channel: Channel; amount: string; sendRequestId: string }>,
-  ): {
-    debits: Array<Statement & { accountId: string; channel: Channel; amount: string }>;
-    ledger: Statement;
-  } | null {
-    const paid = charges.filter((c) => isPositive(c.amount));
-    if (paid.length === 0) return null;
-    const totals = new Map<string, { accountId: string; channel: Channel; total: Decimal }>();
-    for (const c of paid) {
-      const key = `${c.accountId.padStart(20, '0')}:${c.channel}`;
-      const t = totals.get(key) ?? { accountId: c.accountId, channel: c.channel, total: new Decimal(0) };
-      t.total = t.total.plus(c.amount);
-      totals.set(key, t);
-    }
-    const debits = [...totals.keys()].sort().map((key) => {
-      const { accountId, channel, total } = totals.get(key)!;
-      const amount = money(total);
-      return {
-        sql: 'UPDATE account_channels SET balance = balance - ? WHERE account_id = ? AND channel = ? AND balance >= ?',
-        params: [amount, accountId, channel, amount],
-        accountId,
-        channel,
-        amount,
-      };
-    });
-    const ledger: unknown[] = [];
-    for (const c of paid) ledger.push(c.accountId, c.channel, `-${c.amount}`, c.sendRequestId);
-    return {
-      debits,
-      ledger: {
-        sql: `INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id) VALUES ${paid.map(() => "(?, ?, 'charge', ?, ?)").join(',')}`,
-        params: ledger,
-      },
-    };
+  debit(em: EntityManager, charges: Charge[]): Promise<void> {
+    const statements = debitStatements(charges);
+    return statements ? this.ledger.debit(em, statements) : Promise.resolve();
   }
 
   async topUp(accountId: string, channel: Channel, amount: string, note?: string): Promise<AccountChannel> {
     return this.ds.transaction(async (em) => {
-      await em.query(
-        'UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?',
-        [amount, accountId, channel],
-      );
-      await this.ledger(em, accountId, channel, 'topup', amount, null, null, note ?? null);
+      await this.ledger.credit(em, accountId, channel, amount);
+      await this.ledger.record(em, {
+        accountId,
+        channel,
+        kind: 'topup',
+        amount,
+        sendRequestId: null,
+        messageId: null,
+        note: note ?? null,
+      });
       return this.channel(accountId, channel, em);
     });
   }
@@ -208,20 +148,13 @@ export class BalanceService {
   ): Promise<string[]> {
     const paid = ms.filter((m) => isPositive(m.cost));
     if (paid.length === 0) return [];
-    const done = new Set(
-      (
-        (await em.query("SELECT message_id FROM ledger_entries WHERE kind = 'refund' AND message_id IN (?)", [
-          paid.map((m) => m.id),
-        ])) as Array<{ message_id: string }>
-      ).map((r) => String(r.message_id)),
+    const done = await this.ledger.refundedAmong(
+      em,
+      paid.map((m) => m.id),
     );
     const todo = paid.filter((m) => !done.has(String(m.id)));
     if (todo.length === 0) return [];
-    await em.query(
-      `INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id, message_id, note)
-       VALUES ${todo.map(() => "(?, ?, 'refund', ?, ?, ?, NULL)").join(',')}`,
-      todo.flatMap((m) => [m.accountId, m.channel, m.cost, m.sendRequestId, m.id]),
-    );
+    await this.ledger.recordRefunds(em, todo);
     const totals = new Map<string, { accountId: string; channel: Channel; total: Decimal }>();
     for (const m of todo) {
       const key = `${m.accountId.padStart(20, '0')}:${m.channel}`;
@@ -231,10 +164,7 @@ export class BalanceService {
     }
     for (const key of [...totals.keys()].sort()) {
       const { accountId, channel, total } = totals.get(key)!;
-      await em.query(
-        'UPDATE account_channels SET balance = balance + ? WHERE account_id = ? AND channel = ?',
-        [money(total), accountId, channel],
-      );
+      await this.ledger.credit(em, accountId, channel, money(total));
     }
     // The room under the daily spend limits, once per key and day charged, in a fixed order.
     const rooms = new Map<string, { accountId: string; apiKeyId: string; chargedAt: Date; total: Decimal }>();
@@ -255,22 +185,5 @@ export class BalanceService {
       await this.spend.giveBack(em, { ...r, amount: money(r.total) });
     }
     return todo.map((m) => String(m.id));
-  }
-
-  private async ledger(
-    em: EntityManager,
-    accountId: string,
-    channel: Channel,
-    kind: LedgerKind,
-    amount: string,
-    sendRequestId: string | null,
-    messageId: string | null,
-    note: string | null,
-  ): Promise<void> {
-    // Raw INSERT: the repository would re-read defaults with a second query on the hot path.
-    await em.query(
-      'INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id, message_id, note) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      [accountId, channel, kind, amount, sendRequestId, messageId, note],
-    );
   }
 }

@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Decimal } from 'decimal.js';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { isPositive, money } from '../../platform/money/money.js';
 import { utcDay } from './daily-limit.js';
 import { withFields } from '../../platform/objects/with-fields.js';
 import type { Statement } from '../../database/statement.js';
-
-export type SpendScope = 'account' | 'key';
+import { DailySpendStore, addSpentStatement, type SpendOwner, type SpendScope } from './daily-spend.store.js';
 
 /** What one live send adds to its account's and its key's spend of the day, and their limits. */
 export interface SpendCharge {
@@ -32,13 +30,7 @@ export class SpendLimitExceeded extends Error {
   }
 }
 
-interface Owner {
-  scope: SpendScope;
-  ownerId: string;
-  day: string;
-}
-
-const ownerKey = (o: Owner) => `${o.scope}:${o.ownerId.padStart(20, '0')}:${o.day}`;
+const ownerKey = (o: SpendOwner) => `${o.scope}:${o.ownerId.padStart(20, '0')}:${o.day}`;
 /** Whether any of the charges has a daily limit to check (else the spend is only added up). */
 export function hasLimit(charges: SpendCharge[]): boolean {
   return charges.some((c) => isPositive(c.amount) && (c.accountLimit !== null || c.keyLimit !== null));
@@ -56,7 +48,7 @@ function chargedOwners(c: SpendCharge) {
 /** The paid charges, and every row they touch once, in primary-key order (the order rows are locked in). */
 function ownersOf(charges: SpendCharge[]) {
   const paid = charges.filter((c) => isPositive(c.amount));
-  const owners = new Map<string, Owner & { spent: Decimal; added: Decimal }>();
+  const owners = new Map<string, SpendOwner & { spent: Decimal; added: Decimal }>();
   for (const c of paid)
     for (const o of chargedOwners(c))
       if (!owners.has(ownerKey(o)))
@@ -71,13 +63,20 @@ function ownersOf(charges: SpendCharge[]) {
   return { paid, owners, sorted };
 }
 
-/** Adds each row's total; the rows exist (prepare), the upsert only covers one cleared meanwhile by hand. */
-function addSpent(sorted: Array<Owner & { added: Decimal }>): Statement {
-  return {
-    sql: `INSERT INTO daily_spend (scope, owner_id, day, spent) VALUES ${sorted.map(() => '(?, ?, ?, ?)').join(',')}
-       ON DUPLICATE KEY UPDATE spent = spent + VALUES(spent)`,
-    params: sorted.flatMap((o) => [o.scope, o.ownerId, o.day, money(o.added)]),
-  };
+/**
+ * The rows charges none of which has a limit touch, each with what they add, in primary-key
+ * order; null when nothing is charged.
+ */
+function unlimitedTotals(charges: SpendCharge[]) {
+  const { paid, owners, sorted } = ownersOf(charges);
+  if (paid.length === 0) return null;
+  for (const c of paid) {
+    for (const o of chargedOwners(c)) {
+      const row = owners.get(ownerKey(o))!;
+      row.added = row.added.plus(c.amount);
+    }
+  }
+  return sorted;
 }
 
 /** Bounds the memory of which rows exist: a day's rows for many owners are cheap to re-check. */
@@ -97,7 +96,7 @@ const MAX_KNOWN_ROWS = 100_000;
 export class SpendLimits {
   private readonly known = new Set<string>();
 
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly store: DailySpendStore) {}
 
   /**
    * Whether prepare has rows to create: false once this process knows the day's rows exist, so
@@ -111,10 +110,7 @@ export class SpendLimits {
   async prepare(charge: SpendCharge | null | undefined): Promise<void> {
     const owners = this.missingOwners(charge);
     if (owners.length === 0) return;
-    await this.ds.query(
-      `INSERT IGNORE INTO daily_spend (scope, owner_id, day, spent) VALUES ${owners.map(() => '(?, ?, ?, 0)').join(',')}`,
-      owners.flatMap((o) => [o.scope, o.ownerId, o.day]),
-    );
+    await this.store.createRows(owners);
     if (this.known.size > MAX_KNOWN_ROWS) this.known.clear();
     for (const o of owners) this.known.add(ownerKey(o));
   }
@@ -136,17 +132,12 @@ export class SpendLimits {
    */
   async charge(em: EntityManager, charges: SpendCharge[]): Promise<void> {
     if (!hasLimit(charges)) {
-      const s = this.unlimitedCharge(charges);
-      if (s) await em.query(s.sql, s.params);
+      const totals = unlimitedTotals(charges);
+      if (totals) await this.store.addSpent(em, totals);
       return;
     }
     const { paid, owners, sorted } = ownersOf(charges);
-    const rows = (await em.query(
-      `SELECT scope, owner_id, DATE_FORMAT(day, '%Y-%m-%d') AS day, spent FROM daily_spend
-        WHERE ${sorted.map(() => '(scope = ? AND owner_id = ? AND day = ?)').join(' OR ')}
-        ORDER BY scope, owner_id, day FOR UPDATE`,
-      sorted.flatMap((o) => [o.scope, o.ownerId, o.day]),
-    )) as Array<{ scope: SpendScope; owner_id: string; day: string; spent: string }>;
+    const rows = await this.store.lock(em, sorted);
     for (const r of rows) {
       const o = owners.get(ownerKey({ scope: r.scope, ownerId: String(r.owner_id), day: r.day }));
       if (o) o.spent = new Decimal(r.spent);
@@ -165,8 +156,7 @@ export class SpendLimits {
       }
       for (const o of mine) o.row.added = o.row.added.plus(c.amount);
     }
-    const s = addSpent(sorted);
-    await em.query(s.sql, s.params);
+    await this.store.addSpent(em, sorted);
   }
 
   /**
@@ -175,15 +165,8 @@ export class SpendLimits {
    * which waits on them). Null when nothing is charged. Only for charges without a limit.
    */
   unlimitedCharge(charges: SpendCharge[]): Statement | null {
-    const { paid, owners, sorted } = ownersOf(charges);
-    if (paid.length === 0) return null;
-    for (const c of paid) {
-      for (const o of chargedOwners(c)) {
-        const row = owners.get(ownerKey(o))!;
-        row.added = row.added.plus(c.amount);
-      }
-    }
-    return addSpent(sorted);
+    const totals = unlimitedTotals(charges);
+    return totals && addSpentStatement(totals);
   }
 
   /** In a refund's transaction: gives the refunded amount back to the day it was charged on. */
@@ -192,21 +175,16 @@ export class SpendLimits {
     refund: { accountId: string; apiKeyId: string; amount: string; chargedAt: Date },
   ): Promise<void> {
     if (!isPositive(refund.amount)) return;
-    const day = utcDay(refund.chargedAt);
-    // Equalities on the whole primary key, so only these two rows are locked.
-    await em.query(
-      `UPDATE daily_spend SET spent = GREATEST(spent - ?, 0)
-        WHERE (scope = 'account' AND owner_id = ? AND day = ?) OR (scope = 'key' AND owner_id = ? AND day = ?)`,
-      [refund.amount, refund.accountId, day, refund.apiKeyId, day],
-    );
+    await this.store.giveBack(em, {
+      accountId: refund.accountId,
+      apiKeyId: refund.apiKeyId,
+      day: utcDay(refund.chargedAt),
+      amount: refund.amount,
+    });
   }
 
   /** What an account or key has spent today (UTC), net of refunds. */
   async spentToday(scope: SpendScope, ownerId: string, now = new Date()): Promise<string> {
-    const [row] = (await this.ds.query(
-      'SELECT spent FROM daily_spend WHERE scope = ? AND owner_id = ? AND day = ?',
-      [scope, ownerId, utcDay(now)],
-    )) as Array<{ spent: string }>;
-    return money(row?.spent ?? 0);
+    return money((await this.store.spent({ scope, ownerId, day: utcDay(now) })) ?? 0);
   }
 }

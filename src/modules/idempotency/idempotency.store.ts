@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { Statement } from '../../database/statement.js';
 
 /** Whose keys: an account's live keys and its test keys keep apart (test and live data never mix). */
@@ -108,6 +108,15 @@ export class IdempotencyStore {
       'UPDATE idempotency_keys SET locked_until = NULL WHERE id = ? AND claim_token = ? AND status IS NULL',
       [claim.id, claim.token],
     );
+  }
+
+  /**
+   * In the send's transaction: ties the send to its key (`linkSendStatement`); false when a send
+   * is tied to it already. Returns the driver's promise with no step of its own on the send path.
+   */
+  linkSend(em: EntityManager, claimId: string, sendRequestId: string): Promise<boolean> {
+    const s = linkSendStatement(claimId, sendRequestId);
+    return em.query(s.sql, s.params).then((res: { affectedRows: number }) => res.affectedRows === 1);
   }
 
   /** The send already tied to a key, if any. */

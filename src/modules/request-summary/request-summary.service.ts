@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { toNumber } from '../../platform/money/money.js';
-import { RefundTotals } from '../balance/refund-totals.js';
+import { LedgerStore } from '../balance/ledger.store.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../messages/channel.js';
 import { MessageSearchStore } from '../messages/message-search.store.js';
 
@@ -12,7 +12,7 @@ const notFound = () => new AppException('NOT_FOUND', 'No such request.');
 export class RequestSummaryService {
   constructor(
     private readonly store: MessageSearchStore,
-    private readonly refunds: RefundTotals,
+    private readonly ledger: LedgerStore,
   ) {}
 
   async summary(accountId: string, apiReference: string, testMode = false) {
@@ -34,7 +34,7 @@ export class RequestSummaryService {
       counts: byState,
       units,
       cost: toNumber(request.cost),
-      refunded: toNumber(await this.refunds.forRequest(apiReference)),
+      refunded: toNumber(await this.ledger.refundedForRequest(apiReference)),
       currency: request.currency,
     };
   }

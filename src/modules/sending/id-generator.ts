@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { IdNodeStore } from './id-node.store.js';
 
 const pad3 = (n: number) => String(n).padStart(3, '0');
 
@@ -18,14 +17,10 @@ export class IdGenerator implements OnModuleInit {
   private lastMs = 0;
   private seq = 0;
 
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly nodes: IdNodeStore) {}
 
   async onModuleInit(): Promise<void> {
-    const res = (await this.ds.query('INSERT INTO id_nodes (host, pid) VALUES (?, ?)', [
-      hostname().slice(0, 255),
-      process.pid,
-    ])) as { insertId: number };
-    this.node = Number(res.insertId) % 1000;
+    this.node = (await this.nodes.register(hostname().slice(0, 255), process.pid)) % 1000;
   }
 
   next(): string {

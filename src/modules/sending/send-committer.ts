@@ -3,13 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
 import { BalanceService } from '../balance/balance.service.js';
+import { debitStatements } from '../balance/ledger.store.js';
 import { SpendLimits, hasLimit, type SpendCharge } from '../balance/spend-limits.js';
-import { countConflictRetry, isWriteConflict } from '../../database/conflict-retry.js';
-import { together, type Statement } from '../../database/statement.js';
+import type { Statement } from '../../database/statement.js';
 import { MessageStore, type MessageGroup, type NewSendRequest } from '../messages/message.store.js';
 import { messagesInserts, requestsInsert } from '../messages/message-inserts.js';
 import type { Channel } from '../messages/channel.js';
-import { linkSendStatement } from '../idempotency/idempotency.store.js';
+import { IdempotencyStore, linkSendStatement } from '../idempotency/idempotency.store.js';
+import { SendBatchStore } from './send-batch.store.js';
 
 /** Everything one accepted send writes, computed before the transaction. */
 export interface PreparedSend {
@@ -46,7 +47,7 @@ const MAX_BATCH = 100;
  * A batch whose messages fit one INSERT and whose charges have no daily limit to check (the
  * common case) is written in two round trips: every statement from START TRANSACTION to the
  * spend upsert in one multi-statement query, then COMMIT once each debit is seen to have
- * changed its row (else ROLLBACK, and the requests are written one by one as above): under
+ * changed its row (SendBatchStore; else ROLLBACK, and the requests are written one by one as above): under
  * load each round trip also waits for the event loop (docs/performance.md#round-trips).
  */
 @Injectable()
@@ -61,6 +62,8 @@ export class SendCommitter {
     private readonly balances: BalanceService,
     private readonly store: MessageStore,
     private readonly spend: SpendLimits,
+    private readonly idempotency: IdempotencyStore,
+    private readonly batches: SendBatchStore,
   ) {}
 
   /** Not async: most sends go straight to the batch, with no promise of their own (docs/performance.md#promises). */
@@ -79,7 +82,12 @@ export class SendCommitter {
   private async writeBatch(batch: PreparedSend[]): Promise<ItemOutcome<void>[] | void> {
     let plain = false;
     try {
-      if (await this.writeAtOnce(batch)) return;
+      // Null when the batch cannot be written at once: nothing was written, nothing to wait for.
+      const atOnce = this.writeAtOnce(batch);
+      if (atOnce) {
+        await atOnce;
+        return;
+      }
       plain = true;
       await this.write(batch);
     } catch (err) {
@@ -96,23 +104,19 @@ export class SendCommitter {
   }
 
   /**
-   * The batch in two round trips, when it can be (else false, and nothing was written): one
-   * INSERT of messages at most, and no daily limit to check. Throws when the transaction did
-   * not commit (rolled back, or its connection lost).
+   * The batch in two round trips, when it can be (else null, and nothing was written): one
+   * INSERT of messages at most, and no daily limit to check. Its promise rejects when the
+   * transaction did not commit (rolled back, or its connection lost).
    */
-  private async writeAtOnce(sends: PreparedSend[]): Promise<boolean> {
+  private writeAtOnce(sends: PreparedSend[]): Promise<void> | null {
     const spend = sends.flatMap((s) => (s.spend ? [s.spend] : []));
-    if (hasLimit(spend)) return false;
+    if (hasLimit(spend)) return null;
     const messages = messagesInserts(sends.map((s) => s.messages));
     const first = messages.next();
-    if (first.done || !messages.next().done) return false;
-    const debit = this.balances.debitStatements(sends.map((s) => s.charge));
+    if (first.done || !messages.next().done) return null;
+    const debit = debitStatements(sends.map((s) => s.charge));
     const upsert = this.spend.unlimitedCharge(spend);
-    const statements: Statement[] = [
-      { sql: 'START TRANSACTION', params: [] },
-      requestsInsert(sends.map((s) => s.request)),
-      first.value,
-    ];
+    const statements: Statement[] = [requestsInsert(sends.map((s) => s.request)), first.value];
     const linksAt = statements.length;
     for (const s of sends)
       if (s.idempotencyClaim) statements.push(linkSendStatement(s.idempotencyClaim, s.request.id));
@@ -120,34 +124,18 @@ export class SendCommitter {
     const debitsAt = statements.length;
     if (debit) statements.push(...debit.debits, debit.ledger);
     if (upsert) statements.push(upsert);
-    const all = together(statements);
-    const runner = this.ds.createQueryRunner();
-    let atCommit = false;
-    try {
-      const results = (await runner.query(all.sql, all.params)) as Array<{ affectedRows?: number }>;
+    return this.batches.commitIf(statements, (results) => {
       const unpaid = debit?.debits.some((_, i) => results[debitsAt + i]?.affectedRows !== 1);
       // A key already tied to a send: written again alone, that request finds out (SendAlreadyMade).
       let unlinked = false;
       for (let i = 0; i < links; i++) if (results[linksAt + i]?.affectedRows !== 1) unlinked = true;
       if (unpaid || unlinked) throw new NotAtOnce();
-      atCommit = true;
-      await runner.query('COMMIT');
-      return true;
-    } catch (err) {
-      await runner.query('ROLLBACK').catch(() => undefined);
-      // Written again request by request (writeBatch): count a conflict as the retry it is.
-      if (isWriteConflict(err)) countConflictRetry(err, atCommit);
-      throw err;
-    } finally {
-      await runner.release();
-    }
+    });
   }
 
   /** Ties the send to its Idempotency-Key, unless an earlier attempt under the key made one. */
   private async link(em: EntityManager, claimId: string, sendRequestId: string): Promise<void> {
-    const s = linkSendStatement(claimId, sendRequestId);
-    const res = (await em.query(s.sql, s.params)) as { affectedRows: number };
-    if (res.affectedRows !== 1) throw new SendAlreadyMade();
+    if (!(await this.idempotency.linkSend(em, claimId, sendRequestId))) throw new SendAlreadyMade();
   }
 
   private async write(sends: PreparedSend[]): Promise<void> {

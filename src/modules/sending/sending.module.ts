@@ -6,6 +6,8 @@ import { MetricsModule } from '../metrics/metrics.module.js';
 import { RoutingModule } from '../delivery/smpp/routing.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { IdGenerator } from './id-generator.js';
+import { IdNodeStore } from './id-node.store.js';
+import { SendBatchStore } from './send-batch.store.js';
 import { SendCommitter } from './send-committer.js';
 import { SendService } from './send.service.js';
 import { TemplateInput } from './personalisation/template-input.js';
@@ -26,7 +28,7 @@ import { TestQuota } from './test-quota.js';
     IdempotencyModule,
     RedisModule,
   ],
-  providers: [IdGenerator, SendService, SendCommitter, TemplateInput, TestQuota],
+  providers: [IdGenerator, IdNodeStore, SendService, SendCommitter, SendBatchStore, TemplateInput, TestQuota],
   // The channel modules' send routes take an Idempotency-Key (their guard resolves in their module).
   exports: [SendService, IdGenerator, IdempotencyModule],
 })

@@ -1,4 +1,4 @@
-import { InsufficientBalance } from '../../balance/balance.service.js';
+import { InsufficientBalance } from '../../balance/ledger.store.js';
 import { SpendLimitExceeded } from '../../balance/spend-limits.js';
 import type { CheckedRequest } from '../send.types.js';
 
