@@ -301,7 +301,7 @@ const SAFE_SQL_INTERPOLATION = [
   /^t$/, // migrations: DROP TABLE over a literal list
   /^columns\.map\(\(c\) => `\\`\$\{c\}\\``\)\.join\(', '\)$/, // request-log-reader: names from COLUMNS
   /^order\.length \? `ORDER BY \$\{order\.join\(', '\)\}` : ''$/,
-  /^mode$/, // erasure.store: '' or a constant ' AND … test_mode = ?'
+  /^mode$/, // erasure.store: '' or ' AND <a literal column> = ?'
   /^iso\('[\w.]+'\)$/, // retention.store: DATE_FORMAT of a literal column name
 ];
 

@@ -307,7 +307,16 @@ describe('message retention and archives (db prune, db archive)', () => {
     const answer = JSON.parse(r.stdout);
     expect(answer).toEqual({
       recipient: R,
-      rows: { messages: 2, send_requests: 1, inbound_messages: 0, archived_messages: 1 },
+      rows: {
+        messages: 2,
+        send_requests: 1,
+        inbound_messages: 0,
+        callback_outbox: 0,
+        idempotency_keys: 0,
+        request_logs: 0,
+        archived_messages: 1,
+      },
+      archive_files: 1,
       total: 4,
       pending: 1,
     });

@@ -8,6 +8,7 @@ import { INDEX_FILE, MessageArchive, PENDING, readArchiveFile, readIndex } from 
 
 const R = '260971555001';
 const DAY = '2026-01-02';
+const erasure = { accountId: '1', recipient: R, replacement: 'erased' };
 
 /** Row n of a day: every 7th to R, half of those of another account; text with multi-byte characters. */
 const message = (n: number) => ({
@@ -41,7 +42,7 @@ describe('erasing a recipient from the archive', () => {
     const hits = rows.filter((m) => m.account_id === '1' && m.recipient === R).length;
     expect(hits).toBeGreaterThan(100);
 
-    expect(await eraseFromArchive(dir, '1', R, 'erased')).toBe(hits);
+    expect(await eraseFromArchive(dir, erasure)).toEqual({ lines: { messages: hits }, files: 1 });
 
     const after = await readArchiveFile(path);
     expect(after).toEqual(
@@ -65,12 +66,12 @@ describe('erasing a recipient from the archive', () => {
     await new MessageArchive(dir).append(new Map([[DAY, { messages: [message(6001)] }]]));
     expect(await readArchiveFile(path)).toEqual([...after, message(6001)]);
     // A second erasure finds no line left to change.
-    expect(await eraseFromArchive(dir, '1', R, 'erased')).toBe(0);
+    expect(await eraseFromArchive(dir, erasure)).toEqual({ lines: {}, files: 0 });
   });
 
   it('ends an erasure a crash cut between its two renames, before an append writes after it', async () => {
     await write();
-    await eraseFromArchive(dir, '1', R, 'erased');
+    await eraseFromArchive(dir, erasure);
     const index = join(dir, DAY, INDEX_FILE);
     const rewritten = readFileSync(index, 'utf8');
     // As if the file had been renamed and the new index not yet: the old index describes three members.
@@ -87,5 +88,20 @@ describe('erasing a recipient from the archive', () => {
     const all = await readArchiveFile(path);
     expect(all).toHaveLength(6001);
     expect(all.filter((m) => m.account_id === '1' && m.recipient === R)).toEqual([]);
+  });
+
+  it('drops a rewritten file of any family that a crash left beside the old one, with its pending index', async () => {
+    await write();
+    const events = join(dir, DAY, 'message_events.ndjson.gz');
+    const index = join(dir, DAY, INDEX_FILE);
+    const before = readFileSync(index, 'utf8');
+    writeFileSync(events + PENDING, 'half a file');
+    writeFileSync(index + PENDING, 'an index never put in place');
+
+    await new MessageArchive(dir).append(new Map([[DAY, { messages: [message(6001)] }]]));
+    expect(() => readFileSync(events + PENDING)).toThrow();
+    expect(() => readFileSync(index + PENDING)).toThrow();
+    expect(readFileSync(index, 'utf8').startsWith(before)).toBe(true);
+    expect(await readArchiveFile(events)).toHaveLength(6000);
   });
 });

@@ -9,7 +9,7 @@ import { ErasureService } from './erasure.service.js';
 @SubCommand({
   name: 'erase-recipient',
   description:
-    "erase a recipient's number and message text from the account's data and archive (amounts stay)",
+    "erase a recipient's number and message text from the account's tables and archive (amounts stay)",
 })
 export class AccountsEraseRecipientCommand extends CliCommand {
   constructor(
@@ -32,6 +32,7 @@ export class AccountsEraseRecipientCommand extends CliCommand {
     if (o.json) return printJson(r);
     printLine(`Erased ${r.recipient} from ${o.username}: ${r.total} row(s)`);
     for (const [what, n] of Object.entries(r.rows)) printLine(`  ${what.padEnd(18)} ${n}`);
+    if (r.archive_files) printLine(`${r.archive_files} archive file(s) rewritten and verified`);
     if (r.pending) printLine(`${r.pending} message(s) not yet final were left; erase again once they end`);
   }
 

@@ -17,8 +17,10 @@ export class ErasureController {
     summary: "Erase a recipient's number and message text from the account's data",
     description:
       'Replaces the number (or address) with `erased` and drops the text of every final message to it, the text of ' +
-      'requests sent to it alone, and the number and text of inbound messages from it; the archive too, when one is ' +
-      'kept. Amounts, states and times stay; the suppression list is not changed. A test key erases test data only.',
+      'requests sent to it alone, and the number and text of inbound messages from it; so too in the payloads of ' +
+      'callback events not yet delivered, the kept answers of idempotent requests, request log paths, and the ' +
+      'archive, when one is kept. Amounts, states and times stay; the suppression list is not changed. A test key ' +
+      'erases test data only.',
   })
   @ApiOkResponse({ type: EraseRecipientResponseDto })
   @ApiErrors([400, 401, 403, 415, 429, 500, 503])

@@ -22,6 +22,19 @@ class ErasedRowsDto {
   @ApiProperty({ description: 'Inbound messages from this recipient, whose number and text were erased' })
   inbound_messages: number;
 
+  @ApiProperty({
+    description:
+      'Callback events not yet delivered (message events of those messages, inbound events from this recipient) ' +
+      'whose kept payload was erased',
+  })
+  callback_outbox: number;
+
+  @ApiProperty({ description: 'Kept answers of idempotent requests (24 hours) that named this recipient' })
+  idempotency_keys: number;
+
+  @ApiProperty({ description: 'Request log rows whose path named this recipient (a suppression removed)' })
+  request_logs: number;
+
   @ApiProperty({ description: 'Archived message lines rewritten (when an archive is kept)' })
   archived_messages: number;
 }
@@ -35,6 +48,12 @@ export class EraseRecipientResponseDto {
 
   @ApiProperty({ type: ErasedRowsDto })
   rows: ErasedRowsDto;
+
+  @ApiProperty({
+    description:
+      'Archive files rewritten: each replaced whole, read back and listed with its new row count and SHA-256',
+  })
+  archive_files: number;
 
   @ApiProperty({ description: 'All rows and archive lines changed' })
   total: number;

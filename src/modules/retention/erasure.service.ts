@@ -9,12 +9,31 @@ import { RetentionStore } from './retention.store.js';
 /** What an erased number or address becomes in every row and archive line that held it. */
 export const ERASED = 'erased';
 
+/** The number or address as a send stores it; undefined when it is neither. */
+function normaliseRecipient(raw: string): string | undefined {
+  const check = raw.includes('@') ? normaliseEmail(raw) : normalisePhone(raw);
+  return check.ok ? check.value : undefined;
+}
+
+/** A URL path segment as written before encoding (itself when it is not valid percent-encoding). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** How long an erasure waits for a prune that is writing the archive. */
 const LOCK_WAIT_SECONDS = 10;
 
 export interface ErasureResult {
   recipient: string;
+  /** Rows changed per table, and archived message lines rewritten. */
   rows: ErasedRows & { archived_messages: number };
+  /** Archive files rewritten (each replaced whole, its index entry recomputed). */
+  archive_files: number;
+  /** Every row and archived line changed. */
   total: number;
   /** Messages to the recipient not yet in a final state: left as they are, erase again once they end. */
   pending: number;
@@ -22,9 +41,11 @@ export interface ErasureResult {
 
 /**
  * Erases a recipient from an account's data: the number (or address) and the text of every
- * final message to it, the text of requests sent to it alone, the inbound messages it sent, and
- * its lines in the archive. Amounts, states and times stay (the ledger and the summaries still
- * add up); suppression entries stay, since they exist to keep the number from being messaged.
+ * final message to it, the text of requests sent to it alone, the inbound messages it sent,
+ * the callback events about them not yet delivered, the kept answers of idempotent requests,
+ * request log paths that name it, and its lines in the archive. Amounts, states and times stay
+ * (the ledger and the summaries still add up); suppression entries stay, since they exist to keep
+ * the number from being messaged.
  */
 @Injectable()
 export class ErasureService {
@@ -35,21 +56,35 @@ export class ErasureService {
   ) {}
 
   async eraseRecipient(scope: ErasureScope, raw: string): Promise<ErasureResult> {
-    const check = raw.includes('@') ? normaliseEmail(raw) : normalisePhone(raw);
-    if (!check.ok)
+    const recipient = normaliseRecipient(raw);
+    if (recipient === undefined)
       throw AppException.validation([{ field: 'recipient', message: 'a phone number or an e-mail address' }]);
-    const recipient = check.value;
+    const names = (segment: string) => normaliseRecipient(decodeSegment(segment)) === recipient;
     // Archive lines carry no test flag: a test key's erasure stays on the test side of the tables.
     const archiveDir = scope.testMode ? undefined : this.config.retention.archiveDir;
     const work = async (): Promise<ErasureResult> => {
       const { ids, requestIds, pending } = await this.store.messagesTo(scope, recipient);
       const erased = await this.store.erase(ids, requestIds, ERASED);
       const inbound = await this.store.eraseInbound(scope, recipient, ERASED);
-      const archived = archiveDir
-        ? await eraseFromArchive(archiveDir, scope.accountId, recipient, ERASED)
-        : 0;
-      const rows = { ...erased, inbound_messages: inbound, archived_messages: archived };
-      return { recipient, rows, total: Object.values(rows).reduce((a, b) => a + b, 0), pending };
+      const outbox = await this.store.eraseOutbox(
+        scope,
+        recipient,
+        { messages: new Set(ids), inbound: new Set(inbound) },
+        ERASED,
+      );
+      const archive = archiveDir
+        ? await eraseFromArchive(archiveDir, { accountId: scope.accountId, recipient, replacement: ERASED })
+        : { lines: {}, files: 0 };
+      const rows = {
+        ...erased,
+        inbound_messages: inbound.length,
+        callback_outbox: outbox,
+        idempotency_keys: await this.store.eraseKeptAnswers(scope, recipient, ERASED),
+        request_logs: await this.store.eraseRequestLogs(scope, recipient, names, ERASED),
+        archived_messages: archive.lines.messages ?? 0,
+      };
+      const total = Object.values(rows).reduce((a, b) => a + b, 0);
+      return { recipient, rows, archive_files: archive.files, total, pending };
     };
     if (!archiveDir) return work();
     // A prune holding rows it read before the erasure would archive the number again: wait for it.

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { LOG_DB, NOTIFICATION_DB } from '../../database/data-sources.js';
 import { affected, FINAL } from './retention.store.js';
 
 const CHUNK = 1000;
@@ -12,10 +13,26 @@ export interface ErasureScope {
   testMode?: boolean;
 }
 
+/** Rows changed, per table. */
 export interface ErasedRows {
   messages: number;
   send_requests: number;
   inbound_messages: number;
+  callback_outbox: number;
+  idempotency_keys: number;
+  request_logs: number;
+}
+
+/** The text of a LIKE pattern that finds `s` anywhere (its wildcards and escape character taken literally). */
+const containing = (s: string) => `%${s.replace(/[\\%_]/g, '\\$&')}%`;
+
+/** `s` as XML text writes it (the XML send answer lists each recipient as an element's text). */
+const xmlText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** ' AND <column> = ?' with its value when the scope is one side (test or live), else nothing. */
+function sideOf(scope: ErasureScope, column: string, test: unknown = 1, live: unknown = 0) {
+  if (scope.testMode === undefined) return { mode: '', params: [] as unknown[] };
+  return { mode: ` AND ${column} = ?`, params: [scope.testMode ? test : live] };
 }
 
 /**
@@ -25,15 +42,16 @@ export interface ErasedRows {
  */
 @Injectable()
 export class ErasureStore {
-  constructor(@InjectDataSource() private readonly main: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly main: DataSource,
+    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    @InjectDataSource(LOG_DB) private readonly logs: DataSource,
+  ) {}
 
   async messagesTo(scope: ErasureScope, recipient: string) {
-    const params: unknown[] = [scope.accountId, recipient];
-    let mode = '';
-    if (scope.testMode !== undefined) {
-      mode = ' AND r.test_mode = ?';
-      params.push(scope.testMode ? 1 : 0);
-    }
+    const side = sideOf(scope, 'r.test_mode');
+    const { mode } = side;
+    const params: unknown[] = [scope.accountId, recipient, ...side.params];
     const rows = (await this.main.query(
       `SELECT m.id, m.send_request_id, m.status IN (${FINAL}) AS final
          FROM messages m FORCE INDEX (ix_messages_account_recipient_created)
@@ -51,14 +69,14 @@ export class ErasureStore {
 
   /**
    * Replaces the number and drops the personalised text of these messages; then empties the text
-   * of each request whose every message is now erased (a bulk request's text, shared with other
-   * recipients, stays).
+   * (and a chat request's fallback text) of each request whose every message is now erased (a
+   * bulk request's text, shared with other recipients, stays).
    */
   async erase(
     ids: string[],
     requestIds: string[],
     replacement: string,
-  ): Promise<Omit<ErasedRows, 'inbound_messages'>> {
+  ): Promise<{ messages: number; send_requests: number }> {
     let messages = 0;
     let requests = 0;
     for (let i = 0; i < ids.length; i += CHUNK)
@@ -71,7 +89,7 @@ export class ErasureStore {
     for (let i = 0; i < requestIds.length; i += CHUNK)
       requests += affected(
         await this.main.query(
-          `UPDATE send_requests SET body = '', subject = NULL
+          `UPDATE send_requests SET body = '', subject = NULL, fallback_body = NULL
             WHERE id IN (?) AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.send_request_id = send_requests.id AND m.recipient <> ?)`,
           [requestIds.slice(i, i + CHUNK), replacement],
         ),
@@ -79,19 +97,124 @@ export class ErasureStore {
     return { messages, send_requests: requests };
   }
 
-  /** The inbound messages the recipient sent to the account: number and text replaced. */
-  async eraseInbound(scope: ErasureScope, sender: string, replacement: string): Promise<number> {
-    const params: unknown[] = [replacement, scope.accountId, sender];
-    let mode = '';
-    if (scope.testMode !== undefined) {
-      mode = ' AND test_mode = ?';
-      params.push(scope.testMode ? 1 : 0);
+  /** The inbound messages the recipient sent to the account: number and text replaced; their row ids. */
+  async eraseInbound(scope: ErasureScope, sender: string, replacement: string): Promise<string[]> {
+    const side = sideOf(scope, 'test_mode');
+    const { mode } = side;
+    const ids = (
+      (await this.main.query(`SELECT id FROM inbound_messages WHERE account_id = ? AND sender = ?${mode}`, [
+        scope.accountId,
+        sender,
+        ...side.params,
+      ])) as Array<{ id: string }>
+    ).map((r) => String(r.id));
+    for (let i = 0; i < ids.length; i += CHUNK)
+      await this.main.query(
+        `UPDATE inbound_messages SET sender = ?, text = '', reply_text = NULL WHERE id IN (?) AND sender = ?`,
+        [replacement, ids.slice(i, i + CHUNK), sender],
+      );
+    return ids;
+  }
+
+  /**
+   * Callback events not yet delivered (the outbox's copy of each queued payload): a message event
+   * of an erased message gets the replacement as recipient; an inbound event of an erased inbound
+   * message gets it as sender, and loses its text. The outbox holds hours of events at most, so
+   * it is searched whole.
+   */
+  async eraseOutbox(
+    scope: ErasureScope,
+    recipient: string,
+    erased: { messages: Set<string>; inbound: Set<string> },
+    replacement: string,
+  ): Promise<number> {
+    const rows = (await this.notifications.query(
+      'SELECT event_id, job FROM callback_outbox WHERE job LIKE ?',
+      [containing(JSON.stringify(recipient).slice(1, -1))],
+    )) as Array<{ event_id: string; job: string }>;
+    let changed = 0;
+    for (const row of rows) {
+      const job = JSON.parse(row.job) as {
+        accountId: string;
+        messageRowId: string;
+        eventType?: string;
+        payload: Record<string, unknown>;
+      };
+      const p = job.payload;
+      if (job.accountId !== scope.accountId) continue;
+      if (scope.testMode !== undefined && (p.test === true) !== scope.testMode) continue;
+      if (job.eventType === 'inbound' && erased.inbound.has(job.messageRowId) && p.from === recipient)
+        job.payload = { ...p, from: replacement, text: '' };
+      else if (!job.eventType && erased.messages.has(job.messageRowId) && p.recipient === recipient)
+        job.payload = { ...p, recipient: replacement };
+      else continue;
+      changed += affected(
+        await this.notifications.query('UPDATE callback_outbox SET job = ? WHERE event_id = ?', [
+          JSON.stringify(job),
+          row.event_id,
+        ]),
+      );
     }
+    return changed;
+  }
+
+  /**
+   * The kept answers of idempotent requests (24 hours at most): the recipient's entries, in JSON
+   * (`"mobile_number":"…"`) or XML (`<recipient>…</recipient>`), name the replacement instead. A
+   * replay answers the same, with the number erased.
+   */
+  async eraseKeptAnswers(scope: ErasureScope, recipient: string, replacement: string): Promise<number> {
+    const side = sideOf(scope, 'test_mode');
+    const { mode } = side;
+    const json = [JSON.stringify(recipient), JSON.stringify(replacement)];
+    const xml = [`>${xmlText(recipient)}<`, `>${xmlText(replacement)}<`];
     return affected(
       await this.main.query(
-        `UPDATE inbound_messages SET sender = ?, text = '', reply_text = NULL WHERE account_id = ? AND sender = ?${mode}`,
-        params,
+        `UPDATE idempotency_keys SET body = REPLACE(REPLACE(body, ?, ?), ?, ?)
+          WHERE account_id = ?${mode} AND (body LIKE ? OR body LIKE ?)`,
+        [...json, ...xml, scope.accountId, ...side.params, containing(json[0]), containing(xml[0])],
       ),
     );
+  }
+
+  /**
+   * Request logs keep no body and no query string, but a path may name the recipient (the removal
+   * of a suppression: `/suppressions/sms/260971234567`). The account's keys' rows whose path holds
+   * it are read, and each segment `names` recognises (decoded, then normalised as a send would)
+   * is replaced. The log has no index by account: the rows are found through each key's.
+   */
+  async eraseRequestLogs(
+    scope: ErasureScope,
+    recipient: string,
+    names: (segment: string) => boolean,
+    replacement: string,
+  ): Promise<number> {
+    const side = sideOf(scope, 'mode', 'test', 'live');
+    const { mode } = side;
+    const keys = (
+      (await this.main.query(`SELECT id FROM api_keys WHERE account_id = ?${mode}`, [
+        scope.accountId,
+        ...side.params,
+      ])) as Array<{ id: string }>
+    ).map((k) => String(k.id));
+    if (keys.length === 0) return 0;
+    // The number's digits survive URL encoding (a `+` becomes `%2B` before them); an address's `@` may not.
+    const patterns = [...new Set([recipient, recipient.replace('@', '%40')])].map(containing);
+    const rows = (await this.logs.query(
+      `SELECT id, path FROM request_logs WHERE api_key_id IN (?) AND (path LIKE ? OR path LIKE ?)`,
+      [keys, patterns[0], patterns[patterns.length - 1]],
+    )) as Array<{ id: string; path: string }>;
+    let changed = 0;
+    for (const row of rows) {
+      const path = row.path
+        .split('/')
+        .map((segment) => (names(segment) ? replacement : segment))
+        .join('/');
+      if (path === row.path) continue;
+      changed += affected(
+        await this.logs.query('UPDATE request_logs SET path = ? WHERE id = ?', [path, row.id]),
+      );
+    }
+    return changed;
   }
 }

@@ -201,15 +201,21 @@ const exists = (path: string) =>
   );
 
 /**
- * Ends an erasure a crash interrupted in `dayDir`: the new file and index are renamed over the
- * old ones in that order, so a new index left pending while its file is already in place is
- * renamed too; a pending file (the old one still in place) is dropped with its index.
+ * Ends an erasure a crash interrupted in `dayDir`: a family's new file and the day's new index
+ * are renamed over the old ones in that order (one family at a time), so a new index left
+ * pending while its file is already in place is renamed too; a pending file (the old one still
+ * in place) is dropped with its index.
  */
-export async function finishArchiveErasure(dayDir: string, family = 'messages'): Promise<void> {
-  const file = join(dayDir, `${family}.ndjson.gz`);
+export async function finishArchiveErasure(dayDir: string): Promise<void> {
   const index = join(dayDir, INDEX_FILE);
-  if (await exists(file + PENDING)) {
-    await rm(file + PENDING);
-    await rm(index + PENDING, { force: true });
-  } else if (await exists(index + PENDING)) await rename(index + PENDING, index);
+  let dropped = false;
+  for (const family of FAMILIES) {
+    const pending = join(dayDir, `${family}.ndjson.gz`) + PENDING;
+    if (await exists(pending)) {
+      await rm(pending);
+      dropped = true;
+    }
+  }
+  if (dropped) await rm(index + PENDING, { force: true });
+  else if (await exists(index + PENDING)) await rename(index + PENDING, index);
 }

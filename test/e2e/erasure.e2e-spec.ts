@@ -1,0 +1,333 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readIndex } from '../../src/modules/retention/message-archive.js';
+import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { runCli } from '../support/cli-in-process.js';
+import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
+import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
+import { balanceOf } from '../support/probes.js';
+import { waitFor } from '../support/wait.js';
+
+const SMS = '/api/v1/json/bulk/sms';
+const FINAL = ['DELIVERED', 'UNDELIVERED', 'EXPIRED', 'FAILED', 'REJECTED', 'CANCELLED'];
+/** The recipient erased, and another recipient of the same requests, whose rows must stay. */
+const R = '260971666001';
+const OTHER = '260971666002';
+const NUMBER = '260955066600';
+/** Every text that was the recipient's own: none may be left anywhere once it is erased. */
+const SECRETS = ['Archived secret 7f3a', 'Live secret 9c1e', 'Rosa', 'code 4411', 'Inbound secret 5d2b'];
+const TEXT_TYPES = ['char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext', 'json'];
+const BINARY_TYPES = ['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob'];
+
+/**
+ * Erasure from the outside: a recipient with sends alone and in bulk (one personalised), signed
+ * callbacks still being retried, receipts, an inbound message with its webhook event, an
+ * idempotent send and a suppression removed over HTTP, partly archived; then every column of
+ * every table of the three databases and every archive file, decompressed, is searched for the
+ * number and the texts.
+ */
+describe('erasing a recipient from every table and archive file', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let hooks: HttpPeer;
+  let archiveDir: string;
+  let cliEnv: Record<string, string>;
+  const databases = () => [t.name, `${t.name}_notification`, `${t.name}_log`];
+
+  /** Runs a CLI command that must succeed; its `--json` answer parsed, when it was asked for. */
+  const cli = async (...args: string[]) => {
+    const r = await runCli(cliEnv, args);
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    return args.includes('--json') ? (JSON.parse(r.stdout) as Record<string, any>) : {};
+  };
+  const count = async (sql: string, params: unknown[] = []) =>
+    Number(((await t.ds.query(sql, params)) as Array<{ n: string }>)[0].n);
+  const finalCount = (ref: string) =>
+    count(
+      `SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status IN (${FINAL.map(() => '?')})`,
+      [ref, ...FINAL],
+    );
+
+  async function send(body: Record<string, unknown>, idempotencyKey?: string): Promise<string> {
+    const req = t.http().post(SMS).set('X-API-Key', tenant.key);
+    if (idempotencyKey) void req.set('Idempotency-Key', idempotencyKey);
+    const res = await req.send({ from: 'ACME', ...body });
+    expect(res.status).toBe(200);
+    const ref = String(res.body.api_reference);
+    const n = (body.to as string[]).length;
+    await waitFor(async () => (await finalCount(ref)) === n, 15_000, 'final messages');
+    return ref;
+  }
+  const personalised = (callback: string, key?: string) =>
+    send(
+      {
+        to: [R, OTHER],
+        message: 'Hi {{name}}, your {{what}}',
+        variables: { [R]: { name: 'Rosa', what: 'code 4411' }, [OTHER]: { name: 'Otto', what: 'code 8800' } },
+        callback_url: `${hooks.url}${callback}`,
+      },
+      key,
+    );
+
+  /** Rows of every text or binary column, in the three databases, that contain `needle`. */
+  async function rowsHolding(needle: string): Promise<string[]> {
+    const columns = (await t.ds.query(
+      `SELECT table_schema AS db, table_name AS tbl, column_name AS col, data_type AS type
+         FROM information_schema.columns WHERE table_schema IN (?) AND data_type IN (?)`,
+      [databases(), [...TEXT_TYPES, ...BINARY_TYPES]],
+    )) as Array<{ db: string; tbl: string; col: string; type: string }>;
+    expect(columns.length).toBeGreaterThan(50);
+    const found: string[] = [];
+    for (const c of columns) {
+      // Suppression entries stay: they keep the number from being messaged again.
+      if (c.tbl === 'suppressions') continue;
+      const n = await count(`SELECT COUNT(*) AS n FROM \`${c.db}\`.\`${c.tbl}\` WHERE \`${c.col}\` LIKE ?`, [
+        `%${needle}%`,
+      ]);
+      if (n) found.push(`${c.db}.${c.tbl}.${c.col}: ${n}`);
+    }
+    return found;
+  }
+
+  /** Every archive file, decompressed whole, by its path under the archive. */
+  function archiveFiles(): Map<string, string> {
+    const files = new Map<string, string>();
+    for (const day of readdirSync(archiveDir))
+      for (const f of readdirSync(join(archiveDir, day)))
+        if (f.endsWith('.ndjson.gz'))
+          files.set(`${day}/${f}`, gunzipSync(readFileSync(join(archiveDir, day, f))).toString('utf8'));
+    return files;
+  }
+
+  /** Each file's members, as its day's index lists them, cover it whole and match their SHA-256 and row count. */
+  async function verifyArchive(): Promise<void> {
+    for (const day of readdirSync(archiveDir)) {
+      const entries = await readIndex(archiveDir, day);
+      for (const f of readdirSync(join(archiveDir, day)).filter((x) => x.endsWith('.ndjson.gz'))) {
+        const bytes = readFileSync(join(archiveDir, day, f));
+        const members = entries.filter((e) => e.file === `${day}/${f}`).sort((a, b) => a.offset - b.offset);
+        expect(members.length, f).toBeGreaterThan(0);
+        let end = 0;
+        for (const m of members) {
+          expect(m.offset, f).toBe(end);
+          const member = bytes.subarray(m.offset, m.offset + m.bytes);
+          expect(createHash('sha256').update(member).digest('hex'), f).toBe(m.sha256);
+          const lines = gunzipSync(member).toString('utf8').split('\n').filter(Boolean);
+          expect(lines.length, f).toBe(m.rows);
+          end = m.offset + m.bytes;
+        }
+        expect(end, f).toBe(bytes.length);
+      }
+    }
+  }
+
+  beforeAll(async () => {
+    hooks = await startHttpPeer();
+    // '/ok' takes every callback; '/down' never does, so its events stay in the outbox, retried.
+    hooks.setHandler((req) => ({ status: req.path.startsWith('/ok') ? 204 : 503 }));
+    archiveDir = mkdtempSync(join(tmpdir(), 'erasure-archive-'));
+    const settings = {
+      RUN_WORKERS: 'true',
+      SANDBOX_DELIVERY_DELAY_MS: '50',
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+      ARCHIVE_DIR: archiveDir,
+      RETENTION_BATCH: '3',
+      RETENTION_PAUSE_MS: '0',
+    };
+    t = await startTestApp(settings);
+    cliEnv = { ...testEnv(t.name, settings), LOG_LEVEL: 'silent' };
+    tenant = await createTenant(t, { balances: { sms: '1000' }, prices: { sms: '0.5' } });
+    await cli('numbers', 'add', '--username', tenant.username, '--number', NUMBER);
+    await cli(
+      'accounts',
+      'webhook',
+      '--username',
+      tenant.username,
+      '--inbound-url',
+      `${hooks.url}/down/inbound`,
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await hooks?.close();
+    if (archiveDir) rmSync(archiveDir, { recursive: true, force: true });
+  });
+
+  it('leaves neither the number nor its texts in any table or archive file, keeps other recipients and amounts, and the archive still verifies', async () => {
+    // Sent, delivered, called back and archived.
+    await send({ to: [R], message: SECRETS[0], callback_url: `${hooks.url}/ok` });
+    await personalised('/ok');
+    const callbacksDone = () => hooks.requests.filter((q) => q.path.startsWith('/ok')).length;
+    await waitFor(async () => callbacksDone() >= 6, 15_000, 'callbacks of the archived messages');
+    const archived = await cli(
+      'db',
+      'archive',
+      '--before',
+      new Date(Date.now() + 60_000).toISOString(),
+      '--json',
+    );
+    expect(archived.removed.messages).toBe(3);
+
+    // Still in the tables: a send to it alone and a personalised one, both idempotent, whose
+    // callbacks keep failing; an inbound message whose webhook event keeps failing too.
+    await send({ to: [R], message: SECRETS[1], callback_url: `${hooks.url}/down` }, 'erase-alone');
+    await personalised('/down', 'erase-bulk');
+    const inbound = await cli(
+      'inbound',
+      'simulate',
+      '--from',
+      `+${R}`,
+      '--to',
+      NUMBER,
+      '--text',
+      SECRETS[4],
+      '--json',
+    );
+    expect(inbound.inbound).toHaveLength(1);
+    // A suppression added and removed over HTTP (its path names the number), then added again.
+    const auth = { 'X-API-Key': tenant.key };
+    expect(
+      (
+        await t
+          .http()
+          .post('/api/v1/json/suppressions')
+          .set(auth)
+          .send({ channel: 'sms', recipients: [R] })
+      ).status,
+    ).toBe(200);
+    expect((await t.http().delete(`/api/v1/json/suppressions/sms/%2B${R}`).set(auth)).status).toBe(200);
+    await cli('suppressions', 'add', '--username', tenant.username, '--channel', 'sms', '--recipient', R);
+
+    const outboxHolding = () =>
+      count(`SELECT COUNT(*) AS n FROM \`${t.name}_notification\`.callback_outbox WHERE job LIKE ?`, [
+        `%${R}%`,
+      ]);
+    await waitFor(async () => (await outboxHolding()) >= 5, 15_000, 'callback events kept for /down');
+    await waitFor(
+      async () =>
+        (await count(`SELECT COUNT(*) AS n FROM \`${t.name}_log\`.request_logs WHERE path LIKE ?`, [
+          `%${R}%`,
+        ])) === 1,
+      15_000,
+      'the request log of the suppression removed',
+    );
+    // Before: the number and every text are found in the tables and in the archive.
+    expect(await rowsHolding(R)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/\.messages\.recipient: 2$/),
+        expect.stringMatching(/\.inbound_messages\.sender: 1$/),
+        expect.stringMatching(/\.callback_outbox\.job: /),
+        expect.stringMatching(/\.idempotency_keys\.body: 2$/),
+        expect.stringMatching(/\.request_logs\.path: 1$/),
+      ]),
+    );
+    // (The first text left the tables with its request, archived: the archive keeps no text.)
+    for (const secret of SECRETS.slice(1)) expect(await rowsHolding(secret), secret).not.toEqual([]);
+    const before = archiveFiles();
+    expect([...before.values()].join('\n')).toContain(R);
+    expect([...before.values()].join('\n')).toContain(OTHER);
+
+    const amounts = () =>
+      t.ds.query('SELECT id, units, cost, status FROM messages WHERE account_id = ? ORDER BY id', [
+        tenant.account.id,
+      ]);
+    const ledger = () =>
+      t.ds.query('SELECT id, kind, amount FROM ledger_entries WHERE account_id = ? ORDER BY id', [
+        tenant.account.id,
+      ]);
+    const others = () =>
+      t.ds.query(
+        'SELECT id, recipient, body FROM messages WHERE account_id = ? AND recipient = ? ORDER BY id',
+        [tenant.account.id, OTHER],
+      );
+    const [amountsBefore, ledgerBefore, othersBefore, balanceBefore] = [
+      await amounts(),
+      await ledger(),
+      await others(),
+      await balanceOf(t, tenant.account.id),
+    ];
+    const outboxBefore = await outboxHolding();
+
+    const answer = await cli(
+      'accounts',
+      'erase-recipient',
+      '--username',
+      tenant.username,
+      '--recipient',
+      `+${R}`,
+      '--json',
+    );
+    expect(answer).toEqual({
+      recipient: R,
+      rows: {
+        messages: 2,
+        send_requests: 1,
+        inbound_messages: 1,
+        callback_outbox: outboxBefore,
+        idempotency_keys: 2,
+        request_logs: 1,
+        archived_messages: 2,
+      },
+      archive_files: 1,
+      total: 9 + outboxBefore,
+      pending: 0,
+    });
+
+    // After: nothing holds the number or a text of its own, but its suppression.
+    expect(await rowsHolding(R)).toEqual([]);
+    for (const secret of SECRETS) expect(await rowsHolding(secret), secret).toEqual([]);
+    expect(
+      await count('SELECT COUNT(*) AS n FROM suppressions WHERE account_id = ? AND recipient = ?', [
+        tenant.account.id,
+        R,
+      ]),
+    ).toBe(1);
+    const after = archiveFiles();
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    for (const [file, text] of after) {
+      expect(text, file).not.toContain(R);
+      for (const secret of SECRETS) expect(text, file).not.toContain(secret);
+    }
+    // Only the messages file changed, line for line, the two lines to the number anonymised.
+    for (const [file, text] of after)
+      if (!file.endsWith('/messages.ndjson.gz')) expect(text, file).toBe(before.get(file));
+    const lines = (s: string) =>
+      s
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const messagesFile = [...after.keys()].find((f) => f.endsWith('/messages.ndjson.gz'))!;
+    expect(lines(after.get(messagesFile)!)).toEqual(
+      lines(before.get(messagesFile)!).map((m) => (m.recipient === R ? { ...m, recipient: 'erased' } : m)),
+    );
+    expect(lines(after.get(messagesFile)!).filter((m) => m.recipient === OTHER)).toHaveLength(1);
+    await verifyArchive();
+
+    // Other recipients' rows, amounts, states, the ledger and the balance are as they were.
+    expect(await others()).toEqual(othersBefore);
+    expect((othersBefore as Array<{ body: string }>).map((m) => m.body)).toEqual(['Hi Otto, your code 8800']);
+    expect(await amounts()).toEqual(amountsBefore);
+    expect(await ledger()).toEqual(ledgerBefore);
+    expect(await balanceOf(t, tenant.account.id)).toBe(balanceBefore);
+
+    // A replay of an idempotent send answers as first, with the number erased.
+    const replay = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .set('Idempotency-Key', 'erase-alone')
+      .send({ from: 'ACME', to: [R], message: SECRETS[1], callback_url: `${hooks.url}/down` });
+    expect(replay.status).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.data.map((d: { mobile_number: string }) => d.mobile_number)).toEqual(['erased']);
+
+    // The account's own route, again: nothing is left to change.
+    const again = await t.http().post('/api/v1/json/recipients/erase').set(auth).send({ recipient: R });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ success: true, recipient: R, total: 0, archive_files: 0, pending: 0 });
+  });
+});
