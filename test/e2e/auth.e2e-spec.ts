@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
+import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { apiKeyFields, apiKeyHashHex } from '../support/account-probes.js';
+import { expireKeyDirectly } from '../support/direct-writes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const SMS = '/api/v1/json/bulk/sms';
@@ -52,7 +56,7 @@ describe('API key authentication', () => {
 
   it('refuses a revoked key with 401 INVALID_API_KEY', async () => {
     const other = await createTenant(t);
-    await t.ds.query('UPDATE api_keys SET revoked_at = NOW(3) WHERE id = ?', [other.apiKey.id]);
+    await t.app.get(ApiKeysService).revoke(other.apiKey.id);
     const res = await t.http().post(SMS).set('X-API-Key', other.key).send(body);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('INVALID_API_KEY');
@@ -60,9 +64,7 @@ describe('API key authentication', () => {
 
   it('refuses an expired key with 401 API_KEY_EXPIRED', async () => {
     const other = await createTenant(t);
-    await t.ds.query('UPDATE api_keys SET expires_at = NOW(3) - INTERVAL 1 SECOND WHERE id = ?', [
-      other.apiKey.id,
-    ]);
+    await expireKeyDirectly(t, other.apiKey.id);
     const res = await t.http().post(SMS).set('X-API-Key', other.key).send(body);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('API_KEY_EXPIRED');
@@ -70,16 +72,17 @@ describe('API key authentication', () => {
 
   it('refuses a suspended account with 403 ACCOUNT_SUSPENDED', async () => {
     const other = await createTenant(t);
-    await t.ds.query("UPDATE accounts SET status = 'suspended' WHERE id = ?", [other.account.id]);
+    await t.app.get(AccountsService).setStatus(other.username, 'suspended');
     const res = await t.http().post(SMS).set('X-API-Key', other.key).send(body);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('ACCOUNT_SUSPENDED');
   });
 
   it('stores only a SHA-256 hash of the key, never the key', async () => {
-    const [row] = await t.ds.query('SELECT HEX(key_hash) AS h, key_prefix FROM api_keys WHERE id = ?', [
-      tenant.apiKey.id,
-    ]);
+    const row = {
+      h: await apiKeyHashHex(t, tenant.apiKey.id),
+      ...(await apiKeyFields(t, tenant.apiKey.id, 'key_prefix')),
+    };
     const { createHash } = await import('node:crypto');
     expect(row.h.toLowerCase()).toBe(createHash('sha256').update(tenant.key).digest('hex'));
     expect(tenant.key.length).toBeGreaterThanOrEqual(40);

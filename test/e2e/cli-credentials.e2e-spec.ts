@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 import argon2 from 'argon2';
 import { createConnection, type Connection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountFields, accountsNamed, apiKeysNamed } from '../support/account-probes.js';
 import { runCli } from '../support/cli-in-process.js';
+import { throughConnection, type Probed } from '../support/message-probes.js';
 // Not test-app.js: loading the app's module registers data source names, and each CLI context
 // run in process would warn of a duplicate on its output.
 import { dropLocalState as dropTestState } from '../support/local-state.js';
@@ -53,6 +55,7 @@ const inProcess = (args: string[]) => runCli(env, args);
 
 describe('CLI credentials', () => {
   let db: Connection;
+  let stored: Probed;
 
   beforeAll(async () => {
     // The CLI never creates a database by itself: `db migrate` first, as an operator would.
@@ -64,18 +67,15 @@ describe('CLI credentials', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     db = await createConnection({ host: '127.0.0.1', user: 'root', database: name });
+    stored = throughConnection(db, name);
   });
   afterAll(async () => {
     await db?.end();
     await dropTestState(name);
   });
 
-  const hashOf = async (username: string) => {
-    const [rows] = (await db.query('SELECT password_hash FROM accounts WHERE username = ?', [
-      username,
-    ])) as any;
-    return rows[0].password_hash as string;
-  };
+  const hashOf = async (username: string) =>
+    (await accountFields(stored, { username }, 'password_hash')).password_hash as string;
 
   it('reads the password from standard input, without its final newline', async () => {
     expect(await argon2.verify(await hashOf('carol'), 'tenant-pass-phrase-9')).toBe(true);
@@ -120,8 +120,7 @@ describe('CLI credentials', () => {
       expect(r.code, password).toBe(1);
       expect(r.stderr).toMatch(why);
     }
-    const [rows] = (await db.query("SELECT COUNT(*) AS n FROM accounts WHERE username = 'weak'")) as any;
-    expect(Number(rows[0].n)).toBe(0);
+    expect(await accountsNamed(stored, 'weak')).toBe(0);
   });
 
   it('asks for a password source when there is no flag and no terminal (exit 2), and refuses both at once', async () => {
@@ -167,10 +166,7 @@ describe('CLI credentials', () => {
     const r = await inProcess(['keys', 'create', '--username', 'carol', '--name', 'while suspended']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/suspended/);
-    const [rows] = (await db.query(
-      "SELECT COUNT(*) AS n FROM api_keys WHERE name = 'while suspended'",
-    )) as any;
-    expect(Number(rows[0].n)).toBe(0);
+    expect(await apiKeysNamed(stored, 'while suspended')).toHaveLength(0);
     expect((await inProcess(['accounts', 'activate', 'carol'])).code).toBe(0);
   });
 

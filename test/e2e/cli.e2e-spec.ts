@@ -8,10 +8,21 @@ import { loadConfig } from '../../src/config/config.js';
 import { ConfigModule } from '../../src/config/config.module.js';
 import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
+import {
+  accountFields,
+  addRequestLogs,
+  apiKeyHashHex,
+  apiKeysNamed,
+  ledgerTotals,
+  requestLogs,
+  requestLogsBefore,
+  storedChannel,
+} from '../support/account-probes.js';
 import { runCli } from '../support/cli-in-process.js';
 // Not test-app.js: loading the app's module registers data source names, and each CLI context
 // run in process would warn of a duplicate on its output.
 import { dropLocalState as dropTestState } from '../support/local-state.js';
+import { throughConnection, type Probed } from '../support/message-probes.js';
 import { MYSQL_ROOT, testEnv, uniqueName } from '../support/test-env.js';
 
 /** The compiled CLI, as an operator runs it (global setup builds dist/ first). */
@@ -73,6 +84,7 @@ const FUTURE = new Date(Date.now() + 30 * 86_400_000).toISOString();
 
 describe('admin CLI (node dist/cli.js)', () => {
   let db: Connection;
+  let stored: Probed;
   let alice: CliResult;
 
   beforeAll(async () => {
@@ -80,6 +92,7 @@ describe('admin CLI (node dist/cli.js)', () => {
     expect((await binary('db migrate --json')).code).toBe(0);
     alice = await binary('accounts create --username alice --password correct-horse --currency usd --json');
     db = await createConnection({ host: '127.0.0.1', user: 'root', database: name });
+    stored = throughConnection(db, name);
   });
 
   afterAll(async () => {
@@ -132,10 +145,10 @@ describe('admin CLI (node dist/cli.js)', () => {
           chat: { balance: '0.000000', cost_per_unit: expect.any(String) },
         },
       });
-      const [rows] = await db.query(
-        "SELECT COUNT(*) AS n, SUM(amount) AS total FROM ledger_entries WHERE kind = 'topup' AND channel = 'sms'",
-      );
-      expect(rows).toEqual([{ n: 2, total: '100.750000' }]);
+      expect(await ledgerTotals(stored, { kind: 'topup', channel: 'sms' })).toEqual({
+        n: 2,
+        total: '100.750000',
+      });
     });
 
     it('refuses a bad channel, a bad amount or a missing option with exit 2, an unknown user with exit 1', async () => {
@@ -158,8 +171,8 @@ describe('admin CLI (node dist/cli.js)', () => {
       const r = await cli('accounts price --username alice --channel email --cost-per-unit 0.015 --json');
       expect(r.code).toBe(0);
       expect(r.json).toEqual({ username: 'alice', channel: 'email', cost_per_unit: '0.015000' });
-      const [rows] = await db.query("SELECT cost_per_unit FROM account_channels WHERE channel = 'email'");
-      expect(rows).toEqual([{ cost_per_unit: '0.015000' }]);
+      const { id } = await accountFields(stored, { username: 'alice' }, 'id');
+      expect((await storedChannel(stored, String(id), 'email')).cost_per_unit).toBe('0.015000');
       const bad = await cli('accounts price --username alice --channel email --cost-per-unit 0.1234567');
       expect(bad.code).toBe(2);
     });
@@ -185,8 +198,9 @@ describe('admin CLI (node dist/cli.js)', () => {
       const rotated = await cli('accounts callback-secret --username alice --rotate --json');
       expect(rotated.json.callback_secret).toMatch(/^[0-9a-f]{64}$/);
       expect(rotated.json.callback_secret).not.toBe(before.json.callback_secret);
-      const [rows] = await db.query("SELECT callback_secret FROM accounts WHERE username = 'alice'");
-      expect(rows).toEqual([{ callback_secret: rotated.json.callback_secret }]);
+      expect(await accountFields(stored, { username: 'alice' }, 'callback_secret')).toEqual({
+        callback_secret: rotated.json.callback_secret,
+      });
     });
   });
 
@@ -212,8 +226,7 @@ describe('admin CLI (node dist/cli.js)', () => {
         rate_limit: '5/10',
       });
       expect(k.key_prefix).toBe(k.key.slice(0, 12));
-      const [rows] = await db.query('SELECT HEX(key_hash) AS hash FROM api_keys WHERE id = ?', [k.id]);
-      expect(rows).toEqual([{ hash: sha256Hex(k.key).toUpperCase() }]);
+      expect(await apiKeyHashHex(stored, k.id)).toBe(sha256Hex(k.key).toUpperCase());
     });
 
     it('refuses an invalid IP or CIDR, a non-ISO date and a malformed rate limit with exit 2, creating nothing', async () => {
@@ -224,8 +237,7 @@ describe('admin CLI (node dist/cli.js)', () => {
         cli(`${base} --rate-limit 5`),
       ]);
       expect(runs.map((r) => r.code)).toEqual([2, 2, 2]);
-      const [rows] = await db.query("SELECT COUNT(*) AS n FROM api_keys WHERE name = 'bad'");
-      expect(rows).toEqual([{ n: 0 }]);
+      expect(await apiKeysNamed(stored, 'bad')).toHaveLength(0);
     });
 
     it('refuses a past --expires-at with exit 1 (a well-formed request that cannot be honoured)', async () => {
@@ -328,10 +340,7 @@ describe('admin CLI (node dist/cli.js)', () => {
       ]);
       expect([rotate.code, update.code]).toEqual([1, 1]);
       expect(rotate.stderr).toMatch(/revoked/);
-      const [rows] = await db.query('SELECT HEX(key_hash) AS hash FROM api_keys WHERE id = ?', [
-        made.json.id,
-      ]);
-      expect(rows).toEqual([{ hash: sha256Hex(made.json.key).toUpperCase() }]);
+      expect(await apiKeyHashHex(stored, made.json.id)).toBe(sha256Hex(made.json.key).toUpperCase());
     });
 
     it('logs answers an empty list before request_logs exists, then the rows newest first', async () => {
@@ -340,21 +349,32 @@ describe('admin CLI (node dist/cli.js)', () => {
       expect(empty.code).toBe(0);
       expect(empty.json).toEqual({ key_id: id, logs: [] });
 
-      const logDb = await createConnection({ host: '127.0.0.1', user: 'root', database: `${name}_log` });
-      try {
-        await logDb.query(`CREATE TABLE IF NOT EXISTS request_logs (
-          id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, api_key_id BIGINT UNSIGNED, account_id BIGINT UNSIGNED,
-          method VARCHAR(8), path VARCHAR(255), status SMALLINT, ip VARCHAR(45), user_agent VARCHAR(255),
-          duration_ms INT, api_reference VARCHAR(19), request_id VARCHAR(64), created_at DATETIME(3))`);
-        await logDb.query(
-          `INSERT INTO request_logs (api_key_id, method, path, status, request_id, created_at) VALUES
-           (?, 'POST', '/a', 200, 'old', '2026-01-01 00:00:00'), (?, 'POST', '/b', 402, 'new', '2026-01-02 00:00:00'),
-           (0, 'GET', '/other', 200, 'other', '2026-01-03 00:00:00')`,
-          [id, id],
-        );
-      } finally {
-        await logDb.end();
-      }
+      await addRequestLogs(stored, [
+        {
+          api_key_id: id,
+          method: 'POST',
+          path: '/a',
+          status: 200,
+          request_id: 'old',
+          created_at: '2026-01-01 00:00:00',
+        },
+        {
+          api_key_id: id,
+          method: 'POST',
+          path: '/b',
+          status: 402,
+          request_id: 'new',
+          created_at: '2026-01-02 00:00:00',
+        },
+        {
+          api_key_id: 0,
+          method: 'GET',
+          path: '/other',
+          status: 200,
+          request_id: 'other',
+          created_at: '2026-01-03 00:00:00',
+        },
+      ]);
       const [all, one, zero] = await Promise.all([
         cli(`keys logs ${id} --json`),
         cli(`keys logs ${id} --limit 1 --json`),
@@ -374,39 +394,33 @@ describe('admin CLI (node dist/cli.js)', () => {
       new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 23).replace('T', ' ');
 
     it('prune --json deletes request logs older than --older-than-days (or the 30-day default) and keeps newer ones', async () => {
-      const logDb = await createConnection({ host: '127.0.0.1', user: 'root', database: `${name}_log` });
-      try {
-        await logDb.query(
-          `INSERT INTO request_logs (api_key_id, method, path, status, request_id, created_at) VALUES
-           (900, 'POST', '/p', 200, 'prune-45d', ?), (900, 'POST', '/p', 200, 'prune-35d', ?),
-           (900, 'POST', '/p', 200, 'prune-10d', ?), (900, 'POST', '/p', 200, 'prune-now', ?)`,
-          [daysAgo(45), daysAgo(35), daysAgo(10), daysAgo(0)],
-        );
-        const count = async (sql: string, params: unknown[] = []) =>
-          ((await logDb.query(sql, params))[0] as Array<{ n: number }>)[0].n;
-        const olderThan40 = await count('SELECT COUNT(*) AS n FROM request_logs WHERE created_at < ?', [
-          daysAgo(40),
-        ]);
+      await addRequestLogs(
+        stored,
+        [45, 35, 10, 0].map((days) => ({
+          api_key_id: 900,
+          method: 'POST',
+          path: '/p',
+          status: 200,
+          request_id: `prune-${days ? `${days}d` : 'now'}`,
+          created_at: daysAgo(days),
+        })),
+      );
+      const olderThan40 = await requestLogsBefore(stored, daysAgo(40));
 
-        const forty = await cli('logs prune --older-than-days 40 --json');
-        expect(forty.code).toBe(0);
-        expect(forty.stdout.trim().split('\n')).toHaveLength(1);
-        expect(forty.json).toEqual({ deleted: olderThan40, older_than_days: 40, cutoff: expect.any(String) });
-        expect(forty.json.deleted).toBeGreaterThanOrEqual(1);
-        expect(Math.abs(Date.parse(forty.json.cutoff) - (Date.now() - 40 * 86_400_000))).toBeLessThan(60_000);
+      const forty = await cli('logs prune --older-than-days 40 --json');
+      expect(forty.code).toBe(0);
+      expect(forty.stdout.trim().split('\n')).toHaveLength(1);
+      expect(forty.json).toEqual({ deleted: olderThan40, older_than_days: 40, cutoff: expect.any(String) });
+      expect(forty.json.deleted).toBeGreaterThanOrEqual(1);
+      expect(Math.abs(Date.parse(forty.json.cutoff) - (Date.now() - 40 * 86_400_000))).toBeLessThan(60_000);
 
-        const byDefault = await cli('logs prune --json');
-        expect(byDefault.json).toMatchObject({ deleted: 1, older_than_days: 30 });
-        const [left] = await logDb.query(
-          "SELECT request_id FROM request_logs WHERE request_id LIKE 'prune-%' ORDER BY created_at",
-        );
-        expect(left).toEqual([{ request_id: 'prune-10d' }, { request_id: 'prune-now' }]);
-        expect(
-          await count('SELECT COUNT(*) AS n FROM request_logs WHERE created_at < ?', [daysAgo(30)]),
-        ).toBe(0);
-      } finally {
-        await logDb.end();
-      }
+      const byDefault = await cli('logs prune --json');
+      expect(byDefault.json).toMatchObject({ deleted: 1, older_than_days: 30 });
+      expect(await requestLogs(stored, { requestIdPrefix: 'prune-' }, 'request_id')).toEqual([
+        { request_id: 'prune-10d' },
+        { request_id: 'prune-now' },
+      ]);
+      expect(await requestLogsBefore(stored, daysAgo(30))).toBe(0);
     });
 
     it('prune refuses a malformed --older-than-days with exit 2, deleting nothing', async () => {

@@ -2,12 +2,13 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createConnection, type Connection } from 'mysql2/promise';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService, type CreateKeyInput } from '../../src/modules/api-keys/api-keys.service.js';
 import { CacheStats } from '../../src/modules/metrics/cache-stats.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { apiKeyFields, requestLogs } from '../support/account-probes.js';
+import { setAccountStatusDirectly, setKeyHashDirectly } from '../support/direct-writes.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { MYSQL_ROOT, startTestApp, testEnv, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
@@ -53,7 +54,6 @@ describe('API key governance', () => {
   let A: { v4: string; v6: string };
   let B: { v4: string; v6: string };
   let tenant: Tenant;
-  let logDb: Connection;
   let seq = 0;
 
   /** A new key on the shared tenant. */
@@ -63,6 +63,22 @@ describe('API key governance', () => {
       .create({ username: tenant.username, name: `k${++seq}`, ...opts });
     return { id: apiKey.id, key: secret };
   };
+  /** A key's request-log rows, oldest first. */
+  const logsOf = (keyId: string) =>
+    requestLogs(
+      a,
+      { keyId },
+      'request_id',
+      'account_id',
+      'method',
+      'path',
+      'status',
+      'ip',
+      'user_agent',
+      'api_reference',
+      'duration_ms',
+      'created_at',
+    );
 
   beforeAll(async () => {
     a = await startTestApp({}, name);
@@ -70,11 +86,9 @@ describe('API key governance', () => {
     A = await listen(a);
     B = await listen(b);
     tenant = await createTenant(a, { balances: { sms: '100000' } });
-    logDb = await createConnection({ host: '127.0.0.1', user: 'root', database: `${name}_log` });
   });
 
   afterAll(async () => {
-    await logDb?.end();
     await b?.app.close();
     await a?.close();
   });
@@ -246,7 +260,7 @@ describe('API key governance', () => {
       const k = await newKey();
       expect((await post(A.v4, k.key)).status).toBe(400);
       const hash = createHash('sha256').update(`${k.key}-rotated`).digest();
-      await a.ds.query('UPDATE api_keys SET key_hash = ? WHERE id = ?', [hash, k.id]);
+      await setKeyHashDirectly(a, k.id, hash);
       expect(await refusedWithin(A.v4, k.key, 'INVALID_API_KEY', 1200)).toBeLessThanOrEqual(1200);
     });
 
@@ -274,9 +288,9 @@ describe('API key governance', () => {
     it('refuses a suspended account within 1.2 s, and accepts it again within 1.2 s of activation', async () => {
       const other = await createTenant(a);
       expect((await post(A.v4, other.key)).status).toBe(400);
-      await a.ds.query("UPDATE accounts SET status = 'suspended' WHERE id = ?", [other.account.id]);
+      await setAccountStatusDirectly(a, other.account.id, 'suspended');
       expect(await refusedWithin(A.v4, other.key, 'ACCOUNT_SUSPENDED', 1200)).toBeLessThanOrEqual(1200);
-      await a.ds.query("UPDATE accounts SET status = 'active' WHERE id = ?", [other.account.id]);
+      await setAccountStatusDirectly(a, other.account.id, 'active');
       const started = Date.now();
       await waitFor(async () => (await post(A.v4, other.key)).status === 400, 1500, 'accepted again');
       expect(Date.now() - started).toBeLessThanOrEqual(1200);
@@ -308,17 +322,12 @@ describe('API key governance', () => {
   describe('last used and request logs', () => {
     it('moves last_used_at after use, written in the background, without touching updated_at', async () => {
       const k = await newKey();
-      const [{ updated_at: updatedBefore }] = await a.ds.query(
-        'SELECT updated_at FROM api_keys WHERE id = ?',
-        [k.id],
-      );
+      const { updated_at: updatedBefore } = await apiKeyFields(a, k.id, 'updated_at');
       const t0 = Date.now();
       await post(A.v4, k.key);
       const first = await waitFor(
         async () => {
-          const [row] = await a.ds.query('SELECT last_used_at, updated_at FROM api_keys WHERE id = ?', [
-            k.id,
-          ]);
+          const row = await apiKeyFields(a, k.id, 'last_used_at', 'updated_at');
           return row.last_used_at ? row : null;
         },
         6000,
@@ -330,7 +339,7 @@ describe('API key governance', () => {
       await post(B.v4, k.key);
       await waitFor(
         async () => {
-          const [row] = await a.ds.query('SELECT last_used_at FROM api_keys WHERE id = ?', [k.id]);
+          const row = await apiKeyFields(a, k.id, 'last_used_at');
           return new Date(row.last_used_at).getTime() > new Date(first.last_used_at).getTime();
         },
         6000,
@@ -359,19 +368,14 @@ describe('API key governance', () => {
 
       const rows = await waitFor(
         async () => {
-          const [r] = await logDb.query('SELECT * FROM request_logs WHERE api_key_id = ? ORDER BY id', [
-            k.id,
-          ]);
-          return (r as unknown[]).length >= 4 ? (r as Array<Record<string, any>>) : null;
+          const r = await logsOf(k.id);
+          return r.length >= 4 ? r : null;
         },
         5000,
         'four request-log rows',
       );
       await sleep(600); // one more flush interval: nothing else arrives
-      const [again] = await logDb.query('SELECT COUNT(*) AS n FROM request_logs WHERE api_key_id = ?', [
-        k.id,
-      ]);
-      expect((again as Array<{ n: number }>)[0].n).toBe(4);
+      expect(await logsOf(k.id)).toHaveLength(4);
 
       const byId = Object.fromEntries(rows.map((r) => [r.request_id, r]));
       expect(String(byId[`gov-ok-${k.id}`].account_id)).toBe(tenant.account.id);
@@ -397,11 +401,13 @@ describe('API key governance', () => {
       await post(A.v6, k.key);
       await waitFor(
         async () => {
-          const [r] = await logDb.query(
-            'SELECT status FROM request_logs WHERE api_key_id = ? ORDER BY status',
-            [k.id],
+          const r = await logsOf(k.id);
+          return (
+            r
+              .map((x) => x.status)
+              .sort()
+              .join(',') === '400,403,429'
           );
-          return (r as Array<{ status: number }>).map((x) => x.status).join(',') === '400,403,429';
         },
         5000,
         'rows for 400, 403 and 429',

@@ -1,8 +1,13 @@
-import { createConnection, type Connection } from 'mysql2/promise';
+import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
+import { BalanceService } from '../../src/modules/balance/balance.service.js';
 import { IdempotencySweep } from '../../src/modules/idempotency/idempotency.sweep.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { idempotencyKeyCount } from '../support/account-probes.js';
+import { ageIdempotencyKeys } from '../support/clock.js';
+import { dropKeptAnswers } from '../support/direct-writes.js';
+import { balanceOf, sendRequestCount } from '../support/probes.js';
 import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 
 const SMS = '/api/v1/json/bulk/sms';
@@ -21,35 +26,16 @@ describe('Request conventions across API processes', () => {
   const name = uniqueName();
   let a: TestApp;
   let b: TestApp;
-  let db: Connection;
 
-  const sendRequests = async (t: Tenant) =>
-    Number(
-      (
-        (
-          await db.query('SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?', [t.account.id])
-        )[0] as Array<{
-          n: number;
-        }>
-      )[0].n,
-    );
-  const smsBalance = async (t: Tenant) =>
-    (
-      (
-        await db.query("SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'", [
-          t.account.id,
-        ])
-      )[0] as Array<{ balance: string }>
-    )[0].balance;
+  const sendRequests = (t: Tenant) => sendRequestCount(a, t.account.id);
+  const smsBalance = (t: Tenant) => balanceOf(a, t.account.id, 'sms');
 
   beforeAll(async () => {
     a = await startTestApp({}, name);
     b = await startTestApp({}, name);
-    db = await createConnection({ host: '127.0.0.1', user: 'root', database: name });
   });
 
   afterAll(async () => {
-    await db?.end();
     await b?.app.close();
     await a?.close();
   });
@@ -126,10 +112,7 @@ describe('Request conventions across API processes', () => {
         const first = send(a).then((r) => r);
         // The first has taken the key once its row exists.
         for (let i = 0; i < 100; i++) {
-          const [rows] = await db.query('SELECT 1 FROM idempotency_keys WHERE account_id = ?', [
-            t.account.id,
-          ]);
-          if ((rows as unknown[]).length) break;
+          if ((await idempotencyKeyCount(a, t.account.id)) > 0) break;
           await sleep(20);
         }
         const second = await send(b);
@@ -178,13 +161,7 @@ describe('Request conventions across API processes', () => {
         app.http().post(SMS).set('X-API-Key', t.key).set('Idempotency-Key', 'crash').send(body());
       const first = await send(a);
       expect(first.status).toBe(200);
-      // What a crash leaves: the send and its tie to the key committed together, no answer kept,
-      // the dead request's hold on the key run out.
-      await db.query(
-        `UPDATE idempotency_keys SET status = NULL, content_type = NULL, body = NULL,
-                locked_until = NOW(3) - INTERVAL 1 SECOND WHERE account_id = ?`,
-        [t.account.id],
-      );
+      await dropKeptAnswers(a, t.account.id);
       const retry = await send(b);
       expect(retry.status).toBe(200);
       expect(retry.body.api_reference).toBe(first.body.api_reference);
@@ -200,11 +177,7 @@ describe('Request conventions across API processes', () => {
       const send = (n: number) =>
         a.http().post(SMS).set('X-API-Key', t.key).set('Idempotency-Key', 'old').send(body(n));
       expect((await send(1)).status).toBe(200);
-      const age = () =>
-        db.query(
-          'UPDATE idempotency_keys SET created_at = created_at - INTERVAL 25 HOUR, expires_at = expires_at - INTERVAL 25 HOUR WHERE account_id = ?',
-          [t.account.id],
-        );
+      const age = () => ageIdempotencyKeys(a, t.account.id, 25);
       await age();
       const later = await send(2);
       expect(later.status).toBe(200);
@@ -212,8 +185,7 @@ describe('Request conventions across API processes', () => {
       expect(await sendRequests(t)).toBe(2);
       await age();
       expect(await a.app.get(IdempotencySweep).sweep()).toBeGreaterThanOrEqual(1);
-      const [rows] = await db.query('SELECT 1 FROM idempotency_keys WHERE account_id = ?', [t.account.id]);
-      expect(rows).toEqual([]);
+      expect(await idempotencyKeyCount(a, t.account.id)).toBe(0);
     });
 
     it('refuses a malformed Idempotency-Key with 400 VALIDATION_ERROR in the envelope, before anything is stored', async () => {
@@ -255,9 +227,7 @@ describe('Request conventions across API processes', () => {
         a.http().post(SMS).set('X-API-Key', t.key).set('Idempotency-Key', 'retry-me').send(payload);
       expect((await send({ from: 'ACME', message: 'no recipient' })).status).toBe(400);
       expect((await send(body())).status).toBe(402);
-      await db.query("UPDATE account_channels SET balance = 10 WHERE account_id = ? AND channel = 'sms'", [
-        t.account.id,
-      ]);
+      await a.app.get(BalanceService).topUp(t.account.id, 'sms', '10');
       const paid = await send(body());
       expect(paid.status).toBe(200);
       expect(paid.headers['idempotent-replayed']).toBeUndefined();

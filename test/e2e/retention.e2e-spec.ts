@@ -6,8 +6,16 @@ import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readArchiveFile, readIndex } from '../../src/modules/retention/message-archive.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { ledgerTotals, requestsChargedTwice, suppressionCount } from '../support/account-probes.js';
 import { runCli } from '../support/cli-in-process.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
+import {
+  accountMessages,
+  requestMessages,
+  requestsById,
+  requestsOf,
+  rowsNamingMessages,
+} from '../support/message-probes.js';
 import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { balanceOf, sendRequestFields } from '../support/probes.js';
@@ -24,14 +32,10 @@ describe('message retention and archives (db prune, db archive)', () => {
   let archiveDir: string;
   let cliEnv: Record<string, string>;
 
-  const count = async (sql: string, params: unknown[] = []) =>
-    Number(((await t.ds.query(sql, params)) as Array<{ n: string }>)[0].n);
-  const notificationDb = () => `${t.name}_notification`;
-  const ledger = async () =>
-    (await t.ds.query(
-      'SELECT COUNT(*) AS n, COALESCE(SUM(amount), 0) AS total FROM ledger_entries WHERE account_id = ?',
-      [tenant.account.id],
-    )) as Array<{ n: string; total: string }>;
+  const ledger = () => ledgerTotals(t, { accountId: tenant.account.id });
+  /** How many of a request's messages are final. */
+  const finalOf = async (ref: string) =>
+    (await requestMessages(t, ref, 'status')).filter((m) => FINAL.includes(m.status)).length;
   const balance = () => balanceOf(t, tenant.account.id);
 
   async function send(body: Record<string, unknown>) {
@@ -96,27 +100,11 @@ describe('message retention and archives (db prune, db archive)', () => {
       message: 'Later',
       send_at: new Date(Date.now() + 86_400_000).toISOString(),
     });
-    const ids = async (ref: string) =>
-      (
-        (await t.ds.query('SELECT id FROM messages WHERE send_request_id = ?', [ref])) as Array<{
-          id: string;
-        }>
-      ).map((r) => String(r.id));
+    const ids = async (ref: string) => (await requestMessages(t, ref, 'id')).map((r) => String(r.id));
     const doneIds = await ids(done.api_reference);
-    await waitFor(
-      async () =>
-        (await count(
-          `SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status IN (${FINAL.map(() => '?')})`,
-          [done.api_reference, ...FINAL],
-        )) === 5,
-      15_000,
-      'five final messages',
-    );
+    await waitFor(async () => (await finalOf(done.api_reference)) === 5, 15_000, 'five final messages');
     // Two callbacks per message (SENT, then DELIVERED or UNDELIVERED).
-    const attempts = () =>
-      count(`SELECT COUNT(*) AS n FROM ${notificationDb()}.callback_attempts WHERE message_id IN (?)`, [
-        doneIds,
-      ]);
+    const attempts = async () => (await rowsNamingMessages(t, doneIds)).callback_attempts;
     await waitFor(async () => (await attempts()) >= 10, 15_000, 'ten callback attempts');
 
     const exported = (
@@ -127,19 +115,13 @@ describe('message retention and archives (db prune, db archive)', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((m) => m.api_reference === done.api_reference);
     expect(exported).toHaveLength(5);
+    const named = await rowsNamingMessages(t, doneIds);
     const expected = {
       messages: 5,
       send_requests: 1,
-      message_events: await count('SELECT COUNT(*) AS n FROM message_events WHERE message_id IN (?)', [
-        doneIds,
-      ]),
-      message_parts: await count('SELECT COUNT(*) AS n FROM message_parts WHERE message_id IN (?)', [
-        doneIds,
-      ]),
-      delivery_reports: await count(
-        `SELECT COUNT(*) AS n FROM ${notificationDb()}.delivery_reports WHERE message_id IN (?)`,
-        [doneIds],
-      ),
+      message_events: named.message_events,
+      message_parts: named.message_parts,
+      delivery_reports: named.delivery_reports,
       callback_attempts: await attempts(),
     };
     expect(expected.message_events).toBeGreaterThanOrEqual(10);
@@ -207,11 +189,9 @@ describe('message retention and archives (db prune, db archive)', () => {
     expect(runs).toBeGreaterThan(0);
     await waitFor(
       async () =>
-        (await count(
-          `SELECT COUNT(*) AS n FROM messages WHERE account_id = ? AND status NOT IN (${FINAL.map(() => '?')})
-             AND status <> 'SCHEDULED'`,
-          [tenant.account.id, ...FINAL],
-        )) === 0,
+        (await accountMessages(t, tenant.account.id, 'status')).every(
+          (m) => FINAL.includes(m.status) || m.status === 'SCHEDULED',
+        ),
       30_000,
       'every message final',
     );
@@ -219,23 +199,17 @@ describe('message retention and archives (db prune, db archive)', () => {
 
     await loadArchive();
     const archivedIds = archived('messages').map((m) => String(m.message_id));
-    const left = (
-      (await t.ds.query("SELECT uuid FROM messages WHERE account_id = ? AND status <> 'SCHEDULED'", [
-        tenant.account.id,
-      ])) as Array<{ uuid: string }>
-    ).map((r) => r.uuid);
+    const left = (await accountMessages(t, tenant.account.id, 'uuid', 'status'))
+      .filter((m) => m.status !== 'SCHEDULED')
+      .map((m) => m.uuid);
     expect(left).toEqual([]);
     // Each accepted message is in the archive exactly once.
     const batch = new Set(accepted);
     const inArchive = archivedIds.filter((id) => batch.has(id));
     expect(inArchive.sort()).toEqual([...accepted].sort());
     // One charge per request, no refund twice, and the balance is still the sum of the ledger.
-    const charges = (await t.ds.query(
-      "SELECT send_request_id, COUNT(*) AS n FROM ledger_entries WHERE account_id = ? AND kind = 'charge' GROUP BY send_request_id HAVING n > 1",
-      [tenant.account.id],
-    )) as unknown[];
-    expect(charges).toEqual([]);
-    const [{ total }] = await ledger();
+    expect(await requestsChargedTwice(t, tenant.account.id)).toEqual([]);
+    const { total } = await ledger();
     expect(Number(total)).toBeCloseTo(Number(await balance()), 6);
   });
 
@@ -256,15 +230,7 @@ describe('message retention and archives (db prune, db archive)', () => {
     const R = '260971555001';
     const sendTo = async (to: string[], message: string) => {
       const res = await send({ from: 'ACME', to, message });
-      await waitFor(
-        async () =>
-          (await count(
-            `SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status IN (${FINAL.map(() => '?')})`,
-            [res.api_reference, ...FINAL],
-          )) === to.length,
-        15_000,
-        'final messages',
-      );
+      await waitFor(async () => (await finalOf(res.api_reference)) === to.length, 15_000, 'final messages');
       return res.api_reference;
     };
     await sendTo([R], 'Private note one');
@@ -288,10 +254,8 @@ describe('message retention and archives (db prune, db archive)', () => {
       R,
     ]);
     expect(suppressed.code).toBe(0);
-    const costs = await t.ds.query(
-      'SELECT id, units, cost, status FROM messages WHERE account_id = ? ORDER BY id',
-      [tenant.account.id],
-    );
+    const costs = () => accountMessages(t, tenant.account.id, 'id', 'units', 'cost', 'status');
+    const costsBefore = await costs();
     const ledgerBefore = await ledger();
 
     const r = await runCli(cliEnv, [
@@ -322,28 +286,19 @@ describe('message retention and archives (db prune, db archive)', () => {
     });
 
     // Only the scheduled message, not yet final, still names the number; no text of a request to it alone is left.
-    const left = (await t.ds.query('SELECT status FROM messages WHERE account_id = ? AND recipient = ?', [
-      tenant.account.id,
-      R,
-    ])) as Array<{ status: string }>;
+    const left = (await accountMessages(t, tenant.account.id, 'recipient', 'status')).filter(
+      (m) => m.recipient === R,
+    );
     expect(left.map((m) => m.status)).toEqual(['SCHEDULED']);
-    expect(await count("SELECT COUNT(*) AS n FROM send_requests WHERE body LIKE 'Private note%'")).toBe(0);
+    const bodies = (await requestsOf(t, tenant.account.id, 'body')).map((r) => String(r.body));
+    expect(bodies.filter((b) => b.startsWith('Private note'))).toHaveLength(0);
     const { body } = await sendRequestFields(t, shared, 'body');
     expect(body).toBe('Shared news');
-    expect(await count('SELECT COUNT(*) AS n FROM send_requests WHERE id = ?', [alone])).toBe(1);
+    expect(await requestsById(t, [alone], 'id')).toHaveLength(1);
     // Amounts, states and the ledger are as they were; the suppression stays.
-    expect(
-      await t.ds.query('SELECT id, units, cost, status FROM messages WHERE account_id = ? ORDER BY id', [
-        tenant.account.id,
-      ]),
-    ).toEqual(costs);
+    expect(await costs()).toEqual(costsBefore);
     expect(await ledger()).toEqual(ledgerBefore);
-    expect(
-      await count('SELECT COUNT(*) AS n FROM suppressions WHERE account_id = ? AND recipient = ?', [
-        tenant.account.id,
-        R,
-      ]),
-    ).toBe(1);
+    expect(await suppressionCount(t, tenant.account.id, R)).toBe(1);
     // No archive line names the number any more.
     await loadArchive();
     for (const rows of archive.values()) expect(JSON.stringify(rows)).not.toContain(R);

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { accountFields } from '../support/account-probes.js';
 import { runCli } from '../support/cli-in-process.js';
+import { endValidityNow, openWindowsNow } from '../support/clock.js';
+import { requestMessages } from '../support/message-probes.js';
+import { balanceOf, sendRequestFields } from '../support/probes.js';
 import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -26,31 +30,10 @@ const openInLusaka = () => ({ from: hh(lusakaHour() - 1), to: hh(lusakaHour() + 
 /** A one-hour window that opens three hours from now in Lusaka. */
 const laterInLusaka = () => ({ from: hh(lusakaHour() + 3), to: hh(lusakaHour() + 4) });
 
-async function balance(t: TestApp, tenant: Tenant, channel = 'sms'): Promise<number> {
-  const [row] = await t.ds.query(
-    'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
-    [tenant.account.id, channel],
-  );
-  return Number(row.balance);
-}
+const balance = async (t: TestApp, tenant: Tenant) => Number(await balanceOf(t, tenant.account.id));
 
-async function messageRows(t: TestApp, ref: string) {
-  return (await t.ds.query(
-    'SELECT recipient, status, reason, send_at FROM messages WHERE send_request_id = ? ORDER BY id',
-    [ref],
-  )) as Array<{ recipient: string; status: string; reason: string | null; send_at: Date | null }>;
-}
-
-/** Moves a waiting request's clock: its windowed messages' openings (and so its due time) to now. */
-async function openNow(t: TestApp, ref: string): Promise<void> {
-  await t.ds.query(
-    "UPDATE messages SET send_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE send_request_id = ? AND status = 'SCHEDULED'",
-    [ref],
-  );
-  await t.ds.query('UPDATE send_requests SET due_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE id = ?', [
-    ref,
-  ]);
-}
+const messageRows = (t: TestApp, ref: string) =>
+  requestMessages(t, ref, 'recipient', 'status', 'reason', 'send_at');
 
 describe('send windows (quiet hours)', () => {
   let t: TestApp;
@@ -94,8 +77,8 @@ describe('send windows (quiet hours)', () => {
     expect(res.body.send_at).toBeUndefined();
 
     const ref = res.body.api_reference;
-    const [row] = await t.ds.query('SELECT due_at FROM send_requests WHERE id = ?', [ref]);
-    expect(new Date(row.due_at).toISOString()).toBe(us.send_at);
+    const row = await sendRequestFields(t, ref, 'due_at');
+    expect(new Date(row.due_at as Date).toISOString()).toBe(us.send_at);
     // The open one goes now; the other waits.
     await waitFor(
       async () => (await messageRows(t, ref))[0]!.status === 'DELIVERED',
@@ -107,14 +90,13 @@ describe('send windows (quiet hours)', () => {
     expect(lookup.body).toMatchObject({ status: 'SCHEDULED', send_at: us.send_at });
 
     // When its window opens (its stored time moved to now), the due scanner releases it.
-    await openNow(t, ref);
+    await openWindowsNow(t, ref);
     await waitFor(
       async () => (await messageRows(t, ref))[1]!.status === 'DELIVERED',
       15_000,
       'the deferred one delivered',
     );
-    const [after] = await t.ds.query('SELECT due_at FROM send_requests WHERE id = ?', [ref]);
-    expect(after.due_at).toBeNull();
+    expect((await sendRequestFields(t, ref, 'due_at')).due_at).toBeNull();
     const metrics = await t.http().get('/metrics');
     expect(metrics.text).toMatch(/bulk_window_deferred_messages_total\{channel="sms"\} [1-9]/);
   });
@@ -136,10 +118,8 @@ describe('send windows (quiet hours)', () => {
       status: 'SCHEDULED',
       send_at: new Date(sendAt.getTime() + 2 * HOUR).toISOString(),
     });
-    const [row] = await t.ds.query('SELECT valid_until FROM send_requests WHERE id = ?', [
-      res.body.api_reference,
-    ]);
-    expect(new Date(row.valid_until).toISOString()).toBe(
+    const row = await sendRequestFields(t, res.body.api_reference, 'valid_until');
+    expect(new Date(row.valid_until as Date).toISOString()).toBe(
       new Date(sendAt.getTime() + 86_400_000).toISOString(),
     );
   });
@@ -151,13 +131,9 @@ describe('send windows (quiet hours)', () => {
     const ref = res.body.api_reference;
     expect(await balance(t, tenant)).toBeCloseTo(before - 0.25, 6);
     // Due at the validity's end (10 minutes), not at the opening (3 hours).
-    const [row] = await t.ds.query('SELECT due_at, valid_until FROM send_requests WHERE id = ?', [ref]);
-    expect(new Date(row.due_at).getTime()).toBe(new Date(row.valid_until).getTime());
-    // The validity's end moved to now.
-    await t.ds.query(
-      'UPDATE send_requests SET valid_until = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND, due_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE id = ?',
-      [ref],
-    );
+    const row = await sendRequestFields(t, ref, 'due_at', 'valid_until');
+    expect(new Date(row.due_at as Date).getTime()).toBe(new Date(row.valid_until as Date).getTime());
+    await endValidityNow(t, ref);
     await waitFor(async () => (await messageRows(t, ref))[0]!.status === 'EXPIRED');
     expect((await messageRows(t, ref))[0]!.reason).toBe('VALIDITY_PERIOD_ELAPSED');
     await waitFor(async () => Math.abs((await balance(t, tenant)) - before) < 1e-9);
@@ -282,7 +258,6 @@ describe('send windows (quiet hours)', () => {
     ]);
     expect(off.code).toBe(0);
     expect(JSON.parse(off.stdout)).toMatchObject({ send_window: null, time_zone: 'Asia/Tokyo' });
-    const [row] = await t.ds.query('SELECT send_window FROM accounts WHERE id = ?', [owner.account.id]);
-    expect(row.send_window).toBeNull();
+    expect((await accountFields(t, { id: owner.account.id }, 'send_window')).send_window).toBeNull();
   });
 });

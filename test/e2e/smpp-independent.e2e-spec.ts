@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryReportService } from '../../src/modules/delivery/delivery-report.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { messageFields, requestMessages } from '../support/message-probes.js';
 import { netSmppMissing, startNetSmppSmsc, type NetSmppSmsc } from '../support/net-smpp-smsc.js';
+import {
+  deliveryReports,
+  partsOf,
+  storedProviderIds,
+  strandReceipt,
+  unappliedReportsOf,
+} from '../support/receipt-probes.js';
 import { startSmppApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -41,14 +49,7 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
     const res = await t.http().post(SMS).set('X-API-Key', tenant.key).send({ from: 'ACME', to, message });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const ref = res.body.api_reference;
-    const read = async () =>
-      (await t.ds.query('SELECT recipient, status, reason FROM messages WHERE send_request_id = ?', [
-        ref,
-      ])) as Array<{
-        recipient: string;
-        status: string;
-        reason: string | null;
-      }>;
+    const read = () => requestMessages(t, ref, 'recipient', 'status', 'reason');
     await waitFor(
       async () => (await read()).every((m) => !['ACKNOWLEDGED', 'SENT'].includes(m.status)),
       20_000,
@@ -67,12 +68,7 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
     );
     for (const n of to) expect(smsc.submits.filter((s) => s.destination === n)).toHaveLength(1);
     expect(smsc.receiptResponses.filter((s) => s !== 0)).toEqual([]);
-    const stored = (await t.ds.query(
-      'SELECT provider_message_id FROM message_parts ORDER BY provider_message_id',
-    )) as Array<{ provider_message_id: string }>;
-    expect(stored.map((p) => p.provider_message_id)).toEqual(
-      expect.arrayContaining(smsc.submits.map((s) => s.id)),
-    );
+    expect(await storedProviderIds(t)).toEqual(expect.arrayContaining(smsc.submits.map((s) => s.id)));
   });
 
   it('stores one provider id per part; a multipart message is DELIVERED only when every part is, else takes the worst part', async () => {
@@ -84,17 +80,8 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
     for (const n of [...allDelivered, firstPartLost]) {
       const sent = smsc.submits.filter((s) => s.destination === n);
       expect(sent.map((s) => `${s.seq}/${s.total}`).sort()).toEqual(['1/2', '2/2']);
-      const [{ id }] = (await t.ds.query('SELECT id FROM messages WHERE recipient LIKE ?', [
-        `%${n}`,
-      ])) as Array<{ id: string }>;
-      const parts = (await t.ds.query(
-        'SELECT part, provider_message_id, status FROM message_parts WHERE message_id = ? ORDER BY part',
-        [id],
-      )) as Array<{
-        part: number;
-        provider_message_id: string;
-        status: string;
-      }>;
+      const { id } = await messageFields(t, { recipientEndingWith: n }, 'id');
+      const parts = await partsOf(t, id);
       expect(parts.map((p) => p.provider_message_id).sort()).toEqual(sent.map((s) => s.id).sort());
       expect(parts.map((p) => p.status).sort()).toEqual(
         n === firstPartLost ? ['DELIVERED', 'UNDELIVERED'] : ['DELIVERED', 'DELIVERED'],
@@ -105,46 +92,21 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
   it('applies a receipt stored before SENT that the early pass never applied (its worker stopped between the two)', async () => {
     const states = await send(['260977000030'], 'a receipt left stranded');
     expect(states.get('260977000030')?.status).toBe('DELIVERED');
-    const [{ id }] = (await t.ds.query('SELECT id FROM messages WHERE recipient LIKE ?', [
-      '%260977000030',
-    ])) as Array<{ id: string }>;
-    // The state a stop between recording SENT and applying the early receipt leaves behind.
-    await t.ds.query("UPDATE messages SET status = 'SENT', completed_at = NULL WHERE id = ?", [id]);
-    await t.ds.query(
-      'UPDATE message_parts SET status = NULL, reason = NULL, reported_at = NULL WHERE message_id = ?',
-      [id],
-    );
-    const [{ provider_message_id: providerId }] = (await t.ds.query(
-      'SELECT provider_message_id FROM message_parts WHERE message_id = ?',
-      [id],
-    )) as Array<{ provider_message_id: string }>;
-    await t.ds.query(
-      `UPDATE ${t.name}_notification.delivery_reports SET applied_at = NULL, message_id = NULL,
-         received_at = CURRENT_TIMESTAMP(3) - INTERVAL 10 SECOND WHERE message_id = ? OR provider_message_id = ?`,
-      [id, providerId],
-    );
+    const { id } = await messageFields(t, { recipientEndingWith: '260977000030' }, 'id');
+    await strandReceipt(t, id);
     await t.app.get(DeliveryReportService).applyStranded();
-    const [after] = (await t.ds.query('SELECT status FROM messages WHERE id = ?', [id])) as Array<{
-      status: string;
-    }>;
-    expect(after.status).toBe('DELIVERED');
-    const unapplied = (await t.ds.query(
-      `SELECT COUNT(*) AS n FROM ${t.name}_notification.delivery_reports WHERE message_id <=> ? AND applied_at IS NULL`,
-      [id],
-    )) as Array<{ n: number | string }>;
-    expect(Number(unapplied[0].n)).toBe(0);
+    expect((await messageFields(t, { id }, 'status')).status).toBe('DELIVERED');
+    expect(await unappliedReportsOf(t, id)).toBe(0);
   });
 
   it('keeps a receipt that matches nothing, counts it, then expires it', async () => {
     const states = await send(['260977000016'], 'and one stray receipt');
     expect(states.get('260977000016')?.status).toBe('DELIVERED');
     const stray = async () =>
-      (await t.ds.query(
-        `SELECT applied_at, expired_at FROM ${t.name}_notification.delivery_reports WHERE provider_message_id = '999999999'`,
-      )) as Array<{
-        applied_at: Date | null;
-        expired_at: Date | null;
-      }>;
+      (await deliveryReports(t, { providerMessageId: '999999999' })).map((r) => ({
+        applied_at: r.applied_at,
+        expired_at: r.expired_at,
+      }));
     await waitFor(async () => (await stray()).length === 1, 5000, 'the stray receipt stored');
     expect(await stray()).toEqual([{ applied_at: null, expired_at: null }]);
     const metrics = await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS}`);

@@ -1,3 +1,5 @@
+import type { Probed } from './message-probes.js';
+
 /**
  * Many messages fast, for the search tests and benchmarks: multi-row INSERT ... SELECT from
  * MariaDB's sequence tables (seq_1_to_N), in slices, instead of a round trip per row. Requests
@@ -103,4 +105,9 @@ export async function seedMessages(query: Query, o: SeedOptions): Promise<{ requ
     );
   }
   return { requestIds: Array.from({ length: requests }, (_, i) => String(requestBase + BigInt(i))) };
+}
+
+/** seedMessages through a test app's data source (or any probe target). */
+export function seedAccountMessages(t: Probed, o: SeedOptions): Promise<{ requestIds: string[] }> {
+  return seedMessages((sql, params) => t.ds.query(sql, params), o);
 }

@@ -1,3 +1,5 @@
+import type { Probed } from './message-probes.js';
+
 /**
  * What "nothing half-stored, nothing lost, money exact" means in SQL, for the fault tests and
  * the soak: every query lists the rows that break a rule, so an empty answer means it holds.
@@ -106,4 +108,11 @@ export function describeProblems(r: InvariantReport): string[] {
   if (r.badRefunds.length)
     out.push(`${r.badRefunds.length} bad refund(s), e.g. ${JSON.stringify(r.badRefunds[0])}`);
   return out;
+}
+
+/** What checkStore finds, described, read through a test app's data source (or any probe target). */
+export async function storeProblems(t: Probed): Promise<string[]> {
+  return describeProblems(
+    await checkStore({ query: async (sql, params) => [await t.ds.query(sql, params), null] }),
+  );
 }

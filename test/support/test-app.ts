@@ -84,6 +84,32 @@ export function startSmppApp(
 }
 
 /**
+ * The app with its workers running, sending e-mail over SMTP to `smtpUrl` (plain: the loopback
+ * peers speak no TLS; STARTTLS is tested against Exim) and chat over HTTP to `chatUrl`.
+ */
+export function startMailChatApp(
+  smtpUrl: string,
+  chatUrl: string,
+  overrides: Record<string, string> = {},
+  name = uniqueName(),
+  options: TestAppOptions = {},
+): Promise<TestApp> {
+  return startTestApp(
+    {
+      RUN_WORKERS: 'true',
+      EMAIL_TRANSPORT: 'smtp',
+      SMTP_URL: smtpUrl,
+      SMTP_TLS: 'off',
+      CHAT_TRANSPORT: 'http',
+      CHAT_API_URL: chatUrl,
+      ...overrides,
+    },
+    name,
+    options,
+  );
+}
+
+/**
  * Copies the run's migrated template into the suite's databases that do not exist yet, so the
  * app finds them migrated instead of migrating three databases per suite.
  */

@@ -1,0 +1,57 @@
+import { countOf, type Probed } from './message-probes.js';
+
+/** Named reads of callback attempts and the callback outbox (the notification database), for e2e specs. */
+
+const table = (t: Probed, name: string) => `\`${t.name}_notification\`.${name}`;
+
+export interface AttemptRow {
+  event_id: string;
+  message_id: string;
+  account_id: string;
+  attempt: number;
+  outcome: string;
+  http_status: number | null;
+  error: string | null;
+}
+
+/** Callback attempts, by event then attempt number: every one, or an account's, or a message's. */
+export async function allCallbackAttempts(
+  t: Probed,
+  which?: { accountId: string } | { messageId: string },
+): Promise<AttemptRow[]> {
+  const [where, params]: [string, unknown[]] = !which
+    ? ['', []]
+    : 'accountId' in which
+      ? [' WHERE account_id = ?', [which.accountId]]
+      : [' WHERE message_id = ?', [which.messageId]];
+  const rows = (await t.ds.query(
+    `SELECT * FROM ${table(t, 'callback_attempts')}${where} ORDER BY event_id, attempt`,
+    params,
+  )) as Array<Record<string, any>>;
+  return rows.map((r) => ({
+    event_id: r.event_id,
+    message_id: String(r.message_id),
+    account_id: String(r.account_id),
+    attempt: Number(r.attempt),
+    outcome: r.outcome,
+    http_status: r.http_status == null ? null : Number(r.http_status),
+    error: r.error ?? null,
+  }));
+}
+
+/** How many of an account's callback events were delivered. */
+export async function deliveredCallbackEvents(t: Probed, accountId: string): Promise<number> {
+  return countOf(
+    t,
+    `SELECT COUNT(DISTINCT event_id) AS n FROM ${table(t, 'callback_attempts')} WHERE account_id = ? AND outcome = 'delivered'`,
+    [accountId],
+  );
+}
+
+/** How many callbacks wait in the outbox: all of them, or only those not yet handed to the queue. */
+export async function outboxCount(t: Probed, which: 'all' | 'unqueued' = 'all'): Promise<number> {
+  return countOf(
+    t,
+    `SELECT COUNT(*) AS n FROM ${table(t, 'callback_outbox')}${which === 'unqueued' ? ' WHERE queued_at IS NULL' : ''}`,
+  );
+}

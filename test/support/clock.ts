@@ -1,0 +1,37 @@
+import type { Probed } from './message-probes.js';
+
+/**
+ * Moves stored times to "just passed", so a spec sees what the scanners do when a time comes
+ * without waiting hours for it. Each helper moves only the times the scanner named reads.
+ */
+
+const PASSED = 'UTC_TIMESTAMP(3) - INTERVAL 1 SECOND';
+
+/** A waiting request's windowed messages open now (their send_at), and so the request is due. */
+export async function openWindowsNow(t: Probed, sendRequestId: string): Promise<void> {
+  await t.ds.query(
+    `UPDATE messages SET send_at = ${PASSED} WHERE send_request_id = ? AND status = 'SCHEDULED'`,
+    [sendRequestId],
+  );
+  await t.ds.query(`UPDATE send_requests SET due_at = ${PASSED} WHERE id = ?`, [sendRequestId]);
+}
+
+/** A waiting request's validity ends now, and so it is due. */
+export async function endValidityNow(t: Probed, sendRequestId: string): Promise<void> {
+  await t.ds.query(`UPDATE send_requests SET valid_until = ${PASSED}, due_at = ${PASSED} WHERE id = ?`, [
+    sendRequestId,
+  ]);
+}
+
+/** The given chat messages' fallback time comes now. */
+export async function fallbackDueNow(t: Probed, messageIds: string[]): Promise<void> {
+  await t.ds.query(`UPDATE messages SET fallback_due_at = ${PASSED} WHERE id IN (?)`, [messageIds]);
+}
+
+/** An account's idempotency keys are `hours` older: created and expiring that much earlier. */
+export async function ageIdempotencyKeys(t: Probed, accountId: string, hours: number): Promise<void> {
+  await t.ds.query(
+    'UPDATE idempotency_keys SET created_at = created_at - INTERVAL ? HOUR, expires_at = expires_at - INTERVAL ? HOUR WHERE account_id = ?',
+    [hours, hours, accountId],
+  );
+}
