@@ -53,6 +53,17 @@ function startProcess(
   return s;
 }
 
+/** Times grouped where each comes within `gap` ms of the one before: "301-1200, 9100-16316". */
+function spans(times: number[], gap = 1000): string {
+  const out: Array<[number, number]> = [];
+  for (const at of times) {
+    const last = out[out.length - 1];
+    if (last && at - last[1] <= gap) last[1] = at;
+    else out.push([at, at]);
+  }
+  return out.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ');
+}
+
 const answers200 = (url: string) => async () => (await fetch(url).catch(() => undefined))?.status === 200;
 
 describe.skipIf(!available)('a MariaDB Galera cluster', () => {
@@ -134,9 +145,14 @@ describe.skipIf(!available)('a MariaDB Galera cluster', () => {
   }, 300_000);
 
   describe('behind HAProxy, the writing node SIGKILLed mid-dispatch and rejoined', () => {
-    const SENDERS = 8;
-    const REQUESTS_PER_SENDER = 25;
-    const RECIPIENTS = 10;
+    const SENDERS = 4;
+    const REQUESTS_PER_SENDER = 7;
+    const RECIPIENTS = 200;
+    const PRICE = 0.5;
+    // The key's daily spend limit has room for 25 of the 28 requests (5,000 SMS): the last to
+    // arrive are refused 402, whether or not they meet the failover.
+    const ACCEPTED = 25;
+    const DAILY_LIMIT = ACCEPTED * RECIPIENTS * PRICE;
     const CONCURRENCY = 2;
     const SLICE = 200;
     let smsc: SmppPeer;
@@ -167,9 +183,8 @@ describe.skipIf(!available)('a MariaDB Galera cluster', () => {
       );
       tenant = await createTenant(t, {
         balances: { sms: '100000' },
-        prices: { sms: '0.5' },
-        // A limit the sends stay under: its counters are written with every charge.
-        key: { dailyLimit: '90000' },
+        prices: { sms: String(PRICE) },
+        key: { dailyLimit: DAILY_LIMIT.toFixed(2) },
       });
     }, 180_000);
     afterAll(async () => {
@@ -177,14 +192,23 @@ describe.skipIf(!available)('a MariaDB Galera cluster', () => {
       await smsc?.close();
     });
 
-    it('every 200 stored and charged once, balance equal to the ledger on every node, every message delivered, repeats within one slice per worker', async () => {
-      const answers: Array<{ status: number; at: number; ref?: string; to: string[] }> = [];
+    it('every 200 stored and charged once, spend limit exact, balance equal to the ledger on every node, every message delivered, none before its send_at, repeats within one slice per worker', async () => {
+      const answers: Array<{
+        status: number;
+        at: number;
+        ref?: string;
+        code?: string;
+        to: string[];
+        sendAt?: number;
+      }> = [];
       let n = 0;
       const sender = async (s: number) => {
         for (let r = 0; r < REQUESTS_PER_SENDER; r++) {
           const to = Array.from({ length: RECIPIENTS }, () => `26097${String(n++).padStart(7, '0')}`);
-          // Every fourth request is scheduled a few seconds ahead: released by the due scan across the failover.
-          const scheduled = r % 4 === 3 ? { send_at: new Date(Date.now() + 4000).toISOString() } : {};
+          // Two requests of each sender are scheduled ahead, to fall due during the failover and
+          // after it: released by the due scan on whichever node takes the writes then.
+          const sendAt = r === 2 ? Date.now() + 4000 : r === 5 ? Date.now() + 12_000 : undefined;
+          const scheduled = sendAt ? { send_at: new Date(sendAt).toISOString() } : {};
           // A 503 at the kill can come after the COMMIT took effect (its acknowledgement lost with the
           // node): a client that retries names its request, so the retry answers the stored one.
           const reference = { user_reference_id: `${name}-s${s}-r${r}` };
@@ -194,26 +218,66 @@ describe.skipIf(!available)('a MariaDB Galera cluster', () => {
               .post(SMS)
               .set('X-API-Key', tenant.key)
               .send({ from: 'ACME', to, message: `s${s} r${r}`, ...scheduled, ...reference });
-            answers.push({ status: res.status, at: Date.now(), ref: res.body?.api_reference, to });
+            answers.push({
+              status: res.status,
+              at: Date.now(),
+              ref: res.body?.api_reference,
+              code: res.body?.error?.code,
+              to,
+              sendAt,
+            });
             if (res.status !== 503) break;
             await sleep(200); // what a client does with 503 SERVICE_UNAVAILABLE: tries again
           }
+          // A client's pause between requests: most of them are still to come at the kill.
+          await sleep(250);
         }
       };
       const senders = Promise.all(Array.from({ length: SENDERS }, (_, s) => sender(s)));
 
-      await waitFor(async () => smsc.received.length >= 200, 60_000, 'dispatch under way');
+      await waitFor(
+        async () => smsc.received.length >= 200 && answers.filter((a) => a.status === 200).length >= 8,
+        60_000,
+        'dispatch under way',
+      );
       const killedAt = Date.now();
-      await cluster.kill(0);
-      await sleep(8000);
-      const rejoinStarted = Date.now();
-      await cluster.rejoin(0);
-      const rejoinedAt = Date.now();
-      await senders;
+      // What HAProxy's checks see of each node, so each burst of 503s can be told apart.
+      const checkChanges: string[] = [];
+      let watching = true;
+      const watcher = (async () => {
+        const last = [true, true, true];
+        while (watching) {
+          const now = await Promise.all([0, 1, 2].map((i) => cluster.serving(i)));
+          now.forEach((up, i) => {
+            if (up !== last[i])
+              checkChanges.push(`node${i + 1} ${up ? 'up' : 'down'} at ${Date.now() - killedAt}`);
+            last[i] = up;
+          });
+          await sleep(200);
+        }
+      })();
+      let rejoinStarted: number, rejoinedAt: number;
+      try {
+        await cluster.kill(0);
+        await sleep(8000);
+        rejoinStarted = Date.now();
+        await cluster.rejoin(0);
+        rejoinedAt = Date.now();
+        await senders;
+      } finally {
+        watching = false;
+        await watcher;
+      }
 
       const ok = answers.filter((a) => a.status === 200);
-      expect(answers.filter((a) => a.status !== 200 && a.status !== 503)).toEqual([]);
-      expect(ok).toHaveLength(SENDERS * REQUESTS_PER_SENDER);
+      const overLimit = answers.filter((a) => a.status === 402);
+      expect(answers.filter((a) => ![200, 402, 503].includes(a.status))).toEqual([]);
+      // Sends were made across the failover, not all before it.
+      expect(answers.filter((a) => a.at > killedAt).length).toBeGreaterThan(0);
+      expect(ok).toHaveLength(ACCEPTED);
+      expect(overLimit.map((a) => a.code)).toEqual(
+        Array<string>(SENDERS * REQUESTS_PER_SENDER - ACCEPTED).fill('SPEND_LIMIT_EXCEEDED'),
+      );
       const total = ok.length * RECIPIENTS;
       const refs = ok.map((a) => a.ref!);
       await untilDelivered(
@@ -245,7 +309,20 @@ describe.skipIf(!available)('a MariaDB Galera cluster', () => {
             "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
             [tenant.account.id],
           )) as unknown as [[{ balance: string }]];
-          expect(Number(channel.balance), `node${node + 1}`).toBe(100000 - total * 0.5);
+          expect(Number(channel.balance), `node${node + 1}`).toBe(100000 - total * PRICE);
+          // The key's spend of the day is what was charged: no refused or retried request counted.
+          const [[spend]] = (await conn.query(
+            "SELECT COALESCE(SUM(spent), 0) AS spent FROM daily_spend WHERE scope = 'key' AND owner_id = ?",
+            [tenant.apiKey.id],
+          )) as unknown as [[{ spent: string }]];
+          const [[charged]] = (await conn.query(
+            "SELECT -COALESCE(SUM(amount), 0) AS charged FROM ledger_entries WHERE account_id = ? AND kind = 'charge'",
+            [tenant.account.id],
+          )) as unknown as [[{ charged: string }]];
+          expect([Number(spend.spent), Number(charged.charged)], `node${node + 1}`).toEqual([
+            DAILY_LIMIT,
+            DAILY_LIMIT,
+          ]);
         } finally {
           await conn.end();
         }
@@ -253,18 +330,28 @@ describe.skipIf(!available)('a MariaDB Galera cluster', () => {
       const counts = ok.flatMap((a) => a.to).map((to) => smsc.countByDestination(to));
       expect(counts.filter((c) => c === 0)).toEqual([]);
       expect(counts.filter((c) => c > 1).length).toBeLessThanOrEqual(CONCURRENCY * SLICE);
+      expect(Math.max(...counts)).toBeLessThanOrEqual(2);
+      // No scheduled message handed to the SMSC before its send_at, whichever node released it.
+      const firstAt = new Map<string, number>();
+      for (const r of smsc.received) if (!firstAt.has(r.destination)) firstAt.set(r.destination, r.at);
+      const scheduled = ok.filter((a) => a.sendAt !== undefined);
+      expect(scheduled.flatMap((a) => a.to.filter((to) => firstAt.get(to)! < a.sendAt!))).toEqual([]);
 
       const metrics = await t.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
       expect(metrics.text).toMatch(/^bulk_db_transaction_retries_total\{cause="certification"\} \d+/m);
       const refused = answers.filter((a) => a.status === 503);
       const resumed = answers.find((a) => a.status === 200 && a.at > killedAt + 100)?.at;
-      console.log(
-        `Galera failover: ${answers.length} answers, ${refused.length} answered 503` +
-          (refused.length
-            ? ` between ${refused[0]!.at - killedAt} and ${refused[refused.length - 1]!.at - killedAt} ms after the kill`
-            : '') +
-          `; first 200 after the kill at ${resumed ? resumed - killedAt : 'n/a'} ms; rejoin (recovery + IST + sync) took ${rejoinedAt - rejoinStarted} ms; ` +
-          `${counts.filter((c) => c > 1).length} of ${total} messages submitted twice; ` +
+      const due = scheduled.map((a) => a.sendAt! - killedAt).sort((a, b) => a - b);
+      console.info(
+        `Galera failover: ${total} SMS in ${ok.length} requests of ${RECIPIENTS} from ${SENDERS} senders, ` +
+          `${overLimit.length} refused 402 at the spend limit (spent = charged = ${DAILY_LIMIT}); ` +
+          `${answers.length} answers, ${answers.filter((a) => a.at > killedAt).length} after the kill, ${refused.length} answered 503` +
+          (refused.length ? ` at ${spans(refused.map((a) => a.at - killedAt))} ms after the kill` : '') +
+          `; first 200 after the kill at ${resumed ? resumed - killedAt : 'n/a'} ms; ` +
+          `${scheduled.length} scheduled requests due ${due[0]} to ${due[due.length - 1]} ms after the kill; ` +
+          `rejoin (recovery + IST + sync) ${rejoinStarted - killedAt} to ${rejoinedAt - killedAt} ms after the kill; ` +
+          `checks: ${checkChanges.join(', ')}; ` +
+          `${counts.filter((c) => c > 1).length} of ${total} messages submitted twice (bound ${CONCURRENCY * SLICE}); ` +
           `retries: ${/bulk_db_transaction_retries_total\{cause="certification"\} (\d+)/.exec(metrics.text)?.[1]} certification, ` +
           `${/bulk_db_transaction_retries_total\{cause="lock"\} (\d+)/.exec(metrics.text)?.[1]} lock`,
       );

@@ -17,7 +17,9 @@ export async function untilDelivered(
   total: number,
   progress: () => number,
 ): Promise<void> {
-  await waitWhileProgressing(async () => ((await statesOf(t, accountId)).DELIVERED ?? 0) >= total, progress, {
+  // A read cut by a database failover (the connection dropped under it) is made again at the next poll.
+  const delivered = async () => (await statesOf(t, accountId).catch(() => undefined))?.DELIVERED ?? 0;
+  await waitWhileProgressing(async () => (await delivered()) >= total, progress, {
     stallMs: 30_000,
     maxMs: 120_000,
     what: `${total} messages DELIVERED`,

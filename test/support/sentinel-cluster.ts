@@ -98,6 +98,11 @@ export class SentinelCluster {
     throw new Error('no sentinel answers');
   }
 
+  /** Runs `run` on a connection of its own to the primary the sentinels name now (to read what is stored there). */
+  async onPrimary<T>(run: (r: Redis) => Promise<T>): Promise<T> {
+    return ask(Number((await this.primary()).split(':')[1]), run);
+  }
+
   /** SIGKILLs the server on `port` (a crash: no goodbye to the sentinels or the clients). */
   async kill(port: number): Promise<void> {
     const p = this.procs.get(port);
