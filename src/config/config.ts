@@ -6,6 +6,9 @@ import { DURATION } from './settings/define.js';
 import { parseSettings } from './settings/index.js';
 import type { AppConfig, RateLimit, DatabaseConfig } from './app-config.js';
 import { redisConnection } from './redis-connection.js';
+import { ConfigError } from './config-error.js';
+
+export { ConfigError };
 
 export type {
   Channel,
@@ -18,13 +21,6 @@ export type {
   AuthThrottleConfig,
   HttpLimitsConfig,
 } from './app-config.js';
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-    this.name = 'ConfigError';
-  }
-}
 
 /** A DI token: inject with `@Inject(APP_CONFIG) config: AppConfig`. */
 export const APP_CONFIG = Symbol('APP_CONFIG');

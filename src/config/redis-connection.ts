@@ -1,4 +1,4 @@
-import type { ConfigError } from './config.js';
+import type { ConfigError } from './config-error.js';
 
 /** Where every Redis connection of the process goes: one server, or the primary Sentinel names. */
 export interface RedisConnection {

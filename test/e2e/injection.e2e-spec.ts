@@ -296,6 +296,7 @@ const SAFE_SQL_INTERPOLATION = [
   /^\w+\.escapeId\([\w.]+\)$/,
   /^(?:reason|provider|at|connector)\.sql$/, // message.store: CASE id WHEN ? THEN ? … END (or the constant NULL)
   /^cases$/, // api-key.store (last-used times), delivery-report.service: WHEN ? THEN ? …
+  /^reason$/, // message-parts.store: '?' or CASE WHEN message_id = CAST(? AS UNSIGNED) AND part = ? THEN ? … END
   /^stamp$/, // message-state.service: 'sent_at' or 'completed_at'
   /^onEntry$/, // message.store: a constant fallback_due_at change per state (FALLBACK_ON_ENTRY)
   /^t$/, // migrations: DROP TABLE over a literal list

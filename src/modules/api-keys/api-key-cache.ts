@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CacheStats } from '../metrics/cache-stats.js';
-import type { ResolvedKey } from './api-keys.service.js';
+import type { ResolvedKey } from './resolved-key.js';
 import { CREDENTIAL_CACHE_TTL_MS } from '../accounts/password-policy.js';
 
 /**

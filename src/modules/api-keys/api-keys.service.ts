@@ -9,6 +9,9 @@ import { ApiKeyCache } from './api-key-cache.js';
 import { ApiKey, type KeyMode } from './api-key.entity.js';
 import { parseAmount } from '../../platform/money/money.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util.js';
+import type { ResolvedKey } from './resolved-key.js';
+
+export type { ResolvedKey };
 
 export class ApiKeyError extends CommandError {}
 
@@ -29,21 +32,6 @@ function checkDailyLimit(raw: string): string {
       'daily limit must be a decimal of zero or more with at most 6 decimal places, such as 50.00',
     );
   return amount;
-}
-
-export interface ResolvedKey {
-  key: ApiKey;
-  account: Account;
-  /** The key's allow list, parsed when the key was loaded; null accepts any address. */
-  allowList: IpAllowList | null;
-  /**
-   * Changes whenever the account's password does (a digest of its hash, never the hash): a
-   * remembered password check is honoured only while it matches, so a password changed from
-   * another process (the CLI) voids remembered checks within the key cache's TTL.
-   */
-  passwordTag: string;
-  /** A sub-account's parent's status: a suspended parent suspends its sub-accounts' keys too. */
-  parentStatus?: Account['status'] | null;
 }
 
 export function passwordTag(passwordHash: string): string {

@@ -13,11 +13,8 @@ import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import type { AuthedRequest } from './auth-context.js';
 import { holdRefusal } from './auth-throttle.js';
-import { limitFor } from './rate-limit.js';
+import { KEY_THROTTLER, limitFor } from './rate-limit.js';
 import { IS_PUBLIC } from '../../../platform/http/public.decorator.js';
-
-/** The one throttler: its limit and window are read from the calling key (rate-limit.ts). */
-export const KEY_THROTTLER = 'key';
 
 const WEIGHED_BY_RECIPIENTS = 'rate-limit:weighed-by-recipients';
 

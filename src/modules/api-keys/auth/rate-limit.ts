@@ -3,8 +3,10 @@ import type { ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { AppConfig } from '../../../config/config.js';
 import { redisOptions } from '../../../platform/redis/redis-options.js';
 import type { AuthedRequest } from './auth-context.js';
-import { KEY_THROTTLER } from './rate-limit.guard.js';
 import { RedisThrottlerStorage } from './redis-throttler-storage.js';
+
+/** The one throttler: its limit and window are read from the calling key (limitFor). */
+export const KEY_THROTTLER = 'key';
 
 const READY_WAIT_MS = 2000;
 
