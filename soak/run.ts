@@ -29,6 +29,7 @@ import {
   type CallbackLog,
 } from './checks.js';
 import { Load, LoadStats, type SoakTenant } from './load.js';
+import { MemorySampler } from './memory.js';
 import { cli, freePort, sleep, startProc, stopProc, waitHttp, type Proc } from './procs.js';
 import { printSummary, type Summary } from './summary.js';
 
@@ -177,6 +178,8 @@ async function main(): Promise<number> {
     stats.warmUpUntil = loadStarted + 15_000;
     const until = loadStarted + minutes * 60_000;
     const cpuBefore = procs.map((p) => cpuSeconds(p.child.pid));
+    const memory = new MemorySampler(procs.map((p) => ({ name: p.name, pid: p.child.pid })));
+    memory.start();
     const selfBefore = process.cpuUsage();
 
     // Key rotations through the CLI, alternating the two rich accounts; clients switch to the new key at once.
@@ -224,6 +227,7 @@ async function main(): Promise<number> {
       console.log('  Redis back (empty)');
     })();
     await load.run(until, rps);
+    memory.stop();
     await redisLoss;
     clearInterval(progress);
     await rotating;
@@ -265,6 +269,7 @@ async function main(): Promise<number> {
       .filter((p) => p.exited && !p.exited.expected)
       .map((p) => `${p.name} (${p.exited!.code ?? p.exited!.signal})`);
     const checks = await runChecks(pool, stats, smsc, callbacks, crashed);
+    checks.push(memory.check());
     checks.push({
       check: 'key rotations through the CLI',
       value: rotations,
@@ -298,6 +303,7 @@ async function main(): Promise<number> {
       messages: await messageStates(pool),
       ledger: await ledgerTable(pool),
       cpu: cpuLoad,
+      memory: memory.report(),
       checks,
     };
     writeFileSync(`${RESULTS}/latest.json`, JSON.stringify(printSummary(summary), null, 2));

@@ -14,6 +14,7 @@ export interface Summary {
   messages: Array<{ channel: string; status: string; n: number }>;
   ledger: Array<{ username: string; channel: string; balance: string; ledger: string; ok: boolean }>;
   cpu: Array<{ process: string; cpu_percent_of_one_core: number }>;
+  memory: Array<{ process: string; peak_mb: number; warm_mb: number; end_mb: number; growth_mb: number }>;
   checks: Check[];
 }
 
@@ -73,6 +74,9 @@ export function printSummary(s: Summary): object {
   console.log(
     `CPU during the load (% of one core): ${s.cpu.map((c) => `${c.process} ${c.cpu_percent_of_one_core}`).join(', ')}`,
   );
+  console.log(
+    `RSS during the load (MB, peak / warm / end / growth): ${s.memory.map((m) => `${m.process} ${m.peak_mb} / ${m.warm_mb} / ${m.end_mb} / ${m.growth_mb}`).join(', ')}`,
+  );
 
   console.log(
     `\n${pad('messages', 10)}${s.messages.map((m) => `${m.channel} ${m.status} ${m.n}`).join(' | ')}`,
@@ -121,6 +125,7 @@ export function printSummary(s: Summary): object {
     messages: s.messages,
     ledger: s.ledger,
     cpu: s.cpu,
+    memory: s.memory,
     checks: s.checks,
     passed: s.checks.every((c) => c.ok),
   };
