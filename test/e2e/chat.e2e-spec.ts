@@ -8,6 +8,7 @@ import {
   sendRequestFields,
   storedBody,
 } from '../support/probes.js';
+import { sendRequestRow } from '../support/message-probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
 const CHAT = '/api/v1/json/bulk/chat';
@@ -285,7 +286,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
   it('never stores the body password', async () => {
     const res = await send(body(tenant));
     expect(res.status).toBe(200);
-    const [row] = await t.ds.query('SELECT * FROM send_requests WHERE id = ?', [res.body.reference]);
+    const row = await sendRequestRow(t, res.body.reference);
     expect(JSON.stringify(row)).not.toContain(tenant.password);
   });
 

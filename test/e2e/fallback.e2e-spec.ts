@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { fallbackDueNow as dueNow } from '../support/clock.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
+import { fallbacksOf, requestMessages } from '../support/message-probes.js';
+import { balanceOf } from '../support/probes.js';
+import type { Channel } from '../../src/modules/messages/channel.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { MessageStateService } from '../../src/modules/delivery/message-state.service.js';
@@ -20,34 +24,26 @@ interface Row {
   fallback_of: string | null;
 }
 
-async function chatRows(t: TestApp, ref: string): Promise<Row[]> {
-  return (await t.ds.query('SELECT * FROM messages WHERE send_request_id = ? ORDER BY id', [ref])) as Row[];
-}
-
-async function fallbackOf(t: TestApp, chatId: string) {
-  const rows = (await t.ds.query(
-    `SELECT m.id, m.uuid, m.status, m.reason, m.recipient, m.cost, r.sender, r.body, r.callback_url
-       FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.fallback_of = ?`,
-    [chatId],
-  )) as Array<Record<string, unknown>>;
-  return rows;
-}
-
-async function balance(t: TestApp, tenant: Tenant, channel: string): Promise<number> {
-  const [row] = await t.ds.query(
-    'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
-    [tenant.account.id, channel],
+const chatRows = (t: TestApp, ref: string): Promise<Row[]> =>
+  requestMessages(
+    t,
+    ref,
+    'id',
+    'uuid',
+    'channel',
+    'recipient',
+    'status',
+    'reason',
+    'body',
+    'fallback_due_at',
+    'fallback_of',
   );
-  return Number(row.balance);
-}
 
-/** The fallback of these chat messages falls due now (time moved forward, not waited for). */
-async function dueNow(t: TestApp, ids: string[]): Promise<void> {
-  await t.ds.query(
-    'UPDATE messages SET fallback_due_at = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE id IN (?)',
-    [ids],
-  );
-}
+/** The fallback SMS of one chat message, with its request's sender, body and callback. */
+const fallbackOf = (t: TestApp, chatId: string) => fallbacksOf(t, [chatId]);
+
+const balance = async (t: TestApp, tenant: Tenant, channel: Channel) =>
+  Number(await balanceOf(t, tenant.account.id, channel));
 
 describe('chat-to-SMS fallback', () => {
   let t: TestApp;
@@ -229,22 +225,27 @@ describe('chat-to-SMS fallback', () => {
     );
     const scanner = t.app.get(FallbackScanner);
     await Promise.all([scanner.scan(), scanner.scan(), scanner.scan()]);
-    await waitFor(async () => {
-      const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE fallback_of IN (?)', [
-        rows.map((r) => r.id),
-      ]);
-      return Number(n) === 20;
-    });
+    await waitFor(
+      async () =>
+        (
+          await fallbacksOf(
+            t,
+            rows.map((r) => r.id),
+          )
+        ).length === 20,
+    );
     // Due again (as after a lost lease): nothing new.
     await dueNow(
       t,
       rows.map((r) => r.id),
     );
     await scanner.scan();
-    const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE fallback_of IN (?)', [
-      rows.map((r) => r.id),
-    ]);
-    expect(Number(n)).toBe(20);
+    expect(
+      await fallbacksOf(
+        t,
+        rows.map((r) => r.id),
+      ),
+    ).toHaveLength(20);
   });
 
   it('makes a test SMS for a test chat message, charging nothing, and counts fallbacks in /metrics', async () => {
@@ -262,11 +263,7 @@ describe('chat-to-SMS fallback', () => {
     await dueNow(t, [a!.id]);
     await waitFor(async () => (await fallbackOf(t, a!.id)).length === 1);
     const [sms] = await fallbackOf(t, a!.id);
-    const [req] = await t.ds.query(
-      'SELECT r.test_mode FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.id = ?',
-      [sms!.id],
-    );
-    expect(Number(req.test_mode)).toBe(1);
+    expect(Number(sms!.test_mode)).toBe(1);
     expect(await balance(t, tester, 'sms')).toBe(5);
     expect(await balance(t, tester, 'chat')).toBe(5);
     const metrics = await t.http().get('/metrics');

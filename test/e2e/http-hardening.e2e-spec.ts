@@ -2,7 +2,10 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { hashApiKey } from '../../src/modules/api-keys/api-key.util.js';
+import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { apiKeyRow } from '../support/account-probes.js';
+import { allRequestsCount } from '../support/message-probes.js';
 import { expectJsonError, expectXmlError } from '../fuzz/expectations.js';
 import { listen, rawRequest } from '../fuzz/raw-http.js';
 import { RawConnection } from '../fuzz/raw-socket.js';
@@ -56,8 +59,6 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
     await c?.close();
   });
 
-  const count = async (app: TestApp, table: string) =>
-    Number((await app.ds.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
   const postJson = (
     p: number,
     key: string,
@@ -217,7 +218,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
 
     it('parses JSON nested 32 levels and refuses 33 (MAX_JSON_DEPTH) with 400 MALFORMED_BODY, storing nothing', async () => {
       expect(expectJsonError(await postJson(port, tenant.key, SMS, nestedSms(32)))).toBe('VALIDATION_ERROR');
-      const before = await count(t, 'send_requests');
+      const before = await allRequestsCount(t);
       for (const body of [
         nestedSms(33),
         '['.repeat(10_000) + ']'.repeat(10_000),
@@ -228,7 +229,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
         expect(res.status).toBe(400);
         expect(expectJsonError(res)).toBe('MALFORMED_BODY');
       }
-      expect(await count(t, 'send_requests')).toBe(before);
+      expect(await allRequestsCount(t)).toBe(before);
     });
 
     it('uses MAX_JSON_DEPTH from the configuration', async () => {
@@ -297,7 +298,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
     });
 
     it('answers a JSON endpoint given a non-JSON Content-Type with 415 UNSUPPORTED_MEDIA_TYPE, storing nothing', async () => {
-      const before = await count(t, 'send_requests');
+      const before = await allRequestsCount(t);
       for (const type of [
         'text/plain',
         'application/x-www-form-urlencoded',
@@ -309,7 +310,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
         expect(res.status, String(type)).toBe(415);
         expect(expectJsonError(res)).toBe('UNSUPPORTED_MEDIA_TYPE');
       }
-      expect(await count(t, 'send_requests')).toBe(before);
+      expect(await allRequestsCount(t)).toBe(before);
       // No body at all is not a media type question: the fields are missing.
       expect(
         expectJsonError(
@@ -369,7 +370,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
     });
 
     it('cuts off a client that sends its body too slowly (HTTP_REQUEST_TIMEOUT_MS) with 408, storing nothing', async () => {
-      const before = await count(c, 'send_requests');
+      const before = await allRequestsCount(c);
       const body = JSON.stringify(GOOD);
       const conn = new RawConnection(cPort);
       conn.write(
@@ -382,7 +383,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
       // On the XML route, in XML.
       expect(conn.received).toMatch(/^HTTP\/1\.1 408 /);
       expect(conn.received).toMatch(/<code>REQUEST_TIMEOUT<\/code>/);
-      expect(await count(c, 'send_requests')).toBe(before);
+      expect(await allRequestsCount(c)).toBe(before);
     });
 
     it('closes an idle keep-alive connection after HTTP_KEEP_ALIVE_TIMEOUT_MS', async () => {
@@ -408,7 +409,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
     });
 
     it('refuses XML nested deeper than 8 levels, with more than 20,000 elements, or with any DOCTYPE (bombs, XXE) with 400 MALFORMED_BODY, storing nothing', async () => {
-      const before = await count(t, 'send_requests');
+      const before = await allRequestsCount(t);
       const post = (body: string) =>
         rawRequest(port, {
           method: 'POST',
@@ -429,7 +430,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
       ]) {
         expect(expectXmlError(await post(body))).toBe('MALFORMED_BODY');
       }
-      expect(await count(t, 'send_requests')).toBe(before);
+      expect(await allRequestsCount(t)).toBe(before);
     });
 
     it('refuses inconsistent or malformed limit settings at start, naming the variable', () => {
@@ -449,7 +450,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
 
   describe('callback URLs', () => {
     it('refuses an http:// callback_url at request time with INVALID_CALLBACK_URL when CALLBACK_HTTPS_ONLY is on, storing nothing', async () => {
-      const before = await count(c, 'send_requests');
+      const before = await allRequestsCount(c);
       const json = await c
         .http()
         .post(SMS)
@@ -467,7 +468,7 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
         body: xmlDoc({ ...GOOD_XML, callback_url: 'http://example.com/hook' }),
       });
       expect(expectXmlError(xml)).toBe('INVALID_CALLBACK_URL');
-      expect(await count(c, 'send_requests')).toBe(before);
+      expect(await allRequestsCount(c)).toBe(before);
       const https = await c
         .http()
         .post(SMS)
@@ -584,13 +585,13 @@ describe('HTTP hardening: limits, security headers, CORS and secrets', () => {
     });
 
     it('stores passwords as argon2id hashes', async () => {
-      const [row] = await t.ds.query('SELECT password_hash FROM accounts WHERE id = ?', [tenant.account.id]);
-      expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$/);
-      expect(row.password_hash).not.toContain(tenant.password);
+      const { passwordHash } = (await t.app.get(AccountsService).credentials(tenant.account.id))!;
+      expect(passwordHash).toMatch(/^\$argon2id\$v=19\$/);
+      expect(passwordHash).not.toContain(tenant.password);
     });
 
     it('stores API keys only as their SHA-256', async () => {
-      const [row] = await t.ds.query('SELECT * FROM api_keys WHERE id = ?', [tenant.apiKey.id]);
+      const row = await apiKeyRow(t, tenant.apiKey.id);
       expect(Buffer.from(row.key_hash).equals(hashApiKey(tenant.key))).toBe(true);
       expect(JSON.stringify(row)).not.toContain(tenant.key.slice(8));
     });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
+import { inboundFrom } from '../support/account-probes.js';
+import { allMessagesCount, messagesTo, requestMessages } from '../support/message-probes.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { runCli } from '../support/cli-in-process.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
@@ -282,10 +284,9 @@ describe('inbound messages and opt-out', () => {
     expect((await simulate('260975550001', LONG, 'STOP')).json.inbound[0].keyword).toBe('STOP');
     const rows = await waitFor(
       async () => {
-        const r = (await t.ds.query(
-          'SELECT recipient, status, reason FROM messages WHERE send_request_id = ? ORDER BY recipient',
-          [res.body.api_reference],
-        )) as Array<{ recipient: string; status: string; reason: string | null }>;
+        const r = (await requestMessages(t, res.body.api_reference, 'recipient', 'status', 'reason')).sort(
+          (x, y) => x.recipient.localeCompare(y.recipient),
+        );
         return r.every((m) => !['SCHEDULED', 'ACKNOWLEDGED', 'SENT'].includes(m.status)) ? r : null;
       },
       30_000,
@@ -328,11 +329,7 @@ describe('inbound messages and opt-out', () => {
     expect(stop.json.pending).toMatchObject({ auto_replies: 1, auto_replies_within_seconds: 25 });
     const [row] = await waitFor(
       async () => {
-        const rows = (await t.ds.query(
-          `SELECT m.status, r.sender, r.body FROM messages m JOIN send_requests r ON r.id = m.send_request_id
-          WHERE m.account_id = ? AND m.recipient = '260979999999'`,
-          [a.account.id],
-        )) as Array<{ status: string; sender: string; body: string }>;
+        const rows = await messagesTo(t, a.account.id, '260979999999');
         return rows.length ? rows : null;
       },
       20_000,
@@ -343,8 +340,7 @@ describe('inbound messages and opt-out', () => {
     expect(before - (await balance(a))).toBe(1);
     // Once only, however often the sweep looks.
     await new Promise((r) => setTimeout(r, 1000));
-    const [{ n }] = await t.ds.query("SELECT COUNT(*) AS n FROM messages WHERE recipient = '260979999999'");
-    expect(Number(n)).toBe(1);
+    expect(await allMessagesCount(t, '260979999999')).toBe(1);
   });
 
   it('cannot be pumped: a STOP is confirmed only when it suppresses anew, HELP and START are answered once a day per sender, and a message from one of our own numbers gets no auto-reply', async () => {
@@ -371,10 +367,7 @@ describe('inbound messages and opt-out', () => {
     const own = '260970000201';
     expect((await cli('numbers', 'add', '--username', b.username, '--number', own)).code).toBe(0);
     expect((await simulate(own, LONG, 'HELP')).code).toBe(0);
-    const decided = (await t.ds.query(
-      'SELECT sender, text, reply_text FROM inbound_messages WHERE account_id = ? AND sender IN (?, ?, ?) ORDER BY id',
-      [a.account.id, handset, asker, own],
-    )) as Array<{ sender: string; text: string; reply_text: string | null }>;
+    const decided = await inboundFrom(t, a.account.id, [handset, asker, own], 'sender', 'text', 'reply_text');
     expect(decided.map((r) => [r.sender, r.text, r.reply_text])).toEqual([
       [handset, 'STOP', 'Stopped.'],
       [handset, 'stop', null],
@@ -385,12 +378,7 @@ describe('inbound messages and opt-out', () => {
       [asker, 'HELP', null],
       [own, 'HELP', null],
     ]);
-    const sent = async () =>
-      (await t.ds.query(
-        `SELECT m.recipient, r.body FROM messages m JOIN send_requests r ON r.id = m.send_request_id
-          WHERE m.account_id = ? AND m.recipient IN (?, ?, ?) ORDER BY m.id`,
-        [a.account.id, handset, asker, own],
-      )) as Array<{ recipient: string; body: string }>;
+    const sent = () => messagesTo(t, a.account.id, handset, asker, own);
     await waitFor(async () => ((await sent()).length >= 3 ? true : null), 20_000, 'the three auto-replies');
     await new Promise((r) => setTimeout(r, 1000));
     expect((await sent()).map((r) => [r.recipient, r.body]).sort()).toEqual([

@@ -6,8 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BalanceService } from '../../src/modules/balance/balance.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
-import { seedMessages } from '../support/message-seed.js';
+import { setMessageStatusDirectly } from '../support/direct-writes.js';
+import { messageFields, requestMessages, runningExportQueries } from '../support/message-probes.js';
+import { seedAccountMessages } from '../support/message-seed.js';
+import { sendRequestFields } from '../support/probes.js';
 import { MYSQL_ROOT, startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -84,10 +88,7 @@ describe('message search, export and request summaries', () => {
     expect(email.status).toBe(200);
     emailRef = email.body.api_reference;
     // One message delivered, as a receipt would leave it.
-    await t.ds.query(
-      "UPDATE messages SET status = 'DELIVERED' WHERE send_request_id = ? AND recipient = '260971000002'",
-      [smsRef],
-    );
+    await setMessageStatusDirectly(t, smsRef, '260971000002', 'DELIVERED');
   });
   afterAll(async () => t?.close());
 
@@ -146,12 +147,8 @@ describe('message search, export and request summaries', () => {
     });
 
     it('takes created_from as inclusive and created_to as exclusive', async () => {
-      const [row] = (await t.ds.query('SELECT created_at FROM send_requests WHERE id = ?', [
-        emailRef,
-      ])) as Array<{
-        created_at: Date;
-      }>;
-      const at = row.created_at.toISOString();
+      const row = await sendRequestFields(t, emailRef, 'created_at');
+      const at = (row.created_at as Date).toISOString();
       expect((await get(`${SEARCH}?created_from=${at}`)).body.data).toHaveLength(2);
       expect((await get(`${SEARCH}?created_to=${at}`)).body.data).toHaveLength(3);
       expect((await get(`${SEARCH}?created_from=2999-01-01`)).body.data).toEqual([]);
@@ -286,13 +283,17 @@ describe('message search, export and request summaries', () => {
     });
 
     it('shows refunds the ledger gave back', async () => {
-      const [m] = (await t.ds.query(
-        'SELECT id FROM messages WHERE send_request_id = ? AND units > 0 LIMIT 1',
-        [emailRef],
-      )) as Array<{ id: string }>;
-      await t.ds.query(
-        "INSERT INTO ledger_entries (account_id, channel, kind, amount, send_request_id, message_id) VALUES (?, 'email', 'refund', 0.05, ?, ?)",
-        [a.account.id, emailRef, m.id],
+      const [m] = (await requestMessages(t, emailRef, 'id', 'units')).filter((r) => r.units > 0);
+      await t.ds.transaction((em) =>
+        t.app.get(BalanceService).refundMessages(em, [
+          {
+            id: String(m.id),
+            accountId: a.account.id,
+            channel: 'email',
+            cost: '0.05',
+            sendRequestId: emailRef,
+          },
+        ]),
       );
       const res = await get(`/api/v1/json/bulk/${emailRef}`);
       expect(res.body).toMatchObject({ channel: 'email', units: 2, refunded: 0.05 });
@@ -319,9 +320,7 @@ describe('message search, export and request summaries', () => {
       expect(lines[0]).toBe(HEADER);
       expect(lines).toHaveLength(6);
       const [first] = (await get(`${SEARCH}?limit=1`)).body.data;
-      const [{ updated_at }] = (await t.ds.query('SELECT updated_at FROM messages WHERE uuid = ?', [
-        first.message_id,
-      ])) as Array<{ updated_at: Date }>;
+      const { updated_at } = await messageFields(t, { uuid: first.message_id }, 'updated_at');
       expect(lines[1]).toBe(
         `${first.message_id},${smsRef},"inv, ""7""",sms,260971000001,ACKNOWLEDGED,,1,0.25,ZMW,` +
           `${first.created_at},${updated_at.toISOString()}`,
@@ -353,10 +352,7 @@ describe('message search, export and request summaries', () => {
     describe('with a large account', () => {
       let big: Tenant;
       let port: number;
-      const exportQueries = async () =>
-        (await t.ds.query(
-          "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE CONCAT('%messages', '-export%')",
-        )) as Array<{ ID: string }>;
+      const exportQueries = () => runningExportQueries(t);
 
       /** Starts an export and stops reading after its first chunk; answers how to hang up. */
       const startReading = () =>
@@ -377,7 +373,7 @@ describe('message search, export and request summaries', () => {
 
       beforeAll(async () => {
         big = await createTenant(t);
-        await seedMessages((sql, params) => t.ds.query(sql, params), {
+        await seedAccountMessages(t, {
           accountId: big.account.id,
           count: 150_000,
           firstId: 5_000_000_000n,

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { runCli } from '../support/cli-in-process.js';
 import { queuedMessageIds, startTestApp, testEnv, type TestApp } from '../support/test-app.js';
-import { sendRequestFields } from '../support/probes.js';
+import { ledgerTotals } from '../support/account-probes.js';
+import {
+  ledgerAmounts,
+  messageCount,
+  messagesOfRequest,
+  sendRequestCount,
+  sendRequestFields,
+} from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const A = '260971000001';
@@ -25,17 +32,15 @@ describe('preview routes and smart encoding', () => {
     t.http().post(path).set('X-API-Key', key).send(body);
   /** Everything a send would leave behind for the account: requests, messages, ledger rows, queued jobs. */
   const traces = async (accountId: string) => {
-    const [[r], [m], [l]] = await Promise.all([
-      t.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ?', [accountId]),
-      t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [accountId]),
-      t.ds.query('SELECT COUNT(*) AS n, SUM(amount) AS total FROM ledger_entries WHERE account_id = ?', [
-        accountId,
-      ]),
+    const [requests, messages, ledger] = await Promise.all([
+      sendRequestCount(t, accountId),
+      messageCount(t, accountId),
+      ledgerTotals(t, { accountId }),
     ]);
     const queued = (
       await Promise.all(['sms', 'email', 'chat'].map((q) => queuedMessageIds(t.queue(q))))
     ).flat().length;
-    return { requests: Number(r.n), messages: Number(m.n), ledger: Number(l.n), total: l.total, queued };
+    return { requests, messages, ledger: ledger.n, total: ledger.total, queued };
   };
 
   it("counts a preview against the key's rate limit by its recipients: one request per 1,000, started", async () => {
@@ -140,17 +145,10 @@ describe('preview routes and smart encoding', () => {
     const preview = await post(`${SMS}/preview`, body);
     const send = await post(SMS, body);
     expect(send.status).toBe(200);
-    const rows = await t.ds.query('SELECT units, cost FROM messages WHERE send_request_id = ? ORDER BY id', [
-      send.body.api_reference,
-    ]);
-    expect(rows.map((r: { units: number }) => r.units)).toEqual(
-      preview.body.recipients.map((r: { units: number }) => r.units),
-    );
-    const [charge] = await t.ds.query(
-      "SELECT -amount AS cost FROM ledger_entries WHERE send_request_id = ? AND kind = 'charge'",
-      [send.body.api_reference],
-    );
-    expect(Number(charge.cost)).toBe(preview.body.totals.cost);
+    const rows = await messagesOfRequest(t, send.body.api_reference);
+    expect(rows.map((r) => r.units)).toEqual(preview.body.recipients.map((r: { units: number }) => r.units));
+    const [charge] = await ledgerAmounts(t, send.body.api_reference, 'charge');
+    expect(-Number(charge)).toBe(preview.body.totals.cost);
   });
 
   it('says sufficient: false instead of refusing when the balance cannot pay', async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { messagesOfRequest, sendRequestFields } from '../support/probes.js';
+import { allMessagesCount } from '../support/message-probes.js';
+import { messagesOfRequest, sendRequestFields, statusesOfRequest } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 
@@ -93,10 +94,7 @@ describe('POST /api/v1/json/bulk/sms', () => {
     const rows = await rowsOf(res.body.api_reference);
     expect(rows.map((r) => r.status)).toEqual(['ACKNOWLEDGED', 'ACKNOWLEDGED', 'REJECTED', 'REJECTED']);
     const queued = await queuedMessageIds(t.queue('sms'));
-    const [ids] = [
-      await t.ds.query('SELECT id, status FROM messages WHERE send_request_id = ?', [res.body.api_reference]),
-    ];
-    for (const row of ids as Array<{ id: string; status: string }>) {
+    for (const row of await messagesOfRequest(t, res.body.api_reference)) {
       expect(queued.includes(row.id)).toBe(row.status === 'ACKNOWLEDGED');
     }
   });
@@ -130,11 +128,8 @@ describe('POST /api/v1/json/bulk/sms', () => {
     const res = await send({ from: 'ACME', to, message: 'bulk' });
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(5000);
-    const [{ n }] = await t.ds.query(
-      "SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status = 'ACKNOWLEDGED'",
-      [res.body.api_reference],
-    );
-    expect(Number(n)).toBe(5000);
+    const statuses = await statusesOfRequest(t, res.body.api_reference);
+    expect(statuses.filter((s) => s === 'ACKNOWLEDGED')).toHaveLength(5000);
     const jobs = (await t.queue('sms').getJobs(['waiting'])).filter(
       (j) => j.data.sendRequestId === res.body.api_reference,
     );
@@ -142,13 +137,10 @@ describe('POST /api/v1/json/bulk/sms', () => {
     expect(jobs.length).toBeLessThan(5000);
     expect(new Set(jobs.flatMap((j) => j.data.messageIds)).size).toBe(5000);
     // Marked enqueued shortly after its jobs reached Redis (MARK_ENQUEUED_MS), not before the answer.
-    const marked = await waitFor(async () => {
-      const [{ enq }] = await t.ds.query(
-        'SELECT enqueued_at IS NOT NULL AS enq FROM send_requests WHERE id = ?',
-        [res.body.api_reference],
-      );
-      return Number(enq) === 1;
-    }, 2000);
+    const marked = await waitFor(
+      async () => (await sendRequestFields(t, res.body.api_reference, 'enqueued_at')).enqueued_at !== null,
+      2000,
+    );
     expect(marked).toBe(true);
   });
 
@@ -226,11 +218,10 @@ describe('POST /api/v1/json/bulk/sms', () => {
     });
 
     it('stores nothing for a refused request', async () => {
-      const [{ n0 }] = await t.ds.query('SELECT COUNT(*) AS n0 FROM messages');
+      const before = await allMessagesCount(t);
       await send({ from: 'ACME', to: ['123'], message: 'x' });
       await send({ from: 'ACMECORPORATION', to: '260971234567', message: 'x' });
-      const [{ n1 }] = await t.ds.query('SELECT COUNT(*) AS n1 FROM messages');
-      expect(Number(n1)).toBe(Number(n0));
+      expect(await allMessagesCount(t)).toBe(before);
     });
   });
 

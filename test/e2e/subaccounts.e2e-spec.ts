@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSubaccount, createTenant } from '../factories/account.factory.js';
-import { checkStore, describeProblems } from '../support/store-invariants.js';
+import type { Channel } from '../../src/modules/messages/channel.js';
+import {
+  accountFields,
+  ledgerEntries,
+  ledgerMismatches as mismatchesIn,
+  ledgerTotals,
+} from '../support/account-probes.js';
+import { balanceOf as balanceIn } from '../support/probes.js';
+import { storeProblems } from '../support/store-invariants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const SUBS = '/api/v1/json/subaccounts';
@@ -19,24 +27,8 @@ describe('sub-accounts: creation, overview and transfers', () => {
     post: (path: string, body: object) => t.http().post(path).set('X-API-Key', key).send(body),
     get: (path: string) => t.http().get(path).set('X-API-Key', key),
   });
-  const balanceOf = async (accountId: string, channel = 'sms') =>
-    (
-      await t.ds.query('SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?', [
-        accountId,
-        channel,
-      ])
-    )[0].balance as string;
-  /** Account channels whose balance is not the sum of their ledger rows. */
-  const ledgerMismatches = (ids: string[]) =>
-    t.ds.query(
-      `SELECT c.account_id, c.channel, c.balance, COALESCE(SUM(l.amount), 0) AS ledger
-         FROM account_channels c
-         LEFT JOIN ledger_entries l ON l.account_id = c.account_id AND l.channel = c.channel
-        WHERE c.account_id IN (?)
-        GROUP BY c.account_id, c.channel, c.balance
-       HAVING c.balance <> ledger`,
-      [ids],
-    );
+  const balanceOf = (accountId: string, channel: Channel = 'sms') => balanceIn(t, accountId, channel);
+  const ledgerMismatches = (ids: string[]) => mismatchesIn(t, ids);
   const newName = () => `acme_${Math.random().toString(36).slice(2, 10)}`;
 
   it('creates a sub-account with the parent key: 201 with username, parent, name, status and created_at', async () => {
@@ -51,7 +43,7 @@ describe('sub-accounts: creation, overview and transfers', () => {
       status: 'active',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
-    const [row] = await t.ds.query('SELECT parent_id, currency FROM accounts WHERE username = ?', [username]);
+    const row = await accountFields(t, { username }, 'parent_id', 'currency');
     expect(String(row.parent_id)).toBe(String(parent.account.id));
     // The parent's currency, whatever the default.
     expect(row.currency).toBe('USD');
@@ -197,16 +189,13 @@ describe('sub-accounts: creation, overview and transfers', () => {
     });
     expect(up.status).toBe(200);
     expect(up.body).toMatchObject({ amount: -0.123456, parent_balance: 75, subaccount_balance: 25 });
-    const rows = await t.ds.query(
-      "SELECT account_id, amount FROM ledger_entries WHERE kind = 'transfer' AND transfer_id = ? ORDER BY amount",
-      [down.body.transfer_id],
+    const rows = (await ledgerEntries(t, { transferId: down.body.transfer_id }, 'transfer')).sort(
+      (x, y) => Number(x.amount) - Number(y.amount),
     );
-    expect(rows.map((r: { account_id: string; amount: string }) => [String(r.account_id), r.amount])).toEqual(
-      [
-        [String(parent.account.id), '-25.123456'],
-        [String(child.account.id), '25.123456'],
-      ],
-    );
+    expect(rows.map((r) => [r.account_id, r.amount])).toEqual([
+      [String(parent.account.id), '-25.123456'],
+      [String(child.account.id), '25.123456'],
+    ]);
     expect(await ledgerMismatches([parent.account.id, child.account.id])).toEqual([]);
   });
 
@@ -342,11 +331,8 @@ describe('sub-accounts: creation, overview and transfers', () => {
   });
 
   it('leaves the store whole after all of the above: every balance the sum of its ledger, every charge matching its request', async () => {
-    const report = await checkStore({ query: (sql, p) => t.ds.query(sql, p).then((r) => [r, null]) });
-    expect(describeProblems(report)).toEqual([]);
-    const [transfers] = await t.ds.query(
-      "SELECT COUNT(*) AS n, SUM(amount) AS total FROM ledger_entries WHERE kind = 'transfer'",
-    );
+    expect(await storeProblems(t)).toEqual([]);
+    const transfers = await ledgerTotals(t, { kind: 'transfer' });
     // Every transfer moved as much out of one account as into the other.
     expect(Number(transfers.n)).toBeGreaterThan(0);
     expect(Number(transfers.total)).toBe(0);

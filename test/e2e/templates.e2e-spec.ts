@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { requestMessages } from '../support/message-probes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const TEMPLATES = '/api/v1/json/templates';
@@ -137,9 +138,7 @@ describe('templates: /api/v1/json/templates and template_id on sends', () => {
       channel: 'sms',
       body: 'Changed',
     });
-    const [row] = await t.ds.query('SELECT body FROM messages WHERE send_request_id = ?', [
-      res.body.api_reference,
-    ]);
+    const [row] = await requestMessages(t, res.body.api_reference, 'body');
     expect(row.body).toBe('Hi Jane');
   });
 
@@ -160,8 +159,7 @@ describe('templates: /api/v1/json/templates and template_id on sends', () => {
     const given = await http().post('/api/v1/json/bulk/email', { ...base, subject: 'Hello {{n}}' });
     expect(own.status).toBe(200);
     expect(given.status).toBe(200);
-    const subjectOf = async (ref: string) =>
-      (await t.ds.query('SELECT subject FROM messages WHERE send_request_id = ?', [ref]))[0].subject;
+    const subjectOf = async (ref: string) => (await requestMessages(t, ref, 'subject'))[0].subject;
     expect(await subjectOf(own.body.api_reference)).toBe('Statement for Jane');
     expect(await subjectOf(given.body.api_reference)).toBe('Hello Jane');
   });

@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import { InboundStore } from '../../src/modules/inbound/inbound.store.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { apiKeysNamed, inboundFrom, ledgerTotals, storedBalances } from '../support/account-probes.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
+import { requestMessages, requestsOf } from '../support/message-probes.js';
 import { startSmtpPeer, type SmtpPeer } from '../support/smtp-peer.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startMailChatApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { sendRequestFields } from '../support/probes.js';
 
@@ -23,11 +25,7 @@ describe('test keys', () => {
   let chatApi: HttpPeer;
   let hooks: HttpPeer;
 
-  const statesOf = async (ref: string) =>
-    (await t.ds.query(
-      'SELECT recipient, status, reason, attempts FROM messages WHERE send_request_id = ? ORDER BY id',
-      [ref],
-    )) as Array<{ recipient: string; status: string; reason: string | null; attempts: number }>;
+  const statesOf = (ref: string) => requestMessages(t, ref, 'recipient', 'status', 'reason', 'attempts');
   const settled = (ref: string) =>
     waitFor(
       async () => {
@@ -37,29 +35,17 @@ describe('test keys', () => {
       40_000,
       `every message of ${ref} in a final state`,
     );
-  const money = async () => {
-    const balances = await t.ds.query(
-      'SELECT channel, balance FROM account_channels WHERE account_id = ? ORDER BY channel',
-      [tenant.account.id],
-    );
-    const [ledger] = await t.ds.query('SELECT COUNT(*) AS n FROM ledger_entries WHERE account_id = ?', [
-      tenant.account.id,
-    ]);
-    return { balances, ledgerRows: Number(ledger.n) };
-  };
+  const money = async () => ({
+    balances: await storedBalances(t, tenant.account.id),
+    ledgerRows: (await ledgerTotals(t, { accountId: tenant.account.id })).n,
+  });
 
   beforeAll(async () => {
     smtp = await startSmtpPeer();
     chatApi = await startHttpPeer();
     hooks = await startHttpPeer(() => ({ status: 204 }));
-    t = await startTestApp({
-      RUN_WORKERS: 'true',
+    t = await startMailChatApp(smtp.url, `${chatApi.url}/send`, {
       SANDBOX_DELIVERY_DELAY_MS: '100',
-      EMAIL_TRANSPORT: 'smtp',
-      SMTP_URL: smtp.url,
-      SMTP_TLS: 'off',
-      CHAT_TRANSPORT: 'http',
-      CHAT_API_URL: `${chatApi.url}/send`,
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
       CALLBACK_BACKOFF_BASE_MS: '50',
       METRICS_TOKEN: METRICS_TOKEN,
@@ -81,9 +67,7 @@ describe('test keys', () => {
 
   it('a test key starts with bmk_test_ and is stored with mode test', async () => {
     expect(testKey.startsWith('bmk_test_')).toBe(true);
-    const [row] = await t.ds.query("SELECT mode FROM api_keys WHERE account_id = ? AND name = 'sandbox'", [
-      tenant.account.id,
-    ]);
+    const [row] = await apiKeysNamed(t, 'sandbox', tenant.account.id, 'mode');
     expect(row.mode).toBe('test');
   });
 
@@ -214,16 +198,11 @@ describe('test keys', () => {
     // The test recipient's STOP is the test transport's own message: no auto-reply, so no reply
     // for the recipient to answer again. Well past a few delivery delays, still one STOP, no reply.
     await new Promise((r) => setTimeout(r, 1500));
-    const rows = (await t.ds.query(
-      'SELECT reply_text FROM inbound_messages WHERE account_id = ? AND sender = ?',
-      [tenant.account.id, to],
-    )) as Array<{ reply_text: string | null }>;
-    expect(rows).toEqual([{ reply_text: null }]);
-    const [replies] = await t.ds.query(
-      "SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND user_reference_id LIKE 'auto-reply-%'",
-      [tenant.account.id],
+    expect(await inboundFrom(t, tenant.account.id, [to], 'reply_text')).toEqual([{ reply_text: null }]);
+    const replies = (await requestsOf(t, tenant.account.id, 'user_reference_id')).filter((r) =>
+      String(r.user_reference_id).startsWith('auto-reply-'),
     );
-    expect(Number(replies.n)).toBe(0);
+    expect(replies).toHaveLength(0);
     expect(await money()).toEqual(before);
 
     const listOf = async (key: string) =>
