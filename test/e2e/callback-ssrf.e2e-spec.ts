@@ -4,6 +4,8 @@ import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { balanceOf, messagesOfRequest } from '../support/probes.js';
+import { allCallbackAttempts } from '../support/callback-probes.js';
+import { setCallbackUrlDirectly } from '../support/direct-writes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 
@@ -51,17 +53,11 @@ describe('callback targets that are IP literals', () => {
     expect(res.status).toBe(200);
     const ref = res.body.api_reference;
     // As if stored while private targets were allowed (or imported, or edited by hand).
-    await t.ds.query('UPDATE send_requests SET callback_url = ? WHERE id = ?', [
-      `http://127.0.0.1:${hooks.port}/dlr`,
-      ref,
-    ]);
+    await setCallbackUrlDirectly(t, ref, `http://127.0.0.1:${hooks.port}/dlr`);
     const [m] = await messagesOfRequest(t, ref);
     const attempts = await waitFor(
       async () => {
-        const rows = (await t.ds.query(
-          `SELECT outcome, error FROM \`${t.name}_notification\`.callback_attempts WHERE message_id = ?`,
-          [m.id],
-        )) as Array<{ outcome: string; error: string }>;
+        const rows = await allCallbackAttempts(t, { messageId: m.id });
         return rows.length > 0 ? rows : null;
       },
       15_000,

@@ -5,7 +5,7 @@ import { launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectorAdminService } from '../../src/modules/delivery/smpp/connector-admin.service.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startSmppApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 /**
@@ -40,12 +40,7 @@ describe('connectors page', () => {
 
   beforeAll(async () => {
     peer = await startSmppPeer();
-    t = await startTestApp({
-      ADMIN_TOKEN: TOKEN,
-      RUN_WORKERS: 'true',
-      SMS_TRANSPORT: 'smpp',
-      SMPP_URL: peer.url,
-    });
+    t = await startSmppApp(peer.url, { ADMIN_TOKEN: TOKEN });
     await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`;
     await t.app.get(ConnectorAdminService, { strict: false }).add('backup', {

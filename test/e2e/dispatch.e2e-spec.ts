@@ -4,7 +4,8 @@ import { verifyCallback } from '../../src/modules/callbacks/signature.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startSmtpPeer, type SmtpPeer } from '../support/smtp-peer.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { requestMessages } from '../support/message-probes.js';
+import { startMailChatApp, startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import {
   balanceOf,
@@ -226,16 +227,7 @@ describe('dispatch through real SMTP and HTTP providers', () => {
         ? { status: 400, body: { error: 'bad number' } }
         : { status: 202, body: { id: `chat-${Date.now()}` } },
     );
-    t = await startTestApp({
-      RUN_WORKERS: 'true',
-      EMAIL_TRANSPORT: 'smtp',
-      SMTP_URL: smtp.url,
-      // The peer speaks plain SMTP; STARTTLS is tested against Exim (exim.e2e-spec.ts).
-      SMTP_TLS: 'off',
-      CHAT_TRANSPORT: 'http',
-      CHAT_API_URL: `${chatApi.url}/send`,
-      CHAT_API_TOKEN: 'chat-token',
-    });
+    t = await startMailChatApp(smtp.url, `${chatApi.url}/send`, { CHAT_API_TOKEN: 'chat-token' });
     tenant = await createTenant(t, {
       balances: { sms: '100', email: '100', chat: '100' },
       prices: { sms: '1', email: '1', chat: '1' },
@@ -264,9 +256,8 @@ describe('dispatch through real SMTP and HTTP providers', () => {
     expect(mail.html).toBe('<p>Hi <b>there</b></p>');
     expect(mail.subject).toBe('Hello');
     const [m] = await waitFor(async () => {
-      const rows = await t.ds.query(
-        "SELECT status, provider_message_id FROM messages WHERE send_request_id = ? AND status = 'SENT'",
-        [res.body.api_reference],
+      const rows = (await requestMessages(t, res.body.api_reference, 'status', 'provider_message_id')).filter(
+        (r) => r.status === 'SENT',
       );
       return rows.length ? rows : null;
     });

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { EximInstance, eximUnavailable } from '../support/exim-instance.js';
+import { messageFields } from '../support/message-probes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -148,7 +149,7 @@ describe.skipIf(unavailable)('e-mail through Exim', () => {
         'SENT',
       );
       expect(body).toMatchObject({ status: 'SENT', attempts: 1, last_error: null });
-      const [row] = await t.ds.query('SELECT provider_message_id FROM messages WHERE id = ?', [id]);
+      const row = await messageFields(t, { id }, 'provider_message_id');
       expect(row.provider_message_id).toBe(`<${id}.${ref}@acme.example>`);
     });
 

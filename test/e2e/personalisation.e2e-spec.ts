@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 import { ledgerAmounts, sendRequestFields } from '../support/probes.js';
+import { requestMessages } from '../support/message-probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const EMAIL = '/api/v1/json/bulk/email';
@@ -24,19 +25,8 @@ describe('personalised sends: {{name}} variables per recipient', () => {
   afterAll(async () => t?.close());
 
   const post = (path: string, body: object) => t.http().post(path).set('X-API-Key', tenant.key).send(body);
-  const messages = async (ref: string) =>
-    (await t.ds.query(
-      'SELECT recipient, status, reason, units, cost, body, subject FROM messages WHERE send_request_id = ? ORDER BY id',
-      [ref],
-    )) as Array<{
-      recipient: string;
-      status: string;
-      reason: string | null;
-      units: number;
-      cost: string;
-      body: string | null;
-      subject: string | null;
-    }>;
+  const messages = (ref: string) =>
+    requestMessages(t, ref, 'recipient', 'status', 'reason', 'units', 'cost', 'body', 'subject');
   const charged = async (ref: string) => (await ledgerAmounts(t, ref, 'charge'))[0];
 
   it("fills each recipient's placeholders, stores the rendered text per message and queues them", async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startSmtpPeer, type SmtpPeer } from '../support/smtp-peer.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startMailChatApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 describe('personalised messages reach the provider with their own text', () => {
@@ -14,15 +14,7 @@ describe('personalised messages reach the provider with their own text', () => {
   beforeAll(async () => {
     smtp = await startSmtpPeer();
     chatApi = await startHttpPeer(() => ({ status: 202, body: { id: `chat-${Date.now()}` } }));
-    t = await startTestApp({
-      RUN_WORKERS: 'true',
-      EMAIL_TRANSPORT: 'smtp',
-      SMTP_URL: smtp.url,
-      SMTP_TLS: 'off',
-      CHAT_TRANSPORT: 'http',
-      CHAT_API_URL: `${chatApi.url}/send`,
-      CHAT_API_TOKEN: 'chat-token',
-    });
+    t = await startMailChatApp(smtp.url, `${chatApi.url}/send`, { CHAT_API_TOKEN: 'chat-token' });
     tenant = await createTenant(t);
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { requestsById } from '../support/message-probes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -53,14 +54,17 @@ describe('send priority', () => {
       [high.body.api_reference, byKey.body.api_reference].sort(),
     );
     expect(order.slice(2).map(refOf)).toContain(overridden.body.api_reference);
-    const stored = (await t.ds.query('SELECT id, priority FROM send_requests WHERE id IN (?)', [
+    const stored = await requestsById(
+      t,
       [
         high.body.api_reference,
         byKey.body.api_reference,
         overridden.body.api_reference,
         normal.body.api_reference,
       ],
-    ])) as Array<{ id: string; priority: string }>;
+      'id',
+      'priority',
+    );
     expect(Object.fromEntries(stored.map((r) => [String(r.id), r.priority]))).toEqual({
       [high.body.api_reference]: 'high',
       [byKey.body.api_reference]: 'high',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { balanceOf } from '../support/probes.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
@@ -52,11 +53,7 @@ describe('DATABASE_READ_URL (lag-tolerant reads elsewhere)', () => {
       expect(down.body.error.code).toBe('SERVICE_UNAVAILABLE');
       // The send path (idempotency, money, state) is on the main database only.
       expect((await sms('260971000002')).status).toBe(200);
-      const [{ balance }] = (await t.ds.query(
-        "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
-        [tenant.account.id],
-      )) as Array<{ balance: string }>;
-      expect(Number(balance)).toBe(8);
+      expect(Number(await balanceOf(t, tenant.account.id, 'sms'))).toBe(8);
     } finally {
       await relay.reopen();
     }

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { LOG_DB } from '../../src/database/data-sources.js';
 import { SLICED_ABOVE } from '../../src/platform/http/json-slices.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { requestLogs } from '../support/account-probes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -11,12 +9,10 @@ const SMS = '/api/v1/json/bulk/sms';
 
 describe('the api_reference of a request-log row', () => {
   let t: TestApp;
-  let logDb: DataSource;
   let tenant: Tenant;
 
   beforeAll(async () => {
     t = await startTestApp({ MAX_RECIPIENTS: String(SLICED_ABOVE + 1) });
-    logDb = t.app.get<DataSource>(getDataSourceToken(LOG_DB));
     tenant = await createTenant(t, { balances: { sms: '100000' } });
   });
   afterAll(async () => t?.close());
@@ -24,9 +20,7 @@ describe('the api_reference of a request-log row', () => {
   const loggedReference = (requestId: string) =>
     waitFor(
       async () => {
-        const [row] = (await logDb.query('SELECT api_reference FROM request_logs WHERE request_id = ?', [
-          requestId,
-        ])) as Array<{ api_reference: string | null }>;
+        const [row] = await requestLogs(t, { requestId }, 'api_reference');
         return row;
       },
       5000,

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DataSource } from 'typeorm';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { LOG_DB } from '../../src/database/data-sources.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { requestLogs } from '../support/account-probes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -10,13 +8,11 @@ const SMS = '/api/v1/json/bulk/sms';
 
 describe('request logs under a flood of refusals', () => {
   let t: TestApp;
-  let logDb: DataSource;
   let limited: Tenant;
   let other: Tenant;
 
   beforeAll(async () => {
     t = await startTestApp({ REQUEST_LOG_REFUSAL_WINDOW_SECONDS: '3' });
-    logDb = t.app.get<DataSource>(getDataSourceToken(LOG_DB));
     limited = await createTenant(t, { key: { rateLimit: { limit: 1, windowSeconds: 60 } } });
     other = await createTenant(t, { key: { rateLimit: { limit: 1, windowSeconds: 60 } } });
   });
@@ -24,13 +20,7 @@ describe('request logs under a flood of refusals', () => {
 
   const send = (key: string) =>
     t.http().post(SMS).set('X-API-Key', key).send({ from: 'ACME', to: '260971234567', message: 'hi' });
-  const rows = async (keyId: string) =>
-    (await logDb.query('SELECT status, repeat_count FROM request_logs WHERE api_key_id = ? ORDER BY id', [
-      keyId,
-    ])) as Array<{
-      status: number;
-      repeat_count: number;
-    }>;
+  const rows = (keyId: string) => requestLogs(t, { keyId }, 'status', 'repeat_count');
 
   /** The 429 rows of a key once they add up to `n` refusals. */
   const refusalRows = (keyId: string, n: number) =>

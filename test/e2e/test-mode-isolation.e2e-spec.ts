@@ -5,6 +5,7 @@ import { InboundReceiver } from '../../src/modules/inbound/inbound.receiver.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { balanceOf, sendRequestFields } from '../support/probes.js';
+import { requestMessages } from '../support/message-probes.js';
 
 /**
  * Test and live data never cross, whatever the route: each kind of key finds the other kind's
@@ -32,12 +33,13 @@ describe('test and live sides of an account never cross', () => {
     return { ref: res.body.api_reference as string, id: res.body.data[0].message_id as string };
   };
   const state = async (ref: string) => {
-    const [row] = (await t.ds.query(
-      `SELECT m.status, r.send_at, r.cancel_requested_at FROM messages m JOIN send_requests r ON r.id = m.send_request_id
-        WHERE r.id = ?`,
-      [ref],
-    )) as Array<{ status: string; send_at: Date; cancel_requested_at: Date | null }>;
-    return row;
+    const [{ status }] = await requestMessages(t, ref, 'status');
+    const request = await sendRequestFields(t, ref, 'send_at', 'cancel_requested_at');
+    return {
+      status,
+      send_at: request.send_at as Date,
+      cancel_requested_at: request.cancel_requested_at as Date | null,
+    };
   };
   const smsBalance = () => balanceOf(t, tenant.account.id);
   const post = (path: string, key: string, body: object = {}) =>

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { statesOfRequests } from '../support/account-messages.js';
+import { allCallbackAttempts } from '../support/callback-probes.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
+import { requestsOf } from '../support/message-probes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -73,11 +76,10 @@ describe('test traffic is contained', () => {
     const neighbour = await createTenant(t, { balances: { sms: '100' }, prices: { sms: '0.5' } });
     expect(await statusOf(await testKeyOf(neighbour), 5, 600)).toBe(200);
     expect(await statusOf(tenant.key, 5, 700)).toBe(200);
-    const [row] = await t.ds.query(
-      'SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND test_mode = 1',
-      [tenant.account.id],
+    const tests = (await requestsOf(t, tenant.account.id, 'test_mode')).filter(
+      (r) => Number(r.test_mode) === 1,
     );
-    expect(Number(row.n)).toBe(3);
+    expect(tests).toHaveLength(3);
   });
 
   it("puts a test key's request on the test queue, never on the channel's queue that live requests wait in", async () => {
@@ -110,24 +112,13 @@ describe('test traffic is contained', () => {
       callback_url: url,
     });
     expect(res.status).toBe(200);
-    const attempts = async () =>
-      Number(
-        (
-          await t.ds.query(
-            `SELECT COUNT(*) AS n FROM \`${t.name}_notification\`.callback_attempts WHERE account_id = ?`,
-            [tenant.account.id],
-          )
-        )[0].n,
-      );
+    const attempts = async () => (await allCallbackAttempts(t, { accountId: tenant.account.id })).length;
     // Ten events (SENT and DELIVERED of five messages), ten attempts each without the cap.
     await waitFor(
       async () => {
         const counts = await t.queue('callbacks').getJobCounts();
-        const [{ n }] = await t.ds.query(
-          "SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status = 'DELIVERED'",
-          [res.body.api_reference],
-        );
-        return Number(n) === 5 && counts.waiting + counts.active + counts.delayed === 0;
+        const n = (await statesOfRequests(t, [res.body.api_reference])).DELIVERED;
+        return n === 5 && counts.waiting + counts.active + counts.delayed === 0;
       },
       30_000,
       'every test event done with',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { messageCount } from '../support/probes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('unknown body fields', () => {
@@ -12,10 +13,7 @@ describe('unknown body fields', () => {
   });
   afterAll(async () => t?.close());
 
-  const countMessages = async () =>
-    Number(
-      (await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [tenant.account.id]))[0].n,
-    );
+  const countMessages = () => messageCount(t, tenant.account.id);
 
   const sms = { from: 'ACME', to: '260971234567', message: 'Hello' };
   const email = {
