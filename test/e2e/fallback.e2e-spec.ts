@@ -1,11 +1,15 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { runCli } from '../support/cli-in-process.js';
 import { fallbackDueNow as dueNow } from '../support/clock.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { fallbacksOf, requestMessages } from '../support/message-probes.js';
 import { balanceOf } from '../support/probes.js';
 import type { Channel } from '../../src/modules/messages/channel.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { MessageStateService } from '../../src/modules/delivery/message-state.service.js';
 import { FallbackScanner } from '../../src/modules/sending/fallback/fallback-scanner.js';
@@ -269,6 +273,92 @@ describe('chat-to-SMS fallback', () => {
     const metrics = await t.http().get('/metrics');
     expect(metrics.text).toMatch(/bulk_fallbacks_created_total\{status="ACKNOWLEDGED"\} [1-9]/);
     expect(metrics.text).toMatch(/bulk_fallbacks_created_total\{status="REJECTED"\} [1-9]/);
+  });
+
+  it('links the chat message and its SMS both ways in the search, the API exports (CSV, NDJSON) and the CLI export', async () => {
+    const recipient = '260971237001';
+    const res = await chat({ recipient: [recipient], fallback: { channel: 'sms', after_seconds: 3600 } });
+    const [c] = await chatRows(t, res.body.reference);
+    await waitFor(async () => (await chatRows(t, res.body.reference))[0]!.status === 'SENT');
+    await states().apply([{ id: c!.id, status: 'UNDELIVERED' }]);
+    await waitFor(async () => (await fallbackOf(t, c!.id))[0]?.status === 'SENT');
+    const smsId = String((await fallbackOf(t, c!.id))[0]!.uuid);
+    // An ordinary SMS to the same number, linked to nothing.
+    const plain = await t
+      .http()
+      .post('/api/v1/json/bulk/sms')
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to: [recipient], message: 'no link' });
+    const plainId = plain.body.data[0].message_id as string;
+    const get = (path: string) => t.http().get(path).set('X-API-Key', tenant.key).buffer(true);
+
+    const search = await get(`/api/v1/json/messages?recipient=${recipient}`);
+    expect(search.status).toBe(200);
+    const items = search.body.data as Array<Record<string, unknown>>;
+    expect(items.map((m) => m.message_id)).toEqual([c!.uuid, smsId, plainId]);
+    expect(items[0]).toMatchObject({ channel: 'chat', fallback: { message_id: smsId, status: 'SENT' } });
+    expect(items[1]).toMatchObject({ channel: 'sms', fallback_of: c!.uuid });
+    expect([items[0]!.fallback_of, items[1]!.fallback, items[2]!.fallback, items[2]!.fallback_of]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    // Each search item is the message's lookup without its history.
+    for (const item of items.slice(0, 2)) {
+      const { history, ...view } = (await get(`/api/v1/json/messages/${item.message_id}`)).body;
+      expect(history).toBeInstanceOf(Array);
+      expect(item).toEqual(view);
+    }
+
+    const links = [
+      [c!.uuid, smsId, null],
+      [smsId, null, c!.uuid],
+      [plainId, null, null],
+    ];
+    const ndjson = await get(`/api/v1/json/messages/export?format=ndjson&recipient=${recipient}`);
+    expect(ndjson.status).toBe(200);
+    const rows = ndjson.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.map((r) => [r.message_id, r.fallback_message_id, r.fallback_of])).toEqual(links);
+    expect(Object.keys(rows[0]!).slice(-2)).toEqual(['fallback_message_id', 'fallback_of']);
+
+    const csv = await get(`/api/v1/json/messages/export?format=csv&recipient=${recipient}`);
+    const [header, ...lines] = csv.text.trimEnd().split('\n');
+    expect(header!.split(',').slice(0, 12).join(',')).toBe(
+      'message_id,api_reference,user_reference_id,channel,recipient,status,reason,units,cost,currency,created_at,updated_at',
+    );
+    expect(header!.split(',').slice(12)).toEqual(['fallback_message_id', 'fallback_of']);
+    expect(lines.map((l) => [l.split(',')[0], ...l.split(',').slice(12)])).toEqual(
+      links.map(([id, to, of]) => [id, to ?? '', of ?? '']),
+    );
+
+    const dir = mkdtempSync(join(tmpdir(), 'fallback-export-'));
+    try {
+      const file = join(dir, 'links.ndjson');
+      const cli = await runCli(testEnv(t.name), [
+        'messages',
+        'export',
+        '--username',
+        tenant.username,
+        '--format',
+        'ndjson',
+        '--recipient',
+        recipient,
+        '--output',
+        file,
+      ]);
+      expect(cli.code).toBe(0);
+      const fromCli = readFileSync(file, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(fromCli).toEqual(rows);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('prices only the chat messages in the preview', async () => {

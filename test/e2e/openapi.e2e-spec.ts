@@ -367,6 +367,37 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     );
   });
 
+  it('shows the fallback links on search items and in both export formats', () => {
+    const search = ref(
+      doc.paths['/api/v1/json/messages'].get.responses['200'].content!['application/json'].schema!.$ref,
+    );
+    const item = ref((schema(search!).properties!.data as { items: { $ref: string } }).items.$ref);
+    expect(schema(item!).properties).toHaveProperty('fallback');
+    expect(schema(item!).properties).toHaveProperty('fallback_of');
+    const exported = doc.paths['/api/v1/json/messages/export'].get.responses['200'].content!;
+    const [header, chat, sms] = String(exported['text/csv'].example).trimEnd().split('\n');
+    expect(header!.split(',')).toEqual([
+      ...'message_id,api_reference,user_reference_id,channel,recipient,status,reason,units,cost,currency'.split(
+        ',',
+      ),
+      'created_at',
+      'updated_at',
+      'fallback_message_id',
+      'fallback_of',
+    ]);
+    const [chatId, smsId] = [chat!.split(',')[0], sms!.split(',')[0]];
+    expect(chat!.split(',').slice(-2)).toEqual([smsId, '']);
+    expect(sms!.split(',').slice(-2)).toEqual(['', chatId]);
+    const lines = String(exported['application/x-ndjson'].example)
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => [l.fallback_message_id, l.fallback_of])).toEqual([
+      [smsId, null],
+      [null, chatId],
+    ]);
+  });
+
   it('describes the bearer scheme as an opaque token, not a JWT', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes.bearer).not.toHaveProperty('bearerFormat');

@@ -115,6 +115,15 @@ describe('message search: every filter combination is served by an index', () =>
           if (!step || step.type === 'ALL' || step.type === 'index' || !step.key)
             scans.push(`${label}: ${table === 'm' ? 'messages' : 'send_requests'} ${String(step?.type)}`);
         }
+        // The fallback links: one read of a unique key per row (f by fallback_of, o by id).
+        for (const [table, key] of [
+          ['f', 'uq_messages_fallback_of'],
+          ['o', 'PRIMARY'],
+        ]) {
+          const step = plan.find((p) => p.table === table);
+          if (!step || !['eq_ref', 'ref'].includes(String(step.type)) || step.key !== key)
+            scans.push(`${label}: fallback link ${table} ${String(step?.type)} ${String(step?.key)}`);
+        }
       }
     }
     expect(combos).toHaveLength(128);

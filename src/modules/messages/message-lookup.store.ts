@@ -4,13 +4,21 @@ import { DataSource } from 'typeorm';
 import type { Channel, MessageStatus } from './channel.js';
 import type { MessageView } from './message.types.js';
 
-/** A message as the lookups show it (a MessageView), from messages m joined to send_requests r. */
+/**
+ * A message's chat-to-SMS links, joined to messages m and its send_requests r: f is the SMS made
+ * for a chat message (fallback_of is unique), o the chat message an SMS stands in for. Each is
+ * one unique-index read per row, skipped where there is nothing to find: f only for requests
+ * that asked for a fallback, o only where m.fallback_of is set (a NULL key is never looked up).
+ */
+export const FALLBACK_JOINS = `LEFT JOIN messages f ON r.fallback_after_seconds IS NOT NULL AND f.fallback_of = m.id
+  LEFT JOIN messages o ON o.id = m.fallback_of`;
+
+/** A message as the lookups show it (a MessageView), from messages m joined to send_requests r and FALLBACK_JOINS. */
 export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
                      m.attempts, m.last_error, COALESCE(m.send_at, r.send_at) AS send_at, r.valid_until, m.connector,
-                     (SELECT CONCAT(f.uuid, ' ', f.status) FROM messages f WHERE f.fallback_of = m.id) AS fallback,
-                     IF(m.fallback_of IS NULL, NULL, (SELECT o.uuid FROM messages o WHERE o.id = m.fallback_of)) AS fallback_of`;
-const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id`;
+                     CONCAT(f.uuid, ' ', f.status) AS fallback, o.uuid AS fallback_of`;
+const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id ${FALLBACK_JOINS}`;
 
 /** The statements that read one message, one request's messages or a message's history back. */
 @Injectable()

@@ -5,7 +5,7 @@ import type { Pool, PoolConnection } from 'mysql2';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import type { Channel, MessageStatus } from './channel.js';
-import { VIEW_COLUMNS } from './message-lookup.store.js';
+import { FALLBACK_JOINS, VIEW_COLUMNS } from './message-lookup.store.js';
 import type { MessageView } from './message.types.js';
 
 /** Which of an account's messages a search or an export covers. */
@@ -49,6 +49,10 @@ export interface ExportRow {
   /** ISO 8601, UTC. */
   created_at: string;
   updated_at: string;
+  /** A chat message's fallback SMS (its UUID), null when it has none. */
+  fallback_message_id: string | null;
+  /** A fallback SMS: its chat message's UUID; null for any other message. */
+  fallback_of: string | null;
 }
 
 /** An export under way: its rows, and how to stop it. */
@@ -65,7 +69,8 @@ export interface ExportQuery {
 const iso = (column: string) => `CONCAT(LEFT(DATE_FORMAT(${column}, '%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z')`;
 
 const EXPORT_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, r.user_reference_id, m.recipient, m.status,
-  m.reason, m.units, m.cost, r.currency, ${iso('m.created_at')} AS created_at, ${iso('m.updated_at')} AS updated_at`;
+  m.reason, m.units, m.cost, r.currency, ${iso('m.created_at')} AS created_at, ${iso('m.updated_at')} AS updated_at,
+  f.uuid AS fallback_message_id, o.uuid AS fallback_of`;
 
 /** Marks the export statement, so an operator (and a test) can find it in the process list. */
 export const EXPORT_MARKER = '/* messages-export */';
@@ -119,6 +124,7 @@ export function searchSql(
   // The same index read backwards for newest first: still no sort.
   let sql = `${lead} SELECT ${columns}
                FROM messages m FORCE INDEX (${indexFor(f)}) JOIN send_requests r ON r.id = m.send_request_id
+                    ${FALLBACK_JOINS}
               WHERE ${where.join(' AND ')}
               ORDER BY ${desc ? 'm.created_at DESC, m.id DESC' : 'm.created_at, m.id'}`;
   if (limit !== null) {

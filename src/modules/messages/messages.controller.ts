@@ -9,7 +9,7 @@ import { MessageQueryService } from './message-query.service.js';
 import { MessageExportQuery, MessageSearchQuery } from './search/message-filter.dto.js';
 import { MessageExportHttp } from './search/message-export.http.js';
 import { MessageSearchService } from './search/message-search.service.js';
-import { MessageSearchResponseDto } from './search/search-responses.dto.js';
+import { EXPORT_EXAMPLES, MessageSearchResponseDto } from './search/search-responses.dto.js';
 
 @ApiTags('messages')
 @ApiKeyAuth()
@@ -44,7 +44,9 @@ export class MessagesController {
     description:
       'The same filters as the search; every matching message, oldest first, as an attachment. Columns: ' +
       'message_id, api_reference, user_reference_id, channel, recipient, status, reason, units, cost, ' +
-      'currency, created_at, updated_at. A response cut short (no final chunk) is an incomplete export. ' +
+      'currency, created_at, updated_at, then fallback_message_id (a chat message: its fallback SMS) and ' +
+      'fallback_of (a fallback SMS: its chat message), empty in CSV and null in NDJSON when there is no link. ' +
+      'A response cut short (no final chunk) is an incomplete export. ' +
       "A CSV cell starting with =, +, -, @, tab or CR is written with a leading ' (no spreadsheet formulas). " +
       'An unknown parameter is a 400; an account runs one export at a time per API process (429 beyond), ' +
       'and an export whose client takes nothing for EXPORT_STALL_SECONDS is cut.',
@@ -53,8 +55,8 @@ export class MessagesController {
   @ApiOkResponse({
     description: 'The messages, one per line (CSV with a header line, or one JSON object per line)',
     content: {
-      'text/csv': { schema: { type: 'string' } },
-      'application/x-ndjson': { schema: { type: 'string' } },
+      'text/csv': { schema: { type: 'string' }, example: EXPORT_EXAMPLES.csv },
+      'application/x-ndjson': { schema: { type: 'string' }, example: EXPORT_EXAMPLES.ndjson },
     },
   })
   @ApiErrors([400, 401, 403, 404, 429, 500, 503])

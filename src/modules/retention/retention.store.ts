@@ -4,6 +4,7 @@ import { DataSource, type QueryRunner } from 'typeorm';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { ALLOWED_FROM } from '../delivery/transitions.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../messages/channel.js';
+import { FALLBACK_JOINS } from '../messages/message-lookup.store.js';
 import type { ExportRow } from '../messages/message-search.store.js';
 
 /** The states no other state is reached from: a message in one of them never changes again. */
@@ -76,8 +77,10 @@ export class RetentionStore {
     return (await this.main.query(
       `SELECT m.id, m.uuid, m.account_id, m.channel, m.send_request_id, r.user_reference_id, m.recipient,
               m.status, m.reason, m.units, m.cost, r.currency,
-              ${iso('m.created_at')} AS created_at, ${iso('m.updated_at')} AS updated_at
+              ${iso('m.created_at')} AS created_at, ${iso('m.updated_at')} AS updated_at,
+              f.uuid AS fallback_message_id, o.uuid AS fallback_of
          FROM messages m FORCE INDEX (PRIMARY) LEFT JOIN send_requests r ON r.id = m.send_request_id
+              ${FALLBACK_JOINS}
         WHERE m.id > ? AND m.id < ? AND m.status IN (${FINAL}) AND m.updated_at < ?
         ORDER BY m.id LIMIT ?`,
       [after, idBound, before, limit],

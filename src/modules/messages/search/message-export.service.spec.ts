@@ -17,6 +17,8 @@ const row = (over: Partial<ExportRow> = {}): ExportRow => ({
   currency: 'ZMW',
   created_at: '2026-11-22T18:25:13.476Z',
   updated_at: '2026-11-22T18:25:14.517Z',
+  fallback_message_id: null,
+  fallback_of: null,
   ...over,
 });
 
@@ -44,6 +46,8 @@ describe('export lines', () => {
       r.currency,
       r.created_at,
       r.updated_at,
+      r.fallback_message_id,
+      r.fallback_of,
     ];
     expect(csvLine(r)).toBe(stringify([fields], { quoted_empty: false }));
   });
@@ -54,14 +58,31 @@ describe('export lines', () => {
       const r = row({ user_reference_id: ref, recipient: `${ref}@example.com`, reason: ref });
       const fields: Array<string | number> = [r.uuid, r.send_request_id, `'${ref}`, r.channel];
       fields.push(`'${ref}@example.com`, r.status, `'${ref}`, r.units, 0.25);
-      fields.push(r.currency, r.created_at, r.updated_at);
+      fields.push(r.currency, r.created_at, r.updated_at, '', '');
       expect(csvLine(r)).toBe(stringify([fields], { quoted_empty: false }));
     },
   );
 
-  it('starts CSV with the header of the documented columns', () => {
+  it('starts CSV with the header of the documented columns: the twelve of the search, then the two links', () => {
     expect(CSV_HEADER).toBe(`${EXPORT_FIELDS.join(',')}\n`);
     expect(CSV_HEADER).toBe(stringify([[...EXPORT_FIELDS]]));
+    expect(CSV_HEADER).toBe(
+      'message_id,api_reference,user_reference_id,channel,recipient,status,reason,units,cost,currency,' +
+        'created_at,updated_at,fallback_message_id,fallback_of\n',
+    );
+  });
+
+  it('writes the fallback links in the last two columns, empty in CSV and null in NDJSON when none', () => {
+    const chat = row({ channel: 'chat', fallback_message_id: '01a200fe-0dfd-7511-ad60-13d93139bc01' });
+    const sms = row({ uuid: '01a200fe-0dfd-7511-ad60-13d93139bc01', fallback_of: chat.uuid });
+    expect(csvLine(chat).trimEnd().split(',').slice(12)).toEqual([chat.fallback_message_id, '']);
+    expect(csvLine(sms).trimEnd().split(',').slice(12)).toEqual(['', chat.uuid]);
+    expect(csvLine(row()).trimEnd().split(',')).toHaveLength(14);
+    expect(JSON.parse(ndjsonLine(chat))).toMatchObject({
+      fallback_message_id: chat.fallback_message_id,
+      fallback_of: null,
+    });
+    expect(JSON.parse(ndjsonLine(sms))).toMatchObject({ fallback_message_id: null, fallback_of: chat.uuid });
   });
 
   it('names an e-mail by its numeric id and an SMS by its UUID, with cost as a number', () => {

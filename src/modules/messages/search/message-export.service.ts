@@ -8,7 +8,10 @@ import { MessageSearchStore, type ExportQuery, type ExportRow } from '../message
 import type { ExportFormat, MessageExportQuery } from './message-filter.dto.js';
 import { MessageSearchService } from './message-search.service.js';
 
-/** The columns of a CSV export, in order; an NDJSON line carries the same fields. */
+/**
+ * The columns of a CSV export, in order; an NDJSON line carries the same fields. The chat-to-SMS
+ * links come last, after the twelve columns clients read by position.
+ */
 export const EXPORT_FIELDS = [
   'message_id',
   'api_reference',
@@ -22,6 +25,8 @@ export const EXPORT_FIELDS = [
   'currency',
   'created_at',
   'updated_at',
+  'fallback_message_id',
+  'fallback_of',
 ] as const;
 
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -49,6 +54,8 @@ export function exportRecord(r: ExportRow) {
     currency: r.currency,
     created_at: r.created_at,
     updated_at: r.updated_at,
+    fallback_message_id: r.fallback_message_id,
+    fallback_of: r.fallback_of,
   };
 }
 
@@ -74,13 +81,13 @@ const FORMULA_START = new Set([0x3d, 0x2b, 0x2d, 0x40, 0x09, 0x0d]);
 
 /**
  * The columns of EXPORT_FIELDS in order. Only the free-text ones can need quoting: ids, enums,
- * numbers and timestamps never hold a comma, a quote or a line break.
+ * numbers, timestamps and UUIDs never hold a comma, a quote or a line break.
  */
 export function csvLine(r: ExportRow): string {
   return (
     `${messageId(r)},${r.send_request_id},${csvField(r.user_reference_id)},${r.channel},` +
     `${csvField(r.recipient)},${r.status},${csvField(r.reason)},${r.units},${Number(r.cost)},${r.currency},` +
-    `${r.created_at},${r.updated_at}\n`
+    `${r.created_at},${r.updated_at},${r.fallback_message_id ?? ''},${r.fallback_of ?? ''}\n`
   );
 }
 
