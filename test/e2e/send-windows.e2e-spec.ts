@@ -139,6 +139,121 @@ describe('send windows (quiet hours)', () => {
     await waitFor(async () => Math.abs((await balance(t, tenant)) - before) < 1e-9);
   });
 
+  it("reschedules into quiet hours by each recipient's own zone: the later of the new send_at and the window's next opening", async () => {
+    const TOKYO = '819012345678'; // Asia/Tokyo, UTC+9 all year
+    // A day ahead on the hour; the window is open then in Lusaka only (two hours from an hour before).
+    const later = new Date(Date.now() + 86_400_000);
+    later.setUTCMinutes(0, 0, 0);
+    const lusakaThen = (later.getUTCHours() + 2) % 24;
+    const window = { from: hh(lusakaThen - 1), to: hh(lusakaThen + 1) };
+    // First accepted for two days after that.
+    const first = new Date(later.getTime() + 2 * 86_400_000);
+    const res = await sms({
+      to: [ZAMBIA, NEW_YORK, TOKYO],
+      send_at: first.toISOString(),
+      send_window: window,
+      validity_period: 86_400,
+    });
+    expect(res.status).toBe(200);
+    const ref = res.body.api_reference;
+    const stored = await sendRequestFields(t, ref, 'send_window');
+    expect(JSON.parse(String(stored.send_window))).toEqual({ ...window, days: null });
+
+    const moved = await post(`/api/v1/json/bulk/${ref}/reschedule`, { send_at: later.toISOString() });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toEqual({ api_reference: ref, rescheduled: 3, send_at: later.toISOString() });
+    const sendAts: string[] = [];
+    for (const entry of res.body.data)
+      sendAts.push(
+        (await t.http().get(`/api/v1/json/messages/${entry.message_id}`).set('X-API-Key', tenant.key)).body
+          .send_at,
+      );
+    const [zm, us, jp] = sendAts;
+    // Open in Lusaka at the new time: it goes then.
+    expect(zm).toBe(later.toISOString());
+    // Closed in New York and Tokyo: each waits for its own zone's opening, the first after the new time.
+    for (const [at, zone] of [
+      [us!, 'America/New_York'],
+      [jp!, 'Asia/Tokyo'],
+    ] as const) {
+      expect(localTime(at, zone)).toBe(window.from);
+      expect(Date.parse(at)).toBeGreaterThan(later.getTime());
+      expect(Date.parse(at) - later.getTime()).toBeLessThan(24 * HOUR);
+    }
+    expect(us).not.toBe(jp);
+    const rows = await messageRows(t, ref);
+    expect(rows.map((r) => r.status)).toEqual(['SCHEDULED', 'SCHEDULED', 'SCHEDULED']);
+    expect(rows[0]!.send_at).toBeNull();
+    // Due at the first release; validity counted again from the new send_at as given.
+    const req = await sendRequestFields(t, ref, 'send_at', 'due_at', 'valid_until');
+    expect(new Date(req.send_at as Date).toISOString()).toBe(later.toISOString());
+    expect(new Date(req.due_at as Date).toISOString()).toBe(later.toISOString());
+    expect(new Date(req.valid_until as Date).getTime()).toBe(later.getTime() + 86_400_000);
+  });
+
+  it("reschedules a request that named no window under the account's, and moves a chat message's fallback with it", async () => {
+    const owner = await createTenant(t, {
+      balances: { sms: '10', chat: '10' },
+      prices: { sms: '0.25', chat: '1' },
+    });
+    const set = await runCli(testEnv(t.name), [
+      'accounts',
+      'send-window',
+      '--username',
+      owner.username,
+      '--from',
+      '09:00',
+      '--to',
+      '10:00',
+    ]);
+    expect(set.code).toBe(0);
+    // 09:30 in Lusaka three days ahead: the window is open, so the message goes at send_at.
+    const day = new Date(Date.now() + 3 * 86_400_000);
+    day.setUTCHours(7, 30, 0, 0);
+    const res = await post(
+      CHAT,
+      {
+        username: owner.username,
+        password: owner.password,
+        senderid: '260970000000',
+        message: 'hi',
+        recipient: [ZAMBIA],
+        send_at: day.toISOString(),
+        fallback: { channel: 'sms', after_seconds: 600 },
+      },
+      owner.key,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.scheduled).toBeUndefined();
+    const ref = res.body.reference;
+    expect(await sendRequestFields(t, ref, 'send_window')).toEqual({ send_window: null });
+
+    // To noon in Lusaka the day before: closed until 09:00 the next morning, its own send_at.
+    const noon = new Date(day.getTime() - 86_400_000);
+    noon.setUTCHours(10, 0, 0, 0);
+    const opening = new Date(day);
+    opening.setUTCHours(7, 0, 0, 0);
+    const moved = await post(
+      `/api/v1/json/bulk/${ref}/reschedule`,
+      { send_at: noon.toISOString() },
+      owner.key,
+    );
+    expect(moved.body).toEqual({ api_reference: ref, rescheduled: 1, send_at: noon.toISOString() });
+    const [row] = await requestMessages(t, ref, 'send_at', 'fallback_due_at');
+    expect(new Date(row!.send_at).toISOString()).toBe(opening.toISOString());
+    const { due_at } = await sendRequestFields(t, ref, 'due_at');
+    expect(new Date(due_at as Date).toISOString()).toBe(opening.toISOString());
+    // after_seconds counts from when the message is to go.
+    expect(new Date(row!.fallback_due_at).getTime()).toBe(opening.getTime() + 600_000);
+
+    // Moved back into the window: it goes at the new time, its own send_at cleared.
+    const back = await post(`/api/v1/json/bulk/${ref}/reschedule`, { send_at: day.toISOString() }, owner.key);
+    expect(back.body.rescheduled).toBe(1);
+    const [again] = await requestMessages(t, ref, 'send_at', 'fallback_due_at');
+    expect(again!.send_at).toBeNull();
+    expect(new Date(again!.fallback_due_at).getTime()).toBe(day.getTime() + 600_000);
+  });
+
   it('shows send_at per recipient in the preview, which stores nothing', async () => {
     const res = await post(`${SMS}/preview`, {
       from: 'ACME',

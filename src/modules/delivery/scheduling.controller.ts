@@ -68,7 +68,11 @@ export class SchedulingController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Move the messages of a request that are still SCHEDULED',
-    description: '409 NOT_RESCHEDULABLE when none is still SCHEDULED.',
+    description:
+      "Each goes at the later of the new send_at and its recipient's next send-window opening (the request's " +
+      "own send_window, else the account's), as at acceptance; validity counts again from the new send_at. " +
+      'The answer gives the new send_at as given; a message a window defers shows its own in its lookup. ' +
+      '409 NOT_RESCHEDULABLE when none is still SCHEDULED.',
   })
   @ApiParam(API_REFERENCE_PARAM)
   @ApiOkResponse({ type: RescheduleResponseDto })
@@ -78,6 +82,6 @@ export class SchedulingController {
     @Param('apiReference') apiReference: string,
     @Body() dto: RescheduleDto,
   ) {
-    return this.rescheduling.reschedule(sideOf(auth), apiReference, dto.send_at);
+    return this.rescheduling.reschedule(auth, apiReference, dto.send_at);
   }
 }

@@ -16,8 +16,8 @@ const INSERT_CHUNK_CHARS = 4 * 1024 * 1024;
 const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender, subject, body, reply_to, source, callback_url,
   user_reference_id, request_hash, recipient_count, accepted_count, units_per_recipient, cost, currency, created_at,
   send_at, due_at, validity_period, valid_until, enqueued_at, priority, suppression_exempt,
-  fallback_after_seconds, fallback_sender, fallback_body)`;
-const REQUEST_ROW = `(${new Array(29).fill('?').join(', ')})`;
+  fallback_after_seconds, fallback_sender, fallback_body, send_window)`;
+const REQUEST_ROW = `(${new Array(30).fill('?').join(', ')})`;
 
 /** Appends the values of one send_requests row to `params`, in the order of REQUEST_COLUMNS. */
 function pushRequestValues(params: unknown[], r: NewSendRequest): void {
@@ -51,6 +51,7 @@ function pushRequestValues(params: unknown[], r: NewSendRequest): void {
     r.fallback?.afterSeconds ?? null,
     r.fallback?.sender ?? null,
     r.fallback?.body ?? null,
+    r.sendWindow ? JSON.stringify(r.sendWindow) : null,
   );
 }
 

@@ -46,6 +46,8 @@ export interface NewSendRequest {
   priority?: 'high' | 'normal';
   /** A chat request's SMS fallback; sender and body null: the chat's own. */
   fallback?: { afterSeconds: number; sender: string | null; body: string | null } | null;
+  /** The request's own send window (null or absent: it keeps the account's), kept for a reschedule. */
+  sendWindow?: { from: string; to: string; days: string[] | null } | null;
 }
 
 export interface NewMessageRow {

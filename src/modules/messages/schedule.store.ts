@@ -34,7 +34,27 @@ export interface OwnedRequest {
   created_at: Date;
   send_at: Date | null;
   validity_period: number | null;
+  /** Its own send window as JSON text; null: it keeps the account's. */
+  send_window: string | null;
 }
+
+/** A message still SCHEDULED, as a reschedule places it. */
+export interface WaitingRecipient {
+  id: string;
+  recipient: string;
+}
+
+/** How many ids an UPDATE … WHERE id IN (?) of a reschedule names at most. */
+const UPDATE_CHUNK = 5000;
+
+/**
+ * When the due scanner is next to look at request r: its first release among its messages still
+ * SCHEDULED (a message's own send_at, else the request's), a message whose window opens after
+ * the validity ends counting at that end (it is released then, to expire); NULL when none waits.
+ */
+const FIRST_RELEASE = `(SELECT MIN(LEAST(COALESCE(m.send_at, r.send_at), COALESCE(r.valid_until, m.send_at, r.send_at)))
+                         FROM messages m FORCE INDEX (ix_messages_status_sent_request)
+                        WHERE m.status = 'SCHEDULED' AND m.sent_at IS NULL AND m.send_request_id = r.id)`;
 
 /**
  * The statements of scheduling, validity and cancellation on send_requests and messages. The
@@ -86,11 +106,7 @@ export class ScheduleStore {
       // the recovery sweep finds them as it finds any lost job (after its quiet period). Messages
       // still waiting for their window keep the request on the schedule, due at the next one.
       await em.query(
-        `UPDATE send_requests r SET enqueued_at = ?,
-           due_at = (SELECT MIN(LEAST(m.send_at, COALESCE(r.valid_until, m.send_at)))
-                       FROM messages m FORCE INDEX (ix_messages_status_sent_request)
-                      WHERE m.status = 'SCHEDULED' AND m.sent_at IS NULL AND m.send_request_id = r.id)
-         WHERE r.id IN (?)`,
+        `UPDATE send_requests r SET enqueued_at = ?, due_at = ${FIRST_RELEASE} WHERE r.id IN (?)`,
         [now, ids],
       );
       return taken.map((r) => ({ id: String(r.id), channel: r.channel, test: Boolean(r.test_mode) }));
@@ -200,7 +216,7 @@ export class ScheduleStore {
     testMode: boolean,
   ): Promise<OwnedRequest | undefined> {
     const [row] = (await this.ds.query(
-      `SELECT id, channel, currency, accepted_count, created_at, send_at, validity_period
+      `SELECT id, channel, currency, accepted_count, created_at, send_at, validity_period, send_window
          FROM send_requests WHERE id = ? AND account_id = ? AND test_mode = ?`,
       [sendRequestId, accountId, testMode ? 1 : 0],
     )) as OwnedRequest[];
@@ -218,28 +234,54 @@ export class ScheduleStore {
 
   /**
    * Moves a request's schedule if some of its messages are still SCHEDULED; returns how many
-   * are. The request row is locked first, as the due scanner locks it, so a reschedule and a
+   * are. `place` gives each of them its own release time (the next opening of a window closed at
+   * the new send_at), or null to go at the request's send_at. A chat message's pending fallback
+   * falls due `fallback_after_seconds` after its new time, and the request is due at its first
+   * release. The request row is locked first, as the due scanner locks it, so a reschedule and a
    * release of the same request happen one after the other.
    */
   async reschedule(
     sendRequestId: string,
-    change: { sendAt: Date; dueAt: Date; validUntil: Date },
+    change: { sendAt: Date; validUntil: Date },
+    place: (waiting: WaitingRecipient[]) => Array<Date | null>,
   ): Promise<number> {
     return this.ds.transaction(async (em) => {
-      await em.query('SELECT id FROM send_requests WHERE id = ? FOR UPDATE', [sendRequestId]);
-      const [{ n }] = (await em.query(
-        "SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status = 'SCHEDULED'",
+      const [request] = (await em.query(
+        'SELECT fallback_after_seconds FROM send_requests WHERE id = ? FOR UPDATE',
         [sendRequestId],
-      )) as Array<{ n: string }>;
-      const count = Number(n);
-      if (count === 0) return 0;
-      await em.query('UPDATE send_requests SET send_at = ?, due_at = ?, valid_until = ? WHERE id = ?', [
+      )) as Array<{ fallback_after_seconds: number | null }>;
+      const waiting = (await em.query(
+        "SELECT id, recipient FROM messages WHERE send_request_id = ? AND status = 'SCHEDULED' ORDER BY id",
+        [sendRequestId],
+      )) as WaitingRecipient[];
+      if (waiting.length === 0) return 0;
+      const times = place(waiting);
+      // Few distinct times (one per time zone at most): one UPDATE per time and chunk of ids.
+      const byTime = new Map<number | null, string[]>();
+      waiting.forEach((w, i) => {
+        const at = times[i]?.getTime() ?? null;
+        const ids = byTime.get(at);
+        if (ids) ids.push(String(w.id));
+        else byTime.set(at, [String(w.id)]);
+      });
+      const afterMs = request?.fallback_after_seconds == null ? null : request.fallback_after_seconds * 1000;
+      for (const [at, ids] of byTime) {
+        const goes = at ?? change.sendAt.getTime();
+        const fallbackDue = afterMs === null ? null : new Date(goes + afterMs);
+        for (let i = 0; i < ids.length; i += UPDATE_CHUNK)
+          await em.query(
+            `UPDATE messages SET send_at = ?, fallback_due_at = IF(fallback_due_at IS NULL, NULL, ?)
+              WHERE id IN (?) AND status = 'SCHEDULED'`,
+            [at === null ? null : new Date(at), fallbackDue, ids.slice(i, i + UPDATE_CHUNK)],
+          );
+      }
+      await em.query('UPDATE send_requests SET send_at = ?, valid_until = ? WHERE id = ?', [
         change.sendAt,
-        change.dueAt,
         change.validUntil,
         sendRequestId,
       ]);
-      return count;
+      await em.query(`UPDATE send_requests r SET due_at = ${FIRST_RELEASE} WHERE r.id = ?`, [sendRequestId]);
+      return waiting.length;
     });
   }
 }

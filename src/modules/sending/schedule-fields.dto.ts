@@ -45,7 +45,7 @@ export class ScheduleFieldsDto {
       "When the messages may go out, in each recipient's local time (a number: its country's zone, by calling code; an e-mail address: the account's zone). Replaces the account's window for this request. `from` later than `to` spans midnight; `days` default to every day. A recipient whose window is closed at send_at (or now) is answered SCHEDULED with its own send_at, the window's next opening in UTC.",
     example: { from: '08:00', to: '20:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] },
   })
-  // Checked by the send pipeline (windows/send-window.ts), which names each bad field.
+  // Checked by the send pipeline (messages/windows/send-window.ts), which names each bad field.
   @PassThrough()
   send_window?: Record<string, unknown>;
 }

@@ -31,8 +31,8 @@ import { storedSend } from './stored-send.js';
 import { refusalCode, refuseAccepted } from './fallback/stored-refusals.js';
 import { TestQuota } from './test-quota.js';
 import { waitingChunks } from '../delivery/due-scanner.js';
-import { deferToWindow } from './windows/window-deferral.js';
-import { windowOfSend } from './windows/window-of-send.js';
+import { deferToWindow } from '../messages/windows/window-deferral.js';
+import { windowOfSend } from '../messages/windows/window-of-send.js';
 
 /**
  * The one send pipeline for every channel: normalise recipients, price, store the request,
@@ -274,6 +274,7 @@ export class SendService {
       requestHash: hash,
       schedule,
       deferred,
+      ownWindow: input.sendWindow != null ? window : null,
     };
   }
 

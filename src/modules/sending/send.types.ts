@@ -4,6 +4,7 @@ import type { SendInput, TextMeasure } from './channel-policy.js';
 import type { PricedTexts } from './personalisation/entry-pricing.js';
 import type { Replacement } from './personalisation/smart-encoding.js';
 import type { TextPlan } from './personalisation/text-plan.js';
+import type { SendWindow } from '../messages/windows/send-window.js';
 
 /** The types of the send pipeline (send.service.ts), apart from it so its helpers need not import the service. */
 
@@ -72,4 +73,6 @@ export interface CheckedRequest {
   schedule: Schedule;
   /** How many a closed send window moved to a later send_at. */
   deferred: number;
+  /** The request's own send_window, stored with it (null: it keeps the account's). */
+  ownWindow: SendWindow | null;
 }

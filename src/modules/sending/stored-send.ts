@@ -74,6 +74,7 @@ export function storedSend(
       enqueuedAt: waiting.length === accepted.length ? createdAt : null,
       priority: at.priority,
       fallback: input.fallback ?? null,
+      sendWindow: p.ownWindow,
     },
     messages: {
       common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },

@@ -4,7 +4,7 @@ import { UsageError } from '../../../platform/cli/cli-errors.js';
 import { printJson, printLine } from '../../../platform/cli/output.js';
 import type { ErrorDetail } from '../../../platform/errors/error-codes.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
-import { isTimeZone, parseSendWindow } from './send-window.js';
+import { isTimeZone, parseSendWindow } from '../../messages/windows/send-window.js';
 
 interface SendWindowOptions {
   username: string;

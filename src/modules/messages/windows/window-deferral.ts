@@ -1,4 +1,4 @@
-import type { Channel } from '../../messages/channel.js';
+import type { Channel } from '../channel.js';
 import { windowOpening, type SendWindow } from './send-window.js';
 import { zoneOfNumber } from './recipient-zone.js';
 
@@ -12,7 +12,8 @@ interface Deferrable {
 
 /**
  * The send-window step of the pipeline: each accepted recipient whose window is closed at
- * `base` (the request's send_at, else now) waits, SCHEDULED, until its window next opens.
+ * `base` (the request's send_at, else now) waits, SCHEDULED, until its window next opens. A
+ * reschedule runs it again over the messages still waiting, from the new send_at.
  * A number keeps its country's local time, an e-mail address the account's zone. Openings are
  * computed once per zone. Returns how many entries the window deferred.
  */
