@@ -122,8 +122,11 @@ describe.skipIf(!available)('Redis Sentinel failover during dispatch', () => {
     const promotedAt = Date.now();
     // The app's connections find the new primary (the health probe reads the queues' connection).
     await waitFor(
-      async () =>
-        (await t.http().get('/health/detailed')).body.checks?.message_queue?.redis_primary === promoted,
+      async () => {
+        const queues = (await t.http().get('/health/detailed')).body.checks?.message_queue;
+        if (queues?.redis_primary === promoted) return true;
+        throw new Error(`the probe says ${JSON.stringify(queues)}`); // named if the wait times out
+      },
       20_000,
       `the queues on ${promoted}`,
     );
