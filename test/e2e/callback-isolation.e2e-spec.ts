@@ -1,10 +1,11 @@
-import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricsService } from '../../src/modules/metrics/metrics.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { allCallbackAttempts, deliveredCallbackEvents, outboxCount } from '../support/callback-probes.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
+import { requestMessages } from '../support/message-probes.js';
 import { startSmppApp, startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -77,41 +78,26 @@ describe('callback targets are isolated from one another', () => {
     const healthyMs = Date.now() - started;
     const hangingSoFar = hanging.requests.length;
 
-    const db = await createConnection({
-      host: '127.0.0.1',
-      user: 'root',
-      database: `${t.name}_notification`,
-    });
-    try {
-      const skipped = async () => {
-        const { body } = await t.app.get(MetricsService).render();
-        const line = body.split('\n').find((l) => l.startsWith('bulk_callback_held_total '));
-        return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
-      };
-      // It keeps timing out until its circuit opens: its events are then held, not sent.
-      await waitFor(async () => (await skipped()) > 0, 60_000, 'the hanging target’s circuit to open');
-      // The hanging target recovers: every one of its events is delivered, within its retries.
-      hanging.setHandler(() => ({ status: 200 }));
-      const delivered = async () => {
-        const [[row]] = (await db.query(
-          "SELECT COUNT(DISTINCT event_id) AS n FROM callback_attempts WHERE account_id = ? AND outcome = 'delivered'",
-          [slowTenant.account.id],
-        )) as unknown as [Array<{ n: number }>];
-        return Number(row.n);
-      };
-      await waitFor(
-        async () => (await delivered()) === 200,
-        150_000,
-        'all 200 events of the recovered target delivered',
-      );
-      const open = { n: await skipped() };
-      console.info(
-        `hanging target with 200 events: the healthy target's 40 callbacks arrived in ${healthyMs} ms ` +
-          `(${hangingSoFar} calls reached the hanging target meanwhile, ${open.n} holds by its open circuit); all 200 delivered after it recovered`,
-      );
-    } finally {
-      await db.end();
-    }
+    const skipped = async () => {
+      const { body } = await t.app.get(MetricsService).render();
+      const line = body.split('\n').find((l) => l.startsWith('bulk_callback_held_total '));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    };
+    // It keeps timing out until its circuit opens: its events are then held, not sent.
+    await waitFor(async () => (await skipped()) > 0, 60_000, 'the hanging target’s circuit to open');
+    // The hanging target recovers: every one of its events is delivered, within its retries.
+    hanging.setHandler(() => ({ status: 200 }));
+    const delivered = () => deliveredCallbackEvents(t, slowTenant.account.id);
+    await waitFor(
+      async () => (await delivered()) === 200,
+      150_000,
+      'all 200 events of the recovered target delivered',
+    );
+    const open = { n: await skipped() };
+    console.info(
+      `hanging target with 200 events: the healthy target's 40 callbacks arrived in ${healthyMs} ms ` +
+        `(${hangingSoFar} calls reached the hanging target meanwhile, ${open.n} holds by its open circuit); all 200 delivered after it recovered`,
+    );
   }, 240_000);
 });
 
@@ -146,57 +132,41 @@ describe('callback circuits are per account and target', () => {
         .set('X-API-Key', tn.key)
         .send({ from: 'ACME', to: numbers(10, base), message: 'hi', callback_url: `${shared.url}${path}` });
     expect((await send(a, 2000, '/a')).status).toBe(200);
-    const notifications = await createConnection({
-      host: '127.0.0.1',
-      user: 'root',
-      database: `${t.name}_notification`,
-    });
-    const rows = async (tn: Tenant) =>
-      (
-        (await notifications.query(
-          'SELECT event_id, attempt, outcome FROM callback_attempts WHERE account_id = ?',
-          [tn.account.id],
-        )) as unknown as [Array<{ event_id: string; attempt: number; outcome: string }>]
-      )[0];
-    try {
-      // A's endpoint fails until its circuit opens.
-      await waitFor(
-        async () => (await rows(a)).filter((r) => r.outcome === 'http_error').length >= 5,
-        30_000,
-        "A's circuit to open",
-      );
-      expect((await send(b, 3000, '/b')).status).toBe(200);
-      await waitFor(
-        async () => (await rows(b)).filter((r) => r.outcome === 'delivered').length === 20,
-        30_000,
-        "B's 20 callbacks",
-      );
-      // Every one of B's events went through at its first attempt: A's failures opened no circuit of B's.
-      expect((await rows(b)).every((r) => r.outcome === 'delivered' && r.attempt === 1)).toBe(true);
+    const rows = (tn: Tenant) => allCallbackAttempts(t, { accountId: tn.account.id });
+    // A's endpoint fails until its circuit opens.
+    await waitFor(
+      async () => (await rows(a)).filter((r) => r.outcome === 'http_error').length >= 5,
+      30_000,
+      "A's circuit to open",
+    );
+    expect((await send(b, 3000, '/b')).status).toBe(200);
+    await waitFor(
+      async () => (await rows(b)).filter((r) => r.outcome === 'delivered').length === 20,
+      30_000,
+      "B's 20 callbacks",
+    );
+    // Every one of B's events went through at its first attempt: A's failures opened no circuit of B's.
+    expect((await rows(b)).every((r) => r.outcome === 'delivered' && r.attempt === 1)).toBe(true);
 
-      failing = false;
-      await waitFor(
-        async () =>
-          new Set((await rows(a)).filter((r) => r.outcome === 'delivered').map((r) => r.event_id)).size ===
-          20,
-        60_000,
-        "A's 20 callbacks once its endpoint recovers",
-      );
-      // An attempt is spent only by a request that reached the receiver: the rows of each event
-      // number exactly the requests the receiver saw for it, and none says the circuit was open.
-      const seen = new Map<string, number>();
-      for (const r of shared.requests.filter((q) => q.path.startsWith('/a'))) {
-        const id = (r.json as { event_id: string }).event_id;
-        seen.set(id, (seen.get(id) ?? 0) + 1);
-      }
-      const aRows = await rows(a);
-      expect(aRows.filter((r) => r.outcome === 'circuit_open')).toEqual([]);
-      for (const [eventId, n] of seen) {
-        const attempts = aRows.filter((r) => r.event_id === eventId).map((r) => r.attempt);
-        expect(Math.max(...attempts)).toBe(n);
-      }
-    } finally {
-      await notifications.end();
+    failing = false;
+    await waitFor(
+      async () =>
+        new Set((await rows(a)).filter((r) => r.outcome === 'delivered').map((r) => r.event_id)).size === 20,
+      60_000,
+      "A's 20 callbacks once its endpoint recovers",
+    );
+    // An attempt is spent only by a request that reached the receiver: the rows of each event
+    // number exactly the requests the receiver saw for it, and none says the circuit was open.
+    const seen = new Map<string, number>();
+    for (const r of shared.requests.filter((q) => q.path.startsWith('/a'))) {
+      const id = (r.json as { event_id: string }).event_id;
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+    }
+    const aRows = await rows(a);
+    expect(aRows.filter((r) => r.outcome === 'circuit_open')).toEqual([]);
+    for (const [eventId, n] of seen) {
+      const attempts = aRows.filter((r) => r.event_id === eventId).map((r) => r.attempt);
+      expect(Math.max(...attempts)).toBe(n);
     }
   }, 150_000);
 });
@@ -238,25 +208,13 @@ describe('a state change while Redis is away', () => {
         callback_url: `${hooks.url}/dlr`,
       });
     expect(res.status).toBe(200);
-    const statusOf = async () =>
-      (
-        (await t.ds.query('SELECT status FROM messages WHERE send_request_id = ?', [
-          res.body.api_reference,
-        ])) as Array<{ status: string }>
-      )[0]?.status;
+    const statusOf = async () => (await requestMessages(t, res.body.api_reference, 'status'))[0]?.status;
     await waitFor(async () => (await statusOf()) === 'SENT', 15_000, 'SENT');
     await waitFor(async () => hooks.requests.length === 1, 15_000, 'the SENT callback');
     // The outbox marks rows queued in batches: wait until the SENT callback's row is marked, so
     // the only row left unqueued below is the one written while Redis is away.
     await waitFor(
-      async () =>
-        Number(
-          (
-            (await t.ds.query(
-              `SELECT COUNT(*) AS n FROM \`${t.name}_notification\`.callback_outbox WHERE queued_at IS NULL`,
-            )) as Array<{ n: number }>
-          )[0].n,
-        ) === 0,
+      async () => (await outboxCount(t, 'unqueued')) === 0,
       15_000,
       'the SENT callback marked queued',
     );
@@ -264,37 +222,16 @@ describe('a state change while Redis is away', () => {
     await redis.stop();
     expect(await smsc.sendReceipt(smsc.received[0].messageId, 'DELIVRD')).toBe(0);
     await waitFor(async () => (await statusOf()) === 'DELIVERED', 15_000, 'DELIVERED while Redis is away');
-    const db = await createConnection({
-      host: '127.0.0.1',
-      user: 'root',
-      database: `${t.name}_notification`,
-    });
-    try {
-      const [[kept]] = (await db.query(
-        'SELECT COUNT(*) AS n FROM callback_outbox WHERE queued_at IS NULL',
-      )) as unknown as [Array<{ n: number }>];
-      expect(Number(kept.n)).toBe(1);
-      await redis.start(); // empty
-      const delivered = await waitFor(
-        async () => hooks.requests.find((r) => (r.json as { status?: string })?.status === 'DELIVERED'),
-        20_000,
-        'the DELIVERED callback after Redis returned',
-      );
-      expect((delivered.json as { message_id: string }).message_id).toBe(res.body.data[0].message_id);
-      // Delivered events leave the outbox.
-      await waitFor(
-        async () => {
-          const [[left]] = (await db.query('SELECT COUNT(*) AS n FROM callback_outbox')) as unknown as [
-            Array<{ n: number }>,
-          ];
-          return Number(left.n) === 0;
-        },
-        10_000,
-        'the outbox emptied',
-      );
-    } finally {
-      await db.end();
-    }
+    expect(await outboxCount(t, 'unqueued')).toBe(1);
+    await redis.start(); // empty
+    const delivered = await waitFor(
+      async () => hooks.requests.find((r) => (r.json as { status?: string })?.status === 'DELIVERED'),
+      20_000,
+      'the DELIVERED callback after Redis returned',
+    );
+    expect((delivered.json as { message_id: string }).message_id).toBe(res.body.data[0].message_id);
+    // Delivered events leave the outbox.
+    await waitFor(async () => (await outboxCount(t)) === 0, 10_000, 'the outbox emptied');
   });
 });
 
@@ -340,10 +277,7 @@ describe('callbacks held by an open circuit are held for CALLBACK_MAX_HOLD_MS at
     await waitFor(
       async () => {
         const c = await t.queue('callbacks').getJobCounts();
-        const [{ n }] = (await t.ds.query(
-          `SELECT COUNT(*) AS n FROM ${t.name}_notification.callback_outbox`,
-        )) as Array<{ n: string }>;
-        return c.waiting + c.delayed + c.active === 0 && Number(n) === 0 ? true : null;
+        return c.waiting + c.delayed + c.active === 0 && (await outboxCount(t)) === 0 ? true : null;
       },
       60_000,
       'the held events to be done with',

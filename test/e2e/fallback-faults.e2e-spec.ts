@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { checkStore, describeProblems } from '../support/store-invariants.js';
+import { statesOfRequests } from '../support/account-messages.js';
+import { fallbacksOf, fallbacksWaiting, requestMessages } from '../support/message-probes.js';
+import { storeProblems } from '../support/store-invariants.js';
 import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { startWorkerProcess } from '../support/worker-process.js';
@@ -36,13 +38,7 @@ describe('every process restarted and Redis emptied while chat-to-SMS fallbacks 
     workers.push(w);
     return w;
   };
-  const fallbacks = async (chatIds: string[]) =>
-    (await t!.ds.query('SELECT fallback_of, status FROM messages WHERE fallback_of IN (?)', [
-      chatIds,
-    ])) as Array<{
-      fallback_of: string;
-      status: string;
-    }>;
+  const fallbacks = (chatIds: string[]) => fallbacksOf(t!, chatIds);
 
   beforeAll(async () => {
     redis = await RedisInstance.start();
@@ -76,18 +72,12 @@ describe('every process restarted and Redis emptied while chat-to-SMS fallbacks 
         fallback: { channel: 'sms', after_seconds: 10, from: 'ACME' },
       });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const chats = (await t!.ds.query('SELECT id, fallback_due_at FROM messages WHERE send_request_id = ?', [
-      res.body.reference,
-    ])) as Array<{ id: string; fallback_due_at: Date }>;
+    const chats = await requestMessages(t!, res.body.reference, 'id', 'fallback_due_at');
     const ids = chats.map((c) => String(c.id));
     const due = Math.max(...chats.map((c) => new Date(c.fallback_due_at).getTime()));
     await waitFor(
       async () => {
-        const [{ n }] = await t!.ds.query(
-          "SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status = 'SENT'",
-          [res.body.reference],
-        );
-        return Number(n) === to.length;
+        return (await statesOfRequests(t!, [res.body.reference])).SENT === to.length;
       },
       30_000,
       'the chat messages sent',
@@ -121,10 +111,7 @@ describe('every process restarted and Redis emptied while chat-to-SMS fallbacks 
     ).toEqual([]);
     const made = await fallbacks(ids);
     expect(new Set(made.map((m) => String(m.fallback_of))).size).toBe(to.length);
-    const [{ n }] = await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE fallback_due_at IS NOT NULL');
-    expect(Number(n)).toBe(0);
-    expect(
-      describeProblems(await checkStore({ query: (sql, p) => t!.ds.query(sql, p).then((r) => [r, null]) })),
-    ).toEqual([]);
+    expect(await fallbacksWaiting(t)).toBe(0);
+    expect(await storeProblems(t!)).toEqual([]);
   }, 180_000);
 });

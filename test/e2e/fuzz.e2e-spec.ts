@@ -28,6 +28,13 @@ import {
 } from '../fuzz/expectations.js';
 import { listen, rawRequest, type RawResponse } from '../fuzz/raw-http.js';
 import { fcParams, FUZZ_RUNS, FUZZ_SEED, REQUEST_TIMEOUT_MS, testTimeout } from '../fuzz/settings.js';
+import { ledgerEntries } from '../support/account-probes.js';
+import {
+  allRequestsCount,
+  requestIdsWithMessages,
+  requestsById,
+  requestsOf,
+} from '../support/message-probes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -139,22 +146,14 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
     accepted: Set<string>,
     queue: string,
   ): Promise<void> {
-    const ids = (rows: Array<Record<string, unknown>>) => rows.map((r) => String(Object.values(r)[0]));
-    const requests = ids(
-      await t.ds.query('SELECT id FROM send_requests WHERE account_id = ?', [tenant.account.id]),
-    );
+    const requests = (await requestsOf(t, tenant.account.id, 'id')).map((r) => String(r.id));
     expect(new Set(requests)).toEqual(accepted);
-    const withMessages = ids(
-      await t.ds.query('SELECT DISTINCT send_request_id FROM messages WHERE account_id = ?', [
-        tenant.account.id,
-      ]),
-    );
+    const withMessages = await requestIdsWithMessages(t, tenant.account.id);
     for (const id of withMessages) expect(accepted.has(id), `messages of a refused request ${id}`).toBe(true);
-    const charged = ids(
-      await t.ds.query(
-        "SELECT DISTINCT send_request_id FROM ledger_entries WHERE account_id = ? AND kind <> 'topup'",
-        [tenant.account.id],
-      ),
+    const charged = new Set(
+      (await ledgerEntries(t, { accountId: tenant.account.id }))
+        .filter((e) => e.kind !== 'topup')
+        .map((e) => String(e.send_request_id)),
     );
     for (const id of charged) expect(accepted.has(id), `a charge for a refused request ${id}`).toBe(true);
     // The queue is shared by the suite's tenants: a job must belong to an accepted request of
@@ -164,9 +163,7 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
       ...new Set(jobs.map((j) => String(j.data.sendRequestId)).filter((id) => !accepted.has(id))),
     ];
     if (foreign.length > 0) {
-      const owners = (await t.ds.query('SELECT id, account_id FROM send_requests WHERE id IN (?)', [
-        foreign,
-      ])) as Array<{ id: string; account_id: string }>;
+      const owners = await requestsById(t, foreign, 'id', 'account_id');
       const stored = new Map(owners.map((o) => [String(o.id), String(o.account_id)]));
       for (const id of foreign) {
         expect(stored.has(id), `a job for a request that was never stored: ${id}`).toBe(true);
@@ -177,8 +174,7 @@ describe(`fuzzing every endpoint with hostile input (fast-check seed ${FUZZ_SEED
     }
   }
 
-  const countSendRequests = async () =>
-    Number((await t.ds.query('SELECT COUNT(*) AS n FROM send_requests'))[0].n);
+  const countSendRequests = () => allRequestsCount(t);
 
   /** Runs the property on one JSON POST endpoint; returns the accepted references. */
   async function fuzzJsonPost(opts: {

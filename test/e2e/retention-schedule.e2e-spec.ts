@@ -6,7 +6,10 @@ import { readArchiveFile } from '../../src/modules/retention/message-archive.js'
 import { RetentionService, type PruneResult } from '../../src/modules/retention/retention.service.js';
 import { FINAL_STATES } from '../../src/modules/retention/retention.store.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
-import { seedMessages } from '../support/message-seed.js';
+import { ledgerEntries } from '../support/account-probes.js';
+import { accountMessages } from '../support/message-probes.js';
+import { seedAccountMessages } from '../support/message-seed.js';
+import { messageCount } from '../support/probes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -54,35 +57,33 @@ describe('scheduled prune (RETENTION_SCHEDULE) with two processes on one databas
 
   it('prunes old final messages once, in one process under the lock, and leaves non-final messages and the ledger', async () => {
     const t = apps[0];
-    const count = async (sql: string, params: unknown[] = []) =>
-      Number(((await t.ds.query(sql, params)) as Array<{ n: string }>)[0].n);
-    const ledger = () =>
-      t.ds.query('SELECT id, kind, amount FROM ledger_entries WHERE account_id = ? ORDER BY id', [
-        tenant.account.id,
-      ]);
+    const ledger = async () =>
+      (await ledgerEntries(t, { accountId: tenant.account.id })).map(({ id, kind, amount }) => ({
+        id,
+        kind,
+        amount,
+      }));
+    const messages = () => accountMessages(t, tenant.account.id, 'id', 'status');
     const ledgerBefore = await ledger();
     expect(ledgerBefore.length).toBeGreaterThan(0);
     // Messages created 200 days ago (ids carry their creation time), past the 90 days kept.
     const start = new Date(Date.now() - 200 * 86_400_000);
-    await seedMessages((sql, params) => t.ds.query(sql, params), {
+    await seedAccountMessages(t, {
       accountId: String(tenant.account.id),
       count: OLD,
       firstId: BigInt(start.getTime()) * 1_000_000n,
       start,
       perRequest: 10,
     });
-    const nonFinal = (await t.ds.query(
-      `SELECT id, status FROM messages WHERE account_id = ? AND status NOT IN (${FINAL_STATES.map(() => '?')}) ORDER BY id`,
-      [tenant.account.id, ...FINAL_STATES],
-    )) as Array<{ id: string; status: string }>;
+    const nonFinal = (await messages()).filter(
+      (m) => !(FINAL_STATES as readonly string[]).includes(m.status),
+    );
     const oldFinal = OLD - nonFinal.length;
     expect(nonFinal.length).toBeGreaterThan(0);
     expect(oldFinal).toBeGreaterThan(0);
 
     await waitFor(
-      async () =>
-        (await count('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [tenant.account.id])) ===
-        nonFinal.length,
+      async () => (await messageCount(t, tenant.account.id)) === nonFinal.length,
       30_000,
       'the old final messages pruned',
     );
@@ -108,11 +109,7 @@ describe('scheduled prune (RETENTION_SCHEDULE) with two processes on one databas
     );
     expect(archived).toHaveLength(oldFinal);
     expect(new Set(archived).size).toBe(oldFinal);
-    expect(
-      await t.ds.query('SELECT id, status FROM messages WHERE account_id = ? ORDER BY id', [
-        tenant.account.id,
-      ]),
-    ).toEqual(nonFinal);
+    expect(await messages()).toEqual(nonFinal);
     expect(await ledger()).toEqual(ledgerBefore);
   });
 });

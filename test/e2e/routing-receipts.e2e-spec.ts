@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { runCli } from '../support/cli-in-process.js';
 import { netSmppMissing, startNetSmppSmsc, type NetSmppSmsc } from '../support/net-smpp-smsc.js';
+import { deliveryReports, messagesWithParts } from '../support/receipt-probes.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { MYSQL_ROOT, testEnv } from '../support/test-env.js';
@@ -32,7 +33,6 @@ describe('delivery receipts across connectors that issue the same ids', () => {
   let peerB: SmppPeer;
   let perlA: NetSmppSmsc | undefined;
   let perlB: NetSmppSmsc | undefined;
-  let notifications: string;
 
   const ok = async (...args: string[]) => {
     const env = {
@@ -61,18 +61,14 @@ describe('delivery receipts across connectors that issue the same ids', () => {
     return ref;
   }
 
-  const states = async (ref: string) =>
-    (await t.ds.query(
-      `SELECT m.id, m.recipient, m.status, m.connector, p.provider_message_id FROM messages m
-         LEFT JOIN message_parts p ON p.message_id = m.id WHERE m.send_request_id = ? ORDER BY m.id`,
-      [ref],
-    )) as Array<{
-      id: string;
-      recipient: string;
-      status: string;
-      connector: string | null;
-      provider_message_id: string | null;
-    }>;
+  const states = (ref: string) => messagesWithParts(t, ref);
+  /** The stored receipts with a provider id: connector and the message each was applied to. */
+  const receipts = async (providerMessageId: string) =>
+    (await deliveryReports(t, { providerMessageId })).map((r) => ({
+      connector: r.connector,
+      message_id: r.message_id,
+      applied: r.applied_at !== null,
+    }));
 
   /** recipient → status, once no message of the request is still SENT (or after 15 s, as it is then). */
   async function settled(ref: string): Promise<Record<string, string>> {
@@ -88,7 +84,6 @@ describe('delivery receipts across connectors that issue the same ids', () => {
     peerA = await startSmppPeer({ sequentialIds: true });
     peerB = await startSmppPeer({ sequentialIds: true });
     t = await startTestApp({ RUN_WORKERS: 'true', SMS_TRANSPORT: 'smpp' });
-    notifications = `${t.name}_notification`;
     tenant = await createTenant(t, { balances: { sms: '1000' }, prices: { sms: '0.10' } });
     await ok('connectors', 'add', '--name', 'smsc-a', '--url', peerA.url);
     await ok('connectors', 'add', '--name', 'smsc-b', '--url', peerB.url);
@@ -129,10 +124,9 @@ describe('delivery receipts across connectors that issue the same ids', () => {
     expect(await peerA.sendReceipt('1', 'UNDELIV')).toBe(0);
 
     expect(await settled(ref)).toEqual({ [TO_B]: 'DELIVERED', [TO_A]: 'UNDELIVERED' });
-    const reports = (await t.ds.query(
-      `SELECT connector, provider_message_id, CAST(message_id AS CHAR) AS message_id FROM ${notifications}.delivery_reports
-        WHERE provider_message_id = '1' ORDER BY connector`,
-    )) as Array<{ connector: string; provider_message_id: string; message_id: string }>;
+    const reports = (await deliveryReports(t, { providerMessageId: '1' })).map(
+      ({ connector, provider_message_id, message_id }) => ({ connector, provider_message_id, message_id }),
+    );
     const idOf = Object.fromEntries((await states(ref)).map((m) => [m.connector, String(m.id)]));
     expect(reports).toEqual([
       { connector: 'smsc-a', provider_message_id: '1', message_id: idOf['smsc-a'] },
@@ -144,10 +138,7 @@ describe('delivery receipts across connectors that issue the same ids', () => {
     // Both SMSCs' next id is 2: their receipts come first and match nothing yet.
     expect(await peerA.sendReceipt('2', 'DELIVRD')).toBe(0);
     expect(await peerB.sendReceipt('2', 'UNDELIV')).toBe(0);
-    const pending = (await t.ds.query(
-      `SELECT COUNT(*) AS n FROM ${notifications}.delivery_reports WHERE provider_message_id = '2' AND applied_at IS NULL`,
-    )) as Array<{ n: number | string }>;
-    expect(Number(pending[0].n)).toBe(2);
+    expect((await receipts('2')).filter((r) => !r.applied)).toHaveLength(2);
 
     const ref = await sendAll([TO_A, TO_B]);
     expect((await states(ref)).map((m) => m.provider_message_id)).toEqual(['2', '2']);
@@ -155,10 +146,9 @@ describe('delivery receipts across connectors that issue the same ids', () => {
     // Each stored receipt names its connector and was applied to that connector's message (the
     // rows are marked applied just after the state change, so the check waits for the mark).
     const appliedRows = async () =>
-      (await t.ds.query(
-        `SELECT connector, CAST(message_id AS CHAR) AS message_id FROM ${notifications}.delivery_reports
-          WHERE provider_message_id = '2' AND applied_at IS NOT NULL ORDER BY connector`,
-      )) as Array<{ connector: string; message_id: string }>;
+      (await receipts('2'))
+        .filter((r) => r.applied)
+        .map(({ connector, message_id }) => ({ connector, message_id }));
     await waitFor(
       async () => (await appliedRows()).length >= 2,
       10_000,
@@ -185,10 +175,12 @@ describe('delivery receipts across connectors that issue the same ids', () => {
         [TO_PERL_B, 'perl-b', 'A7BF0'],
       ]);
       expect(await settled(ref)).toEqual({ [TO_PERL_A]: 'UNDELIVERED', [TO_PERL_B]: 'DELIVERED' });
-      const reports = (await t.ds.query(
-        `SELECT connector, CAST(message_id AS CHAR) AS message_id FROM ${notifications}.delivery_reports
-          WHERE connector LIKE 'perl-%' ORDER BY connector`,
-      )) as Array<{ connector: string; message_id: string }>;
+      const reports = (await deliveryReports(t, { connectorPrefix: 'perl-' })).map(
+        ({ connector, message_id }) => ({
+          connector,
+          message_id,
+        }),
+      );
       expect(reports).toEqual(sent.map((m) => ({ connector: m.connector, message_id: String(m.id) })));
     },
   );

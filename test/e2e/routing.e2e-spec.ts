@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { runCli, type CliRun } from '../support/cli-in-process.js';
+import { messagesOfRequest } from '../support/probes.js';
+import { repeatedEvents, requestMessages } from '../support/message-probes.js';
 import { netSmppMissing, startNetSmppSmsc, type NetSmppSmsc } from '../support/net-smpp-smsc.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -53,17 +55,7 @@ describe.skipIf(missing !== null)('routing across SMSCs', () => {
     ).body as { balances: { sms: { balance_value: number; cost_per_unit: number } } };
 
   async function finalStates(ref: string) {
-    const read = async () =>
-      (await t.ds.query(
-        'SELECT uuid, recipient, status, reason, connector FROM messages WHERE send_request_id = ? ORDER BY id',
-        [ref],
-      )) as Array<{
-        uuid: string;
-        recipient: string;
-        status: string;
-        reason: string | null;
-        connector: string;
-      }>;
+    const read = () => requestMessages(t, ref, 'uuid', 'recipient', 'status', 'reason', 'connector');
     await waitFor(
       async () => (await read()).every((m) => m.status !== 'ACKNOWLEDGED'),
       30_000,
@@ -116,10 +108,7 @@ describe.skipIf(missing !== null)('routing across SMSCs', () => {
     const before = await balance(tenant);
     const res = await send(['+260971000003', '+441234567890']);
     expect(res.status).toBe(200);
-    const rows = (await t.ds.query(
-      'SELECT recipient, status, reason, units, cost FROM messages WHERE send_request_id = ? ORDER BY id',
-      [res.body.api_reference],
-    )) as Array<{ recipient: string; status: string; reason: string | null; units: number; cost: string }>;
+    const rows = await messagesOfRequest(t, res.body.api_reference);
     expect(rows[1]).toMatchObject({
       recipient: '441234567890',
       status: 'REJECTED',
@@ -160,9 +149,7 @@ describe.skipIf(missing !== null)('routing across SMSCs', () => {
     await new Promise((r) => setTimeout(r, 1100)); // the API re-reads prices once a second
     const res = await send(['+260971000010', '+260961000011']);
     expect(res.status).toBe(200);
-    const rows = (await t.ds.query('SELECT uuid, cost FROM messages WHERE send_request_id = ? ORDER BY id', [
-      res.body.api_reference,
-    ])) as Array<{ uuid: string; cost: string }>;
+    const rows = await requestMessages(t, res.body.api_reference, 'uuid', 'cost');
     expect(rows.map((r) => Number(r.cost))).toEqual([0.25, 0.1]);
     const lookup = await t.http().get(`/api/v1/json/messages/${rows[0].uuid}`).set('X-API-Key', tenant.key);
     expect(lookup.body.cost_per_unit).toBe(0.25);
@@ -293,11 +280,6 @@ describe.skipIf(missing !== null)('routing across SMSCs', () => {
     }
     expect(atPeer.size).toBeGreaterThan(0);
     expect(atPerl.size).toBeGreaterThan(0);
-    const events = (await t.ds.query(
-      `SELECT e.message_id, COUNT(*) AS n FROM message_events e JOIN messages m ON m.id = e.message_id
-        WHERE m.send_request_id = ? AND e.status = 'SENT' GROUP BY e.message_id HAVING n > 1`,
-      [res.body.api_reference],
-    )) as unknown[];
-    expect(events).toEqual([]);
+    expect(await repeatedEvents(t, res.body.api_reference, 'SENT')).toEqual([]);
   }, 60_000);
 });

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { runCli } from '../support/cli-in-process.js';
-import { seedMessages } from '../support/message-seed.js';
+import { runningExportQueries } from '../support/message-probes.js';
+import { seedAccountMessages } from '../support/message-seed.js';
 import { MYSQL_ROOT, startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -209,10 +210,7 @@ describe('export slots are shared fairly', () => {
   let a: Tenant;
   let b: Tenant;
   let port: number;
-  const exportQueries = async () =>
-    (await t.ds.query(
-      "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE CONCAT('%messages', '-export%')",
-    )) as Array<{ ID: string }>;
+  const exportQueries = () => runningExportQueries(t);
 
   /** Starts an export and stops reading after its first chunk; answers its status (and how to hang up). */
   const startReading = (key: string) =>
@@ -237,7 +235,7 @@ describe('export slots are shared fairly', () => {
     t = await startTestApp({ DB_POOL_SIZE: '8', EXPORT_STALL_SECONDS: '2' });
     a = await createTenant(t);
     b = await createTenant(t);
-    await seedMessages((sql, params) => t.ds.query(sql, params), {
+    await seedAccountMessages(t, {
       accountId: a.account.id,
       count: 40_000,
       firstId: 7_000_000_000n,
