@@ -19,8 +19,11 @@ export const CLI_GROUPS: Record<string, () => Promise<CliGroup>> = {
   accounts: async () => (await import('./cli-accounts-group.js')).ACCOUNTS_GROUP,
   keys: async () => (await import('./cli-keys-group.js')).KEYS_GROUP,
   logs: async () => {
-    const { LOG_COMMANDS } = await import('../modules/request-logs/logs.command.js');
-    return { imports: [], providers: LOG_COMMANDS };
+    const [{ LOG_COMMANDS }, { RequestLogStoreModule }] = await Promise.all([
+      import('../modules/request-logs/logs.command.js'),
+      import('../modules/request-logs/request-log-store.module.js'),
+    ]);
+    return { imports: [RequestLogStoreModule], providers: LOG_COMMANDS };
   },
   numbers: async () => {
     const [{ NUMBER_COMMANDS }, { AccountsModule }, { InboundStoresModule }] = await Promise.all([

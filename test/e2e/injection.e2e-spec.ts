@@ -295,7 +295,7 @@ const SAFE_SQL_INTERPOLATION = [
   /^new Array\(\w+(?:\.length)?\)\.fill\([A-Z][A-Z0-9_]*\)\.join\('[^']*'\)$/,
   /^\w+\.escapeId\([\w.]+\)$/,
   /^(?:reason|provider|at|connector)\.sql$/, // message.store: CASE id WHEN ? THEN ? … END (or the constant NULL)
-  /^cases$/, // api-key.store (last-used times), delivery-report.service: WHEN ? THEN ? …
+  /^cases$/, // api-key.store (last-used times), delivery-report.store: WHEN ? THEN ? …
   /^reason$/, // message-parts.store: '?' or CASE WHEN message_id = CAST(? AS UNSIGNED) AND part = ? THEN ? … END
   /^stamp$/, // message-state.service: 'sent_at' or 'completed_at'
   /^onEntry$/, // message.store: a constant fallback_due_at change per state (FALLBACK_ON_ENTRY)

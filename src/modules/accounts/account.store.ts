@@ -79,6 +79,16 @@ export class AccountStore {
       .getOne();
   }
 
+  /** One plain statement: it runs for every callback sent. */
+  async callbackSecretOf(accountId: string): Promise<string | undefined> {
+    const [row] = (await this.ds.query('SELECT callback_secret FROM accounts WHERE id = ?', [
+      accountId,
+    ])) as Array<{
+      callback_secret: string;
+    }>;
+    return row?.callback_secret;
+  }
+
   withCallbackSecret(username: string): Promise<Account | null> {
     return this.ds
       .getRepository(Account)

@@ -194,6 +194,11 @@ export class AccountsService {
     return row.callbackSecret;
   }
 
+  /** The secret that signs the callbacks of the account `accountId`; undefined when there is no such account. */
+  callbackSecretOf(accountId: string): Promise<string | undefined> {
+    return this.store.callbackSecretOf(accountId);
+  }
+
   /** Replaces the callback signing secret; callbacks signed from now on use the new one. */
   async rotateCallbackSecret(username: string): Promise<string> {
     const account = await this.requireByUsername(username);

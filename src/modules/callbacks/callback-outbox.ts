@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
-import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import type { CommittedChange, StateChangeListener } from '../delivery/state-change-listener.js';
 import { CALLBACK_QUEUE, callbackJobFor, callbackJobOptions, type CallbackJob } from './callback-job.js';
+import { CallbackStore } from './callback.store.js';
 
 const BATCH = 500;
 /** The state path does not wait longer than this for Redis: past it, the events are queued later. */
@@ -23,18 +21,6 @@ const DONE_FLUSH_MS = 200;
 const DOWN = new Set(['reconnecting', 'close', 'end']);
 
 /**
- * Keeps events in MySQL, not yet queued: the recovery sweep of a worker queues them. This is
- * all a process without a queue (the admin CLI) does; `CallbackOutbox.queue` also queues them.
- */
-export async function keepCallbackEvents(notifications: DataSource, jobs: CallbackJob[]): Promise<void> {
-  if (jobs.length === 0) return;
-  await notifications.query(
-    `INSERT IGNORE INTO callback_outbox (event_id, job) VALUES ${jobs.map(() => '(?, ?)').join(',')}`,
-    jobs.flatMap((j) => [j.eventId, JSON.stringify(j)]),
-  );
-}
-
-/**
  * Redis holds the callback queue; MySQL keeps the list of events not yet done with, so that no
  * callback is lost with Redis:
  * - an event whose state change committed while Redis was away is queued by the sweep once it
@@ -43,7 +29,8 @@ export async function keepCallbackEvents(notifications: DataSource, jobs: Callba
  *   event not done with is queued again. Such a loss is noticed by a marker key that vanishes
  *   with the data: the worker that sets it again requeues.
  * An event is done with when delivered, refused, or out of attempts. Requeued events keep their
- * event id, so a receiver that got one already can tell the repeat.
+ * event id, so a receiver that got one already can tell the repeat. A process without a queue
+ * (the admin CLI) only keeps its events (`CallbackStore.keep`): a worker's sweep queues them.
  */
 @Injectable()
 export class CallbackOutbox implements StateChangeListener, OnApplicationShutdown {
@@ -58,7 +45,7 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    private readonly store: CallbackStore,
     @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
   ) {}
 
@@ -73,7 +60,7 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
   async queue(jobs: CallbackJob[]): Promise<void> {
     const ids = jobs.map((j) => j.eventId);
     let kept = true;
-    await keepCallbackEvents(this.notifications, jobs).catch((err: Error) => {
+    await this.store.keep(jobs).catch((err: Error) => {
       kept = false;
       this.warnings.warn(
         `${jobs.length} callback(s) not kept in the outbox (${err.message}); queued without a copy`,
@@ -103,21 +90,14 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
     await this.checkEpoch();
     let queued = 0;
     for (;;) {
-      const rows = (await this.notifications.query(
-        `SELECT event_id, job FROM callback_outbox
-          WHERE queued_at IS NULL AND created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND ORDER BY queued_at, created_at LIMIT ?`,
-        [UNQUEUED_GRACE_MS * 1000, BATCH],
-      )) as Array<{ event_id: string; job: string }>;
+      const rows = await this.store.unqueued(UNQUEUED_GRACE_MS, BATCH);
       if (rows.length === 0) break;
       await this.add(rows.map((r) => JSON.parse(r.job) as CallbackJob));
       await this.markQueued(rows.map((r) => r.event_id));
       queued += rows.length;
       if (rows.length < BATCH) break;
     }
-    await this.notifications.query(
-      'DELETE FROM callback_outbox WHERE created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR LIMIT 1000',
-      [FORGET_AFTER_HOURS],
-    );
+    await this.store.forgetOlderThan(FORGET_AFTER_HOURS);
     if (queued) this.logger.log(`queued ${queued} callback event(s) that were not in the queue`);
     return queued;
   }
@@ -151,8 +131,8 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
 
   private async markQueued(ids: string[]): Promise<void> {
     // If this fails the sweep queues them again later: same job id, so nothing new while the job exists.
-    await this.notifications
-      .query('UPDATE callback_outbox SET queued_at = CURRENT_TIMESTAMP(3) WHERE event_id IN (?)', [ids])
+    await this.store
+      .markQueued(ids)
       .catch((err: Error) =>
         this.warnings.warn(`${ids.length} queued callback(s) not marked (${err.message})`),
       );
@@ -160,7 +140,7 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
 
   private async clear(ids: string[]): Promise<void> {
     try {
-      await this.notifications.query('DELETE FROM callback_outbox WHERE event_id IN (?)', [ids]);
+      await this.store.remove(ids);
     } catch (err) {
       // A row left behind at worst sends its event once more after a Redis loss, or ages out.
       this.warnings.warn(
@@ -185,12 +165,10 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
     if ((await client.set(key, mine, 'NX')) !== 'OK') return;
     const hadOne = this.epoch !== undefined;
     this.epoch = mine;
-    const res = (await this.notifications.query(
-      'UPDATE callback_outbox SET queued_at = NULL WHERE queued_at IS NOT NULL',
-    )) as { affectedRows?: number };
-    if (hadOne || res.affectedRows)
+    const requeued = await this.store.unmarkAllQueued();
+    if (hadOne || requeued)
       this.logger.warn(
-        `the callback queue lost its data; ${res.affectedRows ?? 0} callback event(s) not yet delivered go back on it`,
+        `the callback queue lost its data; ${requeued} callback event(s) not yet delivered go back on it`,
       );
   }
 }

@@ -5,6 +5,7 @@ import { QueueModule } from '../delivery/queue.module.js';
 import { jitteredBackoff, lockSettings } from '../delivery/retry-policy.js';
 import { CallbackOutbox } from './callback-outbox.js';
 import { CALLBACK_QUEUE } from './callback-job.js';
+import { CallbackStoreModule } from './callback-store.module.js';
 
 /**
  * The callback queue and its producer (the outbox). On the Bull connection of QueueModule; the
@@ -13,6 +14,7 @@ import { CALLBACK_QUEUE } from './callback-job.js';
 @Module({
   imports: [
     QueueModule,
+    CallbackStoreModule,
     BullModule.registerQueueAsync({
       name: CALLBACK_QUEUE,
       inject: [APP_CONFIG],

@@ -1,10 +1,8 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Job, Queue } from 'bull';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { NOTIFICATION_DB } from '../../database/data-sources.js';
+import { AccountsService } from '../accounts/accounts.service.js';
 import {
   CALLBACK_COMPLETED_KEPT,
   CALLBACK_FAILED_KEPT,
@@ -13,6 +11,7 @@ import {
 import { CALLBACK_QUEUE, type CallbackJob } from './callback-job.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { CallbackOutbox } from './callback-outbox.js';
+import { CallbackStore } from './callback.store.js';
 import { RefusedTarget, safePost } from './safe-post.js';
 import { signCallback } from './signature.js';
 import { circuitOf, TargetGate, targetOfCircuit } from './target-gate.js';
@@ -46,8 +45,8 @@ export class CallbackSender {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly main: DataSource,
-    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    private readonly accounts: AccountsService,
+    private readonly store: CallbackStore,
     @InjectQueue(CALLBACK_QUEUE) private readonly queue: Queue<QueuedCallback>,
     private readonly outbox: CallbackOutbox,
     @Inject(MetricsService) private readonly metrics: MetricsService,
@@ -110,17 +109,13 @@ export class CallbackSender {
     release: (succeeded: boolean, tookMs?: number) => void,
   ): Promise<string | null> {
     const { url, accountId, payload, messageRowId, eventId, eventType } = job.data;
-    const [account] = (await this.main.query('SELECT callback_secret FROM accounts WHERE id = ?', [
-      accountId,
-    ])) as Array<{
-      callback_secret: string;
-    }>;
-    if (!account) return null;
+    const secret = await this.accounts.callbackSecretOf(accountId);
+    if (secret === undefined) return null;
     const body = JSON.stringify(payload);
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
       'X-Signature-Timestamp': String(timestamp),
-      'X-Signature': signCallback(account.callback_secret, timestamp, body),
+      'X-Signature': signCallback(secret, timestamp, body),
       'X-Event-Id': eventId,
     };
     const started = performance.now();
@@ -144,8 +139,9 @@ export class CallbackSender {
     const failure = outcome === 'http_error' || outcome === 'network_error' ? (error ?? outcome) : null;
     // The target's slot is held for its own answer only, and judged by that answer's time.
     release(failure === null, tookMs);
-    await this.record(
-      { eventId, eventType },
+    await this.store.recordAttempt({
+      eventId,
+      eventType: eventType ?? 'message',
       messageRowId,
       accountId,
       url,
@@ -153,39 +149,10 @@ export class CallbackSender {
       outcome,
       httpStatus,
       error,
-      tookMs,
-    );
-    return failure;
-  }
-
-  private async record(
-    event: { eventId: string; eventType?: string },
-    messageRowId: string,
-    accountId: string,
-    url: string,
-    attempt: number,
-    outcome: string,
-    httpStatus: number | null,
-    error: string | null,
-    durationMs: number,
-  ): Promise<void> {
-    await this.notifications.query(
-      `INSERT INTO callback_attempts (event_id, event_type, message_id, account_id, url, attempt, outcome, http_status, error, duration_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        event.eventId,
-        event.eventType ?? 'message',
-        messageRowId,
-        accountId,
-        url.slice(0, 2048),
-        attempt,
-        outcome,
-        httpStatus,
-        error,
-        durationMs,
-      ],
-    );
+      durationMs: tookMs,
+    });
     this.metrics.callbackAttempt(outcome);
+    return failure;
   }
 
   /**

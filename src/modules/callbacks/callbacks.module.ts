@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
+import { CallbackStoreModule } from './callback-store.module.js';
 import { CallbackQueueModule } from './callback-queue.module.js';
 import { CallbackProcessor } from './callback.processor.js';
 import { CallbackSender } from './callback.sender.js';
@@ -8,7 +10,7 @@ import { TestCallbackCap } from './test-callback-cap.js';
 
 /** Delivering callbacks: the processor and the sender (signing, safe POST, per-target isolation). For worker contexts. */
 @Module({
-  imports: [CallbackQueueModule, MetricsModule, RedisModule],
+  imports: [CallbackQueueModule, CallbackStoreModule, AccountsModule, MetricsModule, RedisModule],
   providers: [CallbackSender, CallbackProcessor, TestCallbackCap],
   exports: [CallbackQueueModule],
 })

@@ -5,16 +5,14 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
-import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { MessageStateService } from './message-state.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { MessagePartsStore } from '../messages/message-parts.store.js';
+import { DeliveryReportStore, type AppliedReport, type ArrivedReport } from './delivery-report.store.js';
 import { compareIds, ReceiptMatcher, receiptKey } from './receipt-matcher.js';
 import { isLockConflict, RECORD_BACKOFF_MAX_MS, RECORD_RETRY_MS, REPORT_LOCK_TRIES } from './retry-policy.js';
 import { idKeys } from './smpp/receipt-ids.js';
@@ -28,11 +26,6 @@ const UNMATCHED_LOG_EVERY_MS = 10_000;
 /** Reports younger than this are left to the early pass after SENT. */
 const STRANDED_MIN_AGE_MS = 5_000;
 const EXPIRE_EVERY_MS = 60_000;
-
-interface Queued {
-  transport: string;
-  report: DeliveryReport;
-}
 
 /**
  * Records every delivery report in the notification database and applies it to its message part.
@@ -48,7 +41,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   private readonly logger = new Logger(DeliveryReportService.name);
   private readonly matcher: ReceiptMatcher;
   private readonly warnings = new RepeatLimiter(this.logger);
-  private readonly batcher = new MicroBatcher<Queued>({
+  private readonly batcher = new MicroBatcher<ArrivedReport>({
     maxBatch: MAX_BATCH,
     flush: (batch) => this.store(batch),
   });
@@ -77,7 +70,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     parts: MessagePartsStore,
-    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    private readonly reports: DeliveryReportStore,
     private readonly states: MessageStateService,
     @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {
@@ -98,7 +91,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   }
 
   /** Throws when the batch is not stored, so every report in it is refused and the provider resends it. */
-  private async store(batch: Queued[]): Promise<void> {
+  private async store(batch: ArrivedReport[]): Promise<void> {
     try {
       await retryLocks(() => this.handle(batch));
     } catch (err) {
@@ -109,24 +102,8 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     }
   }
 
-  private async handle(batch: Queued[]): Promise<void> {
-    await this.notifications.query(
-      `INSERT INTO delivery_reports (transport, connector, provider_message_id, id_hex, id_dec, status, reason, occurred_at)
-        VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(',')}`,
-      batch.flatMap((q) => {
-        const keys = idKeys(q.report.providerMessageId);
-        return [
-          q.transport,
-          q.report.connector || null,
-          q.report.providerMessageId,
-          keys.hex,
-          keys.dec,
-          q.report.status,
-          q.report.reason ?? null,
-          q.report.occurredAt,
-        ];
-      }),
-    );
+  private async handle(batch: ArrivedReport[]): Promise<void> {
+    await this.reports.insert(batch);
     const unmatched = await this.apply(batch.map((q) => q.report));
     if (unmatched.length) this.noteUnmatched(batch[0].transport, unmatched);
   }
@@ -151,18 +128,18 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
       // minute-precision (SMPP done date) and would put DELIVERED before SENT in the history.
       // The provider's time stays in delivery_reports.occurred_at.
       await this.states.apply(outcomes.sort((a, b) => compareIds(a.id, b.id)));
-      await this.markApplied(
-        new Map(
-          matched.map((r) => [
-            receiptKey(r),
-            {
-              providerMessageId: r.providerMessageId,
-              connector: r.connector || null,
-              messageId: found.get(receiptKey(r))!.message_id,
-            },
-          ]),
-        ),
+      // Keyed by receipt: one repeated in the batch gives one CASE branch.
+      const applied = new Map<string, AppliedReport>(
+        matched.map((r) => [
+          receiptKey(r),
+          {
+            providerMessageId: r.providerMessageId,
+            connector: r.connector || null,
+            messageId: found.get(receiptKey(r))!.message_id,
+          },
+        ]),
       );
+      await this.reports.markApplied([...applied.values()]);
     }
     return reports.filter((r) => !found.has(receiptKey(r))).map((r) => r.providerMessageId);
   }
@@ -211,19 +188,10 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     if (providerIds.length === 0) return;
     const format = this.config.smppReceiptIdFormat;
     const values = [...new Set(providerIds.map((p) => idKeys(p).hex).filter((v): v is string => v !== null))];
-    // '' is never a key (digits or NULL): it turns off the lookups the format does not allow.
-    const byHex = values.length && (format === 'auto' || format === 'hex') ? values : [''];
-    const byDec = values.length && (format === 'auto' || format === 'decimal') ? values : [''];
-    const pending = (await this.notifications.query(
-      `SELECT provider_message_id, connector, status, reason FROM delivery_reports
-        WHERE (provider_message_id IN (?) OR id_hex IN (?) OR id_dec IN (?)) AND applied_at IS NULL AND expired_at IS NULL ORDER BY id`,
-      [providerIds, byHex, byDec],
-    )) as Array<{
-      provider_message_id: string;
-      connector: string | null;
-      status: DeliveryReport['status'];
-      reason: string | null;
-    }>;
+    // The lookups by key the format does not allow are left out (an empty list).
+    const byHex = format === 'auto' || format === 'hex' ? values : [];
+    const byDec = format === 'auto' || format === 'decimal' ? values : [];
+    const pending = await this.reports.pending(providerIds, byHex, byDec);
     if (pending.length === 0) return;
     await this.apply(
       pending.map((p) => ({
@@ -232,31 +200,6 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
         status: p.status,
         reason: p.reason,
       })),
-    );
-  }
-
-  /**
-   * Marks the stored rows of these receipts applied: the rows with the same provider id from the
-   * same connector (or, for a receipt without one, from none), never another connector's.
-   */
-  private async markApplied(
-    receipts: Map<string, { providerMessageId: string; connector: string | null; messageId: string }>,
-  ): Promise<void> {
-    const params: unknown[] = [];
-    const cases = [...receipts.values()]
-      .map(
-        (r) => (
-          params.push(r.providerMessageId, r.connector, r.messageId),
-          'WHEN provider_message_id = ? AND connector <=> ? THEN ?'
-        ),
-      )
-      .join(' ');
-    const providerIds = [...new Set([...receipts.values()].map((r) => r.providerMessageId))];
-    // The provider id index finds the rows; the CASE leaves out (NULL) those of another connector.
-    await this.notifications.query(
-      `UPDATE delivery_reports SET applied_at = CURRENT_TIMESTAMP(3), message_id = CASE ${cases} END
-        WHERE provider_message_id IN (?) AND applied_at IS NULL AND CASE ${cases} END IS NOT NULL`,
-      [...params, providerIds, ...params],
     );
   }
 
@@ -281,23 +224,13 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
    * newest first, so that a backlog of stray receipts cannot hide the ones that now match.
    */
   async applyStranded(): Promise<void> {
-    const rows = (await this.notifications.query(
-      `SELECT provider_message_id FROM delivery_reports
-        WHERE applied_at IS NULL AND expired_at IS NULL AND received_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND
-        ORDER BY received_at DESC LIMIT ?`,
-      [STRANDED_MIN_AGE_MS * 1000, MAX_BATCH],
-    )) as Array<{ provider_message_id: string }>;
-    if (rows.length) await retryLocks(() => this.applyPending(rows.map((r) => r.provider_message_id)));
+    const ids = await this.reports.stranded(STRANDED_MIN_AGE_MS, MAX_BATCH);
+    if (ids.length) await retryLocks(() => this.applyPending(ids));
   }
 
   /** Gives up on reports that matched nothing within SMPP_UNMATCHED_RECEIPT_TTL_MS; returns how many. */
   async expireUnmatched(): Promise<number> {
-    const res = (await this.notifications.query(
-      `UPDATE delivery_reports SET expired_at = CURRENT_TIMESTAMP(3)
-        WHERE applied_at IS NULL AND expired_at IS NULL AND received_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND LIMIT 5000`,
-      [this.config.smppUnmatchedReceiptTtlMs * 1000],
-    )) as { affectedRows?: number };
-    const n = res.affectedRows ?? 0;
+    const n = await this.reports.expireUnapplied(this.config.smppUnmatchedReceiptTtlMs);
     if (n > 0)
       this.logger.warn(
         `${n} delivery report(s) expired unmatched after ${Math.round(this.config.smppUnmatchedReceiptTtlMs / 1000)} s`,

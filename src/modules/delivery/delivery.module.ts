@@ -6,6 +6,7 @@ import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { ConnectorPool } from './smpp/connector-pool.js';
 import { RoutingModule } from './smpp/routing.module.js';
 import { DeliveryReportService } from './delivery-report.service.js';
+import { DeliveryReportStore } from './delivery-report.store.js';
 import { DispatchAttempts } from './dispatch-attempts.js';
 import { DispatchWorker } from './dispatch.worker.js';
 import { Dispatcher } from './dispatcher.js';
@@ -52,6 +53,7 @@ export class DeliveryModule {
         ConnectorPool,
         TransportRegistry,
         DeliveryReportService,
+        DeliveryReportStore,
         Dispatcher,
         DispatchAttempts,
         ProviderFaults,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module.js';
 import { CallbackQueueModule } from '../callbacks/callback-queue.module.js';
 import { INBOUND_SINK } from '../delivery/transports/transport.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
@@ -12,7 +13,14 @@ import { InboundService } from './inbound.service.js';
  * and auto-replies sent. Exports INBOUND_SINK for delivery's workers.
  */
 @Module({
-  imports: [InboundModule, CallbackQueueModule, SendingModule, SmsPolicyModule, MetricsModule],
+  imports: [
+    InboundModule,
+    AccountsModule,
+    CallbackQueueModule,
+    SendingModule,
+    SmsPolicyModule,
+    MetricsModule,
+  ],
   providers: [InboundService, { provide: INBOUND_SINK, useExisting: InboundService }],
   exports: [INBOUND_SINK],
 })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CallbackStoreModule } from '../callbacks/callback-store.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { InboundStoresModule } from './inbound-stores.module.js';
@@ -6,7 +7,7 @@ import { InboundReceiver } from './inbound.receiver.js';
 
 /** Inbound numbers, messages and settings, and the receiving path: MySQL only (the CLI uses it too). */
 @Module({
-  imports: [MessagesModule, SuppressionsModule, InboundStoresModule],
+  imports: [MessagesModule, SuppressionsModule, InboundStoresModule, CallbackStoreModule],
   providers: [InboundReceiver],
   exports: [InboundStoresModule, InboundReceiver],
 })

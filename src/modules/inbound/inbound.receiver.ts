@@ -3,10 +3,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
-import { keepCallbackEvents } from '../callbacks/callback-outbox.js';
 import type { CallbackJob } from '../callbacks/callback-job.js';
+import { CallbackStore } from '../callbacks/callback.store.js';
 import type { InboundSms } from '../delivery/transports/transport.js';
 import { MessageLookupStore } from '../messages/message-lookup.store.js';
 import { normalisePhone } from '../messages/recipients.js';
@@ -58,7 +57,7 @@ export class InboundReceiver {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly ds: DataSource,
-    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    private readonly callbacks: CallbackStore,
     private readonly numbers: InboundNumberStore,
     private readonly store: InboundStore,
     private readonly messages: MessageLookupStore,
@@ -145,9 +144,11 @@ export class InboundReceiver {
     // The message is stored: failing now would have the SMSC send it again (stored twice). A
     // process with queues queues the events next (CallbackOutbox keeps them then, too).
     if (webhooks.length)
-      await keepCallbackEvents(this.notifications, webhooks).catch((err: Error) =>
-        this.warnings.warn(`inbound webhook event(s) not kept in the outbox: ${err.message}`, 'keep'),
-      );
+      await this.callbacks
+        .keep(webhooks)
+        .catch((err: Error) =>
+          this.warnings.warn(`inbound webhook event(s) not kept in the outbox: ${err.message}`, 'keep'),
+        );
     return { rows, webhooks, partial, unrouted };
   }
 

@@ -5,13 +5,12 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
-import { Account } from '../accounts/account.entity.js';
+import type { Account } from '../accounts/account.entity.js';
+import { AccountsService } from '../accounts/accounts.service.js';
 import type { ApiKey } from '../api-keys/api-key.entity.js';
 import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import type { InboundSink, InboundSms } from '../delivery/transports/transport.js';
@@ -40,7 +39,7 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly accountsService: AccountsService,
     private readonly receiver: InboundReceiver,
     private readonly store: InboundStore,
     private readonly outbox: CallbackOutbox,
@@ -106,8 +105,7 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
     for (const row of rows) {
       if (!row.reply_text) continue;
       const accountId = String(row.account_id);
-      if (!accounts.has(accountId))
-        accounts.set(accountId, await this.ds.getRepository(Account).findOneBy({ id: accountId }));
+      if (!accounts.has(accountId)) accounts.set(accountId, await this.accountsService.findById(accountId));
       const account = accounts.get(accountId);
       if (!account || account.status !== 'active') {
         done.push(row.id);

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { RequestLogStore } from './request-log.store.js';
 
-/** Reading the request log (the CLI's `keys logs`). */
+/** The request log as stored: written by the API, read by `keys logs`, pruned by `logs prune`. */
 @Module({
   providers: [RequestLogStore],
   exports: [RequestLogStore],

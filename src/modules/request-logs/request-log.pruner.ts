@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { LOG_DB } from '../../database/data-sources.js';
+import { RequestLogStore } from './request-log.store.js';
 
 /** Rows per DELETE: small enough that no statement holds locks for long on a busy log table. */
 export const PRUNE_CHUNK = 5000;
@@ -14,7 +12,7 @@ export const PRUNE_CHUNK = 5000;
 @Injectable()
 export class RequestLogPruner {
   constructor(
-    @InjectDataSource(LOG_DB) private readonly ds: DataSource,
+    private readonly store: RequestLogStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -24,11 +22,7 @@ export class RequestLogPruner {
     const cutoff = new Date(Date.now() - olderThanDays * 86_400_000);
     let deleted = 0;
     for (;;) {
-      const result = (await this.ds.query(
-        'DELETE FROM request_logs WHERE created_at < ? ORDER BY created_at LIMIT ?',
-        [cutoff, PRUNE_CHUNK],
-      )) as { affectedRows?: number };
-      const n = result.affectedRows ?? 0;
+      const n = await this.store.deleteOlderThan(cutoff, PRUNE_CHUNK);
       deleted += n;
       if (n < PRUNE_CHUNK) break;
     }

@@ -1,29 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
 import { isUnavailableError } from '../../platform/errors/classify-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { LOG_DB } from '../../database/data-sources.js';
 import { withFields } from '../../platform/objects/with-fields.js';
 import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { within } from '../../platform/timing/within.js';
-
-export interface RequestLogRow {
-  apiKeyId: string;
-  accountId: string;
-  method: string;
-  path: string;
-  status: number;
-  ip: string | null;
-  userAgent: string | null;
-  durationMs: number;
-  apiReference: string | null;
-  requestId: string | null;
-  createdAt: Date;
-  /** How many requests the row stands for: more than 1 for a summary of refusals. */
-  repeatCount?: number;
-}
+import { RequestLogStore, type RequestLogEntry } from './request-log.store.js';
 
 /** A batch is written when this many rows wait, or every FLUSH_INTERVAL_MS, whichever comes first. */
 export const FLUSH_ROWS = 500;
@@ -32,12 +14,6 @@ export const FLUSH_INTERVAL_MS = 500;
 export const MAX_BUFFERED_ROWS = 20_000;
 const SHUTDOWN_FLUSH_MS = 5000;
 const DROP_WARN_EVERY_MS = 10_000;
-
-const COLUMNS =
-  'api_key_id, account_id, method, path, status, repeat_count, ip, user_agent, duration_ms, api_reference, request_id, created_at';
-const ROW_PLACEHOLDERS = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-
-const cut = (s: string | null, n: number) => (s && s.length > n ? s.slice(0, n) : s);
 
 /**
  * Writes one request-log row per authenticated request to the log database, off the request
@@ -54,7 +30,7 @@ const cut = (s: string | null, n: number) => (s && s.length > n ? s.slice(0, n) 
 @Injectable()
 export class RequestLogWriter implements OnApplicationShutdown {
   private readonly logger = new Logger('RequestLogs');
-  private readonly batcher = new MicroBatcher<RequestLogRow>({
+  private readonly batcher = new MicroBatcher<RequestLogEntry>({
     delayMs: FLUSH_INTERVAL_MS,
     maxBatch: FLUSH_ROWS,
     maxWaiting: MAX_BUFFERED_ROWS,
@@ -67,13 +43,13 @@ export class RequestLogWriter implements OnApplicationShutdown {
   private failing = false;
   private stopped = false;
   /** Open refusal windows by key: the row that will be written, counting. */
-  private readonly refusals = new Map<string, { row: RequestLogRow; until: number }>();
+  private readonly refusals = new Map<string, { row: RequestLogEntry; until: number }>();
   /** Closes the refusal windows that have ended; started by the first 429. */
   private readonly refusalCloser: PeriodicTask;
   private readonly refusalWindowMs: number;
 
   constructor(
-    @InjectDataSource(LOG_DB) private readonly ds: DataSource,
+    private readonly store: RequestLogStore,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.refusalWindowMs = config.requestLogRefusalWindowSeconds * 1000;
@@ -94,7 +70,7 @@ export class RequestLogWriter implements OnApplicationShutdown {
     return this.batcher.waiting;
   }
 
-  add(row: RequestLogRow): void {
+  add(row: RequestLogEntry): void {
     if (row.status === 429 && !this.stopped) {
       const open = this.refusals.get(row.apiKeyId);
       if (open) {
@@ -120,7 +96,7 @@ export class RequestLogWriter implements OnApplicationShutdown {
     }
   }
 
-  private enqueue(row: RequestLogRow): void {
+  private enqueue(row: RequestLogEntry): void {
     this.batcher.add(row);
   }
 
@@ -135,13 +111,13 @@ export class RequestLogWriter implements OnApplicationShutdown {
   }
 
   /** One batch of up to FLUSH_ROWS rows; one at a time. Kept for a later round while the log database is away. */
-  private async write(batch: RequestLogRow[]): Promise<void> {
+  private async write(batch: RequestLogEntry[]): Promise<void> {
     try {
-      await this.insert(batch);
+      await this.store.insert(batch);
       if (this.failing) this.logger.log('request logs are being written again');
       this.failing = false;
     } catch (err) {
-      if (!isUnavailableError(err) || !this.ds.isInitialized) {
+      if (!isUnavailableError(err) || !this.store.open) {
         this.drop(batch.length, `a batch was refused: ${(err as Error).message}`);
         return;
       }
@@ -151,30 +127,6 @@ export class RequestLogWriter implements OnApplicationShutdown {
         this.logger.warn(`log database unavailable (${(err as Error).message}); request logs are buffered`);
       this.failing = true;
     }
-  }
-
-  private async insert(batch: RequestLogRow[]): Promise<void> {
-    const params: unknown[] = [];
-    for (const r of batch) {
-      params.push(
-        r.apiKeyId,
-        r.accountId,
-        cut(r.method, 10),
-        cut(r.path, 255),
-        r.status,
-        r.repeatCount ?? 1,
-        cut(r.ip, 45),
-        cut(r.userAgent, 255),
-        Math.max(0, Math.round(r.durationMs)),
-        cut(r.apiReference, 20),
-        cut(r.requestId, 128),
-        r.createdAt,
-      );
-    }
-    await this.ds.query(
-      `INSERT INTO request_logs (${COLUMNS}) VALUES ${batch.map(() => ROW_PLACEHOLDERS).join(', ')}`,
-      params,
-    );
   }
 
   private drop(n: number, why: string): void {

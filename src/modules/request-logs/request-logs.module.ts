@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RequestLogStoreModule } from './request-log-store.module.js';
 import { RequestLogMiddleware } from './request-log.middleware.js';
 import { RequestLogWriter } from './request-log.writer.js';
 
@@ -8,6 +9,7 @@ import { RequestLogWriter } from './request-log.writer.js';
  * through Nest's middleware consumer, which would add a router layer of its own.
  */
 @Module({
+  imports: [RequestLogStoreModule],
   providers: [RequestLogWriter, RequestLogMiddleware],
   exports: [RequestLogWriter, RequestLogMiddleware],
 })

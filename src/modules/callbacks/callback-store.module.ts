@@ -1,0 +1,9 @@
+import { Module } from '@nestjs/common';
+import { CallbackStore } from './callback.store.js';
+
+/** The callback outbox and attempts as stored: MySQL only, for processes with a queue or without (the CLI). */
+@Module({
+  providers: [CallbackStore],
+  exports: [CallbackStore],
+})
+export class CallbackStoreModule {}

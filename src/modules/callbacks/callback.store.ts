@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { NOTIFICATION_DB } from '../../database/data-sources.js';
+import type { CallbackJob } from './callback-job.js';
+
+/** A kept event: its id and the job as queued (JSON). */
+export interface OutboxRow {
+  event_id: string;
+  job: string;
+}
+
+/** One attempt at POSTing an event, as callback_attempts records it. */
+export interface CallbackAttempt {
+  eventId: string;
+  eventType: string;
+  messageRowId: string;
+  accountId: string;
+  url: string;
+  attempt: number;
+  outcome: string;
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Every statement on callback_outbox and callback_attempts (notification database). */
+@Injectable()
+export class CallbackStore {
+  constructor(@InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource) {}
+
+  /** Keeps the events, not yet queued; an event kept already stays as it is. */
+  async keep(jobs: CallbackJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.notifications.query(
+      `INSERT IGNORE INTO callback_outbox (event_id, job) VALUES ${jobs.map(() => '(?, ?)').join(',')}`,
+      jobs.flatMap((j) => [j.eventId, JSON.stringify(j)]),
+    );
+  }
+
+  /** Up to `limit` events kept but not queued, older than `olderThanMs`, oldest first. */
+  async unqueued(olderThanMs: number, limit: number): Promise<OutboxRow[]> {
+    return (await this.notifications.query(
+      `SELECT event_id, job FROM callback_outbox
+        WHERE queued_at IS NULL AND created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND ORDER BY queued_at, created_at LIMIT ?`,
+      [olderThanMs * 1000, limit],
+    )) as OutboxRow[];
+  }
+
+  async markQueued(ids: string[]): Promise<void> {
+    await this.notifications.query(
+      'UPDATE callback_outbox SET queued_at = CURRENT_TIMESTAMP(3) WHERE event_id IN (?)',
+      [ids],
+    );
+  }
+
+  /** Every queued event back to not queued (the queue lost its data); returns how many. */
+  async unmarkAllQueued(): Promise<number> {
+    const res = (await this.notifications.query(
+      'UPDATE callback_outbox SET queued_at = NULL WHERE queued_at IS NOT NULL',
+    )) as { affectedRows?: number };
+    return res.affectedRows ?? 0;
+  }
+
+  /** The events done with. */
+  async remove(ids: string[]): Promise<void> {
+    await this.notifications.query('DELETE FROM callback_outbox WHERE event_id IN (?)', [ids]);
+  }
+
+  /** Up to 1000 leftover rows older than `hours`. */
+  async forgetOlderThan(hours: number): Promise<void> {
+    await this.notifications.query(
+      'DELETE FROM callback_outbox WHERE created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR LIMIT 1000',
+      [hours],
+    );
+  }
+
+  async recordAttempt(a: CallbackAttempt): Promise<void> {
+    await this.notifications.query(
+      `INSERT INTO callback_attempts (event_id, event_type, message_id, account_id, url, attempt, outcome, http_status, error, duration_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        a.eventId,
+        a.eventType,
+        a.messageRowId,
+        a.accountId,
+        a.url.slice(0, 2048),
+        a.attempt,
+        a.outcome,
+        a.httpStatus,
+        a.error,
+        a.durationMs,
+      ],
+    );
+  }
+}
