@@ -296,17 +296,8 @@ describe('POST /api/v1/json/bulk/chat', () => {
     expect(res.body.error.code).toBe('MISSING_API_KEY');
   });
 
-  it('refuses more than MAX_RECIPIENTS numbers with TOO_MANY_RECIPIENTS, storing nothing', async () => {
-    const tn = await createTenant(t);
-    const recipient = Array.from(
-      { length: t.config.maxRecipients + 1 },
-      (_, i) => `2609${String(i).padStart(8, '0')}`,
-    );
-    const res = await send(body(tn, { recipient }), tn.key);
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('TOO_MANY_RECIPIENTS');
-    expect(await sendRequestCount(t, tn.account.id, 'chat')).toBe(0);
-  });
+  // MAX_RECIPIENTS holds for every channel: test/integration/channel-requests.int-spec.ts (its HTTP
+  // answer, for SMS, in sms.e2e-spec.ts).
 
   it('moves estimated_delivery later when the chat queue has a backlog (it is not a constant)', async () => {
     const queue = t.queue('chat');

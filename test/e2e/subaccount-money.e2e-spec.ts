@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import { ApiKeyCache } from '../../src/modules/api-keys/api-key-cache.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
+import { SpendLimits } from '../../src/modules/balance/spend-limits.js';
 import { DestinationPriceStore } from '../../src/modules/balance/pricing/destination-price.store.js';
 import { createSubaccount, createTenant } from '../factories/account.factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -30,13 +31,7 @@ describe("sub-accounts: the parent's prices with the sub-account's own overrides
       r.cost,
     ]);
   };
-  const spent = async (scope: 'account' | 'key', id: string) =>
-    ((
-      await t.ds.query(
-        'SELECT spent FROM daily_spend WHERE scope = ? AND owner_id = ? AND day = UTC_DATE()',
-        [scope, id],
-      )
-    )[0]?.spent ?? '0.000000') as string;
+  const spent = (scope: 'account' | 'key', id: string) => t.app.get(SpendLimits).spentToday(scope, id);
 
   it("pays the parent's channel price, following its changes, until the sub-account has its own (shown in /balance)", async () => {
     const parent = await createTenant(t, { balances: { sms: '100' }, prices: { sms: '0.3' } });

@@ -1,12 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import type { INestApplicationContext } from '@nestjs/common';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import type { Account } from '../../src/modules/accounts/account.entity.js';
 import { ApiKeysService, type CreateKeyInput } from '../../src/modules/api-keys/api-keys.service.js';
 import type { ApiKey } from '../../src/modules/api-keys/api-key.entity.js';
+import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
 import { TransferStore } from '../../src/modules/balance/transfer.store.js';
 import type { Channel } from '../../src/modules/messages/channel.js';
-import type { TestApp } from '../support/test-app.js';
+
+/** Where the factories make their rows: an e2e spec's app or an integration spec's services. */
+export interface HasServices {
+  app: Pick<INestApplicationContext, 'get'>;
+}
 
 export interface Tenant {
   account: Account;
@@ -18,7 +24,7 @@ export interface Tenant {
 
 /** An account with balances, prices and one API key, in one call. */
 export async function createTenant(
-  t: TestApp,
+  t: HasServices,
   opts: {
     balances?: Partial<Record<Channel, string>>;
     prices?: Partial<Record<Channel, string>>;
@@ -43,12 +49,17 @@ export async function createTenant(
   return { account, apiKey, key: secret, username, password };
 }
 
+/** Who a tenant's key calls as, for the services called without HTTP (what the auth guard finds). */
+export function authOf(tenant: Pick<Tenant, 'account' | 'apiKey'>): AuthContext {
+  return { account: tenant.account, key: tenant.apiKey };
+}
+
 /**
  * A sub-account of `parent` with one API key: created as an operator would (no password), its
  * balances moved from the parent with transfers (the parent must hold them).
  */
 export async function createSubaccount(
-  t: TestApp,
+  t: HasServices,
   parent: Tenant,
   opts: {
     transfers?: Partial<Record<Channel, string>>;

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module.js';
-import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
-import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceModule } from '../../src/modules/balance/balance.module.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
@@ -19,6 +17,7 @@ import { MetricsModule } from '../../src/modules/metrics/metrics.module.js';
 import { SmsPolicy } from '../../src/modules/sending/channels/sms/sms.policy.js';
 import { SendService } from '../../src/modules/sending/send.service.js';
 import { SendingModule } from '../../src/modules/sending/sending.module.js';
+import { authOf, createTenant } from '../factories/account.factory.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 
 /**
@@ -92,13 +91,7 @@ beforeAll(async () => {
   );
   states = ctx.get(MessageStateService);
   balances = ctx.get(BalanceService);
-  const username = `life_${randomBytes(4).toString('hex')}`;
-  const account = await ctx
-    .get(AccountsService)
-    .create({ username, password: `pw-${randomBytes(8).toString('hex')}` });
-  await balances.setPrice(account.id, 'sms', '1');
-  await balances.topUp(account.id, 'sms', '1000');
-  auth = { account, key: (await ctx.get(ApiKeysService).create({ username, name: 'int' })).apiKey };
+  auth = authOf(await createTenant(ctx, { balances: { sms: '1000' }, prices: { sms: '1' } }));
 });
 
 afterAll(async () => {

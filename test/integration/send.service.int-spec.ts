@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module.js';
-import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
-import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
 import { SmsPolicy } from '../../src/modules/sending/channels/sms/sms.policy.js';
@@ -14,6 +11,7 @@ import type { SendInput } from '../../src/modules/sending/channel-policy.js';
 import { SendService } from '../../src/modules/sending/send.service.js';
 import { SendingModule } from '../../src/modules/sending/sending.module.js';
 import { AppException } from '../../src/platform/errors/app.exception.js';
+import { authOf, createTenant } from '../factories/account.factory.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 import { queuedMessageIds } from '../support/test-app.js';
 
@@ -27,14 +25,9 @@ let balances: BalanceService;
 const sms = new SmsPolicy();
 
 async function tenant(balance: string, price = '0.25'): Promise<AuthContext> {
-  const username = `send_${randomBytes(4).toString('hex')}`;
-  const account = await ctx
-    .get(AccountsService)
-    .create({ username, password: `pw-${randomBytes(8).toString('hex')}` });
-  await balances.setPrice(account.id, 'sms', price);
-  if (balance !== '0') await balances.topUp(account.id, 'sms', balance);
-  const { apiKey } = await ctx.get(ApiKeysService).create({ username, name: 'int' });
-  return { account, key: apiKey };
+  return authOf(
+    await createTenant(ctx, { balances: balance === '0' ? {} : { sms: balance }, prices: { sms: price } }),
+  );
 }
 
 const input = (over: Partial<SendInput> = {}): SendInput => ({
@@ -150,25 +143,6 @@ describe('SendService', () => {
     expect(Number(n)).toBe(0);
   });
 
-  it('accepts the valid recipients of a request and answers the others REJECTED, charging only the accepted', async () => {
-    const auth = await tenant('10', '1');
-    const out = await sends.send(
-      sms,
-      auth,
-      input({ recipients: ['260971000001', 'not-a-number', '260971000002'] }),
-    );
-    expect(out.acceptedCount).toBe(2);
-    expect(out.entries.map((e) => e.status)).toEqual(['ACKNOWLEDGED', 'REJECTED', 'ACKNOWLEDGED']);
-    expect(out.entries[1].reason).toBe('INVALID_NUMBER');
-    expect(await balanceOf(auth)).toBe('8.000000');
-    const rows = await rowsOf(ctx.ds, out.apiReference);
-    expect(rows.map((r) => [r.status, r.units, r.cost])).toEqual([
-      ['ACKNOWLEDGED', 1, '1.000000'],
-      ['REJECTED', 0, '0.000000'],
-      ['ACKNOWLEDGED', 1, '1.000000'],
-    ]);
-  });
-
   it('refuses a request without one valid recipient, storing nothing', async () => {
     const auth = await tenant('10');
     await expect(sends.send(sms, auth, input({ recipients: ['nope'] }))).rejects.toMatchObject({
@@ -180,52 +154,6 @@ describe('SendService', () => {
     expect(Number(n.n)).toBe(0);
   });
 
-  it('refuses a request the balance cannot pay for with INSUFFICIENT_BALANCE, storing and charging nothing', async () => {
-    const auth = await tenant('0.5', '0.25');
-    const err = await sends
-      .send(sms, auth, input({ recipients: ['260971000001', '260971000002', '260971000003'] }))
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AppException);
-    expect((err as AppException).code).toBe('INSUFFICIENT_BALANCE');
-    expect((err as AppException).status).toBe(402);
-    expect(await balanceOf(auth)).toBe('0.500000');
-    const [n] = await ctx.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [
-      auth.account.id,
-    ]);
-    expect(Number(n.n)).toBe(0);
-  });
-
-  it('answers a repeated user_reference_id with the same body with the first answer, charging once', async () => {
-    const auth = await tenant('10', '1');
-    const body = input({ recipients: ['260971000001', 'bad', '260971000002'], userReferenceId: 'ref-1' });
-    const first = await sends.send(sms, auth, body);
-    const again = await sends.send(sms, auth, body);
-    expect(again.replayed).toBe(true);
-    expect(again.apiReference).toBe(first.apiReference);
-    expect(again.entries.map(({ uuid, status }) => [uuid, status])).toEqual(
-      first.entries.map(({ uuid, status }) => [uuid, status]),
-    );
-    expect(again.cost).toBe(first.cost);
-    expect(await balanceOf(auth)).toBe('8.000000');
-  });
-
-  it('answers concurrent repeats of one user_reference_id with one request and one charge', async () => {
-    const auth = await tenant('10', '1');
-    const body = input({ userReferenceId: 'ref-race' });
-    const outs = await Promise.all(Array.from({ length: 5 }, () => sends.send(sms, auth, body)));
-    expect(new Set(outs.map((o) => o.apiReference)).size).toBe(1);
-    expect(outs.filter((o) => !o.replayed)).toHaveLength(1);
-    expect(await balanceOf(auth)).toBe('9.000000');
-  });
-
-  it('refuses a repeated user_reference_id with a different body (DUPLICATE_REFERENCE), charging nothing more', async () => {
-    const auth = await tenant('10', '1');
-    await sends.send(sms, auth, input({ userReferenceId: 'ref-2' }));
-    await expect(
-      sends.send(sms, auth, input({ userReferenceId: 'ref-2', body: 'other' })),
-    ).rejects.toMatchObject({
-      code: 'DUPLICATE_REFERENCE',
-    });
-    expect(await balanceOf(auth)).toBe('9.000000');
-  });
+  // What holds for every channel (charging only the accepted, a balance that cannot pay, repeats
+  // of a user_reference_id) is proven over the three in channel-money and channel-requests.int-spec.ts.
 });

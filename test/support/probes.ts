@@ -1,10 +1,18 @@
+import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bull';
+import type { DataSource } from 'typeorm';
 import type { LedgerKind } from '../../src/modules/balance/ledger.store.js';
 import { AccountChannelStore } from '../../src/modules/balance/account-channel.store.js';
 import type { Channel } from '../../src/modules/messages/channel.js';
 import type { TestApp } from './test-app.js';
 
 /** Named reads of what a request left behind, so specs say what they look at rather than how. */
+
+/** What the probes read through: the app of an e2e spec, or the services of an integration spec. */
+export interface Probed {
+  ds: DataSource;
+  app: Pick<INestApplicationContext, 'get'>;
+}
 
 export interface MessageRow {
   id: string;
@@ -16,7 +24,7 @@ export interface MessageRow {
 }
 
 /** The messages of one send request, in id order. */
-export async function messagesOfRequest(t: TestApp, sendRequestId: string): Promise<MessageRow[]> {
+export async function messagesOfRequest(t: Probed, sendRequestId: string): Promise<MessageRow[]> {
   return (await t.ds.query(
     'SELECT id, recipient, status, reason, units, cost FROM messages WHERE send_request_id = ? ORDER BY id',
     [sendRequestId],
@@ -24,7 +32,7 @@ export async function messagesOfRequest(t: TestApp, sendRequestId: string): Prom
 }
 
 /** How many send requests an account has, on one channel or on all. */
-export async function sendRequestCount(t: TestApp, accountId: string, channel?: Channel): Promise<number> {
+export async function sendRequestCount(t: Probed, accountId: string, channel?: Channel): Promise<number> {
   const [row] = (await t.ds.query(
     channel
       ? 'SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND channel = ?'
@@ -42,12 +50,12 @@ export async function queuedForRequest(queue: Queue, sendRequestId: string): Pro
 }
 
 /** An account's balance on a channel, as the database writes it (e.g. '9.850000'). */
-export async function balanceOf(t: TestApp, accountId: string, channel: Channel = 'sms'): Promise<string> {
+export async function balanceOf(t: Probed, accountId: string, channel: Channel = 'sms'): Promise<string> {
   return (await t.app.get(AccountChannelStore).channel(accountId, channel)).balance;
 }
 
 /** The sum of an account's ledger on a channel (0 with no entries); it equals the balance. */
-export async function ledgerSum(t: TestApp, accountId: string, channel: Channel = 'sms'): Promise<string> {
+export async function ledgerSum(t: Probed, accountId: string, channel: Channel = 'sms'): Promise<string> {
   const [row] = (await t.ds.query(
     'SELECT COALESCE(SUM(amount), 0) AS s FROM ledger_entries WHERE account_id = ? AND channel = ?',
     [accountId, channel],
@@ -56,7 +64,7 @@ export async function ledgerSum(t: TestApp, accountId: string, channel: Channel 
 }
 
 /** The amounts of one request's ledger entries of a kind ('charge', 'refund'), e.g. ['1.000000']. */
-export async function ledgerAmounts(t: TestApp, sendRequestId: string, kind: LedgerKind): Promise<string[]> {
+export async function ledgerAmounts(t: Probed, sendRequestId: string, kind: LedgerKind): Promise<string[]> {
   const rows = (await t.ds.query(
     'SELECT amount FROM ledger_entries WHERE send_request_id = ? AND kind = ? ORDER BY id',
     [sendRequestId, kind],
@@ -65,7 +73,7 @@ export async function ledgerAmounts(t: TestApp, sendRequestId: string, kind: Led
 }
 
 /** How many messages the accounts have, in every state. */
-export async function messageCount(t: TestApp, ...accountIds: string[]): Promise<number> {
+export async function messageCount(t: Probed, ...accountIds: string[]): Promise<number> {
   const [row] = (await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id IN (?)', [
     accountIds,
   ])) as Array<{ n: string | number }>;
@@ -73,7 +81,7 @@ export async function messageCount(t: TestApp, ...accountIds: string[]): Promise
 }
 
 /** The states of one request's messages, in id order. */
-export async function statusesOfRequest(t: TestApp, sendRequestId: string): Promise<string[]> {
+export async function statusesOfRequest(t: Probed, sendRequestId: string): Promise<string[]> {
   return (await messagesOfRequest(t, sendRequestId)).map((r) => r.status);
 }
 
@@ -94,7 +102,7 @@ export async function callbackAttempts(t: TestApp, messageId: string): Promise<C
 
 /** The named columns of one send request's row as the database holds them; throws with no such row. */
 export async function sendRequestFields<K extends string>(
-  t: TestApp,
+  t: Probed,
   sendRequestId: string | undefined,
   ...columns: K[]
 ): Promise<Record<K, unknown>> {
@@ -107,7 +115,7 @@ export async function sendRequestFields<K extends string>(
 
 /** A send request's stored body with its bytes as the database holds them (hex, upper case) and their count. */
 export async function storedBody(
-  t: TestApp,
+  t: Probed,
   sendRequestId: string,
 ): Promise<{ body: string; hex: string; bytes: number }> {
   const [row] = (await t.ds.query(

@@ -9,6 +9,8 @@ import { dropTestState, prepareDatabases, testEnv, uniqueName } from './test-app
 
 export interface ServiceContext {
   ref: TestingModule;
+  /** The same module, under the name e2e specs use, so factories and probes take either. */
+  app: TestingModule;
   config: AppConfig;
   ds: DataSource;
   get: TestingModule['get'];
@@ -37,6 +39,7 @@ export async function startServices(
   await ref.init();
   return {
     ref,
+    app: ref,
     config,
     ds: ref.get(DataSource),
     get: ref.get.bind(ref) as TestingModule['get'],
