@@ -39,7 +39,7 @@ describe('Redis connection options (every connection of the process is built fro
       sentinelPassword: 'sentinel-pw',
       password: 'data-pw',
       db: 3,
-      failoverDetector: true,
+      failoverDetector: false,
       enableOfflineQueue: false,
     });
     expect(o.host).toBeUndefined();
