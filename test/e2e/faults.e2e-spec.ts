@@ -10,8 +10,14 @@ import { SendService } from '../../src/modules/sending/send.service.js';
 import type { SendInput } from '../../src/modules/sending/channel-policy.js';
 import { smsInput } from '../../src/modules/sending/channels/sms/sms-input.js';
 import { SmsPolicy } from '../../src/modules/sending/channels/sms/sms.policy.js';
+import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { statesOfRequests } from '../support/account-messages.js';
+import { storedBalance } from '../support/account-probes.js';
+import { allCallbackAttempts } from '../support/callback-probes.js';
 import { MariaDbInstance } from '../support/mariadb-instance.js';
+import { notEnqueued, requestsOf, throughConnection } from '../support/message-probes.js';
+import { ledgerAmounts } from '../support/probes.js';
 import { freePort, RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { checkStore, describeProblems } from '../support/store-invariants.js';
@@ -146,12 +152,19 @@ describe('MySQL restarted under a load of sends', () => {
 
       const db = await mariadb.connect(t.name);
       onTestFinished(() => db.end());
-      const [stored] = (await db.query(
-        "SELECT id, user_reference_id, recipient_count, accepted_count FROM send_requests WHERE account_id = ? AND channel = 'sms'",
-        [tenant.account.id],
-      )) as unknown as [
-        Array<{ id: string; user_reference_id: string; recipient_count: number; accepted_count: number }>,
-      ];
+      const smsRequests = async () =>
+        (
+          await requestsOf(
+            throughConnection(db, t.name),
+            tenant.account.id,
+            'id',
+            'channel',
+            'user_reference_id',
+            'recipient_count',
+            'accepted_count',
+          )
+        ).filter((r) => r.channel === 'sms');
+      const stored = await smsRequests();
       const byRef = new Map(stored.map((r) => [r.user_reference_id, r]));
 
       // Every acknowledged send is there, as answered.
@@ -178,11 +191,8 @@ describe('MySQL restarted under a load of sends', () => {
         const earlier = byRef.get(r.body.user_reference_id);
         if (earlier) expect(r.apiReference).toBe(String(earlier.id));
       }
-      const [[{ n }]] = (await db.query(
-        "SELECT COUNT(*) AS n FROM send_requests WHERE account_id = ? AND channel = 'sms' AND user_reference_id IN (?)",
-        [tenant.account.id, answers.map((a) => a.body.user_reference_id)],
-      )) as unknown as [Array<{ n: string }>];
-      expect(Number(n)).toBe(answers.length);
+      const sent = new Set(answers.map((a) => a.body.user_reference_id));
+      expect((await smsRequests()).filter((r) => sent.has(r.user_reference_id))).toHaveLength(answers.length);
       expect(describeProblems(await checkStore(db))).toEqual([]);
 
       console.info(
@@ -233,22 +243,12 @@ describe('Redis down during a burst of sends', () => {
     expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 200));
     expect(answers.map((a) => a.accepted)).toEqual(bodies.map(() => 5));
     const refs = answers.map((a) => a.apiReference!);
-    const pending = await t.ds.query(
-      'SELECT COUNT(*) AS n FROM send_requests WHERE id IN (?) AND enqueued_at IS NULL',
-      [refs],
-    );
-    expect(Number(pending[0].n)).toBe(20);
+    expect(await notEnqueued(t, refs)).toBe(20);
     expect(smsc.received).toHaveLength(0);
 
     await redis.start();
     await waitFor(
-      async () => {
-        const [{ n }] = await t.ds.query(
-          "SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'",
-          [refs],
-        );
-        return Number(n) === 100;
-      },
+      async () => (await statesOfRequests(t, refs)).DELIVERED === 100,
       30_000,
       'all 100 accepted messages DELIVERED after Redis returned',
     );
@@ -257,11 +257,7 @@ describe('Redis down during a burst of sends', () => {
     expect(numbers).toHaveLength(100);
     expect(numbers.filter((n) => smsc.countByDestination(n) !== 1)).toEqual([]);
     expect(smsc.received).toHaveLength(100);
-    const [{ rejected }] = await t.ds.query(
-      "SELECT COUNT(*) AS rejected FROM messages WHERE send_request_id IN (?) AND status = 'REJECTED'",
-      [refs],
-    );
-    expect(Number(rejected)).toBe(5); // the invalid numbers, refused at intake and never sent
+    expect((await statesOfRequests(t, refs)).REJECTED).toBe(5); // the invalid numbers, refused at intake and never sent
     const db = await mariadb.connect(t.name);
     try {
       expect(describeProblems(await checkStore(db))).toEqual([]);
@@ -309,85 +305,69 @@ describe('a callback target that is away', () => {
     });
     expect(res.status).toBe(200);
 
-    const notifications = await mariadb.connect(`${t.name}_notification`);
-    try {
-      const attempts = async () =>
-        (
-          (await notifications.query(
-            'SELECT event_id, attempt, outcome, http_status FROM callback_attempts ORDER BY event_id, attempt',
-          )) as unknown as [
-            Array<{ event_id: string; attempt: number; outcome: string; http_status: number | null }>,
-          ]
-        )[0];
-      // Both events (SENT, DELIVERED) fail at least four times in a row before the target comes back:
-      // refused, or not sent while the target's circuit is open.
-      const failed = new Set(['network_error', 'circuit_open']);
-      await waitFor(
-        async () => {
-          const byEvent = new Map<string, number>();
-          for (const a of await attempts())
-            if (failed.has(a.outcome)) byEvent.set(a.event_id, (byEvent.get(a.event_id) ?? 0) + 1);
-          return byEvent.size === 2 && [...byEvent.values()].every((n) => n >= 4);
-        },
-        15_000,
-        'four failed attempts for each of the two callbacks',
-      );
-      expect((await attempts()).filter((a) => a.outcome === 'network_error').length).toBeGreaterThanOrEqual(
-        5,
-      );
+    const attempts = () => allCallbackAttempts(t);
+    // Both events (SENT, DELIVERED) fail at least four times in a row before the target comes back:
+    // refused, or not sent while the target's circuit is open.
+    const failed = new Set(['network_error', 'circuit_open']);
+    await waitFor(
+      async () => {
+        const byEvent = new Map<string, number>();
+        for (const a of await attempts())
+          if (failed.has(a.outcome)) byEvent.set(a.event_id, (byEvent.get(a.event_id) ?? 0) + 1);
+        return byEvent.size === 2 && [...byEvent.values()].every((n) => n >= 4);
+      },
+      15_000,
+      'four failed attempts for each of the two callbacks',
+    );
+    expect((await attempts()).filter((a) => a.outcome === 'network_error').length).toBeGreaterThanOrEqual(5);
 
-      const received: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
-      target = createServer((req, resp) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-          resp.writeHead(200).end('ok');
-        });
+    const received: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
+    target = createServer((req, resp) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        resp.writeHead(200).end('ok');
       });
-      await new Promise<void>((resolve) => target!.listen(port, '127.0.0.1', resolve));
+    });
+    await new Promise<void>((resolve) => target!.listen(port, '127.0.0.1', resolve));
 
-      await waitFor(
-        async () => received.length >= 2,
-        20_000,
-        'both callbacks delivered after the target returned',
-      );
-      await sleep(500); // nothing more may come: a delivered callback is not retried
-      expect(received).toHaveLength(2);
-      const [{ secret }] = await t.ds.query('SELECT callback_secret AS secret FROM accounts WHERE id = ?', [
-        tenant.account.id,
-      ]);
-      for (const r of received) {
-        expect(
-          verifyCallback(
-            secret,
-            String(r.headers['x-signature-timestamp']),
-            String(r.headers['x-signature']),
-            r.body,
-          ),
-        ).toBe(true);
-      }
-      expect(received.map((r) => (JSON.parse(r.body) as { status: string }).status).sort()).toEqual([
-        'DELIVERED',
-        'SENT',
-      ]);
+    await waitFor(
+      async () => received.length >= 2,
+      20_000,
+      'both callbacks delivered after the target returned',
+    );
+    await sleep(500); // nothing more may come: a delivered callback is not retried
+    expect(received).toHaveLength(2);
+    const secret = await t.app.get(AccountsService).callbackSecret(tenant.username);
+    for (const r of received) {
+      expect(
+        verifyCallback(
+          secret,
+          String(r.headers['x-signature-timestamp']),
+          String(r.headers['x-signature']),
+          r.body,
+        ),
+      ).toBe(true);
+    }
+    expect(received.map((r) => (JSON.parse(r.body) as { status: string }).status).sort()).toEqual([
+      'DELIVERED',
+      'SENT',
+    ]);
 
-      // Every attempt is in the notification database: 1..n, failed until the last, which got 200.
-      const byEvent = new Map<
-        string,
-        Array<{ attempt: number; outcome: string; http_status: number | null }>
-      >();
-      for (const a of await attempts()) byEvent.set(a.event_id, [...(byEvent.get(a.event_id) ?? []), a]);
-      expect(byEvent.size).toBe(2);
-      for (const list of byEvent.values()) {
-        expect(list.map((a) => a.attempt)).toEqual(list.map((_, i) => i + 1));
-        expect(list.length).toBeGreaterThanOrEqual(5);
-        expect(list.length).toBeLessThanOrEqual(10);
-        expect(list.slice(0, -1).every((a) => failed.has(a.outcome))).toBe(true);
-        expect(list.at(-1)).toMatchObject({ outcome: 'delivered', http_status: 200 });
-      }
-    } finally {
-      await notifications.end();
+    // Every attempt is in the notification database: 1..n, failed until the last, which got 200.
+    const byEvent = new Map<
+      string,
+      Array<{ attempt: number; outcome: string; http_status: number | null }>
+    >();
+    for (const a of await attempts()) byEvent.set(a.event_id, [...(byEvent.get(a.event_id) ?? []), a]);
+    expect(byEvent.size).toBe(2);
+    for (const list of byEvent.values()) {
+      expect(list.map((a) => a.attempt)).toEqual(list.map((_, i) => i + 1));
+      expect(list.length).toBeGreaterThanOrEqual(5);
+      expect(list.length).toBeLessThanOrEqual(10);
+      expect(list.slice(0, -1).every((a) => failed.has(a.outcome))).toBe(true);
+      expect(list.at(-1)).toMatchObject({ outcome: 'delivered', http_status: 200 });
     }
   });
 });
@@ -509,17 +489,11 @@ describe('a COMMIT whose acknowledgement is lost', () => {
     );
     const db = await mariadb.connect(t.name);
     try {
-      const [rows] = (await db.query('SELECT id FROM send_requests WHERE account_id = ?', [
-        tenant.account.id,
-      ])) as unknown as [Array<{ id: string }>];
+      const rows = await requestsOf(throughConnection(db, t.name), tenant.account.id, 'id');
       expect(rows).toHaveLength(stored);
       expect(refs.every((r) => rows.some((row) => String(row.id) === r))).toBe(true);
       expect(describeProblems(await checkStore(db))).toEqual([]);
-      const [[row]] = (await db.query(
-        "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
-        [tenant.account.id],
-      )) as unknown as [Array<{ balance: string }>];
-      expect(row!.balance).toBe(balance);
+      expect(await storedBalance(throughConnection(db, t.name), tenant.account.id, 'sms')).toBe(balance);
     } finally {
       await db.end();
     }
@@ -554,19 +528,14 @@ describe('a COMMIT whose acknowledgement is lost', () => {
     expect(cutter.cuts() - cutsBefore).toBe(1);
     // The server committed; the app writes the send again, statement by statement, and finds it stored.
     expect(first.status).toBe(200);
-    const [stored] = await t.ds.query(
-      "SELECT id FROM send_requests WHERE account_id = ? AND user_reference_id = 'lone-cut'",
-      [tenant.account.id],
+    const stored = (await requestsOf(t, tenant.account.id, 'id', 'user_reference_id')).find(
+      (r) => r.user_reference_id === 'lone-cut',
     );
     expect(stored).toBeDefined();
-    expect(first.apiReference).toBe(String(stored.id));
+    expect(first.apiReference).toBe(String(stored!.id));
     const retry = await sendSms(t, tenant.key, body);
-    expect([retry.status, retry.apiReference]).toEqual([200, String(stored.id)]);
-    const [{ n }] = await t.ds.query(
-      "SELECT COUNT(*) AS n FROM ledger_entries WHERE send_request_id = ? AND kind = 'charge'",
-      [stored.id],
-    );
-    expect(Number(n)).toBe(1);
+    expect([retry.status, retry.apiReference]).toEqual([200, String(stored!.id)]);
+    expect(await ledgerAmounts(t, stored!.id, 'charge')).toHaveLength(1);
   });
 });
 

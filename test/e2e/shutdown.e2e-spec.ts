@@ -9,6 +9,8 @@ import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpDrain } from '../../src/modules/health/http-drain.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { requestLogs } from '../support/account-probes.js';
+import { requestMessages, requestsOf, throughConnection } from '../support/message-probes.js';
 import { freePort } from '../support/redis-instance.js';
 import {
   MYSQL_ROOT,
@@ -165,15 +167,10 @@ describe('graceful shutdown of the HTTP app (app.close(), in process)', () => {
     await closing;
     const db = await createConnection({ host: '127.0.0.1', user: 'root', database: t.name });
     try {
-      const [rows] = await db.query('SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ?', [
-        answer.api_reference,
-      ]);
-      expect(Number((rows as Array<{ n: number }>)[0].n)).toBe(2);
+      const stored = throughConnection(db, t.name);
+      expect(await requestMessages(stored, answer.api_reference, 'id')).toHaveLength(2);
       // Drained before the log writer's last flush and before the log database closed: its request-log row is there.
-      const [logs] = await db.query(
-        `SELECT status FROM \`${t.name}_log\`.request_logs WHERE request_id = 'drain-inflight'`,
-      );
-      expect(logs).toEqual([{ status: 200 }]);
+      expect(await requestLogs(stored, { requestId: 'drain-inflight' }, 'status')).toEqual([{ status: 200 }]);
     } finally {
       await db.end();
     }
@@ -290,16 +287,12 @@ describe('SIGTERM to node dist/main.js', () => {
     let stored: number;
     let request: { id: string; enqueued_at: Date | null } | undefined;
     try {
-      const [reqs] = await db.query(
-        'SELECT CAST(id AS CHAR) AS id, enqueued_at FROM send_requests WHERE user_reference_id = ?',
-        [`sigterm-${name}`],
-      );
-      request = (reqs as Array<{ id: string; enqueued_at: Date | null }>)[0];
-      const [rows] = await db.query(
-        'SELECT COUNT(*) AS n FROM messages WHERE account_id = ? AND send_request_id IN (SELECT id FROM send_requests WHERE user_reference_id = ?)',
-        [tenant.account.id, `sigterm-${name}`],
-      );
-      stored = Number((rows as Array<{ n: number }>)[0].n);
+      const probe = throughConnection(db, name);
+      const found = (
+        await requestsOf(probe, tenant.account.id, 'id', 'user_reference_id', 'enqueued_at')
+      ).find((r) => r.user_reference_id === `sigterm-${name}`);
+      request = found && { id: String(found.id), enqueued_at: found.enqueued_at };
+      stored = request ? (await requestMessages(probe, request.id, 'id')).length : 0;
     } finally {
       await db.end();
     }

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { MariaDbInstance } from '../support/mariadb-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startSmppApp, startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
+import { startSmppApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { statesOfRequests } from '../support/account-messages.js';
+import { appliedReceiptCount } from '../support/receipt-probes.js';
 
 /**
  * The delivery promise over SMPP under ordinary faults: a receipt is acknowledged only once
@@ -58,15 +59,7 @@ describe('receipts arriving while MySQL is down', () => {
   beforeAll(async () => {
     mariadb = await MariaDbInstance.start();
     smsc = await startSmppPeer({ redeliverReceiptsAfterMs: 500 });
-    t = await startTestApp(
-      {
-        DATABASE_URL: mariadb.databaseUrl(name),
-        RUN_WORKERS: 'true',
-        SMS_TRANSPORT: 'smpp',
-        SMPP_URL: smsc.url,
-      },
-      name,
-    );
+    t = await startSmppApp(smsc.url, { DATABASE_URL: mariadb.databaseUrl(name) }, name);
     tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '0.01' } });
     t.app.useLogger(false);
   }, 60_000);
@@ -97,9 +90,7 @@ describe('receipts arriving while MySQL is down', () => {
     // A receipt answered ESME_RX_T_APPN while its batch was still being retried comes once more and is then acknowledged.
     await settle(async () => smsc.stats.receiptsAcked >= 300, 30_000);
     const counts = await statesOfRequests(t, refs);
-    const [{ applied }] = (await t.ds.query(
-      `SELECT COUNT(DISTINCT provider_message_id) AS applied FROM ${name}_notification.delivery_reports WHERE applied_at IS NOT NULL`,
-    )) as Array<{ applied: string }>;
+    const applied = await appliedReceiptCount(t);
     console.info(
       `receipts during a MySQL outage of 5 s: 300 messages, ${counts.SENT ?? 0} left in SENT, ${refusedWhileDown} deliver_sm refused while down and redelivered, ${smsc.stats.receiptsAcked} acknowledged`,
     );
@@ -120,15 +111,9 @@ describe('MySQL restarted during dispatch', () => {
   beforeAll(async () => {
     mariadb = await MariaDbInstance.start();
     smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 20, redeliverReceiptsAfterMs: 500 });
-    t = await startTestApp(
-      {
-        DATABASE_URL: mariadb.databaseUrl(name),
-        RUN_WORKERS: 'true',
-        SMS_TRANSPORT: 'smpp',
-        SMPP_URL: smsc.url,
-        SMPP_TPS: '400',
-        DISPATCH_SLICE: '50',
-      },
+    t = await startSmppApp(
+      smsc.url,
+      { DATABASE_URL: mariadb.databaseUrl(name), SMPP_TPS: '400', DISPATCH_SLICE: '50' },
       name,
     );
     tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '0.01' } });
