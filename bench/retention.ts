@@ -110,6 +110,12 @@ export async function benchRetention(quick: boolean, sizes: RetentionBenchSizes 
     MAX_RECIPIENTS: '100000',
     SANDBOX_DELIVERY_DELAY_MS: '10',
     CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+    // The prune's pace, where the bench is run to compare paces (the row names what was used).
+    ...Object.fromEntries(
+      ['RETENTION_BATCH', 'RETENTION_PAUSE_MS', 'RETENTION_PAUSE_FACTOR']
+        .filter((k) => process.env[k] !== undefined)
+        .map((k) => [k, process.env[k]!]),
+    ),
   };
   const { name, api, cli, env, proc } = await startBenchApi('retention', settings);
   const rows: BenchRow[] = [];
@@ -302,7 +308,12 @@ export async function benchRetention(quick: boolean, sizes: RetentionBenchSizes 
     });
     rows.push({
       id: 'B8',
-      metric: 'prune rate beside B1 (batches of 1000, 50 ms pauses)',
+      metric: `prune rate beside B1 (${
+        ['RETENTION_BATCH', 'RETENTION_PAUSE_MS', 'RETENTION_PAUSE_FACTOR']
+          .filter((k) => k in settings)
+          .map((k) => `${k}=${settings[k as keyof typeof settings]}`)
+          .join(' ') || 'pace at its defaults'
+      })`,
       value: Math.round(median(pruneRates)),
       unit: 'msg/s',
       bar: '',

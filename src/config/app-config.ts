@@ -121,6 +121,8 @@ export interface RetentionConfig {
   /** Messages removed per batch, and the pause between batches that leaves room for sends. */
   batch: number;
   pauseMs: number;
+  /** A pause lasts at least this many times as long as the batch before it took. */
+  pauseFactor: number;
 }
 
 export interface SmtpConfig {

@@ -227,6 +227,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       scheduleMs: retentionScheduleMs,
       batch: s.RETENTION_BATCH,
       pauseMs: s.RETENTION_PAUSE_MS,
+      pauseFactor: s.RETENTION_PAUSE_FACTOR,
     },
     requestLogRefusalWindowSeconds: s.REQUEST_LOG_REFUSAL_WINDOW_SECONDS,
     authThrottle: {

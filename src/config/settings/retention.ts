@@ -20,8 +20,19 @@ export const retentionSettings = {
     default: 'off',
     doc: 'how often a worker prunes on its own (a duration such as `24h`, at least `1s`); `off`: only `db prune` does',
   }),
-  RETENTION_BATCH: int({ min: 1, max: 50_000, default: 1000, doc: 'messages removed per batch' }),
-  RETENTION_PAUSE_MS: int({ min: 0, max: 60_000, default: 50, doc: 'the pause between two batches' }),
+  RETENTION_BATCH: int({ min: 1, max: 50_000, default: 500, doc: 'messages removed per batch' }),
+  RETENTION_PAUSE_MS: int({
+    min: 0,
+    max: 60_000,
+    default: 20,
+    doc: 'the shortest pause between two batches',
+  }),
+  RETENTION_PAUSE_FACTOR: int({
+    min: 0,
+    max: 100,
+    default: 2,
+    doc: 'each pause lasts at least this many times as long as the batch before it took: a database slowed by sends slows the batches and so lengthens the pauses (`0`: `RETENTION_PAUSE_MS` alone)',
+  }),
   REQUEST_LOG_RETENTION_DAYS: int({
     min: 1,
     max: 36_500,

@@ -50,8 +50,9 @@ const add = (a: RemovedCounts, b: RemovedCounts): RemovedCounts => ({
  * Message retention: final messages (DELIVERED, UNDELIVERED, EXPIRED, FAILED, REJECTED,
  * CANCELLED) last changed before the cutoff are removed with their events, parts, receipts and
  * callback attempts, and a request once none of its messages is left. Money (ledger, balances,
- * spend rows) is never touched. Rows go in batches of RETENTION_BATCH messages with a pause of
- * RETENTION_PAUSE_MS between them, so the sends that share the tables keep their latency; with
+ * spend rows) is never touched. Rows go in batches of RETENTION_BATCH messages, each followed by
+ * a pause of RETENTION_PAUSE_FACTOR times its own duration (RETENTION_PAUSE_MS at least), so the
+ * sends that share the tables keep their latency; with
  * ARCHIVE_DIR set each batch is written to the archive and verified first.
  */
 @Injectable()
@@ -77,7 +78,13 @@ export class RetentionService {
   private async run(before: Date, archiveDir: string | null, o: PruneOptions): Promise<PruneResult> {
     const { onProgress, signal } = o;
     const started = Date.now();
-    const { batch, pauseMs } = this.config.retention;
+    const { batch, pauseMs, pauseFactor } = this.config.retention;
+    // The pause grows with the time the batch took (as pt-archiver's --sleep-coef): while sends
+    // load the database, batches slow down and the prune gives them more room.
+    const pauseAfter = async (batchStarted: number) => {
+      const ms = Math.max(pauseMs, pauseFactor * (performance.now() - batchStarted));
+      if (ms > 0) await sleep(ms);
+    };
     const archive = archiveDir ? new MessageArchive(archiveDir) : null;
     const idBound = firstIdOf(before.getTime() + ID_SLACK_MS);
     let removed = NO_REMOVALS;
@@ -90,6 +97,7 @@ export class RetentionService {
     };
     let after = '0';
     while (!signal?.aborted) {
+      const batchStarted = performance.now();
       const rows = await this.store.candidates(after, idBound, before, batch);
       if (rows.length === 0) break;
       after = rows[rows.length - 1].id;
@@ -99,10 +107,11 @@ export class RetentionService {
       removed = add(removed, await this.store.remove(ids, requestIds, before));
       onProgress?.(removed);
       if (rows.length < batch) break;
-      if (pauseMs) await sleep(pauseMs);
+      await pauseAfter(batchStarted);
     }
     // Receipts that matched no message and were given up belong to no message: they go by age.
     while (!signal?.aborted) {
+      const batchStarted = performance.now();
       const receipts = await this.store.unmatchedReceipts(before, batch);
       if (receipts.length === 0) break;
       await keep(new Map(groupRows(receipts, 'received_at', 'delivery_reports')));
@@ -110,7 +119,7 @@ export class RetentionService {
       removed = { ...removed, delivery_reports: removed.delivery_reports + n };
       onProgress?.(removed);
       if (receipts.length < batch) break;
-      if (pauseMs) await sleep(pauseMs);
+      await pauseAfter(batchStarted);
     }
     return { before, archiveDir, removed, archived, seconds: (Date.now() - started) / 1000 };
   }
