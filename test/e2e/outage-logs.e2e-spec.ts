@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { MariaDbInstance } from '../support/mariadb-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { startTestApp, uniqueName, type TestApp } from '../support/test-app.js';
+import { startSmppApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
 const SMS = '/api/v1/json/bulk/sms';
@@ -23,16 +23,7 @@ describe('a MySQL outage while messages and receipts flow', () => {
     mariadb = await MariaDbInstance.start();
     smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 20 });
     const name = uniqueName();
-    t = await startTestApp(
-      {
-        DATABASE_URL: mariadb.databaseUrl(name),
-        RUN_WORKERS: 'true',
-        SMS_TRANSPORT: 'smpp',
-        SMPP_URL: smsc.url,
-        SMPP_TPS: '300',
-      },
-      name,
-    );
+    t = await startSmppApp(smsc.url, { DATABASE_URL: mariadb.databaseUrl(name), SMPP_TPS: '300' }, name);
     tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '1' } });
     const keep = (level: string) => (message: unknown) =>
       lines.push({ level, message: String(message), at: Date.now() });

@@ -7,6 +7,10 @@ import { startSmppApp, startTestApp, uniqueName, type TestApp } from '../support
 import { waitFor, waitWhileProgressing } from '../support/wait.js';
 import { workerPool } from '../support/worker-process.js';
 import { statesOfRequests } from '../support/account-messages.js';
+import { outboxCount } from '../support/callback-probes.js';
+import { eventsOfRequests, notEnqueued, requestMessages } from '../support/message-probes.js';
+import { balanceOf, ledgerAmounts } from '../support/probes.js';
+import { reportsWithStatus } from '../support/receipt-probes.js';
 
 /**
  * Nothing stranded: queued jobs lost with Redis (a restart without persistence, a flush, a
@@ -99,11 +103,12 @@ describe('Redis lost, and back empty, during dispatch', () => {
 
     // Every state change of the requests that named a callback_url (half of them) reaches the
     // target, those whose event was queued in the lost Redis included. (A receipt may overtake the record of SENT: such a message has no SENT event.)
-    const changes = (await t.ds.query(
-      `SELECT m.uuid, e.status FROM message_events e JOIN messages m ON m.id = e.message_id
-        WHERE m.send_request_id IN (?) AND e.status <> 'ACKNOWLEDGED'`,
-      [refs.filter((_, k) => k % 2 === 0)],
-    )) as Array<{ uuid: string; status: string }>;
+    const changes = (
+      await eventsOfRequests(
+        t,
+        refs.filter((_, k) => k % 2 === 0),
+      )
+    ).filter((e) => e.status !== 'ACKNOWLEDGED');
     const expected = new Set(changes.map((c) => `${c.uuid} ${c.status}`));
     const seen = () =>
       new Set(
@@ -123,9 +128,7 @@ describe('Redis lost, and back empty, during dispatch', () => {
         what: `all ${expected.size} callback events`,
       },
     ).catch(async (err: Error) => {
-      const [outbox] = await t.ds.query(
-        `SELECT COUNT(*) AS n, SUM(queued_at IS NULL) AS unqueued FROM ${t.name}_notification.callback_outbox`,
-      );
+      const outbox = { n: await outboxCount(t), unqueued: await outboxCount(t, 'unqueued') };
       const counts = await t.queue('callbacks').getJobCounts();
       throw new Error(
         `${err.message}; missing ${missing().length}: ${missing().slice(0, 2).join(', ')}; outbox ${JSON.stringify(outbox)}; queue ${JSON.stringify(counts)}`,
@@ -171,10 +174,7 @@ describe('a message whose receipt never comes', () => {
     const ref = res.body.api_reference as string;
     await waitFor(async () => (await statesOfRequests(t, [ref])).SENT === 3, 15_000, 'all SENT');
     await waitFor(async () => (await statesOfRequests(t, [ref])).EXPIRED === 3, 15_000, 'all EXPIRED');
-    const rows = await t.ds.query(
-      'SELECT uuid, reason, completed_at, sent_at FROM messages WHERE send_request_id = ?',
-      [ref],
-    );
+    const rows = await requestMessages(t, ref, 'uuid', 'reason', 'completed_at', 'sent_at');
     for (const r of rows) {
       expect(r.reason).toBe('NO_RECEIPT');
       expect(new Date(r.completed_at).getTime() - new Date(r.sent_at).getTime()).toBeGreaterThanOrEqual(2000);
@@ -191,16 +191,8 @@ describe('a message whose receipt never comes', () => {
     );
     expect(expired.map((j) => j.reason)).toEqual(['NO_RECEIPT', 'NO_RECEIPT', 'NO_RECEIPT']);
     expect(expired.map((j) => j.message_id).sort()).toEqual(rows.map((r: { uuid: string }) => r.uuid).sort());
-    const refunds = await t.ds.query(
-      "SELECT COUNT(*) AS n FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
-      [ref],
-    );
-    expect(Number(refunds[0].n)).toBe(0);
-    const [{ balance }] = await t.ds.query(
-      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
-      [tenant.account.id],
-    );
-    expect(balance).toBe('7.000000');
+    expect(await ledgerAmounts(t, ref, 'refund')).toHaveLength(0);
+    expect(await balanceOf(t, tenant.account.id, 'sms')).toBe('7.000000');
 
     // The provider's verdict after all: stored with the other reports, the message stays EXPIRED.
     const status = await smsc.sendReceipt(
@@ -209,12 +201,7 @@ describe('a message whose receipt never comes', () => {
     );
     expect(status).toBe(0);
     await waitFor(
-      async () => {
-        const [row] = await t.ds.query(
-          `SELECT COUNT(*) AS n FROM ${t.name}_notification.delivery_reports WHERE status = 'DELIVERED'`,
-        );
-        return Number(row.n) === 1;
-      },
+      async () => (await reportsWithStatus(t, 'DELIVERED')) === 1,
       10_000,
       'the late receipt stored',
     );
@@ -253,11 +240,7 @@ describe('sends while Redis is down', () => {
       expect(res.status).toBe(200);
       refs.push(res.body.api_reference);
     }
-    const [{ n }] = await t.ds.query(
-      'SELECT COUNT(*) AS n FROM send_requests WHERE id IN (?) AND enqueued_at IS NULL',
-      [refs],
-    );
-    expect(Number(n)).toBe(5);
+    expect(await notEnqueued(t, refs)).toBe(5);
     console.info(`send latency with Redis down (ms): ${latencies.join(', ')}`);
     await redis.start(); // for the clean-up of the suite's queue keys
   });
