@@ -10,6 +10,9 @@ import { runCli } from '../support/cli-in-process.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { balanceOf } from '../support/probes.js';
+import { ledgerEntries, requestLogsWithPath, suppressionCount } from '../support/account-probes.js';
+import { outboxHolding } from '../support/callback-probes.js';
+import { accountMessages, requestMessages } from '../support/message-probes.js';
 import { waitFor } from '../support/wait.js';
 
 const SMS = '/api/v1/json/bulk/sms';
@@ -44,13 +47,8 @@ describe('erasing a recipient from every table and archive file', () => {
     expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     return args.includes('--json') ? (JSON.parse(r.stdout) as Record<string, any>) : {};
   };
-  const count = async (sql: string, params: unknown[] = []) =>
-    Number(((await t.ds.query(sql, params)) as Array<{ n: string }>)[0].n);
-  const finalCount = (ref: string) =>
-    count(
-      `SELECT COUNT(*) AS n FROM messages WHERE send_request_id = ? AND status IN (${FINAL.map(() => '?')})`,
-      [ref, ...FINAL],
-    );
+  const finalCount = async (ref: string) =>
+    (await requestMessages(t, ref, 'status')).filter((m) => FINAL.includes(m.status)).length;
 
   async function send(body: Record<string, unknown>, idempotencyKey?: string): Promise<string> {
     const req = t.http().post(SMS).set('X-API-Key', tenant.key);
@@ -75,6 +73,8 @@ describe('erasing a recipient from every table and archive file', () => {
 
   /** Rows of every text or binary column, in the three databases, that contain `needle`. */
   async function rowsHolding(needle: string): Promise<string[]> {
+    const count = async (sql: string, params: unknown[]) =>
+      Number(((await t.ds.query(sql, params)) as Array<{ n: string }>)[0].n);
     const columns = (await t.ds.query(
       `SELECT table_schema AS db, table_name AS tbl, column_name AS col, data_type AS type
          FROM information_schema.columns WHERE table_schema IN (?) AND data_type IN (?)`,
@@ -202,16 +202,9 @@ describe('erasing a recipient from every table and archive file', () => {
     expect((await t.http().delete(`/api/v1/json/suppressions/sms/%2B${R}`).set(auth)).status).toBe(200);
     await cli('suppressions', 'add', '--username', tenant.username, '--channel', 'sms', '--recipient', R);
 
-    const outboxHolding = () =>
-      count(`SELECT COUNT(*) AS n FROM \`${t.name}_notification\`.callback_outbox WHERE job LIKE ?`, [
-        `%${R}%`,
-      ]);
-    await waitFor(async () => (await outboxHolding()) >= 5, 15_000, 'callback events kept for /down');
+    await waitFor(async () => (await outboxHolding(t, R)) >= 5, 15_000, 'callback events kept for /down');
     await waitFor(
-      async () =>
-        (await count(`SELECT COUNT(*) AS n FROM \`${t.name}_log\`.request_logs WHERE path LIKE ?`, [
-          `%${R}%`,
-        ])) === 1,
+      async () => (await requestLogsWithPath(t, R)) === 1,
       15_000,
       'the request log of the suppression removed',
     );
@@ -231,18 +224,16 @@ describe('erasing a recipient from every table and archive file', () => {
     expect([...before.values()].join('\n')).toContain(R);
     expect([...before.values()].join('\n')).toContain(OTHER);
 
-    const amounts = () =>
-      t.ds.query('SELECT id, units, cost, status FROM messages WHERE account_id = ? ORDER BY id', [
-        tenant.account.id,
-      ]);
-    const ledger = () =>
-      t.ds.query('SELECT id, kind, amount FROM ledger_entries WHERE account_id = ? ORDER BY id', [
-        tenant.account.id,
-      ]);
-    const others = () =>
-      t.ds.query(
-        'SELECT id, recipient, body FROM messages WHERE account_id = ? AND recipient = ? ORDER BY id',
-        [tenant.account.id, OTHER],
+    const amounts = () => accountMessages(t, tenant.account.id, 'id', 'units', 'cost', 'status');
+    const ledger = async () =>
+      (await ledgerEntries(t, { accountId: tenant.account.id })).map(({ id, kind, amount }) => ({
+        id,
+        kind,
+        amount,
+      }));
+    const others = async () =>
+      (await accountMessages(t, tenant.account.id, 'id', 'recipient', 'body')).filter(
+        (m) => m.recipient === OTHER,
       );
     const [amountsBefore, ledgerBefore, othersBefore, balanceBefore] = [
       await amounts(),
@@ -250,7 +241,7 @@ describe('erasing a recipient from every table and archive file', () => {
       await others(),
       await balanceOf(t, tenant.account.id),
     ];
-    const outboxBefore = await outboxHolding();
+    const outboxBefore = await outboxHolding(t, R);
 
     const answer = await cli(
       'accounts',
@@ -280,12 +271,7 @@ describe('erasing a recipient from every table and archive file', () => {
     // After: nothing holds the number or a text of its own, but its suppression.
     expect(await rowsHolding(R)).toEqual([]);
     for (const secret of SECRETS) expect(await rowsHolding(secret), secret).toEqual([]);
-    expect(
-      await count('SELECT COUNT(*) AS n FROM suppressions WHERE account_id = ? AND recipient = ?', [
-        tenant.account.id,
-        R,
-      ]),
-    ).toBe(1);
+    expect(await suppressionCount(t, tenant.account.id, R)).toBe(1);
     const after = archiveFiles();
     expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
     for (const [file, text] of after) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../factories/account.factory.js';
+import { ledgerEntries } from '../support/account-probes.js';
 import { balanceOf, ledgerSum, messageCount, sendRequestCount } from '../support/probes.js';
 import { queuedMessageIds, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -107,11 +108,8 @@ describe('accounts, prices and balances', () => {
         });
       expect(res.status).toBe(200);
       expect(await balanceOf(t, tenant.account.id)).toBe('8.000002'); // 10 - 6 × 0.333333
-      const charges = await t.ds.query(
-        "SELECT amount FROM ledger_entries WHERE account_id = ? AND kind = 'charge'",
-        [tenant.account.id],
-      );
-      expect(charges).toEqual([{ amount: '-1.999998' }]);
+      const charges = await ledgerEntries(t, { accountId: tenant.account.id }, 'charge');
+      expect(charges.map((c) => c.amount)).toEqual(['-1.999998']);
       expect(await ledgerSum(t, tenant.account.id)).toBe(await balanceOf(t, tenant.account.id));
     });
 

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { freePort } from '../support/local-state.js';
 import { netSmppMissing, startNetSmppSmsc, type NetSmppSmsc } from '../support/net-smpp-smsc.js';
-import { checkStore, describeProblems } from '../support/store-invariants.js';
+import { storedBalance } from '../support/account-probes.js';
+import { endValidityInFlight } from '../support/clock.js';
+import { requestMessages } from '../support/message-probes.js';
+import { storeProblems } from '../support/store-invariants.js';
 import { startSmppApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -119,37 +122,25 @@ describe('validity that elapses while hand-over attempts are still being retried
     const ref = res.body.api_reference;
     await waitFor(
       async () => {
-        const rows = await t.ds.query('SELECT attempts FROM messages WHERE send_request_id = ?', [ref]);
-        return rows.every((r: { attempts: number }) => r.attempts > 0);
+        const rows = await requestMessages(t, ref, 'attempts');
+        return rows.every((r) => r.attempts > 0);
       },
       20_000,
       'a failed attempt each',
     );
     // The minute passes (moved rather than waited for).
-    await t.ds.query(
-      'UPDATE send_requests SET valid_until = UTC_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE id = ?',
-      [ref],
-    );
+    await endValidityInFlight(t, ref);
     await waitFor(
       async () => {
-        const rows = await t.ds.query('SELECT status, reason FROM messages WHERE send_request_id = ?', [ref]);
-        return rows.every((r: { status: string }) => r.status === 'EXPIRED') ? rows : null;
+        const rows = await requestMessages(t, ref, 'status', 'reason');
+        return rows.every((r) => r.status === 'EXPIRED') ? rows : null;
       },
       20_000,
       'EXPIRED',
     ).then((rows) =>
-      expect(rows.map((r: { reason: string }) => r.reason)).toEqual([
-        'VALIDITY_PERIOD_ELAPSED',
-        'VALIDITY_PERIOD_ELAPSED',
-      ]),
+      expect(rows.map((r) => r.reason)).toEqual(['VALIDITY_PERIOD_ELAPSED', 'VALIDITY_PERIOD_ELAPSED']),
     );
-    const [{ balance }] = await t.ds.query(
-      'SELECT balance FROM account_channels WHERE account_id = ? AND channel = ?',
-      [tenant.account.id, 'sms'],
-    );
-    expect(Number(balance)).toBe(10);
-    expect(
-      describeProblems(await checkStore({ query: (sql, p) => t.ds.query(sql, p).then((r) => [r, null]) })),
-    ).toEqual([]);
+    expect(Number(await storedBalance(t, tenant.account.id, 'sms'))).toBe(10);
+    expect(await storeProblems(t)).toEqual([]);
   }, 60_000);
 });

@@ -3,10 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/modules/messages/channel.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
-import { describeProblems, checkStore } from '../support/store-invariants.js';
+import { overdueAndExpired } from '../support/clock.js';
+import { requestMessages } from '../support/message-probes.js';
+import { storeProblems } from '../support/store-invariants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { balanceOf, messagesOfRequest, statusesOfRequest } from '../support/probes.js';
+import {
+  balanceOf,
+  ledgerAmounts,
+  messagesOfRequest,
+  sendRequestFields,
+  statusesOfRequest,
+} from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const EMAIL = '/api/v1/json/bulk/email';
@@ -170,11 +178,9 @@ describe('scheduled sends, validity and cancellation (sandbox)', () => {
     expect(xml.status).toBe(200);
     const doc = new XMLParser({ parseTagValue: false }).parse(xml.text).response;
     expect(doc).toMatchObject({ status: 'SUCCESS', send_at: sendAt, recipient: '260971234567' });
-    const [row] = await t.ds.query('SELECT validity_period, valid_until FROM send_requests WHERE id = ?', [
-      doc.reference,
-    ]);
+    const row = await sendRequestFields(t, doc.reference, 'validity_period', 'valid_until');
     expect(row.validity_period).toBe(600);
-    expect(new Date(row.valid_until).toISOString()).toBe(plusSeconds(sendAt, 600));
+    expect(new Date(row.valid_until as Date).toISOString()).toBe(plusSeconds(sendAt, 600));
   });
 
   it('hands a scheduled message over once it is due: SCHEDULED, then ACKNOWLEDGED, SENT, DELIVERED, none before send_at', async () => {
@@ -187,11 +193,7 @@ describe('scheduled sends, validity and cancellation (sandbox)', () => {
       20_000,
       'all DELIVERED',
     );
-    const rows = (await t.ds.query('SELECT sent_at FROM messages WHERE send_request_id = ?', [
-      ref,
-    ])) as Array<{
-      sent_at: Date;
-    }>;
+    const rows = await requestMessages(t, ref, 'sent_at');
     for (const r of rows)
       expect(new Date(r.sent_at).getTime()).toBeGreaterThanOrEqual(Date.parse(res.body.send_at));
     const one = await t
@@ -393,19 +395,12 @@ describe('scheduled sends, validity and cancellation (sandbox)', () => {
     });
     const ref = res.body.api_reference;
     // The schedule came due long ago and its validity ran out meanwhile (all workers were down, say).
-    await t.ds.query(
-      'UPDATE send_requests SET due_at = UTC_TIMESTAMP(3) - INTERVAL 1 HOUR, valid_until = UTC_TIMESTAMP(3) - INTERVAL 1 MINUTE WHERE id = ?',
-      [ref],
-    );
+    await overdueAndExpired(t, ref);
     await waitFor(async () => (await statuses(t, ref)).every((s) => s === 'EXPIRED'), 15_000, 'EXPIRED');
     const rows = await messagesOfRequest(t, ref);
     expect(rows.map((r) => r.reason)).toEqual(['VALIDITY_PERIOD_ELAPSED', 'VALIDITY_PERIOD_ELAPSED']);
     expect(await balance(t, tenant)).toBeCloseTo(before, 6);
-    const [{ n }] = await t.ds.query(
-      "SELECT COUNT(*) AS n FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
-      [ref],
-    );
-    expect(Number(n)).toBe(2);
+    expect(await ledgerAmounts(t, ref, 'refund')).toHaveLength(2);
     const uuids = new Set(res.body.data.map((d: { message_id: string }) => d.message_id));
     await waitFor(
       async () =>
@@ -443,8 +438,6 @@ describe('scheduled sends, validity and cancellation (sandbox)', () => {
   });
 
   it('keeps the ledger whole: balance equals the ledger, every refund once and for a refundable state', async () => {
-    expect(
-      describeProblems(await checkStore({ query: (sql, p) => t.ds.query(sql, p).then((r) => [r, null]) })),
-    ).toEqual([]);
+    expect(await storeProblems(t)).toEqual([]);
   });
 });

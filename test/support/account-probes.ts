@@ -235,6 +235,11 @@ export async function requestLogsBefore(t: Probed, cutoff: string): Promise<numb
   return count(t, `SELECT COUNT(*) AS n FROM ${logs(t)} WHERE created_at < ?`, [cutoff]);
 }
 
+/** How many request-log rows have a text (a recipient, say) in their path. */
+export async function requestLogsWithPath(t: Probed, text: string): Promise<number> {
+  return count(t, `SELECT COUNT(*) AS n FROM ${logs(t)} WHERE path LIKE ?`, [`%${text}%`]);
+}
+
 export interface LogSeed {
   api_key_id: string | number;
   method: string;

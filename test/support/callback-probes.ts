@@ -55,3 +55,10 @@ export async function outboxCount(t: Probed, which: 'all' | 'unqueued' = 'all'):
     `SELECT COUNT(*) AS n FROM ${table(t, 'callback_outbox')}${which === 'unqueued' ? ' WHERE queued_at IS NULL' : ''}`,
   );
 }
+
+/** How many callbacks in the outbox carry a text (a recipient, say) in their job. */
+export async function outboxHolding(t: Probed, text: string): Promise<number> {
+  return countOf(t, `SELECT COUNT(*) AS n FROM ${table(t, 'callback_outbox')} WHERE job LIKE ?`, [
+    `%${text}%`,
+  ]);
+}

@@ -23,6 +23,19 @@ export async function endValidityNow(t: Probed, sendRequestId: string): Promise<
   ]);
 }
 
+/** A request being tried ends its validity now; its due time stays, so only a retry of its messages sees it. */
+export async function endValidityInFlight(t: Probed, sendRequestId: string): Promise<void> {
+  await t.ds.query(`UPDATE send_requests SET valid_until = ${PASSED} WHERE id = ?`, [sendRequestId]);
+}
+
+/** A waiting request came due an hour ago and its validity ended a minute ago, as when every worker was down. */
+export async function overdueAndExpired(t: Probed, sendRequestId: string): Promise<void> {
+  await t.ds.query(
+    'UPDATE send_requests SET due_at = UTC_TIMESTAMP(3) - INTERVAL 1 HOUR, valid_until = UTC_TIMESTAMP(3) - INTERVAL 1 MINUTE WHERE id = ?',
+    [sendRequestId],
+  );
+}
+
 /** The given chat messages' fallback time comes now. */
 export async function fallbackDueNow(t: Probed, messageIds: string[]): Promise<void> {
   await t.ds.query(`UPDATE messages SET fallback_due_at = ${PASSED} WHERE id IN (?)`, [messageIds]);

@@ -7,8 +7,9 @@ import type { Connection } from 'mysql2/promise';
  * raw SQL where the SQL is their subject: injection.e2e-spec.ts (SQL injection),
  * galera-failover.e2e-spec.ts (reads each chosen node, and a table of its own for certification
  * conflicts), cli-db.e2e-spec.ts (creates and lists databases), request-conventions.e2e-spec.ts
- * (holds a balance row lock from another connection) and retention.e2e-spec.ts (holds the prune
- * lock from another connection).
+ * (holds a balance row lock from another connection), retention.e2e-spec.ts (holds the prune
+ * lock from another connection) and erasure.e2e-spec.ts (searches every column of every database
+ * for the erased number).
  */
 
 /** Where a probe reads: the app's data source, or a connection of the test's own (same server). */
@@ -194,6 +195,15 @@ export async function requestIdsWithMessages(t: Probed, accountId: string): Prom
     accountId,
   ])) as Array<{ send_request_id: string | number }>;
   return rows.map((r) => String(r.send_request_id));
+}
+
+/** How many of the requests' messages were tried and wait, ACKNOWLEDGED, for another try. */
+export async function triedAndWaiting(t: Probed, sendRequestIds: string[]): Promise<number> {
+  return countOf(
+    t,
+    "SELECT COUNT(*) AS n FROM messages WHERE send_request_id IN (?) AND status = 'ACKNOWLEDGED' AND attempts > 0",
+    [sendRequestIds],
+  );
 }
 
 /** How many messages (all accounts) still wait for their fallback time. */
