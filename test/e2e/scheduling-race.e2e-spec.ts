@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
-import { checkStore, describeProblems } from '../support/store-invariants.js';
+import { storedBalance } from '../support/account-probes.js';
+import { ledgerAmounts, messagesOfRequest } from '../support/probes.js';
+import { storeProblems } from '../support/store-invariants.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 
@@ -58,10 +60,7 @@ describe('cancel racing the hand-over of a 5,000-message request', () => {
 
     const rows = await waitFor(
       async () => {
-        const r = (await t.ds.query(
-          'SELECT recipient, status, cost FROM messages WHERE send_request_id = ?',
-          [ref],
-        )) as Array<{ recipient: string; status: string; cost: string }>;
+        const r = await messagesOfRequest(t, ref);
         return r.every((m) => m.status === 'SENT' || m.status === 'CANCELLED') ? r : null;
       },
       120_000,
@@ -86,20 +85,12 @@ describe('cancel racing the hand-over of a 5,000-message request', () => {
     expect(refundedAnswered).toBeCloseTo(cancelled.length * PRICE, 6);
     for (const c of cancels) expect(c.body.cancelled + c.body.not_cancelled).toBe(N);
 
-    const [{ refunds, refunded }] = await t.ds.query(
-      "SELECT COUNT(*) AS refunds, COALESCE(SUM(amount), 0) AS refunded FROM ledger_entries WHERE send_request_id = ? AND kind = 'refund'",
-      [ref],
-    );
-    expect(Number(refunds)).toBe(cancelled.length);
-    expect(Number(refunded)).toBeCloseTo(cancelled.length * PRICE, 6);
-    const [{ balance }] = await t.ds.query(
-      "SELECT balance FROM account_channels WHERE account_id = ? AND channel = 'sms'",
-      [tenant.account.id],
-    );
+    const refunds = await ledgerAmounts(t, ref, 'refund');
+    expect(refunds.length).toBe(cancelled.length);
+    expect(refunds.reduce((sum, a) => sum + Number(a), 0)).toBeCloseTo(cancelled.length * PRICE, 6);
+    const balance = await storedBalance(t, tenant.account.id, 'sms');
     expect(Number(balance)).toBeCloseTo(2000 - N * PRICE + cancelled.length * PRICE, 6);
-    expect(
-      describeProblems(await checkStore({ query: (sql, p) => t.ds.query(sql, p).then((r) => [r, null]) })),
-    ).toEqual([]);
+    expect(await storeProblems(t)).toEqual([]);
     console.info(
       `cancel during hand-over of ${N}: ${sent.length} sent, ${cancelled.length} cancelled, 0 both`,
     );
