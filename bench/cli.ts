@@ -9,7 +9,8 @@ import { dropBenchState, median, type BenchRow } from './lib.js';
  * CLI: the CPU time of one admin command, the process's own (user + system, as
  * process.cpuUsage() reads it when the process exits), so a busy machine slows the wall clock
  * but hardly the figure. Help is answered from the build's snapshot; a command that reads the
- * database loads Nest, TypeORM and the commands. Baseline: `node -e 0` measured the same way.
+ * database runs from the build's bundle of the command path (dist/cli-bundle/: Nest, TypeORM and
+ * its group's commands). Baseline: `node -e 0` measured the same way.
  */
 export async function benchCli(quick: boolean): Promise<BenchRow[]> {
   const name = `bench_cli_${process.pid}`;

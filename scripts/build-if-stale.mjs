@@ -5,7 +5,14 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const INPUTS = ['src', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+const INPUTS = [
+  'src',
+  'scripts/bundle-cli.mjs',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
 const LAST_OUTPUT = 'dist/cli-help.json';
 
 /** The newest modification time under a path; directories count too (a deleted file changes its folder). */
