@@ -306,6 +306,12 @@ const SAFE_SQL_INTERPOLATION = [
   /^iso\('[\w.]+'\)$/, // retention.store: DATE_FORMAT of a literal column name
 ];
 
+/** Dynamic imports of a computed name, reviewed: each names one of a few constant paths. */
+const REVIEWED_IMPORTS = [
+  // The CLI's command path: the build's bundle of it if present, else the compiled module.
+  'cli.ts: import(fullCli())',
+];
+
 describe('source review: no code or SQL built from input', () => {
   const files = sourceFiles(SRC);
 
@@ -327,7 +333,8 @@ describe('source review: no code or SQL built from input', () => {
           node.expression.kind === ts.SyntaxKind.ImportKeyword &&
           !ts.isStringLiteral(node.arguments[0])
         ) {
-          hits.push(`${relative(SRC, file)}: import(${node.arguments[0]?.getText()})`);
+          const hit = `${relative(SRC, file)}: import(${node.arguments[0]?.getText()})`;
+          if (!REVIEWED_IMPORTS.includes(hit)) hits.push(hit);
         }
         ts.forEachChild(node, visit);
       };
