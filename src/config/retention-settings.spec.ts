@@ -8,9 +8,12 @@ describe('retention settings', () => {
       messageDays: 90,
       archiveDir: undefined,
       scheduleMs: undefined,
-      batch: 1000,
-      pauseMs: 50,
+      batch: 500,
+      pauseMs: 20,
+      pauseFactor: 2,
     });
+    expect(loadConfig({ RETENTION_PAUSE_FACTOR: '0' }).retention.pauseFactor).toBe(0);
+    expect(() => loadConfig({ RETENTION_PAUSE_FACTOR: '101' })).toThrow(ConfigError);
     expect(loadConfig({ RETENTION_SCHEDULE: 'off' }).retention.scheduleMs).toBeUndefined();
   });
 
