@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BalanceService } from '../balance/balance.service.js';
@@ -10,6 +10,7 @@ import { isLockConflict, TRANSITION_LOCK_TRIES } from './retry-policy.js';
 import { STATE_CHANGE_LISTENER, type StateChangeListener } from './state-change-listener.js';
 import { mayMove, REFUNDED_ON_ENTRY } from './transitions.js';
 import { withFields } from '../../platform/objects/with-fields.js';
+import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 
 export interface Transition {
   id: string;
@@ -34,6 +35,8 @@ export interface Transition {
  */
 @Injectable()
 export class MessageStateService {
+  private readonly warnings = new RepeatLimiter(new Logger(MessageStateService.name));
+
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly balances: BalanceService,
@@ -90,22 +93,29 @@ export class MessageStateService {
       committed = done;
       return done.map((d) => d.t);
     });
-    this.metrics.transitionsCommitted(
-      committed.map(({ row, t }) => ({
-        channel: row.channel,
-        status: t.status,
-        createdAt: row.created_at,
-        at: t.at,
-      })),
-    );
-    if (committed.length) {
-      await this.listener.committed(
+    // Committed: nothing from here may throw to the caller. A caller that retried would find
+    // nothing left to change, and this commit's events would never reach the listener.
+    try {
+      this.metrics.transitionsCommitted(
         committed.map(({ row, t }) => ({
-          message: row,
+          channel: row.channel,
           status: t.status,
-          reason: t.reason ?? null,
+          createdAt: row.created_at,
           at: t.at,
         })),
+      );
+      if (committed.length)
+        await this.listener.committed(
+          committed.map(({ row, t }) => ({
+            message: row,
+            status: t.status,
+            reason: t.reason ?? null,
+            at: t.at,
+          })),
+        );
+    } catch (err) {
+      this.warnings.warn(
+        `${committed.length} committed state change(s) not passed on: ${(err as Error).message}`,
       );
     }
     return applied;
