@@ -71,22 +71,26 @@ export class DeliveryReportStore {
    * same connector (or, for a receipt without one, from none), never another connector's.
    */
   async markApplied(receipts: AppliedReport[]): Promise<void> {
-    const params: unknown[] = [];
-    const cases = receipts
-      .map(
-        (r) => (
-          params.push(r.providerMessageId, r.connector, r.messageId),
-          'WHEN provider_message_id = ? AND connector <=> ? THEN ?'
-        ),
-      )
-      .join(' ');
-    const providerIds = [...new Set(receipts.map((r) => r.providerMessageId))];
-    // The provider id index finds the rows; the CASE leaves out (NULL) those of another connector.
-    await this.notifications.query(
-      `UPDATE delivery_reports SET applied_at = CURRENT_TIMESTAMP(3), message_id = CASE ${cases} END
-        WHERE provider_message_id IN (?) AND applied_at IS NULL AND CASE ${cases} END IS NOT NULL`,
-      [...params, providerIds, ...params],
-    );
+    // One statement per connector (a batch usually comes from one): the connector is then a
+    // plain condition, and the message id a simple CASE on the provider id, read once per row.
+    const byConnector = new Map<string | null, AppliedReport[]>();
+    for (const r of receipts) {
+      const c = r.connector ?? null;
+      const list = byConnector.get(c);
+      if (list) list.push(r);
+      else byConnector.set(c, [r]);
+    }
+    for (const [connector, list] of byConnector) {
+      const params: unknown[] = [];
+      const cases = list
+        .map((r) => (params.push(r.providerMessageId, r.messageId), 'WHEN ? THEN ?'))
+        .join(' ');
+      await this.notifications.query(
+        `UPDATE delivery_reports SET applied_at = CURRENT_TIMESTAMP(3), message_id = CASE provider_message_id ${cases} END
+          WHERE provider_message_id IN (?) AND connector <=> ? AND applied_at IS NULL`,
+        [...params, [...new Set(list.map((r) => r.providerMessageId))], connector],
+      );
+    }
   }
 
   /** Provider ids of up to `limit` reports unapplied for longer than `minAgeMs`, the newest first. */
