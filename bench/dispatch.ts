@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Connection } from 'mysql2/promise';
 import type { SmppPeer } from '../test/support/smpp-peer.js';
 import { benchKannel, kannelInstalled } from './kannel.js';
-import { percentile, RssSampler, sleep, startNode, stop, type BenchRow } from './lib.js';
+import { CpuSampler, percentile, pidOf, RssSampler, sleep, startNode, stop, type BenchRow } from './lib.js';
 
 export interface DispatchBenchContext {
   db: Connection;
@@ -92,6 +92,14 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
     startWorkers(1);
     const rss = new RssSampler(workers[0].pid!);
     rss.start();
+    // The SMPP peer runs in this process (its polling of MySQL is a few queries a second).
+    const cpuOf = {
+      worker: workers[0].pid!,
+      MySQL: pidOf('mariadbd') ?? pidOf('mysqld'),
+      'SMPP peer': process.pid,
+    };
+    const cpu = new CpuSampler(Object.values(cpuOf).filter((p): p is number => p !== undefined));
+    cpu.start();
     const b3 = await dispatchRate(one);
     const bar = Number.isNaN(kannel) ? '≥ 5,000' : '≥ 5,000; ≥ 1.0× Kannel';
     rows.push({
@@ -126,7 +134,9 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
 
     // Receipts: the peer answers each submit_sm with a DELIVRD receipt at once.
     const delivered = await waitFor(one, ['DELIVERED'], preload, 60_000);
+    cpu.stop();
     rows.push(await receiptRow(db, one, b3.rate, delivered >= preload));
+    rows.push(...(await cpuRows(db, one, cpu, cpuOf)));
     rows.push(await drainRow(db, one, delivered >= preload));
     rows.push({
       id: 'B3',
@@ -184,6 +194,34 @@ async function receiptRow(
     bar: '≥ 1.0× submit rate',
     ok: all && rate >= submitRate,
   };
+}
+
+/**
+ * CPU each process spent per message from the first hand-over to the last receipt applied:
+ * where a message's cost lies (informational; the sum against the cores says how much room a
+ * second worker has).
+ */
+async function cpuRows(
+  db: Connection,
+  refs: string[],
+  cpu: CpuSampler,
+  pids: Record<string, number | undefined>,
+): Promise<BenchRow[]> {
+  const [[r]] = (await db.query(
+    'SELECT COUNT(*) AS n, MIN(sent_at) AS first, MAX(completed_at) AS last FROM messages WHERE send_request_id IN (?)',
+    [refs],
+  )) as any;
+  const names = Object.keys(pids).filter((k) => pids[k] !== undefined);
+  const ms = cpu.between(new Date(r.first).getTime(), new Date(r.last).getTime());
+  const spanMs = new Date(r.last).getTime() - new Date(r.first).getTime();
+  return names.map((name, i) => ({
+    id: 'B3',
+    metric: `${name} CPU per message, first hand-over to last receipt (${Math.round((100 * ms[i]) / spanMs)}% of a core)`,
+    value: Math.round((ms[i] * 1000) / Number(r.n)),
+    unit: 'µs',
+    bar: 'informational',
+    ok: true,
+  }));
 }
 
 /** How long after the last hand-over the last message of B3 became DELIVERED. */

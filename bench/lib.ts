@@ -146,6 +146,40 @@ export async function startBenchApi(
  * A process's CPU time so far (user + system), in milliseconds, from `/proc/<pid>/stat`
  * (fields 14 and 15, in clock ticks of 10 ms on Linux).
  */
+/**
+ * CPU time of several processes sampled every 50 ms, so that the CPU each spent over a span known
+ * only afterwards (first hand-over to last receipt, read from the database) can be told.
+ */
+export class CpuSampler {
+  private readonly samples: Array<{ at: number; ms: number[] }> = [];
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly pids: number[]) {}
+
+  start(): void {
+    const take = () => {
+      try {
+        this.samples.push({ at: Date.now(), ms: this.pids.map((p) => cpuMs(p)) });
+      } catch {
+        /* a process ended */
+      }
+    };
+    take();
+    this.timer = setInterval(take, 50);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** CPU ms of each process from the last sample at or before `from` to the first at or after `to`. */
+  between(from: number, to: number): number[] {
+    const first = [...this.samples].reverse().find((s) => s.at <= from) ?? this.samples[0];
+    const last = this.samples.find((s) => s.at >= to) ?? this.samples[this.samples.length - 1];
+    return this.pids.map((_, i) => last.ms[i] - first.ms[i]);
+  }
+}
+
 export function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may hold spaces; the fields after it are plain numbers.

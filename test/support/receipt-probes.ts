@@ -72,6 +72,19 @@ export async function appliedReceiptCount(t: Probed): Promise<number> {
   );
 }
 
+/**
+ * How many stored reports of these requests' messages were applied in the statement that stored
+ * them (applied_at equal to received_at), rather than stored unmatched and applied afterwards.
+ */
+export async function reportsAppliedOnArrival(t: Probed, sendRequestIds: string[]): Promise<number> {
+  return countOf(
+    t,
+    `SELECT COUNT(*) AS n FROM ${reports(t)} r JOIN messages m ON m.id = r.message_id
+      WHERE m.send_request_id IN (?) AND r.applied_at = r.received_at`,
+    [sendRequestIds],
+  );
+}
+
 /** How many stored reports carry a status. */
 export async function reportsWithStatus(t: Probed, status: string): Promise<number> {
   return countOf(t, `SELECT COUNT(*) AS n FROM ${reports(t)} WHERE status = ?`, [status]);

@@ -12,6 +12,7 @@ import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import { MessageStateService } from './message-state.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { MessagePartsStore } from '../messages/message-parts.store.js';
+import { HandOversInFlight } from './hand-overs-in-flight.js';
 import { DeliveryReportStore, type AppliedReport, type ArrivedReport } from './delivery-report.store.js';
 import { compareIds, ReceiptMatcher, receiptKey } from './receipt-matcher.js';
 import { isLockConflict, RECORD_BACKOFF_MAX_MS, RECORD_RETRY_MS, REPORT_LOCK_TRIES } from './retry-policy.js';
@@ -19,7 +20,12 @@ import { idKeys } from './smpp/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
 import { withFields } from '../../platform/objects/with-fields.js';
 
-const MAX_BATCH = 500;
+/**
+ * Receipts applied together: while a worker hands over thousands of messages a second each batch's
+ * few round trips are slow (the event loop and MySQL are busy), so a large batch is what lets
+ * receipts keep pace with submits.
+ */
+const MAX_BATCH = 2_000;
 /** Slices recorded in the same tick whose early reports are applied together (each up to DISPATCH_SLICE messages). */
 const EARLY_BATCH_SLICES = 5;
 const UNMATCHED_LOG_EVERY_MS = 10_000;
@@ -30,11 +36,13 @@ const EXPIRE_EVERY_MS = 60_000;
 /**
  * Records every delivery report in the notification database and applies it to its message part.
  * Reports arriving together (an SMSC sends thousands a second) are handled as one batch. `receive`
- * resolves only once the report row is committed and applied where its message is known, and
- * rejects otherwise, so the transport can ask the provider to deliver it again. A report that
- * matches no message part yet (it can overtake our own record of SENT) is kept unapplied and
- * applied when the part is recorded; one that still matches nothing after
- * SMPP_UNMATCHED_RECEIPT_TTL_MS is marked expired.
+ * resolves only once the report is applied where its message is known and its row is committed
+ * (marked applied, or not), and rejects otherwise, so the transport can ask the provider to
+ * deliver it again. A report for a message this process is handing over waits, briefly, for that
+ * hand-over to be recorded (an SMSC often sends the receipt before we have written SENT). A report
+ * that still matches no message part is kept unapplied and applied when the part is recorded (by
+ * another worker, say); one that matches nothing after SMPP_UNMATCHED_RECEIPT_TTL_MS is marked
+ * expired.
  */
 @Injectable()
 export class DeliveryReportService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -72,6 +80,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     parts: MessagePartsStore,
     private readonly reports: DeliveryReportStore,
     private readonly states: MessageStateService,
+    private readonly inFlight: HandOversInFlight,
     @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {
     this.matcher = new ReceiptMatcher(parts, config.smppReceiptIdFormat);
@@ -86,7 +95,12 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   }
 
   /** Resolves once the report is stored (and applied, when its message is known). */
-  receive(transport: string, report: DeliveryReport): Promise<void> {
+  async receive(transport: string, report: DeliveryReport): Promise<void> {
+    if (this.inFlight.busy) {
+      // A submit_sm_resp read in the same chunk as this receipt is noted first (HandOversInFlight).
+      await new Promise((r) => setImmediate(r));
+      await this.inFlight.recorded(report.providerMessageId);
+    }
     return this.batcher.push({ transport, report });
   }
 
@@ -102,23 +116,34 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     }
   }
 
+  /**
+   * Applied first, then stored in one INSERT that marks each applied row so: a failure anywhere
+   * refuses the whole batch, and the provider's resend is applied again without effect (the first
+   * report of a part counts, and a state never goes back).
+   */
   private async handle(batch: ArrivedReport[]): Promise<void> {
-    await this.reports.insert(batch);
-    const unmatched = await this.apply(batch.map((q) => q.report));
-    if (unmatched.length) this.noteUnmatched(batch[0].transport, unmatched);
+    const { applied, unmatched } = await this.apply(batch.map((q) => q.report));
+    await this.reports.insert(batch, applied);
+    if (unmatched.length === 0) return;
+    // A part recorded between the match and the INSERT looked for stored early reports before
+    // these were stored: look again, now that they are.
+    const still = await this.applyPending(unmatched);
+    if (still.length) this.noteUnmatched(batch[0].transport, still);
   }
 
   /**
    * Applies reports to the parts they match, each within the connector it arrived on (see
-   * ReceiptMatcher.match); returns the provider ids that matched nothing.
+   * ReceiptMatcher.match); returns what each applied receipt matched, by receiptKey, and the
+   * provider ids that matched nothing.
    */
   private async apply(
     reports: Array<Pick<DeliveryReport, 'providerMessageId' | 'status' | 'reason' | 'connector'>>,
-  ): Promise<string[]> {
+  ): Promise<{ applied: Map<string, AppliedReport>; unmatched: string[] }> {
+    const applied = new Map<string, AppliedReport>();
     const found = await this.matcher.match(reports);
     const matched = reports.filter((r) => found.has(receiptKey(r)));
     if (matched.length) {
-      const outcomes = await this.matcher.recordParts(
+      const { outcomes, alongside } = await this.matcher.recordParts(
         matched.map((r) => ({
           part: found.get(receiptKey(r))!,
           report: withFields(r, { occurredAt: new Date() }),
@@ -127,21 +152,22 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
       // The state change is stamped when we learn of it: providers' own times are often
       // minute-precision (SMPP done date) and would put DELIVERED before SENT in the history.
       // The provider's time stays in delivery_reports.occurred_at.
-      await this.states.apply(outcomes.sort((a, b) => compareIds(a.id, b.id)));
-      // Keyed by receipt: one repeated in the batch gives one CASE branch.
-      const applied = new Map<string, AppliedReport>(
-        matched.map((r) => [
-          receiptKey(r),
-          {
-            providerMessageId: r.providerMessageId,
-            connector: r.connector || null,
-            messageId: found.get(receiptKey(r))!.message_id,
-          },
-        ]),
+      await this.states.apply(
+        outcomes.sort((a, b) => compareIds(a.id, b.id)),
+        alongside,
       );
-      await this.reports.markApplied([...applied.values()]);
+      // Keyed by receipt: one repeated in the batch is one entry.
+      for (const r of matched)
+        applied.set(receiptKey(r), {
+          providerMessageId: r.providerMessageId,
+          connector: r.connector || null,
+          messageId: found.get(receiptKey(r))!.message_id,
+        });
     }
-    return reports.filter((r) => !found.has(receiptKey(r))).map((r) => r.providerMessageId);
+    return {
+      applied,
+      unmatched: reports.filter((r) => !found.has(receiptKey(r))).map((r) => r.providerMessageId),
+    };
   }
 
   /**
@@ -183,17 +209,20 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     }
   }
 
-  /** Applies the reports that arrived for these provider ids before their parts were recorded. */
-  async applyPending(providerIds: string[]): Promise<void> {
-    if (providerIds.length === 0) return;
+  /**
+   * Applies the reports that arrived for these provider ids before their parts were recorded;
+   * returns the provider ids of those that still match nothing.
+   */
+  async applyPending(providerIds: string[]): Promise<string[]> {
+    if (providerIds.length === 0) return [];
     const format = this.config.smppReceiptIdFormat;
     const values = [...new Set(providerIds.map((p) => idKeys(p).hex).filter((v): v is string => v !== null))];
     // The lookups by key the format does not allow are left out (an empty list).
     const byHex = format === 'auto' || format === 'hex' ? values : [];
     const byDec = format === 'auto' || format === 'decimal' ? values : [];
     const pending = await this.reports.pending(providerIds, byHex, byDec);
-    if (pending.length === 0) return;
-    await this.apply(
+    if (pending.length === 0) return [];
+    const { applied, unmatched } = await this.apply(
       pending.map((p) => ({
         providerMessageId: p.provider_message_id,
         connector: p.connector,
@@ -201,6 +230,8 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
         reason: p.reason,
       })),
     );
+    await this.reports.markApplied([...applied.values()]);
+    return unmatched;
   }
 
   /** Counted each time; logged at most once per UNMATCHED_LOG_EVERY_MS with the count since the last line. */

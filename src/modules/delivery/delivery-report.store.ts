@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
+import { receiptKey } from './receipt-matcher.js';
 import { idKeys } from './smpp/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
 
@@ -31,11 +32,19 @@ export interface AppliedReport {
 export class DeliveryReportStore {
   constructor(@InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource) {}
 
-  /** One multi-row INSERT for the batch, with the provider id's hex and decimal keys beside it. */
-  async insert(batch: ArrivedReport[]): Promise<void> {
+  /**
+   * One multi-row INSERT for the batch, with the provider id's hex and decimal keys beside it; the
+   * reports in `applied` (by receiptKey) are stored applied, to the message given there.
+   */
+  async insert(batch: ArrivedReport[], applied: Map<string, AppliedReport> = new Map()): Promise<void> {
     await this.notifications.query(
-      `INSERT INTO delivery_reports (transport, connector, provider_message_id, id_hex, id_dec, status, reason, occurred_at)
-        VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(',')}`,
+      `INSERT INTO delivery_reports (transport, connector, provider_message_id, id_hex, id_dec, status, reason, occurred_at, message_id, applied_at)
+        VALUES ${batch
+          .map(
+            (q) =>
+              `(?, ?, ?, ?, ?, ?, ?, ?, ?, ${applied.has(receiptKey(q.report)) ? 'CURRENT_TIMESTAMP(3)' : 'NULL'})`,
+          )
+          .join(',')}`,
       batch.flatMap((q) => {
         const keys = idKeys(q.report.providerMessageId);
         return [
@@ -47,6 +56,7 @@ export class DeliveryReportStore {
           q.report.status,
           q.report.reason ?? null,
           q.report.occurredAt,
+          applied.get(receiptKey(q.report))?.messageId ?? null,
         ];
       }),
     );

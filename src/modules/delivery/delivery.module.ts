@@ -13,6 +13,7 @@ import { Dispatcher } from './dispatcher.js';
 import { DueScanner } from './due-scanner.js';
 import { HandOverClaims } from './hand-over-claims.js';
 import { HandOverRecorder } from './hand-over-recorder.js';
+import { HandOversInFlight } from './hand-overs-in-flight.js';
 import { MessageStateModule } from './message-state.module.js';
 import { ProviderFaults } from './provider-faults.js';
 import { QueueModule } from './queue.module.js';
@@ -62,6 +63,7 @@ export class DeliveryModule {
         DispatchWorker,
         HandOverClaims,
         HandOverRecorder,
+        HandOversInFlight,
         DueScanner,
         ValidityExpiry,
       ],

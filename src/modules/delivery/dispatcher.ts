@@ -10,8 +10,9 @@ import { HandOverRecorder } from './hand-over-recorder.js';
 import { ConfigurationDispatchError, TestDispatchError } from './retry-policy.js';
 import { DispatchAttempts } from './dispatch-attempts.js';
 import { HandOverClaims } from './hand-over-claims.js';
+import { HandOversInFlight } from './hand-overs-in-flight.js';
 import { TransportRegistry } from './transport.registry.js';
-import type { OutboundMessage } from './transports/transport.js';
+import type { OutboundMessage, TransportResult } from './transports/transport.js';
 import { DeliverySuppressions } from '../suppressions/delivery-suppressions.js';
 import { SUPPRESSED } from '../suppressions/suppression-check.js';
 
@@ -37,6 +38,7 @@ export class Dispatcher {
     private readonly recorder: HandOverRecorder,
     private readonly attempts: DispatchAttempts,
     private readonly claims: HandOverClaims,
+    private readonly inFlight: HandOversInFlight,
     private readonly suppressions: DeliverySuppressions,
     @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {
@@ -101,35 +103,42 @@ export class Dispatcher {
       // Claimed first: a message cancelled or expired meanwhile is not sent (HandOverClaims).
       const part = await this.claims.take(String(sendRequestId), outbound.slice(i, i + this.slice));
       if (part.length === 0) continue;
-      const results = await transport.send(part);
-      await this.attempts.record(channel, transport.name, job, part, results);
+      // Receipts that overtake this slice's record of SENT wait for it (HandOversInFlight).
+      const handOver = this.inFlight.begin();
       const changes: Transition[] = [];
       const partSent: typeof sent = [];
-      results.forEach((r, j) => {
-        const id = part[j].id;
-        if (r.kind === 'accepted') {
-          changes.push({
-            id,
-            status: 'SENT',
-            providerMessageId: r.providerMessageId,
-            reason: r.reason ?? null,
-            connector: r.connector,
-            attempted: true,
-          });
-          partSent.push({
-            id,
-            providerMessageId: r.providerMessageId,
-            parts: r.parts ?? [r.providerMessageId],
-          });
-        } else if (r.kind === 'permanent') {
-          changes.push({ id, status: 'REJECTED', reason: r.reason.slice(0, 64) });
-          rejected++;
-        } else {
-          transient.push({ id, reason: r.reason.slice(0, 64) });
-          if (r.configuration) configurationFailure = true;
-        }
-      });
-      await this.recorder.record(job.id, changes, partSent);
+      let results: TransportResult[];
+      try {
+        results = await transport.send(part, (ids) => handOver.accepted(ids));
+        await this.attempts.record(channel, transport.name, job, part, results);
+        results.forEach((r, j) => {
+          const id = part[j].id;
+          if (r.kind === 'accepted') {
+            changes.push({
+              id,
+              status: 'SENT',
+              providerMessageId: r.providerMessageId,
+              reason: r.reason ?? null,
+              connector: r.connector,
+              attempted: true,
+            });
+            partSent.push({
+              id,
+              providerMessageId: r.providerMessageId,
+              parts: r.parts ?? [r.providerMessageId],
+            });
+          } else if (r.kind === 'permanent') {
+            changes.push({ id, status: 'REJECTED', reason: r.reason.slice(0, 64) });
+            rejected++;
+          } else {
+            transient.push({ id, reason: r.reason.slice(0, 64) });
+            if (r.configuration) configurationFailure = true;
+          }
+        });
+        await this.recorder.record(job.id, changes, partSent);
+      } finally {
+        handOver.end();
+      }
       await this.suppressions.bounced(
         owner,
         part

@@ -1,4 +1,5 @@
-import { MessagePartsStore, type PartRow } from '../messages/message-parts.store.js';
+import type { EntityManager } from 'typeorm';
+import { MessagePartsStore, type PartOutcome, type PartRow } from '../messages/message-parts.store.js';
 import { idKeys, submitKeysFor, type ReceiptIdFormat } from './smpp/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
 import { withFields } from '../../platform/objects/with-fields.js';
@@ -69,40 +70,60 @@ export class ReceiptMatcher {
     return bestMatches(this.format, candidates, refs);
   }
 
-  /** Records each part's outcome (the first receipt of a part counts) and returns what its message becomes. */
-  async recordParts(
-    items: Array<{ part: PartRow; report: DeliveryReport }>,
-  ): Promise<Array<{ id: string; status: ReportStatus; reason: string | null }>> {
+  /**
+   * What each part's receipt makes of its message (the first receipt of a part counts). The parts
+   * of a message handed over in several are recorded at once, then their message's state is read
+   * back from all its parts; a single-part message's outcome is its receipt's, and its part is
+   * recorded by `alongside`, to run in the transaction that changes the message's state.
+   */
+  async recordParts(items: Array<{ part: PartRow; report: DeliveryReport }>): Promise<{
+    outcomes: Array<{ id: string; status: ReportStatus; reason: string | null }>;
+    alongside: (em: EntityManager) => Promise<void>;
+  }> {
     const byPart = new Map<string, { part: PartRow; report: DeliveryReport }>();
     for (const item of items) {
       const key = `${item.part.message_id}/${item.part.part}`;
       if (!byPart.has(key)) byPart.set(key, item);
     }
-    if (byPart.size === 0) return [];
     // In id order, so two batches touching the same messages lock them in the same order.
     const list = [...byPart.values()].sort(
       (a, b) => compareIds(a.part.message_id, b.part.message_id) || a.part.part - b.part.part,
     );
-    // One UPDATE per reported state.
-    for (const state of [...new Set(list.map((i) => i.report.status))]) {
-      await this.parts.recordOutcomes(
-        state,
-        list
-          .filter((i) => i.report.status === state)
-          .map((i) => ({ messageId: i.part.message_id, part: i.part.part, reason: i.report.reason ?? null })),
-      );
-    }
-    const messageIds = [...new Set(list.map((i) => i.part.message_id))];
+    const single = list.filter((i) => Number(i.part.parts) === 1);
+    const several = list.filter((i) => Number(i.part.parts) !== 1);
+    await this.recordByState(several);
+    const messageIds = [...new Set(several.map((i) => i.part.message_id))];
     const parts = await this.parts.partStates(messageIds);
     const grouped = new Map<string, typeof parts>();
     for (const p of parts)
       grouped.set(String(p.message_id), [...(grouped.get(String(p.message_id)) ?? []), p]);
-    const out: Array<{ id: string; status: ReportStatus; reason: string | null }> = [];
+    const outcomes: Array<{ id: string; status: ReportStatus; reason: string | null }> = [];
     for (const id of messageIds) {
       const combined = combineParts(grouped.get(id) ?? []);
-      if (combined) out.push({ id, ...combined });
+      if (combined) outcomes.push({ id, ...combined });
     }
-    return out;
+    for (const { part, report } of single)
+      outcomes.push({
+        id: part.message_id,
+        ...combineParts([{ status: report.status, reason: report.reason ?? null }])!,
+      });
+    return { outcomes, alongside: (em) => this.recordByState(single, em) };
+  }
+
+  /** One UPDATE per reported state and reason (a batch of receipts holds few of either). */
+  private async recordByState(
+    list: Array<{ part: PartRow; report: DeliveryReport }>,
+    em?: EntityManager,
+  ): Promise<void> {
+    const groups = new Map<string, { state: string; parts: PartOutcome[] }>();
+    for (const { part, report } of list) {
+      const reason = report.reason ?? null;
+      const key = `${report.status}\u0000${reason ?? ''}`;
+      const group = groups.get(key) ?? { state: report.status, parts: [] };
+      group.parts.push({ messageId: part.message_id, part: part.part, reason });
+      groups.set(key, group);
+    }
+    for (const { state, parts } of groups.values()) await this.parts.recordOutcomes(state, parts, em);
   }
 }
 

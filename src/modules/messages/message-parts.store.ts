@@ -16,6 +16,8 @@ export interface PartRow {
   provider_message_id: string;
   /** The SMPP connector its message went out on (messages.connector); null when none was recorded. */
   connector?: string | null;
+  /** How many parts its message was handed over in. */
+  parts?: number | string;
 }
 
 /** One part's reported outcome. */
@@ -45,7 +47,7 @@ export class MessagePartsStore {
 
   /**
    * Parts whose provider id is one of `providerIds` or whose numeric key is one of `idValues`, with
-   * their message's connector. Given `connectors` (every receipt looked up names one), only parts
+   * their message's connector and number of parts. Given `connectors` (every receipt looked up names one), only parts
    * of messages sent over one of them or over none recorded.
    */
   async findCandidates(providerIds: string[], idValues: string[], connectors?: string[]): Promise<PartRow[]> {
@@ -54,7 +56,9 @@ export class MessagePartsStore {
     // '' is never an id_value (digits or NULL): it stands for "no numeric key to look up".
     // Without connectors the first term is true (NULL IS NULL) and the IN list is never read.
     return (await this.ds.query(
-      `SELECT p.message_id, p.part, p.provider_message_id, m.connector FROM message_parts p
+      `SELECT p.message_id, p.part, p.provider_message_id, m.connector,
+              (SELECT COUNT(*) FROM message_parts c WHERE c.message_id = p.message_id) AS parts
+         FROM message_parts p
          LEFT JOIN messages m ON m.id = p.message_id
         WHERE (p.provider_message_id IN (?) OR p.id_value IN (?))
           AND (? IS NULL OR m.connector IS NULL OR m.connector IN (?))`,
@@ -65,9 +69,13 @@ export class MessagePartsStore {
   /**
    * Records one reported state for the given parts (give them in id order, so two batches lock
    * in the same order). The first report of a part counts: reason and reported_at are set only
-   * while status is still empty (MySQL assigns left to right).
+   * while status is still empty (MySQL assigns left to right). In `em`'s transaction when given.
    */
-  async recordOutcomes(state: string, parts: PartOutcome[]): Promise<void> {
+  async recordOutcomes(
+    state: string,
+    parts: PartOutcome[],
+    em: DataSource | EntityManager = this.ds,
+  ): Promise<void> {
     if (parts.length === 0) return;
     // One reason for all where they agree (a batch of DELIVRD receipts has none): a CASE of a
     // batch's parts is parsed and searched for each of its rows.
@@ -85,7 +93,7 @@ export class MessagePartsStore {
             ),
           )
           .join(' ')} END`;
-    await this.ds.query(
+    await em.query(
       `UPDATE message_parts SET reason = IF(status IS NULL, ${reason}, reason), reported_at = IF(status IS NULL, CURRENT_TIMESTAMP(3), reported_at),
               status = COALESCE(status, ?)
         WHERE (message_id, part) IN (${parts.map(() => '(CAST(? AS UNSIGNED), ?)').join(',')})`,

@@ -37,7 +37,10 @@ export class RoutedSmppTransport implements Transport {
     this.pool.onInbound(handler);
   }
 
-  async send(messages: OutboundMessage[]): Promise<TransportResult[]> {
+  async send(
+    messages: OutboundMessage[],
+    onAccepted?: (providerIds: string[]) => void,
+  ): Promise<TransportResult[]> {
     if (messages.length === 0) return [];
     const table = await this.routing.routes();
     const groups = new Map<string, { candidates: string[]; indexes: number[] }>();
@@ -51,7 +54,7 @@ export class RoutedSmppTransport implements Transport {
     });
     const results: TransportResult[] = new Array<TransportResult>(messages.length);
     await Promise.all(
-      [...groups.values()].map((g) => this.sendGroup(messages, g.candidates, g.indexes, results)),
+      [...groups.values()].map((g) => this.sendGroup(messages, g.candidates, g.indexes, results, onAccepted)),
     );
     return results;
   }
@@ -61,6 +64,7 @@ export class RoutedSmppTransport implements Transport {
     candidates: string[],
     indexes: number[],
     results: TransportResult[],
+    onAccepted?: (providerIds: string[]) => void,
   ): Promise<void> {
     if (candidates.length === 0) {
       for (const i of indexes) results[i] = { kind: 'permanent', reason: NO_ROUTE };
@@ -73,7 +77,10 @@ export class RoutedSmppTransport implements Transport {
       if (!connector) continue;
       const later = candidates.slice(k + 1).some((name) => this.pool.usable(name));
       if (!this.pool.usable(connector.name) && later) continue;
-      const out = await connector.transport.send(pending.map((i) => messages[i]));
+      const out = await connector.transport.send(
+        pending.map((i) => messages[i]),
+        onAccepted,
+      );
       this.pool.note(connector, out);
       const next: number[] = [];
       out.forEach((r, j) => {

@@ -194,14 +194,23 @@ export class SmppTransport implements Transport {
     if (error) throw new Error(error);
   }
 
-  async send(messages: OutboundMessage[]): Promise<TransportResult[]> {
+  async send(
+    messages: OutboundMessage[],
+    onAccepted?: (providerIds: string[]) => void,
+  ): Promise<TransportResult[]> {
     if (messages.length === 0) return [];
     try {
       const error = this.conn.closed
         ? 'SMPP transport closed'
         : await this.conn.waitBound(this.connectTimeoutMs);
       if (error) return messages.map(() => ({ kind: 'transient', reason: error }));
-      return await Promise.all(messages.map((message) => this.sendOne(message)));
+      return await Promise.all(
+        messages.map(async (message) => {
+          const result = await this.sendOne(message);
+          if (result.kind === 'accepted') onAccepted?.(result.parts ?? [result.providerMessageId]);
+          return result;
+        }),
+      );
     } catch (e) {
       return messages.map(() => ({ kind: 'transient', reason: `SMPP send failed: ${errorMessage(e)}` }));
     }

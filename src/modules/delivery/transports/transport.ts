@@ -103,7 +103,11 @@ export interface TransportHealth {
  */
 export interface Transport {
   readonly name: string;
-  send(messages: OutboundMessage[]): Promise<TransportResult[]>;
+  /**
+   * `onAccepted`, where the transport supports it (SMPP), is told the parts' provider ids of each
+   * message the provider accepts as soon as it does, before the whole batch is answered.
+   */
+  send(messages: OutboundMessage[], onAccepted?: (providerIds: string[]) => void): Promise<TransportResult[]>;
   /** Registers where asynchronous delivery reports go (SMPP deliver_sm, sandbox). */
   onReport(handler: ReportHandler): void;
   /** Registers where inbound messages go (transports that receive them: SMPP). */
