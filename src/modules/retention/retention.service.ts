@@ -55,6 +55,11 @@ const add = (a: RemovedCounts, b: RemovedCounts): RemovedCounts => ({
  * sends that share the tables keep their latency; with
  * ARCHIVE_DIR set each batch is written to the archive and verified first.
  */
+/** The pause after a batch that took `batchMs`: `factor` times as long, `minMs` at least. */
+export function pauseAfterBatch(batchMs: number, minMs: number, factor: number): number {
+  return Math.max(minMs, factor * batchMs);
+}
+
 @Injectable()
 export class RetentionService {
   constructor(
@@ -82,7 +87,7 @@ export class RetentionService {
     // The pause grows with the time the batch took (as pt-archiver's --sleep-coef): while sends
     // load the database, batches slow down and the prune gives them more room.
     const pauseAfter = async (batchStarted: number) => {
-      const ms = Math.max(pauseMs, pauseFactor * (performance.now() - batchStarted));
+      const ms = pauseAfterBatch(performance.now() - batchStarted, pauseMs, pauseFactor);
       if (ms > 0) await sleep(ms);
     };
     const archive = archiveDir ? new MessageArchive(archiveDir) : null;
