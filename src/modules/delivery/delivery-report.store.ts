@@ -39,12 +39,7 @@ export class DeliveryReportStore {
   async insert(batch: ArrivedReport[], applied: Map<string, AppliedReport> = new Map()): Promise<void> {
     await this.notifications.query(
       `INSERT INTO delivery_reports (transport, connector, provider_message_id, id_hex, id_dec, status, reason, occurred_at, message_id, applied_at)
-        VALUES ${batch
-          .map(
-            (q) =>
-              `(?, ?, ?, ?, ?, ?, ?, ?, ?, ${applied.has(receiptKey(q.report)) ? 'CURRENT_TIMESTAMP(3)' : 'NULL'})`,
-          )
-          .join(',')}`,
+        VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, IF(?, CURRENT_TIMESTAMP(3), NULL))').join(',')}`,
       batch.flatMap((q) => {
         const keys = idKeys(q.report.providerMessageId);
         return [
@@ -57,6 +52,7 @@ export class DeliveryReportStore {
           q.report.reason ?? null,
           q.report.occurredAt,
           applied.get(receiptKey(q.report))?.messageId ?? null,
+          applied.has(receiptKey(q.report)),
         ];
       }),
     );
