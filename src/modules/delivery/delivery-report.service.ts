@@ -106,29 +106,39 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
 
   /** Throws when the batch is not stored, so every report in it is refused and the provider resends it. */
   private async store(batch: ArrivedReport[]): Promise<void> {
+    let unmatched: string[];
     try {
-      await retryLocks(() => this.handle(batch));
+      unmatched = await retryLocks(() => this.handle(batch));
     } catch (err) {
       this.warnings.warn(
         `${batch.length} delivery report(s) not stored, left to the provider to resend: ${(err as Error).message}`,
       );
       throw err;
     }
+    if (unmatched.length === 0) return;
+    // A part recorded between the match and the INSERT looked for stored early reports before
+    // these were stored: look again, now that they are. The batch is stored whatever happens here
+    // (so it is neither refused nor stored twice); what this misses, the stranded sweep applies.
+    try {
+      const still = await retryLocks(() => this.applyPending(unmatched));
+      if (still.length) this.noteUnmatched(batch[0].transport, still);
+    } catch (err) {
+      this.warnings.warn(
+        `${unmatched.length} stored delivery report(s) left to the stranded sweep: ${(err as Error).message}`,
+      );
+    }
   }
 
   /**
    * Applied first, then stored in one INSERT that marks each applied row so: a failure anywhere
    * refuses the whole batch, and the provider's resend is applied again without effect (the first
-   * report of a part counts, and a state never goes back).
+   * report of a part counts, and a state never goes back). Returns the provider ids that matched
+   * nothing.
    */
-  private async handle(batch: ArrivedReport[]): Promise<void> {
+  private async handle(batch: ArrivedReport[]): Promise<string[]> {
     const { applied, unmatched } = await this.apply(batch.map((q) => q.report));
     await this.reports.insert(batch, applied);
-    if (unmatched.length === 0) return;
-    // A part recorded between the match and the INSERT looked for stored early reports before
-    // these were stored: look again, now that they are.
-    const still = await this.applyPending(unmatched);
-    if (still.length) this.noteUnmatched(batch[0].transport, still);
+    return unmatched;
   }
 
   /**
