@@ -166,8 +166,37 @@ export class EximInstance {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
       if (proc.exitCode === null) proc.kill('SIGKILL');
     }
-    // A delivery process Exim forked may still be writing to the Maildir for a moment.
+    // The daemon's forked children (an SMTP session, a delivery still writing to the Maildir)
+    // outlive it and carry its command line: stop them too before removing the directory.
+    const conf = join(this.dir, 'exim.conf');
+    const until = Date.now() + 10_000;
+    for (let left = forkedFrom(conf); left.length > 0 && Date.now() < until; left = forkedFrom(conf)) {
+      for (const pid of left) killQuietly(pid);
+      await new Promise((r) => setTimeout(r, 50));
+    }
     rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  }
+}
+
+/** Processes whose command line names this configuration file. */
+function forkedFrom(conf: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(conf)) pids.push(Number(entry));
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return pids;
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
   }
 }
 
