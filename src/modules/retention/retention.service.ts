@@ -103,11 +103,13 @@ export class RetentionService {
     let after = '0';
     while (!signal?.aborted) {
       const batchStarted = performance.now();
-      const rows = await this.store.candidates(after, idBound, before, batch);
+      const rows = archive
+        ? await this.store.candidates(after, idBound, before, batch)
+        : await this.store.removable(after, idBound, before, batch);
       if (rows.length === 0) break;
-      after = rows[rows.length - 1].id;
+      after = String(rows[rows.length - 1].id);
       const ids = rows.map((r) => String(r.id));
-      if (archive) await keep(byDay(rows, await this.store.related(ids)));
+      if (archive) await keep(byDay(rows as RetainedMessage[], await this.store.related(ids)));
       const requestIds = [...new Set(rows.map((r) => String(r.send_request_id)))];
       removed = add(removed, await this.store.remove(ids, requestIds, before));
       onProgress?.(removed);
