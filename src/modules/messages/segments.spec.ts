@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countSegments, splitSegments, type SmsEncoding } from './segments.js';
+import smpp from 'smpp';
+import { countSegments, encodeGsm7, splitSegments, type SmsEncoding } from './segments.js';
 
 const EXTENSION = ['\f', '^', '{', '}', '\\', '[', '~', ']', '|', '\u20ac'];
 const GSM_BASIC_SAMPLE =
@@ -175,3 +176,25 @@ function fuzzTexts(): string[] {
   }
   return texts;
 }
+
+describe('encodeGsm7', () => {
+  const ALPHABET =
+    '@\u00a3$\u00a5\u00e8\u00e9\u00f9\u00ec\u00f2\u00c7\n\u00d8\u00f8\r\u00c5\u00e5' +
+    '\u0394_\u03a6\u0393\u039b\u03a9\u03a0\u03a8\u03a3\u0398\u039e\u00c6\u00e6\u00df\u00c9' +
+    ' !"#\u00a4%&\'()*+,-./0123456789:;<=>?' +
+    '\u00a1ABCDEFGHIJKLMNOPQRSTUVWXYZ\u00c4\u00d6\u00d1\u00dc\u00a7' +
+    '\u00bfabcdefghijklmnopqrstuvwxyz\u00e4\u00f6\u00f1\u00fc\u00e0';
+
+  it('writes each character of the alphabet as the SMPP library does, ESC pairs for the extension table', () => {
+    // The smpp library's own GSM 03.38 coder is the independent reference here.
+    const text = ALPHABET + EXTENSION.join('') + 'Price 5\u20ac [a]';
+    expect(encodeGsm7(text).toString('hex')).toBe(smpp.gsmCoder.encode(text, 0).toString('hex'));
+    expect([...encodeGsm7('@\u00a3\u20ac[a')]).toEqual([0x00, 0x01, 0x1b, 0x65, 0x1b, 0x3c, 0x61]);
+    // One code per position of the table: 128 characters, ESC's own place (0x1B) left out.
+    expect([...encodeGsm7(ALPHABET)]).toEqual([...Array(128).keys()].filter((c) => c !== 0x1b));
+  });
+
+  it('refuses a character outside the alphabet rather than sending something else', () => {
+    expect(() => encodeGsm7(`a${CYR}`)).toThrow(/U\+0436/);
+  });
+});

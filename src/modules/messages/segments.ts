@@ -35,6 +35,39 @@ const GSM7_COST: ReadonlyMap<number, 1 | 2> = (() => {
   return map;
 })();
 
+/** The codes of GSM7_EXTENSION's characters, in its order: each travels as ESC (0x1B) then its code. */
+const GSM7_EXTENSION_CODES = [0x0a, 0x14, 0x28, 0x29, 0x2f, 0x3c, 0x3d, 0x3e, 0x40, 0x65];
+const ESC = 0x1b;
+
+/** GSM 03.38 code by UTF-16 code unit; an extension character's is ESC << 8 | its code. */
+const GSM7_CODE: ReadonlyMap<number, number> = (() => {
+  // GSM7_BASIC leaves ESC out, so from ESC's place on a character's code is its index + 1.
+  const map = new Map<number, number>([[ESC, ESC]]);
+  for (let i = 0; i < GSM7_BASIC.length; i++) map.set(GSM7_BASIC.charCodeAt(i), i < ESC ? i : i + 1);
+  for (let i = 0; i < GSM7_EXTENSION.length; i++)
+    map.set(GSM7_EXTENSION.charCodeAt(i), (ESC << 8) | GSM7_EXTENSION_CODES[i]);
+  return map;
+})();
+
+/**
+ * The text as GSM 03.38 septets, one per octet (unpacked, as SMPP carries them), the extension
+ * table's characters as ESC pairs. Only for text isGsm7 accepts (a lone ESC also passes through).
+ */
+export function encodeGsm7(text: string): Buffer {
+  const out = Buffer.allocUnsafe(text.length * 2);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = GSM7_CODE.get(text.charCodeAt(i));
+    if (code === undefined)
+      throw new Error(
+        `U+${text.charCodeAt(i).toString(16).padStart(4, '0')} is not in the GSM 03.38 alphabet`,
+      );
+    if (code > 0xff) out[n++] = ESC;
+    out[n++] = code & 0xff;
+  }
+  return out.subarray(0, n);
+}
+
 interface Walk {
   encoding: SmsEncoding;
   units: number;

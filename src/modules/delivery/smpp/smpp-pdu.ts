@@ -1,5 +1,5 @@
 import smpp from 'smpp';
-import { countSegments, splitSegments } from '../../messages/segments.js';
+import { countSegments, encodeGsm7, splitSegments } from '../../messages/segments.js';
 import type { OutboundMessage } from '../transports/transport.js';
 
 // SMPP 3.4 encoding for the SMPP transport: endpoint URLs, command statuses, submit_sm fields, receipt text.
@@ -47,12 +47,6 @@ export function describeStatus(status: number): string {
 }
 
 /**
- * submit_sm fields for one message, one entry per segment. Exported so the exact bytes can be checked
- * without a connection. The smpp library encodes the text by data_coding: 0 → GSM 03.38 default alphabet, one
- * septet per octet (unpacked, as SMPP expects) with ESC pairs for the extension table; 8 → UTF-16BE.
- * countSegments only says GSM7 when every character is in that same table, so nothing degrades to '?' or ' '.
- */
-/**
  * SMPP 3.4's relative time form, YYMMDDhhmmss000R, for the seconds left until `until` (at least
  * one). Relative needs no agreement on the SMSC's clock or time zone, which the absolute form does.
  */
@@ -66,6 +60,17 @@ export function relativeValidity(until: Date, now: Date = new Date()): string {
   return `0000${two(days)}${two(hours)}${two(minutes)}${two(s % 60)}000R`;
 }
 
+/** UTF-16BE, data_coding 8. */
+const encodeUcs2 = (text: string) => Buffer.from(text, 'utf16le').swap16();
+
+/**
+ * submit_sm fields for one message, one entry per segment. Exported so the exact bytes can be checked
+ * without a connection. The text goes encoded by data_coding: 0 → GSM 03.38 default alphabet, one
+ * septet per octet (unpacked, as SMPP expects) with ESC pairs for the extension table; 8 → UTF-16BE.
+ * countSegments only says GSM7 when every character is in that same table, so nothing degrades to '?' or ' '.
+ * The octets are made here rather than by the library, which rebuilds its GSM tables' key list and a
+ * regular expression for every message it encodes.
+ */
 export function buildSubmitSm(message: OutboundMessage, ref: number): smpp.PduParams[] {
   const { encoding, segments } = countSegments(message.body);
   const sender = message.sender ?? '';
@@ -74,7 +79,8 @@ export function buildSubmitSm(message: OutboundMessage, ref: number): smpp.PduPa
   const validity = message.validUntil ? { validity_period: relativeValidity(message.validUntil) } : {};
   // Each PDU's own fields first and the validity spread last: a property written after a spread
   // would give every PDU a hidden class of its own (see platform/objects/with-fields.ts).
-  const pdu = (esm_class: number, short_message: smpp.PduParams['short_message']): smpp.PduParams => ({
+  const encode = encoding === 'GSM7' ? encodeGsm7 : encodeUcs2;
+  const pdu = (esm_class: number, short_message: Buffer): smpp.PduParams => ({
     source_addr_ton: sender === '' ? 0 : numericSender ? 1 : 5,
     source_addr_npi: numericSender ? 1 : 0,
     source_addr: numericSender ? sender.replace(/^\+/, '') : sender,
@@ -87,16 +93,16 @@ export function buildSubmitSm(message: OutboundMessage, ref: number): smpp.PduPa
     short_message,
     ...validity,
   });
-  if (segments === 1) return [pdu(0, message.body)];
+  if (segments === 1) return [pdu(0, encode(message.body))];
 
   const parts = splitSegments(message.body);
   if (parts.length > 255) throw new Error(`message needs ${parts.length} segments, the UDH allows 255`);
   return parts.map((text, i) =>
-    // IEI 00 = concatenated SM with an 8-bit reference; the library puts this in front of the encoded text.
-    pdu(ESM_CLASS_UDHI, {
-      udh: Buffer.from([0x05, 0x00, 0x03, ref & 0xff, parts.length, i + 1]),
-      message: text,
-    }),
+    // IEI 00 = concatenated SM with an 8-bit reference, in front of the encoded text.
+    pdu(
+      ESM_CLASS_UDHI,
+      Buffer.concat([Buffer.from([0x05, 0x00, 0x03, ref & 0xff, parts.length, i + 1]), encode(text)]),
+    ),
   );
 }
 
@@ -110,7 +116,7 @@ export function receiptText(pdu: smpp.PDU): string {
   if (value === null || value === '') return '';
   if (Buffer.isBuffer(value)) return value.toString('latin1');
   const coding = (pdu.data_coding ?? 0) & 0x0f;
-  if (coding === 0 || coding === 1) return smpp.gsmCoder.encode(value, 0).toString('latin1');
+  if (coding === 0 || coding === 1) return encodeGsm7(value).toString('latin1');
   return value;
 }
 
