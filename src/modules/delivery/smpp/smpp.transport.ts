@@ -1,29 +1,23 @@
-import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { performance } from 'node:perf_hooks';
 import smpp from 'smpp';
 import { SmppConnection, type SmppLogger } from './smpp-connection.js';
-import { errorMessage, LateNotes, sleep, Window, type Link, type Reply } from './smpp-link.js';
+import { errorMessage, LateNotes, sleep, Window, type Reply } from './smpp-link.js';
 import { Pacer } from '../../../platform/timing/pacer.js';
 import {
   buildSubmitSm,
-  ESM_CLASS_RECEIPT,
   ESME_RMSGQFUL,
   ESME_ROK,
   ESME_RTHROTTLED,
-  ESME_RX_T_APPN,
   parseSmppUrl,
-  receiptText,
   smppStatusCode,
   type SmppEndpoint,
 } from './smpp-pdu.js';
-import { parseDeliveryReceipt } from './smpp-receipt.js';
+import { SmppReceiver } from './smpp-receiver.js';
 
 // The pure parts are importable from the transport, as before.
 export { buildSubmitSm, parseSmppUrl, smppStatusCode, type SmppEndpoint } from './smpp-pdu.js';
 export type { SmppLogger } from './smpp-connection.js';
-import { parseInboundSms } from './smpp-inbound.js';
 import type {
-  DeliveryReport,
   InboundHandler,
   OutboundMessage,
   ReportHandler,
@@ -31,8 +25,6 @@ import type {
   TransportHealth,
   TransportResult,
 } from '../transports/transport.js';
-import { withFields } from '../../../platform/objects/with-fields.js';
-import { within } from '../../../platform/timing/within.js';
 
 export interface SmppTransportOptions {
   /** smpp://system_id:password@host:port (port defaults to 2775). */
@@ -78,8 +70,6 @@ export interface Throughput {
 }
 
 const HEALTH_BUDGET_MS = 750;
-// An SMSC waits for deliver_sm_resp (and times out itself): after this long it is told to resend later.
-const REPORT_HANDLER_WAIT_MS = 5000;
 
 type PartOutcome =
   | { kind: 'ok'; messageId: string }
@@ -117,11 +107,7 @@ export class SmppTransport implements Transport {
   private readonly onThrottled: () => void;
   private readonly onSubmitted: () => void;
   private readonly logger: SmppLogger;
-  private readonly warnings: RepeatLimiter;
-  private readonly connector: string | null;
-
-  private reportHandler: ReportHandler | null = null;
-  private inboundHandler: InboundHandler | null = null;
+  private readonly receiver: SmppReceiver;
   // Random start so two processes restarting together do not reuse the same references for the same handset.
   private ref = Math.floor(Math.random() * 256);
 
@@ -141,9 +127,7 @@ export class SmppTransport implements Transport {
     this.onThrottled = options.onThrottled ?? (() => undefined);
     this.onSubmitted = options.onSubmitted ?? (() => undefined);
     this.logger = options.logger ?? { warn: () => undefined, log: () => undefined };
-    this.connector = options.connector ?? null;
-    // Receipts refused during an outage come back by the thousand: one line per cause per window.
-    this.warnings = new RepeatLimiter(this.logger);
+    this.receiver = new SmppReceiver(this.where, options.connector ?? null, this.logger);
     this.lateResponses = new LateNotes((n) =>
       this.logger.warn(
         `SMPP ${this.where}: ${n} submit_sm unanswered after ${this.responseTimeoutMs} ms; waiting up to ${this.lateResponseWaitMs} ms more, not resending`,
@@ -159,7 +143,7 @@ export class SmppTransport implements Transport {
       reconnectMinMs: options.reconnectMinMs ?? 250,
       reconnectMaxMs: this.reconnectMaxMs,
       logger: this.logger,
-      onDeliverSm: (link, pdu) => void this.onDeliverSm(link, pdu),
+      onDeliverSm: (link, pdu) => void this.receiver.handle(link, pdu),
     });
   }
 
@@ -178,12 +162,12 @@ export class SmppTransport implements Transport {
   }
 
   onReport(handler: ReportHandler): void {
-    this.reportHandler = handler;
+    this.receiver.onReport(handler);
   }
 
   /** Binds at once (not at the first send): inbound messages come whether or not anything is sent. */
   onInbound(handler: InboundHandler): void {
-    this.inboundHandler = handler;
+    this.receiver.onInbound(handler);
     void this.conn.waitBound(0);
   }
 
@@ -300,7 +284,7 @@ export class SmppTransport implements Transport {
         const link = this.conn.link;
         if (!link)
           return { kind: 'transient', reason: `SMPP not bound: ${this.conn.lastError ?? 'connection lost'}` };
-        // A fresh PDU per attempt: the library encodes short_message in place when writing.
+        // A fresh PDU per attempt, with a sequence number of its own.
         // A slow SMSC is waited for, not resent to: a second submit_sm would be a second SMS on the handset.
         reply = await link.request(new smpp.PDU('submit_sm', params), this.responseTimeoutMs, {
           waitMs: this.lateResponseWaitMs,
@@ -340,74 +324,5 @@ export class SmppTransport implements Transport {
       }
       return { kind: 'permanent', reason: smppStatusCode(status) };
     }
-  }
-
-  /**
-   * A receipt is acknowledged ESME_ROK only once the handler says it is stored. Anything else (storage down, a
-   * handler still busy after REPORT_HANDLER_WAIT_MS) is answered ESME_RX_T_APPN, SMPP's "temporary application
-   * error, retry later", so the SMSC keeps the receipt and delivers it again instead of us dropping it. A receipt
-   * we cannot parse is acknowledged: sending it again would not make it any more readable.
-   */
-  private async onDeliverSm(link: Link, pdu: smpp.PDU): Promise<void> {
-    let status = ESME_ROK;
-    try {
-      // Anything that is not a delivery receipt is a message from a handset; acknowledged once stored.
-      if (((pdu.esm_class ?? 0) & ESM_CLASS_RECEIPT) === 0) {
-        if (!(await this.deliverInbound(pdu))) status = ESME_RX_T_APPN;
-        return;
-      }
-      const parsed = parseDeliveryReceipt({
-        text: receiptText(pdu),
-        receiptedMessageId: pdu.receipted_message_id,
-        messageState: pdu.message_state,
-      });
-      if (parsed.kind === 'invalid') {
-        this.warnings.warn(`SMPP ${this.where}: ignoring receipt: ${parsed.reason}`, 'receipt-invalid');
-        return;
-      }
-      if (parsed.kind === 'pending') return;
-      const report = this.connector
-        ? withFields(parsed.report, { connector: this.connector })
-        : parsed.report;
-      if (!(await this.deliverReport(report))) status = ESME_RX_T_APPN;
-    } catch (e) {
-      status = ESME_RX_T_APPN;
-      this.warnings.warn(
-        `SMPP ${this.where}: receipt not stored, asking the SMSC to resend it: ${errorMessage(e)}`,
-        'receipt-not-stored',
-      );
-    } finally {
-      link.respond(pdu.response({ command_status: status }));
-    }
-  }
-
-  /** True once the inbound handler has stored the message; false when it is still busy after REPORT_HANDLER_WAIT_MS. */
-  private async deliverInbound(pdu: smpp.PDU): Promise<boolean> {
-    const handler = this.inboundHandler;
-    if (!handler) {
-      this.warnings.warn(
-        `SMPP ${this.where}: inbound message dropped: no inbound handler`,
-        'inbound-no-handler',
-      );
-      return true;
-    }
-    if (await within(handler(parseInboundSms(pdu)), REPORT_HANDLER_WAIT_MS)) return true;
-    this.warnings.warn(
-      `SMPP inbound handler still busy after ${REPORT_HANDLER_WAIT_MS} ms; asking the SMSC to resend`,
-      'inbound-handler-busy',
-    );
-    return false;
-  }
-
-  /** True once the handler has stored the report; false when it is still busy after REPORT_HANDLER_WAIT_MS. */
-  private async deliverReport(report: DeliveryReport): Promise<boolean> {
-    const handler = this.reportHandler;
-    if (!handler) throw new Error(`no report handler registered for ${report.providerMessageId}`);
-    if (await within(handler(report), REPORT_HANDLER_WAIT_MS)) return true;
-    this.warnings.warn(
-      `SMPP report handler still busy with ${report.providerMessageId} after ${REPORT_HANDLER_WAIT_MS} ms; asking the SMSC to resend it`,
-      'report-handler-busy',
-    );
-    return false;
   }
 }
