@@ -301,6 +301,9 @@ export async function benchRetention(quick: boolean, sizes: RetentionBenchSizes 
       withPrune.push(r.latency.p99);
       if (r.non2xx || r.errors) throw new Error(`B8: ${r.non2xx + r.errors} sends failed beside the prune`);
     }
+    process.stderr.write(
+      `B8 per pair, B1 p99 without: ${without.join(', ')} ms; with a prune: ${withPrune.join(', ')} ms; pruned ${pruneRates.map(Math.round).join(', ')} msg/s\n`,
+    );
     const p99Without = median(without);
     const p99With = median(withPrune);
     rows.push({
