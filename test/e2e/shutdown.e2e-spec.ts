@@ -336,7 +336,11 @@ describe('SIGTERM to node dist/main.js', () => {
     const killedAt = Date.now();
     child.proc.kill('SIGTERM');
     const exit = await child.exited;
-    expect(exit.code).toBe(1);
+    // The signal, if one ended it, and the process's last lines say why when this fails.
+    expect({ code: exit.code, signal: exit.signal }, child.lines.slice(-10).join('\n')).toEqual({
+      code: 1,
+      signal: null,
+    });
     expect(exit.at - killedAt).toBeGreaterThanOrEqual(1900);
     expect(exit.at - killedAt).toBeLessThan(4000);
     expect(
