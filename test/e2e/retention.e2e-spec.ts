@@ -169,6 +169,49 @@ describe('message retention and archives (db prune, db archive)', () => {
     expect(again.removed.messages).toBe(0);
   });
 
+  it('without ARCHIVE_DIR, removes final messages and their rows, keeps waiting ones, and writes no archive', async () => {
+    const done = await send({ from: 'ACME', to: ['260971000011', '260971000012'], message: 'Bye' });
+    const waiting = await send({
+      from: 'ACME',
+      to: ['260971000013'],
+      message: 'Later',
+      send_at: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    await waitFor(async () => (await finalOf(done.api_reference)) === 2, 15_000, 'two final messages');
+    const doneIds = (await requestMessages(t, done.api_reference, 'id')).map((r) => String(r.id));
+    await waitFor(
+      async () => (await rowsNamingMessages(t, doneIds)).delivery_reports === 2,
+      15_000,
+      'two receipts',
+    );
+    const archiveDays = readdirSync(archiveDir).length;
+    const withoutArchive = Object.fromEntries(Object.entries(cliEnv).filter(([k]) => k !== 'ARCHIVE_DIR'));
+    const r = await runCli(withoutArchive, [
+      'db',
+      'prune',
+      '--before',
+      new Date(Date.now() + 60_000).toISOString(),
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      removed: Counts;
+      archive_dir: string | null;
+      archived_rows: number;
+    };
+    expect(out.archive_dir).toBeNull();
+    expect(out.archived_rows).toBe(0);
+    expect(out.removed).toMatchObject({ messages: 2, send_requests: 1, delivery_reports: 2 });
+    expect(await rowsNamingMessages(t, doneIds)).toMatchObject({
+      message_events: 0,
+      message_parts: 0,
+      delivery_reports: 0,
+    });
+    expect(await requestMessages(t, done.api_reference, 'id')).toHaveLength(0);
+    expect(await requestMessages(t, waiting.api_reference, 'id')).toHaveLength(1);
+    expect(readdirSync(archiveDir)).toHaveLength(archiveDays);
+  });
+
   it('loses no message and charges none twice when it prunes while sends are accepted and dispatched', async () => {
     const accepted: string[] = [];
     let sending = true;
