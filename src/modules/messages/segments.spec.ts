@@ -196,5 +196,7 @@ describe('encodeGsm7', () => {
 
   it('refuses a character outside the alphabet rather than sending something else', () => {
     expect(() => encodeGsm7(`a${CYR}`)).toThrow(/U\+0436/);
+    // Text the library decoded (a receipt) is read back as the library would: a space for it.
+    expect([...encodeGsm7(`a${CYR}`, 'space')]).toEqual([0x61, 0x20]);
   });
 });

@@ -27,14 +27,6 @@ const GSM7_BASIC =
 // These travel as ESC + code, hence 2 septets each.
 const GSM7_EXTENSION = '\f^{}\\[~]|\u20ac';
 
-/** Septet cost by UTF-16 code unit; absent means the character forces UCS2. */
-const GSM7_COST: ReadonlyMap<number, 1 | 2> = (() => {
-  const map = new Map<number, 1 | 2>();
-  for (let i = 0; i < GSM7_BASIC.length; i++) map.set(GSM7_BASIC.charCodeAt(i), 1);
-  for (let i = 0; i < GSM7_EXTENSION.length; i++) map.set(GSM7_EXTENSION.charCodeAt(i), 2);
-  return map;
-})();
-
 /** The codes of GSM7_EXTENSION's characters, in its order: each travels as ESC (0x1B) then its code. */
 const GSM7_EXTENSION_CODES = [0x0a, 0x14, 0x28, 0x29, 0x2f, 0x3c, 0x3d, 0x3e, 0x40, 0x65];
 const ESC = 0x1b;
@@ -49,15 +41,22 @@ const GSM7_CODE: ReadonlyMap<number, number> = (() => {
   return map;
 })();
 
+/** Septet cost by UTF-16 code unit, from the codes above (ESC is never sent literally); absent means the character forces UCS2. */
+const GSM7_COST: ReadonlyMap<number, 1 | 2> = new Map(
+  [...GSM7_CODE].filter(([unit]) => unit !== ESC).map(([unit, code]) => [unit, code > 0xff ? 2 : 1]),
+);
+
 /**
  * The text as GSM 03.38 septets, one per octet (unpacked, as SMPP carries them), the extension
- * table's characters as ESC pairs. Only for text isGsm7 accepts (a lone ESC also passes through).
+ * table's characters as ESC pairs. Only for text isGsm7 accepts (a lone ESC also passes through):
+ * another character throws, or with `outside: 'space'` becomes a space, as the smpp library's
+ * coder does (for text the library decoded, which a national shift table can leave outside).
  */
-export function encodeGsm7(text: string): Buffer {
+export function encodeGsm7(text: string, outside: 'throw' | 'space' = 'throw'): Buffer {
   const out = Buffer.allocUnsafe(text.length * 2);
   let n = 0;
   for (let i = 0; i < text.length; i++) {
-    const code = GSM7_CODE.get(text.charCodeAt(i));
+    const code = GSM7_CODE.get(text.charCodeAt(i)) ?? (outside === 'space' ? 0x20 : undefined);
     if (code === undefined)
       throw new Error(
         `U+${text.charCodeAt(i).toString(16).padStart(4, '0')} is not in the GSM 03.38 alphabet`,

@@ -116,7 +116,8 @@ export function receiptText(pdu: smpp.PDU): string {
   if (value === null || value === '') return '';
   if (Buffer.isBuffer(value)) return value.toString('latin1');
   const coding = (pdu.data_coding ?? 0) & 0x0f;
-  if (coding === 0 || coding === 1) return encodeGsm7(value).toString('latin1');
+  // A receipt must never fail to read back: a character the library decoded outside the table becomes a space.
+  if (coding === 0 || coding === 1) return encodeGsm7(value, 'space').toString('latin1');
   return value;
 }
 
