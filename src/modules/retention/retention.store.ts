@@ -14,6 +14,9 @@ export const FINAL_STATES: readonly MessageStatus[] = MESSAGE_STATUSES.filter(
 /** FINAL_STATES as an SQL list (constants only). */
 export const FINAL = FINAL_STATES.map((s) => `'${s}'`).join(',');
 
+/** The prune's walk over `messages m`: final, last changed before `?`, after one id and before another, in id order. */
+const WALK = `WHERE m.id > ? AND m.id < ? AND m.status IN (${FINAL}) AND m.updated_at < ? ORDER BY m.id LIMIT ?`;
+
 /** A DATETIME(3) as ISO 8601 text, as the export writes it (sessions run in UTC). */
 const iso = (column: string) =>
   `IF(${column} IS NULL, NULL, CONCAT(LEFT(DATE_FORMAT(${column}, '%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z'))`;
@@ -81,8 +84,7 @@ export class RetentionStore {
               f.uuid AS fallback_message_id, o.uuid AS fallback_of
          FROM messages m FORCE INDEX (PRIMARY) LEFT JOIN send_requests r ON r.id = m.send_request_id
               ${FALLBACK_JOINS}
-        WHERE m.id > ? AND m.id < ? AND m.status IN (${FINAL}) AND m.updated_at < ?
-        ORDER BY m.id LIMIT ?`,
+        ${WALK}`,
       [after, idBound, before, limit],
     )) as RetainedMessage[];
   }
@@ -99,8 +101,7 @@ export class RetentionStore {
   ): Promise<Array<Pick<RetainedMessage, 'id' | 'send_request_id'>>> {
     return (await this.main.query(
       `SELECT m.id, m.send_request_id FROM messages m FORCE INDEX (PRIMARY)
-        WHERE m.id > ? AND m.id < ? AND m.status IN (${FINAL}) AND m.updated_at < ?
-        ORDER BY m.id LIMIT ?`,
+        ${WALK}`,
       [after, idBound, before, limit],
     )) as Array<Pick<RetainedMessage, 'id' | 'send_request_id'>>;
   }
