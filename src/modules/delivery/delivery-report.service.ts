@@ -153,10 +153,11 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     const found = await this.matcher.match(reports);
     const matched = reports.filter((r) => found.has(receiptKey(r)));
     if (matched.length) {
+      const now = new Date();
       const { outcomes, alongside } = await this.matcher.recordParts(
         matched.map((r) => ({
           part: found.get(receiptKey(r))!,
-          report: withFields(r, { occurredAt: new Date() }),
+          report: withFields(r, { occurredAt: now }),
         })),
       );
       // The state change is stamped when we learn of it: providers' own times are often

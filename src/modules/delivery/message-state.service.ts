@@ -80,10 +80,13 @@ export class MessageStateService {
       );
       const byId = new Map(rows.map((r) => [String(r.id), r]));
       const done: Array<{ row: LockedMessage; t: Transition & { at: Date } }> = [];
+      // One time for the whole batch: rows that share it are written with one value, where
+      // times that straddle a millisecond would need a CASE over every id, searched per row.
+      const now = new Date();
       for (const t of transitions) {
         const row = byId.get(t.id);
         if (!row || !mayMove(row.status, t.status)) continue;
-        const at = t.at ?? new Date();
+        const at = t.at ?? now;
         if (t.unlessHandingOver && isBeingHandedOver(row, at)) continue;
         row.status = t.status;
         done.push({ row, t: withFields(t, { at }) });
