@@ -30,7 +30,7 @@ export const retentionSettings = {
   RETENTION_PAUSE_FACTOR: int({
     min: 0,
     max: 100,
-    default: 6,
+    default: 24,
     doc: 'each pause lasts at least this many times as long as the batch before it took: a database slowed by sends slows the batches and so lengthens the pauses (`0`: `RETENTION_PAUSE_MS` alone); lower it for a faster prune at some cost to sends',
   }),
   REQUEST_LOG_RETENTION_DAYS: int({
