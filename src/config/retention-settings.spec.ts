@@ -10,7 +10,7 @@ describe('retention settings', () => {
       scheduleMs: undefined,
       batch: 500,
       pauseMs: 20,
-      pauseFactor: 6,
+      pauseFactor: 24,
     });
     expect(loadConfig({ RETENTION_PAUSE_FACTOR: '0' }).retention.pauseFactor).toBe(0);
     expect(() => loadConfig({ RETENTION_PAUSE_FACTOR: '101' })).toThrow(ConfigError);
