@@ -73,8 +73,11 @@ describe('message retention and archives (db prune, db archive)', () => {
       SANDBOX_DELIVERY_DELAY_MS: '50',
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
       ARCHIVE_DIR: archiveDir,
+      // Small batches without pauses: many batches, each its own transaction, in little time (the
+      // pace itself is the retention-pace spec's).
       RETENTION_BATCH: '7',
       RETENTION_PAUSE_MS: '0',
+      RETENTION_PAUSE_FACTOR: '0',
     };
     t = await startTestApp(settings);
     cliEnv = testEnv(t.name, settings);
