@@ -147,6 +147,39 @@ describe('MessageStateService: the transition table', () => {
     expect(told[0].at.getTime()).toBe(at.getTime());
   });
 
+  it('stamps the changes of one batch that bring no time of their own with one time, written as one value', async () => {
+    // A time per change would straddle milliseconds over a large batch (receipts come by the
+    // thousand), and the UPDATE would then need a CASE over every id, searched once per row. Here
+    // every clock reading is a millisecond later than the one before, so a time read per change
+    // would show.
+    const ids = await accept(200);
+    const RealDate = Date;
+    let tick = RealDate.now();
+    class TickingDate extends RealDate {
+      constructor(...args: ConstructorParameters<DateConstructor>) {
+        if (args.length) super(...args);
+        else super(tick++);
+      }
+      static override now(): number {
+        return tick++;
+      }
+    }
+    globalThis.Date = TickingDate as DateConstructor;
+    let applied: Awaited<ReturnType<MessageStateService['apply']>>;
+    try {
+      applied = await states.apply(ids.map((id) => ({ id, status: 'SENT' as const })));
+    } finally {
+      globalThis.Date = RealDate;
+    }
+    expect(applied).toHaveLength(ids.length);
+    expect(new Set(applied.map((t) => t.at?.getTime())).size).toBe(1);
+    const [row] = await ctx.ds.query(
+      'SELECT COUNT(DISTINCT sent_at) AS times, COUNT(*) AS n FROM messages WHERE id IN (?)',
+      [ids],
+    );
+    expect({ times: Number(row.times), n: Number(row.n) }).toEqual({ times: 1, n: ids.length });
+  });
+
   it('applies the allowed changes of a batch and skips the refused ones', async () => {
     const [a, b, c] = await accept(3);
     await force(b, 'DELIVERED');
