@@ -52,6 +52,29 @@ describe('SharedThroughput against Redis', () => {
     b.close();
   });
 
+  it('a high-priority submit takes a point of the second at once; normal ones keep to their tenth', async () => {
+    // At 2 TPS the first four tenths of a second grant normal submits nothing (sharedUpTo(2, 3) = 0).
+    const keyPrefix = `tps-test-high-${process.pid}-${Date.now()}`;
+    const a = new SharedThroughput({ redis, keyPrefix, connector: 'c', tps: 2 });
+    const b = new SharedThroughput({ redis, keyPrefix, connector: 'c', tps: 2 });
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+    const second = Math.floor(Date.now() / 1000);
+    const tenth = () => Math.floor(Date.now() / 100) - second * 10;
+    const at: Record<string, number> = {};
+    // The normal one makes the pump wait for a later tenth; the high one arriving meanwhile wakes it.
+    const normal = a.take(false)?.then(() => (at.normal = tenth()));
+    const other = b.take(false)?.then(() => (at.other = tenth()));
+    await new Promise((r) => setTimeout(r, 20));
+    const high = a.take(true)?.then(() => (at.high = tenth()));
+    await Promise.all([normal, other, high]);
+    expect(at.high).toBeLessThan(4);
+    // The second had two points: the high one took one, so one of the normal ones waits for the next second.
+    expect(Math.min(at.normal, at.other)).toBeGreaterThanOrEqual(4);
+    expect(Math.max(at.normal, at.other)).toBeGreaterThanOrEqual(10);
+    a.close();
+    b.close();
+  });
+
   it('a throttling answer halves the pace this process takes', () => {
     const t = new SharedThroughput({ redis, keyPrefix: 'unused', connector: 'c', tps: 400 });
     t.throttled();

@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { sleep } from './smpp-link.js';
 import { Pacer } from '../../../platform/timing/pacer.js';
 import type { Throughput } from './smpp.transport.js';
 
@@ -48,7 +47,8 @@ export interface SharedThroughputOptions {
  * process takes points for as many of its waiting submits as the second has left up to the
  * current tenth of it, in one round trip. Whatever the number of workers, no calendar second
  * gets more than the TPS, and the sends spread over the second (a tenth missed by a late
- * timer is caught up later in the same second). High-priority submits are served first.
+ * timer is caught up later in the same second). High-priority submits are served first, and
+ * at once: they may take the points of the second's later tenths.
  * Throttling answers from the SMSC halve the pace this process takes (down to 1/16), and
  * each quiet second gives some back. If Redis fails, the process paces itself alone at the
  * TPS until it answers again.
@@ -59,6 +59,7 @@ export class SharedThroughput implements Throughput {
   private readonly waiting: Array<() => void> = [];
   private fallback: Pacer;
   private pumping = false;
+  private wake: (() => void) | null = null;
   private closed = false;
   private share = 1;
   private lastThrottleAt = 0;
@@ -101,6 +102,7 @@ export class SharedThroughput implements Throughput {
     if (this.options.tps <= 0 || this.closed) return null;
     return new Promise<void>((resolve) => {
       (high ? this.urgent : this.waiting).push(resolve);
+      if (high) this.wake?.();
       void this.pump();
     });
   }
@@ -115,6 +117,7 @@ export class SharedThroughput implements Throughput {
   close(): void {
     this.closed = true;
     for (const resolve of [...this.urgent.splice(0), ...this.waiting.splice(0)]) resolve();
+    this.wake?.();
   }
 
   private recover(): void {
@@ -138,13 +141,16 @@ export class SharedThroughput implements Throughput {
         const slot = Math.floor(now / SLOT_MS);
         const second = Math.floor(now / 1000);
         if (slot % SLOTS_PER_SECOND === GRANTING_SLOTS) {
-          await sleep(1000 - (now % 1000) + 1);
+          await this.nap(1000 - (now % 1000) + 1);
           continue;
         }
-        const limit = sharedUpTo(this.currentTps, slot);
-        const want = Math.min(this.queued, limit);
+        // High-priority submits may take points of the second's later tenths: the second's cap
+        // still holds, and they do not wait for this process to win a tenth from the others.
+        const urgent = this.urgent.length > 0;
+        const limit = sharedUpTo(this.currentTps, urgent ? GRANTING_SLOTS - 1 : slot);
+        const want = Math.min(urgent ? this.urgent.length : this.queued, limit);
         if (want === 0) {
-          await sleep((slot + 1) * SLOT_MS - now + 1);
+          await this.nap((slot + 1) * SLOT_MS - now + 1);
           continue;
         }
         const key = `${this.options.connector}:${second}`;
@@ -160,12 +166,27 @@ export class SharedThroughput implements Throughput {
         if (got < want) {
           // Give back what was not used, so later tenths of the second can still have it.
           void this.limiter.reward(key, want - got).catch(() => undefined);
-          await sleep((slot + 1) * SLOT_MS - Date.now() + 1);
+          await this.nap((slot + 1) * SLOT_MS - Date.now() + 1);
         }
       }
     } finally {
       this.pumping = false;
     }
+  }
+
+  /** Waits until the next tenth, or until a high-priority submit arrives. */
+  private nap(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
   }
 
   /** The slot's counter after adding `points`, or null when Redis failed. */

@@ -118,13 +118,20 @@ export class Link {
   }
 }
 
-/** FIFO counting semaphore: the SMPP window. High-priority waiters go before all others. */
+/**
+ * FIFO counting semaphore: the SMPP window. High-priority waiters go before all others, and the
+ * last `reserve` slots are theirs alone: normal submits holding every slot while they wait for
+ * the connector's pace would otherwise keep a high-priority one out until the pace reaches them.
+ */
 export class Window {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly urgent: Array<() => void> = [];
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly reserve = 0,
+  ) {}
 
   /** Submits holding a slot now. */
   get inUse(): number {
@@ -137,7 +144,7 @@ export class Window {
   }
 
   acquire(high = false): Promise<void> {
-    if (this.active < this.size) {
+    if (this.active < this.limit(high)) {
       this.active++;
       return Promise.resolve();
     }
@@ -145,10 +152,16 @@ export class Window {
   }
 
   release(): void {
-    const next = this.urgent.shift() ?? this.waiting.shift();
-    // The slot passes straight to the next waiter, so `active` stays as is.
-    if (next) next();
-    else this.active--;
+    this.active--;
+    const next = this.urgent.shift() ?? (this.active < this.limit(false) ? this.waiting.shift() : undefined);
+    if (next) {
+      this.active++;
+      next();
+    }
+  }
+
+  private limit(high: boolean): number {
+    return high ? this.size : this.size - this.reserve;
   }
 }
 

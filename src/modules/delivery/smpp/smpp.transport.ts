@@ -77,6 +77,11 @@ type PartOutcome =
   /** Written on a live link and never answered, even late: the SMSC may well have it. */
   | { kind: 'unanswered'; reason: string };
 
+/** Slots of a window of `size` that only high-priority submits may take: one in 50, none below 10. */
+export function highPriorityReserve(size: number): number {
+  return size >= 10 ? Math.ceil(size / 50) : 0;
+}
+
 /** The reason a message is recorded SENT with when a part's submit_sm was never answered. */
 export const SMPP_NO_RESPONSE = 'SMPP_NO_RESPONSE';
 
@@ -114,7 +119,8 @@ export class SmppTransport implements Transport {
   constructor(options: SmppTransportOptions) {
     this.endpoint = parseSmppUrl(options.url);
     this.where = `${this.endpoint.host}:${this.endpoint.port}`;
-    this.window = new Window(Math.max(1, options.window ?? 100));
+    const window = Math.max(1, options.window ?? 100);
+    this.window = new Window(window, highPriorityReserve(window));
     const pacer = new Pacer(Math.max(0, options.tps ?? 0));
     this.pacer = options.throughput ?? { take: () => pacer.take() };
     this.connectTimeoutMs = options.connectTimeoutMs ?? 5000;
