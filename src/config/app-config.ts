@@ -40,7 +40,8 @@ export interface AppConfig {
   redis: RedisConnection;
   queuePrefix: string;
   runWorkers: boolean;
-  concurrency: { sms: number; email: number; chat: number; callbacks: number };
+  /** Jobs in parallel per worker: each channel's queue, the callbacks, and the priority queue. */
+  concurrency: { sms: number; email: number; chat: number; callbacks: number; priority: number };
   smppTps: number;
   smppWindow: number;
   smppResponseTimeoutMs: number;

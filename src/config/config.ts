@@ -162,6 +162,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       email: s.EMAIL_CONCURRENCY,
       chat: s.CHAT_CONCURRENCY,
       callbacks: s.CALLBACK_CONCURRENCY,
+      priority: s.PRIORITY_CONCURRENCY,
     },
     smppTps: s.SMPP_TPS,
     smppWindow: s.SMPP_WINDOW,

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { requestsById } from '../support/message-probes.js';
+import { statesOfRequests } from '../support/account-messages.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait.js';
 
 /**
- * Priority without workers running, so the queue's order can be read: a high-priority send's
- * jobs are the next a worker takes, ahead of every normal one already waiting.
+ * Priority without workers running, so the queues can be read: a high-priority send's jobs go to
+ * the priority queue, which workers take from beside the channels' queues. Then with a worker
+ * whose SMS places are all taken: high-priority messages, sent at once or scheduled, still go.
  */
 
 const SMS = '/api/v1/json/bulk/sms';
@@ -33,27 +36,28 @@ describe('send priority', () => {
       .set('X-API-Key', key)
       .send({ from: 'ACME', to, message: 'code 1234', ...extra });
 
-  /** Job ids in the order workers will take them (Bull takes from the right end of its wait list). */
-  async function takeOrder(): Promise<string[]> {
-    const q = t.queue('sms');
-    const ids = await q.client.lrange(`${t.config.queuePrefix}:sms:wait`, 0, -1);
-    return ids.reverse();
+  /** The requests whose jobs wait on a queue (no worker runs here). */
+  async function waitingOn(queue: string): Promise<Array<{ ref: string; channel?: string }>> {
+    const jobs = await t.queue(queue).getJobs(['waiting']);
+    return jobs.map((j) => ({ ref: String(j.id).split('-')[0], channel: j.data.channel }));
   }
 
   const many = (n: number, base: number) => Array.from({ length: n }, (_, i) => `+2609710${base + i}`);
 
-  it('puts a high-priority send ahead of every queued normal one; a key default applies, and a request can say normal', async () => {
+  it('puts a high-priority send on the priority queue, not behind the normal ones on the channel queue; a key default applies, and a request can say normal', async () => {
     const normal = await send(tenant.key, many(450, 10000)); // three jobs of at most 200
     const high = await send(tenant.key, ['+260971999999'], { priority: 'high' });
     const byKey = await send(otp.key, ['+260971999998']);
     const overridden = await send(otp.key, ['+260971999997'], { priority: 'normal' });
     for (const r of [normal, high, byKey, overridden]) expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const order = await takeOrder();
-    const refOf = (id: string) => id.split('-')[0];
-    expect(order.slice(0, 2).map(refOf).sort()).toEqual(
-      [high.body.api_reference, byKey.body.api_reference].sort(),
-    );
-    expect(order.slice(2).map(refOf)).toContain(overridden.body.api_reference);
+    const refs = (rs: Array<{ ref: string }>) => rs.map((r) => r.ref).sort();
+    const priority = await waitingOn('priority');
+    expect(refs(priority)).toEqual([high.body.api_reference, byKey.body.api_reference].sort());
+    // The priority queue serves every channel: each job says which.
+    expect(priority.map((j) => j.channel)).toEqual(['sms', 'sms']);
+    const sms = await waitingOn('sms');
+    expect(new Set(refs(sms))).toEqual(new Set([normal.body.api_reference, overridden.body.api_reference]));
+    expect(sms).toHaveLength(4);
     const stored = await requestsById(
       t,
       [
@@ -77,5 +81,48 @@ describe('send priority', () => {
     const res = await send(tenant.key, ['+260971000001'], { priority: 'urgent' });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual([expect.objectContaining({ field: 'priority' })]);
+  });
+});
+
+describe('send priority with a worker whose every SMS place is taken', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    t = await startTestApp({ RUN_WORKERS: 'true', SCHEDULE_POLL_MS: '200' });
+    tenant = await createTenant(t, { balances: { sms: '10000' }, prices: { sms: '0.01' } });
+  });
+  afterAll(async () => t?.close());
+
+  const send = (body: Record<string, unknown>) =>
+    t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', message: 'code 1234', ...body });
+
+  it('hands over high-priority messages, sent at once or scheduled, while normal ones wait for a place', async () => {
+    const sms = t.queue('sms');
+    // Paused in this process only: as if every place on the SMS queue held a long job.
+    await sms.pause(true);
+    try {
+      const normal = await send({ to: ['+260971200001'] });
+      const high = await send({ to: ['+260971200002'], priority: 'high' });
+      const scheduled = await send({
+        to: ['+260971200003'],
+        priority: 'high',
+        send_at: new Date(Date.now() + 6000).toISOString(), // under 5 s ahead would be sent at once
+      });
+      for (const r of [normal, high, scheduled]) expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const refs = [high.body.api_reference, scheduled.body.api_reference];
+      await waitFor(
+        async () => (await statesOfRequests(t, refs)).DELIVERED === 2,
+        20_000,
+        'both high-priority messages delivered',
+      );
+      expect(await statesOfRequests(t, [normal.body.api_reference])).toEqual({ ACKNOWLEDGED: 1 });
+    } finally {
+      await sms.resume(true);
+    }
   });
 });

@@ -62,7 +62,7 @@ describe('queue dashboard', () => {
         q.counts,
       ]),
     );
-    expect(Object.keys(byName).sort()).toEqual(['callbacks', 'chat', 'email', 'sms', 'test']);
+    expect(Object.keys(byName).sort()).toEqual(['callbacks', 'chat', 'email', 'priority', 'sms', 'test']);
     expect(byName.sms).toMatchObject({ failed: 1, waiting: 0, completed: 0 });
     expect(byName.email).toMatchObject({ delayed: 1 });
     // Completed jobs stay listed (the last ones, bounded) instead of vanishing at once.

@@ -19,6 +19,12 @@ export const deliverySettings = {
     doc: jobs('e-mail'),
   }),
   CHAT_CONCURRENCY: int({ min: 1, max: 256, default: 8, fallback: 'WORKER_CONCURRENCY', doc: jobs('chat') }),
+  PRIORITY_CONCURRENCY: int({
+    min: 1,
+    max: 256,
+    default: 4,
+    doc: "jobs of the `priority` queue (live high-priority requests, every channel) in parallel per worker process, beside every channel's own",
+  }),
   CALLBACK_CONCURRENCY: int({ min: 1, max: 256, default: 16, doc: jobs('callback') }),
   QUEUE_LOCK_MS: int({
     min: 1000,

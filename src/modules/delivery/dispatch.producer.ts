@@ -5,7 +5,7 @@ import { MessageStore } from '../messages/message.store.js';
 import type { Channel } from '../messages/channel.js';
 import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
-import { DISPATCH_CHUNK, TEST_QUEUE, type DispatchJob } from './dispatch.constants.js';
+import { DISPATCH_CHUNK, PRIORITY_QUEUE, TEST_QUEUE, type DispatchJob } from './dispatch.constants.js';
 import {
   DISPATCH_ATTEMPTS,
   DISPATCH_BACKOFF_MS,
@@ -41,7 +41,7 @@ export function dispatchJobId(sendRequestId: string, index: number): string {
   return `${sendRequestId}-${index}`;
 }
 
-/** Bull's highest priority: such jobs go ahead of every waiting job without one. */
+/** Bull's highest priority: such jobs go ahead of every waiting job without one (in the test queue; the priority queue holds only them). */
 const HIGH_PRIORITY = 1;
 
 export function dispatchJobOptions(
@@ -110,6 +110,7 @@ export class DispatchProducer implements OnApplicationShutdown {
     @InjectQueue('email') private readonly email: Queue<DispatchJob>,
     @InjectQueue('chat') private readonly chat: Queue<DispatchJob>,
     @InjectQueue(TEST_QUEUE) private readonly test: Queue<DispatchJob>,
+    @InjectQueue(PRIORITY_QUEUE) private readonly priority: Queue<DispatchJob>,
     private readonly store: MessageStore,
   ) {}
 
@@ -126,9 +127,18 @@ export class DispatchProducer implements OnApplicationShutdown {
     return this.test;
   }
 
-  /** Where a request's jobs go: its channel's queue, or the test queue for a test key's request. */
-  queueFor(channel: Channel, test: boolean): Queue<DispatchJob> {
-    return test ? this.test : this.queue(channel);
+  /** The queue of live high-priority requests, every channel. */
+  priorityQueue(): Queue<DispatchJob> {
+    return this.priority;
+  }
+
+  /**
+   * Where a request's jobs go: the test queue for a test key's request, the priority queue for a
+   * live high-priority one, else its channel's queue.
+   */
+  queueFor(channel: Channel, test: boolean, priority: 'high' | 'normal' = 'normal'): Queue<DispatchJob> {
+    if (test) return this.test;
+    return priority === 'high' ? this.priority : this.queue(channel);
   }
 
   /**
@@ -153,7 +163,7 @@ export class DispatchProducer implements OnApplicationShutdown {
 
   /**
    * Enqueues the given chunks of a request under their fixed job ids and marks the request
-   * enqueued. `test`: the request was made with a test key, and goes to the test queue.
+   * enqueued, on the queue `queueFor` names.
    */
   enqueueChunks(
     channel: Channel,
@@ -162,14 +172,16 @@ export class DispatchProducer implements OnApplicationShutdown {
     priority: 'high' | 'normal' = 'normal',
     test = false,
   ): Promise<boolean> {
+    const queue = this.queueFor(channel, test, priority);
+    // The test and priority queues serve every channel: their jobs say which.
+    const mixed = queue !== this.queue(channel);
     const jobs: Pending['jobs'] = chunks.map((c) => ({
       name: 'send',
-      data: test
+      data: mixed
         ? { sendRequestId, messageIds: c.messageIds, channel }
         : { sendRequestId, messageIds: c.messageIds },
       opts: dispatchJobOptions(sendRequestId, c.index, priority),
     }));
-    const queue = this.queueFor(channel, test);
     let batcher = this.batchers.get(queue);
     if (!batcher) {
       batcher = new MicroBatcher<Pending, boolean>({

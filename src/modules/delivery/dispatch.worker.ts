@@ -45,6 +45,12 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
     const test = this.transports.test();
     test.onReport((report) => this.reports.receive(test.name, report));
     test.onInbound?.((sms) => this.inbound.receive(sms));
+    // Live high-priority requests, every channel, with places of their own (PRIORITY_CONCURRENCY).
+    void this.producer
+      .priorityQueue()
+      .process('send', this.config.concurrency.priority, (job) =>
+        this.dispatcher.handle(job.data.channel ?? 'sms', job),
+      );
     // Test keys' requests, every channel, with a few workers of their own (TEST_CONCURRENCY).
     void this.producer
       .testQueue()
@@ -52,12 +58,16 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
         this.dispatcher.handle(job.data.channel ?? 'sms', job),
       );
     this.logger.log(
-      `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} test×${this.config.testTraffic.concurrency} callbacks×${this.config.concurrency.callbacks}`,
+      `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} priority×${this.config.concurrency.priority} test×${this.config.testTraffic.concurrency} callbacks×${this.config.concurrency.callbacks}`,
     );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    const queues = [...CHANNELS.map((c) => this.producer.queue(c)), this.producer.testQueue()];
+    const queues = [
+      ...CHANNELS.map((c) => this.producer.queue(c)),
+      this.producer.priorityQueue(),
+      this.producer.testQueue(),
+    ];
     // pause(local) waits for the active jobs of this process to finish and takes no new ones.
     await Promise.all(queues.map((q) => q.pause(true).catch(() => undefined)));
     // Receipts that came before their SENT was written are applied before the databases close.

@@ -97,7 +97,7 @@ export class DueScanner implements OnApplicationBootstrap, OnApplicationShutdown
     const chunks = waitingChunks(await this.messages.acceptedStates(r.id));
     if (chunks.length === 0) return;
     await this.clearFinished(r, chunks);
-    if (!(await this.producer.enqueueChunks(r.channel, r.id, chunks, 'normal', r.test)))
+    if (!(await this.producer.enqueueChunks(r.channel, r.id, chunks, r.priority, r.test)))
       this.warnings.warn(`released request ${r.id} not queued now; the recovery sweep will queue it`);
   }
 
@@ -108,7 +108,7 @@ export class DueScanner implements OnApplicationBootstrap, OnApplicationShutdown
    * the recovery sweep queues what it leaves behind once it has finished.
    */
   private async clearFinished(r: ReleasedRequest, chunks: Chunk[]): Promise<void> {
-    const queue = this.producer.queueFor(r.channel, r.test);
+    const queue = this.producer.queueFor(r.channel, r.test, r.priority);
     for (const c of chunks) {
       const job = await queue.getJob(dispatchJobId(r.id, c.index)).catch(() => null);
       if (job && ['completed', 'failed'].includes(await job.getState()))

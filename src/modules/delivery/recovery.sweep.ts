@@ -118,7 +118,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
       const id = String(req.id);
       const test = Boolean(req.test_mode);
       const lost = await this.lostChunks(
-        this.producer.queueFor(req.channel, test),
+        this.producer.queueFor(req.channel, test, req.priority),
         id,
         await this.waitingChunks(id),
       );

@@ -18,6 +18,8 @@ export interface ReleasedRequest {
   channel: Channel;
   /** Made with a test key: its jobs go to the test queue. */
   test: boolean;
+  /** A live high-priority request's jobs go to the priority queue. */
+  priority: 'high' | 'normal';
 }
 
 /** A message a cancel or an expiry may end, with what refunding it gives back. */
@@ -74,10 +76,16 @@ export class ScheduleStore {
   async releaseDue(now: Date, maxRequests: number, maxMessages: number): Promise<ReleasedRequest[]> {
     return this.ds.transaction(async (em) => {
       const due = (await em.query(
-        `SELECT id, channel, accepted_count, test_mode FROM send_requests FORCE INDEX (ix_send_requests_due)
+        `SELECT id, channel, accepted_count, test_mode, priority FROM send_requests FORCE INDEX (ix_send_requests_due)
           WHERE due_at <= ? ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED`,
         [now, maxRequests],
-      )) as Array<{ id: string; channel: Channel; accepted_count: number; test_mode: number }>;
+      )) as Array<{
+        id: string;
+        channel: Channel;
+        accepted_count: number;
+        test_mode: number;
+        priority: 'high' | 'normal';
+      }>;
       const taken: typeof due = [];
       let messages = 0;
       for (const r of due) {
@@ -109,7 +117,12 @@ export class ScheduleStore {
         `UPDATE send_requests r SET enqueued_at = ?, due_at = ${FIRST_RELEASE} WHERE r.id IN (?)`,
         [now, ids],
       );
-      return taken.map((r) => ({ id: String(r.id), channel: r.channel, test: Boolean(r.test_mode) }));
+      return taken.map((r) => ({
+        id: String(r.id),
+        channel: r.channel,
+        test: Boolean(r.test_mode),
+        priority: r.priority,
+      }));
     });
   }
 
