@@ -27,6 +27,7 @@ describe('Redis lost, and back empty, during dispatch', () => {
   const REQUESTS = 10;
   const PER_REQUEST = 300;
   const CONCURRENCY = 2;
+  const PRIORITY_CONCURRENCY = 1;
   let redis: RedisInstance;
   let smsc: SmppPeer;
   let hooks: HttpPeer;
@@ -42,6 +43,7 @@ describe('Redis lost, and back empty, during dispatch', () => {
       // Slow enough that most messages are still queued when Redis goes.
       SMPP_TPS: '400',
       SMS_CONCURRENCY: String(CONCURRENCY),
+      PRIORITY_CONCURRENCY: String(PRIORITY_CONCURRENCY),
       SWEEP_INTERVAL_MS: '500',
       SWEEP_STRANDED_AFTER_MS: '3000',
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -71,6 +73,8 @@ describe('Redis lost, and back empty, during dispatch', () => {
           to: list,
           message: `lost queue ${k}`,
           ...(k % 2 ? {} : { callback_url: `${hooks.url}/dlr` }),
+          // Two requests on the priority queue: its jobs are lost with Redis as the others are.
+          ...(k % 5 === 1 ? { priority: 'high' } : {}),
         });
       expect(res.status).toBe(200);
       refs.push(res.body.api_reference);
@@ -97,9 +101,9 @@ describe('Redis lost, and back empty, during dispatch', () => {
     expect(counts.filter((c) => c === 0)).toEqual([]);
     const repeated = counts.filter((c) => c > 1).length;
     // Only a job a worker held when Redis went can overlap with its requeued copy: at most
-    // SMS_CONCURRENCY jobs of 200 messages, and in practice none (the sweep waits for the
-    // request to stop progressing before it requeues).
-    expect(repeated).toBeLessThanOrEqual(CONCURRENCY * 200);
+    // SMS_CONCURRENCY + PRIORITY_CONCURRENCY jobs of 200 messages, and in practice none (the
+    // sweep waits for the request to stop progressing before it requeues).
+    expect(repeated).toBeLessThanOrEqual((CONCURRENCY + PRIORITY_CONCURRENCY) * 200);
 
     // Every state change of the requests that named a callback_url (half of them) reaches the
     // target, those whose event was queued in the lost Redis included. (A receipt may overtake the record of SENT: such a message has no SENT event.)
