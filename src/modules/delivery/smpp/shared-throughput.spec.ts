@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { granted, SharedThroughput, sharedUpTo } from './shared-throughput.js';
+import { aheadUpTo, granted, SharedThroughput, sharedUpTo } from './shared-throughput.js';
 
 describe('slot shares', () => {
   it('the first nine tenths of a second share the TPS evenly and reach exactly the TPS; the last grants nothing more', () => {
@@ -12,6 +12,19 @@ describe('slot shares', () => {
     }
     expect(sharedUpTo(900, 0)).toBe(100);
     expect(sharedUpTo(900, 4)).toBe(500);
+  });
+
+  it('lets high-priority submits run one tenth (or one submit) ahead of the pace, never past the TPS', () => {
+    expect(aheadUpTo(900, 0)).toBe(200);
+    expect(aheadUpTo(900, 7)).toBe(900);
+    expect(aheadUpTo(900, 8)).toBe(900);
+    expect(aheadUpTo(2, 0)).toBe(1);
+    expect(aheadUpTo(2, 8)).toBe(2);
+    for (const tps of [1, 3, 7, 500])
+      for (let slot = 0; slot < 10; slot++) {
+        expect(aheadUpTo(tps, slot)).toBeGreaterThan(Math.min(tps - 1, sharedUpTo(tps, slot)));
+        expect(aheadUpTo(tps, slot)).toBeLessThanOrEqual(tps);
+      }
   });
 
   it('grants only the points numbered within the limit, to whoever added them', () => {
@@ -52,7 +65,7 @@ describe('SharedThroughput against Redis', () => {
     b.close();
   });
 
-  it('a high-priority submit takes a point of the second at once; normal ones keep to their tenth', async () => {
+  it('a high-priority submit takes a point at once; normal ones keep to their tenth', async () => {
     // At 2 TPS the first four tenths of a second grant normal submits nothing (sharedUpTo(2, 3) = 0).
     const keyPrefix = `tps-test-high-${process.pid}-${Date.now()}`;
     const a = new SharedThroughput({ redis, keyPrefix, connector: 'c', tps: 2 });

@@ -25,6 +25,16 @@ export function sharedUpTo(tps: number, slot: number): number {
 }
 
 /**
+ * What high-priority submits may have taken by the end of tenth `slot`: one tenth's share ahead
+ * of the even pace (one submit ahead at least), never more than the TPS. They then do not wait
+ * for this process to win a tenth from the other workers, the second's cap still holds, and a
+ * burst of them still spreads over the second.
+ */
+export function aheadUpTo(tps: number, slot: number): number {
+  return Math.min(tps, Math.max(sharedUpTo(tps, slot + 1), sharedUpTo(tps, slot) + 1));
+}
+
+/**
  * Given the second's counter before and after adding `want`, how many of them fall within
  * `limit`. Only those are used; the rest are given back, so the counter never runs ahead of
  * what was granted by more than the requests in flight, and a point is never granted twice.
@@ -48,7 +58,7 @@ export interface SharedThroughputOptions {
  * current tenth of it, in one round trip. Whatever the number of workers, no calendar second
  * gets more than the TPS, and the sends spread over the second (a tenth missed by a late
  * timer is caught up later in the same second). High-priority submits are served first, and
- * at once: they may take the points of the second's later tenths.
+ * at once: they may run a tenth's share ahead of the pace (`aheadUpTo`).
  * Throttling answers from the SMSC halve the pace this process takes (down to 1/16), and
  * each quiet second gives some back. If Redis fails, the process paces itself alone at the
  * TPS until it answers again.
@@ -144,10 +154,8 @@ export class SharedThroughput implements Throughput {
           await this.nap(1000 - (now % 1000) + 1);
           continue;
         }
-        // High-priority submits may take points of the second's later tenths: the second's cap
-        // still holds, and they do not wait for this process to win a tenth from the others.
         const urgent = this.urgent.length > 0;
-        const limit = sharedUpTo(this.currentTps, urgent ? GRANTING_SLOTS - 1 : slot);
+        const limit = urgent ? aheadUpTo(this.currentTps, slot) : sharedUpTo(this.currentTps, slot);
         const want = Math.min(urgent ? this.urgent.length : this.queued, limit);
         if (want === 0) {
           await this.nap((slot + 1) * SLOT_MS - now + 1);
