@@ -20,7 +20,10 @@ describe('send priority', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    tenant = await createTenant(t, { balances: { sms: '10000' }, prices: { sms: '0.01' } });
+    tenant = await createTenant(t, {
+      balances: { sms: '10000', email: '100' },
+      prices: { sms: '0.01', email: '0.01' },
+    });
     otp = await createTenant(t, {
       balances: { sms: '10000' },
       prices: { sms: '0.01' },
@@ -49,12 +52,28 @@ describe('send priority', () => {
     const high = await send(tenant.key, ['+260971999999'], { priority: 'high' });
     const byKey = await send(otp.key, ['+260971999998']);
     const overridden = await send(otp.key, ['+260971999997'], { priority: 'normal' });
-    for (const r of [normal, high, byKey, overridden]) expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const mail = await t.http().post('/api/v1/json/bulk/email').set('X-API-Key', tenant.key).send({
+      from: 'codes@acme.example',
+      to: 'jane@example.com',
+      subject: 'Your code',
+      email_body: '<p>1234</p>',
+      priority: 'high',
+    });
+    for (const r of [normal, high, byKey, overridden, mail])
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
     const refs = (rs: Array<{ ref: string }>) => rs.map((r) => r.ref).sort();
     const priority = await waitingOn('priority');
-    expect(refs(priority)).toEqual([high.body.api_reference, byKey.body.api_reference].sort());
+    expect(refs(priority)).toEqual(
+      [high.body.api_reference, byKey.body.api_reference, mail.body.api_reference].sort(),
+    );
     // The priority queue serves every channel: each job says which.
-    expect(priority.map((j) => j.channel)).toEqual(['sms', 'sms']);
+    const channelOf = Object.fromEntries(priority.map((j) => [j.ref, j.channel]));
+    expect(channelOf).toEqual({
+      [high.body.api_reference]: 'sms',
+      [byKey.body.api_reference]: 'sms',
+      [mail.body.api_reference]: 'email',
+    });
+    expect(await t.queue('email').getWaitingCount()).toBe(0);
     const sms = await waitingOn('sms');
     expect(new Set(refs(sms))).toEqual(new Set([normal.body.api_reference, overridden.body.api_reference]));
     expect(sms).toHaveLength(4);
