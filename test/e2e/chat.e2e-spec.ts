@@ -299,7 +299,7 @@ describe('POST /api/v1/json/bulk/chat', () => {
   // MAX_RECIPIENTS holds for every channel: test/integration/channel-requests.int-spec.ts (its HTTP
   // answer, for SMS, in sms.e2e-spec.ts).
 
-  it('moves estimated_delivery later when the chat queue has a backlog (it is not a constant)', async () => {
+  it('moves estimated_delivery later when the chat queue has a backlog (it is not a constant), but not for a high-priority request', async () => {
     const queue = t.queue('chat');
     const idle = await send(body(tenant));
     const idleLead = Date.parse(idle.body.estimated_delivery) - Date.now();
@@ -316,6 +316,11 @@ describe('POST /api/v1/json/bulk/chat', () => {
       expect(busy.status).toBe(200);
       const busyLead = Date.parse(busy.body.estimated_delivery) - Date.now();
       expect(busyLead - idleLead).toBeGreaterThan(150_000);
+      // A high-priority request goes to the priority queue: the chat backlog is not ahead of it.
+      const high = await send(body(tenant, { priority: 'high' }));
+      expect(high.status, JSON.stringify(high.body)).toBe(200);
+      const highLead = Date.parse(high.body.estimated_delivery) - Date.now();
+      expect(highLead).toBeLessThan(idleLead + 60_000);
     } finally {
       await Promise.all(backlog.map((j) => j.remove()));
     }

@@ -57,7 +57,7 @@ function dispatchRequest(row: DispatchRequestRow | undefined): DispatchRequest |
  * EntityManager run in the caller's transaction; the others on their own connection.
  */
 const REPLAY_COLUMNS =
-  'id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at, send_at';
+  'id, request_hash, accepted_count, units_per_recipient, cost, currency, created_at, send_at, priority';
 
 @Injectable()
 export class MessageStore {

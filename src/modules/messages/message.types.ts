@@ -93,6 +93,7 @@ export interface ReplayRequest {
   currency: string;
   created_at: Date;
   send_at: Date | null;
+  priority: 'high' | 'normal';
 }
 
 export interface AcceptedAnswerRow {

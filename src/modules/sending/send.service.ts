@@ -158,6 +158,7 @@ export class SendService {
       createdAt,
       replayed: false,
       sendAt: schedule.sendAt?.toISOString() ?? null,
+      priority,
       replaced: plan.replaced,
     };
   }
@@ -319,6 +320,7 @@ export class SendService {
       createdAt: req.created_at,
       replayed: true,
       sendAt: req.send_at?.toISOString() ?? null,
+      priority: req.priority,
       replaced: null,
     };
   }

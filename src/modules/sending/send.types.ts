@@ -30,6 +30,8 @@ export interface SendOutcome {
   replayed: boolean;
   /** A scheduled send's release time, ISO 8601 UTC with milliseconds; null when sent at once. */
   sendAt: string | null;
+  /** The request's priority (its own, else its key's): which queue its jobs go to. */
+  priority: 'high' | 'normal';
   /** SMS smart encoding's replacements; null when it was off. */
   replaced: Replacement[] | null;
 }

@@ -6,6 +6,7 @@ import { authOf, type AuthedRequest } from '../../../api-keys/auth/auth-context.
 import { CredentialCheck } from '../../../api-keys/auth/credential-check.js';
 import { toNumber } from '../../../../platform/money/money.js';
 import { SendService } from '../../send.service.js';
+import { isTestKey } from '../../send-mode.js';
 import type { SendOutcome } from '../../send.types.js';
 import { ChatSendDto } from './chat-send.dto.js';
 import { chatInput } from './chat-input.js';
@@ -71,6 +72,7 @@ export class ChatController {
       chatInput(dto as Record<string, unknown>),
       claimOf(req),
     );
-    return chatResponse(outcome, await this.estimator.estimate(outcome.acceptedCount));
+    const queue = { test: isTestKey(auth), priority: outcome.priority };
+    return chatResponse(outcome, await this.estimator.estimate(outcome.acceptedCount, queue));
   }
 }

@@ -11,9 +11,16 @@ export const CHAT_DISPATCH_RATE_PER_SECOND = 50;
 export const CHAT_DELIVERY_OVERHEAD_MS = 2_000;
 const BACKLOG_READ_TIMEOUT_MS = 500;
 
+/** Which queue a request's jobs went to: a test key's to the test queue, a high-priority one to the priority queue. */
+export interface EstimateQueue {
+  test: boolean;
+  priority: 'high' | 'normal';
+}
+
 /**
- * `estimated_delivery`: now + time to drain the chat queue ahead of this request
- * + this request's own messages, at the assumed dispatch rate.
+ * `estimated_delivery`: now + time to drain the queue ahead of this request (the chat queue, or
+ * the priority or test queue the request went to) + this request's own messages, at the
+ * assumed dispatch rate.
  *
  * The backlog is read as a job count (waiting + paused + delayed: one cheap Redis round trip)
  * times DISPATCH_CHUNK, the most message ids one job carries. Summing each job's ids would be
@@ -27,8 +34,8 @@ export class ChatDeliveryEstimator {
 
   constructor(private readonly dispatch: DispatchProducer) {}
 
-  async estimate(ownMessages: number, now = Date.now()): Promise<string> {
-    const queuedJobs = await this.queuedJobs();
+  async estimate(ownMessages: number, queue: EstimateQueue, now = Date.now()): Promise<string> {
+    const queuedJobs = await this.queuedJobs(queue);
     const ownJobs = Math.ceil(ownMessages / DISPATCH_CHUNK);
     const backlog = Math.max(0, queuedJobs - ownJobs) * DISPATCH_CHUNK + ownMessages;
     const ms = CHAT_DELIVERY_OVERHEAD_MS + Math.ceil((backlog / CHAT_DISPATCH_RATE_PER_SECOND) * 1000);
@@ -36,11 +43,11 @@ export class ChatDeliveryEstimator {
   }
 
   /** The request is already stored and charged: a slow or absent Redis must not fail it, only blur the estimate. */
-  private async queuedJobs(): Promise<number> {
+  private async queuedJobs({ test, priority }: EstimateQueue): Promise<number> {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        this.dispatch.queue('chat').count(),
+        this.dispatch.queueFor('chat', test, priority).count(),
         new Promise<number>((_, reject) => {
           timer = setTimeout(() => reject(new Error('timed out')), BACKLOG_READ_TIMEOUT_MS);
         }),
