@@ -41,7 +41,7 @@ export function dispatchJobId(sendRequestId: string, index: number): string {
   return `${sendRequestId}-${index}`;
 }
 
-/** Bull's highest priority: such jobs go ahead of every waiting job without one (in the test queue; the priority queue holds only them). */
+/** Bull's highest priority: such jobs go ahead of every waiting job without one. */
 const HIGH_PRIORITY = 1;
 
 export function dispatchJobOptions(
@@ -175,12 +175,16 @@ export class DispatchProducer implements OnApplicationShutdown {
     const queue = this.queueFor(channel, test, priority);
     // The test and priority queues serve every channel: their jobs say which.
     const mixed = queue !== this.queue(channel);
+    // Only the test queue holds both priorities, for Bull to order. The priority queue holds high
+    // ones alone, in arrival order: a Bull priority there would only make each add and take dearer
+    // (a sorted set beside the list, and an insert that walks the list).
+    const ordered = test ? priority : 'normal';
     const jobs: Pending['jobs'] = chunks.map((c) => ({
       name: 'send',
       data: mixed
         ? { sendRequestId, messageIds: c.messageIds, channel }
         : { sendRequestId, messageIds: c.messageIds },
-      opts: dispatchJobOptions(sendRequestId, c.index, priority),
+      opts: dispatchJobOptions(sendRequestId, c.index, ordered),
     }));
     let batcher = this.batchers.get(queue);
     if (!batcher) {
