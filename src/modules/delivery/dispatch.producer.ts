@@ -132,6 +132,11 @@ export class DispatchProducer implements OnApplicationShutdown {
     return this.priority;
   }
 
+  /** Every dispatch queue: the channels', the priority queue and the test queue. */
+  dispatchQueues(): Array<Queue<DispatchJob>> {
+    return [this.sms, this.email, this.chat, this.priority, this.test];
+  }
+
   /**
    * Where a request's jobs go: the test queue for a test key's request, the priority queue for a
    * live high-priority one, else its channel's queue.

@@ -6,7 +6,9 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import type { Queue } from 'bull';
 import { CHANNELS } from '../messages/channel.js';
+import type { DispatchJob } from './dispatch.constants.js';
 import { DeliveryReportService } from './delivery-report.service.js';
 import { DispatchProducer } from './dispatch.producer.js';
 import { Dispatcher } from './dispatcher.js';
@@ -45,29 +47,21 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
     const test = this.transports.test();
     test.onReport((report) => this.reports.receive(test.name, report));
     test.onInbound?.((sms) => this.inbound.receive(sms));
-    // Live high-priority requests, every channel, with places of their own (PRIORITY_CONCURRENCY).
-    void this.producer
-      .priorityQueue()
-      .process('send', this.config.concurrency.priority, (job) =>
-        this.dispatcher.handle(job.data.channel ?? 'sms', job),
-      );
-    // Test keys' requests, every channel, with a few workers of their own (TEST_CONCURRENCY).
-    void this.producer
-      .testQueue()
-      .process('send', this.config.testTraffic.concurrency, (job) =>
-        this.dispatcher.handle(job.data.channel ?? 'sms', job),
-      );
+    // The queues that serve every channel (each job says which), with places of their own: live
+    // high-priority requests (PRIORITY_CONCURRENCY) and test keys' requests (TEST_CONCURRENCY).
+    const everyChannel: Array<[Queue<DispatchJob>, number]> = [
+      [this.producer.priorityQueue(), this.config.concurrency.priority],
+      [this.producer.testQueue(), this.config.testTraffic.concurrency],
+    ];
+    for (const [queue, places] of everyChannel)
+      void queue.process('send', places, (job) => this.dispatcher.handle(job.data.channel ?? 'sms', job));
     this.logger.log(
       `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} priority×${this.config.concurrency.priority} test×${this.config.testTraffic.concurrency} callbacks×${this.config.concurrency.callbacks}`,
     );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    const queues = [
-      ...CHANNELS.map((c) => this.producer.queue(c)),
-      this.producer.priorityQueue(),
-      this.producer.testQueue(),
-    ];
+    const queues = this.producer.dispatchQueues();
     // pause(local) waits for the active jobs of this process to finish and takes no new ones.
     await Promise.all(queues.map((q) => q.pause(true).catch(() => undefined)));
     // Receipts that came before their SENT was written are applied before the databases close.
