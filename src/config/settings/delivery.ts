@@ -72,13 +72,13 @@ export const deliverySettings = {
     min: 50,
     max: 60_000,
     default: 250,
-    doc: 'how often each worker asks MySQL for scheduled messages that are due (see Scheduling)',
+    doc: 'how often each worker asks MySQL for scheduled messages that are due; a request due sooner wakes it at its due time (see Scheduling)',
   }),
   FALLBACK_POLL_MS: int({
     min: 50,
     max: 60_000,
     default: 1000,
-    doc: 'how often each worker asks MySQL for chat messages whose SMS fallback is due (see Fallback)',
+    doc: 'how often each worker asks MySQL for chat messages whose SMS fallback is due; one due sooner wakes it at its due time (see Fallback)',
   }),
   CALLBACK_ALLOW_PRIVATE_NETWORKS: bool({
     default: false,

@@ -42,10 +42,11 @@ export function waitingChunks(rows: Array<{ id: string; status: string }>): Chun
  * request carries due_at, and each worker asks MySQL every SCHEDULE_POLL_MS for requests due,
  * so nothing depends on a delayed job that Redis could lose. A due batch is released in one
  * transaction (SKIP LOCKED: several workers share the work, none releases a request twice) and
- * queued at once; many messages due in the same second go out together. If the queueing does
- * not get through (Redis away, the worker killed right after the commit), the released messages
- * are ACKNOWLEDGED with no job, which the recovery sweep already finds and queues. Sending
- * twice is ruled out further on: a message is claimed before it is handed over.
+ * queued at once; many messages due in the same second go out together. A request due before
+ * the next poll wakes the scanner at its due time. If the queueing does not get through (Redis
+ * away, the worker killed right after the commit), the released messages are ACKNOWLEDGED with
+ * no job, which the recovery sweep already finds and queues. Sending twice is ruled out further
+ * on: a message is claimed before it is handed over.
  */
 @Injectable()
 export class DueScanner implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -62,6 +63,8 @@ export class DueScanner implements OnApplicationBootstrap, OnApplicationShutdown
     this.task = new PeriodicTask({
       run: (stop) => this.scanOnce(stop),
       everyMs: config.schedulePollMs,
+      // A request due before the next poll is released when it falls due, not up to a poll late.
+      nextDueAt: async () => (await schedules.nextDue())?.getTime() ?? null,
       logger: this.logger,
       warnings: this.warnings,
       failure: 'scheduled release failed',

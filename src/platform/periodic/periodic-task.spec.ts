@@ -100,6 +100,32 @@ describe('PeriodicTask', () => {
     expect(warned).toEqual(['prune failed: locked; next try in one period']);
   });
 
+  it('runs next at nextDueAt when that comes before everyMs, and keeps everyMs when it is past, far or unknown', async () => {
+    const runsAt: number[] = [];
+    const t0 = Date.now();
+    let due: number | null = t0 + 1030; // 30 ms after the first run
+    const task = new PeriodicTask({
+      run: () => void runsAt.push(Date.now() - t0),
+      everyMs: 1000,
+      nextDueAt: () => Promise.resolve(due),
+      logger,
+      failure: 'x',
+    });
+    task.start();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(runsAt).toEqual([1000]);
+    due = null; // asked after the second run: nothing due, a full period
+    await vi.advanceTimersByTimeAsync(31);
+    expect(runsAt).toEqual([1000, 1031]);
+    due = t0; // long past (another process holds it): no tight loop
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(runsAt).toEqual([1000, 1031, 2031]);
+    due = t0 + 60_000; // beyond the period
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(runsAt).toEqual([1000, 1031, 2031, 3031]);
+    await task.stop();
+  });
+
   it('stop() aborts the signal, waits for the run under way, and no run follows', async () => {
     const g = gate();
     let runs = 0;

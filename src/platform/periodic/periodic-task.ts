@@ -7,6 +7,12 @@ export interface PeriodicTaskOptions<T> {
   everyMs: number;
   /** Time from start() to the first run (default: everyMs). */
   firstAfterMs?: number;
+  /**
+   * When the task next has work (epoch ms), asked after each run: a time sooner than everyMs
+   * away moves the next run to it, so work that falls due between two polls is not left waiting
+   * for the second. A time already past (work another process holds) or an error leaves everyMs.
+   */
+  nextDueAt?: () => Promise<number | null>;
   /** Where a failed run is reported: `<failure>: <error message>`, or the line failure() makes. */
   logger: WarnSink;
   failure: string | ((err: Error) => string);
@@ -61,8 +67,24 @@ export class PeriodicTask<T = void> {
 
   private schedule(delayMs: number): void {
     if (this.abort.signal.aborted) return;
-    this.timer = setTimeout(() => void this.run().then(() => this.schedule(this.options.everyMs)), delayMs);
+    this.timer = setTimeout(
+      () =>
+        void this.run()
+          .then(() => this.nextDelay())
+          .then((ms) => this.schedule(ms)),
+      delayMs,
+    );
     this.timer.unref();
+  }
+
+  /** everyMs, or less when nextDueAt names a time before then (one millisecond past it). */
+  private async nextDelay(): Promise<number> {
+    const { everyMs, nextDueAt } = this.options;
+    if (!nextDueAt || this.abort.signal.aborted) return everyMs;
+    const at = await nextDueAt().catch(() => null);
+    if (at === null) return everyMs;
+    const ms = at - Date.now() + 1;
+    return ms > 0 && ms < everyMs ? ms : everyMs;
   }
 
   private async runOnce(): Promise<T | undefined> {

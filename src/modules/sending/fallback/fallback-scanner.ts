@@ -27,11 +27,12 @@ export const FALLBACK_LEASE_MS = 60_000;
 /**
  * Makes the SMS of chat messages not delivered in time. MySQL is the truth: a chat message's
  * fallback_due_at says when its SMS is due (moved to now when the chat message fails), and each
- * worker asks MySQL every FALLBACK_POLL_MS for those due, so a Redis loss or a restart delays a
- * fallback but never loses it. Each is claimed before it is made (SKIP LOCKED and a lease), and
- * made through the one send pipeline as an ordinary SMS under a fixed user_reference_id, so
- * several workers, or a retry after a crash, never make it twice: a repeat answers the first
- * answer, and the SMS's fallback_of is unique.
+ * worker asks MySQL every FALLBACK_POLL_MS for those due (and wakes at the due time of one due
+ * before the next poll), so a Redis loss or a restart delays a fallback but never loses it.
+ * Each is claimed before it is made (SKIP LOCKED and a lease), and made through the one send
+ * pipeline as an ordinary SMS under a fixed user_reference_id, so several workers, or a retry
+ * after a crash, never make it twice: a repeat answers the first answer, and the SMS's
+ * fallback_of is unique.
  */
 @Injectable()
 export class FallbackScanner implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -51,6 +52,8 @@ export class FallbackScanner implements OnApplicationBootstrap, OnApplicationShu
     this.task = new PeriodicTask({
       run: (stop) => this.scanOnce(stop),
       everyMs: config.fallbackPollMs,
+      // A fallback due before the next poll is made when it falls due, not up to a poll late.
+      nextDueAt: async () => (await store.nextDue())?.getTime() ?? null,
       logger: this.logger,
       warnings: this.warnings,
       failure: 'fallback scan failed',

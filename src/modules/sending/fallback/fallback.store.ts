@@ -72,7 +72,7 @@ export class FallbackStore {
     await this.ds.query('UPDATE messages SET fallback_due_at = NULL WHERE id IN (?)', [ids]);
   }
 
-  /** When the next fallback falls due, if any (the bench's lag is measured from it). */
+  /** When the next fallback falls due, if any (the scanner wakes then when it is before its next poll). */
   async nextDue(): Promise<Date | null> {
     const [row] = (await this.ds.query(
       'SELECT MIN(fallback_due_at) AS at FROM messages FORCE INDEX (ix_messages_fallback_due) WHERE fallback_due_at IS NOT NULL',
