@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { requestsById } from '../support/message-probes.js';
 import { statesOfRequests } from '../support/account-messages.js';
@@ -94,6 +95,24 @@ describe('send priority', () => {
       [overridden.body.api_reference]: 'normal',
       [normal.body.api_reference]: 'normal',
     });
+  });
+
+  it('orders by Bull priority only on the test queue, which holds both: the priority queue keeps arrival order', async () => {
+    const high = await send(tenant.key, ['+260971300001'], { priority: 'high' });
+    const { secret } = await t.app
+      .get(ApiKeysService)
+      .create({ username: tenant.username, name: 'sandbox', mode: 'test' });
+    const testNormal = await send(secret, ['+260971300002']);
+    const testHigh = await send(secret, ['+260971300003'], { priority: 'high' });
+    for (const r of [high, testNormal, testHigh]) expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const bullPriority = async (queue: string, ref: string) =>
+      (await t.queue(queue).getJob(`${ref}-0`))?.opts.priority ?? 'none';
+    expect(await bullPriority('priority', high.body.api_reference)).toBe('none');
+    expect(await bullPriority('test', testNormal.body.api_reference)).toBe('none');
+    expect(await bullPriority('test', testHigh.body.api_reference)).toBe(1);
+    // Taken first from the test queue, although it came last.
+    const [next] = await t.queue('test').getWaiting(0, 0);
+    expect(String(next?.id)).toBe(`${testHigh.body.api_reference}-0`);
   });
 
   it('refuses a priority other than high or normal with 400 and the field named', async () => {
