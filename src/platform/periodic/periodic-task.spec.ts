@@ -126,6 +126,33 @@ describe('PeriodicTask', () => {
     await task.stop();
   });
 
+  it('stop() also waits for a nextDueAt question under way (no query after the owner has closed)', async () => {
+    const g = gate();
+    let asked = 0;
+    const task = new PeriodicTask({
+      run: () => undefined,
+      everyMs: 100,
+      nextDueAt: async () => {
+        asked++;
+        await g.done;
+        return null;
+      },
+      logger,
+      failure: 'x',
+    });
+    task.start();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(asked).toBe(1);
+    let stopped = false;
+    const stopping = task.stop().then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(false);
+    g.open();
+    await stopping;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(asked).toBe(1);
+  });
+
   it('stop() aborts the signal, waits for the run under way, and no run follows', async () => {
     const g = gate();
     let runs = 0;

@@ -31,6 +31,8 @@ export interface PeriodicTaskOptions<T> {
 export class PeriodicTask<T = void> {
   private timer?: NodeJS.Timeout;
   private current?: Promise<T | undefined>;
+  /** The question to nextDueAt under way after a run, which stop() waits for as for the run. */
+  private asking?: Promise<number>;
   private started = false;
   private readonly abort = new AbortController();
   private readonly warnings: RepeatLimiter;
@@ -57,11 +59,12 @@ export class PeriodicTask<T = void> {
     return this.current;
   }
 
-  /** Stops the timer, aborts the signal, and resolves once the run under way has ended. */
+  /** Stops the timer, aborts the signal, and resolves once the run (and its nextDueAt) under way has ended. */
   async stop(): Promise<void> {
     this.abort.abort();
     clearTimeout(this.timer);
     await this.current;
+    await this.asking;
     this.warnings.flush();
   }
 
@@ -70,7 +73,7 @@ export class PeriodicTask<T = void> {
     this.timer = setTimeout(
       () =>
         void this.run()
-          .then(() => this.nextDelay())
+          .then(() => (this.asking = this.nextDelay()))
           .then((ms) => this.schedule(ms)),
       delayMs,
     );
