@@ -154,6 +154,7 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
     const delivered = await waitFor(one, ['DELIVERED'], preload, 10_000);
     cpu.stop();
     rows.push(await receiptRow(db, one, b3.rate, delivered >= preload));
+    rows.push(...(await lagRows(db, one)));
     const cpuUse = await cpuRows(db, one, cpu, cpuOf);
     rows.push(...cpuUse.rows);
     rows.push(await drainRow(db, one, delivered >= preload));
@@ -216,6 +217,30 @@ async function receiptRow(
     bar: '≥ 1.0× submit rate',
     ok: all && rate >= submitRate,
   };
+}
+
+/**
+ * How far receipts run behind hand-overs while both flow: the k-th message recorded DELIVERED
+ * against the k-th recorded SENT, over every k. A lag that grows during the run means receipts
+ * fall behind; unlike the rate over the whole span, it does not depend on the last batch alone.
+ */
+async function lagRows(db: Connection, refs: string[]): Promise<BenchRow[]> {
+  const [times] = (await db.query(
+    `SELECT UNIX_TIMESTAMP(sent_at) * 1000 AS s, UNIX_TIMESTAMP(completed_at) * 1000 AS c
+       FROM messages WHERE send_request_id IN (?) AND status = 'DELIVERED'`,
+    [refs],
+  )) as any;
+  const sent = (times as Array<{ s: string }>).map((t) => Number(t.s)).sort((a, b) => a - b);
+  const done = (times as Array<{ c: string }>).map((t) => Number(t.c)).sort((a, b) => a - b);
+  const lags = sent.map((s, k) => done[k] - s);
+  return [50, 100].map((p) => ({
+    id: 'B3',
+    metric: `receipt lag behind hand-overs during B3, ${p === 50 ? 'median' : 'worst'} (k-th DELIVERED after k-th SENT)`,
+    value: Math.round(percentile(lags, p)),
+    unit: 'ms',
+    bar: 'informational',
+    ok: true,
+  }));
 }
 
 /**

@@ -26,6 +26,14 @@ import { withFields } from '../../platform/objects/with-fields.js';
  * receipts keep pace with submits.
  */
 const MAX_BATCH = 2_000;
+/**
+ * Batches applied at once. One at a time, a batch's round trips waited on an event loop shared
+ * with sixteen jobs' hand-overs, and receipts fell behind while submits ran (their lag grew to
+ * 1.7 s in a 10,000-message burst, each batch hitting MAX_BATCH). With a second batch under way
+ * they keep pace. Two batches of the same receipt (a resend) may commit in either order; only
+ * end states are recorded and the first one of a part counts, so a resend changes nothing.
+ */
+const CONCURRENT_BATCHES = 2;
 /** Slices recorded in the same tick whose early reports are applied together (each up to DISPATCH_SLICE messages). */
 const EARLY_BATCH_SLICES = 5;
 const UNMATCHED_LOG_EVERY_MS = 10_000;
@@ -51,6 +59,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   private readonly warnings = new RepeatLimiter(this.logger);
   private readonly batcher = new MicroBatcher<ArrivedReport>({
     maxBatch: MAX_BATCH,
+    concurrency: CONCURRENT_BATCHES,
     flush: (batch) => this.store(batch),
   });
   /**
