@@ -177,9 +177,10 @@ describe('concurrent sends and a slow SMSC', () => {
     expect({ missing, extra }).toEqual({ missing: 0, extra: 0 });
     // The peer sends each receipt right after its submit_sm_resp, before the worker has written
     // SENT: the receipt waits for that record and is stored already applied, not stored unmatched
-    // and matched a second time. (A record slower than HandOversInFlight's bound, 2 s, would let a
-    // few through the slower way; none of these 500 should take that long.)
-    expect(await reportsAppliedOnArrival(t, refs)).toBeGreaterThanOrEqual(490);
+    // and matched a second time. Without the wait none of the 500 is (0 when tried). A record
+    // slower than HandOversInFlight's bound, 2 s, lets its slice's 100 through the slower way,
+    // which a machine loaded by the rest of the suite has done once: most, not all, must wait.
+    expect(await reportsAppliedOnArrival(t, refs)).toBeGreaterThanOrEqual(300);
   }, 90_000);
 
   it('an SMSC answering submit_sm after the response timeout gets each message once', async () => {
