@@ -55,8 +55,6 @@ export class MicroBatcher<T, R = void> {
   private readonly extraLoops: number;
   /** Flush loops beside the first, running or about to start. */
   private extra = 0;
-  /** An extra loop is scheduled and has not taken its batch yet. */
-  private extraPending = false;
   /** A flush is scheduled (overlap) or the flush loop is under way (serial). */
   private busy = false;
   private timer?: NodeJS.Timeout;
@@ -148,18 +146,9 @@ export class MicroBatcher<T, R = void> {
 
   /** Another flush loop beside the one under way, where `concurrency` allows one. */
   private startExtra(): void {
-    if (this.extra >= this.extraLoops || this.extraPending || this.closed || this.holdOff) return;
+    if (this.extra >= this.extraLoops || this.closed || this.holdOff) return;
     this.extra++;
-    this.extraPending = true;
-    setImmediate(() => {
-      this.extraPending = false;
-      void this.extraLoop();
-    });
-  }
-
-  private async extraLoop(): Promise<void> {
-    while (this.queue.length && !this.holdOff) await this.flushBatch(this.queue.splice(0, this.maxBatch));
-    this.extra--;
+    setImmediate(() => void this.flushWaiting().finally(() => this.extra--));
   }
 
   private schedule(): void {
@@ -190,10 +179,15 @@ export class MicroBatcher<T, R = void> {
   }
 
   private async flushLoop(): Promise<void> {
-    while (this.queue.length && !this.holdOff) await this.flushBatch(this.queue.splice(0, this.maxBatch));
+    await this.flushWaiting();
     this.busy = false;
     // With a delay, what arrived during the last flush (or was put back) waits for its own round.
     if (this.queue.length) this.schedule();
+  }
+
+  /** Flushes what waits, a batch at a time, until nothing does (or a requeue holds off). */
+  private async flushWaiting(): Promise<void> {
+    while (this.queue.length && !this.holdOff) await this.flushBatch(this.queue.splice(0, this.maxBatch));
   }
 
   private flushTick(): void {
