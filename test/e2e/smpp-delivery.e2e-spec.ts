@@ -4,6 +4,8 @@ import { MariaDbInstance } from '../support/mariadb-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { startSmppApp, uniqueName, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
+import { eventsOfRequests } from '../support/message-probes.js';
 import { statesOfRequests } from '../support/account-messages.js';
 import { appliedReceiptCount, reportsAppliedOnArrival } from '../support/receipt-probes.js';
 
@@ -147,6 +149,65 @@ describe('MySQL restarted during dispatch', () => {
     expect(extra).toBe(0);
     expect(await statesOfRequests(t, refs)).toEqual({ DELIVERED: to.length });
   }, 180_000);
+});
+
+describe('receipts in batches applied at once', () => {
+  let smsc: SmppPeer;
+  let hooks: HttpPeer;
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    smsc = await startSmppPeer();
+    hooks = await startHttpPeer(() => ({ status: 200 }));
+    t = await startSmppApp(smsc.url, { CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    tenant = await createTenant(t, { balances: { sms: '100000' }, prices: { sms: '0.01' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smsc?.close();
+    await hooks?.close();
+  });
+
+  it('a receipt sent twice and the parts of one message in different batches: one DELIVERED, one event, one callback each', async () => {
+    const short = numbers(300);
+    const long = numbers(30);
+    const post = async (to: string[], message: string) => {
+      const res = await t
+        .http()
+        .post(SMS)
+        .set('X-API-Key', tenant.key)
+        .send({ from: 'ACME', to, message, callback_url: `${hooks.url}/dlr` });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return String(res.body.api_reference);
+    };
+    const refs = [await post(short, 'one part'), await post(long, 'two parts '.repeat(20))];
+    await waitFor(async () => (await statesOfRequests(t, refs)).SENT === 330, 30_000, '330 SENT');
+    const submits = smsc.received.filter((r) => [...short, ...long].includes(r.destination));
+    expect(submits).toHaveLength(360);
+    const firstParts = submits.filter((r) => !r.udh || r.udh.seq === 1).map((r) => r.messageId);
+    const secondParts = submits.filter((r) => r.udh?.seq === 2).map((r) => r.messageId);
+    // Every receipt once, then, while those are applied, the second parts and every receipt again:
+    // the worker applies two batches at once, so copies and a message's parts meet in both.
+    const answers = firstParts.map((id) => smsc.sendReceipt(id));
+    await sleep(5);
+    answers.push(...[...secondParts, ...firstParts].reverse().map((id) => smsc.sendReceipt(id)));
+    answers.push(...secondParts.map((id) => smsc.sendReceipt(id)));
+    expect(new Set(await Promise.all(answers))).toEqual(new Set([0]));
+
+    await settle(async () => (await statesOfRequests(t, refs)).DELIVERED === 330, 30_000);
+    expect(await statesOfRequests(t, refs)).toEqual({ DELIVERED: 330 });
+    const delivered = (await eventsOfRequests(t, refs)).filter((e) => e.status === 'DELIVERED');
+    expect(delivered).toHaveLength(330);
+    expect(new Set(delivered.map((e) => e.messageId)).size).toBe(330);
+    const callbacks = () =>
+      hooks.requests.filter((r) => (r.json as { status?: string })?.status === 'DELIVERED');
+    await settle(async () => callbacks().length >= 330, 30_000);
+    await sleep(500);
+    const ids = callbacks().map((r) => (r.json as { message_id: string }).message_id);
+    expect(ids).toHaveLength(330);
+    expect(new Set(ids).size).toBe(330);
+  }, 90_000);
 });
 
 describe('concurrent sends and a slow SMSC', () => {
