@@ -28,12 +28,18 @@ const numbers = (n: number) => {
   return Array.from({ length: n }, (_, i) => `26097${String(base + i).padStart(7, '0')}`);
 };
 
-async function send(t: TestApp, tenant: Tenant, to: string[], message = 'delivery promise'): Promise<string> {
+async function send(
+  t: TestApp,
+  tenant: Tenant,
+  to: string[],
+  message = 'delivery promise',
+  callbackUrl?: string,
+): Promise<string> {
   const res = await t
     .http()
     .post(SMS)
     .set('X-API-Key', tenant.key)
-    .send({ from: 'ACME', to, message })
+    .send({ from: 'ACME', to, message, ...(callbackUrl ? { callback_url: callbackUrl } : {}) })
     .timeout(30_000);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return String(res.body.api_reference);
@@ -172,16 +178,11 @@ describe('receipts in batches applied at once', () => {
   it('a receipt sent twice and the parts of one message in different batches: one DELIVERED, one event, one callback each', async () => {
     const short = numbers(300);
     const long = numbers(30);
-    const post = async (to: string[], message: string) => {
-      const res = await t
-        .http()
-        .post(SMS)
-        .set('X-API-Key', tenant.key)
-        .send({ from: 'ACME', to, message, callback_url: `${hooks.url}/dlr` });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return String(res.body.api_reference);
-    };
-    const refs = [await post(short, 'one part'), await post(long, 'two parts '.repeat(20))];
+    const dlr = `${hooks.url}/dlr`;
+    const refs = [
+      await send(t, tenant, short, 'one part', dlr),
+      await send(t, tenant, long, 'two parts '.repeat(20), dlr),
+    ];
     await waitFor(async () => (await statesOfRequests(t, refs)).SENT === 330, 30_000, '330 SENT');
     const submits = smsc.received.filter((r) => [...short, ...long].includes(r.destination));
     expect(submits).toHaveLength(360);
