@@ -122,8 +122,11 @@ export interface RetentionConfig {
   /** Messages removed per batch, and the pause between batches that leaves room for sends. */
   batch: number;
   pauseMs: number;
-  /** A pause lasts at least this many times as long as the batch before it took. */
+  /** A pause lasts at least this many times as long as the batch before it took, while others write. */
   pauseFactor: number;
+  /** The same while the database is quiet: fewer than `quietWrites` rows written per second by others. */
+  quietPauseFactor: number;
+  quietWrites: number;
 }
 
 export interface SmtpConfig {

@@ -229,6 +229,8 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       batch: s.RETENTION_BATCH,
       pauseMs: s.RETENTION_PAUSE_MS,
       pauseFactor: s.RETENTION_PAUSE_FACTOR,
+      quietPauseFactor: s.RETENTION_QUIET_PAUSE_FACTOR,
+      quietWrites: s.RETENTION_QUIET_WRITES,
     },
     requestLogRefusalWindowSeconds: s.REQUEST_LOG_REFUSAL_WINDOW_SECONDS,
     authThrottle: {

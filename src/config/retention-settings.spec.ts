@@ -11,9 +11,15 @@ describe('retention settings', () => {
       batch: 500,
       pauseMs: 20,
       pauseFactor: 24,
+      quietPauseFactor: 1,
+      quietWrites: 100,
     });
     expect(loadConfig({ RETENTION_PAUSE_FACTOR: '0' }).retention.pauseFactor).toBe(0);
-    expect(() => loadConfig({ RETENTION_PAUSE_FACTOR: '101' })).toThrow(ConfigError);
+    expect(() => loadConfig({ RETENTION_PAUSE_FACTOR: '1001' })).toThrow(ConfigError);
+    expect(loadConfig({ RETENTION_QUIET_PAUSE_FACTOR: '4' }).retention.quietPauseFactor).toBe(4);
+    expect(() => loadConfig({ RETENTION_QUIET_PAUSE_FACTOR: '-1' })).toThrow(/RETENTION_QUIET_PAUSE_FACTOR/);
+    expect(loadConfig({ RETENTION_QUIET_WRITES: '0' }).retention.quietWrites).toBe(0);
+    expect(() => loadConfig({ RETENTION_QUIET_WRITES: 'many' })).toThrow(/RETENTION_QUIET_WRITES/);
     expect(loadConfig({ RETENTION_SCHEDULE: 'off' }).retention.scheduleMs).toBeUndefined();
   });
 

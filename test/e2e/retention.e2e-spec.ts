@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_CONFIG, type AppConfig } from '../../src/config/config.js';
 import { readArchiveFile, readIndex } from '../../src/modules/retention/message-archive.js';
+import { RetentionService } from '../../src/modules/retention/retention.service.js';
+import { RetentionStore } from '../../src/modules/retention/retention.store.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { ledgerTotals, requestsChargedTwice, suppressionCount } from '../support/account-probes.js';
 import { runCli } from '../support/cli-in-process.js';
@@ -18,6 +21,7 @@ import {
 } from '../support/message-probes.js';
 import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
+import { seedAccountMessages } from '../support/message-seed.js';
 import { balanceOf, sendRequestFields } from '../support/probes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
@@ -78,6 +82,7 @@ describe('message retention and archives (db prune, db archive)', () => {
       RETENTION_BATCH: '7',
       RETENTION_PAUSE_MS: '0',
       RETENTION_PAUSE_FACTOR: '0',
+      RETENTION_QUIET_PAUSE_FACTOR: '0',
     };
     t = await startTestApp(settings);
     cliEnv = testEnv(t.name, settings);
@@ -257,6 +262,69 @@ describe('message retention and archives (db prune, db archive)', () => {
     expect(await requestsChargedTwice(t, tenant.account.id)).toEqual([]);
     const { total } = await ledger();
     expect(Number(total)).toBeCloseTo(Number(await balance()), 6);
+  });
+
+  it('paces itself by what others write: one or two batches in three seconds beside 500 rows written a second, every batch when those writes count as quiet', async () => {
+    const owner = await createTenant(t, { balances: { sms: '10' }, prices: { sms: '0.5' } });
+    const start = new Date(Date.now() - 400 * 86_400_000);
+    await seedAccountMessages(t, {
+      accountId: owner.account.id,
+      count: 100,
+      firstId: BigInt(start.getTime()) * 1_000_000n + 7n,
+      start,
+      perRequest: 10,
+    });
+    // Final seeded messages (their status cycles through final and waiting ones).
+    const finalLeft = async () =>
+      (await accountMessages(t, owner.account.id, 'status')).filter((m) => FINAL.includes(m.status)).length;
+    const final = await finalLeft();
+    expect(final).toBeGreaterThan(30);
+    // Others write: about 500 rows a second into a table of their own on the same server.
+    await t.ds.query('CREATE TABLE pace_writes (id INT AUTO_INCREMENT PRIMARY KEY, at DATETIME(3))');
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        await t.ds.query(
+          'INSERT INTO pace_writes (at) VALUES (NOW(3)), (NOW(3)), (NOW(3)), (NOW(3)), (NOW(3))',
+        );
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    const config = t.app.get<AppConfig>(APP_CONFIG);
+    const prune = (quietWrites: number) => {
+      const retention = {
+        ...config.retention,
+        archiveDir: undefined,
+        batch: 10,
+        pauseMs: 0,
+        pauseFactor: 1000,
+        quietPauseFactor: 0,
+        quietWrites,
+      };
+      const service = new RetentionService(t.app.get(RetentionStore, { strict: false }), {
+        ...config,
+        retention,
+      });
+      return service.prune({
+        before: new Date(Date.now() - 90 * 86_400_000),
+        signal: AbortSignal.timeout(3000),
+      });
+    };
+    try {
+      // Busy: after each batch the prune pauses a thousand times as long (2 s or more), and is
+      // stopped at 3 s: one batch, two at most.
+      const busy = (await prune(50))!.removed.messages;
+      expect(busy).toBeGreaterThanOrEqual(10);
+      expect(busy).toBeLessThanOrEqual(20);
+      expect(await finalLeft()).toBe(final - busy);
+      // The same writes under a threshold above them: quiet, no pause, every final message goes.
+      const quiet = await prune(1_000_000);
+      expect(quiet?.removed.messages).toBe(final - busy);
+      expect(await finalLeft()).toBe(0);
+    } finally {
+      writing = false;
+      await writer;
+    }
   });
 
   it('lets one prune run at a time: a second one, while the lock is held, removes nothing and says so', async () => {

@@ -29,9 +29,21 @@ export const retentionSettings = {
   }),
   RETENTION_PAUSE_FACTOR: int({
     min: 0,
-    max: 100,
+    max: 1000,
     default: 24,
-    doc: 'each pause lasts at least this many times as long as the batch before it took: a database slowed by sends slows the batches and so lengthens the pauses (`0`: `RETENTION_PAUSE_MS` alone); lower it for a faster prune at some cost to sends',
+    doc: 'while others write to the database, each pause lasts at least this many times as long as the batch before it took (`0`: `RETENTION_PAUSE_MS` alone); lower it for a faster prune at some cost to sends',
+  }),
+  RETENTION_QUIET_PAUSE_FACTOR: int({
+    min: 0,
+    max: 1000,
+    default: 1,
+    doc: 'the same factor while the database is quiet (see `RETENTION_QUIET_WRITES`): the prune goes faster when nothing else would feel it',
+  }),
+  RETENTION_QUIET_WRITES: int({
+    min: 0,
+    max: 1_000_000,
+    default: 100,
+    doc: 'the database counts as quiet while others wrote fewer rows than this per second (inserted and updated: the `Handler_write` and `Handler_update` counters of its server) since the batch before; `0`: never quiet',
   }),
   REQUEST_LOG_RETENTION_DAYS: int({
     min: 1,

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
+import type { RetentionConfig } from '../../config/app-config.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { exportRecord } from '../messages/search/message-export.service.js';
@@ -36,6 +37,10 @@ export interface PruneResult {
 const firstIdOf = (ms: number) => `${ms}000000`;
 /** Ids are taken at acceptance, created_at a moment later: the walk reaches this far past `before`. */
 const ID_SLACK_MS = 60_000;
+/** Others' writes are counted over about this long, once the prune has watched that long... */
+const WRITES_WINDOW_MS = 1000;
+/** ...and over this long before its first batch. */
+const FIRST_LOOK_MS = 200;
 
 const add = (a: RemovedCounts, b: RemovedCounts): RemovedCounts => ({
   messages: a.messages + b.messages,
@@ -46,20 +51,29 @@ const add = (a: RemovedCounts, b: RemovedCounts): RemovedCounts => ({
   callback_attempts: a.callback_attempts + b.callback_attempts,
 });
 
-/**
- * Message retention: final messages (DELIVERED, UNDELIVERED, EXPIRED, FAILED, REJECTED,
- * CANCELLED) last changed before the cutoff are removed with their events, parts, receipts and
- * callback attempts, and a request once none of its messages is left. Money (ledger, balances,
- * spend rows) is never touched. Rows go in batches of RETENTION_BATCH messages, each followed by
- * a pause of RETENTION_PAUSE_FACTOR times its own duration (RETENTION_PAUSE_MS at least), so the
- * sends that share the tables keep their latency; with
- * ARCHIVE_DIR set each batch is written to the archive and verified first.
- */
 /** The pause after a batch that took `batchMs`: `factor` times as long, `minMs` at least. */
 export function pauseAfterBatch(batchMs: number, minMs: number, factor: number): number {
   return Math.max(minMs, factor * batchMs);
 }
 
+/** The pause factor for a database others wrote `rowsPerSecond` rows to since the batch before. */
+export function paceFactor(
+  rowsPerSecond: number,
+  pace: Pick<RetentionConfig, 'pauseFactor' | 'quietPauseFactor' | 'quietWrites'>,
+): number {
+  return rowsPerSecond < pace.quietWrites ? pace.quietPauseFactor : pace.pauseFactor;
+}
+
+/**
+ * Message retention: final messages (DELIVERED, UNDELIVERED, EXPIRED, FAILED, REJECTED,
+ * CANCELLED) last changed before the cutoff are removed with their events, parts, receipts and
+ * callback attempts, and a request once none of its messages is left. Money (ledger, balances,
+ * spend rows) is never touched. Rows go in batches of RETENTION_BATCH messages, each followed by
+ * a pause of a factor times its own duration (RETENTION_PAUSE_MS at least): RETENTION_PAUSE_FACTOR
+ * while others write to the database, so the sends that share it keep their latency, and
+ * RETENTION_QUIET_PAUSE_FACTOR while it is quiet, so a prune at night goes fast. With
+ * ARCHIVE_DIR set each batch is written to the archive and verified first.
+ */
 @Injectable()
 export class RetentionService {
   constructor(
@@ -83,12 +97,35 @@ export class RetentionService {
   private async run(before: Date, archiveDir: string | null, o: PruneOptions): Promise<PruneResult> {
     const { onProgress, signal } = o;
     const started = Date.now();
-    const { batch, pauseMs, pauseFactor } = this.config.retention;
-    // The pause grows with the time the batch took (as pt-archiver's --sleep-coef): while sends
-    // load the database, batches slow down and the prune gives them more room.
+    const { batch, pauseMs } = this.config.retention;
+    // The pause grows with the time the batch took (as pt-archiver's --sleep-coef), by a factor
+    // chosen from what others wrote since the batch before: beside sends a batch takes about as
+    // long as alone (its time goes to reading index pages), yet costs them CPU and cached pages,
+    // so their writes are the signal, not the batch's duration.
+    // A stop ends a pause (beside sends it lasts seconds), not only the loop after it.
+    const rest = (ms: number) =>
+      ms > 0 ? sleep(ms, undefined, { signal }).catch(() => undefined) : undefined;
+    // What others write is counted over the last second (a few milliseconds hold a handful of
+    // rows or none), after a first look before the first batch.
+    const sample = async () => ({ rows: await this.store.rowsWritten(), at: performance.now() });
+    const marks = [await sample()];
+    await rest(FIRST_LOOK_MS);
+    const factorNow = async () => {
+      const now = await sample();
+      marks.push(now);
+      while (marks.length > 2 && now.at - marks[1].at >= WRITES_WINDOW_MS) marks.shift();
+      const perSecond = ((now.rows - marks[0].rows) * 1000) / Math.max(1, now.at - marks[0].at);
+      return paceFactor(perSecond, this.config.retention);
+    };
     const pauseAfter = async (batchStarted: number) => {
-      const ms = pauseAfterBatch(performance.now() - batchStarted, pauseMs, pauseFactor);
-      if (ms > 0) await sleep(ms);
+      const batchMs = performance.now() - batchStarted;
+      const pause = async () => pauseAfterBatch(batchMs, pauseMs, await factorNow());
+      const paused = await pause();
+      await rest(paused);
+      if (signal?.aborted) return;
+      // Sends that began during a quiet (short) pause lengthen it to a busy one before the next batch.
+      const longer = await pause();
+      if (longer > paused) await rest(longer - paused);
     };
     const archive = archiveDir ? new MessageArchive(archiveDir) : null;
     const idBound = firstIdOf(before.getTime() + ID_SLACK_MS);

@@ -176,6 +176,19 @@ export class RetentionStore {
     };
   }
 
+  /**
+   * Rows the main database's server has inserted and updated since it started, for every
+   * connection: its global status counters `Handler_write` and `Handler_update` (MariaDB and
+   * MySQL both keep them; internal temporary tables count apart). The prune removes only, so what
+   * this counts between two of its batches was written by others, sends and dispatch above all.
+   */
+  async rowsWritten(): Promise<number> {
+    const rows = (await this.main.query(
+      "SHOW GLOBAL STATUS WHERE Variable_name IN ('Handler_write', 'Handler_update')",
+    )) as Array<{ Variable_name: string; Value: string }>;
+    return rows.reduce((n, r) => n + Number(r.Value), 0);
+  }
+
   /** Receipts that matched no message and were given up, received before `before`: up to `limit`. */
   async unmatchedReceipts(before: Date, limit: number): Promise<Row[]> {
     return (await this.notifications.query(
