@@ -264,7 +264,7 @@ describe('message retention and archives (db prune, db archive)', () => {
     expect(Number(total)).toBeCloseTo(Number(await balance()), 6);
   });
 
-  it('paces itself by what others write: one or two batches in three seconds beside 500 rows written a second, every batch when those writes count as quiet', async () => {
+  it('paces itself by what others write: one or two batches in three seconds beside 500 rows written a second, every batch (db prune) when those writes count as quiet; a stop ends a pause', async () => {
     const owner = await createTenant(t, { balances: { sms: '10' }, prices: { sms: '0.5' } });
     const start = new Date(Date.now() - 400 * 86_400_000);
     await seedAccountMessages(t, {
@@ -290,36 +290,44 @@ describe('message retention and archives (db prune, db archive)', () => {
         await new Promise((r) => setTimeout(r, 10));
       }
     })();
+    const before = new Date(Date.now() - 90 * 86_400_000);
+    const pace = { batch: 10, pauseFactor: 1000, quietPauseFactor: 0 };
+    // The prune as a worker's schedule runs it: with a signal its shutdown aborts.
     const config = t.app.get<AppConfig>(APP_CONFIG);
-    const prune = (quietWrites: number) => {
-      const retention = {
-        ...config.retention,
-        archiveDir: undefined,
-        batch: 10,
-        pauseMs: 0,
-        pauseFactor: 1000,
-        quietPauseFactor: 0,
-        quietWrites,
-      };
+    const prune = (pauseMs: number, quietWrites: number, stopAfterMs: number) => {
+      const retention = { ...config.retention, ...pace, archiveDir: undefined, pauseMs, quietWrites };
       const service = new RetentionService(t.app.get(RetentionStore, { strict: false }), {
         ...config,
         retention,
       });
-      return service.prune({
-        before: new Date(Date.now() - 90 * 86_400_000),
-        signal: AbortSignal.timeout(3000),
-      });
+      return service.prune({ before, signal: AbortSignal.timeout(stopAfterMs) });
     };
     try {
       // Busy: after each batch the prune pauses a thousand times as long (2 s or more), and is
       // stopped at 3 s: one batch, two at most.
-      const busy = (await prune(50))!.removed.messages;
+      const busy = (await prune(0, 50, 3000))!.removed.messages;
       expect(busy).toBeGreaterThanOrEqual(10);
       expect(busy).toBeLessThanOrEqual(20);
       expect(await finalLeft()).toBe(final - busy);
-      // The same writes under a threshold above them: quiet, no pause, every final message goes.
-      const quiet = await prune(1_000_000);
-      expect(quiet?.removed.messages).toBe(final - busy);
+      // A stop 1 s into a pause of a minute (RETENTION_PAUSE_MS) ends it: one batch, then back.
+      const stopAt = performance.now();
+      const stopped = (await prune(60_000, 1_000_000, 1000))!.removed.messages;
+      expect(stopped).toBe(10);
+      expect(performance.now() - stopAt).toBeLessThan(15_000);
+      // db prune under a threshold above these writes: quiet, no pause, every final message goes.
+      const quiet = await runCli(
+        {
+          ...cliEnv,
+          RETENTION_BATCH: '10',
+          RETENTION_PAUSE_MS: '0',
+          RETENTION_PAUSE_FACTOR: '1000',
+          RETENTION_QUIET_PAUSE_FACTOR: '0',
+          RETENTION_QUIET_WRITES: '1000000',
+        },
+        ['db', 'prune', '--before', before.toISOString(), '--json'],
+      );
+      expect(quiet.code, quiet.stderr).toBe(0);
+      expect(JSON.parse(quiet.stdout).removed.messages).toBe(final - busy - stopped);
       expect(await finalLeft()).toBe(0);
     } finally {
       writing = false;

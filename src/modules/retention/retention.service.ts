@@ -39,7 +39,7 @@ const firstIdOf = (ms: number) => `${ms}000000`;
 const ID_SLACK_MS = 60_000;
 /** Others' writes are counted over about this long, once the prune has watched that long... */
 const WRITES_WINDOW_MS = 1000;
-/** ...and over this long before its first batch. */
+/** ...and over this long at least (a few milliseconds hold a handful of rows or none). */
 const FIRST_LOOK_MS = 200;
 
 const add = (a: RemovedCounts, b: RemovedCounts): RemovedCounts => ({
@@ -105,12 +105,13 @@ export class RetentionService {
     // A stop ends a pause (beside sends it lasts seconds), not only the loop after it.
     const rest = (ms: number) =>
       ms > 0 ? sleep(ms, undefined, { signal }).catch(() => undefined) : undefined;
-    // What others write is counted over the last second (a few milliseconds hold a handful of
-    // rows or none), after a first look before the first batch.
+    // What others write is counted over the last second, or since the run began.
     const sample = async () => ({ rows: await this.store.rowsWritten(), at: performance.now() });
     const marks = [await sample()];
-    await rest(FIRST_LOOK_MS);
     const factorNow = async () => {
+      // A first batch quicker than FIRST_LOOK_MS waits out the rest of it (nothing does when
+      // there is nothing to remove).
+      await rest(FIRST_LOOK_MS - (performance.now() - marks[0].at));
       const now = await sample();
       marks.push(now);
       while (marks.length > 2 && now.at - marks[1].at >= WRITES_WINDOW_MS) marks.shift();
