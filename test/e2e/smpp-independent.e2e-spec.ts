@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryReportService } from '../../src/modules/delivery/delivery-report.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
-import { messageFields, requestMessages } from '../support/message-probes.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { eventsOfRequests, messageFields, requestMessages } from '../support/message-probes.js';
 import { netSmppMissing, startNetSmppSmsc, type NetSmppSmsc } from '../support/net-smpp-smsc.js';
 import {
   deliveryReports,
@@ -87,6 +88,37 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
         n === firstPartLost ? ['DELIVERED', 'UNDELIVERED'] : ['DELIVERED', 'DELIVERED'],
       );
     }
+  });
+
+  it('takes the first of a receipt resent twice (the last as UNDELIV), with receipts applied two batches at a time: 200 DELIVERED, one DELIVERED event each', async () => {
+    const to = Array.from({ length: 200 }, (_, i) => `2609771${String(i).padStart(4, '0')}8`);
+    const receiptsBefore = smsc.receiptResponses.length;
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .send({ from: 'ACME', to, message: 'resent' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const ref = String(res.body.api_reference);
+    await waitFor(
+      async () => smsc.receiptResponses.length >= receiptsBefore + 600,
+      20_000,
+      '600 receipts answered',
+    );
+    await waitFor(
+      async () => (await requestMessages(t, ref, 'status')).every((m) => m.status === 'DELIVERED'),
+      20_000,
+      'every message DELIVERED',
+    );
+    expect(smsc.receiptResponses.slice(receiptsBefore).filter((s) => s !== 0)).toEqual([]);
+    await sleep(500); // a resend applied late would show as a second event
+    const events = await eventsOfRequests(t, [ref]);
+    expect(events.filter((e) => e.status === 'DELIVERED')).toHaveLength(200);
+    expect(new Set(events.filter((e) => e.status === 'DELIVERED').map((e) => e.messageId)).size).toBe(200);
+    expect(events.filter((e) => e.status === 'UNDELIVERED')).toHaveLength(0);
+    expect((await requestMessages(t, ref, 'status')).map((m) => m.status)).toEqual(
+      Array(200).fill('DELIVERED'),
+    );
   });
 
   it('applies a receipt stored before SENT that the early pass never applied (its worker stopped between the two)', async () => {

@@ -14,6 +14,7 @@
 #     message with an 8-bit UDH reference sent as parts 3, 1, 2, and a two-part UCS-2 message
 #     with sar_* TLVs sent as parts 2, 1 whose emoji is split between the parts; then "STOP".
 #     Each answer to them prints "mo_resp STATUS".
+#   8 as 0, sent twice, then a third time as UNDELIV (an SMSC resending; the first end state counts)
 use strict;
 use warnings;
 use Net::SMPP;
@@ -121,6 +122,10 @@ while (my $conn = $server->accept) {
       if ($form ne '4') {
         receipt($conn, $dest, $source, $id_num, $id_hex, $stat);
         receipt($conn, $dest, $source, 999999999, '3B9AC9FF', 'DELIVRD') if $form eq '6';
+        if ($form eq '8') {
+          receipt($conn, $dest, $source, $id_num, $id_hex, $stat);
+          receipt($conn, $dest, $source, $id_num, $id_hex, 'UNDELIV');
+        }
         write_back($conn, $dest, $source) if $form eq '7';
       }
     } else {
