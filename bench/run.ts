@@ -29,6 +29,7 @@ import { benchRouting } from './routing.js';
 import { benchDispatch } from './dispatch.js';
 import { benchCli } from './cli.js';
 import { benchRetention } from './retention.js';
+import { LATEST, writeBenchDocs } from './docs.js';
 import {
   cliJson,
   cpuMs,
@@ -621,10 +622,10 @@ async function main() {
   // B8 (a prune beside B1's load) and B9 (MySQL and Redis bytes per message): an API, a worker and a database of their own.
   if (wants('B8') || wants('B9')) for (const r of await benchRetention(quick, { b8: wants('B8') })) record(r);
 
-  report(started);
+  await report(started);
 }
 
-function report(started: number) {
+async function report(started: number) {
   const machine = {
     cores: cpus().length,
     cpu: cpus()[0]?.model,
@@ -647,9 +648,12 @@ function report(started: number) {
     );
   }
   // Only a full run replaces the committed figures the docs quote; a quick or partial run keeps its own file.
-  const file = quick || only ? 'bench/results/partial.json' : 'bench/results/latest.json';
-  writeFileSync(file, JSON.stringify({ machine, at: new Date().toISOString(), results: rows }, null, 2));
+  const file = quick || only ? 'bench/results/partial.json' : LATEST;
+  const run = { machine, at: new Date().toISOString(), results: rows };
+  writeFileSync(file, JSON.stringify(run, null, 2));
   console.log(`\nwritten to ${file} (${machine.seconds} s)`);
+  if (file === LATEST)
+    console.log(`rewrote the figures of ${(await writeBenchDocs('.', run)).join(' and ')}`);
 }
 
 main().then(
