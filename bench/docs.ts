@@ -236,57 +236,69 @@ function dayTable(run: BenchRun): string {
     'one server, 8 cores, SSD',
     'the main, notification and log databases on three servers',
   ];
+  // Where each line's figures come from, in the order of the lines.
+  const from = [
+    'the day ÷ 86,400 s; peak ×10',
+    'B1 (CPU per send), B2 (recipients/s)',
+    'B3 (one worker)',
+    'not measured here (see below)',
+    'B9 (MySQL bytes, single sends)',
+    'B9 (Redis bytes)',
+    'B8 (prune rates)',
+  ];
   return table(
-    ['messages a day', '1 M', '10 M', '100 M'],
-    [
+    ['messages a day', '1 M', '10 M', '100 M', 'from'],
+    (
       [
-        'average / planned peak',
-        ...avg.map((a, i) => `${num(Math.round(a), 0)} / ${num(Math.round(peak[i]), 0)} messages/s`),
-      ],
-      [
-        'API processes (one core each)',
-        ...apiSingle.map((s, i) =>
-          s === apiBulk[i] ? `${s}` : `${apiBulk[i]} (bulk) to ${s} (single sends)`,
-        ),
-      ],
-      [
-        'worker processes',
-        ...workers.map((w) =>
-          w > 2 ? `${w}, each on cores of its own, and SMSC binds whose TPS adds up to the peak` : `${w}`,
-        ),
-      ],
-      ['MySQL', ...mysql],
-      [
-        'MySQL disk per retention day',
-        ...days.map(
-          (n, i) =>
-            `${bytes(n * f.mysqlSingle)} or more` +
-            (i === 0 ? ` (${bytes(n * f.mysqlSingle * retentionDays)} for ${retentionDays} days)` : ''),
-        ),
-      ],
-      [
-        "Redis for an hour's backlog at peak",
-        ...peak.map(
-          (p, i) =>
-            `${bytes(p * 3600 * f.redisBulk)}${i === 0 ? ' in bulk, ' : ' / '}${bytes(p * 3600 * f.redisSingle)}` +
-            (i === 0 ? ' as single sends' : ''),
-        ),
-      ],
-      [
-        "pruning a day's messages (`db prune`)",
-        ...days.map((n, i) => {
-          const dayBusy = n / f.pruneBeside > 86_400;
-          return dayBusy
-            ? `${quiet[i]} on a quiet database, ${busy[i]} beside sends, longer than the day it removes: give MySQL ` +
-                'memory for its tables, lower `RETENTION_PAUSE_FACTOR` (the rate rises about as 1 / (factor + 1)) or ' +
-                'raise `RETENTION_QUIET_WRITES` to a load the servers carry unnoticed'
-            : `${quiet[i]} on a quiet database, ${busy[i]} beside sends` +
-                (n / f.pruneBeside > 3 * 3600
-                  ? ': run it when sends are few, and it takes the quiet pace'
-                  : '');
-        }),
-      ],
-    ],
+        [
+          'average / planned peak',
+          ...avg.map((a, i) => `${num(Math.round(a), 0)} / ${num(Math.round(peak[i]), 0)} messages/s`),
+        ],
+        [
+          'API processes (one core each)',
+          ...apiSingle.map((s, i) =>
+            s === apiBulk[i] ? `${s}` : `${apiBulk[i]} (bulk) to ${s} (single sends)`,
+          ),
+        ],
+        [
+          'worker processes',
+          ...workers.map((w) =>
+            w > 2 ? `${w}, each on cores of its own, and SMSC binds whose TPS adds up to the peak` : `${w}`,
+          ),
+        ],
+        ['MySQL', ...mysql],
+        [
+          'MySQL disk per retention day',
+          ...days.map(
+            (n, i) =>
+              `${bytes(n * f.mysqlSingle)} or more` +
+              (i === 0 ? ` (${bytes(n * f.mysqlSingle * retentionDays)} for ${retentionDays} days)` : ''),
+          ),
+        ],
+        [
+          "Redis for an hour's backlog at peak",
+          ...peak.map(
+            (p, i) =>
+              `${bytes(p * 3600 * f.redisBulk)}${i === 0 ? ' in bulk, ' : ' / '}${bytes(p * 3600 * f.redisSingle)}` +
+              (i === 0 ? ' as single sends' : ''),
+          ),
+        ],
+        [
+          "pruning a day's messages (`db prune`)",
+          ...days.map((n, i) => {
+            const dayBusy = n / f.pruneBeside > 86_400;
+            return dayBusy
+              ? `${quiet[i]} on a quiet database, ${busy[i]} beside sends, longer than the day it removes: give MySQL ` +
+                  'memory for its tables, lower `RETENTION_PAUSE_FACTOR` (the rate rises about as 1 / (factor + 1)) or ' +
+                  'raise `RETENTION_QUIET_WRITES` to a load the servers carry unnoticed'
+              : `${quiet[i]} on a quiet database, ${busy[i]} beside sends` +
+                  (n / f.pruneBeside > 3 * 3600
+                    ? ': run it when sends are few, and it takes the quiet pace'
+                    : '');
+          }),
+        ],
+      ] as string[][]
+    ).map((line, i) => [...line, from[i]]),
   );
 }
 
