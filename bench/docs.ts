@@ -12,7 +12,18 @@ import { retentionSettings } from '../src/config/settings/retention.js';
 import type { BenchRow } from './lib.js';
 
 export interface BenchRun {
-  machine: { cores: number; cpu?: string; memory_gb: number; node: string; runs: number; seconds: number };
+  machine: {
+    cores: number;
+    cpu?: string;
+    memory_gb: number;
+    node: string;
+    runs: number;
+    seconds: number;
+    /** `SELECT VERSION()`, the buffer pool and Redis's version: absent from runs before they were recorded. */
+    mysql?: string;
+    buffer_pool_mb?: number;
+    redis?: string;
+  };
   at: string;
   results: BenchRow[];
 }
@@ -96,13 +107,22 @@ function table(head: string[], rows: string[][]): string {
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** The database and Redis servers of the run: "MariaDB 10.11 with a 128 MB buffer pool, Redis 7". */
+export function serversText(run: BenchRun): string {
+  const { mysql, buffer_pool_mb: pool, redis } = run.machine;
+  if (!mysql || !pool || !redis)
+    return 'MariaDB 10.11 at its Debian defaults with a 128 MB buffer pool, Redis 7';
+  const [release] = mysql.split('-');
+  const engine = /mariadb/i.test(mysql) ? 'MariaDB' : 'MySQL';
+  return `${engine} ${release.split('.').slice(0, 2).join('.')} with a ${num(pool, 0)} MB buffer pool, Redis ${redis.split('.')[0]}`;
+}
+
 function machineText(run: BenchRun): string {
   const day = run.at.slice(0, 10);
   const minutes = Math.round(run.machine.seconds / 60);
   return wrap(
     `The full \`npm run bench\` of ${day} on a quiet ${run.machine.cores}-core ${cpuName(run)} VM ` +
-      `(Node ${run.machine.node}, MariaDB 10.11 at its Debian defaults with a 128 MB buffer pool, Redis 7, nothing ` +
-      `else running; medians of ${run.machine.runs} runs, ${minutes} minutes), as written to ` +
+      `(Node ${run.machine.node}, ${serversText(run)}, nothing else running; medians of ${run.machine.runs} runs, ${minutes} minutes), as written to ` +
       '`bench/results/latest.json`, which is committed: the [capacity guide](operations/scaling.md#capacity) quotes it.',
   );
 }
@@ -307,8 +327,8 @@ function scalingIntro(run: BenchRun): string {
     'What one process and one row cost, from the bench rows that measure them. Every figure is from ' +
       `the full \`npm run bench\` of ${run.at.slice(0, 10)} whose output is committed as \`bench/results/latest.json\` ` +
       `(see [Performance](../performance.md) for how): a ${run.machine.cores}-core ${cpuName(run)} VM with ` +
-      'MariaDB 10.11 at its Debian defaults (a 128 MB buffer pool), Redis and the load generator on the same ' +
-      `${run.machine.cores} cores, so a dedicated server does better.`,
+      `${serversText(run)} and the load generator on the same ${run.machine.cores} cores, so a dedicated server ` +
+      'does better.',
   );
 }
 

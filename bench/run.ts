@@ -15,6 +15,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 import { startSmppPeer } from '../test/support/smpp-peer.js';
@@ -625,8 +626,27 @@ async function main() {
   await report(started);
 }
 
+/** The database and Redis servers the run measured, as the docs name them. */
+async function servers(): Promise<{ mysql: string; buffer_pool_mb: number; redis: string }> {
+  const db = await createConnection({ host: '127.0.0.1', user: 'root' });
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  try {
+    const [[v]] = (await db.query('SELECT VERSION() AS version, @@innodb_buffer_pool_size AS pool')) as any;
+    const info = await redis.info('server');
+    return {
+      mysql: String(v.version),
+      buffer_pool_mb: Math.round(Number(v.pool) / 2 ** 20),
+      redis: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown',
+    };
+  } finally {
+    await db.end();
+    redis.disconnect();
+  }
+}
+
 async function report(started: number) {
   const machine = {
+    ...(await servers()),
     cores: cpus().length,
     cpu: cpus()[0]?.model,
     memory_gb: round(totalmem() / 2 ** 30),

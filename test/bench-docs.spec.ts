@@ -9,6 +9,7 @@ import {
   LATEST,
   PAGES,
   renderBenchDocs,
+  serversText,
   type BenchRun,
 } from '../bench/docs.js';
 
@@ -40,6 +41,20 @@ describe('figures quoted from the bench', () => {
   it('names the row it misses instead of quoting nothing', () => {
     const without: BenchRun = { ...latest, results: latest.results.filter((r) => r.id !== 'B9') };
     expect(() => blocks(without)).toThrow(/has no B9 row/);
+  });
+
+  it('names the servers a run recorded', () => {
+    const recorded: BenchRun = {
+      ...latest,
+      machine: {
+        ...latest.machine,
+        mysql: '10.11.14-MariaDB-0+deb12u2',
+        buffer_pool_mb: 4096,
+        redis: '7.0.15',
+      },
+    };
+    expect(serversText(recorded)).toBe('MariaDB 10.11 with a 4,096 MB buffer pool, Redis 7');
+    expect(blocks(recorded).scaling['capacity-intro'].replace(/\s+/g, ' ')).toContain('4,096 MB buffer pool');
   });
 
   it('writes sizes, durations and round figures the way the guide reads them', () => {
