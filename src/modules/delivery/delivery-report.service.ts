@@ -16,6 +16,7 @@ import { HandOversInFlight } from './hand-overs-in-flight.js';
 import { DeliveryReportStore, type AppliedReport, type ArrivedReport } from './delivery-report.store.js';
 import { compareIds, ReceiptMatcher, receiptKey } from './receipt-matcher.js';
 import { isLockConflict, RECORD_BACKOFF_MAX_MS, RECORD_RETRY_MS, REPORT_LOCK_TRIES } from './retry-policy.js';
+import { ReceiptLanes } from './receipt-lanes.js';
 import { idKeys } from './smpp/receipt-ids.js';
 import type { DeliveryReport } from './transports/transport.js';
 import { withFields } from '../../platform/objects/with-fields.js';
@@ -30,8 +31,9 @@ const MAX_BATCH = 2_000;
  * Batches applied at once. One at a time, a batch's round trips waited on an event loop shared
  * with sixteen jobs' hand-overs, and receipts fell behind while submits ran (their lag grew to
  * 1.7 s in a 10,000-message burst, each batch hitting MAX_BATCH). With a second batch under way
- * they keep pace. Two batches of the same receipt (a resend) may commit in either order; only
- * end states are recorded and the first one of a part counts, so a resend changes nothing.
+ * they keep pace. A provider id's receipts all go to one lane (ReceiptLanes), so a resend is
+ * applied after the receipt it repeats: only end states are recorded and the first one of a part
+ * counts, so a resend changes nothing, even one that names another end state.
  */
 const CONCURRENT_BATCHES = 2;
 /** Slices recorded in the same tick whose early reports are applied together (each up to DISPATCH_SLICE messages). */
@@ -57,9 +59,9 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
   private readonly logger = new Logger(DeliveryReportService.name);
   private readonly matcher: ReceiptMatcher;
   private readonly warnings = new RepeatLimiter(this.logger);
-  private readonly batcher = new MicroBatcher<ArrivedReport>({
+  private readonly batches = new ReceiptLanes<ArrivedReport>({
+    lanes: CONCURRENT_BATCHES,
     maxBatch: MAX_BATCH,
-    concurrency: CONCURRENT_BATCHES,
     flush: (batch) => this.store(batch),
   });
   /**
@@ -110,7 +112,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
       await new Promise((r) => setImmediate(r));
       await this.inFlight.recorded(report.providerMessageId);
     }
-    return this.batcher.push({ transport, report });
+    return this.batches.push(report.providerMessageId, { transport, report });
   }
 
   /** Throws when the batch is not stored, so every report in it is refused and the provider resends it. */
