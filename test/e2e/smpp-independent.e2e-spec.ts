@@ -105,11 +105,20 @@ describe.skipIf(missing !== null)('SMPP against an independent SMSC (Net::SMPP)'
       20_000,
       '600 receipts answered',
     );
+    let statuses = '';
     await waitFor(
-      async () => (await requestMessages(t, ref, 'status')).every((m) => m.status === 'DELIVERED'),
+      async () => {
+        const all = await requestMessages(t, ref, 'status');
+        const counts = new Map<string, number>();
+        for (const m of all) counts.set(m.status, (counts.get(m.status) ?? 0) + 1);
+        statuses = [...counts].map(([s, n]) => `${n} ${s}`).join(', ');
+        return all.every((m) => m.status === 'DELIVERED');
+      },
       20_000,
       'every message DELIVERED',
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message} (last seen: ${statuses})`);
+    });
     expect(smsc.receiptResponses.slice(receiptsBefore).filter((s) => s !== 0)).toEqual([]);
     await sleep(500); // a resend applied late would show as a second event
     const events = await eventsOfRequests(t, [ref]);
