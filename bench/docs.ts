@@ -73,7 +73,7 @@ export function duration(seconds: number): string {
   return `${num(Math.round(hours / 24), 0)} days`;
 }
 
-/** The leading whole number of a metric's text, such as the 5,000,000 of "seed 5,000,000 old messages". */
+/** The whole number the pattern captures in a metric's text, such as the 5,000,000 of "seed 5,000,000 old messages". */
 function countIn(metric: string, pattern: RegExp): number {
   const m = pattern.exec(metric);
   if (!m) throw new Error(`no count in "${metric}"`);
@@ -167,11 +167,10 @@ function capacityFigures(run: BenchRun) {
   };
 }
 
-/** Share of a core, or of a worker's measured rate, that planning leaves in use. */
+/** The share of what an API core or a worker measured that the plan counts on. */
 const HEADROOM = 0.75;
 /** Planned peak as a multiple of the day's average rate. */
 const PEAK = 10;
-const RETENTION = retentionSettings;
 
 function capacityTable(run: BenchRun): string {
   const f = capacityFigures(run);
@@ -229,9 +228,9 @@ function capacityTable(run: BenchRun): string {
       [
         'removal of old messages (`db prune`)',
         `${num(f.pruneBeside, 0)} messages/s beside B1's load (the busy pace: \`RETENTION_PAUSE_FACTOR\` ` +
-          `${RETENTION.RETENTION_PAUSE_FACTOR.default}), ${num(f.pruneAlone, 0)} alone (the quiet pace: ` +
-          `\`RETENTION_QUIET_PAUSE_FACTOR\` ${RETENTION.RETENTION_QUIET_PAUSE_FACTOR.default}), ` +
-          `\`RETENTION_BATCH\` ${RETENTION.RETENTION_BATCH.default}, on tables of ${num(seeded, 0)} messages ` +
+          `${retentionSettings.RETENTION_PAUSE_FACTOR.default}), ${num(f.pruneAlone, 0)} alone (the quiet pace: ` +
+          `\`RETENTION_QUIET_PAUSE_FACTOR\` ${retentionSettings.RETENTION_QUIET_PAUSE_FACTOR.default}), ` +
+          `\`RETENTION_BATCH\` ${retentionSettings.RETENTION_BATCH.default}, on tables of ${num(seeded, 0)} messages ` +
           `(far beyond the buffer pool); B1's p99 beside it ${p99.ratio}× its p99 without`,
         'B8',
       ],
@@ -248,7 +247,7 @@ function dayTable(run: BenchRun): string {
   const apiSingle = peak.map((p) => atLeastTwo(p / (f.perCore * HEADROOM)));
   const apiBulk = peak.map((p) => atLeastTwo(p / (f.bulk * HEADROOM)));
   const workers = peak.map((p) => atLeastTwo(p / (f.oneWorker * HEADROOM)));
-  const retentionDays = RETENTION.MESSAGE_RETENTION_DAYS.default;
+  const retentionDays = retentionSettings.MESSAGE_RETENTION_DAYS.default;
   const quiet = days.map((n) => duration(n / f.pruneAlone));
   const busy = days.map((n) => duration(n / f.pruneBeside));
   const mysql = [
