@@ -105,48 +105,6 @@ describe('MicroBatcher', () => {
     await first;
   });
 
-  it('with concurrency 2, a second flush takes what arrives during the first; a third waits for either', async () => {
-    const gates = new Map<number, ReturnType<typeof gate>>([
-      [1, gate()],
-      [2, gate()],
-    ]);
-    const batches: number[][] = [];
-    let running = 0;
-    let most = 0;
-    const b = new MicroBatcher<number>({
-      concurrency: 2,
-      flush: async (items) => {
-        most = Math.max(most, ++running);
-        batches.push(items);
-        await gates.get(items[0])?.opened;
-        running--;
-      },
-    });
-    const tick = () => new Promise((r) => setImmediate(r));
-    const first = b.push(1);
-    await tick();
-    const second = b.push(2);
-    await tick();
-    // Both flushes are under way: these wait, and go together to whichever ends first.
-    const later = [b.push(3), b.push(4)];
-    await tick();
-    expect(batches).toEqual([[1], [2]]);
-    gates.get(2)!.open();
-    await Promise.all([second, ...later]);
-    expect(batches).toEqual([[1], [2], [3, 4]]);
-    gates.get(1)!.open();
-    await first;
-    expect(most).toBe(2);
-    await b.drain();
-  });
-
-  it('refuses concurrency beside overlap or delayMs, and below 1', () => {
-    const flush = async () => undefined;
-    expect(() => new MicroBatcher<number>({ concurrency: 2, overlap: true, flush })).toThrow(RangeError);
-    expect(() => new MicroBatcher<number>({ concurrency: 2, delayMs: 5, flush })).toThrow(RangeError);
-    expect(() => new MicroBatcher<number>({ concurrency: 0, flush })).toThrow(RangeError);
-  });
-
   it('drain waits until every pushed item has settled, failures included', async () => {
     const g = gate();
     const done: number[] = [];

@@ -15,13 +15,6 @@ export interface MicroBatcherOptions<T, R> {
    */
   overlap?: boolean;
   /**
-   * Without `overlap` or `delayMs`: up to this many flushes at once (default 1). While they are
-   * all under way, arriving items wait and go to whichever ends first, as one batch (up to
-   * `maxBatch`). A second flush lets items that arrive during a long one go without waiting for
-   * it, while a busy stream still gathers into large batches.
-   */
-  concurrency?: number;
-  /**
    * Collect for this long after the first waiting item instead of until the next tick (the
    * timer does not keep the process alive); a full batch (`maxBatch`) goes at once. For work
    * that is cheaper late and together than soon and apart: log rows, "last used" times.
@@ -51,10 +44,6 @@ export class MicroBatcher<T, R = void> {
   private queue: Array<Entry<T, R>> = [];
   private readonly maxBatch: number;
   private readonly maxWaiting: number;
-  /** Flush loops allowed beside the first (concurrency - 1). */
-  private readonly extraLoops: number;
-  /** Flush loops beside the first, running or about to start. */
-  private extra = 0;
   /** A flush is scheduled (overlap) or the flush loop is under way (serial). */
   private busy = false;
   private timer?: NodeJS.Timeout;
@@ -69,12 +58,6 @@ export class MicroBatcher<T, R = void> {
     this.maxWaiting = options.maxWaiting ?? Infinity;
     if (!(this.maxBatch >= 1)) throw new RangeError('maxBatch must be at least 1');
     if (!(this.maxWaiting >= 1)) throw new RangeError('maxWaiting must be at least 1');
-    const concurrency = options.concurrency ?? 1;
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-      throw new RangeError('concurrency must be a whole number of at least 1');
-    if (concurrency > 1 && (options.overlap || options.delayMs !== undefined))
-      throw new RangeError('concurrency goes without overlap and delayMs');
-    this.extraLoops = concurrency - 1;
   }
 
   /** Items waiting for a flush (not those being flushed). */
@@ -120,7 +103,7 @@ export class MicroBatcher<T, R = void> {
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.busy || this.extra > 0) await new Promise((r) => setImmediate(r));
+    while (this.busy) await new Promise((r) => setImmediate(r));
     this.holdOff = false;
     this.busy = true;
     await this.flushLoop();
@@ -130,10 +113,7 @@ export class MicroBatcher<T, R = void> {
     this.unsettled++;
     this.queue.push(entry);
     this.trim();
-    if (this.busy) {
-      this.startExtra();
-      return;
-    }
+    if (this.busy) return;
     if (this.options.delayMs !== undefined && this.queue.length >= this.maxBatch && !this.holdOff) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -142,13 +122,6 @@ export class MicroBatcher<T, R = void> {
       return;
     }
     this.schedule();
-  }
-
-  /** Another flush loop beside the one under way, where `concurrency` allows one. */
-  private startExtra(): void {
-    if (this.extra >= this.extraLoops || this.closed || this.holdOff) return;
-    this.extra++;
-    setImmediate(() => void this.flushWaiting().finally(() => this.extra--));
   }
 
   private schedule(): void {
