@@ -179,8 +179,9 @@ function capacityTable(run: BenchRun): string {
   const ack = row(run, 'B2', '10,000-recipient request, ack time (median)');
   const receipts = row(run, 'B3', 'delivery receipts applied during B3');
   const twoWorkers = row(run, 'B3', 'dispatch to SMPP peer, two workers');
-  const smscs = run.results.filter((r) => r.id === 'B7' && /^SMSC \d+ of \d+ .*mean/.test(r.metric));
-  const cap = countIn(smscs[0]?.metric ?? row(run, 'B7', /cap \d+ TPS/).metric, /cap (\d+) TPS/);
+  const meanAtSmsc = /^SMSC \d+ of \d+ .*mean/;
+  const cap = countIn(row(run, 'B7', meanAtSmsc).metric, /cap (\d+) TPS/);
+  const smscs = run.results.filter((r) => r.id === 'B7' && meanAtSmsc.test(r.metric));
   const mysqlBulk = row(run, 'B9', 'MySQL bytes per delivered message, one 10,000-recipient request');
   const allocated = row(run, 'B9', 'MySQL bytes allocated per delivered message');
   const seed = row(run, 'B8', 'seed ');
@@ -204,7 +205,7 @@ function capacityTable(run: BenchRun): string {
       [
         'dispatched messages, per worker process',
         `${num(f.oneWorker, 0)} messages/s to one SMPP peer (window 200), with its delivery receipts applied at ` +
-          `${num(receipts.value, 0)}/s; two workers on the same two cores: ${num(twoWorkers.value, 0)} together ` +
+          `${num(receipts.value, 0)}/s; two workers on the same ${run.machine.cores} cores: ${num(twoWorkers.value, 0)} together ` +
           '(the cores are the limit)',
         'B3',
       ],
