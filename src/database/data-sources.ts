@@ -1,4 +1,5 @@
 import mysql2 from 'mysql2';
+import { randomUUID } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { waitForDependency, type StartupLogger } from '../platform/startup/wait-for-dependency.js';
@@ -134,8 +135,22 @@ function waitForServer(db: DatabaseConfig, waitSeconds: number, logger: StartupL
 }
 
 /**
+ * Errors a migration meets when a cluster node drops out and back in, or a lock is slow to come
+ * (Galera's "WSREP has not yet prepared node", a lock wait timeout, a deadlock): worth trying
+ * again once the node is back, as a refused connection is.
+ */
+const MIGRATION_RETRYABLE = new Set(['ER_UNKNOWN_COM_ERROR', 'ER_LOCK_WAIT_TIMEOUT', 'ER_LOCK_DEADLOCK']);
+
+function isRetryableAtStart(err: unknown): boolean {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  return isTransientDbError(err) || MIGRATION_RETRYABLE.has(code);
+}
+
+/**
  * Opens a data source for a starting process: waits (STARTUP_WAIT_SECONDS) for the server,
  * creates the database if it is missing and runs pending migrations, saying so in the log.
+ * A try that fails on a transient error (the server or a cluster node gone for a moment) is
+ * made again within the same wait, holding the same migration lock.
  */
 export async function openDataSource(
   options: DataSourceOptions,
@@ -144,13 +159,22 @@ export async function openDataSource(
   logger: StartupLogger,
 ): Promise<DataSource> {
   await waitForServer(db, waitSeconds, logger);
-  if (await ensureDatabase(db)) logger.log(`created database ${describeDatabase(db)}`);
-  const ds = retryWriteConflicts(await new DataSource(options).initialize());
-  try {
-    for (const name of await runMigrations(ds, db)) logger.log(`applied migration ${name} to ${db.database}`);
-  } catch (err) {
-    await ds.destroy().catch(() => undefined);
-    throw err;
-  }
-  return ds;
+  const holder = randomUUID();
+  const warn = (message: string) => logger.warn(message);
+  return waitForDependency(
+    `the migrations of ${describeDatabase(db)}`,
+    async () => {
+      if (await ensureDatabase(db)) logger.log(`created database ${describeDatabase(db)}`);
+      const ds = retryWriteConflicts(await new DataSource(options).initialize());
+      try {
+        for (const name of await runMigrations(ds, db, { holder, warn }))
+          logger.log(`applied migration ${name} to ${db.database}`);
+      } catch (err) {
+        await ds.destroy().catch(() => undefined);
+        throw err;
+      }
+      return ds;
+    },
+    { waitSeconds, isTransient: isRetryableAtStart, logger },
+  );
 }

@@ -3,6 +3,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config.js';
 import { errorText } from '../platform/startup/error-text.js';
 import { withMigrationLock } from './migration-lock.js';
+import { makeMigrationsReplaySafe } from './migration-replay.js';
 
 /** What a log line or error message may show of a database: its URL without the password. */
 export function describeDatabase(db: DatabaseConfig): string {
@@ -118,13 +119,27 @@ export interface MigrationReport {
 /**
  * Runs pending migrations on an initialised data source. A lock serialises migrations when
  * several processes start together (MySQL DDL is not transactional), whichever node of a
- * cluster each one reaches (migration-lock.ts).
+ * cluster each one reaches (migration-lock.ts); a migration an interrupted run left applied
+ * in part is completed (migration-replay.ts). A caller that tries again after a failure passes
+ * the same `holder`.
  */
-export async function runMigrations(ds: DataSource, db: DatabaseConfig): Promise<string[]> {
+export async function runMigrations(
+  ds: DataSource,
+  db: DatabaseConfig,
+  opts: { warn: (message: string) => void; holder?: string },
+): Promise<string[]> {
+  makeMigrationsReplaySafe(ds, (migration, sql) =>
+    opts.warn(
+      `migration ${migration} on ${db.database}: skipped a statement an interrupted run had applied: ${sql.trim().split('\n')[0]}`,
+    ),
+  );
   const runner = ds.createQueryRunner();
   try {
-    const done = await withMigrationLock(runner, `migrations:${db.database}`, () =>
-      ds.runMigrations({ transaction: 'each' }),
+    const done = await withMigrationLock(
+      runner,
+      `migrations:${db.database}`,
+      () => ds.runMigrations({ transaction: 'each' }),
+      opts.holder,
     );
     return done.map((m) => m.name);
   } finally {
@@ -141,7 +156,8 @@ export async function migrateDatabase(
   // Two connections at least: one holds the migration lock while another runs the migrations.
   const ds = await new DataSource({ ...options, poolSize: 2 } as DataSourceOptions).initialize();
   try {
-    return { created, applied: await runMigrations(ds, db) };
+    const warn = (message: string) => process.stderr.write(`${message}\n`);
+    return { created, applied: await runMigrations(ds, db, { warn }) };
   } finally {
     await ds.destroy();
   }

@@ -32,6 +32,7 @@ export async function withMigrationLock<T>(
   runner: QueryRunner,
   name: string,
   work: () => Promise<T>,
+  holder: string = randomUUID(),
 ): Promise<T> {
   await runner.query(
     `CREATE TABLE IF NOT EXISTS migration_lock (
@@ -40,7 +41,6 @@ export async function withMigrationLock<T>(
        heartbeat_at DATETIME(3) NOT NULL
      ) ENGINE=InnoDB`,
   );
-  const holder = randomUUID();
   await acquire(runner, name, holder);
   // A missed beat is not reported: the next one, or the migration's own queries, will fail alike.
   const heartbeat = new PeriodicTask({
@@ -79,6 +79,13 @@ async function acquire(runner: QueryRunner, name: string, holder: string): Promi
       const errno = (err as { errno?: number; driverError?: { errno?: number } }).errno;
       if (errno !== ER_DUP_ENTRY && errno !== ER_LOCK_DEADLOCK) throw err;
     }
+    // The row may be this holder's own, left by a try that failed before it could delete it
+    // (its server went away mid-migration): a retry takes it back instead of waiting it out.
+    const mine = (await runner.query(
+      'UPDATE migration_lock SET heartbeat_at = UTC_TIMESTAMP(3) WHERE name = ? AND holder = ?',
+      [name, holder],
+    )) as { affectedRows?: number };
+    if (mine.affectedRows === 1) return;
     if (Date.now() > until)
       throw new Error(
         `another process has held the migration lock of ${name} for over ${WAIT_MS / 60_000} minutes`,

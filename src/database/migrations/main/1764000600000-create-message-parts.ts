@@ -6,7 +6,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * is the id read as a hexadecimal number, written in decimal, so a receipt that writes the same
  * id in decimal or zero-padded is found by index. Rows are written in the transaction that
  * records the message SENT. Messages already SENT before this table existed keep matching by
- * their stored (last part's) id, copied here.
+ * their stored (last part's) id, copied here (a copy run twice adds nothing).
  */
 export class CreateMessageParts1764000600000 implements MigrationInterface {
   name = 'CreateMessageParts1764000600000';
@@ -27,7 +27,8 @@ export class CreateMessageParts1764000600000 implements MigrationInterface {
     await q.query(`INSERT INTO message_parts (message_id, part, provider_message_id, id_value)
       SELECT id, 1, provider_message_id,
              CASE WHEN provider_message_id REGEXP '^[0-9A-Fa-f]{1,15}$' THEN CONV(provider_message_id, 16, 10) END
-        FROM messages WHERE status = 'SENT' AND channel = 'sms' AND provider_message_id IS NOT NULL AND provider_message_id <> ''`);
+        FROM messages WHERE status = 'SENT' AND channel = 'sms' AND provider_message_id IS NOT NULL AND provider_message_id <> ''
+      ON DUPLICATE KEY UPDATE message_parts.part = message_parts.part`);
   }
 
   async down(q: QueryRunner): Promise<void> {
