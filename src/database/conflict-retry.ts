@@ -6,7 +6,8 @@ const ER_LOCK_DEADLOCK = 1213;
 /** Tries of one transaction that meets deadlocks: the first and two more. */
 const CONFLICT_TRIES = 3;
 
-const errnoOf = (err: unknown): number | undefined => {
+/** A MySQL error's number, whether the driver's error or TypeORM's wrapping of it. */
+export const errnoOf = (err: unknown): number | undefined => {
   const e = err as { errno?: number; driverError?: { errno?: number } } | null;
   return e?.errno ?? e?.driverError?.errno;
 };

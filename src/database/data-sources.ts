@@ -4,7 +4,13 @@ import { createConnection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { waitForDependency, type StartupLogger } from '../platform/startup/wait-for-dependency.js';
 import type { AppConfig, DatabaseConfig } from '../config/config.js';
-import { describeDatabase, ensureDatabase, isTransientDbError, runMigrations } from './database-setup.js';
+import {
+  describeDatabase,
+  ensureDatabase,
+  isRetryableMigrationError,
+  isTransientDbError,
+  runMigrations,
+} from './database-setup.js';
 import { retryWriteConflicts } from './conflict-retry.js';
 import { MAIN_MIGRATIONS, LOG_MIGRATIONS, NOTIFICATION_MIGRATIONS } from './migrations/index.js';
 
@@ -135,18 +141,6 @@ function waitForServer(db: DatabaseConfig, waitSeconds: number, logger: StartupL
 }
 
 /**
- * Errors a migration meets when a cluster node drops out and back in, or a lock is slow to come
- * (Galera's "WSREP has not yet prepared node", a lock wait timeout, a deadlock): worth trying
- * again once the node is back, as a refused connection is.
- */
-const MIGRATION_RETRYABLE = new Set(['ER_UNKNOWN_COM_ERROR', 'ER_LOCK_WAIT_TIMEOUT', 'ER_LOCK_DEADLOCK']);
-
-function isRetryableAtStart(err: unknown): boolean {
-  const code = String((err as { code?: unknown } | null)?.code ?? '');
-  return isTransientDbError(err) || MIGRATION_RETRYABLE.has(code);
-}
-
-/**
  * Opens a data source for a starting process: waits (STARTUP_WAIT_SECONDS) for the server,
  * creates the database if it is missing and runs pending migrations, saying so in the log.
  * A try that fails on a transient error (the server or a cluster node gone for a moment) is
@@ -175,6 +169,6 @@ export async function openDataSource(
       }
       return ds;
     },
-    { waitSeconds, isTransient: isRetryableAtStart, logger },
+    { waitSeconds, isTransient: isRetryableMigrationError, logger },
   );
 }

@@ -2,6 +2,7 @@ import { createConnection, type Connection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config.js';
 import { errorText } from '../platform/startup/error-text.js';
+import { errnoOf } from './conflict-retry.js';
 import { withMigrationLock } from './migration-lock.js';
 import { makeMigrationsReplaySafe } from './migration-replay.js';
 
@@ -29,6 +30,17 @@ const TRANSIENT = new Set([
 
 export function isTransientDbError(err: unknown): boolean {
   return TRANSIENT.has(String((err as { code?: unknown } | null)?.code ?? ''));
+}
+
+/**
+ * Besides those, what a starting process's migrations meet when a cluster node drops out and
+ * back in, or a lock is slow to come: Galera's "WSREP has not yet prepared node for application
+ * use" (1047), a lock wait timeout, a deadlock. Worth trying again once the node is back.
+ */
+const MIGRATION_RETRYABLE = new Set([1047, 1205, 1213]);
+
+export function isRetryableMigrationError(err: unknown): boolean {
+  return isTransientDbError(err) || MIGRATION_RETRYABLE.has(errnoOf(err) ?? 0);
 }
 
 export class DatabaseUnavailableError extends Error {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryRunner } from 'typeorm';
 import { PeriodicTask } from '../platform/periodic/periodic-task.js';
+import { errnoOf } from './conflict-retry.js';
 
 /** How often the holder shows it is alive, and after how long without a sign a waiter takes the lock over. */
 const HEARTBEAT_MS = 5000;
@@ -67,6 +68,13 @@ export async function withMigrationLock<T>(
 }
 
 async function acquire(runner: QueryRunner, name: string, holder: string): Promise<void> {
+  // The row may be this holder's own, left by a try that failed before it could delete it (its
+  // server went away mid-migration): a try again takes it back instead of waiting it out.
+  const mine = (await runner.query(
+    'UPDATE migration_lock SET heartbeat_at = UTC_TIMESTAMP(3) WHERE name = ? AND holder = ?',
+    [name, holder],
+  )) as { affectedRows?: number };
+  if (mine.affectedRows === 1) return;
   const until = Date.now() + WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -76,16 +84,9 @@ async function acquire(runner: QueryRunner, name: string, holder: string): Promi
       );
       return;
     } catch (err) {
-      const errno = (err as { errno?: number; driverError?: { errno?: number } }).errno;
+      const errno = errnoOf(err);
       if (errno !== ER_DUP_ENTRY && errno !== ER_LOCK_DEADLOCK) throw err;
     }
-    // The row may be this holder's own, left by a try that failed before it could delete it
-    // (its server went away mid-migration): a retry takes it back instead of waiting it out.
-    const mine = (await runner.query(
-      'UPDATE migration_lock SET heartbeat_at = UTC_TIMESTAMP(3) WHERE name = ? AND holder = ?',
-      [name, holder],
-    )) as { affectedRows?: number };
-    if (mine.affectedRows === 1) return;
     if (Date.now() > until)
       throw new Error(
         `another process has held the migration lock of ${name} for over ${WAIT_MS / 60_000} minutes`,

@@ -1,4 +1,5 @@
-import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
+import { errnoOf } from './conflict-retry.js';
 
 /**
  * The errors a schema statement fails with when what it makes is already there, or what it
@@ -7,13 +8,6 @@ import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
  */
 const ALREADY_DONE = new Set([1050, 1060, 1061, 1091, 1068, 1826]);
 const SCHEMA_STATEMENT = /^\s*(CREATE|ALTER|DROP|RENAME)\s/i;
-
-const errnoOf = (err: unknown): number | undefined => {
-  const e = err as { errno?: number; driverError?: { errno?: number } } | null;
-  return e?.errno ?? e?.driverError?.errno;
-};
-
-const replaySafe = new WeakSet<MigrationInterface>();
 
 /**
  * Makes the data source's migrations safe to run again after an interruption. MySQL commits
@@ -30,8 +24,6 @@ export function makeMigrationsReplaySafe(
   onSkip: (migration: string, sql: string) => void,
 ): void {
   for (const migration of ds.migrations) {
-    if (replaySafe.has(migration)) continue;
-    replaySafe.add(migration);
     const up = migration.up.bind(migration);
     const name = migration.name ?? migration.constructor.name;
     migration.up = (q: QueryRunner) => up(skippingDone(q, (sql) => onSkip(name, sql)));

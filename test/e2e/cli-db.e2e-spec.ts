@@ -153,6 +153,18 @@ describe('the CLI and the databases', () => {
       ),
     ).toBe(true);
 
+    // A run cut off after the last migration's statements, before its record: the next one
+    // completes it, saying which statement it found applied.
+    const last = s.databases[0].pending.at(-1) as string;
+    const conn = await createConnection({ host: '127.0.0.1', user: 'root', database: name });
+    await conn.query('DELETE FROM migrations WHERE name = ?', [last]).finally(() => conn.end());
+    const completed = await cli(envFor(name), 'db', 'migrate', '--json');
+    expect(completed.code).toBe(0);
+    expect(JSON.parse(completed.stdout).databases[0].applied).toEqual([last]);
+    expect(completed.stderr).toContain(
+      `migration ${last} on ${name}: skipped a statement an interrupted run had applied`,
+    );
+
     const after = JSON.parse((await cli(envFor(name), 'db', 'status', '--json')).stdout);
     for (const [i, d] of after.databases.entries())
       expect(d).toMatchObject({ exists: true, pending: [], applied: s.databases[i].pending });

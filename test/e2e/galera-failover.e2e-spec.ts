@@ -22,9 +22,8 @@ import { waitFor } from '../support/wait.js';
 /**
  * A MariaDB Galera cluster of three nodes of the suite's own. First the processes of a
  * deployment start together on the empty cluster, each on another node, while one node stops
- * and drops out for a while; then the service runs
- * behind HAProxy (one node taking writes, the others backups) while the writing node is
- * SIGKILLed mid-dispatch and later rejoins.
+ * and drops out for a while; then the service runs behind HAProxy (one node taking writes, the
+ * others backups) while the writing node is SIGKILLed mid-dispatch and later rejoins.
  */
 
 const SMS = '/api/v1/json/bulk/sms';
