@@ -90,7 +90,7 @@ export const serverSettings = {
     min: 0,
     max: 3600,
     default: 30,
-    doc: 'how long a starting process waits for MySQL to answer (one warning line per retry, naming the server), then exits 1 with one fatal line; `0` = do not wait. Redis is not waited for: the API accepts sends without it and queues them once it is back',
+    doc: 'how long a starting process waits for MySQL to answer, and tries its migrations again after a transient error (a cluster node away for a moment, a lock wait timeout; one warning line per retry, naming the server), then exits 1 with one fatal line; `0` = do not wait. Redis is not waited for: the API accepts sends without it and queues them once it is back',
   }),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     default: 'info',
