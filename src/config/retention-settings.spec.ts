@@ -10,7 +10,7 @@ describe('retention settings', () => {
       scheduleMs: undefined,
       batch: 500,
       pauseMs: 20,
-      pauseFactor: 24,
+      pauseFactor: 48,
       quietPauseFactor: 1,
       quietWrites: 100,
     });

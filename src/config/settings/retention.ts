@@ -30,7 +30,7 @@ export const retentionSettings = {
   RETENTION_PAUSE_FACTOR: int({
     min: 0,
     max: 1000,
-    default: 24,
+    default: 48,
     doc: 'while others write to the database, each pause lasts at least this many times as long as the batch before it took (`0`: `RETENTION_PAUSE_MS` alone); lower it for a faster prune at some cost to sends',
   }),
   RETENTION_QUIET_PAUSE_FACTOR: int({

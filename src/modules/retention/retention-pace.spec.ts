@@ -22,9 +22,9 @@ describe('the prune pace', () => {
 
   it('takes RETENTION_PAUSE_FACTOR while others write RETENTION_QUIET_WRITES rows a second or more, the quiet factor below', () => {
     const pace = loadConfig({}).retention;
-    // At the defaults: a twenty-fifth of the time beside sends, half of it on a quiet database.
-    expect(paceFactor(5_000, pace)).toBe(24);
-    expect(paceFactor(100, pace)).toBe(24);
+    // At the defaults: a forty-ninth of the time beside sends, half of it on a quiet database.
+    expect(paceFactor(5_000, pace)).toBe(48);
+    expect(paceFactor(100, pace)).toBe(48);
     expect(paceFactor(99.9, pace)).toBe(1);
     expect(paceFactor(0, pace)).toBe(1);
     const never = loadConfig({ RETENTION_QUIET_WRITES: '0', RETENTION_PAUSE_FACTOR: '30' }).retention;
