@@ -25,8 +25,13 @@ function walk(dir: string): string[] {
   });
 }
 
-/** Every file of the source folders, and every folder with a trailing slash. */
-const tree = SOURCE_ROOTS.flatMap((r) => [`${r}/`, ...walk(join(ROOT, r))]);
+/** The repository's own files at its root and in the source folders, and every folder with a trailing slash. */
+const tree = [
+  ...readdirSync(ROOT, { withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name),
+  ...SOURCE_ROOTS.flatMap((r) => [`${r}/`, ...walk(join(ROOT, r))]),
+];
 
 const pages = [
   'README.md',
@@ -114,6 +119,7 @@ describe('the paths the manual names', () => {
     expect(exists('test/e2e/*.e2e-spec.ts')).toBe(true);
     expect(exists('src/modules/*')).toBe(true);
     expect(exists('*.store.ts')).toBe(true);
+    expect(exists('vitest.config.ts')).toBe(true);
     expect(exists('delivery/transitions.ts')).toBe(exists('src/modules/delivery/transitions.ts'));
     expect(exists('src/no-such-file.ts')).toBe(false);
     expect(exists('no-such-file.ts')).toBe(false);
