@@ -48,3 +48,19 @@ export async function ageIdempotencyKeys(t: Probed, accountId: string, hours: nu
     [hours, hours, accountId],
   );
 }
+
+/** Callback events kept in the outbox `ms` ago. */
+export async function ageOutboxEvents(t: Probed, eventIds: string[], ms: number): Promise<void> {
+  await t.ds.query(
+    `UPDATE \`${t.name}_notification\`.callback_outbox SET created_at = created_at - INTERVAL ? MICROSECOND WHERE event_id IN (?)`,
+    [ms * 1000, eventIds],
+  );
+}
+
+/** Delivery reports with these provider ids received `ms` ago. */
+export async function ageDeliveryReports(t: Probed, providerIds: string[], ms: number): Promise<void> {
+  await t.ds.query(
+    `UPDATE \`${t.name}_notification\`.delivery_reports SET received_at = received_at - INTERVAL ? MICROSECOND WHERE provider_message_id IN (?)`,
+    [ms * 1000, providerIds],
+  );
+}
