@@ -64,3 +64,16 @@ export async function ageDeliveryReports(t: Probed, providerIds: string[], ms: n
     [ms * 1000, providerIds],
   );
 }
+
+/** A worker's connector state rows last reported `ms` ago. */
+export async function ageConnectorState(t: Probed, worker: string, ms: number): Promise<void> {
+  await t.ds.query(
+    'UPDATE connector_state SET updated_at = updated_at - INTERVAL ? MICROSECOND WHERE worker = ?',
+    [ms * 1000, worker],
+  );
+}
+
+/** The lease of an idempotency key's holder ends now (its process seems gone). */
+export async function endIdempotencyLease(t: Probed, claimId: string): Promise<void> {
+  await t.ds.query(`UPDATE idempotency_keys SET locked_until = ${PASSED} WHERE id = ?`, [claimId]);
+}
