@@ -77,3 +77,11 @@ export async function ageConnectorState(t: Probed, worker: string, ms: number): 
 export async function endIdempotencyLease(t: Probed, claimId: string): Promise<void> {
   await t.ds.query(`UPDATE idempotency_keys SET locked_until = ${PASSED} WHERE id = ?`, [claimId]);
 }
+
+/** The unfinished sets of inbound parts from a sender began a day ago. */
+export async function ageInboundParts(t: Probed, sender: string, ref: number): Promise<void> {
+  await t.ds.query(
+    'UPDATE inbound_part_groups SET first_at = first_at - INTERVAL 1 DAY WHERE sender = ? AND ref = ?',
+    [sender, ref],
+  );
+}
