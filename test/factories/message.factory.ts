@@ -6,6 +6,7 @@ import {
   MessageStore,
   type NewMessageRow,
   type NewSendRequest,
+  type StateWrite,
 } from '../../src/modules/messages/message.store.js';
 import type { HasServices, Tenant } from './account.factory.js';
 
@@ -120,4 +121,23 @@ export async function storeSend(
     ]);
   });
   return { request, messages, ids: messages.map((m) => m.id) };
+}
+
+/**
+ * Moves messages to a state as the lifecycle writes it (MessageStore.writeTransitions: the
+ * state, its time, a history row each), without the transition rules or refunds.
+ */
+export async function moveTo(
+  t: HasServices,
+  ids: string[],
+  status: StateWrite['status'],
+  extra: Partial<Omit<StateWrite, 'id' | 'status'>> = {},
+): Promise<void> {
+  const at = extra.at ?? new Date();
+  await t.app.get(DataSource).transaction((em) =>
+    t.app.get(MessageStore).writeTransitions(
+      em,
+      ids.map((id) => ({ id, status, reason: null, providerMessageId: null, ...extra, at })),
+    ),
+  );
 }
