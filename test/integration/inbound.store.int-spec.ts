@@ -5,10 +5,7 @@ import { createTenant, TENANT_MODULES, type Tenant } from '../factories/account.
 import { ageInboundParts } from '../support/clock.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 
-/**
- * Inbound messages, their auto-reply state and each account's inbound settings. The assembly of
- * concatenated parts is raced in test/integration/suppressions.int-spec.ts; here its leftovers.
- */
+/** Inbound messages, their auto-reply state, each account's inbound settings and the parts of concatenated ones. */
 
 let ctx: ServiceContext;
 let store: InboundStore;
@@ -115,6 +112,26 @@ describe('InboundStore: settings and parts', () => {
     });
     expect((await store.settings(['999999999'])).size).toBe(0);
     expect((await store.settings([])).size).toBe(0);
+  });
+
+  it('answers the whole text only when the last part arrives, in sequence order whatever the arrival order', async () => {
+    const key = { from: '260971', to: '555', ref: 5, total: 3 };
+    const add = (seq: number, text: string) => ctx.ds.transaction((em) => store.addPart(em, key, seq, text));
+    expect(await add(3, 'c')).toBeNull();
+    expect(await add(1, 'a')).toBeNull();
+    expect(await add(1, 'a')).toBeNull(); // the SMSC sent a part twice
+    expect(await add(2, 'b')).toBe('abc');
+    expect(await ctx.ds.query('SELECT 1 FROM inbound_parts WHERE sender = ?', [key.from])).toEqual([]);
+  });
+
+  it('assembles once when the last two parts arrive at the same moment on two connections', async () => {
+    const key = { from: '260972', to: '555', ref: 6, total: 3 };
+    await ctx.ds.transaction((em) => store.addPart(em, key, 1, 'x'));
+    const results = await Promise.all([
+      ctx.ds.transaction((em) => store.addPart(em, key, 2, 'y')),
+      ctx.ds.transaction((em) => store.addPart(em, key, 3, 'z')),
+    ]);
+    expect(results.filter((r) => r !== null)).toEqual(['xyz']);
   });
 
   it('drops the parts of a set that never completed in time, and keeps a recent one', async () => {
