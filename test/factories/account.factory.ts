@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
+import { AccountsModule } from '../../src/modules/accounts/accounts.module.js';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
+import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
 import type { Account } from '../../src/modules/accounts/account.entity.js';
 import { ApiKeysService, type CreateKeyInput } from '../../src/modules/api-keys/api-keys.service.js';
 import type { ApiKey } from '../../src/modules/api-keys/api-key.entity.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
+import { BalanceModule } from '../../src/modules/balance/balance.module.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
 import { TransferStore } from '../../src/modules/balance/transfer.store.js';
 import type { Channel } from '../../src/modules/messages/channel.js';
@@ -14,15 +17,27 @@ export interface HasServices {
   app: Pick<INestApplicationContext, 'get'>;
 }
 
-export interface Tenant {
-  account: Account;
+/** The modules these factories need in a services context (startServices). */
+export const TENANT_MODULES = [AccountsModule, ApiKeysModule, BalanceModule];
+
+/** A key and, once only, its secret. */
+export interface TenantKey {
   apiKey: ApiKey;
   key: string;
-  username: string;
-  password: string;
 }
 
-/** An account with balances, prices and one API key, in one call. */
+export interface Tenant extends TenantKey {
+  account: Account;
+  username: string;
+  password: string;
+  /** A test-mode key of the same account, made when asked for (`test: true`). */
+  test?: TenantKey;
+}
+
+/**
+ * An account with balances, prices and one API key (live unless `key.mode` says otherwise), in
+ * one call; with `test: true` a test-mode key beside it, so a spec can look at both sides.
+ */
 export async function createTenant(
   t: HasServices,
   opts: {
@@ -30,6 +45,7 @@ export async function createTenant(
     prices?: Partial<Record<Channel, string>>;
     key?: Omit<CreateKeyInput, 'username' | 'name'>;
     currency?: string;
+    test?: boolean;
   } = {},
 ): Promise<Tenant> {
   const username = `user_${randomBytes(4).toString('hex')}`;
@@ -46,12 +62,23 @@ export async function createTenant(
   const { apiKey, secret } = await t.app
     .get(ApiKeysService)
     .create({ username, name: 'test key', ...(opts.key ?? {}) });
-  return { account, apiKey, key: secret, username, password };
+  const tenant: Tenant = { account, apiKey, key: secret, username, password };
+  if (opts.test) {
+    const made = await t.app.get(ApiKeysService).create({ username, name: 'test-mode key', mode: 'test' });
+    tenant.test = { apiKey: made.apiKey, key: made.secret };
+  }
+  return tenant;
 }
 
 /** Who a tenant's key calls as, for the services called without HTTP (what the auth guard finds). */
 export function authOf(tenant: Pick<Tenant, 'account' | 'apiKey'>): AuthContext {
   return { account: tenant.account, key: tenant.apiKey };
+}
+
+/** The caller of a tenant's test-mode key (the tenant made with `test: true`). */
+export function testAuthOf(tenant: Pick<Tenant, 'account' | 'test'>): AuthContext {
+  if (!tenant.test) throw new Error('the tenant was made without a test key (createTenant with test: true)');
+  return { account: tenant.account, key: tenant.test.apiKey };
 }
 
 /**

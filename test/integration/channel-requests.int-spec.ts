@@ -3,13 +3,12 @@ import type { Queue } from 'bull';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
-import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import type { SendInput } from '../../src/modules/sending/channel-policy.js';
 import { SendService } from '../../src/modules/sending/send.service.js';
 import { SendingModule } from '../../src/modules/sending/sending.module.js';
 import { SuppressionsService } from '../../src/modules/suppressions/suppressions.service.js';
-import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { createTenant, testAuthOf, type Tenant } from '../factories/account.factory.js';
 import { CHANNEL_CASES, sendOn } from '../support/channel-cases.js';
 import {
   balanceOf,
@@ -43,13 +42,10 @@ beforeAll(async () => {
   });
   sends = ctx.get(SendService);
   const prices = { sms: '1', email: '1', chat: '1' };
-  main = await createTenant(ctx, { prices });
+  main = await createTenant(ctx, { prices, test: true });
   other = await createTenant(ctx, { prices });
   poor = await createTenant(ctx, { prices, balances: { sms: '0.5', email: '0.5', chat: '0.5' } });
-  const { apiKey } = await ctx
-    .get(ApiKeysService)
-    .create({ username: main.username, name: 'sandbox', mode: 'test' });
-  testKey = { account: main.account, key: apiKey };
+  testKey = testAuthOf(main);
 });
 
 afterAll(async () => {

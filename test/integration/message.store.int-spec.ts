@@ -5,7 +5,6 @@ import { loadConfig } from '../../src/config/config.js';
 import { MAIN_ENTITIES } from '../../src/app/entities.js';
 import { mainDataSourceOptions } from '../../src/database/data-sources.js';
 import { migrateDatabase } from '../../src/database/database-setup.js';
-import { MessagePartsStore } from '../../src/modules/messages/message-parts.store.js';
 import {
   MessageStore,
   type MessageGroup,
@@ -16,13 +15,15 @@ import type { Channel } from '../../src/modules/messages/channel.js';
 import { dropLocalState } from '../support/local-state.js';
 import { testEnv, uniqueName } from '../support/test-app.js';
 
-/** The message tables' store against a migrated MySQL database of this file's own. */
+/**
+ * The message tables' store against a migrated MySQL database of this file's own. The lookups and
+ * the parts have specs of their own (message-lookup.store and message-parts.store).
+ */
 
 const name = uniqueName();
 let ds: DataSource;
 let store: MessageStore;
 let lookups: MessageLookupStore;
-let parts: MessagePartsStore;
 let nextId = 10_000_000n;
 const id = () => String(++nextId);
 const hourAgo = () => new Date(Date.now() - 3_600_000);
@@ -113,7 +114,6 @@ beforeAll(async () => {
   ds = await new DataSource(options).initialize();
   store = new MessageStore(ds);
   lookups = new MessageLookupStore(ds);
-  parts = new MessagePartsStore(ds);
 });
 
 afterAll(async () => {
@@ -339,96 +339,5 @@ describe('MessageStore: dispatching and state changes', () => {
     expect((await store.findSentBefore(7_200_000, ['sms'], 10_000)).map((r) => String(r.id))).not.toContain(
       sms.ids[0],
     );
-  });
-});
-
-describe('MessageStore: lookups', () => {
-  it("finds an account's own message by uuid or id, never another account's", async () => {
-    const { req, ids } = await accept({ accountId: '9', userReferenceId: 'ref-view' }, ['260971000060']);
-    const [{ uuid }] = await ds.query('SELECT uuid FROM messages WHERE id = ?', [ids[0]]);
-    const byUuid = await lookups.findOwned('9', { uuid });
-    expect(byUuid).toMatchObject({
-      uuid,
-      channel: 'sms',
-      recipient: '260971000060',
-      status: 'ACKNOWLEDGED',
-      currency: 'ZMW',
-      user_reference_id: 'ref-view',
-      attempts: 0,
-    });
-    expect(String(byUuid!.id)).toBe(ids[0]);
-    expect(String(byUuid!.send_request_id)).toBe(req.id);
-    expect(String((await lookups.findOwned('9', { id: ids[0] }))!.id)).toBe(ids[0]);
-    expect(await lookups.findOwned('7', { id: ids[0] })).toBeUndefined();
-    expect(await lookups.findOwned('7', { uuid })).toBeUndefined();
-  });
-
-  it('pages a request in id order with its total, for its own account only', async () => {
-    const recipients = Array.from({ length: 5 }, (_, i) => `26097100007${i}`);
-    const { req, ids } = await accept({ accountId: '11' }, recipients);
-    expect(await lookups.ownsRequest('11', req.id)).toBe(true);
-    expect(await lookups.ownsRequest('12', req.id)).toBe(false);
-    const second = await lookups.page(req.id, 2, 2);
-    expect(second.total).toBe(5);
-    expect(second.rows.map((r) => String(r.id))).toEqual(ids.slice(2, 4));
-  });
-});
-
-describe('MessagePartsStore', () => {
-  it('stores the parts handed over, and a resend replaces the earlier provider id of a part', async () => {
-    const { ids } = await accept({}, ['260971000080']);
-    await parts.storeParts(ds, [
-      { messageId: ids[0], part: 1, providerMessageId: 'old-1', idValue: null },
-      { messageId: ids[0], part: 2, providerMessageId: '0A1B', idValue: '2587' },
-    ]);
-    await parts.storeParts(ds, [{ messageId: ids[0], part: 1, providerMessageId: 'new-1', idValue: null }]);
-    expect(await parts.findCandidates(['old-1'], [])).toEqual([]);
-    const found = await parts.findCandidates(['new-1'], ['2587']);
-    expect(found.map((p) => [String(p.message_id), p.part, p.provider_message_id])).toEqual([
-      [ids[0], 1, 'new-1'],
-      [ids[0], 2, '0A1B'],
-    ]);
-  });
-
-  it("gives each candidate its message's connector, and given connectors leaves out other connectors' parts", async () => {
-    const { ids } = await accept({}, ['260971000082', '260971000083', '260971000084']);
-    await ds.query("UPDATE messages SET connector = 'smsc-a' WHERE id = ?", [ids[0]]);
-    await ds.query("UPDATE messages SET connector = 'smsc-b' WHERE id = ?", [ids[1]]);
-    await parts.storeParts(
-      ds,
-      ids.map((m) => ({ messageId: m, part: 1, providerMessageId: 'same-7', idValue: null })),
-    );
-    const shown = (rows: Awaited<ReturnType<MessagePartsStore['findCandidates']>>) =>
-      rows.map((p) => [String(p.message_id), p.connector]).sort();
-    expect(shown(await parts.findCandidates(['same-7'], []))).toEqual(
-      [
-        [ids[0], 'smsc-a'],
-        [ids[1], 'smsc-b'],
-        [ids[2], null],
-      ].sort(),
-    );
-    expect(shown(await parts.findCandidates(['same-7'], [], ['smsc-a']))).toEqual(
-      [
-        [ids[0], 'smsc-a'],
-        [ids[2], null],
-      ].sort(),
-    );
-  });
-
-  it('keeps the first reported outcome of a part; a later report does not change it', async () => {
-    const { ids } = await accept({}, ['260971000081']);
-    await parts.storeParts(ds, [
-      { messageId: ids[0], part: 1, providerMessageId: 'q-1', idValue: null },
-      { messageId: ids[0], part: 2, providerMessageId: 'q-2', idValue: null },
-    ]);
-    await parts.recordOutcomes('UNDELIVERED', [{ messageId: ids[0], part: 1, reason: 'ABSENT' }]);
-    await parts.recordOutcomes('DELIVERED', [
-      { messageId: ids[0], part: 1, reason: null },
-      { messageId: ids[0], part: 2, reason: null },
-    ]);
-    expect(await parts.partStates([ids[0]])).toEqual([
-      { message_id: ids[0], status: 'UNDELIVERED', reason: 'ABSENT' },
-      { message_id: ids[0], status: 'DELIVERED', reason: null },
-    ]);
   });
 });

@@ -48,3 +48,40 @@ export async function ageIdempotencyKeys(t: Probed, accountId: string, hours: nu
     [hours, hours, accountId],
   );
 }
+
+/** Callback events kept in the outbox `ms` ago. */
+export async function ageOutboxEvents(t: Probed, eventIds: string[], ms: number): Promise<void> {
+  await t.ds.query(
+    `UPDATE \`${t.name}_notification\`.callback_outbox SET created_at = created_at - INTERVAL ? MICROSECOND WHERE event_id IN (?)`,
+    [ms * 1000, eventIds],
+  );
+}
+
+/** Delivery reports with these provider ids received `ms` ago. */
+export async function ageDeliveryReports(t: Probed, providerIds: string[], ms: number): Promise<void> {
+  await t.ds.query(
+    `UPDATE \`${t.name}_notification\`.delivery_reports SET received_at = received_at - INTERVAL ? MICROSECOND WHERE provider_message_id IN (?)`,
+    [ms * 1000, providerIds],
+  );
+}
+
+/** A worker's connector state rows last reported `ms` ago. */
+export async function ageConnectorState(t: Probed, worker: string, ms: number): Promise<void> {
+  await t.ds.query(
+    'UPDATE connector_state SET updated_at = updated_at - INTERVAL ? MICROSECOND WHERE worker = ?',
+    [ms * 1000, worker],
+  );
+}
+
+/** The lease of an idempotency key's holder ends now (its process seems gone). */
+export async function endIdempotencyLease(t: Probed, claimId: string): Promise<void> {
+  await t.ds.query(`UPDATE idempotency_keys SET locked_until = ${PASSED} WHERE id = ?`, [claimId]);
+}
+
+/** The unfinished sets of inbound parts from a sender began a day ago. */
+export async function ageInboundParts(t: Probed, sender: string, ref: number): Promise<void> {
+  await t.ds.query(
+    'UPDATE inbound_part_groups SET first_at = first_at - INTERVAL 1 DAY WHERE sender = ? AND ref = ?',
+    [sender, ref],
+  );
+}

@@ -8,6 +8,8 @@ import { DatabaseModule } from '../../src/database/database.module.js';
 import { dropTestState, prepareDatabases, testEnv, uniqueName } from './test-app.js';
 
 export interface ServiceContext {
+  /** The suite's main database; its log and notification databases are `${name}_log` and `${name}_notification`. */
+  name: string;
   ref: TestingModule;
   /** The same module, under the name e2e specs use, so factories and probes take either. */
   app: TestingModule;
@@ -38,6 +40,7 @@ export async function startServices(
     .compile();
   await ref.init();
   return {
+    name,
     ref,
     app: ref,
     config,

@@ -3,13 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { mainDataSourceOptions } from '../../src/database/data-sources.js';
 import { migrateDatabase } from '../../src/database/database-setup.js';
-import { InboundStore } from '../../src/modules/inbound/inbound.store.js';
 import { SuppressionCheck } from '../../src/modules/suppressions/suppression-check.js';
 import { SUPPRESSION_CHUNK, SuppressionStore } from '../../src/modules/suppressions/suppression.store.js';
 import { dropLocalState } from '../support/local-state.js';
 import { testEnv, uniqueName } from '../support/test-app.js';
 
-/** The suppression list and the inbound parts store against a migrated MySQL database of this file's own. */
+/** The suppression list and the check of a send against it, on a migrated MySQL database of this file's own. */
 
 const name = uniqueName();
 let ds: DataSource;
@@ -145,30 +144,5 @@ describe('the suppression check of a send', () => {
       after = { channel: page[0].channel, recipient: page[0].recipient };
     }
     expect(seen).toEqual(['sms:260977000009', 'email:a@x.example', 'email:b@x.example']);
-  });
-});
-
-describe('concatenated inbound parts', () => {
-  it('answers the whole text only when the last part arrives, in sequence order whatever the arrival order', async () => {
-    const inbound = new InboundStore(ds);
-    const key = { from: '260971', to: '555', ref: 5, total: 3 };
-    const add = (seq: number, text: string) => ds.transaction((em) => inbound.addPart(em, key, seq, text));
-    expect(await add(3, 'c')).toBeNull();
-    expect(await add(1, 'a')).toBeNull();
-    expect(await add(1, 'a')).toBeNull(); // the SMSC sent a part twice
-    expect(await add(2, 'b')).toBe('abc');
-    const [{ n }] = await ds.query('SELECT COUNT(*) AS n FROM inbound_parts');
-    expect(Number(n)).toBe(0);
-  });
-
-  it('assembles once when the last two parts arrive at the same moment on two connections', async () => {
-    const inbound = new InboundStore(ds);
-    const key = { from: '260972', to: '555', ref: 6, total: 3 };
-    await ds.transaction((em) => inbound.addPart(em, key, 1, 'x'));
-    const results = await Promise.all([
-      ds.transaction((em) => inbound.addPart(em, key, 2, 'y')),
-      ds.transaction((em) => inbound.addPart(em, key, 3, 'z')),
-    ]);
-    expect(results.filter((r) => r !== null)).toEqual(['xyz']);
   });
 });

@@ -1,0 +1,233 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallbackStore } from '../../src/modules/callbacks/callback.store.js';
+import type { CallbackJob } from '../../src/modules/callbacks/callback-job.js';
+import { IdempotencyStore } from '../../src/modules/idempotency/idempotency.store.js';
+import { InboundStore } from '../../src/modules/inbound/inbound.store.js';
+import { MessagesModule } from '../../src/modules/messages/messages.module.js';
+import { RequestLogStore } from '../../src/modules/request-logs/request-log.store.js';
+import { ErasureStore } from '../../src/modules/retention/erasure.store.js';
+import { createTenant, TENANT_MODULES, type Tenant } from '../factories/account.factory.js';
+import { ownerOf, storeSend } from '../factories/message.factory.js';
+import { requestLogs } from '../support/account-probes.js';
+import { requestMessages, requestsById } from '../support/message-probes.js';
+import { startServices, type ServiceContext } from '../support/service-context.js';
+
+/** The statements of a recipient's erasure, across the main, notification and log databases. */
+
+let ctx: ServiceContext;
+let store: ErasureStore;
+let tenant: Tenant;
+let stranger: Tenant;
+const ERASED = 'erased';
+let n = 0;
+const number = () => `2609720000${String(++n).padStart(2, '0')}`;
+
+beforeAll(async () => {
+  ctx = await startServices(
+    [...TENANT_MODULES, MessagesModule],
+    [ErasureStore, CallbackStore, IdempotencyStore, InboundStore, RequestLogStore],
+  );
+  store = ctx.get(ErasureStore);
+  tenant = await createTenant(ctx, { test: true });
+  stranger = await createTenant(ctx);
+});
+
+afterAll(() => ctx?.close());
+
+describe('ErasureStore: messages', () => {
+  it("finds the recipient's final messages of one account and side, and counts those still under way", async () => {
+    const to = number();
+    const live = await storeSend(ctx, ownerOf(tenant), {
+      messages: [{ recipient: to, status: 'DELIVERED' }, { recipient: to, status: 'ACKNOWLEDGED' }, number()],
+    });
+    const test = await storeSend(ctx, ownerOf(tenant, 'test'), {
+      messages: [{ recipient: to, status: 'FAILED' }],
+    });
+    await storeSend(ctx, ownerOf(stranger), { messages: [{ recipient: to, status: 'DELIVERED' }] });
+    expect(await store.messagesTo({ accountId: tenant.account.id, testMode: false }, to)).toEqual({
+      ids: [live.ids[0]],
+      requestIds: [live.request.id],
+      pending: 1,
+    });
+    expect((await store.messagesTo({ accountId: tenant.account.id, testMode: true }, to)).ids).toEqual(
+      test.ids,
+    );
+    expect((await store.messagesTo({ accountId: tenant.account.id }, to)).ids.sort()).toEqual(
+      [live.ids[0], test.ids[0]].sort(),
+    );
+  });
+
+  it("replaces the number and personal text, and empties a request's text only when every message of it is erased", async () => {
+    const to = number();
+    const alone = await storeSend(ctx, ownerOf(tenant), {
+      messages: [{ recipient: to, status: 'DELIVERED', body: 'Hi Ann' }],
+      request: { body: 'Hi {{name}}', fallback: { afterSeconds: 60, sender: null, body: 'sms text' } },
+    });
+    const shared = await storeSend(ctx, ownerOf(tenant), {
+      messages: [
+        { recipient: to, status: 'DELIVERED' },
+        { recipient: number(), status: 'DELIVERED' },
+      ],
+      request: { body: 'bulk text' },
+    });
+    const found = await store.messagesTo({ accountId: tenant.account.id }, to);
+    expect(await store.erase(found.ids, found.requestIds, ERASED)).toEqual({ messages: 2, send_requests: 1 });
+    expect(await requestMessages(ctx, alone.request.id, 'recipient', 'body')).toEqual([
+      { recipient: ERASED, body: null },
+    ]);
+    const [a, s] = await requestsById(ctx, [alone.request.id, shared.request.id], 'body', 'fallback_body');
+    expect(a).toEqual({ body: '', fallback_body: null });
+    expect(s).toEqual({ body: 'bulk text', fallback_body: null });
+    expect((await requestMessages(ctx, shared.request.id, 'recipient')).map((m) => m.recipient)).toEqual([
+      ERASED,
+      expect.stringMatching(/^2609/),
+    ]);
+  });
+
+  it('leaves a message alone that is no longer final by the time of the write', async () => {
+    const to = number();
+    const { request, ids } = await storeSend(ctx, ownerOf(tenant), {
+      messages: [{ recipient: to, status: 'ACKNOWLEDGED' }],
+    });
+    expect(await store.erase(ids, [request.id], ERASED)).toEqual({ messages: 0, send_requests: 0 });
+    expect((await requestMessages(ctx, request.id, 'recipient'))[0].recipient).toBe(to);
+  });
+
+  it('replaces the sender and text of the inbound messages the recipient sent to this side of the account', async () => {
+    const from = number();
+    const inbound = ctx.get(InboundStore);
+    const row = (accountId: string, testMode: boolean) => ({
+      uuid: randomUUID(),
+      accountId,
+      testMode,
+      from,
+      to: '260970000100',
+      text: 'my secret',
+      keyword: null,
+      inReplyTo: null,
+      source: 'smpp',
+      replyText: 'auto reply',
+      receivedAt: new Date(),
+    });
+    const rows = [
+      row(tenant.account.id, false),
+      row(tenant.account.id, true),
+      row(stranger.account.id, false),
+    ];
+    await ctx.ds.transaction((em) => inbound.insert(em, rows));
+    const ids = await store.eraseInbound({ accountId: tenant.account.id, testMode: false }, from, ERASED);
+    const after = await inbound.byUuids(rows.map((r) => r.uuid));
+    expect(ids).toEqual([String(after[0].id)]);
+    expect(after.map((r) => [r.sender, r.text, r.reply_text])).toEqual([
+      [ERASED, '', null],
+      [from, 'my secret', 'auto reply'],
+      [from, 'my secret', 'auto reply'],
+    ]);
+  });
+});
+
+describe('ErasureStore: copies kept elsewhere', () => {
+  it("rewrites the outbox's events of erased messages and inbound messages of the account, and no other", async () => {
+    const to = number();
+    const event = (
+      accountId: string,
+      messageRowId: string,
+      payload: Record<string, unknown>,
+      eventType?: 'inbound',
+    ): CallbackJob => ({
+      eventId: randomUUID(),
+      url: 'https://example.com/cb',
+      accountId,
+      messageRowId,
+      ...(eventType ? { eventType } : {}),
+      payload: payload as unknown as CallbackJob['payload'],
+    });
+    const jobs = [
+      event(tenant.account.id, '101', { recipient: to, test: false }),
+      event(tenant.account.id, '102', { from: to, text: 'stop', test: false }, 'inbound'),
+      event(tenant.account.id, '103', { recipient: to, test: false }),
+      event(stranger.account.id, '101', { recipient: to, test: false }),
+    ];
+    await ctx.get(CallbackStore).keep(jobs);
+    const changed = await store.eraseOutbox(
+      { accountId: tenant.account.id },
+      to,
+      { messages: new Set(['101']), inbound: new Set(['102']) },
+      ERASED,
+    );
+    expect(changed).toBe(2);
+    const rows = (await ctx.ds.query(
+      `SELECT event_id, job FROM \`${ctx.name}_notification\`.callback_outbox WHERE event_id IN (?)`,
+      [jobs.map((j) => j.eventId)],
+    )) as Array<{ event_id: string; job: string }>;
+    const payloadOf = (j: CallbackJob) => JSON.parse(rows.find((r) => r.event_id === j.eventId)!.job).payload;
+    expect(payloadOf(jobs[0]).recipient).toBe(ERASED);
+    expect(payloadOf(jobs[1])).toMatchObject({ from: ERASED, text: '' });
+    expect(payloadOf(jobs[2]).recipient).toBe(to);
+    expect(payloadOf(jobs[3]).recipient).toBe(to);
+  });
+
+  it('rewrites the kept answers of idempotent requests, in JSON and in XML, of this account only', async () => {
+    const to = number();
+    const keys = ctx.get(IdempotencyStore);
+    const keep = async (accountId: string, body: string) => {
+      const r = await keys.claim({ accountId, testMode: false }, randomUUID(), randomBytes(32), 30);
+      if (r.kind !== 'claimed') throw new Error(r.kind);
+      await keys.complete(r.claim, { status: 200, contentType: 'application/json', body: Buffer.from(body) });
+    };
+    await keep(tenant.account.id, JSON.stringify({ messages: [{ mobile_number: to }] }));
+    await keep(tenant.account.id, `<messages><recipient>${to}</recipient></messages>`);
+    await keep(stranger.account.id, JSON.stringify({ mobile_number: to }));
+    expect(await store.eraseKeptAnswers({ accountId: tenant.account.id }, to, ERASED)).toBe(2);
+    const bodies = (await ctx.ds.query(
+      'SELECT account_id, body FROM idempotency_keys ORDER BY id',
+    )) as Array<{ account_id: string; body: Buffer }>;
+    const text = bodies.map((b) => [String(b.account_id), b.body.toString()]);
+    expect(text).toContainEqual([
+      tenant.account.id,
+      JSON.stringify({ messages: [{ mobile_number: ERASED }] }),
+    ]);
+    expect(text).toContainEqual([tenant.account.id, `<messages><recipient>${ERASED}</recipient></messages>`]);
+    expect(text).toContainEqual([stranger.account.id, JSON.stringify({ mobile_number: to })]);
+  });
+
+  it("rewrites the path segments naming the recipient in the logs of the account's keys of one side", async () => {
+    const to = number();
+    const logs = ctx.get(RequestLogStore);
+    const entry = (apiKeyId: string, path: string) => ({
+      apiKeyId,
+      accountId: tenant.account.id,
+      method: 'DELETE',
+      path,
+      status: 204,
+      ip: null,
+      userAgent: null,
+      durationMs: 1,
+      apiReference: null,
+      requestId: `req-${apiKeyId}-${path}`,
+      createdAt: new Date(),
+    });
+    await logs.insert([
+      entry(tenant.apiKey.id, `/api/v1/suppressions/sms/${to}`),
+      entry(tenant.test!.apiKey.id, `/api/v1/suppressions/sms/${to}`),
+      entry(stranger.apiKey.id, `/api/v1/suppressions/sms/${to}`),
+    ]);
+    const changed = await store.eraseRequestLogs(
+      { accountId: tenant.account.id, testMode: false },
+      to,
+      (s) => s === to,
+      ERASED,
+    );
+    expect(changed).toBe(1);
+    expect((await requestLogs(ctx, { keyId: tenant.apiKey.id }, 'path')).map((r) => r.path)).toEqual([
+      '/api/v1/suppressions/sms/erased',
+    ]);
+    expect((await requestLogs(ctx, { keyId: tenant.test!.apiKey.id }, 'path')).map((r) => r.path)).toEqual([
+      `/api/v1/suppressions/sms/${to}`,
+    ]);
+    expect((await requestLogs(ctx, { keyId: stranger.apiKey.id }, 'path')).map((r) => r.path)).toEqual([
+      `/api/v1/suppressions/sms/${to}`,
+    ]);
+  });
+});
