@@ -239,6 +239,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       failuresPerAddress: parseRate(s.AUTH_FAILURES_PER_ADDRESS),
       failuresPerAddressAndKey: parseRate(s.AUTH_FAILURES_PER_ADDRESS_AND_KEY),
       passwordCheckConcurrency: s.PASSWORD_CHECK_CONCURRENCY,
+      passwordCheckQueuePerAccount: s.PASSWORD_CHECK_QUEUE_PER_ACCOUNT,
       passwordCacheMs: s.PASSWORD_CACHE_SECONDS * 1000,
       refusalDelayMs: s.THROTTLE_REFUSAL_DELAY_MS,
     },
