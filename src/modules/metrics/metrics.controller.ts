@@ -66,7 +66,7 @@ export class MetricsController {
     },
   })
   async scrape(@Req() req: Request, @Res() res: Response): Promise<void> {
-    checkMetricsToken(this.config.metricsToken, req.headers);
+    checkMetricsToken(this.config.metricsToken, req);
     const { contentType, body } = await this.metrics.render();
     res.setHeader('Content-Type', contentType);
     res.setHeader('Cache-Control', 'no-store');

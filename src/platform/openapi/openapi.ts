@@ -30,14 +30,20 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     )
     .setVersion(config.version)
     .addApiKey(
-      { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key in a header' },
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-API-Key',
+        description: 'The API key in a header (once: a repeated X-API-Key is 400 `MALFORMED_REQUEST`)',
+      },
       API_KEY_SCHEME,
     )
     // addSecurity, not addBearerAuth: that one adds bearerFormat JWT, and our keys are opaque strings.
     .addSecurity(BEARER_SCHEME, {
       type: 'http',
       scheme: 'bearer',
-      description: 'Authorization: Bearer <API key> (an opaque key, not a JWT)',
+      description:
+        'Authorization: Bearer <API key> (an opaque key, not a JWT); one Authorization header: a repeated one is 400 `MALFORMED_REQUEST`',
     })
     .addBasicAuth(
       {
