@@ -93,6 +93,8 @@ export interface AppConfig {
   logPretty: boolean;
   /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** How long a /health/detailed answer is reused (0: never). */
+  healthDetailedCacheMs: number;
   /** When set, the queue dashboard is served at /admin/queues, behind this token. */
   adminToken?: string;
   /** Worker processes only: serve /metrics on this port (the API serves it on PORT). */

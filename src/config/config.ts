@@ -216,6 +216,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     logLevel: s.LOG_LEVEL,
     logPretty: s.LOG_PRETTY ?? s.APP_ENV === 'development',
     metricsToken: s.METRICS_TOKEN,
+    healthDetailedCacheMs: s.HEALTH_DETAILED_CACHE_MS,
     adminToken: s.ADMIN_TOKEN,
     metricsPort: s.METRICS_PORT,
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,

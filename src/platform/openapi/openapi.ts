@@ -61,7 +61,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .addTag('messages')
     .addTag('health')
     .addTag('operations');
-  // /metrics is locked only when METRICS_TOKEN is set: without it Swagger UI shows it open.
+  // /metrics and /health/detailed are locked only when METRICS_TOKEN is set: without it Swagger UI shows them open.
   if (config.metricsToken)
     builder.addSecurity(METRICS_TOKEN_SCHEME, {
       type: 'http',
@@ -70,10 +70,12 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     });
   const doc = SwaggerModule.createDocument(app, builder.build(), { extraModels: [ErrorEnvelopeDto] });
   if (!config.metricsToken) {
-    const scrape = doc.paths['/metrics']?.get;
-    if (scrape) {
-      delete scrape.security;
-      delete scrape.responses['401'];
+    for (const path of ['/metrics', '/health/detailed']) {
+      const open = doc.paths[path]?.get;
+      if (open) {
+        delete open.security;
+        delete open.responses['401'];
+      }
     }
   }
   applyRequiredAlternatives(doc);
