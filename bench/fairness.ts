@@ -200,8 +200,9 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
       console.warn(`B5: the tenant got ${floodBad} non-2xx answers during the wrong-password flood`);
 
     // The interface's two password routes flooded at once with wrong passwords (16 connections
-    // each, from a fresh key: its first wrong ones are hashed), while a tenant whose first check
-    // falls in the flood calls POST /balance with its correct password.
+    // each, from a fresh key: its first wrong ones are hashed), while another tenant calls
+    // POST /balance with its correct password (verified once before, as a client that sends it
+    // with every request has been; a first check inside a flood is the row above).
     cli('accounts', 'create', '--username', 'flooder', '--password', 'other-secret-pass-2');
     const flooderKey = cli('keys', 'create', '--username', 'flooder', '--name', 'flooder').key as string;
     cli('accounts', 'create', '--username', 'paired', '--password', password);
@@ -215,6 +216,7 @@ export async function benchFairness(quick: boolean): Promise<FairnessRow[]> {
       '--rate-limit',
       '1000000/1',
     ).key as string;
+    await firstCorrect({ key: pairedKey, username: 'paired' });
     const wrongBody = { username: 'flooder', password: 'not-the-password' };
     const hashesBefore = await passwordChecks();
     const bothRoutes = Promise.all([
