@@ -93,6 +93,8 @@ export interface AppConfig {
   logPretty: boolean;
   /** When set, GET /metrics wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** How long a /health/detailed answer is reused (0: never). */
+  healthDetailedCacheMs: number;
   /** When set, the queue dashboard is served at /admin/queues, behind this token. */
   adminToken?: string;
   /** Worker processes only: serve /metrics on this port (the API serves it on PORT). */
@@ -166,9 +168,11 @@ export interface AuthThrottleConfig {
   failuresPerAddress: RateLimit;
   /** Failed keys per client address and presented key. */
   failuresPerAddressAndKey: RateLimit;
-  /** Password hashes verified at once by this process; more answer 429 at once. */
+  /** Password hashes verified at once by this process (one per account); more wait their account's turn. */
   passwordCheckConcurrency: number;
-  /** How long a verified username/password is remembered for its key (0: never). */
+  /** Password checks of one account running or waiting in this process; one more is 429. */
+  passwordCheckQueuePerAccount: number;
+  /** How long a verified username/password is remembered for its account (0: never). */
   passwordCacheMs: number;
   /** How long a throttle's 429 (key rate limit, failed-authentication limits) is held before it is sent. */
   refusalDelayMs: number;

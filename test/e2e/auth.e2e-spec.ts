@@ -9,6 +9,9 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const SMS = '/api/v1/json/bulk/sms';
 const body = { from: 'ACME', to: '260971234567', message: 'hi' };
 
+/** Header lines as sent: superagent writes one line per value of an array (its types say string). */
+const twice = (a: string, b: string) => [a, b] as unknown as string;
+
 describe('API key authentication', () => {
   let t: TestApp;
   let tenant: Tenant;
@@ -46,6 +49,32 @@ describe('API key authentication', () => {
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('INVALID_API_KEY');
     expect(res.headers['www-authenticate']).toBeTruthy();
+  });
+
+  it('refuses two Authorization headers with 400 MALFORMED_REQUEST naming the header, even when the first is valid', async () => {
+    const res = await t
+      .http()
+      .post(SMS)
+      .set('Authorization', twice(`Bearer ${tenant.key}`, 'Bearer bmk_someone_else'))
+      .send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('MALFORMED_REQUEST');
+    expect(res.body.error.details).toEqual([{ field: 'Authorization', message: 'sent more than once' }]);
+  });
+
+  it('refuses two X-API-Key headers with 400 MALFORMED_REQUEST, even the same key twice', async () => {
+    const res = await t.http().post(SMS).set('X-API-Key', twice(tenant.key, tenant.key)).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('MALFORMED_REQUEST');
+    expect(res.body.error.details[0].field).toBe('X-API-Key');
+    // One of each is not a repetition.
+    const both = await t
+      .http()
+      .post(SMS)
+      .set('X-API-Key', tenant.key)
+      .set('Authorization', `Bearer ${tenant.key}`)
+      .send(body);
+    expect(both.status).toBe(200);
   });
 
   it('refuses a Basic header whose user name is not a key', async () => {

@@ -344,3 +344,53 @@ describe('sms_server with a silent SMPP listener', () => {
     }
   });
 });
+
+describe('/health/detailed is for the operator, and a flood of it runs the checks once', () => {
+  let t: TestApp;
+  let chat: HttpPeer;
+  const token = 'health-token-0123456789abcdef';
+
+  beforeAll(async () => {
+    chat = await startHttpPeer();
+    t = await startTestApp({
+      METRICS_TOKEN: token,
+      HEALTH_DETAILED_CACHE_MS: '2000',
+      CHAT_TRANSPORT: 'http',
+      CHAT_API_URL: `${chat.url}/messages`,
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await chat?.close();
+  });
+
+  const detailed = (auth?: string) => {
+    const r = t.http().get('/health/detailed');
+    return auth ? r.set('Authorization', auth) : r;
+  };
+
+  it('refuses /health/detailed without the metrics token, probing nothing, while live and ready stay open', async () => {
+    const before = chat.requests.length;
+    const none = await detailed();
+    expect(none.status).toBe(401);
+    expect(none.body.error.code).toBe('MISSING_API_KEY');
+    expect(JSON.stringify(none.body)).not.toContain('127.0.0.1');
+    expect((await detailed('Bearer not-the-token-at-all')).status).toBe(401);
+    expect(chat.requests.length).toBe(before);
+    expect((await t.http().get('/health/live')).status).toBe(200);
+    expect((await t.http().get('/health/ready')).status).toBe(200);
+  });
+
+  it('answers the operator, and twenty requests at once run the provider probe once', async () => {
+    const before = chat.requests.length;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => detailed(`Bearer ${token}`)));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(answers[0].body.checks.external_services.client_server.message).toMatch(
+      /chat API http:\/\/127\.0\.0\.1/,
+    );
+    expect(chat.requests.length - before).toBe(1);
+    // Within the reuse time, later requests run no probe either.
+    expect((await detailed(`Bearer ${token}`)).status).toBe(200);
+    expect(chat.requests.length - before).toBe(1);
+  });
+});

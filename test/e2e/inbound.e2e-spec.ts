@@ -343,7 +343,7 @@ describe('inbound messages and opt-out', () => {
     expect(await allMessagesCount(t, '260979999999')).toBe(1);
   });
 
-  it('cannot be pumped: a STOP is confirmed only when it suppresses anew, HELP and START are answered once a day per sender, and a message from one of our own numbers gets no auto-reply', async () => {
+  it('cannot be pumped: a STOP is confirmed only when it suppresses anew, STOP, HELP and START are answered once a day per sender (STOP/START cycles included), and a message from one of our own numbers gets no auto-reply', async () => {
     const set = await cli(
       'accounts',
       'auto-reply',
@@ -360,7 +360,7 @@ describe('inbound messages and opt-out', () => {
     expect(set.code).toBe(0);
     const handset = '260979990001';
     const asker = '260979990002';
-    for (const text of ['STOP', 'stop', 'START', 'Start'])
+    for (const text of ['STOP', 'stop', 'START', 'Start', 'STOP', 'START', 'stop'])
       expect((await simulate(handset, LONG, text)).code).toBe(0);
     for (const text of ['HELP', 'Help me', 'HELP']) expect((await simulate(asker, LONG, text)).code).toBe(0);
     // One of the service's own numbers (another account's) writes in: possibly an auto-reply itself.
@@ -373,6 +373,10 @@ describe('inbound messages and opt-out', () => {
       [handset, 'stop', null],
       [handset, 'START', 'Welcome back.'],
       [handset, 'Start', null],
+      // Suppressed anew, but confirmed once today already.
+      [handset, 'STOP', null],
+      [handset, 'START', null],
+      [handset, 'stop', null],
       [asker, 'HELP', 'Call 0800 000 000.'],
       [asker, 'Help me', null],
       [asker, 'HELP', null],

@@ -247,6 +247,7 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     ).toBeDefined();
     // Without METRICS_TOKEN /metrics never answers 401 (see the locked document below).
     expect(doc.paths['/metrics'].get.responses).not.toHaveProperty('401');
+    expect(doc.paths['/health/detailed'].get.responses).not.toHaveProperty('401');
   });
 
   it('gives every error response its own examples, each with a code of that status', () => {
@@ -403,12 +404,14 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     expect(doc.components.securitySchemes.bearer).not.toHaveProperty('bearerFormat');
   });
 
-  it('locks /metrics in the document when METRICS_TOKEN is set, and only then', async () => {
+  it('locks /metrics and /health/detailed in the document when METRICS_TOKEN is set, and only then', async () => {
     const locked = await startTestApp({ METRICS_TOKEN: 'openapi-metrics-token-0123456789' });
     try {
       const res = await locked.http().get('/docs-json');
       const lockedDoc = res.body as Doc;
       expect(lockedDoc.paths['/metrics'].get.security).toEqual([{ metrics_token: [] }]);
+      expect(lockedDoc.paths['/health/detailed'].get.security).toEqual([{ metrics_token: [] }]);
+      expect(lockedDoc.paths['/health/detailed'].get.responses).toHaveProperty('401');
       expect(
         ref(lockedDoc.paths['/metrics'].get.responses['401'].content?.['application/json'].schema?.$ref),
       ).toBe('ErrorEnvelopeDto');
@@ -421,6 +424,7 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
       // As documented: open without the token here, locked there.
       expect((await t.http().get('/metrics')).status).toBe(200);
       expect((await locked.http().get('/metrics')).status).toBe(401);
+      expect((await locked.http().get('/health/detailed')).status).toBe(401);
     } finally {
       await locked.close();
     }

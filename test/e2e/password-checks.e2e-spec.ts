@@ -17,6 +17,14 @@ async function metric(t: TestApp, name: string, labels: string): Promise<number>
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
+/** Password checks that went as far as the stored hash. */
+async function hashes(t: TestApp): Promise<number> {
+  return (
+    (await metric(t, 'bulk_password_checks_total', 'outcome="verified"')) +
+    (await metric(t, 'bulk_password_checks_total', 'outcome="wrong"'))
+  );
+}
+
 describe('wrong passwords are limited per key and per account', () => {
   let t: TestApp;
 
@@ -36,6 +44,7 @@ describe('wrong passwords are limited per key and per account', () => {
     for (let i = 0; i < 3; i++) expect((await balance(tn, `wrong-${i}`)).status).toBe(401);
     const throttledBefore = await metric(t, 'bulk_auth_refusals_total', 'reason="password_throttled"');
     const badBefore = await metric(t, 'bulk_auth_refusals_total', 'reason="bad_password"');
+    const hashesBefore = await hashes(t);
     const res = await balance(tn, 'wrong-again');
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe('RATE_LIMITED');
@@ -47,6 +56,7 @@ describe('wrong passwords are limited per key and per account', () => {
     );
     // A correct password not remembered is not checked either while the key is locked out.
     expect((await balance(tn, tn.password)).status).toBe(429);
+    expect(await hashes(t)).toBe(hashesBefore);
   });
 
   it('keeps serving a correct password the key verified before the flood of wrong ones', async () => {
@@ -162,5 +172,47 @@ describe('a key repeated from one address is refused before the address limit', 
     for (let i = 0; i < 3; i++) expect((await send('bmk_stale')).status).toBe(401);
     expect((await send('bmk_stale')).status).toBe(429);
     expect((await send('bmk_other')).status).toBe(401);
+  });
+});
+
+describe('password checks are fair between tenants', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // One hash at a time, and a wrong-password limit the flood never reaches: the worst case
+    // for the other tenant, whose check can only get in by its turn.
+    t = await startTestApp({
+      PASSWORD_CHECK_CONCURRENCY: '1',
+      PASSWORD_CHECK_QUEUE_PER_ACCOUNT: '2',
+      AUTH_PASSWORD_FAILURES_PER_KEY: '100000/60',
+      AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '100000/60',
+    });
+  });
+  afterAll(async () => t?.close());
+
+  const balance = (tn: Tenant, password: string) =>
+    t.http().post(BALANCE).set('X-API-Key', tn.key).send({ username: tn.username, password });
+
+  it("answers another tenant's correct password with 200 during one tenant's wrong-password flood, which is refused 429 beyond its queue", async () => {
+    const a = await createTenant(t);
+    const b = await createTenant(t);
+    const statuses: number[] = [];
+    const until = Date.now() + 3000;
+    // 16 connections of wrong passwords for 3 s.
+    const flood = Promise.all(
+      Array.from({ length: 16 }, async (_, c) => {
+        for (let i = 0; Date.now() < until; i++) statuses.push((await balance(a, `wrong-${c}-${i}`)).status);
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const first = await balance(b, b.password);
+    expect(first.status).toBe(200);
+    // Remembered: the second is answered without a hash (the flood's wrong ones never are).
+    const remembered = await metric(t, 'bulk_password_checks_total', 'outcome="remembered"');
+    expect((await balance(b, b.password)).status).toBe(200);
+    expect(await metric(t, 'bulk_password_checks_total', 'outcome="remembered"')).toBe(remembered + 1);
+    await flood;
+    expect(new Set(statuses)).toEqual(new Set([401, 429]));
+    expect(await metric(t, 'bulk_password_checks_total', 'outcome="queue_full"')).toBeGreaterThan(0);
   });
 });

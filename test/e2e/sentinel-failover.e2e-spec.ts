@@ -94,7 +94,7 @@ describe.skipIf(!available)('Redis Sentinel failover during dispatch', () => {
       expect(res.status).toBe(200);
     }
     const old = await cluster.primary();
-    const before = await t.http().get('/health/detailed');
+    const before = await t.http().get('/health/detailed').set('Authorization', `Bearer ${METRICS_TOKEN}`);
     expect(before.body.checks.message_queue.redis_primary).toBe(old);
 
     // Single sends all along from a few senders, through the failover: each answered 200 (kept) or 503 (retryable).
@@ -123,7 +123,9 @@ describe.skipIf(!available)('Redis Sentinel failover during dispatch', () => {
     // The app's connections find the new primary (the health probe reads the queues' connection).
     await waitFor(
       async () => {
-        const queues = (await t.http().get('/health/detailed')).body.checks?.message_queue;
+        const queues = (
+          await t.http().get('/health/detailed').set('Authorization', `Bearer ${METRICS_TOKEN}`)
+        ).body.checks?.message_queue;
         if (queues?.redis_primary === promoted) return true;
         throw new Error(`the probe says ${JSON.stringify(queues)}`); // named if the wait times out
       },

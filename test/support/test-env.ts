@@ -25,6 +25,9 @@ export function testEnv(name: string, overrides: Record<string, string> = {}): R
     AUTH_PASSWORD_FAILURES_PER_KEY: '100000/1',
     AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '100000/1',
     PASSWORD_CHECK_CONCURRENCY: '64',
+    PASSWORD_CHECK_QUEUE_PER_ACCOUNT: '1000',
+    // Suites break a dependency and ask at once; the reuse of answers is tested on its own.
+    HEALTH_DETAILED_CACHE_MS: '0',
     THROTTLE_REFUSAL_DELAY_MS: '0',
     // 429 rows are summarised per key and window; a short window lets suites see them soon.
     REQUEST_LOG_REFUSAL_WINDOW_SECONDS: '1',

@@ -123,6 +123,6 @@ export const deliverySettings = {
     pattern: DURATION,
     message: 'must be a duration such as 24h, 30m or 45s',
     default: '24h',
-    doc: 'a `HELP` or `START` auto-reply goes to one sender at most once in this long, per account (see Inbound and opt-out)',
+    doc: 'a `STOP` confirmation, `HELP` or `START` auto-reply goes to one sender at most once in this long, per account (see Inbound and opt-out)',
   }),
 };

@@ -95,13 +95,19 @@ export const securitySettings = {
     min: 1,
     max: 64,
     default: 2,
-    doc: 'password hashes verified at once per process (one per key); beyond, an immediate 429 with `Retry-After: 1`',
+    doc: 'password hashes verified at once per process, one per account; more wait in a queue that takes the accounts in turn',
+  }),
+  PASSWORD_CHECK_QUEUE_PER_ACCOUNT: int({
+    min: 1,
+    max: 1000,
+    default: 4,
+    doc: "password checks of one account running or waiting per process; one more is 429 with `Retry-After: 1` (one account's flood waits behind itself, never in front of another's check)",
   }),
   PASSWORD_CACHE_SECONDS: int({
     min: 0,
     max: 86_400,
-    default: 300,
-    doc: 'how long a verified key + username + password is remembered (0 = never); a password change voids it',
+    default: 60,
+    doc: 'how long a verified account + username + password is remembered (0 = never); a password change or a suspension voids it',
   }),
   THROTTLE_REFUSAL_DELAY_MS: int({
     min: 0,

@@ -107,7 +107,13 @@ export const serverSettings = {
     message: TOKEN_MESSAGE,
     emptyIsUnset: true,
     example: 'a-long-random-token',
-    doc: 'when set (16+ characters), `/metrics` wants `Authorization: Bearer <token>`',
+    doc: 'when set (16+ characters), `/metrics` and `/health/detailed` want `Authorization: Bearer <token>`',
+  }),
+  HEALTH_DETAILED_CACHE_MS: int({
+    min: 0,
+    max: 60_000,
+    default: 2000,
+    doc: 'how long a `/health/detailed` answer is reused: however many ask, its checks run at most once in this long (0 = every request)',
   }),
   ADMIN_TOKEN: text({
     pattern: TOKEN,

@@ -1,6 +1,7 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { Public } from '../../platform/http/public.decorator.js';
 import {
   HEALTH_DETAILED_UNHEALTHY_EXAMPLE,
@@ -11,13 +12,21 @@ import {
   HealthReadyResponse,
 } from './health.dto.js';
 import { HealthService } from './health.service.js';
+import { MetricsTokenAuth, checkMetricsToken } from '../metrics/metrics-token.js';
 
-/** The health probes; no key needed. */
+/**
+ * The health probes; no API key needed. /health/detailed names hosts and probes every provider:
+ * it wants the metrics token where one is set, as /metrics does, and reuses its answer for
+ * HEALTH_DETAILED_CACHE_MS. The orchestrators' probes (/health/live, /health/ready) stay open.
+ */
 @ApiTags('health')
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly health: HealthService) {}
+  constructor(
+    private readonly health: HealthService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'Service identity and uptime' })
@@ -27,14 +36,20 @@ export class HealthController {
   }
 
   @Get('detailed')
-  @ApiOperation({ summary: 'Every dependency and provider, each with its own verdict; answers within 1 s' })
+  @ApiOperation({
+    summary: 'Every dependency and provider, each with its own verdict; answers within 1 s',
+    description:
+      'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set; open otherwise. The answer is reused for HEALTH_DETAILED_CACHE_MS (2 s), so a flood of requests runs the checks once.',
+  })
+  @MetricsTokenAuth()
   @ApiOkResponse({ type: HealthDetailedResponse, description: 'every check healthy' })
   @ApiServiceUnavailableResponse({
     type: HealthDetailedResponse,
     description: 'a check failed: status "unhealthy", the failed member names the cause',
     example: HEALTH_DETAILED_UNHEALTHY_EXAMPLE,
   })
-  async detailed(@Res({ passthrough: true }) res: Response) {
+  async detailed(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    checkMetricsToken(this.config.metricsToken, req);
     const { httpStatus, body } = await this.health.detailed();
     res.status(httpStatus);
     return body;

@@ -11,7 +11,7 @@ import {
 import { ClientServerIndicator, SmsServerIndicator } from './external.indicators.js';
 import { LifecycleState } from './lifecycle.state.js';
 import { MessageQueueIndicator } from './message-queue.indicator.js';
-import { humanDuration } from './probes.js';
+import { SingleFlight, humanDuration } from './probes.js';
 import { ProcessStats, liveBody } from '../metrics/process-stats.js';
 
 type Member = { status: 'healthy' | 'unhealthy'; message: string } & Record<string, unknown>;
@@ -23,9 +23,14 @@ function member(entry: Record<string, unknown> | undefined, fallback: string): M
   return { status: status === 'up' ? 'healthy' : 'unhealthy', message: String(message ?? fallback), ...rest };
 }
 
+type Answer = { httpStatus: number; body: Record<string, unknown> };
+
 /** Builds the health answers from Terminus checks. */
 @Injectable()
 export class HealthService {
+  private readonly detailedFlight = new SingleFlight<Answer>();
+  private lastDetailed?: { answer: Promise<Answer>; until: number };
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly terminus: HealthCheckService,
@@ -100,8 +105,24 @@ export class HealthService {
     };
   }
 
+  /**
+   * The last answer while it is younger than HEALTH_DETAILED_CACHE_MS, else a new one (shared by
+   * every caller while it runs): the checks open connections to every provider, so a flood of
+   * requests must not become a flood of probes.
+   */
+  detailed(): Promise<Answer> {
+    const ttl = this.config.healthDetailedCacheMs;
+    if (this.lastDetailed && this.lastDetailed.until > Date.now()) return this.lastDetailed.answer;
+    const answer = this.detailedFlight.run(async () => {
+      const fresh = await this.checkDetailed();
+      if (ttl > 0) this.lastDetailed = { answer: Promise.resolve(fresh), until: Date.now() + ttl };
+      return fresh;
+    });
+    return answer;
+  }
+
   /** 503 and `unhealthy` when any check fails, that member naming the cause. */
-  async detailed(): Promise<{ httpStatus: number; body: Record<string, unknown> }> {
+  private async checkDetailed(): Promise<Answer> {
     const result = await this.run([
       () => this.cache.check(),
       () => this.database.check(),

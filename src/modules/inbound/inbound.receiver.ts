@@ -155,9 +155,11 @@ export class InboundReceiver {
   /**
    * The auto-reply an inbound message gets, if any, under the rules that keep replies from being
    * pumped: a STOP is confirmed only when it suppressed the sender just now (a repeated STOP
-   * costs nothing), and a HELP or START is answered at most once per AUTO_REPLY_REPEAT_AFTER
-   * per sender and side of the account. (The caller sends none to a test recipient's reply, nor
-   * to a message from one of the service's own numbers: either may itself be an auto-reply.)
+   * costs nothing), and each keyword is answered at most once per AUTO_REPLY_REPEAT_AFTER per
+   * sender and side of the account, STOP included: otherwise STOP, START, STOP… would have
+   * one charged confirmation for every two messages. (The caller sends none to a test
+   * recipient's reply, nor to a message from one of the service's own numbers: either may
+   * itself be an auto-reply.)
    */
   private async replyText(
     em: EntityManager,
@@ -169,7 +171,7 @@ export class InboundReceiver {
   ): Promise<string | null> {
     const text = replyFor(settings, opt);
     if (!text || !opt) return null;
-    if (opt === 'STOP') return at.newlySuppressed ? text : null;
+    if (opt === 'STOP' && !at.newlySuppressed) return null;
     const since = new Date(at.receivedAt.getTime() - this.config.autoReplyRepeatAfterMs);
     return (await this.store.repliedSince(em, owner, from, opt, since)) ? null : text;
   }

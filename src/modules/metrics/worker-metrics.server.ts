@@ -54,7 +54,7 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
           return;
         }
         try {
-          checkMetricsToken(this.config.metricsToken, req.headers);
+          checkMetricsToken(this.config.metricsToken, req);
           const { contentType, body } = await this.metrics.render();
           res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
           res.end(body);

@@ -15,6 +15,7 @@ import {
   corsMiddleware,
   refuseCrossSite,
   refuseFormBodies,
+  refuseRepeatedCredentials,
   requireJsonBody,
   securityHeaders,
 } from './security.js';
@@ -51,6 +52,7 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig, ea
       // Security headers, CORS and the server's own limits (docs/design/security.md).
       securityHeaders(),
       corsMiddleware(config.http.corsOrigins),
+      refuseRepeatedCredentials(),
       // Before any body is read: a forged cross-site request is refused before anything is stored.
       refuseCrossSite(config.http.corsOrigins),
       // The XML endpoint is read as text whatever Content-Type says, except form types.

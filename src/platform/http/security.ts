@@ -3,6 +3,7 @@ import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { AppException } from '../errors/app.exception.js';
 import { isXmlRoute, sendError, type ErrorEnvelope } from '../errors/error-body.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 import { xmlErrorBody } from '../xml/xml-codec.js';
@@ -159,6 +160,46 @@ export function refuseCrossSite(origins: readonly string[]): RequestHandler {
       return;
     }
     next();
+  };
+}
+
+/** The headers that carry credentials; each must come once. */
+const CREDENTIAL_HEADERS: Record<string, string> = {
+  authorization: 'Authorization',
+  'x-api-key': 'X-API-Key',
+};
+
+/**
+ * The 400 `MALFORMED_REQUEST` of a request that sends a credential header more than once, or
+ * null. Node keeps the first `Authorization` and drops the others, and joins repeated
+ * `X-API-Key` values with a comma: served either way, a proxy or client library that adds its
+ * own header would pick the credentials without anyone noticing. `rawHeaders` has every line
+ * as sent.
+ */
+export function repeatedCredentials(rawHeaders: readonly string[]): AppException | null {
+  const seen = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const shown = CREDENTIAL_HEADERS[rawHeaders[i].toLowerCase()];
+    if (!shown) continue;
+    if (!seen.has(shown)) {
+      seen.add(shown);
+      continue;
+    }
+    return new AppException(
+      'MALFORMED_REQUEST',
+      `The ${shown} header is sent more than once; send it once.`,
+      [{ field: shown, message: 'sent more than once' }],
+    );
+  }
+  return null;
+}
+
+/** Every route: a credential header sent twice is refused before anything reads it (repeatedCredentials). */
+export function refuseRepeatedCredentials(): RequestHandler {
+  return (req, res, next) => {
+    const refused = repeatedCredentials(req.rawHeaders);
+    if (!refused) return next();
+    sendError(req, res, 400, refused.code, refused.message, refused.details);
   };
 }
 

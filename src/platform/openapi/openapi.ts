@@ -30,14 +30,20 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     )
     .setVersion(config.version)
     .addApiKey(
-      { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key in a header' },
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-API-Key',
+        description: 'The API key in a header (once: a repeated X-API-Key is 400 `MALFORMED_REQUEST`)',
+      },
       API_KEY_SCHEME,
     )
     // addSecurity, not addBearerAuth: that one adds bearerFormat JWT, and our keys are opaque strings.
     .addSecurity(BEARER_SCHEME, {
       type: 'http',
       scheme: 'bearer',
-      description: 'Authorization: Bearer <API key> (an opaque key, not a JWT)',
+      description:
+        'Authorization: Bearer <API key> (an opaque key, not a JWT); one Authorization header: a repeated one is 400 `MALFORMED_REQUEST`',
     })
     .addBasicAuth(
       {
@@ -55,7 +61,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .addTag('messages')
     .addTag('health')
     .addTag('operations');
-  // /metrics is locked only when METRICS_TOKEN is set: without it Swagger UI shows it open.
+  // /metrics and /health/detailed are locked only when METRICS_TOKEN is set: without it Swagger UI shows them open.
   if (config.metricsToken)
     builder.addSecurity(METRICS_TOKEN_SCHEME, {
       type: 'http',
@@ -64,10 +70,12 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     });
   const doc = SwaggerModule.createDocument(app, builder.build(), { extraModels: [ErrorEnvelopeDto] });
   if (!config.metricsToken) {
-    const scrape = doc.paths['/metrics']?.get;
-    if (scrape) {
-      delete scrape.security;
-      delete scrape.responses['401'];
+    for (const path of ['/metrics', '/health/detailed']) {
+      const open = doc.paths[path]?.get;
+      if (open) {
+        delete open.security;
+        delete open.responses['401'];
+      }
     }
   }
   applyRequiredAlternatives(doc);

@@ -5,6 +5,7 @@ import { LastUsedTracker } from '../last-used.tracker.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import type { AuthedRequest } from './auth-context.js';
 import { AuthThrottle } from './auth-throttle.js';
+import { CredentialCheck } from './credential-check.js';
 import { AmbiguousCredentials, extractApiKey } from './extract-api-key.js';
 import { IS_PUBLIC } from '../../../platform/http/public.decorator.js';
 import { declareRequestFields } from '../../../platform/http/message-shape.js';
@@ -35,6 +36,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly keys: ApiKeysService,
     private readonly lastUsed: LastUsedTracker,
     private readonly throttle: AuthThrottle,
+    private readonly credentials: CredentialCheck,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -85,9 +87,12 @@ export class ApiKeyGuard implements CanActivate {
       );
     }
     if (found.account.status !== 'active') {
+      // Once active again, it proves its password anew.
+      this.credentials.forgetAccount(found.account.id);
       throw new AppException('ACCOUNT_SUSPENDED', 'The account is suspended.');
     }
     if (found.parentStatus && found.parentStatus !== 'active') {
+      this.credentials.forgetAccount(found.account.id);
       throw new AppException(
         'ACCOUNT_SUSPENDED',
         'The account is suspended: its parent account is suspended.',

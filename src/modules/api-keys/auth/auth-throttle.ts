@@ -140,11 +140,28 @@ export class AuthThrottle {
    * answer is held like checkAddress's.
    */
   async checkPassword(keyId: string, accountId: string): Promise<void> {
-    let ms = Math.max(this.remembered(`key:${keyId}`), this.remembered(`acct:${accountId}`));
+    let ms = this.passwordRefusedMs(keyId, accountId);
     if (ms <= 0) {
       const [k, a] = await Promise.all([this.over(this.byKey, keyId), this.over(this.byAccount, accountId)]);
       ms = Math.max(k, a);
     }
+    await this.refusePassword(ms);
+  }
+
+  /**
+   * checkPassword from what this process knows alone: for a check that waited its turn, since
+   * the failures counted meanwhile in this process are remembered as they reach the limit.
+   */
+  async checkPasswordInMemory(keyId: string, accountId: string): Promise<void> {
+    await this.refusePassword(this.passwordRefusedMs(keyId, accountId));
+  }
+
+  /** How long this process knows the key or account to be over its wrong-password limit (0: not). */
+  passwordRefusedMs(keyId: string, accountId: string): number {
+    return Math.max(this.remembered(`key:${keyId}`), this.remembered(`acct:${accountId}`));
+  }
+
+  private async refusePassword(ms: number): Promise<void> {
     if (ms > 0) {
       this.refused('password_throttled');
       await this.pause();

@@ -36,14 +36,22 @@ const code = (p: Promise<unknown>) =>
 describe('CredentialCheck', () => {
   let hash: string;
   beforeAll(async () => {
-    hash = await argon2.hash('correct-horse-battery', { type: argon2.argon2id });
+    // Light parameters: the rules tested do not depend on what a hash costs.
+    hash = await argon2.hash('correct-horse-battery', {
+      type: argon2.argon2id,
+      memoryCost: 1024,
+      timeCost: 1,
+      parallelism: 1,
+    });
   });
 
-  function setup(concurrency = 2) {
+  function setup(concurrency = 2, perAccount = 3, failuresPerKey = '100/60') {
     const config = loadConfig({
       PASSWORD_CHECK_CONCURRENCY: String(concurrency),
-      AUTH_PASSWORD_FAILURES_PER_KEY: '100/60',
+      PASSWORD_CHECK_QUEUE_PER_ACCOUNT: String(perAccount),
+      AUTH_PASSWORD_FAILURES_PER_KEY: failuresPerKey,
       AUTH_PASSWORD_FAILURES_PER_ACCOUNT: '100/60',
+      THROTTLE_REFUSAL_DELAY_MS: '0',
     });
     const accounts = new HeldAccounts(hash);
     const check = new CredentialCheck(
@@ -53,66 +61,110 @@ describe('CredentialCheck', () => {
     );
     return { accounts, check };
   }
-  const auth = (keyId: string): AuthContext =>
+  const auth = (keyId: string, accountId = `acct-${keyId}`): AuthContext =>
     ({
       key: { id: keyId },
-      account: { id: `acct-${keyId}` },
+      account: { id: accountId },
       passwordTag: passwordTag(hash),
     }) as unknown as AuthContext;
   const settle = () => new Promise((r) => setImmediate(r));
+  /** Releases the held store reads until every check given has an answer. */
+  async function answers(accounts: HeldAccounts, checks: Array<Promise<string>>): Promise<string[]> {
+    let done = false;
+    const all = Promise.all(checks).finally(() => (done = true));
+    while (!done) {
+      accounts.release();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return all;
+  }
 
-  it('runs one check per key at a time: a second, different password for the same key is refused at once', async () => {
+  it('queues a second check of the same account behind the first instead of refusing it', async () => {
     const { accounts, check } = setup();
-    const first = code(check.verify(auth('1'), 'alice', 'wrong-one', '192.0.2.1'));
+    const first = code(check.verify(auth('1'), 'alice', 'wrong-one'));
+    const second = code(check.verify(auth('1'), 'alice', 'correct-horse-battery'));
     await settle();
-    expect(await code(check.verify(auth('1'), 'alice', 'wrong-two', '192.0.2.1'))).toBe(
+    expect(accounts.calls).toBe(1);
+    expect(await answers(accounts, [first, second])).toEqual(['INVALID_CREDENTIALS', 'ok']);
+    expect(accounts.calls).toBe(2);
+  });
+
+  it("refuses an account's check beyond its queue bound at once, and another account still gets in", async () => {
+    const { accounts, check } = setup(2, 2);
+    const queued = [
+      code(check.verify(auth('1'), 'alice', 'wrong-one')),
+      code(check.verify(auth('1'), 'alice', 'wrong-two')),
+    ];
+    await settle();
+    // Another key of the same account shares its lane.
+    expect(await code(check.verify(auth('2', 'acct-1'), 'alice', 'wrong-three'))).toBe(
       'RATE_LIMITED retry 1',
     );
-    accounts.release();
-    expect(await first).toBe('INVALID_CREDENTIALS');
+    const other = code(check.verify(auth('3'), 'alice', 'correct-horse-battery'));
+    await settle();
+    expect(accounts.calls).toBe(2); // one of account 1's, and account 3's beside it
+    expect(await answers(accounts, [...queued, other])).toEqual([
+      'INVALID_CREDENTIALS',
+      'INVALID_CREDENTIALS',
+      'ok',
+    ]);
+  });
+
+  it("serves another account's check before the rest of a flooding account's queue", async () => {
+    const { accounts, check } = setup(1, 10);
+    const order: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => code(p.finally(() => order.push(name)));
+    const flood = [1, 2, 3].map((i) => track(`a${i}`, check.verify(auth('a'), 'alice', `wrong-${i}`)));
+    await settle();
+    const other = track('b', check.verify(auth('b'), 'alice', 'correct-horse-battery'));
+    await answers(accounts, [...flood, other]);
+    expect(order).toEqual(['a1', 'b', 'a2', 'a3']);
+  });
+
+  it('refuses a key over its wrong-password limit before reading or hashing anything, queued checks included', async () => {
+    const { accounts, check } = setup(2, 10, '2/60');
+    const queued = [1, 2, 3, 4].map((i) => code(check.verify(auth('1'), 'alice', `wrong-${i}`)));
+    expect(await answers(accounts, queued)).toEqual([
+      'INVALID_CREDENTIALS',
+      'INVALID_CREDENTIALS',
+      'RATE_LIMITED retry 60',
+      'RATE_LIMITED retry 60',
+    ]);
+    expect(accounts.calls).toBe(2);
+    expect(await code(check.verify(auth('1'), 'alice', 'correct-horse-battery'))).toBe(
+      'RATE_LIMITED retry 60',
+    );
+    expect(accounts.calls).toBe(2);
   });
 
   it('joins identical checks under way instead of hashing again', async () => {
     const { accounts, check } = setup();
     const all = Array.from({ length: 5 }, () =>
-      code(check.verify(auth('1'), 'alice', 'correct-horse-battery', undefined)),
+      code(check.verify(auth('1'), 'alice', 'correct-horse-battery')),
     );
-    await settle();
-    accounts.release();
-    expect(await Promise.all(all)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(await answers(accounts, all)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
     expect(accounts.calls).toBe(1);
-  });
-
-  it('caps the checks of all keys together and refuses beyond the cap without waiting', async () => {
-    const { accounts, check } = setup(2);
-    const a = code(check.verify(auth('1'), 'alice', 'correct-horse-battery', undefined));
-    const b = code(check.verify(auth('2'), 'alice', 'correct-horse-battery', undefined));
-    await settle();
-    expect(await code(check.verify(auth('3'), 'alice', 'correct-horse-battery', undefined))).toBe(
-      'RATE_LIMITED retry 1',
-    );
-    accounts.release();
-    expect([await a, await b]).toEqual(['ok', 'ok']);
-    // Room again once the checks are done.
-    const c = code(check.verify(auth('3'), 'alice', 'correct-horse-battery', undefined));
-    await settle();
-    accounts.release();
-    expect(await c).toBe('ok');
   });
 
   it('remembers a verified pair while the password tag is unchanged, and checks again when it changes', async () => {
     const { accounts, check } = setup();
-    const first = code(check.verify(auth('1'), 'alice', 'correct-horse-battery', undefined));
-    await settle();
-    accounts.release();
-    expect(await first).toBe('ok');
-    expect(await code(check.verify(auth('1'), 'alice', 'correct-horse-battery', undefined))).toBe('ok');
+    expect(
+      await answers(accounts, [code(check.verify(auth('1'), 'alice', 'correct-horse-battery'))]),
+    ).toEqual(['ok']);
+    expect(await code(check.verify(auth('1'), 'alice', 'correct-horse-battery'))).toBe('ok');
+    // Any key of the account: the pair is the account's.
+    expect(await code(check.verify(auth('2', 'acct-1'), 'alice', 'correct-horse-battery'))).toBe('ok');
     expect(accounts.calls).toBe(1);
     const changed = { ...auth('1'), passwordTag: 'another-tag' } as AuthContext;
-    const again = code(check.verify(changed, 'alice', 'correct-horse-battery', undefined));
-    await settle();
-    accounts.release();
-    await again;
+    await answers(accounts, [code(check.verify(changed, 'alice', 'correct-horse-battery'))]);
+    expect(accounts.calls).toBe(2);
+  });
+
+  it('checks again after the account was seen suspended', async () => {
+    const { accounts, check } = setup();
+    await answers(accounts, [code(check.verify(auth('1'), 'alice', 'correct-horse-battery'))]);
+    check.forgetAccount('acct-1');
+    await answers(accounts, [code(check.verify(auth('1'), 'alice', 'correct-horse-battery'))]);
     expect(accounts.calls).toBe(2);
   });
 });

@@ -1,48 +1,64 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import argon2 from 'argon2';
+import { Counter } from 'prom-client';
 import type { AuthContext } from './auth-context.js';
-import { AuthThrottle } from './auth-throttle.js';
+import { AuthThrottle, holdRefusal } from './auth-throttle.js';
+import { VerifiedPasswords } from './verified-passwords.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
+import { FairQueue, LaneFull } from '../../../platform/queueing/fair-queue.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { passwordTag } from '../api-keys.service.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
+import { MetricsService } from '../../metrics/metrics.service.js';
 
-const MAX_REMEMBERED = 10_000;
-
-interface Remembered {
-  until: number;
-  /** The account's password tag when the check succeeded; a changed password no longer matches. */
-  tag: string;
-}
+export type PasswordCheckOutcome = 'verified' | 'wrong' | 'remembered' | 'throttled' | 'queue_full';
 
 /**
- * The body `username` / `password` check of the chat and balance routes, made cheap and fair.
- * argon2 costs about 200 ms of a libuv thread per check, and libuv has four: unbounded, one key
- * sending wrong passwords would hold every request that needs a thread (and its own tenant's
- * correct ones) in a queue of seconds. So, in this order:
+ * The body `username` / `password` check of the chat and balance routes, made cheap and fair
+ * between tenants. argon2 costs 200-500 ms of a libuv thread per check, and libuv has four:
+ * unbounded, one key sending wrong passwords would hold every request that needs a thread,
+ * other tenants' correct ones included, in a queue of seconds. So, in this order:
  *
- * 1. A pair that verified recently for this key is remembered (by a keyed digest of key,
- *    username and password, never the password) while the account's password is unchanged.
+ * 1. A pair that verified recently for this account is remembered (VerifiedPasswords: a keyed
+ *    digest, never the password) while the account's password is unchanged.
  * 2. Identical checks already under way are joined, not repeated.
  * 3. A key or account over its limit of wrong passwords gets 429 with Retry-After, before any
- *    hashing (AuthThrottle, counted in Redis across processes).
- * 4. At most one check per key and `PASSWORD_CHECK_CONCURRENCY` checks in all run at once in this
- *    process; beyond that the answer is an immediate 429 with Retry-After: 1, never a wait.
+ *    hashing (AuthThrottle, counted in Redis across processes); asked again when the check's
+ *    turn comes, so checks queued behind the failure that reached the limit hash nothing.
+ * 4. The hashes run in a fair queue, one lane per account: `PASSWORD_CHECK_CONCURRENCY` at once
+ *    in this process, one per account, the account served longest ago first; a lane holds at
+ *    most `PASSWORD_CHECK_QUEUE_PER_ACCOUNT` checks, beyond which the answer is 429. One
+ *    tenant's flood waits behind itself; another tenant's check waits for at most one hash.
  */
 @Injectable()
 export class CredentialCheck {
-  private readonly remembered = new Map<string, Remembered>();
+  private readonly verified: VerifiedPasswords;
   private readonly pending = new Map<string, Promise<boolean>>();
-  private readonly keysChecking = new Set<string>();
-  private running = 0;
-  private readonly digestKey = randomBytes(32);
+  private readonly queue: FairQueue;
+  private readonly checks?: Counter<'outcome'>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly accounts: AccountsService,
     private readonly throttle: AuthThrottle,
-  ) {}
+    // Always provided by the app; left out only by unit tests.
+    @Optional() @Inject(MetricsService) metrics?: MetricsService,
+  ) {
+    const t = config.authThrottle;
+    this.verified = new VerifiedPasswords(t.passwordCacheMs);
+    this.queue = new FairQueue({
+      concurrency: t.passwordCheckConcurrency,
+      runningPerLane: 1,
+      perLane: t.passwordCheckQueuePerAccount,
+    });
+    if (metrics)
+      this.checks = new Counter({
+        name: 'bulk_password_checks_total',
+        help: "username/password checks by outcome: verified and wrong were checked against the stored argon2 hash (wrong also counts a username that is not the key account's, which hashes nothing); remembered (a pair verified lately), throttled (key or account over its wrong-password limit) and queue_full (the account already has PASSWORD_CHECK_QUEUE_PER_ACCOUNT checks under way) cost none",
+        labelNames: ['outcome'] as const,
+        registers: [metrics.registry],
+      });
+  }
 
   /**
    * Resolves when `username` / `password` are those of the key's own account. A wrong password
@@ -68,12 +84,11 @@ export class CredentialCheck {
         'username and password are required.',
       );
     }
-    const digest = createHmac('sha256', this.digestKey)
-      .update(`${auth.key.id}\0${username}\0${password}`)
-      .digest('base64');
-    const hit = this.remembered.get(digest);
-    if (hit && hit.until > Date.now() && hit.tag === auth.passwordTag) return;
-    if (hit) this.remembered.delete(digest);
+    const digest = this.verified.digest(auth.account.id, username, password);
+    if (this.verified.has(digest, auth.passwordTag)) {
+      this.checks?.inc({ outcome: 'remembered' });
+      return;
+    }
     let check = this.pending.get(digest);
     if (!check) {
       check = this.check(auth, username, password, digest).finally(() => this.pending.delete(digest));
@@ -84,6 +99,11 @@ export class CredentialCheck {
     }
   }
 
+  /** Voids the account's remembered checks: it was seen suspended. */
+  forgetAccount(accountId: string): void {
+    this.verified.forgetAccount(accountId);
+  }
+
   private async check(
     auth: AuthContext,
     username: string,
@@ -92,43 +112,58 @@ export class CredentialCheck {
   ): Promise<boolean> {
     const keyId = auth.key.id;
     const accountId = auth.account.id;
-    await this.throttle.checkPassword(keyId, accountId);
-    if (this.keysChecking.has(keyId) || this.running >= this.config.authThrottle.passwordCheckConcurrency) {
+    await this.throttled(() => this.throttle.checkPassword(keyId, accountId));
+    let outcome: { row: { username: string; passwordHash: string } | null; ok: boolean } | 'throttled';
+    try {
+      outcome = await this.queue.run(accountId, async () => {
+        // The failures counted while this check waited may have reached the limit. Refused
+        // outside the queue: the held answer must not keep a hashing slot.
+        if (this.throttle.passwordRefusedMs(keyId, accountId) > 0) return 'throttled' as const;
+        const row = await this.accounts.credentials(accountId);
+        const ok =
+          !!row &&
+          row.username === username &&
+          (await argon2.verify(row.passwordHash, password).catch(() => false));
+        // Counted before the lane's next check starts, so that one sees the limit reached.
+        if (!ok) await this.throttle.passwordFailed(keyId, accountId);
+        return { row, ok };
+      });
+    } catch (err) {
+      if (!(err instanceof LaneFull)) throw err;
+      this.checks?.inc({ outcome: 'queue_full' });
       this.throttle.refused('password_busy');
-      throw new AppException('RATE_LIMITED', 'Too many password checks are under way; retry after 1 s.', [], {
+      await holdRefusal(this.config.authThrottle.refusalDelayMs);
+      throw new AppException(
+        'RATE_LIMITED',
+        'Too many password checks of this account are under way; retry after 1 s.',
+        [],
+        { 'Retry-After': '1' },
+      );
+    }
+    if (outcome === 'throttled') {
+      await this.throttled(() => this.throttle.checkPasswordInMemory(keyId, accountId));
+      // The limit's window ended in the meantime: the check is simply not made.
+      throw new AppException('RATE_LIMITED', 'Too many wrong passwords; retry after 1 s.', [], {
         'Retry-After': '1',
       });
     }
-    this.keysChecking.add(keyId);
-    this.running++;
-    let row: { username: string; passwordHash: string } | null;
-    let ok: boolean;
-    try {
-      row = await this.accounts.credentials(accountId);
-      ok =
-        !!row &&
-        row.username === username &&
-        (await argon2.verify(row.passwordHash, password).catch(() => false));
-    } finally {
-      this.keysChecking.delete(keyId);
-      this.running--;
-    }
+    const { row, ok } = outcome;
     if (!ok || !row) {
+      this.checks?.inc({ outcome: 'wrong' });
       this.throttle.refused('bad_password');
-      await this.throttle.passwordFailed(keyId, accountId);
       return false;
     }
-    this.remember(digest, passwordTag(row.passwordHash));
+    this.checks?.inc({ outcome: 'verified' });
+    this.verified.add(digest, accountId, passwordTag(row.passwordHash));
     return true;
   }
 
-  private remember(digest: string, tag: string): void {
-    const ttl = this.config.authThrottle.passwordCacheMs;
-    if (ttl <= 0) return;
-    if (this.remembered.size >= MAX_REMEMBERED) {
-      const oldest = this.remembered.keys().next();
-      if (!oldest.done) this.remembered.delete(oldest.value);
+  private async throttled(check: () => Promise<void>): Promise<void> {
+    try {
+      await check();
+    } catch (err) {
+      this.checks?.inc({ outcome: 'throttled' });
+      throw err;
     }
-    this.remembered.set(digest, { until: Date.now() + ttl, tag });
   }
 }

@@ -35,6 +35,35 @@ describe('windowOpening', () => {
     expect(opening(w, 'America/New_York', '2026-03-08T05:00:00.000Z')).toBe('2026-03-08T07:00:00.000Z');
   });
 
+  it('never opens in the past on a spring-forward day, for a window inside the jump asked for after it', () => {
+    // London, Sunday 28 March 2027: 01:00 GMT jumps to 02:00 BST. 01:30-02:00 does not exist that
+    // day; asked at 02:10 BST (01:10 UTC), the jump's end (01:00 UTC) has passed: Monday 01:30 BST.
+    const inGap: SendWindow = { from: '01:30', to: '02:00', days: null };
+    expect(opening(inGap, 'Europe/London', '2027-03-28T01:10:00.000Z')).toBe('2027-03-29T00:30:00.000Z');
+    // Asked before the jump, it opens at the jump's end.
+    expect(opening(inGap, 'Europe/London', '2027-03-28T00:45:00.000Z')).toBe('2027-03-28T01:00:00.000Z');
+    // New York, Sunday 14 March 2027: 02:00 EST jumps to 03:00 EDT; asked at 03:10 EDT (07:10 UTC).
+    const nyGap: SendWindow = { from: '02:15', to: '02:45', days: null };
+    expect(opening(nyGap, 'America/New_York', '2027-03-14T07:10:00.000Z')).toBe('2027-03-15T06:15:00.000Z');
+  });
+
+  it('answers an instant at or after the one asked, every 10 minutes from 3 h before to 3 h after both zones’ spring-forward jumps', () => {
+    const cases: Array<[string, string]> = [
+      ['Europe/London', '2027-03-27T22:00:00.000Z'],
+      ['America/New_York', '2027-03-14T04:00:00.000Z'],
+    ];
+    const windows: SendWindow[] = [];
+    for (const from of ['00:45', '01:00', '01:30', '02:00', '02:15', '02:30', '03:00'])
+      for (const to of ['01:15', '02:00', '02:45', '03:00', '04:00', '00:30'])
+        if (from !== to) windows.push({ from, to, days: null });
+    for (const [zone, startIso] of cases)
+      for (let t = Date.parse(startIso), end = t + 6 * 3600_000; t < end; t += 10 * 60_000)
+        for (const w of windows) {
+          const open = windowOpening(w, zone, new Date(t)).getTime();
+          if (open < t) throw new Error(`${zone} ${w.from}-${w.to} at ${new Date(t).toISOString()}: ${open}`);
+        }
+  });
+
   it('spans midnight when from is later than to', () => {
     const night: SendWindow = { from: '22:00', to: '06:00', days: null };
     // 23:00 UTC and 03:00 UTC are inside; 12:00 waits for 22:00.

@@ -89,9 +89,13 @@ export function windowOpening(w: SendWindow, zone: string, at: Date): Date {
   for (let k = 0; k <= 7; k++) {
     const day = local.startOf('day').plus({ days: k });
     if (!allowed(day.weekday)) continue;
-    const open = day.set({ hour: Math.floor(from / 60), minute: from % 60 });
+    const asked = day.set({ hour: Math.floor(from / 60), minute: from % 60 });
+    const open = asked.hour * 60 + asked.minute === from ? asked : endOfGap(asked);
+    // Compared after the gap is taken into account: luxon moves a missing time forward past the
+    // jump, so `asked` can lie ahead of `at` while the jump's end, the real opening, lies behind
+    // it (a window inside the gap, asked for after the jump). Then that day's opening has passed.
     if (open <= local) continue;
-    return (open.hour * 60 + open.minute === from ? open : endOfGap(open)).toJSDate();
+    return open.toJSDate();
   }
   throw new Error('a window with days opens within a week');
 }
