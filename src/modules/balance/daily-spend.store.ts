@@ -68,16 +68,15 @@ export class DailySpendStore {
     return em.query(s.sql, s.params);
   }
 
-  /** Takes an amount off an account's and a key's row of one day, never below 0. */
-  async giveBack(
-    em: EntityManager,
-    back: { accountId: string; apiKeyId: string; day: string; amount: string },
-  ): Promise<void> {
-    // Equalities on the whole primary key, so only these two rows are locked.
+  /** Takes each row's amount off it, never below 0; `rows` come in primary-key order. */
+  async giveBack(em: EntityManager, rows: Array<SpendOwner & { amount: string }>): Promise<void> {
+    const match = '(scope = ? AND owner_id = ? AND day = ?)';
+    const ids = rows.flatMap((r) => [r.scope, r.ownerId, r.day]);
+    // Equalities on the whole primary key, so only these rows are locked (in index order).
     await em.query(
-      `UPDATE daily_spend SET spent = GREATEST(spent - ?, 0)
-        WHERE (scope = 'account' AND owner_id = ? AND day = ?) OR (scope = 'key' AND owner_id = ? AND day = ?)`,
-      [back.amount, back.accountId, back.day, back.apiKeyId, back.day],
+      `UPDATE daily_spend SET spent = GREATEST(spent - CASE ${rows.map(() => `WHEN ${match} THEN ?`).join(' ')} ELSE 0 END, 0)
+        WHERE ${rows.map(() => match).join(' OR ')}`,
+      [...rows.flatMap((r) => [r.scope, r.ownerId, r.day, r.amount]), ...ids],
     );
   }
 

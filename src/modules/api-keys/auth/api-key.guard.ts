@@ -87,7 +87,7 @@ export class ApiKeyGuard implements CanActivate {
     if (found.account.status !== 'active') {
       throw new AppException('ACCOUNT_SUSPENDED', 'The account is suspended.');
     }
-    if (found.parentStatus && found.parentStatus !== 'active') {
+    if (found.parent && found.parent.status !== 'active') {
       throw new AppException(
         'ACCOUNT_SUSPENDED',
         'The account is suspended: its parent account is suspended.',
