@@ -7,6 +7,7 @@ import { AppException } from '../../../platform/errors/app.exception.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { passwordTag } from '../api-keys.service.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
+import { familyRoot } from '../../accounts/family.js';
 
 const MAX_REMEMBERED = 10_000;
 
@@ -92,7 +93,9 @@ export class CredentialCheck {
   ): Promise<boolean> {
     const keyId = auth.key.id;
     const accountId = auth.account.id;
-    await this.throttle.checkPassword(keyId, accountId);
+    // The account budget is the family's: sub-accounts' keys cannot add guesses of their own.
+    const family = familyRoot(auth.account);
+    await this.throttle.checkPassword(keyId, family);
     if (this.keysChecking.has(keyId) || this.running >= this.config.authThrottle.passwordCheckConcurrency) {
       this.throttle.refused('password_busy');
       throw new AppException('RATE_LIMITED', 'Too many password checks are under way; retry after 1 s.', [], {
@@ -115,7 +118,7 @@ export class CredentialCheck {
     }
     if (!ok || !row) {
       this.throttle.refused('bad_password');
-      await this.throttle.passwordFailed(keyId, accountId);
+      await this.throttle.passwordFailed(keyId, family);
       return false;
     }
     this.remember(digest, passwordTag(row.passwordHash));
