@@ -144,6 +144,11 @@ export class AccountsService {
     return this.store.list();
   }
 
+  /** The ids of the account's sub-accounts (none for a sub-account). */
+  childrenOf(parentId: string): Promise<string[]> {
+    return this.store.childrenOf(parentId);
+  }
+
   /** The sub-account `username` of the account `parentId`; null when it is not one of its sub-accounts. */
   async findSubaccount(parentId: string, username: string): Promise<Account | null> {
     return this.store.findSubaccount(parentId, username);

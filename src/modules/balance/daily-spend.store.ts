@@ -80,6 +80,16 @@ export class DailySpendStore {
     );
   }
 
+  /** What owners of one scope have spent on a day together. */
+  async spentTogether(scope: SpendScope, ownerIds: string[], day: string): Promise<string> {
+    if (ownerIds.length === 0) return '0';
+    const [row] = (await this.ds.query(
+      'SELECT COALESCE(SUM(spent), 0) AS spent FROM daily_spend WHERE scope = ? AND owner_id IN (?) AND day = ?',
+      [scope, ownerIds, day],
+    )) as Array<{ spent: string }>;
+    return row?.spent ?? '0';
+  }
+
   /** What an owner has spent on a day, as the row holds it (undefined: no row). */
   async spent(owner: SpendOwner): Promise<string | undefined> {
     const [row] = (await this.ds.query(

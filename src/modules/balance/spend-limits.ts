@@ -226,7 +226,15 @@ export class SpendLimits {
     );
   }
 
-  /** What an account or key has spent today (UTC), net of refunds. */
+  /** What several accounts have spent today (UTC) together, net of refunds: a parent's sub-accounts. */
+  async spentTodayTogether(accountIds: string[], now = new Date()): Promise<string> {
+    return money(await this.store.spentTogether('account', accountIds, utcDay(now)));
+  }
+
+  /**
+   * What an account or key has spent today (UTC), net of refunds. A parent account's row holds
+   * its sub-accounts' spend too: the family's.
+   */
   async spentToday(scope: SpendScope, ownerId: string, now = new Date()): Promise<string> {
     return money((await this.store.spent({ scope, ownerId, day: utcDay(now) })) ?? 0);
   }
