@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { mainDataSourceOptions } from '../../src/database/data-sources.js';
 import { migrateDatabase } from '../../src/database/database-setup.js';
+import { FamilyDailySpend1764054100000 } from '../../src/database/migrations/main/1764054100000-family-daily-spend.js';
 import { DailySpendStore } from '../../src/modules/balance/daily-spend.store.js';
 import { SpendLimitExceeded, SpendLimits, type SpendCharge } from '../../src/modules/balance/spend-limits.js';
 import { dropLocalState } from '../support/local-state.js';
@@ -152,6 +153,35 @@ describe('SpendLimits', () => {
     expect(results.filter((r) => r === 'ok')).toHaveLength(20);
     // 2 × 10 first, then 20 × 2 charged and 10 × 1 given back.
     expect(await limits.spentToday('account', parentId, at)).toBe('50.000000');
+  });
+
+  it("folds the day's spend of existing sub-accounts into their parents' rows on upgrade, leaving earlier days", async () => {
+    const ids = [++owner, ++owner, ++owner].map(String);
+    const [parentId, childA, childB] = ids as [string, string, string];
+    for (const id of ids)
+      await ds.query(
+        `INSERT INTO accounts (id, parent_id, client_id, username, password_hash, currency, callback_secret)
+         VALUES (?, ?, UUID(), CONCAT('fold-', ?), '!', 'ZMW', 'x')`,
+        [id, id === parentId ? null : parentId, id],
+      );
+    const today = new Date();
+    const yesterday = new Date(Date.now() - 86_400_000);
+    for (const [id, amount, at] of [
+      [parentId, '1', today],
+      [childA, '2', today],
+      [childB, '3', today],
+      [childA, '7', yesterday],
+    ] as const)
+      await send(charge({ accountId: id, apiKeyId: String(++owner), amount, at }));
+    const runner = ds.createQueryRunner();
+    try {
+      await new FamilyDailySpend1764054100000().up(runner);
+    } finally {
+      await runner.release();
+    }
+    expect(await limits.spentToday('account', parentId)).toBe('6.000000');
+    expect(await limits.spentToday('account', parentId, yesterday)).toBe('0.000000');
+    expect(await limits.spentToday('account', childA)).toBe('2.000000');
   });
 
   it('counts a charge toward its own UTC day', async () => {
