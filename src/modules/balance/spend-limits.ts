@@ -103,8 +103,10 @@ const MAX_KNOWN_ROWS = 100_000;
 
 /**
  * Daily spend per account and per key, kept in `daily_spend` (one row per owner and UTC day,
- * net of refunds). The send transaction locks the rows it charges (SELECT … FOR UPDATE, in
- * primary-key order, after the balance row as every money transaction does), checks each
+ * net of refunds); a parent account's row counts its sub-accounts' charges too, so an operator's
+ * limit on a parent covers the family. The send transaction locks the rows it charges (SELECT …
+ * FOR UPDATE, in primary-key order, after the balance row as every money transaction does: a
+ * parent's row before its sub-account's, whose id is higher), checks each
  * request against the limits in arrival order, and adds the totals: however many transactions
  * race, none sees a total that another has not committed, so no limit is ever crossed.
  * The rows are created before the transaction (INSERT IGNORE, remembered per process), so the
