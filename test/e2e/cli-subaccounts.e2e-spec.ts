@@ -93,4 +93,14 @@ describe('admin CLI: sub-accounts and transfers', () => {
     const bad = await cli('accounts transfer --from reseller --to client-g --channel sms --amount -1 --json');
     expect(bad.code).toBe(2);
   });
+  it("keys create|update refuse a sub-account key's --rate-limit above the parent's keys (exit 1)", async () => {
+    await cli('accounts create --username client-h --parent reseller --json');
+    expect((await cli('keys create --username reseller --name main --rate-limit 20/1 --json')).code).toBe(0);
+    const fast = await cli('keys create --username client-h --name fast --rate-limit 999999999/1 --json');
+    expect(fast.code).toBe(1);
+    expect(fast.stderr).toMatch(/above what the parent account's keys allow/);
+    const ok = await cli('keys create --username client-h --name ok --rate-limit 20/1 --json');
+    expect(ok.code).toBe(0);
+    expect((await cli(`keys update ${ok.json.id} --rate-limit 40/1 --json`)).code).toBe(1);
+  });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, type Tenant } from '../factories/account.factory.js';
+import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
+import { createSubaccount, createTenant, type Tenant } from '../factories/account.factory.js';
 import { runCli } from '../support/cli-in-process.js';
 import { fallbackDueNow as dueNow } from '../support/clock.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
@@ -376,5 +377,33 @@ describe('chat-to-SMS fallback', () => {
       });
     expect(res.status).toBe(200);
     expect(res.body.totals).toMatchObject({ accepted: 1, units: 1, cost: 1 });
+  });
+  it("makes no fallback, and charges none, for a sub-account's chat once its parent is suspended", async () => {
+    const parent = await createTenant(t, {
+      balances: { sms: '100', chat: '100' },
+      prices: { sms: '0.25', chat: '1' },
+    });
+    const child = await createSubaccount(t, parent, { transfers: { sms: '10', chat: '10' } });
+    const password = 'sub-account-password-1';
+    await t.app.get(AccountsService).changePassword(child.username, password);
+    const res = await chat(
+      { recipient: ['260971239001'], fallback: { channel: 'sms', after_seconds: 3600 } },
+      { ...child, password },
+    );
+    expect(res.status).toBe(200);
+    const [a] = await chatRows(t, res.body.reference);
+    const sms = await balance(t, child as Tenant, 'sms');
+    const env = testEnv(t.name);
+    expect((await runCli(env, ['accounts', 'suspend', parent.username])).code).toBe(0);
+    try {
+      await dueNow(t, [a!.id]);
+      await t.app.get(FallbackScanner).scan();
+      expect(await fallbackOf(t, a!.id)).toEqual([]);
+      expect(await balance(t, child as Tenant, 'sms')).toBe(sms);
+      // Settled: nothing left due, so no SMS follows once the parent is active again.
+      expect((await chatRows(t, res.body.reference))[0]!.fallback_due_at).toBeNull();
+    } finally {
+      await runCli(env, ['accounts', 'activate', parent.username]);
+    }
   });
 });

@@ -5,14 +5,15 @@ import { BalanceService } from '../../src/modules/balance/balance.service.js';
 import { SpendLimits } from '../../src/modules/balance/spend-limits.js';
 import { DestinationPriceStore } from '../../src/modules/balance/pricing/destination-price.store.js';
 import { createSubaccount, createTenant } from '../factories/account.factory.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { runCli } from '../support/cli-in-process.js';
+import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 /** Price and routing tables are remembered for a second per process. */
 const PRICE_TTL_MS = 1100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe("sub-accounts: the parent's prices with the sub-account's own overrides, and spend limits per sub-account", () => {
+describe("sub-accounts: the parent's prices with the sub-account's own overrides, and spend limits per sub-account and family", () => {
   let t: TestApp;
 
   beforeAll(async () => {
@@ -81,15 +82,16 @@ describe("sub-accounts: the parent's prices with the sub-account's own overrides
     expect((await get(child.key, '/api/v1/json/balance')).body.balances.sms.balance_value).toBe(8.75);
   });
 
-  it("applies a sub-account's own daily limit to its sends; a parent's limit covers neither its sub-accounts nor their spend", async () => {
+  it("applies a sub-account's own daily limit and its parent's, which covers the family, over HTTP and in accounts limit", async () => {
     const parent = await createTenant(t, { balances: { sms: '100' }, prices: { sms: '1' } });
     const child = await createSubaccount(t, parent, { transfers: { sms: '10' } });
     const accounts = t.app.get(AccountsService);
-    await accounts.setDailyLimit(parent.username, '1');
+    await accounts.setDailyLimit(parent.username, '4');
     await accounts.setDailyLimit(child.username, '3');
     t.app.get(ApiKeyCache).clear();
     const send = (key: string, to: string[]) => post(key, SMS, { from: 'ACME', to, message: 'x' });
     expect((await send(child.key, ['260971000001', '260971000002'])).status).toBe(200);
+    // The sub-account's own limit is the tighter: 1 left of its 3, 2 of the family's 4.
     const over = await send(child.key, ['260971000003', '260971000004']);
     expect(over.status).toBe(402);
     expect(over.body.error).toMatchObject({
@@ -98,10 +100,18 @@ describe("sub-accounts: the parent's prices with the sub-account's own overrides
     });
     expect((await send(child.key, ['260971000005'])).status).toBe(200);
     expect(await spent('account', child.account.id)).toBe('3.000000');
-    // The parent's own limit is untouched by its sub-account's 3.00 and still binds the parent.
-    expect(await spent('account', parent.account.id)).toBe('0.000000');
+    // The parent's row is the family's: its sub-account's 3.00 counts against the parent's 4.00.
+    expect(await spent('account', parent.account.id)).toBe('3.000000');
     expect((await send(parent.key, ['260971000006'])).status).toBe(200);
     expect((await send(parent.key, ['260971000007'])).status).toBe(402);
+    // Without a limit of its own, the sub-account is still held by its parent's.
+    await accounts.setDailyLimit(child.username, null);
+    t.app.get(ApiKeyCache).clear();
+    const byParent = await send(child.key, ['260971000008']);
+    expect(byParent.status).toBe(402);
+    expect(byParent.body.message).toContain(
+      "the parent account's (covering its sub-accounts) daily spend limit",
+    );
     // Transfers are not spending: they count toward no limit.
     expect(
       (
@@ -111,6 +121,28 @@ describe("sub-accounts: the parent's prices with the sub-account's own overrides
         })
       ).status,
     ).toBe(200);
-    expect(await spent('account', parent.account.id)).toBe('1.000000');
+    expect(await spent('account', parent.account.id)).toBe('4.000000');
+    const shown = await runCli(testEnv(t.name), [
+      'accounts',
+      'limit',
+      '--username',
+      parent.username,
+      '--json',
+    ]);
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      daily_limit: '4.000000',
+      spent_today: '4.000000',
+      remaining_today: '0.000000',
+      subaccounts: 1,
+      subaccounts_spent_today: '3.000000',
+    });
+    const ofChild = await runCli(testEnv(t.name), [
+      'accounts',
+      'limit',
+      '--username',
+      child.username,
+      '--json',
+    ]);
+    expect(JSON.parse(ofChild.stdout)).toMatchObject({ spent_today: '3.000000', parent: parent.username });
   });
 });

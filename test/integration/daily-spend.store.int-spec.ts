@@ -89,7 +89,10 @@ describe('DailySpendStore', () => {
       ]),
     );
     await ctx.ds.transaction((em) =>
-      store.giveBack(em, { accountId: acc.ownerId, apiKeyId: key.ownerId, day: DAY, amount: '2' }),
+      store.giveBack(em, [
+        { ...acc, amount: '2' },
+        { ...key, amount: '2' },
+      ]),
     );
     expect([await store.spent(acc), await store.spent(key), await store.spent(otherDay)]).toEqual([
       '1.000000',

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { mainDataSourceOptions } from '../../src/database/data-sources.js';
 import { migrateDatabase } from '../../src/database/database-setup.js';
+import { FamilyDailySpend1764054100000 } from '../../src/database/migrations/main/1764054100000-family-daily-spend.js';
 import { DailySpendStore } from '../../src/modules/balance/daily-spend.store.js';
 import { SpendLimitExceeded, SpendLimits, type SpendCharge } from '../../src/modules/balance/spend-limits.js';
 import { dropLocalState } from '../support/local-state.js';
@@ -100,10 +101,87 @@ describe('SpendLimits', () => {
     const c = charge({ accountId: String(++owner), apiKeyId: String(++owner), amount: '2' });
     await send(c);
     const back = { accountId: c.accountId, apiKeyId: c.apiKeyId, chargedAt: c.at };
-    await ds.transaction((em) => limits.giveBack(em, { ...back, amount: '0.5' }));
+    await ds.transaction((em) => limits.giveBack(em, [{ ...back, amount: '0.5' }]));
     expect(await limits.spentToday('key', c.apiKeyId)).toBe('1.500000');
-    await ds.transaction((em) => limits.giveBack(em, { ...back, amount: '5' }));
+    await ds.transaction((em) => limits.giveBack(em, [{ ...back, amount: '5' }]));
     expect(await limits.spentToday('account', c.accountId)).toBe('0.000000');
+  });
+
+  it("lets exactly 5 of 20 racing transactions of a parent and two sub-accounts through the parent's limit", async () => {
+    const parentId = String(++owner);
+    const members = [parentId, String(++owner), String(++owner)].map((accountId) => ({
+      accountId,
+      apiKeyId: String(++owner),
+    }));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => {
+        const m = members[i % 3]!;
+        // The parent's own charge names no parent: its account row is the family's.
+        const family = m.accountId === parentId ? {} : { parentId, parentLimit: '5' };
+        return send(
+          charge({ ...m, amount: '1', accountLimit: m.accountId === parentId ? '5' : null, ...family }),
+        );
+      }),
+    );
+    expect(results.filter((r) => r === 'ok')).toHaveLength(5);
+    expect(results.filter((r) => r !== 'ok').map((r) => (r as SpendLimitExceeded).scope)).not.toContain(
+      'key',
+    );
+    expect(await limits.spentToday('account', parentId)).toBe('5.000000');
+    const own = await Promise.all(members.map((m) => limits.spentToday('account', m.accountId)));
+    // The sub-accounts' own rows plus the parent's own sends make the family's total.
+    expect(Number(own[1]) + Number(own[2])).toBeLessThanOrEqual(5);
+  });
+
+  it('races charges and refunds across a family without a deadlock, ending at what was charged less what was given back', async () => {
+    const parentId = String(++owner);
+    const children = [String(++owner), String(++owner)].map((accountId) => ({
+      accountId,
+      apiKeyId: String(++owner),
+    }));
+    const at = new Date();
+    for (const c of children) await send(charge({ ...c, parentId, amount: '10', at }));
+    const work = Array.from({ length: 30 }, (_, i) => {
+      const c = children[i % 2]!;
+      if (i % 3 === 0)
+        return ds
+          .transaction((em) => limits.giveBack(em, [{ ...c, parentId, amount: '1', chargedAt: at }]))
+          .then(() => 'back');
+      return send(charge({ ...c, parentId, parentLimit: '1000', amount: '2', at }));
+    });
+    const results = await Promise.all(work);
+    expect(results.filter((r) => r === 'ok')).toHaveLength(20);
+    // 2 × 10 first, then 20 × 2 charged and 10 × 1 given back.
+    expect(await limits.spentToday('account', parentId, at)).toBe('50.000000');
+  });
+
+  it("folds the day's spend of existing sub-accounts into their parents' rows on upgrade, leaving earlier days", async () => {
+    const ids = [++owner, ++owner, ++owner].map(String);
+    const [parentId, childA, childB] = ids as [string, string, string];
+    for (const id of ids)
+      await ds.query(
+        `INSERT INTO accounts (id, parent_id, client_id, username, password_hash, currency, callback_secret)
+         VALUES (?, ?, UUID(), CONCAT('fold-', ?), '!', 'ZMW', 'x')`,
+        [id, id === parentId ? null : parentId, id],
+      );
+    const today = new Date();
+    const yesterday = new Date(Date.now() - 86_400_000);
+    for (const [id, amount, at] of [
+      [parentId, '1', today],
+      [childA, '2', today],
+      [childB, '3', today],
+      [childA, '7', yesterday],
+    ] as const)
+      await send(charge({ accountId: id, apiKeyId: String(++owner), amount, at }));
+    const runner = ds.createQueryRunner();
+    try {
+      await new FamilyDailySpend1764054100000().up(runner);
+    } finally {
+      await runner.release();
+    }
+    expect(await limits.spentToday('account', parentId)).toBe('6.000000');
+    expect(await limits.spentToday('account', parentId, yesterday)).toBe('0.000000');
+    expect(await limits.spentToday('account', childA)).toBe('2.000000');
   });
 
   it('counts a charge toward its own UTC day', async () => {

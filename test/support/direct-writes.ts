@@ -55,3 +55,16 @@ export async function setMessageStatusDirectly(
 export async function setCallbackUrlDirectly(t: Probed, sendRequestId: string, url: string): Promise<void> {
   await t.ds.query('UPDATE send_requests SET callback_url = ? WHERE id = ?', [url, sendRequestId]);
 }
+
+/** The key's stored rate limit, set without the checks of the app's own door (as rows made before a rule). */
+export async function setKeyRateLimitDirectly(
+  t: Probed,
+  keyId: string,
+  rate: { limit: number; windowSeconds: number },
+): Promise<void> {
+  await t.ds.query('UPDATE api_keys SET rate_limit = ?, rate_window_seconds = ? WHERE id = ?', [
+    rate.limit,
+    rate.windowSeconds,
+    keyId,
+  ]);
+}

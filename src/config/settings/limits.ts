@@ -19,7 +19,7 @@ export const limitSettings = {
     min: 0,
     max: 1_000_000_000,
     default: 10_000,
-    doc: 'test messages per account and UTC day, all its test keys together; beyond, 429 `RATE_LIMITED` (`0` refuses every test send)',
+    doc: "test messages per account and UTC day, all its test keys and its sub-accounts' together; beyond, 429 `RATE_LIMITED` (`0` refuses every test send)",
   }),
   TEST_CONCURRENCY: int({
     min: 1,
@@ -49,13 +49,13 @@ export const limitSettings = {
     min: 1,
     max: 100_000,
     default: 200,
-    doc: 'templates one account may keep per side (live, test); one more is 403',
+    doc: 'templates one account and its sub-accounts may keep together per side (live, test); one more is 403',
   }),
   EXPORTS_PER_ACCOUNT: int({
     min: 1,
     max: 50,
     default: 1,
-    doc: 'message exports one account may run at once over the API, across every API process (counted in Redis)',
+    doc: 'message exports one account and its sub-accounts may run at once over the API, across every API process (counted in Redis)',
   }),
   EXPORT_STALL_SECONDS: int({
     min: 1,

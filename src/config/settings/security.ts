@@ -89,7 +89,7 @@ export const securitySettings = {
   AUTH_PASSWORD_FAILURES_PER_ACCOUNT: text({
     ...rate('30/300'),
     default: '30/300',
-    doc: 'the same across all the keys of one account',
+    doc: "the same across all the keys of one account and its sub-accounts' keys",
   }),
   PASSWORD_CHECK_CONCURRENCY: int({
     min: 1,

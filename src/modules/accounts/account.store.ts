@@ -69,6 +69,26 @@ export class AccountStore {
     await this.ds.getRepository(Account).update({ id }, change);
   }
 
+  /** The ids of an account's sub-accounts. */
+  async childrenOf(parentId: string): Promise<string[]> {
+    const rows = (await this.ds.query('SELECT id FROM accounts WHERE parent_id = ?', [parentId])) as Array<{
+      id: string | number;
+    }>;
+    return rows.map((r) => String(r.id));
+  }
+
+  /** Each account's parent id (null for a top-level account); a plain read, no lock. */
+  async parentsOf(em: EntityManager, ids: string[]): Promise<Array<{ id: string; parentId: string | null }>> {
+    const rows = (await em.query('SELECT id, parent_id FROM accounts WHERE id IN (?)', [ids])) as Array<{
+      id: string | number;
+      parent_id: string | number | null;
+    }>;
+    return rows.map((r) => ({
+      id: String(r.id),
+      parentId: r.parent_id === null ? null : String(r.parent_id),
+    }));
+  }
+
   /** The columns never loaded by default (password hash, callback secret) are read only here. */
   credentials(accountId: string): Promise<Account | null> {
     return this.ds

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import argon2 from 'argon2';
 import { CommandError } from '../../platform/cli/cli-errors.js';
 import { AccountStore } from './account.store.js';
@@ -28,9 +29,28 @@ function checkPassword(password: string, username: string): void {
   if (problem) throw new AccountError(problem);
 }
 
+/** Bounds the memory of parents: past it the map is dropped and refilled on demand. */
+const MAX_PARENTS = 100_000;
+
 @Injectable()
 export class AccountsService {
+  /** Account id → its parent's id (null: none). Never stale: an account's parent is set once, at creation. */
+  private readonly parents = new Map<string, string | null>();
+
   constructor(private readonly store: AccountStore) {}
+
+  /**
+   * Each account's parent id (null for a top-level account), remembered for good, read with
+   * `em` (the caller's transaction) for those not yet known.
+   */
+  async parentsOf(ids: string[], em: EntityManager): Promise<Map<string, string | null>> {
+    const unknown = [...new Set(ids)].filter((id) => !this.parents.has(id));
+    if (unknown.length) {
+      if (this.parents.size > MAX_PARENTS) this.parents.clear();
+      for (const r of await this.store.parentsOf(em, unknown)) this.parents.set(r.id, r.parentId);
+    }
+    return new Map(ids.map((id) => [id, this.parents.get(id) ?? null]));
+  }
 
   /**
    * Creates an account with a balance row per channel at the default price; with `parent`, a
@@ -122,6 +142,11 @@ export class AccountsService {
 
   async list(): Promise<Account[]> {
     return this.store.list();
+  }
+
+  /** The ids of the account's sub-accounts (none for a sub-account). */
+  childrenOf(parentId: string): Promise<string[]> {
+    return this.store.childrenOf(parentId);
   }
 
   /** The sub-account `username` of the account `parentId`; null when it is not one of its sub-accounts. */

@@ -60,6 +60,20 @@ export class ApiKeyStore {
     );
   }
 
+  /** The rate limits of an account's keys that still work (null: the default), for its sub-accounts' keys' ceiling. */
+  async rateLimitsOf(accountId: string): Promise<Array<{ limit: number; windowSeconds: number } | null>> {
+    const rows = (await this.ds.query(
+      `SELECT rate_limit, rate_window_seconds FROM api_keys
+        WHERE account_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > NOW(3))`,
+      [accountId],
+    )) as Array<{ rate_limit: number | null; rate_window_seconds: number | null }>;
+    return rows.map((r) =>
+      r.rate_limit && r.rate_window_seconds
+        ? { limit: Number(r.rate_limit), windowSeconds: Number(r.rate_window_seconds) }
+        : null,
+    );
+  }
+
   /** The key whose hash this is, with its account and the account's password hash (never loaded by default). */
   findByHash(hash: Buffer): Promise<(ApiKey & { account: Account }) | null> {
     return this.ds

@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig, type RateLimit } from '../../config/config.js';
+import { capped, ceilingOf, describeRate, exceeds, type RateCeiling } from './family-rate-limit.js';
 import { CommandError } from '../../platform/cli/cli-errors.js';
 import { IpAllowList } from './auth/ip-allow-list.js';
 import type { Account } from '../accounts/account.entity.js';
@@ -14,6 +16,18 @@ import type { ResolvedKey } from './resolved-key.js';
 export type { ResolvedKey };
 
 export class ApiKeyError extends CommandError {}
+
+/** A sub-account key's rate limit above what its parent's keys allow. */
+export class RateLimitAboveParent extends ApiKeyError {
+  constructor(
+    readonly asked: RateLimit,
+    readonly ceiling: RateCeiling,
+  ) {
+    super(
+      `rate limit ${describeRate(asked)} is above what the parent account's keys allow: at most ${ceiling.limit} requests per window and ${+ceiling.perSecond.toFixed(3)} per second`,
+    );
+  }
+}
 
 /** A key name is printed by the CLI: a control character in it could rewrite the operator's terminal. */
 function checkName(raw: string): string {
@@ -68,6 +82,7 @@ export class ApiKeysService {
     private readonly store: ApiKeyStore,
     private readonly accounts: AccountsService,
     private readonly cache: ApiKeyCache,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Returns the stored key and, once only, its secret. */
@@ -85,6 +100,7 @@ export class ApiKeysService {
         throw new ApiKeyError(
           `the parent account ${parent.username} is ${parent.status}: activate it before creating keys`,
         );
+      await this.checkFamilyRate(parent.id, input.rateLimit);
     }
     const name = checkName(input.name);
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now())
@@ -137,6 +153,21 @@ export class ApiKeysService {
   }
 
   /**
+   * What a sub-account's key may be allowed at most: the most generous of its parent's keys
+   * (one without a rate limit has the default, RATE_LIMIT_DEFAULT).
+   */
+  async rateCeiling(parentId: string): Promise<RateCeiling> {
+    return ceilingOf(await this.store.rateLimitsOf(parentId), this.config.defaultRateLimit);
+  }
+
+  /** Refuses a sub-account key's rate limit above its parent's keys' (none asked: the default, capped when read). */
+  private async checkFamilyRate(parentId: string, asked: RateLimit | null | undefined): Promise<void> {
+    if (!asked) return;
+    const ceiling = await this.rateCeiling(parentId);
+    if (exceeds(asked, ceiling)) throw new RateLimitAboveParent(asked, ceiling);
+  }
+
+  /**
    * Awaited after every change to a stored key (revoke, rotate, update): drops this process's
    * cached copy at once. Other processes (other API instances; the CLI changes keys from a
    * process of its own) see the change when their copy expires, within KEY_CACHE_TTL_MS.
@@ -186,6 +217,8 @@ export class ApiKeysService {
       changes.expiresAt = input.expiresAt;
     }
     if (input.rateLimit !== undefined) {
+      const account = await this.requireAccount(key.accountId);
+      if (account.parentId) await this.checkFamilyRate(account.parentId, input.rateLimit);
       changes.rateLimit = input.rateLimit?.limit ?? null;
       changes.rateWindowSeconds = input.rateLimit?.windowSeconds ?? null;
     }
@@ -224,12 +257,22 @@ export class ApiKeysService {
     void keyHash;
     const { passwordHash, ...account } = withHash;
     const parent = account.parentId ? await this.accounts.findById(account.parentId) : null;
+    if (parent) {
+      // A sub-account's key never gets more than its parent's keys: one set higher before that
+      // rule, or left at a default above them, or outlasting a parent's key, is capped here.
+      const own =
+        key.rateLimit && key.rateWindowSeconds
+          ? { limit: key.rateLimit, windowSeconds: key.rateWindowSeconds }
+          : this.config.defaultRateLimit;
+      const rate = capped(own, await this.rateCeiling(parent.id));
+      if (rate !== own) Object.assign(key, { rateLimit: rate.limit, rateWindowSeconds: rate.windowSeconds });
+    }
     return {
       key: key as ApiKey,
       account: account as Account,
       allowList: IpAllowList.from(key.allowedIps),
       passwordTag: passwordTag(passwordHash),
-      parentStatus: parent?.status ?? null,
+      parent,
     };
   }
 }

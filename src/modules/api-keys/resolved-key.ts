@@ -14,6 +14,9 @@ export interface ResolvedKey {
    * another process (the CLI) voids remembered checks within the key cache's TTL.
    */
   passwordTag: string;
-  /** A sub-account's parent's status: a suspended parent suspends its sub-accounts' keys too. */
-  parentStatus?: Account['status'] | null;
+  /**
+   * A sub-account's parent (null for a top-level account), read with the key: a suspended parent
+   * suspends its sub-accounts' keys too, and its daily limit covers their spend.
+   */
+  parent?: Account | null;
 }

@@ -2,6 +2,7 @@ import { Help, Option, SubCommand } from 'nest-commander';
 import { CliCommand } from '../../platform/cli/cli-command.js';
 import { UsageError } from '../../platform/cli/cli-errors.js';
 import { parseDailyLimit } from '../../platform/cli/parsers.js';
+import type { Account } from '../accounts/account.entity.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { limitView, printLimit } from './limit-view.js';
 import { SpendLimits } from './spend-limits.js';
@@ -10,7 +11,8 @@ const NONE = 'none';
 
 @SubCommand({
   name: 'limit',
-  description: "show, set or clear an account's daily spend limit (all its live keys together, per UTC day)",
+  description:
+    "show, set or clear an account's daily spend limit (all its live keys together, and a parent's sub-accounts', per UTC day)",
 })
 export class AccountsLimitCommand extends CliCommand {
   constructor(
@@ -35,9 +37,28 @@ export class AccountsLimitCommand extends CliCommand {
         username: account.username,
         currency: account.currency,
         ...limitView(account.dailyLimit, spent, now),
+        ...(await this.family(account, now)),
       },
       o.json,
     );
+  }
+
+  /**
+   * A parent's spend and limit are its family's (its own keys and every sub-account's): how many
+   * sub-accounts, and their part of today's spend. A sub-account names its parent, whose limit
+   * covers it too.
+   */
+  private async family(account: Account, now: Date): Promise<Record<string, unknown>> {
+    if (account.parentId) {
+      const parent = await this.accounts.findById(account.parentId);
+      return { parent: parent?.username ?? null };
+    }
+    const children = await this.accounts.childrenOf(account.id);
+    if (children.length === 0) return {};
+    return {
+      subaccounts: children.length,
+      subaccounts_spent_today: await this.spend.spentTodayTogether(children, now),
+    };
   }
 
   @Option({ flags: '--username <username>', required: true })
@@ -62,6 +83,8 @@ export class AccountsLimitCommand extends CliCommand {
   limitHelp(): string {
     return `
 Without --daily or --clear, shows the limit and today's spend. Spend counts every live charge
-net of refunds; test keys spend nothing. A change reaches running API processes within a second.`;
+net of refunds; test keys spend nothing. A parent's limit and spend cover its sub-accounts too
+(subaccounts_spent_today is their part); a sub-account's own limit applies as well, and the
+tighter wins. A change reaches running API processes within a second.`;
   }
 }

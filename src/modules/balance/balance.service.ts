@@ -6,6 +6,7 @@ import type { AccountChannel } from '../accounts/account-channel.entity.js';
 import { AccountChannelStore } from './account-channel.store.js';
 import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
+import { AccountsService } from '../accounts/accounts.service.js';
 import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
 import { SpendLimits } from './spend-limits.js';
 import { TtlCache } from '../../platform/caching/ttl-cache.js';
@@ -42,6 +43,7 @@ export class BalanceService {
     private readonly spend: SpendLimits,
     private readonly store: AccountChannelStore,
     private readonly ledger: LedgerStore,
+    private readonly accounts: AccountsService,
   ) {}
 
   /**
@@ -166,23 +168,23 @@ export class BalanceService {
       const { accountId, channel, total } = totals.get(key)!;
       await this.ledger.credit(em, accountId, channel, money(total));
     }
-    // The room under the daily spend limits, once per key and day charged, in a fixed order.
-    const rooms = new Map<string, { accountId: string; apiKeyId: string; chargedAt: Date; total: Decimal }>();
-    for (const m of todo) {
-      if (!m.apiKeyId || !m.chargedAt) continue;
-      const key = `${m.apiKeyId.padStart(20, '0')}:${m.chargedAt.toISOString().slice(0, 10)}`;
-      const r = rooms.get(key) ?? {
-        accountId: m.accountId,
-        apiKeyId: m.apiKeyId,
-        chargedAt: m.chargedAt,
-        total: new Decimal(0),
-      };
-      r.total = r.total.plus(m.cost);
-      rooms.set(key, r);
-    }
-    for (const key of [...rooms.keys()].sort()) {
-      const r = rooms.get(key)!;
-      await this.spend.giveBack(em, { ...r, amount: money(r.total) });
+    // The room under the daily spend limits, in one statement (a sub-account's parent's row too).
+    const charged = todo.filter((m) => m.apiKeyId && m.chargedAt);
+    if (charged.length) {
+      const parents = await this.accounts.parentsOf(
+        charged.map((m) => m.accountId),
+        em,
+      );
+      await this.spend.giveBack(
+        em,
+        charged.map((m) => ({
+          accountId: m.accountId,
+          apiKeyId: m.apiKeyId!,
+          parentId: parents.get(m.accountId) ?? null,
+          amount: m.cost,
+          chargedAt: m.chargedAt!,
+        })),
+      );
     }
     return todo.map((m) => String(m.id));
   }

@@ -68,17 +68,26 @@ export class DailySpendStore {
     return em.query(s.sql, s.params);
   }
 
-  /** Takes an amount off an account's and a key's row of one day, never below 0. */
-  async giveBack(
-    em: EntityManager,
-    back: { accountId: string; apiKeyId: string; day: string; amount: string },
-  ): Promise<void> {
-    // Equalities on the whole primary key, so only these two rows are locked.
+  /** Takes each row's amount off it, never below 0; `rows` come in primary-key order. */
+  async giveBack(em: EntityManager, rows: Array<SpendOwner & { amount: string }>): Promise<void> {
+    const match = '(scope = ? AND owner_id = ? AND day = ?)';
+    const ids = rows.flatMap((r) => [r.scope, r.ownerId, r.day]);
+    // Equalities on the whole primary key, so only these rows are locked (in index order).
     await em.query(
-      `UPDATE daily_spend SET spent = GREATEST(spent - ?, 0)
-        WHERE (scope = 'account' AND owner_id = ? AND day = ?) OR (scope = 'key' AND owner_id = ? AND day = ?)`,
-      [back.amount, back.accountId, back.day, back.apiKeyId, back.day],
+      `UPDATE daily_spend SET spent = GREATEST(spent - CASE ${rows.map(() => `WHEN ${match} THEN ?`).join(' ')} ELSE 0 END, 0)
+        WHERE ${rows.map(() => match).join(' OR ')}`,
+      [...rows.flatMap((r) => [r.scope, r.ownerId, r.day, r.amount]), ...ids],
     );
+  }
+
+  /** What owners of one scope have spent on a day together. */
+  async spentTogether(scope: SpendScope, ownerIds: string[], day: string): Promise<string> {
+    if (ownerIds.length === 0) return '0';
+    const [row] = (await this.ds.query(
+      'SELECT COALESCE(SUM(spent), 0) AS spent FROM daily_spend WHERE scope = ? AND owner_id IN (?) AND day = ?',
+      [scope, ownerIds, day],
+    )) as Array<{ spent: string }>;
+    return row?.spent ?? '0';
   }
 
   /** What an owner has spent on a day, as the row holds it (undefined: no row). */

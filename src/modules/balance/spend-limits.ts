@@ -17,11 +17,20 @@ export interface SpendCharge {
   /** The limits as the request's key and account were read (null: none). */
   accountLimit: string | null;
   keyLimit: string | null;
+  /**
+   * A sub-account's parent, and the parent's account limit as it was read: the parent's row
+   * counts its whole family's spend, so that limit covers the sub-accounts' sends too.
+   */
+  parentId?: string | null;
+  parentLimit?: string | null;
 }
+
+/** Whose limit refused a charge: the key's, its account's, or (for a sub-account) its parent's. */
+export type LimitScope = SpendScope | 'parent';
 
 export class SpendLimitExceeded extends Error {
   constructor(
-    readonly scope: SpendScope,
+    readonly scope: LimitScope,
     readonly limit: string,
     /** What is left of the tighter limit today (never negative). */
     readonly remaining: string,
@@ -33,16 +42,26 @@ export class SpendLimitExceeded extends Error {
 const ownerKey = (o: SpendOwner) => `${o.scope}:${o.ownerId.padStart(20, '0')}:${o.day}`;
 /** Whether any of the charges has a daily limit to check (else the spend is only added up). */
 export function hasLimit(charges: SpendCharge[]): boolean {
-  return charges.some((c) => isPositive(c.amount) && (c.accountLimit !== null || c.keyLimit !== null));
+  return charges.some(
+    (c) =>
+      isPositive(c.amount) &&
+      (c.accountLimit !== null || c.keyLimit !== null || (!!c.parentId && (c.parentLimit ?? null) !== null)),
+  );
 }
 
-/** The account's and the key's row of the charge's day, with their limits. */
+/**
+ * The rows of the charge's day it adds to, with their limits: its account's and its key's, and
+ * for a sub-account its parent's (the family's total, which the parent's limit is checked on).
+ */
 function chargedOwners(c: SpendCharge) {
   const day = utcDay(c.at);
-  return [
-    { scope: 'account' as const, ownerId: c.accountId, day, limit: c.accountLimit },
-    { scope: 'key' as const, ownerId: c.apiKeyId, day, limit: c.keyLimit },
+  const owners: Array<SpendOwner & { role: LimitScope; limit: string | null }> = [
+    { scope: 'account', role: 'account', ownerId: c.accountId, day, limit: c.accountLimit },
+    { scope: 'key', role: 'key', ownerId: c.apiKeyId, day, limit: c.keyLimit },
   ];
+  if (c.parentId)
+    owners.push({ scope: 'account', role: 'parent', ownerId: c.parentId, day, limit: c.parentLimit ?? null });
+  return owners;
 }
 
 /** The paid charges, and every row they touch once, in primary-key order (the order rows are locked in). */
@@ -84,8 +103,10 @@ const MAX_KNOWN_ROWS = 100_000;
 
 /**
  * Daily spend per account and per key, kept in `daily_spend` (one row per owner and UTC day,
- * net of refunds). The send transaction locks the rows it charges (SELECT … FOR UPDATE, in
- * primary-key order, after the balance row as every money transaction does), checks each
+ * net of refunds); a parent account's row counts its sub-accounts' charges too, so an operator's
+ * limit on a parent covers the family. The send transaction locks the rows it charges (SELECT …
+ * FOR UPDATE, in primary-key order, after the balance row as every money transaction does: a
+ * parent's row before its sub-account's, whose id is higher), checks each
  * request against the limits in arrival order, and adds the totals: however many transactions
  * race, none sees a total that another has not committed, so no limit is ever crossed.
  * The rows are created before the transaction (INSERT IGNORE, remembered per process), so the
@@ -118,11 +139,9 @@ export class SpendLimits {
   /** The day's rows of the charge's account and key not yet known to exist. */
   private missingOwners(charge: SpendCharge | null | undefined) {
     if (!charge || !isPositive(charge.amount)) return [];
-    const day = utcDay(charge.at);
-    return [
-      { scope: 'account' as const, ownerId: charge.accountId, day },
-      { scope: 'key' as const, ownerId: charge.apiKeyId, day },
-    ].filter((o) => !this.known.has(ownerKey(o)));
+    return chargedOwners(charge)
+      .map(({ scope, ownerId, day }) => ({ scope, ownerId, day }))
+      .filter((o) => !this.known.has(ownerKey(o)));
   }
 
   /**
@@ -152,7 +171,7 @@ export class SpendLimits {
       const over = left.find((l) => l.remaining.lessThan(c.amount));
       if (over) {
         const tightest = left.reduce((a, b) => (b.remaining.lessThan(a.remaining) ? b : a));
-        throw new SpendLimitExceeded(over.o.scope, money(over.o.limit!), money(tightest.remaining));
+        throw new SpendLimitExceeded(over.o.role, money(over.o.limit!), money(tightest.remaining));
       }
       for (const o of mine) o.row.added = o.row.added.plus(c.amount);
     }
@@ -169,21 +188,55 @@ export class SpendLimits {
     return totals && addSpentStatement(totals);
   }
 
-  /** In a refund's transaction: gives the refunded amount back to the day it was charged on. */
+  /**
+   * In a refund's transaction: gives each refunded amount back to the day it was charged on,
+   * on the rows the charge added to (its account's, its key's and, for a sub-account, its
+   * parent's), in one statement that locks them in primary-key order as a send does.
+   */
   async giveBack(
     em: EntityManager,
-    refund: { accountId: string; apiKeyId: string; amount: string; chargedAt: Date },
+    refunds: Array<{
+      accountId: string;
+      apiKeyId: string;
+      parentId?: string | null;
+      amount: string;
+      chargedAt: Date;
+    }>,
   ): Promise<void> {
-    if (!isPositive(refund.amount)) return;
-    await this.store.giveBack(em, {
-      accountId: refund.accountId,
-      apiKeyId: refund.apiKeyId,
-      day: utcDay(refund.chargedAt),
-      amount: refund.amount,
-    });
+    const rows = new Map<string, SpendOwner & { amount: Decimal }>();
+    for (const r of refunds) {
+      if (!isPositive(r.amount)) continue;
+      const day = utcDay(r.chargedAt);
+      const owners: SpendOwner[] = [
+        { scope: 'account', ownerId: r.accountId, day },
+        { scope: 'key', ownerId: r.apiKeyId, day },
+      ];
+      if (r.parentId) owners.push({ scope: 'account', ownerId: r.parentId, day });
+      for (const o of owners) {
+        const row = rows.get(ownerKey(o)) ?? { ...o, amount: new Decimal(0) };
+        row.amount = row.amount.plus(r.amount);
+        rows.set(ownerKey(o), row);
+      }
+    }
+    if (rows.size === 0) return;
+    await this.store.giveBack(
+      em,
+      [...rows.keys()].sort().map((k) => {
+        const { amount, ...o } = rows.get(k)!;
+        return { ...o, amount: money(amount) };
+      }),
+    );
   }
 
-  /** What an account or key has spent today (UTC), net of refunds. */
+  /** What several accounts have spent today (UTC) together, net of refunds: a parent's sub-accounts. */
+  async spentTodayTogether(accountIds: string[], now = new Date()): Promise<string> {
+    return money(await this.store.spentTogether('account', accountIds, utcDay(now)));
+  }
+
+  /**
+   * What an account or key has spent today (UTC), net of refunds. A parent account's row holds
+   * its sub-accounts' spend too: the family's.
+   */
   async spentToday(scope: SpendScope, ownerId: string, now = new Date()): Promise<string> {
     return money((await this.store.spent({ scope, ownerId, day: utcDay(now) })) ?? 0);
   }

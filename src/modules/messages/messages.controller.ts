@@ -1,7 +1,8 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import type { DataSide } from '../api-keys/auth/auth-context.js';
+import { familyRoot } from '../accounts/family.js';
+import { Auth, type AuthContext, type DataSide } from '../api-keys/auth/auth-context.js';
 import { ReadSide, SUBACCOUNT_QUERY_DOC, SubaccountReadable } from '../api-keys/auth/subaccount-scope.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { MessageDetailDto } from '../../platform/openapi/responses.js';
@@ -48,7 +49,7 @@ export class MessagesController {
       'fallback_of (a fallback SMS: its chat message), empty in CSV and null in NDJSON when there is no link. ' +
       'A response cut short (no final chunk) is an incomplete export. ' +
       "A CSV cell starting with =, +, -, @, tab or CR is written with a leading ' (no spreadsheet formulas). " +
-      'An unknown parameter is a 400; an account runs one export at a time per API process (429 beyond), ' +
+      'An unknown parameter is a 400; an account and its sub-accounts together run at most EXPORTS_PER_ACCOUNT exports at once (429 beyond), ' +
       'and an export whose client takes nothing for EXPORT_STALL_SECONDS is cut.',
   })
   @ApiProduces('text/csv', 'application/x-ndjson')
@@ -61,8 +62,13 @@ export class MessagesController {
   })
   @ApiErrors([400, 401, 403, 404, 429, 500, 503])
   @SubaccountReadable()
-  async export(@ReadSide() side: DataSide, @Query() q: MessageExportQuery, @Res() res: Response) {
-    await this.exports.send(side.accountId, q, res, side.testMode);
+  async export(
+    @Auth() auth: AuthContext,
+    @ReadSide() side: DataSide,
+    @Query() q: MessageExportQuery,
+    @Res() res: Response,
+  ) {
+    await this.exports.send(familyRoot(auth.account), side.accountId, q, res, side.testMode);
   }
 
   @Get(':messageId')

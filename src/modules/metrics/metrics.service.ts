@@ -163,7 +163,7 @@ export class MetricsService {
   });
   private readonly spendLimitRefusals = new Counter({
     name: 'bulk_spend_limit_refusals_total',
-    help: 'Send requests refused with SPEND_LIMIT_EXCEEDED, by scope of the limit: key or account',
+    help: "Send requests refused with SPEND_LIMIT_EXCEEDED, by scope of the limit: key, account or parent (a sub-account's parent's, covering its family)",
     labelNames: ['scope'] as const,
     registers: [this.registry],
   });

@@ -17,12 +17,19 @@ export function spendOf(auth: AuthContext, cost: string, at: Date): SpendCharge 
     at,
     accountLimit: auth.account.dailyLimit ?? null,
     keyLimit: auth.key.dailyLimit ?? null,
+    parentId: auth.account.parentId ?? null,
+    parentLimit: auth.parent?.dailyLimit ?? null,
   };
 }
 
 /** 402 with what is left today of the tighter limit. */
 export function spendLimitRefusal(err: SpendLimitExceeded, cost: string, currency: string): AppException {
-  const whose = err.scope === 'key' ? "this API key's" : "the account's";
+  const whose =
+    err.scope === 'key'
+      ? "this API key's"
+      : err.scope === 'parent'
+        ? "the parent account's (covering its sub-accounts)"
+        : "the account's";
   return new AppException(
     'SPEND_LIMIT_EXCEEDED',
     `This request costs ${cost} ${currency}, more than is left today (UTC) under ${whose} daily spend limit of ${err.limit} ${currency}.`,

@@ -30,6 +30,7 @@ import type { CheckedRequest, SendOutcome, SendPreview } from './send.types.js';
 import { storedSend } from './stored-send.js';
 import { refusalCode, refuseAccepted } from './fallback/stored-refusals.js';
 import { TestQuota } from './test-quota.js';
+import { familyRoot } from '../accounts/family.js';
 import { waitingChunks } from '../delivery/due-scanner.js';
 import { deferToWindow } from '../messages/windows/window-deferral.js';
 import { windowOfSend } from '../messages/windows/window-of-send.js';
@@ -69,7 +70,9 @@ export class SendService {
     const apiReference = this.ids.next();
     const createdAt = new Date();
     // Test keys cost nothing, so their volume is capped per account and day instead.
-    const quota = isTestKey(auth) ? await this.testQuota.take(auth.account.id, p.accepted.length) : null;
+    const quota = isTestKey(auth)
+      ? await this.testQuota.take(familyRoot(auth.account), p.accepted.length)
+      : null;
     const stored = () =>
       storedSend(p, auth, channel, {
         apiReference,

@@ -29,7 +29,7 @@ return n`;
 const KEEP_SECONDS = 2 * 86_400;
 
 /**
- * The daily quota of test messages per account (TEST_DAILY_MESSAGES, per UTC day): test keys
+ * The daily quota of test messages per account and its sub-accounts together (TEST_DAILY_MESSAGES, per UTC day): test keys
  * cost nothing, so without it they would be free volume on the workers, MySQL and callback
  * queue every tenant shares. Counted in Redis, shared by every API process. Fails open: while
  * Redis cannot answer, test sends are not counted (as the key rate limit does), rather than
@@ -44,7 +44,10 @@ export class TestQuota {
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
-  /** Takes `count` messages from today's quota of the account's test keys; 429 RATE_LIMITED when they do not fit. */
+  /**
+   * Takes `count` messages from today's quota of the test keys of a family (a parent and its
+   * sub-accounts, by familyRoot); 429 RATE_LIMITED when they do not fit.
+   */
   async take(accountId: string, count: number, now = new Date()): Promise<TestQuotaTaken | null> {
     const limit = this.config.testTraffic.dailyMessages;
     const day = now.toISOString().slice(0, 10);
@@ -62,7 +65,7 @@ export class TestQuota {
     const retryAfter = String(Math.max(1, Math.ceil((midnight - now.getTime()) / 1000)));
     throw new AppException(
       'RATE_LIMITED',
-      `Test keys of this account may send ${limit} messages per UTC day; ${Math.max(0, limit - used)} remain today and this request has ${count}.`,
+      `Test keys of this account (with its parent or sub-accounts) may send ${limit} messages per UTC day; ${Math.max(0, limit - used)} remain today and this request has ${count}.`,
       [{ field: 'test_daily_messages', message: `remaining ${Math.max(0, limit - used)}` }],
       { 'Retry-After': retryAfter },
     );

@@ -50,7 +50,11 @@ export class SubaccountKeyDto {
   @IsOptional()
   daily_limit?: unknown;
 
-  @ApiPropertyOptional({ description: 'N requests per SECONDS', example: '100/1' })
+  @ApiPropertyOptional({
+    description:
+      "N requests per SECONDS; at most what the parent's most generous key allows (as many per window, no higher rate per second), else 400 naming rate_limit. Without it, the default rate limit, capped the same way",
+    example: '100/1',
+  })
   @IsOptional()
   rate_limit?: unknown;
 }
@@ -99,7 +103,8 @@ export class SubaccountDto extends SubaccountCreatedDto {
   balances: BalancesDto;
   @ApiProperty({
     type: MonthUsageDto,
-    description: "This UTC month's live messages, charged and not refunded",
+    description:
+      "This UTC month's live messages, charged and not refunded; figures up to a minute old (each sub-account's month is summed at most once a minute per API process)",
   })
   usage: MonthUsageDto;
 }

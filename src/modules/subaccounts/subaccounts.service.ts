@@ -4,16 +4,19 @@ import { decodeIdCursor, encodeIdCursor } from '../../platform/http/id-cursor.js
 import { money, toNumber } from '../../platform/money/money.js';
 import type { Account } from '../accounts/account.entity.js';
 import { AccountError, AccountsService, UsernameTaken } from '../accounts/accounts.service.js';
-import { ApiKeyError, ApiKeysService } from '../api-keys/api-keys.service.js';
+import { ApiKeyError, ApiKeysService, RateLimitAboveParent } from '../api-keys/api-keys.service.js';
 import { keyView, withSecret } from '../api-keys/key-view.js';
 import { BalanceService, channelBalances } from '../balance/balance.service.js';
 import { TransferNotCovered, TransferStore } from '../balance/transfer.store.js';
 import { CHANNELS, type Channel } from '../messages/channel.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { checkKey, checkNewSubaccount, checkTransfer } from './subaccount-input.js';
-import { SubaccountStore, type SubaccountRow } from './subaccount.store.js';
+import { SubaccountStore, type ChannelUsage, type SubaccountRow } from './subaccount.store.js';
+import { TtlCache } from '../../platform/caching/ttl-cache.js';
 
 export const MAX_PAGE = 1000;
+/** How old the usage figures of the sub-account overview may be. */
+export const USAGE_TTL_MS = 60_000;
 const DEFAULT_PAGE = 100;
 
 function notFound(username: string): AppException {
@@ -34,6 +37,8 @@ export function monthStart(now = new Date()): Date {
  */
 @Injectable()
 export class SubaccountsService {
+  private readonly usage = new TtlCache<ChannelUsage[]>(USAGE_TTL_MS, 100_000);
+
   constructor(
     private readonly accounts: AccountsService,
     private readonly balances: BalanceService,
@@ -55,11 +60,13 @@ export class SubaccountsService {
         parent: parent.username,
       });
     } catch (err) {
+      // Usernames are one namespace (they sign in on the chat and balance routes): a taken one
+      // cannot be given, but the answer never says whose it is, not even when it is this parent's.
       if (err instanceof UsernameTaken)
         throw new AppException(
           'DUPLICATE_USERNAME',
-          `The username ${JSON.stringify(input.username)} is taken.`,
-          [{ field: 'username', message: 'already used by another account' }],
+          `The username ${JSON.stringify(input.username)} is not available; choose another.`,
+          [{ field: 'username', message: 'not available' }],
         );
       if (err instanceof AccountError)
         throw AppException.validation([{ field: 'username', message: err.message }]);
@@ -138,6 +145,11 @@ export class SubaccountsService {
       });
       return withSecret(keyView({ ...apiKey, username: child.username }), secret);
     } catch (err) {
+      if (err instanceof RateLimitAboveParent)
+        throw AppException.validation(
+          [{ field: 'rate_limit', message: `${err.message}` }],
+          "The key's rate_limit is above what this account's own keys allow.",
+        );
       if (err instanceof ApiKeyError) throw new AppException('FORBIDDEN', `${err.message}.`);
       throw err;
     }
@@ -169,13 +181,31 @@ export class SubaccountsService {
     };
   }
 
+  /**
+   * This month's usage of each sub-account, remembered for USAGE_TTL_MS: summing a month of
+   * messages is a scan of every one of them, which a parent listing its sub-accounts in a loop
+   * would otherwise have MySQL run on every call. Those not remembered are read in one query.
+   */
+  private async usageSince(ids: string[], from: Date): Promise<ChannelUsage[]> {
+    const month = from.toISOString().slice(0, 7);
+    const keyOf = (id: string) => `${id}:${month}`;
+    const known = new Map(ids.map((id) => [id, this.usage.peek(keyOf(id))]));
+    const missing = ids.filter((id) => known.get(id) === undefined);
+    if (missing.length) {
+      const read = await this.store.usageSince(missing, from);
+      for (const id of missing) {
+        const mine = read.filter((u) => u.account_id === id);
+        known.set(id, mine);
+        void this.usage.get(keyOf(id), () => Promise.resolve(mine));
+      }
+    }
+    return ids.flatMap((id) => known.get(id) ?? []);
+  }
+
   private async views(parent: Account, rows: SubaccountRow[]) {
     const ids = rows.map((r) => r.id);
     const from = monthStart();
-    const [channels, usage] = await Promise.all([
-      this.balances.channelsOf(ids),
-      this.store.usageSince(ids, from),
-    ]);
+    const [channels, usage] = await Promise.all([this.balances.channelsOf(ids), this.usageSince(ids, from)]);
     return rows.map((r) => {
       const spent: Record<string, { units: number; cost: number }> = {};
       for (const ch of CHANNELS as readonly Channel[]) {

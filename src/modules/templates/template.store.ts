@@ -83,6 +83,16 @@ export class TemplateStore {
     return Number(row.n);
   }
 
+  /** Templates on this side of a family: the account `rootId` and its sub-accounts together. */
+  async countFamily(rootId: string, testMode: boolean): Promise<number> {
+    const [row] = (await this.ds.query(
+      `SELECT COUNT(*) AS n FROM templates t
+        WHERE t.test_mode = ? AND t.account_id IN (SELECT a.id FROM accounts a WHERE a.id = ? OR a.parent_id = ?)`,
+      [testMode ? 1 : 0, rootId, rootId],
+    )) as Array<{ n: string | number }>;
+    return Number(row.n);
+  }
+
   /** False when the template does not exist (on this side of this account). */
   async update(owner: TemplateOwner, id: string, t: TemplateFields, at: Date): Promise<boolean> {
     try {

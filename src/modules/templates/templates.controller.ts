@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
+import { familyRoot } from '../accounts/family.js';
 import { Auth, sideOf, type AuthContext } from '../api-keys/auth/auth-context.js';
 import type { Channel } from '../messages/channel.js';
 import {
@@ -32,7 +33,7 @@ export class TemplatesController {
   @Idempotent()
   @ApiErrors([400, 401, 403, 409, 413, 422, 415, 429, 500, 503])
   create(@Auth() auth: AuthContext, @Body() dto: TemplateBodyDto) {
-    return this.templates.create(sideOf(auth), dto as Record<string, unknown>);
+    return this.templates.create(sideOf(auth), dto as Record<string, unknown>, familyRoot(auth.account));
   }
 
   @Get()

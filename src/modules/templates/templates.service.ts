@@ -59,14 +59,19 @@ export class TemplatesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(owner: TemplateOwner, raw: Record<string, unknown>): Promise<TemplateView> {
+  /** `familyId`: the owner's family root (familyRoot), whose sub-accounts' templates count with its own. */
+  async create(
+    owner: TemplateOwner,
+    raw: Record<string, unknown>,
+    familyId = owner.accountId,
+  ): Promise<TemplateView> {
     const fields = checkTemplate(raw);
-    // A bound on what one tenant keeps (and what a list of its templates costs every process).
+    // A bound on what one tenant (a parent with its sub-accounts) keeps, and what a list costs every process.
     const max = this.config.templatesPerAccount;
-    if ((await this.store.count(owner, null)) >= max)
+    if ((await this.store.countFamily(familyId, owner.testMode)) >= max)
       throw new AppException(
         'FORBIDDEN',
-        `This account already keeps ${max} templates, the most it may (TEMPLATES_PER_ACCOUNT); delete one first.`,
+        `This account already keeps ${max} templates with its parent or sub-accounts, the most it may (TEMPLATES_PER_ACCOUNT); delete one first.`,
       );
     const id = randomUUID();
     try {

@@ -45,8 +45,8 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     details: [{ field: 'name', message: 'already used by another template of this account' }],
   },
   DUPLICATE_USERNAME: {
-    message: 'The username "acme-retail" is taken.',
-    details: [{ field: 'username', message: 'already used by another account' }],
+    message: 'The username "acme-retail" is not available; choose another.',
+    details: [{ field: 'username', message: 'not available' }],
   },
   NOT_RESCHEDULABLE: {
     message: 'No message of request 1764184470578998353 is still SCHEDULED: there is nothing to reschedule.',

@@ -91,7 +91,7 @@ export class ApiKeyGuard implements CanActivate {
       this.credentials.forgetAccount(found.account.id);
       throw new AppException('ACCOUNT_SUSPENDED', 'The account is suspended.');
     }
-    if (found.parentStatus && found.parentStatus !== 'active') {
+    if (found.parent && found.parent.status !== 'active') {
       this.credentials.forgetAccount(found.account.id);
       throw new AppException(
         'ACCOUNT_SUSPENDED',

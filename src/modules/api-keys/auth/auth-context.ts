@@ -12,6 +12,8 @@ export interface AuthContext {
   allowList?: IpAllowList | null;
   /** Changes with the account's password (ApiKeysService.passwordTag); voids remembered password checks. */
   passwordTag?: string;
+  /** A sub-account's parent account, as read with the key (null or absent: none, or not read). */
+  parent?: Account | null;
 }
 
 /** Whose data a request reads and changes: the key's account, on the key's side (live or test). */

@@ -10,6 +10,7 @@ import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { passwordTag } from '../api-keys.service.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
 import { MetricsService } from '../../metrics/metrics.service.js';
+import { familyRoot } from '../../accounts/family.js';
 
 export type PasswordCheckOutcome = 'verified' | 'wrong' | 'remembered' | 'throttled' | 'queue_full';
 
@@ -112,20 +113,23 @@ export class CredentialCheck {
   ): Promise<boolean> {
     const keyId = auth.key.id;
     const accountId = auth.account.id;
-    await this.throttled(() => this.throttle.checkPassword(keyId, accountId));
+    // The account budget and the hashing lane are the family's: a parent and its sub-accounts
+    // are one tenant, so sub-accounts' keys add neither guesses nor lanes of their own.
+    const family = familyRoot(auth.account);
+    await this.throttled(() => this.throttle.checkPassword(keyId, family));
     let outcome: { row: { username: string; passwordHash: string } | null; ok: boolean } | 'throttled';
     try {
-      outcome = await this.queue.run(accountId, async () => {
+      outcome = await this.queue.run(family, async () => {
         // The failures counted while this check waited may have reached the limit. Refused
         // outside the queue: the held answer must not keep a hashing slot.
-        if (this.throttle.passwordRefusedMs(keyId, accountId) > 0) return 'throttled' as const;
+        if (this.throttle.passwordRefusedMs(keyId, family) > 0) return 'throttled' as const;
         const row = await this.accounts.credentials(accountId);
         const ok =
           !!row &&
           row.username === username &&
           (await argon2.verify(row.passwordHash, password).catch(() => false));
         // Counted before the lane's next check starts, so that one sees the limit reached.
-        if (!ok) await this.throttle.passwordFailed(keyId, accountId);
+        if (!ok) await this.throttle.passwordFailed(keyId, family);
         return { row, ok };
       });
     } catch (err) {
@@ -141,7 +145,7 @@ export class CredentialCheck {
       );
     }
     if (outcome === 'throttled') {
-      await this.throttled(() => this.throttle.checkPasswordInMemory(keyId, accountId));
+      await this.throttled(() => this.throttle.checkPasswordInMemory(keyId, family));
       // The limit's window ended in the meantime: the check is simply not made.
       throw new AppException('RATE_LIMITED', 'Too many wrong passwords; retry after 1 s.', [], {
         'Retry-After': '1',

@@ -80,7 +80,10 @@ export class ExportLeases implements OnApplicationBootstrap, OnApplicationShutdo
     return this.renewal.stop();
   }
 
-  /** A slot for one export of the account; 429 RATE_LIMITED when it already runs its limit. */
+  /**
+   * A slot for one export of the account `accountId` (a family root: a parent's sub-accounts take
+   * its slots); 429 RATE_LIMITED when it already runs its limit.
+   */
   async acquire(accountId: string): Promise<ExportLease> {
     const key = `${this.config.queuePrefix}:export-leases:${accountId}`;
     const id = randomUUID();
@@ -96,7 +99,7 @@ export class ExportLeases implements OnApplicationBootstrap, OnApplicationShutdo
     if (held < 0)
       throw new AppException(
         'RATE_LIMITED',
-        `This account already has ${-held} export${-held > 1 ? 's' : ''} under way; retry after 5 s.`,
+        `This account (with its parent or sub-accounts) already has ${-held} export${-held > 1 ? 's' : ''} under way; retry after 5 s.`,
         [],
         { 'Retry-After': '5' },
       );

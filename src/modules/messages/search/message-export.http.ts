@@ -6,7 +6,8 @@ import { ExportLeases } from './export-leases.js';
 import { MessageExportService } from './message-export.service.js';
 
 /**
- * The export as an HTTP attachment, at most EXPORTS_PER_ACCOUNT at once per account across the
+ * The export as an HTTP attachment, at most EXPORTS_PER_ACCOUNT at once per family (an account and
+ * its sub-accounts) across the
  * API processes; a client that goes away, or takes nothing for EXPORT_STALL_SECONDS, stops the
  * query.
  */
@@ -20,8 +21,15 @@ export class MessageExportHttp {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async send(accountId: string, q: MessageExportQuery, res: Response, testMode = false): Promise<void> {
-    const lease = await this.leases.acquire(accountId);
+  /** `familyId`: the caller's family root (familyRoot): a parent and its sub-accounts share its slots. */
+  async send(
+    familyId: string,
+    accountId: string,
+    q: MessageExportQuery,
+    res: Response,
+    testMode = false,
+  ): Promise<void> {
+    const lease = await this.leases.acquire(familyId);
     try {
       await this.run(accountId, q, res, testMode);
     } finally {

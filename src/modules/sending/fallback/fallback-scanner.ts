@@ -103,7 +103,7 @@ export class FallbackScanner implements OnApplicationBootstrap, OnApplicationShu
     const authKey = `${row.api_key_id}:${test}`;
     if (!auths.has(authKey)) auths.set(authKey, this.authOf(row, test));
     const auth = await auths.get(authKey)!;
-    // An account suspended or gone sends nothing more.
+    // An account suspended (or its parent) or gone sends nothing more.
     if (!auth) return true;
     try {
       const out = await this.sends.send(this.sms, auth, {
@@ -136,10 +136,14 @@ export class FallbackScanner implements OnApplicationBootstrap, OnApplicationShu
   private async authOf(row: FallbackSource, test: boolean): Promise<AuthContext | null> {
     const account = await this.accounts.findById(String(row.account_id));
     if (!account || account.status !== 'active') return null;
+    // A suspended parent suspends its sub-accounts: their fallbacks are not made (nor charged) either.
+    const parent = account.parentId ? await this.accounts.findById(account.parentId) : null;
+    if (parent && parent.status !== 'active') return null;
     const found = await this.keys.get(String(row.api_key_id)).catch(() => null);
     // The chat's own key, for its daily limit and priority; its side (live or test) as the chat's.
     const key = found ?? ({ id: String(row.api_key_id), accountId: account.id, name: 'fallback' } as ApiKey);
     key.mode = test ? 'test' : 'live';
-    return { account, key };
+    // The parent too: its daily limit covers the sub-account's fallback SMS as any send.
+    return { account, key, parent };
   }
 }
