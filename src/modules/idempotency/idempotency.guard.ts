@@ -7,7 +7,7 @@ import { PreparedAnswer } from '../../platform/errors/prepared-answer.js';
 import { authOf, type AuthedRequest } from '../api-keys/auth/auth-context.js';
 import { idempotencyFingerprint } from './fingerprint.js';
 import { IdempotencyStore, type Claim, type StoredAnswer } from './idempotency.store.js';
-import { SECRET_ANSWER, type SecretAnswer } from './idempotent.decorator.js';
+import { SECRET_ANSWER, type SecretAnswer } from './secret-answer.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** 1 to 255 printable ASCII characters (space included, as the header's value carries it). */

@@ -1,16 +1,7 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { IdempotencyGuard } from './idempotency.guard.js';
-
-/** A route whose answer carries a secret shown once (a new API key): which field, and what a replay says instead. */
-export interface SecretAnswer {
-  /** The JSON field of the answer that holds the secret; it is never stored. */
-  field: string;
-  /** The sentence a replay answers with, given the first answer without its secret. */
-  replay: (first: Record<string, unknown>) => string;
-}
-
-export const SECRET_ANSWER = 'idempotency:secret-answer';
+import { SECRET_ANSWER, type SecretAnswer } from './secret-answer.js';
 
 const REPLAY =
   'Makes a retry safe: within 24 h the same key (per account and mode) with the same body (a `password` field does not count) answers the first answer again, with `Idempotent-Replayed: true`, and nothing is done twice; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still being processed, 409 `REQUEST_IN_PROGRESS`. Only a successful answer is kept: after an error the key may be used again. 1 to 255 printable ASCII characters, else 400.';
