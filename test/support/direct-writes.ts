@@ -55,3 +55,11 @@ export async function setMessageStatusDirectly(
 export async function setCallbackUrlDirectly(t: Probed, sendRequestId: string, url: string): Promise<void> {
   await t.ds.query('UPDATE send_requests SET callback_url = ? WHERE id = ?', [url, sendRequestId]);
 }
+
+/** Kept callback events as a process of an older version left them: without a recipient hash. */
+export async function dropOutboxHashesDirectly(t: Probed, eventIds: string[]): Promise<void> {
+  await t.ds.query(
+    `UPDATE \`${t.name}_notification\`.callback_outbox SET recipient_hash = NULL WHERE event_id IN (?)`,
+    [eventIds],
+  );
+}

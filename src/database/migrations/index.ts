@@ -18,6 +18,7 @@ import { TestModeInboundAndSuppressions1764031000000 } from './main/176403100000
 import { AccountStatusCallbackUrl1764040000000 } from './main/1764040000000-account-status-callback-url.js';
 import { CreateIdempotencyKeys1764042000000 } from './main/1764042000000-create-idempotency-keys.js';
 import { IdempotencyAnswersWithoutSecrets1764060100000 } from './main/1764060100000-idempotency-answers-without-secrets.js';
+import { CallbackOutboxRecipientHash1764060200000 } from './notification/1764060200000-callback-outbox-recipient-hash.js';
 import { TestModeTemplates1764042300000 } from './main/1764042300000-test-mode-templates.js';
 import { InboundBySender1764042400000 } from './main/1764042400000-inbound-by-sender.js';
 import { ConnectorStateLastError1764043000000 } from './main/1764043000000-connector-state-last-error.js';
@@ -78,4 +79,5 @@ export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   CallbackAttemptEventType1764030000100,
   DeliveryReportConnector1764032000000,
   IndexDeliveryReportsByMessage1764041000000,
+  CallbackOutboxRecipientHash1764060200000,
 ];
