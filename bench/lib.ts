@@ -122,6 +122,8 @@ export async function startBenchApi(
     QUEUE_PREFIX: name,
     LOG_LEVEL: 'error',
     APP_ENV: 'bench',
+    // Any APP_ENV but development and test needs its own; every process of a run shares it.
+    SERVER_SECRET: `bench-only-server-secret-of-this-run-${name}`,
     ...env,
   };
   return {

@@ -202,6 +202,7 @@ async function main() {
     QUEUE_PREFIX: name,
     LOG_LEVEL: 'error',
     APP_ENV: 'bench',
+    SERVER_SECRET: `bench-only-server-secret-of-this-run-${name}`,
     RATE_LIMIT_DEFAULT: '1000000/1',
   };
   const apiProc = startNode(

@@ -118,6 +118,7 @@ async function main(): Promise<number> {
     DATABASE_URL: mysqlUrl,
     QUEUE_PREFIX: name,
     APP_ENV: 'soak',
+    SERVER_SECRET: `soak-only-server-secret-of-this-run-${name}`,
     LOG_LEVEL: 'warn',
     LOG_PRETTY: 'false',
     RATE_LIMIT_DEFAULT: '1000000/1',

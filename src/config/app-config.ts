@@ -97,6 +97,8 @@ export interface AppConfig {
   healthDetailedCacheMs: number;
   /** When set, the queue dashboard is served at /admin/queues, behind this token. */
   adminToken?: string;
+  /** SERVER_SECRET: the key of every keyed digest the service stores (never the secret itself). */
+  serverSecret: string;
   /** Worker processes only: serve /metrics on this port (the API serves it on PORT). */
   metricsPort?: number;
   shutdownGraceMs: number;

@@ -100,6 +100,12 @@ export function dotenvFile(): string | undefined {
 }
 
 /**
+ * SERVER_SECRET where it may be left unset (APP_ENV development or test): public, so a digest
+ * keyed with it protects nothing, but every process of a development setup agrees on it.
+ */
+export const DEVELOPMENT_SERVER_SECRET = 'development-only-server-secret-never-in-production';
+
+/**
  * Validates the environment (plus overrides, used by tests) and returns the configuration.
  * Throws ConfigError naming every bad variable.
  */
@@ -218,6 +224,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     metricsToken: s.METRICS_TOKEN,
     healthDetailedCacheMs: s.HEALTH_DETAILED_CACHE_MS,
     adminToken: s.ADMIN_TOKEN,
+    serverSecret: s.SERVER_SECRET ?? DEVELOPMENT_SERVER_SECRET,
     metricsPort: s.METRICS_PORT,
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
     startupWaitSeconds: s.STARTUP_WAIT_SECONDS,

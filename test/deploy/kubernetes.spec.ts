@@ -195,6 +195,63 @@ describe('deploy/kubernetes', () => {
     expect(podSpec(job).containers[0]).toMatchObject({ command: ['node', 'dist/cli.js', 'db', 'migrate'] });
   });
 
+  it.skipIf(!KUBECTL)(
+    "with TRUST_PROXY a range, the API's port admits only the ingress controller's pods (and Prometheus's), never any pod",
+    () => {
+      const settings = byKind(production, 'ConfigMap').find((c) =>
+        c.metadata.name.startsWith('bulk-messaging-settings'),
+      )!;
+      const trustProxy = String((settings.data as Record<string, string>).TRUST_PROXY ?? '');
+      // The overlay trusts the pod network: a CIDR range, so who may connect is what matters.
+      expect(trustProxy).toMatch(/\/\d+/);
+      const api = podSpec(named(production, 'Deployment', 'bulk-messaging-api')).containers[0];
+      const apiPort = api.ports![0]!.containerPort;
+      const apiLabels = named(production, 'Deployment', 'bulk-messaging-api').spec.template.metadata
+        .labels as Record<string, string>;
+      const selects = (sel: Record<string, string> | undefined) =>
+        Object.entries(sel ?? {}).every(([k, v]) => apiLabels[k] === v);
+      type Peer = {
+        namespaceSelector?: { matchLabels?: Record<string, string> };
+        podSelector?: { matchLabels?: Record<string, string> };
+        ipBlock?: unknown;
+      };
+      type Rule = { from?: Peer[]; ports?: Array<{ port: number }> };
+      const rules = byKind(production, 'NetworkPolicy')
+        .filter(
+          (p) => selects(p.spec.podSelector?.matchLabels) && (p.spec.policyTypes ?? []).includes('Ingress'),
+        )
+        .flatMap((p) => (p.spec.ingress ?? []) as Rule[])
+        .filter((r) => !r.ports || r.ports.some((p) => p.port === apiPort));
+      expect(rules.length).toBeGreaterThan(0);
+      const peers = rules.flatMap((r) => {
+        // A rule without `from` admits every source: never on the API's port.
+        expect(r.from, 'a rule on the API port without from').toBeDefined();
+        return r.from!;
+      });
+      for (const peer of peers) {
+        // Each source is pods of one labelled namespace: both selectors, both with labels.
+        expect(peer.ipBlock).toBeUndefined();
+        expect(Object.keys(peer.namespaceSelector?.matchLabels ?? {})).toContain(
+          'kubernetes.io/metadata.name',
+        );
+        expect(Object.keys(peer.podSelector?.matchLabels ?? {}).length).toBeGreaterThan(0);
+      }
+      expect(peers).toContainEqual({
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+        podSelector: {
+          matchLabels: {
+            'app.kubernetes.io/name': 'ingress-nginx',
+            'app.kubernetes.io/component': 'controller',
+          },
+        },
+      });
+      // Besides the controller, Prometheus only (it scrapes /metrics on the same port).
+      expect(
+        peers.map((p) => p.namespaceSelector!.matchLabels!['kubernetes.io/metadata.name']).sort(),
+      ).toEqual(['ingress-nginx', 'monitoring']);
+    },
+  );
+
   it('the optional KEDA scaling reads the queue depth metric the API serves, and the settings file only settings', () => {
     const scaled = parseYaml(read('deploy/kubernetes/components/keda-worker-scaling/scaled-object.yaml'))[0];
     expect(scaled.spec.scaleTargetRef.name).toBe('bulk-messaging-worker');

@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { appRoutes } from '@bull-board/api/dist/routes.js';
 import type { Job } from 'bull';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
@@ -7,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchJobOptions } from '../../src/modules/delivery/dispatch.producer.js';
 import { DISPATCH_COMPLETED_KEPT } from '../../src/modules/delivery/retry-policy.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { waitFor } from '../support/wait.js';
 
 /**
  * The operators' queue dashboard (Bull Board at /admin/queues), opened in a real browser:
@@ -19,6 +19,20 @@ describe('queue dashboard', () => {
   let t: TestApp;
   let base: string;
   let failed: Job;
+  let delayed: Job;
+
+  /** Every queue's counts, pause state and the two jobs' states: what a write would change. */
+  async function snapshot() {
+    const names = ['sms', 'email', 'chat', 'priority', 'test', 'callbacks'] as const;
+    const queues = await Promise.all(
+      names.map(async (n) => [n, await t.queue(n).getJobCounts(), await t.queue(n).isPaused()]),
+    );
+    const jobs = [
+      await (await t.queue('sms').getJob(failed.id))?.getState(),
+      await (await t.queue('email').getJob(delayed.id))?.getState(),
+    ];
+    return { queues, jobs, data: (await t.queue('sms').getJob(failed.id))?.data };
+  }
 
   beforeAll(async () => {
     t = await startTestApp({ ADMIN_TOKEN: TOKEN });
@@ -30,7 +44,7 @@ describe('queue dashboard', () => {
     await failed.moveToFailed({ message: 'SMSC refused the bind: ESME_RBINDFAIL' }, true);
     // getNextJob took the job's lock, as a worker does; a worker's failure releases it.
     await failed.releaseLock();
-    await t.queue('email').add({ sendRequestId: '2', messageIds: ['m-2'] }, { delay: 3_600_000 });
+    delayed = await t.queue('email').add({ sendRequestId: '2', messageIds: ['m-2'] }, { delay: 3_600_000 });
     // A job queued as the producer queues them, then completed as a worker completes it.
     await t.queue('chat').add({ sendRequestId: '3', messageIds: ['m-3'] }, dispatchJobOptions('3', 0));
     const done = (await t.queue('chat').getNextJob()) as Job;
@@ -71,7 +85,7 @@ describe('queue dashboard', () => {
     expect(dispatchJobOptions('3', 0).removeOnComplete).toBe(DISPATCH_COMPLETED_KEPT);
   });
 
-  it('a browser logs in, sees the failed job with its reason, and retries it', async () => {
+  it('a browser logs in and sees the failed job with its reason, with no button that writes', async () => {
     let browser: Browser | undefined;
     try {
       browser = await launchChromium();
@@ -95,24 +109,80 @@ describe('queue dashboard', () => {
       expect(requested.length).toBeGreaterThan(1);
       expect(requested.filter((url) => !url.startsWith(`${base}/`))).toEqual([]);
 
-      // The failed list's "Retry all" (the job card's own icons carry no accessible name),
-      // then the confirmation Bull Board asks for.
-      await page.getByRole('button', { name: 'Retry all', exact: true }).click();
-      const confirm = page.getByRole('button', { name: 'Confirm', exact: true });
-      await confirm.waitFor({ timeout: 5000 }).then(
-        () => confirm.click(),
-        () => undefined,
-      );
-      await waitFor(
-        async () => (await t.queue('sms').getFailedCount()) === 0,
-        15_000,
-        'the failed job to be retried',
-      );
-      expect(await (await t.queue('sms').getJob(failed.id))!.isWaiting()).toBe(true);
+      // The board is read-only: the failed list offers no "Retry all" nor "Clean all".
+      for (const name of ['Retry all', 'Clean all', 'Add job'])
+        expect(await page.getByRole('button', { name, exact: true }).count()).toBe(0);
+      expect(await t.queue('sms').getFailedCount()).toBe(1);
     } finally {
       await browser?.close();
     }
   }, 90_000);
+
+  it('refuses every write route of Bull Board with 403, with the admin token or without, and changes nothing', async () => {
+    const before = await snapshot();
+    // Every route Bull Board declares that is not a read, so that one a later release adds is
+    // tried too; its parameters name real queues and jobs, so a write let through would act.
+    const writes = appRoutes.api.filter((r) => r.method !== 'get');
+    expect(writes.map((r) => r.route)).toEqual(
+      expect.arrayContaining([
+        '/api/queues/:queueName/add',
+        '/api/queues/:queueName/retry/:queueStatus',
+        '/api/queues/:queueName/promote',
+        '/api/queues/:queueName/clean/:queueStatus',
+        '/api/queues/:queueName/empty',
+        '/api/queues/:queueName/pause',
+        '/api/queues/:queueName/resume',
+        '/api/queues/:queueName/obliterate',
+        '/api/queues/pause',
+        '/api/queues/resume',
+        '/api/queues/:queueName/:jobId/retry',
+        '/api/queues/:queueName/:jobId/clean',
+        '/api/queues/:queueName/:jobId/promote',
+        '/api/queues/:queueName/:jobId/update-data',
+      ]),
+    );
+    const targets = [
+      { queueName: 'sms', jobId: String(failed.id), queueStatus: 'failed' },
+      { queueName: 'email', jobId: String(delayed.id), queueStatus: 'delayed' },
+      { queueName: 'callbacks', jobId: '1', queueStatus: 'completed' },
+    ];
+    const body = { name: 'evil', data: { url: 'https://attacker.example/' }, options: {} };
+    const tried: string[] = [];
+    for (const params of targets)
+      for (const route of writes) {
+        const path = `/admin/queues${String(route.route).replace(
+          /:(\w+)/g,
+          (_: string, k: string) => params[k as keyof typeof params] ?? 'x',
+        )}`;
+        for (const auth of [`Bearer ${TOKEN}`, undefined]) {
+          const req = t.http()[route.method as 'put' | 'post' | 'patch'](path).send(body);
+          const res = await (auth ? req.set('Authorization', auth) : req);
+          tried.push(`${route.method} ${path} ${res.status}`);
+          expect(res.status, `${route.method} ${path}`).toBe(403);
+          expect(res.body.error.code).toBe('FORBIDDEN');
+        }
+      }
+    expect(tried.length).toBe(writes.length * targets.length * 2);
+    // DELETE is no Bull Board route, but refused the same way rather than reaching the router.
+    const del = await t.http().delete('/admin/queues/api/queues/sms').set('Authorization', `Bearer ${TOKEN}`);
+    expect(del.status).toBe(403);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('refuses a job added to the callbacks queue with the admin token: no job is queued', async () => {
+    const res = await t
+      .http()
+      .post('/admin/queues/api/queues/callbacks/add')
+      .auth('ops', TOKEN)
+      .send({ name: 'callback', data: { url: 'https://attacker.example/hook', outboxId: '1' } });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('FORBIDDEN');
+    expect(await t.queue('callbacks').getJobCounts()).toMatchObject({ waiting: 0, delayed: 0, active: 0 });
+    // Reads still work with the same token.
+    const read = await t.http().get('/admin/queues/api/queues').auth('ops', TOKEN);
+    expect(read.status).toBe(200);
+    expect((read.body.queues as Array<{ readOnlyMode: boolean }>).every((q) => q.readOnlyMode)).toBe(true);
+  });
 
   it('does not exist without ADMIN_TOKEN', async () => {
     const plain = await startTestApp();

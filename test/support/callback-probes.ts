@@ -62,3 +62,21 @@ export async function outboxHolding(t: Probed, text: string): Promise<number> {
     `%${text}%`,
   ]);
 }
+
+/** Every kept event: who its payload names (recipient, or sender of an inbound event), its account, and its recipient hash in hex. */
+export async function outboxEvents(
+  t: Probed,
+): Promise<Array<{ event_id: string; account_id: string; names: string; hash: string | null }>> {
+  const rows = (await t.ds.query(
+    `SELECT event_id, job, HEX(recipient_hash) AS hash FROM ${table(t, 'callback_outbox')} ORDER BY event_id`,
+  )) as Array<{ event_id: string; job: string; hash: string | null }>;
+  return rows.map((r) => {
+    const job = JSON.parse(r.job) as { accountId: string; payload: { recipient?: string; from?: string } };
+    return {
+      event_id: r.event_id,
+      account_id: job.accountId,
+      names: job.payload.recipient ?? job.payload.from ?? '',
+      hash: r.hash === null ? null : r.hash.toLowerCase(),
+    };
+  });
+}

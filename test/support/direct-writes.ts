@@ -68,3 +68,11 @@ export async function setKeyRateLimitDirectly(
     keyId,
   ]);
 }
+
+/** Kept callback events as a process of an older version left them: without a recipient hash. */
+export async function dropOutboxHashesDirectly(t: Probed, eventIds: string[]): Promise<void> {
+  await t.ds.query(
+    `UPDATE \`${t.name}_notification\`.callback_outbox SET recipient_hash = NULL WHERE event_id IN (?)`,
+    [eventIds],
+  );
+}

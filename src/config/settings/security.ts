@@ -115,6 +115,16 @@ export const securitySettings = {
     default: 500,
     doc: 'how long a 429 of a throttle (rate limit, failed authentications) is held before it is sent (0 = at once)',
   }),
+  SERVER_SECRET: text({
+    pattern: /^\S{32,512}$/,
+    message:
+      'must be 32 to 512 characters without spaces (for example the output of `openssl rand -base64 48`)',
+    emptyIsUnset: true,
+    requiredIf: (env) => !['development', 'test'].includes(String(env.APP_ENV ?? 'development')),
+    defaultText: 'a public dev value',
+    example: 'CHANGE-ME-openssl-rand-base64-48',
+    doc: 'key of the keyed digests the service stores (Idempotency-Key fingerprints, recipient hashes of the callback outbox), the same in every process; required unless `APP_ENV` is `development` or `test` (there a fixed, public value stands in); see Security before changing it',
+  }),
   REQUEST_LOG_REFUSAL_WINDOW_SECONDS: int({
     min: 1,
     max: 3600,

@@ -17,6 +17,8 @@ import { CreateInboundAndSuppressions1764030000000 } from './main/1764030000000-
 import { TestModeInboundAndSuppressions1764031000000 } from './main/1764031000000-test-mode-inbound-and-suppressions.js';
 import { AccountStatusCallbackUrl1764040000000 } from './main/1764040000000-account-status-callback-url.js';
 import { CreateIdempotencyKeys1764042000000 } from './main/1764042000000-create-idempotency-keys.js';
+import { IdempotencyAnswersWithoutSecrets1764060100000 } from './main/1764060100000-idempotency-answers-without-secrets.js';
+import { CallbackOutboxRecipientHash1764060200000 } from './notification/1764060200000-callback-outbox-recipient-hash.js';
 import { TestModeTemplates1764042300000 } from './main/1764042300000-test-mode-templates.js';
 import { InboundBySender1764042400000 } from './main/1764042400000-inbound-by-sender.js';
 import { ConnectorStateLastError1764043000000 } from './main/1764043000000-connector-state-last-error.js';
@@ -65,6 +67,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   ChatSmsFallback1764052000000,
   RequestSendWindow1764053000000,
   FamilyDailySpend1764054100000,
+  IdempotencyAnswersWithoutSecrets1764060100000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,
@@ -78,4 +81,5 @@ export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   CallbackAttemptEventType1764030000100,
   DeliveryReportConnector1764032000000,
   IndexDeliveryReportsByMessage1764041000000,
+  CallbackOutboxRecipientHash1764060200000,
 ];

@@ -9,11 +9,13 @@ import { DISPATCH_QUEUES } from '../delivery/dispatch.constants.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { adminAuth } from './admin-auth.js';
 import { CONNECTORS_PAGE_PATH, QUEUE_DASHBOARD_PATH } from './admin-paths.js';
+import { readOnly } from './read-only.js';
 
 /**
  * Bull Board for operators: every queue with its waiting, active, delayed, failed and
- * completed jobs, and a retry button on failed ones. Only in an API process with ADMIN_TOKEN
- * set, behind that token.
+ * completed jobs, read-only. Only in an API process with ADMIN_TOKEN set, behind that token.
+ * No write (add, retry, clean, empty, pause, obliterate…): the admin token is a reader's
+ * credential, and a job added here would be sent by a worker as if a tenant had queued it.
  */
 @Module({})
 export class QueueDashboardModule {
@@ -28,7 +30,8 @@ export class QueueDashboardModule {
         BullBoardModule.forRoot({
           route: QUEUE_DASHBOARD_PATH,
           adapter: LocalAssetsExpressAdapter,
-          middleware: adminAuth(config.adminToken),
+          // Writes are refused first, so that no token, however good, reaches one.
+          middleware: [readOnly, adminAuth(config.adminToken)],
           boardOptions: {
             uiConfig: {
               boardTitle: 'bulk-messaging queues',
@@ -37,7 +40,7 @@ export class QueueDashboardModule {
           },
         }),
         BullBoardModule.forFeature(
-          ...queues.map((name) => ({ name, adapter: BullAdapter, options: { allowRetries: true } })),
+          ...queues.map((name) => ({ name, adapter: BullAdapter, options: { readOnlyMode: true } })),
         ),
       ],
     };

@@ -1,8 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import type { CallbackJob } from './callback-job.js';
+import { outboxRecipient, recipientHash } from './outbox-recipient.js';
+
+/** Rows given a recipient hash per statement by `hashRecipients`. */
+const HASH_CHUNK = 1000;
 
 /** A kept event: its id and the job as queued (JSON). */
 export interface OutboxRow {
@@ -27,15 +32,49 @@ export interface CallbackAttempt {
 /** Every statement on callback_outbox and callback_attempts (notification database). */
 @Injectable()
 export class CallbackStore {
-  constructor(@InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource) {}
+  constructor(
+    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /** Keeps the events, not yet queued; an event kept already stays as it is. */
   async keep(jobs: CallbackJob[]): Promise<void> {
     if (jobs.length === 0) return;
     await this.notifications.query(
-      `INSERT IGNORE INTO callback_outbox (event_id, job) VALUES ${jobs.map(() => '(?, ?)').join(',')}`,
-      jobs.flatMap((j) => [j.eventId, JSON.stringify(j)]),
+      `INSERT IGNORE INTO callback_outbox (event_id, job, recipient_hash) VALUES ${jobs.map(() => '(?, ?, ?)').join(',')}`,
+      jobs.flatMap((j) => [j.eventId, JSON.stringify(j), this.recipientHash(outboxRecipient(j))]),
     );
+  }
+
+  /**
+   * Gives kept events their recipient hash: those without one (kept before the column existed, or
+   * by a process of an older version), or, with `all`, every event (after SERVER_SECRET changed).
+   * Returns how many rows were given one.
+   */
+  async hashRecipients(all: boolean): Promise<number> {
+    let done = 0;
+    let after = '';
+    for (;;) {
+      const rows = (await this.notifications.query(
+        `SELECT event_id, job FROM callback_outbox
+          WHERE event_id > ?${all ? '' : ' AND recipient_hash IS NULL'} ORDER BY event_id LIMIT ?`,
+        [after, HASH_CHUNK],
+      )) as OutboxRow[];
+      if (rows.length === 0) return done;
+      const hashes = rows.map((r) => this.recipientHash(outboxRecipient(JSON.parse(r.job) as CallbackJob)));
+      await this.notifications.query(
+        `UPDATE callback_outbox SET recipient_hash = CASE event_id ${rows.map(() => 'WHEN ? THEN ?').join(' ')} END
+          WHERE event_id IN (?)`,
+        [...rows.flatMap((r, i) => [r.event_id, hashes[i]]), rows.map((r) => r.event_id)],
+      );
+      done += rows.length;
+      after = rows[rows.length - 1]!.event_id;
+    }
+  }
+
+  /** What `callback_outbox.recipient_hash` holds for the events about `recipient`. */
+  recipientHash(recipient: string): Buffer {
+    return recipientHash(this.config.serverSecret, recipient);
   }
 
   /** Up to `limit` events kept but not queued, older than `olderThanMs`, oldest first. */

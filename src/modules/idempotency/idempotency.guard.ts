@@ -1,11 +1,13 @@
-import { hash } from 'node:crypto';
-import { Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { PreparedAnswer } from '../../platform/errors/prepared-answer.js';
 import { authOf, type AuthedRequest } from '../api-keys/auth/auth-context.js';
-import { canonicalJson } from './canonical-json.js';
+import { idempotencyFingerprint } from './fingerprint.js';
 import { IdempotencyStore, type Claim, type StoredAnswer } from './idempotency.store.js';
+import { SECRET_ANSWER, type SecretAnswer } from './secret-answer.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** 1 to 255 printable ASCII characters (space included, as the header's value carries it). */
@@ -39,7 +41,11 @@ export function claimOf(req: object): Claim | undefined {
 export class IdempotencyGuard implements CanActivate {
   private readonly log = new Logger('Idempotency');
 
-  constructor(private readonly store: IdempotencyStore) {}
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly reflector: Reflector,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   canActivate(ctx: ExecutionContext): boolean | Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
@@ -51,19 +57,32 @@ export class IdempotencyGuard implements CanActivate {
         'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
       );
     }
-    return this.claim(req, ctx.switchToHttp().getResponse<Response>(), key);
+    const secret = this.reflector.get<SecretAnswer | undefined>(SECRET_ANSWER, ctx.getHandler());
+    return this.claim(req, ctx.switchToHttp().getResponse<Response>(), key, secret);
   }
 
-  private async claim(req: AuthedRequest, res: Response, key: string): Promise<boolean> {
+  private async claim(
+    req: AuthedRequest,
+    res: Response,
+    key: string,
+    secret: SecretAnswer | undefined,
+  ): Promise<boolean> {
     const auth = authOf(req);
     const scope = { accountId: auth.account.id, testMode: auth.key.mode === 'test' };
-    const result = await this.store.claim(scope, key, fingerprint(req), LEASE_SECONDS);
+    const fingerprint = idempotencyFingerprint(
+      this.config.serverSecret,
+      req.method,
+      req.originalUrl,
+      req.body,
+    );
+    const result = await this.store.claim(scope, key, fingerprint, LEASE_SECONDS);
     switch (result.kind) {
       case 'claimed':
         claims.set(req, result.claim);
-        this.keepAnswer(res, result.claim);
+        this.keepAnswer(res, result.claim, secret);
         return true;
       case 'replay':
+        if (secret) throw secretShownOnce(secret, result.answer);
         throw new PreparedAnswer(result.answer.status, result.answer.contentType, result.answer.body, {
           'Idempotent-Replayed': 'true',
         });
@@ -88,7 +107,7 @@ export class IdempotencyGuard implements CanActivate {
    * retry that follows it at once finds it. Every answer, JSON (res.json calls res.send with
    * its text), XML or error, passes through res.send; only this response's is wrapped.
    */
-  private keepAnswer(res: Response, claim: Claim): void {
+  private keepAnswer(res: Response, claim: Claim, secret: SecretAnswer | undefined): void {
     const send = res.send;
     res.send = (body?: unknown) => {
       // res.send(object) comes back here as text through res.json.
@@ -100,6 +119,7 @@ export class IdempotencyGuard implements CanActivate {
         contentType: (res.getHeader('Content-Type') as string | undefined) ?? null,
         body: Buffer.isBuffer(body) ? body : Buffer.from(body === undefined ? '' : String(body)),
       };
+      if (secret) answer.body = withoutSecret(answer.body, secret.field);
       const ok = answer.status >= 200 && answer.status < 300;
       (ok ? this.store.complete(claim, answer) : this.store.release(claim))
         .catch((err: Error) =>
@@ -111,9 +131,34 @@ export class IdempotencyGuard implements CanActivate {
   }
 }
 
-/** What "the same request" means: method, path and body (keys in any order). */
-function fingerprint(req: AuthedRequest): Buffer {
-  const body: unknown = req.body;
-  const text = typeof body === 'string' ? body : canonicalJson(body ?? null);
-  return hash('sha256', `${req.method} ${req.originalUrl}\n${text}`, 'buffer');
+/** A JSON answer without its secret field: what is kept of an answer that carries a secret. */
+function withoutSecret(body: Buffer, field: string): Buffer {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    delete parsed[field];
+    return Buffer.from(JSON.stringify(parsed));
+  } catch {
+    // Not JSON (no such route answers otherwise): nothing of it is kept rather than the secret.
+    return Buffer.alloc(0);
+  }
+}
+
+/**
+ * The replay of an answer that carried a secret: the secret was shown once and not kept, and the
+ * rest of the first answer would be stale (a key since revoked would still read "active"), so
+ * the replay is an error that says what the first request made and what to do.
+ */
+function secretShownOnce(secret: SecretAnswer, answer: StoredAnswer): AppException {
+  let first: Record<string, unknown> = {};
+  try {
+    first = JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    // An empty kept answer: the sentence names nothing of it.
+  }
+  return new AppException(
+    'SECRET_SHOWN_ONCE',
+    secret.replay(first),
+    [{ field: 'Idempotency-Key', message: 'already answered once, with a secret that is not kept' }],
+    { 'Idempotent-Replayed': 'true' },
+  );
 }

@@ -12,6 +12,10 @@ const TOTAL_NAMED_GAUGES = [
 ];
 export const QUEUE_GAUGE = 'bulk_queue_jobs';
 const FAILING_TARGETS_GAUGE = 'bulk_callback_target_failing';
+/** Failing callback targets named in the gauge per process; the label's values are at most these and `other`. */
+export const FAILING_TARGETS_NAMED = 10;
+/** The label value that counts the failing targets beyond FAILING_TARGETS_NAMED (a callback URL's origin never reads so). */
+export const OTHER_TARGETS = 'other';
 /** A scrape must not hang on a Redis that does not answer. */
 const QUEUE_SCRAPE_TIMEOUT_MS = 500;
 
@@ -296,18 +300,24 @@ export class MetricsService {
 
   /**
    * Callback targets (scheme, host and port) whose recent calls all failed, read at scrape time:
-   * one series per failing target only, so the label set stays as small as the trouble.
+   * one series per failing target only, so the label set stays as small as the trouble. Tenants
+   * choose the hosts, and one could make thousands fail (a new host per send): only the first
+   * FAILING_TARGETS_NAMED (in the order `failing` lists them, which is stable while they keep
+   * failing) are named, the rest counted in one series, `target="other"`.
    */
   watchFailingCallbackTargets(failing: () => string[]): void {
     this.registry.removeSingleMetric(FAILING_TARGETS_GAUGE);
     new Gauge({
       name: FAILING_TARGETS_GAUGE,
-      help: 'Callback targets of this process whose circuit opened (too many failures in a row) and that have not answered well since: 1 each',
+      help: `Callback targets of this process whose circuit opened (too many failures in a row) and that have not answered well since: 1 each for the first ${FAILING_TARGETS_NAMED}, target="other" counts the rest`,
       labelNames: ['target'] as const,
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const target of failing()) this.set({ target }, 1);
+        const targets = failing();
+        for (const target of targets.slice(0, FAILING_TARGETS_NAMED)) this.set({ target }, 1);
+        if (targets.length > FAILING_TARGETS_NAMED)
+          this.set({ target: OTHER_TARGETS }, targets.length - FAILING_TARGETS_NAMED);
       },
     });
   }

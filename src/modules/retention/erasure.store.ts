@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { LOG_DB, NOTIFICATION_DB } from '../../database/data-sources.js';
+import { CallbackStore } from '../callbacks/callback.store.js';
 import { affected, FINAL } from './retention.store.js';
 
 const CHUNK = 1000;
@@ -46,6 +47,7 @@ export class ErasureStore {
     @InjectDataSource() private readonly main: DataSource,
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
     @InjectDataSource(LOG_DB) private readonly logs: DataSource,
+    private readonly callbacks: CallbackStore,
   ) {}
 
   async messagesTo(scope: ErasureScope, recipient: string) {
@@ -119,8 +121,10 @@ export class ErasureStore {
   /**
    * Callback events not yet delivered (the outbox's copy of each queued payload): a message event
    * of an erased message gets the replacement as recipient; an inbound event of an erased inbound
-   * message gets it as sender, and loses its text. The outbox holds hours of events at most, so
-   * it is searched whole.
+   * message gets it as sender, and loses its text. The recipient's events are found by their
+   * recipient hash (indexed), so an erasure reads only them however full the outbox is; events
+   * kept without a hash (before the column existed, until `db hash-outbox` runs) are found by
+   * their text among those alone. A changed event's hash becomes the replacement's.
    */
   async eraseOutbox(
     scope: ErasureScope,
@@ -129,9 +133,11 @@ export class ErasureStore {
     replacement: string,
   ): Promise<number> {
     const rows = (await this.notifications.query(
-      'SELECT event_id, job FROM callback_outbox WHERE job LIKE ?',
-      [containing(JSON.stringify(recipient).slice(1, -1))],
+      `SELECT event_id, job FROM callback_outbox FORCE INDEX (ix_callback_outbox_recipient)
+        WHERE recipient_hash = ? OR (recipient_hash IS NULL AND job LIKE ?)`,
+      [this.callbacks.recipientHash(recipient), containing(JSON.stringify(recipient).slice(1, -1))],
     )) as Array<{ event_id: string; job: string }>;
+    const replacementHash = this.callbacks.recipientHash(replacement);
     let changed = 0;
     for (const row of rows) {
       const job = JSON.parse(row.job) as {
@@ -149,10 +155,10 @@ export class ErasureStore {
         job.payload = { ...p, recipient: replacement };
       else continue;
       changed += affected(
-        await this.notifications.query('UPDATE callback_outbox SET job = ? WHERE event_id = ?', [
-          JSON.stringify(job),
-          row.event_id,
-        ]),
+        await this.notifications.query(
+          'UPDATE callback_outbox SET job = ?, recipient_hash = ? WHERE event_id = ?',
+          [JSON.stringify(job), replacementHash, row.event_id],
+        ),
       );
     }
     return changed;

@@ -4,6 +4,7 @@ import { CliCommand } from '../../platform/cli/cli-command.js';
 import { CommandError } from '../../platform/cli/cli-errors.js';
 import { printJson, printLine } from '../../platform/cli/output.js';
 import { parseIsoDate } from '../../platform/cli/parsers.js';
+import { DbHashOutboxCommand } from './hash-outbox.command.js';
 import type { RemovedCounts } from './retention.store.js';
 import { RetentionService, type PruneResult } from './retention.service.js';
 
@@ -90,4 +91,4 @@ export class DbArchiveCommand extends RetentionCommand {
   protected readonly requireArchive = true;
 }
 
-export const RETENTION_SUBCOMMANDS = [DbPruneCommand, DbArchiveCommand];
+export const RETENTION_SUBCOMMANDS = [DbPruneCommand, DbArchiveCommand, DbHashOutboxCommand];

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CallbackStoreModule } from '../callbacks/callback-store.module.js';
 import { ErasureService } from './erasure.service.js';
 import { ErasureStore } from './erasure.store.js';
 import { RetentionService } from './retention.service.js';
@@ -7,6 +8,8 @@ import { RetentionScheduler } from './retention.scheduler.js';
 
 /** Message retention, archives and erasure: the rows that leave the tables, and where they go. */
 @Module({
+  // The callback outbox's recipient hashes, which an erasure looks events up by.
+  imports: [CallbackStoreModule],
   providers: [RetentionStore, RetentionService, ErasureStore, ErasureService],
   exports: [RetentionStore, RetentionService, ErasureService],
 })

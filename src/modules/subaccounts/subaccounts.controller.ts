@@ -90,7 +90,13 @@ export class SubaccountsController {
   @ApiOperation({ summary: 'Create an API key for a sub-account; the key is shown once' })
   @ApiParam(USERNAME)
   @ApiCreatedResponse({ type: SubaccountKeyCreatedDto })
-  @Idempotent()
+  @Idempotent({
+    secret: {
+      field: 'key',
+      replay: (first) =>
+        `The first request with this Idempotency-Key created key ${String(first.id)} of the sub-account ${String(first.username)}; its secret was shown once, in that answer, and is not kept. If that answer was lost, revoke key ${String(first.id)} and create another.`,
+    },
+  })
   @ApiErrors([400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503])
   createKey(@Auth() auth: AuthContext, @Param('username') username: string, @Body() dto: SubaccountKeyDto) {
     return this.subaccounts.createKey(live(auth).account, username, dto as Record<string, unknown>);

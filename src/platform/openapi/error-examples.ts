@@ -55,6 +55,11 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     message: 'A request with this Idempotency-Key is still being processed; retry once it has been answered.',
     details: [{ field: 'Idempotency-Key', message: 'in progress' }],
   },
+  SECRET_SHOWN_ONCE: {
+    message:
+      'The first request with this Idempotency-Key created key 17 of the sub-account acme-retail; its secret was shown once, in that answer, and is not kept. If that answer was lost, revoke key 17 and create another.',
+    details: [{ field: 'Idempotency-Key', message: 'already answered once, with a secret that is not kept' }],
+  },
   PAYLOAD_TOO_LARGE: { message: 'The request body is larger than the limit.' },
   IDEMPOTENCY_KEY_REUSED: {
     message:
