@@ -27,6 +27,12 @@ function newest(path) {
 
 const built = statSync(LAST_OUTPUT, { throwIfNoEntry: false })?.mtimeMs ?? 0;
 if (Math.max(...INPUTS.map(newest)) > built) {
+  // The build takes a while (about 20 s on two cores) and prints nothing: say what the wait is.
+  console.error(
+    built === 0
+      ? 'building the service into dist/ (first start; about 20 s)…'
+      : 'building the service into dist/ (the sources changed since the last build; about 20 s)…',
+  );
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const run = spawnSync(npm, ['run', 'build', '--silent'], { stdio: 'inherit' });
   process.exit(run.status ?? 1);

@@ -3,6 +3,7 @@
  * (platform/startup/gc-settings.ts).
  */
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -12,6 +13,8 @@ import { nestLoggerOver } from './platform/logging/process-logger.js';
 import { forceExitAfterGrace } from './platform/logging/shutdown-timer.js';
 import { adoptApp, runProcess } from './platform/startup/run-process.js';
 import { HttpDrain } from './modules/health/http-drain.js';
+import { AccountsService } from './modules/accounts/accounts.service.js';
+import { listeningLines } from './platform/startup/listening-lines.js';
 import { ShapedExpressAdapter } from './platform/http/message-shape.js';
 
 runProcess('bulk-messaging', async (config, log, logs) => {
@@ -42,8 +45,17 @@ runProcess('bulk-messaging', async (config, log, logs) => {
   });
 
   await app.listen(config.port);
-  log.info(
-    { context: 'Bootstrap' },
-    `bulk-messaging listening on :${config.port} (env ${config.env}, workers ${config.runWorkers ? 'on' : 'off'})`,
-  );
+  const lines = listeningLines({
+    name: 'bulk-messaging',
+    address: app.getHttpServer().address() as AddressInfo,
+    env: config.env,
+    runWorkers: config.runWorkers,
+    callbackAllowPrivateNetworks: config.callbackAllowPrivateNetworks,
+    // Only a hint: a database that cannot say leaves the line out rather than stop the start.
+    hasAccounts: await app
+      .get(AccountsService)
+      .any()
+      .catch(() => undefined),
+  });
+  for (const line of lines) log[line.level]({ context: 'Bootstrap' }, line.msg);
 });

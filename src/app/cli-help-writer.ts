@@ -1,10 +1,9 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
-import { CommandRunnerService } from 'nest-commander';
 import { loadConfig } from '../config/config.js';
 import { HELP_SNAPSHOT_FILE, PROGRAM_PLACEHOLDER, type HelpSnapshot } from '../platform/cli/help-snapshot.js';
 import type { CommanderCommand } from '../platform/cli/cli-command.js';
-import { createCliApp } from './cli-runner.js';
+import { createCliApp, programOf } from './cli-runner.js';
 
 /** What `--help` prints for a command: commander's text and any text added before or after it. */
 function helpOf(command: CommanderCommand): string {
@@ -21,8 +20,7 @@ function helpOf(command: CommanderCommand): string {
 export async function writeHelpSnapshot(): Promise<HelpSnapshot> {
   const app = await createCliApp(loadConfig({}));
   try {
-    // The program nest-commander built (a private field in its typings; public in its code).
-    const root = (app.get(CommandRunnerService) as unknown as { commander: CommanderCommand }).commander;
+    const root = programOf(app);
     root.name(PROGRAM_PLACEHOLDER);
     const snapshot: HelpSnapshot = { texts: { '': helpOf(root) }, groups: [] };
     for (const group of root.commands) {

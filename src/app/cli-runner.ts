@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { CommandFactory, CommandRunnerService } from 'nest-commander';
 import type { DataSource } from 'typeorm';
@@ -6,6 +7,8 @@ import { CliModule } from './cli.module.js';
 import { EXIT_OK, reportError, rethrowCommanderExit } from '../platform/cli/cli-errors.js';
 import { assertDatabasesReady, commandNeedsDatabase } from '../database/database-check.js';
 import type { AppConfig } from '../config/config.js';
+import { acceptAccountBothWays } from '../platform/cli/account-argument.js';
+import type { CommanderCommand } from '../platform/cli/cli-command.js';
 import { LOG_DB, NOTIFICATION_DB } from '../database/data-sources.js';
 
 /**
@@ -47,7 +50,7 @@ export async function createCliApp(
   onCommandError: (err: Error) => void = reportError,
   group?: string,
 ) {
-  return CommandFactory.createWithoutRunning(await CliModule.forRoot(config, group), {
+  const app = await CommandFactory.createWithoutRunning(await CliModule.forRoot(config, group), {
     logger: false,
     // Nest would otherwise abort() on a failed start (a core dump, exit 134) instead of throwing.
     abortOnError: false,
@@ -57,4 +60,12 @@ export async function createCliApp(
     errorHandler: rethrowCommanderExit,
     serviceErrorHandler: onCommandError,
   });
+  const accounts = programOf(app).commands.find((c) => c.name() === 'accounts');
+  if (accounts) acceptAccountBothWays(accounts);
+  return app;
+}
+
+/** The program nest-commander built (a private field in its typings; public in its code). */
+export function programOf(app: INestApplicationContext): CommanderCommand {
+  return (app.get(CommandRunnerService) as unknown as { commander: CommanderCommand }).commander;
 }

@@ -66,14 +66,14 @@ describe('admin CLI: sub-accounts and transfers', () => {
       from: 'reseller',
       to: 'client-f',
       channel: 'sms',
-      amount: '2.500000',
-      to_balance: '2.500000',
+      amount: 2.5,
+      to_balance: 2.5,
       currency: 'USD',
     });
     const up = await cli('accounts transfer --from client-f --to reseller --channel sms --amount 0.5 --json');
     expect(up.code).toBe(0);
-    expect(up.json).toMatchObject({ from_balance: '2.000000' });
-    expect((await cli('accounts show client-f --json')).json.channels.sms.balance).toBe('2.000000');
+    expect(up.json).toMatchObject({ from_balance: 2 });
+    expect((await cli('accounts show client-f --json')).json.channels.sms.balance).toBe(2);
   });
 
   it('refuses a transfer the payer cannot cover, and one between unrelated accounts (exit 1, nothing moved)', async () => {

@@ -125,11 +125,12 @@ describe('admin CLI (node dist/cli.js)', () => {
       expect(first.json).toMatchObject({
         username: 'alice',
         channel: 'sms',
-        amount: '100.500000',
-        balance: '100.500000',
+        amount: 100.5,
+        balance: 100.5,
       });
-      const second = await cli('accounts credit --username alice --channel sms --amount 0.25 --json');
-      expect(second.json.balance).toBe('100.750000');
+      // The account as the first argument, as `accounts show` takes it: both forms work everywhere.
+      const second = await cli('accounts credit alice --channel sms --amount 0.25 --json');
+      expect(second.json.balance).toBe(100.75);
 
       const show = await cli('accounts show alice --json');
       expect(show.code).toBe(0);
@@ -140,11 +141,13 @@ describe('admin CLI (node dist/cli.js)', () => {
         currency: 'USD',
         created_at: expect.any(String),
         channels: {
-          sms: { balance: '100.750000', cost_per_unit: '0.250000' },
-          email: { balance: '0.000000', cost_per_unit: expect.any(String) },
-          chat: { balance: '0.000000', cost_per_unit: expect.any(String) },
+          sms: { balance: 100.75, cost_per_unit: 0.25 },
+          email: { balance: 0, cost_per_unit: expect.any(Number) },
+          chat: { balance: 0, cost_per_unit: expect.any(Number) },
         },
       });
+      const flagged = await cli('accounts show --username alice --json');
+      expect(flagged.json).toEqual(show.json);
       expect(await ledgerTotals(stored, { kind: 'topup', channel: 'sms' })).toEqual({
         n: 2,
         total: '100.750000',
@@ -167,10 +170,27 @@ describe('admin CLI (node dist/cli.js)', () => {
       expect(nobody.stderr).toMatch(/no account named nobody/);
     });
 
+    it('takes the account as the first argument or as --username on every account command, one of them, once', async () => {
+      const suspended = await cli('accounts suspend --username alice --json');
+      const activated = await cli('accounts activate alice --json');
+      const [secret, both, neither] = await Promise.all([
+        cli('accounts callback-secret alice --json'),
+        cli('accounts show alice --username bob --json'),
+        cli('accounts show --json'),
+      ]);
+      expect(suspended.json).toMatchObject({ username: 'alice' });
+      expect(activated.json).toMatchObject({ username: 'alice', status: 'active' });
+      expect(secret.json).toMatchObject({ username: 'alice', callback_secret: expect.any(String) });
+      expect(both.code).toBe(2);
+      expect(both.stderr).toMatch(/two accounts given: alice and --username bob/);
+      expect(neither.code).toBe(2);
+      expect(neither.stderr).toMatch(/missing the account/);
+    });
+
     it('price sets the cost per unit of one channel', async () => {
       const r = await cli('accounts price --username alice --channel email --cost-per-unit 0.015 --json');
       expect(r.code).toBe(0);
-      expect(r.json).toEqual({ username: 'alice', channel: 'email', cost_per_unit: '0.015000' });
+      expect(r.json).toEqual({ username: 'alice', channel: 'email', cost_per_unit: 0.015 });
       const { id } = await accountFields(stored, { username: 'alice' }, 'id');
       expect((await storedChannel(stored, String(id), 'email')).cost_per_unit).toBe('0.015000');
       const bad = await cli('accounts price --username alice --channel email --cost-per-unit 0.1234567');

@@ -85,17 +85,30 @@ describe('personalised sends: {{name}} variables per recipient', () => {
   });
 
   it('refuses a recipient whose text comes out over 10 segments with MESSAGE_TOO_LONG, and sends the others', async () => {
-    // 1000 characters is the longest value allowed, so the placeholder is used twice to pass 1,530 septets.
-    const twice = await post(SMS, {
+    // A 1,600-character value passes 1,530 septets (10 segments): that recipient alone is refused.
+    const long = await post(SMS, {
       from: 'ACME',
       to: [A, B],
-      message: '{{text}}{{text}}',
-      variables: { [A]: { text: 'fine' }, [B]: { text: 'y'.repeat(1000) } },
+      message: '{{text}}',
+      variables: { [A]: { text: 'fine' }, [B]: { text: 'y'.repeat(1600) } },
     });
-    expect(twice.status).toBe(200);
-    expect(twice.body.data[0].status).toBe('ACKNOWLEDGED');
-    expect(twice.body.data[1]).toMatchObject({ status: 'REJECTED', reason: 'MESSAGE_TOO_LONG' });
-    expect(await charged(twice.body.api_reference)).toBe('-0.250000');
+    expect(long.status).toBe(200);
+    expect(long.body.data[0].status).toBe('ACKNOWLEDGED');
+    expect(long.body.data[1]).toMatchObject({ status: 'REJECTED', reason: 'MESSAGE_TOO_LONG' });
+    expect(await charged(long.body.api_reference)).toBe('-0.250000');
+  });
+
+  it('takes a value as long as a template text (4,096 characters): on chat it is sent', async () => {
+    const res = await post('/api/v1/json/bulk/chat', {
+      username: tenant.username,
+      password: tenant.password,
+      senderid: '260971000000',
+      recipient: [A],
+      message: '{{text}}',
+      variables: { [A]: { text: 'y'.repeat(4096) } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.rejected ?? []).toEqual([]);
   });
 
   it('fails the request with VALIDATION_ERROR when no recipient can be filled in, storing nothing', async () => {
@@ -134,7 +147,7 @@ describe('personalised sends: {{name}} variables per recipient', () => {
     [{ [A]: 'Jane' }, `variables.${A}`],
     [{ [A]: { n: 5 } }, `variables.${A}.n`],
     [{ [A]: { 'bad-name': 'x' } }, `variables.${A}.bad-name`],
-    [{ [A]: { n: 'z'.repeat(1001) } }, `variables.${A}.n`],
+    [{ [A]: { n: 'z'.repeat(4097) } }, `variables.${A}.n`],
     [['x'], 'variables'],
   ])('refuses malformed variables %j with VALIDATION_ERROR naming %s', async (variables, field) => {
     const res = await post(SMS, { from: 'ACME', to: [A], message: 'Hi {{n}}', variables });

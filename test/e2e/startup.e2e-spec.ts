@@ -1,4 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -149,4 +152,82 @@ describe('start-up and shutdown, in plain words', () => {
       'the port to close',
     );
   }, 150_000);
+
+  it('once listening: the URL, /docs, the health URL, every interface, the first account to make on a new install, and a warning when private callbacks are allowed', async () => {
+    const name = uniqueName();
+    names.push(name);
+    const env = { DATABASE_URL: `${MYSQL_ROOT}/${name}`, QUEUE_PREFIX: name, LOG_PRETTY: 'false' };
+    const start = async (extra: Record<string, string>) => {
+      const port = await freePort();
+      const r = run(process.execPath, ['dist/main.js'], { ...env, PORT: String(port), ...extra });
+      await waitFor(
+        async () => r.output().includes(`listening on :${port}`),
+        90_000,
+        'the service to listen',
+      );
+      await waitFor(async () => r.output().includes('health http'), 10_000, 'the URL line');
+      const boot = jsonLines(r.output()).filter((l) => l.context === 'Bootstrap');
+      r.proc.kill('SIGTERM');
+      expect(await r.exited).toBe(0);
+      return { port, boot };
+    };
+
+    const first = await start({ CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true', RUN_WORKERS: 'false' });
+    const msgs = first.boot.map((l) => l.msg);
+    expect(msgs[0]).toMatch(
+      new RegExp(
+        `^bulk-messaging listening on :${first.port}, every interface \\(127\\.0\\.0\\.1, .*\\) \\(env development, workers off\\)$`,
+      ),
+    );
+    const url = `http://localhost:${first.port}`;
+    expect(msgs[1]).toBe(`serving ${url}: API reference ${url}/docs, health ${url}/health`);
+    expect(msgs[2]).toMatch(
+      /^no account yet: create the first one with `npm run cli -- accounts create --username acme/,
+    );
+    expect(msgs.join('\n')).not.toContain('npx');
+    const warning = first.boot.filter((l) => l.level === 'warn').map((l) => l.msg);
+    expect(warning).toEqual([
+      expect.stringMatching(/^CALLBACK_ALLOW_PRIVATE_NETWORKS=true: callbacks may be sent to loopback/),
+    ]);
+
+    // The CLI line it gives makes the account (here with the password on standard input).
+    const cli = spawnSync(
+      process.execPath,
+      ['dist/cli.js', 'accounts', 'create', '--username', 'acme', '--password-stdin'],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', ...env },
+        input: 'a-long-secret-1',
+        encoding: 'utf8',
+      },
+    );
+    expect(cli.status, cli.stderr).toBe(0);
+
+    const second = await start({});
+    expect(second.boot.map((l) => l.msg).filter((m) => /no account|CALLBACK_ALLOW/.test(m))).toEqual([]);
+    expect(second.boot.map((l) => l.msg)[1]).toContain(`/docs`);
+  }, 180_000);
+
+  it('the first npm start says it is building before the build starts', async () => {
+    // A checkout with no dist/ and an npm on PATH that stands in for the 20-second build.
+    const dir = mkdtempSync(join(tmpdir(), 'bm-build-'));
+    try {
+      mkdirSync(join(dir, 'scripts'));
+      mkdirSync(join(dir, 'src'));
+      mkdirSync(join(dir, 'bin'));
+      copyFileSync(join(ROOT, 'scripts/build-if-stale.mjs'), join(dir, 'scripts/build-if-stale.mjs'));
+      writeFileSync(join(dir, 'src/main.ts'), '');
+      writeFileSync(join(dir, 'bin/npm'), '#!/bin/sh\necho "npm $*"\n', { mode: 0o755 });
+      const r = spawnSync(process.execPath, ['scripts/build-if-stale.mjs'], {
+        cwd: dir,
+        env: { PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` },
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(0);
+      expect(r.stderr).toMatch(/^building the service into dist\/ \(first start; about 20 s\)/);
+      expect(r.stdout).toBe('npm run build --silent\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

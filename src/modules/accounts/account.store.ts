@@ -46,6 +46,10 @@ export class AccountStore {
     return this.ds.getRepository(Account).find({ order: { id: 'ASC' } });
   }
 
+  any(): Promise<boolean> {
+    return this.ds.getRepository(Account).exists();
+  }
+
   findSubaccount(parentId: string, username: string): Promise<Account | null> {
     return this.ds.getRepository(Account).findOne({ where: { username, parentId } });
   }

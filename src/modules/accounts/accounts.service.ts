@@ -149,6 +149,11 @@ export class AccountsService {
     return this.store.childrenOf(parentId);
   }
 
+  /** False on a new install, before the first account is made. */
+  async any(): Promise<boolean> {
+    return this.store.any();
+  }
+
   /** The sub-account `username` of the account `parentId`; null when it is not one of its sub-accounts. */
   async findSubaccount(parentId: string, username: string): Promise<Account | null> {
     return this.store.findSubaccount(parentId, username);

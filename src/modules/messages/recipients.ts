@@ -39,6 +39,18 @@ export function normalisePhone(raw: string): RecipientCheck {
   return E164_DIGITS.test(digits) ? { ok: true, value: digits } : INVALID_NUMBER;
 }
 
+// A national number: one trunk 0, then what would be a number's digits, and no country code.
+const NATIONAL_FORM = /^0[1-9][0-9]{6,13}$/;
+
+/**
+ * Why a number was refused, in words, where the reason code alone leaves the writer guessing:
+ * a number in its national form (0971234567) lacks its country code. Undefined otherwise.
+ */
+export function invalidNumberHint(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || !NATIONAL_FORM.test(raw.replace(PHONE_SEPARATORS, ''))) return undefined;
+  return 'a national number without its country code: write it in international form, country code first and no leading 0 (260971234567, not 0971234567)';
+}
+
 /** Validates an address and lower-cases its domain, which is case-insensitive; the local part may not be. */
 export function normaliseEmail(raw: string): RecipientCheck {
   if (typeof raw !== 'string') return INVALID_EMAIL;

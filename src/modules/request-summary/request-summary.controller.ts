@@ -5,8 +5,6 @@ import { ReadSide, SUBACCOUNT_QUERY_DOC, SubaccountReadable } from '../api-keys/
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { RequestSummaryService } from './request-summary.service.js';
 import { RequestSummaryDto } from './request-summary.dto.js';
-import { AppException } from '../../platform/errors/app.exception.js';
-import { CHANNELS } from '../messages/channel.js';
 
 @ApiTags('messages')
 @ApiKeyAuth()
@@ -25,14 +23,9 @@ export class RequestSummaryController {
   })
   @ApiOkResponse({ type: RequestSummaryDto })
   @ApiQuery(SUBACCOUNT_QUERY_DOC)
-  @ApiErrors([401, 403, 404, 405, 429, 500, 503])
+  @ApiErrors([401, 403, 404, 429, 500, 503])
   @SubaccountReadable()
   summary(@ReadSide() side: DataSide, @Param('apiReference') apiReference: string) {
-    // GET /api/v1/json/bulk/sms is a send route asked with the wrong method, not a request id.
-    if ((CHANNELS as readonly string[]).includes(apiReference))
-      throw new AppException('METHOD_NOT_ALLOWED', `${apiReference} sends answer POST only.`, [], {
-        Allow: 'POST',
-      });
     return this.summaries.summary(side.accountId, apiReference, side.testMode);
   }
 }

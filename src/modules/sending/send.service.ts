@@ -20,6 +20,7 @@ import { listRecipients } from './recipient-list.js';
 import { DuplicateReference, SendAlreadyMade, SendCommitter } from './send-committer.js';
 import { IdempotencyStore, type Claim } from '../idempotency/idempotency.store.js';
 import { resolveSchedule } from '../messages/schedule.js';
+import { invalidNumberHint } from '../messages/recipients.js';
 import { SpendLimitExceeded } from '../balance/spend-limits.js';
 import { isTestKey, spendLimitRefusal } from './send-mode.js';
 import { planTexts } from './personalisation/text-plan.js';
@@ -256,10 +257,13 @@ export class SendService {
     // A fallback SMS is stored whatever becomes of its recipient, so its chat message shows it.
     if (accepted.length === 0 && !input.fallbackOf) {
       const details: ErrorDetail[] = input.recipients.length
-        ? entries.map((e) => ({
-            field: `${policy.recipientField}[${e.index}]`,
-            message: e.reason ?? 'invalid',
-          }))
+        ? entries.map((e) => {
+            const hint = e.reason === 'INVALID_NUMBER' ? invalidNumberHint(e.recipient) : undefined;
+            return {
+              field: `${policy.recipientField}[${e.index}]`,
+              message: hint ? `INVALID_NUMBER: ${hint}` : (e.reason ?? 'invalid'),
+            };
+          })
         : [{ field: policy.recipientField, message: 'at least one recipient is required' }];
       throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
     }

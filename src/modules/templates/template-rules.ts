@@ -6,7 +6,7 @@ import type { TemplateFields } from './template.store.js';
 
 export const MAX_TEMPLATE_NAME = 100;
 /** SMS and chat: the chat limit; an SMS text is checked against its 10 segments when it is sent. */
-const MAX_TEXT_CHARS = 4096;
+export const MAX_TEXT_CHARS = 4096;
 const MAX_EMAIL_BODY_BYTES = 1024 * 1024;
 const MAX_SUBJECT_CHARS = 998;
 

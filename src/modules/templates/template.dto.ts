@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { CHANNELS } from '../messages/channel.js';
+import { IsWholeNumberFrom, MAX_PAGE_NUMBER } from '../../platform/validation/validators.js';
 
 /** Types only: what is required and each limit are checked in template-rules.ts, all problems at once. */
 export class TemplateBodyDto {
@@ -44,14 +45,12 @@ export class TemplateListQuery {
 
   @ApiPropertyOptional({ description: 'Page number, from 1', example: '1', maxLength: 9 })
   @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  @MaxLength(9)
+  @IsWholeNumberFrom(1, MAX_PAGE_NUMBER)
   page?: string;
 
-  @ApiPropertyOptional({ description: 'Templates per page, at most 500 (default 100)', example: '100' })
+  @ApiPropertyOptional({ description: 'Templates per page, 1 to 500 (default 100)', example: '100' })
   @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  @MaxLength(9)
+  @IsWholeNumberFrom(1, 500)
   per_page?: string;
 }
 

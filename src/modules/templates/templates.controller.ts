@@ -43,8 +43,8 @@ export class TemplatesController {
   @ApiOkResponse({ type: TemplateListDto })
   @ApiErrors([400, 401, 403, 429, 500, 503])
   list(@Auth() auth: AuthContext, @Query() q: TemplateListQuery) {
-    const page = Math.max(1, Number(q.page ?? 1));
-    const perPage = Math.min(500, Math.max(1, Number(q.per_page ?? 100)));
+    const page = Number(q.page ?? 1);
+    const perPage = Number(q.per_page ?? 100);
     return this.templates.list(sideOf(auth), (q.channel as Channel | undefined) ?? null, page, perPage);
   }
 

@@ -1,6 +1,14 @@
-/** stdout carries the answer only (one JSON object with --json); messages go to stderr. */
-export function printJson(value: object): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+/**
+ * stdout carries the answer only (one JSON object with --json); messages go to stderr.
+ * `money` names the fields (at any depth) that hold amounts: exact decimal text in the
+ * command's view, numbers in its JSON, as the API answers them (`"balance": 100.5`).
+ */
+export function printJson(value: object, options: { money?: readonly string[] } = {}): void {
+  const money = new Set(options.money ?? []);
+  const json = JSON.stringify(value, (key, v: unknown) =>
+    money.has(key) && typeof v === 'string' && v !== '' && Number.isFinite(Number(v)) ? Number(v) : v,
+  );
+  process.stdout.write(`${json}\n`);
 }
 
 export function printLine(text = ''): void {

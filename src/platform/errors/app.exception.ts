@@ -22,4 +22,12 @@ export class AppException extends Error {
   static validation(details: ErrorDetail[], message = 'The request is not valid.'): AppException {
     return new AppException('VALIDATION_ERROR', message, details);
   }
+
+  /** A body that is JSON but not an object (null, an array, a string, a number). */
+  static bodyNotObject(): AppException {
+    return AppException.validation(
+      [{ field: 'body', message: 'the body must be a JSON object' }],
+      'The request body must be a JSON object.',
+    );
+  }
 }

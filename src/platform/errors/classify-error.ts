@@ -126,12 +126,28 @@ function bodyParserError(type: string | undefined): ClassifiedError | undefined 
   return known && classified(known.status, known.code, known.message);
 }
 
+/**
+ * The JSON parser's strict mode refuses a body that is valid JSON but no object or array
+ * (`null`, `"text"`, `42`) as if it did not parse: it is answered as a body of the wrong type.
+ */
+function isJsonButNotObject(err: unknown): boolean {
+  const e = err as { type?: unknown; body?: unknown } | null;
+  if (e?.type !== 'entity.parse.failed' || typeof e.body !== 'string') return false;
+  try {
+    const value: unknown = JSON.parse(e.body);
+    return value === null || typeof value !== 'object';
+  } catch {
+    return false;
+  }
+}
+
 /** Maps anything thrown to the status, code and sentence the client sees. */
 export function classifyError(err: unknown): ClassifiedError {
   if (err instanceof AppException) {
     return classified(err.status, err.code, err.message, { details: err.details, headers: err.headers });
   }
   if (err instanceof MalformedXmlError) return classified(err.status, err.code, err.message);
+  if (isJsonButNotObject(err)) return classifyError(AppException.bodyNotObject());
   const parsing = bodyParserError((err as { type?: string } | null)?.type);
   if (parsing) return parsing;
   if (isUndecodableBody(err)) {

@@ -10,6 +10,7 @@ import { inSequence } from './in-sequence.js';
 import { sliceLargeJson } from './json-slices.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
 import { jsonDepthGuard } from './json-depth.js';
+import { methodNotAllowed } from './method-not-allowed.js';
 import {
   applyServerLimits,
   corsMiddleware,
@@ -57,6 +58,8 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig, ea
       refuseCrossSite(config.http.corsOrigins),
       // The XML endpoint is read as text whatever Content-Type says, except form types.
       refuseFormBodies(config.http.xmlAcceptFormContentTypes),
+      // A known path asked with a method it does not serve: 405 with Allow, before any body is read.
+      methodNotAllowed(expressApp(app)),
     ]),
   );
   // Answers with one entry per recipient of a very large send are written in slices.

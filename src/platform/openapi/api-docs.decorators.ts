@@ -1,5 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiResponse,
+  ApiSecurity,
+  getSchemaPath,
+  type ContentObject,
+  type ResponseObject,
+} from '@nestjs/swagger';
 import { ERROR_STATUS, type ErrorCode } from '../errors/error-codes.js';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
 import { jsonErrorExample, xmlErrorExample } from './error-examples.js';
@@ -17,37 +24,30 @@ function codesFor(status: number): ErrorCode[] {
 }
 
 /**
- * Error responses in the envelope, one per status, each naming the codes it
- * can carry. `xml: true` documents the XML rendering of the same fields.
+ * The error response of one status in the envelope, naming the codes it can carry, with one
+ * example per code. `xml: true` documents the XML rendering of the same fields.
  */
+export function errorResponse(status: number, options: { xml?: boolean } = {}): ResponseObject {
+  const codes = codesFor(status);
+  // One example per code this status carries, so no example shows a code of another status.
+  const examples = (render: (code: ErrorCode) => unknown) =>
+    Object.fromEntries(codes.map((code) => [code, { summary: code, value: render(code) }]));
+  const content: ContentObject = options.xml
+    ? { 'application/xml': { schema: { type: 'string' }, examples: examples(xmlErrorExample) } }
+    : {
+        'application/json': {
+          schema: { $ref: getSchemaPath(ErrorEnvelopeDto) },
+          examples: examples(jsonErrorExample),
+        },
+      };
+  return { description: `Error envelope; error.code one of ${codes.join(', ')}`, content };
+}
+
+/** Error responses in the envelope, one per status (see errorResponse). */
 export function ApiErrors(statuses: number[], options: { xml?: boolean } = {}) {
   return applyDecorators(
     ApiExtraModels(ErrorEnvelopeDto),
-    ...statuses.map((status) => {
-      const codes = codesFor(status);
-      const description = `Error envelope; error.code one of ${codes.join(', ')}`;
-      // One example per code this status carries, so no example shows a code of another status.
-      const examples = (render: (code: ErrorCode) => unknown) =>
-        Object.fromEntries(codes.map((code) => [code, { summary: code, value: render(code) }]));
-      return options.xml
-        ? ApiResponse({
-            status,
-            description,
-            content: {
-              'application/xml': { schema: { type: 'string' }, examples: examples(xmlErrorExample) },
-            },
-          })
-        : ApiResponse({
-            status,
-            description,
-            content: {
-              'application/json': {
-                schema: { $ref: getSchemaPath(ErrorEnvelopeDto) },
-                examples: examples(jsonErrorExample),
-              },
-            },
-          });
-    }),
+    ...statuses.map((status) => ApiResponse({ status, ...errorResponse(status, options) })),
   );
 }
 

@@ -1,6 +1,11 @@
 import type { ErrorCode, ErrorDetail } from '../errors/error-codes.js';
+import { methodNotAllowedMessage } from '../http/method-not-allowed.js';
 
-/** One example body per error code, as the API words it, for the OpenAPI document. */
+/**
+ * One example body per error code, as the API words it, for the OpenAPI document. Wordings
+ * built in platform/ come from the function that builds the real answer; the others copy the
+ * feature's sentence, and test/e2e/error-examples.e2e-spec.ts compares them with real answers.
+ */
 export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: ErrorDetail[] }> = {
   VALIDATION_ERROR: {
     message: 'The request is not valid.',
@@ -9,35 +14,39 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
   MALFORMED_BODY: { message: 'The request body is not valid JSON.' },
   MALFORMED_REQUEST: { message: 'The request is not valid HTTP.' },
   TOO_MANY_RECIPIENTS: {
-    message: 'At most 10000 recipients per request.',
-    details: [{ field: 'to', message: '10001 recipients, limit 10000' }],
+    message: 'A request may name at most 10000 recipients; this one names 10001.',
+    details: [{ field: 'to', message: 'at most 10000 recipients' }],
   },
   MESSAGE_TOO_LONG: {
-    message: 'The message needs 11 segments; at most 10 are allowed.',
-    details: [{ field: 'message', message: '11 segments, limit 10' }],
+    message: 'The message needs 11 SMS segments (GSM7); at most 10 are allowed.',
+    details: [{ field: 'message', message: '1531 GSM-7 septets, 11 segments' }],
   },
   INVALID_CALLBACK_URL: {
     message: 'callback_url must use http or https.',
     details: [{ field: 'callback_url', message: 'must use http or https' }],
   },
-  MISSING_API_KEY: { message: 'An API key is required: X-API-Key, Authorization: Bearer or Basic.' },
+  MISSING_API_KEY: { message: 'An API key is required (X-API-Key, Bearer or Basic).' },
   INVALID_API_KEY: { message: 'The API key is not valid.' },
   API_KEY_EXPIRED: { message: 'The API key has expired.' },
   INVALID_CREDENTIALS: { message: 'The username and password do not match this API key.' },
-  INSUFFICIENT_BALANCE: { message: 'The sms balance (0.50 ZMW) cannot pay this request (1.00 ZMW).' },
+  INSUFFICIENT_BALANCE: {
+    message: 'The sms balance cannot pay for this request: it costs 1.000000 ZMW, the balance is 0.500000.',
+    details: [{ field: 'balance', message: 'needed 1.000000, available 0.500000' }],
+  },
   SPEND_LIMIT_EXCEEDED: {
     message:
       "This request costs 12.000000 ZMW, more than is left today (UTC) under this API key's daily spend limit of 50.000000 ZMW.",
     details: [{ field: 'daily_limit', message: 'remaining 8.000000 ZMW' }],
   },
-  IP_NOT_ALLOWED: { message: 'This API key may not be used from 203.0.113.9.' },
+  IP_NOT_ALLOWED: { message: 'This API key is not allowed from 203.0.113.9.' },
   ACCOUNT_SUSPENDED: { message: 'The account is suspended.' },
   FORBIDDEN: { message: 'Cross-site requests are not allowed.' },
   NOT_FOUND: { message: 'No such message.' },
-  METHOD_NOT_ALLOWED: { message: 'This route does not answer that method.' },
+  METHOD_NOT_ALLOWED: { message: methodNotAllowedMessage('GET', 'POST') },
   REQUEST_TIMEOUT: { message: 'The request did not arrive in time.' },
   DUPLICATE_REFERENCE: {
-    message: 'user_reference_id was already used with a different request.',
+    message:
+      'user_reference_id "inv-2025-0001" was already used for a different sms request (api_reference 1764184470578998353).',
     details: [{ field: 'user_reference_id', message: 'already used with a different body' }],
   },
   DUPLICATE_TEMPLATE_NAME: {
@@ -68,7 +77,9 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
   },
   UNSUPPORTED_MEDIA_TYPE: { message: 'A JSON endpoint needs Content-Type: application/json.' },
   HEADERS_TOO_LARGE: { message: 'The request headers are larger than the limit.' },
-  RATE_LIMITED: { message: 'Too many requests for this API key; retry later.' },
+  RATE_LIMITED: {
+    message: 'Rate limit of 100 requests per 1 s exceeded for this API key; retry after 1 s.',
+  },
   INTERNAL_ERROR: { message: 'An internal error occurred.' },
   SERVICE_UNAVAILABLE: { message: 'A backing service is unavailable; retry shortly.' },
 };

@@ -7,7 +7,13 @@ import {
   type ResponseObject,
 } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/config.js';
-import { API_KEY_SCHEME, BASIC_SCHEME, BEARER_SCHEME, METRICS_TOKEN_SCHEME } from './api-docs.decorators.js';
+import {
+  API_KEY_SCHEME,
+  BASIC_SCHEME,
+  BEARER_SCHEME,
+  METRICS_TOKEN_SCHEME,
+  errorResponse,
+} from './api-docs.decorators.js';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
 import { applyRequiredAlternatives } from './required-alternatives.js';
 
@@ -79,7 +85,32 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     }
   }
   applyRequiredAlternatives(doc);
-  return declareResponseHeaders(doc);
+  return declareMethodNotAllowed(declareResponseHeaders(doc));
+}
+
+/**
+ * Every path answers a method it does not serve with 405 and `Allow`
+ * (platform/http/method-not-allowed.ts), before any key is read: declared here on every
+ * operation, in the rendering (JSON or XML) of the operation's own answers.
+ */
+function declareMethodNotAllowed(doc: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item) as OperationObject[]) {
+      if (!op || typeof op !== 'object' || !op.responses || op.responses['405']) continue;
+      const xml = Object.values(op.responses as Record<string, ResponseObject>).some(
+        (r) => r.content?.['application/xml'] && !r.content['application/json'],
+      );
+      const response = errorResponse(405, { xml });
+      op.responses['405'] = {
+        ...response,
+        description: `${response.description}. The path does not serve this method; Allow lists those it does`,
+        headers: {
+          Allow: { description: 'The methods this path serves, e.g. `POST`', schema: { type: 'string' } },
+        },
+      };
+    }
+  }
+  return doc;
 }
 
 const RATE_LIMIT_HEADERS = {

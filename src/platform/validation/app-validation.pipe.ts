@@ -71,10 +71,7 @@ export class AppValidationPipe extends ValidationPipe {
       metadata.metatype !== String
     ) {
       if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
-        throw AppException.validation(
-          [{ field: 'body', message: 'the body must be a JSON object' }],
-          'The request body must be a JSON object.',
-        );
+        throw AppException.bodyNotObject();
       }
       const fields = passThroughFields(metadata.metatype);
       if (fields.length) {

@@ -15,6 +15,27 @@ export function IsStringOrStringArray(options?: ValidationOptions): PropertyDeco
   );
 }
 
+/** The largest page number: nine digits keep (page - 1) * per_page a safe integer for MySQL. */
+export const MAX_PAGE_NUMBER = 999_999_999;
+
+/**
+ * A query parameter that must be a whole number from `min` to `max`: a page size of 0 or 5000 is
+ * refused naming the field, never quietly clamped into range.
+ */
+export function IsWholeNumberFrom(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isWholeNumberFrom',
+      validator: {
+        validate: (v: unknown) =>
+          typeof v === 'string' && /^\d{1,15}$/.test(v) && Number(v) >= min && Number(v) <= max,
+        defaultMessage: (args) => `${args?.property} must be a whole number from ${min} to ${max}`,
+      },
+    },
+    options,
+  );
+}
+
 export function asList(v: string | string[] | undefined): string[] {
   if (v === undefined) return [];
   return Array.isArray(v) ? v : [v];

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNumberString, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { RefuseUnknownParameters } from '../../../platform/validation/strict-query.js';
+import { IsWholeNumberFrom, MAX_PAGE_NUMBER } from '../../../platform/validation/validators.js';
 import { SubaccountQueryField } from '../../api-keys/auth/subaccount-scope.js';
 import { CHANNELS, MESSAGE_STATUSES } from '../channel.js';
 
@@ -107,19 +108,18 @@ export class MessageSearchQuery extends MessageFilterQuery {
     pattern: '^\\d+$',
     maxLength: 9,
   })
-  // Nine digits keep (page - 1) * per_page a safe integer: a longer page number reached MySQL as 1e+22 (500).
+  // MAX_PAGE_NUMBER keeps (page - 1) * per_page a safe integer: a longer page number reached MySQL as 1e+22 (500).
   @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  @MaxLength(9, { message: 'page must be at most 999999999' })
+  @IsWholeNumberFrom(1, MAX_PAGE_NUMBER)
   page?: string;
 
   @ApiPropertyOptional({
-    description: 'With api_reference and page: messages per page, at most 1000 (default 100)',
+    description: 'With api_reference and page: messages per page, 1 to 1000 (default 100)',
     example: '100',
     pattern: '^\\d+$',
   })
   @IsOptional()
-  @IsNumberString({ no_symbols: true })
+  @IsWholeNumberFrom(1, 1000)
   per_page?: string;
 
   @SubaccountQueryField()

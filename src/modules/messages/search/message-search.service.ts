@@ -112,8 +112,8 @@ export class MessageSearchService {
       throw invalid('page', 'page and per_page list one request: give api_reference alone, or use cursor');
     // api_reference alone: the page-numbered list of one request.
     if (q.api_reference !== undefined && !filtered && !CURSOR_ONLY.some((k) => q[k] !== undefined)) {
-      const page = Math.max(1, Number(q.page ?? 1));
-      const perPage = Math.min(1000, Math.max(1, Number(q.per_page ?? 100)));
+      const page = Number(q.page ?? 1);
+      const perPage = Number(q.per_page ?? 100);
       return this.lookups.byReference(accountId, q.api_reference, page, perPage, testMode);
     }
     const limit = q.limit === undefined ? DEFAULT_LIMIT : Number(q.limit);

@@ -1,5 +1,6 @@
 import type { ErrorDetail } from '../../../platform/errors/error-codes.js';
 import { hasLoneSurrogate } from '../../messages/text.js';
+import { MAX_TEXT_CHARS } from '../../templates/template-rules.js';
 
 export type Variables = Record<string, Record<string, string>>;
 
@@ -12,8 +13,12 @@ export interface PersonalisationFields {
 }
 
 const NAME = /^[A-Za-z0-9_]{1,64}$/;
-/** A value is a name, an amount, a date, a link: long values are a mistake, or an attempt to bloat every message. */
-export const MAX_VALUE_CHARS = 1000;
+/**
+ * A value as long as a template's whole text at most; anything longer is a mistake, or an
+ * attempt to bloat every message. A shorter value that makes one recipient's text too long
+ * rejects that recipient alone (MESSAGE_TOO_LONG, in text-plan.ts), not the request.
+ */
+export const MAX_VALUE_CHARS = MAX_TEXT_CHARS;
 /** Enough to show what is wrong; a 10,000-recipient mistake need not be listed 10,000 times. */
 const MAX_PROBLEMS = 100;
 /** Any surrogate at all: the cheap test that spares most values the full lone-surrogate check. */
