@@ -1,4 +1,4 @@
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { SaxesParser } from 'saxes';
 
 /**
  * XML codec of the XML SMS endpoint.
@@ -134,7 +134,7 @@ export function parseXmlDocument(
   parser.on('doctype', () => {
     throw malformed('DOCTYPE and ENTITY declarations are not allowed in the XML document.');
   });
-  parser.on('opentagstart', (tag: SaxesTagPlain) => {
+  parser.on('opentagstart', (tag) => {
     nodes += 1;
     if (nodes > maxNodes) throw malformed(`The XML document has more than ${maxNodes} elements.`);
     if (stack.length + 1 > maxDepth)
