@@ -185,6 +185,8 @@ export interface HttpLimitsConfig {
   xmlAcceptFormContentTypes: boolean;
   /** Largest body of each kind of route, in bytes (src/platform/http/body-limits.ts). */
   bodyLimits: BodyLimits;
+  /** The same for test keys' requests, sized for TEST_MAX_RECIPIENTS. */
+  testBodyLimits: BodyLimits;
   maxHeaderSize: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;

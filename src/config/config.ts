@@ -7,7 +7,7 @@ import { parseSettings } from './settings/index.js';
 import type { AppConfig, RateLimit, DatabaseConfig } from './app-config.js';
 import { redisConnection } from './redis-connection.js';
 import { ConfigError } from './config-error.js';
-import { bodyLimitsFor, parseSize } from '../platform/http/body-limits.js';
+import { bodyLimitsFor, lowerOf, parseSize } from '../platform/http/body-limits.js';
 
 export { ConfigError };
 
@@ -123,6 +123,11 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       throw new ConfigError([`SMTP_TLS_CA=${JSON.stringify(s.SMTP_TLS_CA)}: holds no PEM certificate`]);
     }
   }
+  const bodyLimits = bodyLimitsFor(
+    s.MAX_RECIPIENTS,
+    s.BODY_LIMIT === undefined ? undefined : parseSize(s.BODY_LIMIT),
+    s.XML_BODY_LIMIT === undefined ? undefined : parseSize(s.XML_BODY_LIMIT),
+  );
   const headersTimeoutMs = s.HTTP_HEADERS_TIMEOUT_MS;
   const requestTimeoutMs = s.HTTP_REQUEST_TIMEOUT_MS;
   // Node refuses a header timeout above the request timeout; say so with the variables' names.
@@ -251,11 +256,8 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
         .map((o) => (o === '*' ? o : new URL(o).origin)),
       maxJsonDepth: s.MAX_JSON_DEPTH,
       xmlAcceptFormContentTypes: s.XML_ACCEPT_FORM_CONTENT_TYPES,
-      bodyLimits: bodyLimitsFor(
-        s.MAX_RECIPIENTS,
-        s.BODY_LIMIT === undefined ? undefined : parseSize(s.BODY_LIMIT),
-        s.XML_BODY_LIMIT === undefined ? undefined : parseSize(s.XML_BODY_LIMIT),
-      ),
+      bodyLimits,
+      testBodyLimits: lowerOf(bodyLimits, bodyLimitsFor(Math.min(s.MAX_RECIPIENTS, s.TEST_MAX_RECIPIENTS))),
       maxHeaderSize: s.HTTP_MAX_HEADER_SIZE,
       headersTimeoutMs,
       requestTimeoutMs,

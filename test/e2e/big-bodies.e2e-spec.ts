@@ -157,7 +157,7 @@ describe('big bodies: refused unread, parsed within limits, counted against the 
   });
 
   it("counts body bytes against the key's rate limit: a key sending big bodies is refused unread while another key is served", async () => {
-    // 100 requests a minute; a 1 MB body counts as 64 of them (RATE_LIMIT_BODY_KB = 16).
+    // 100 requests a minute; a 1 MB body counts as 256 of them (RATE_LIMIT_BODY_KB = 4), at most 100.
     const flooder = await createTenant(t, { key: { rateLimit: { limit: 100, windowSeconds: 60 } } });
     const other = await createTenant(t);
     const body = JSON.stringify({ from: 'ACME', message: 'x', to: Array(70_000).fill('260971234567') });
@@ -165,7 +165,7 @@ describe('big bodies: refused unread, parsed within limits, counted against the 
     expect(body.length).toBeLessThan(LIMITS.send);
     const first = await post(flooder.key, SMS, 'application/json', body);
     expect(first.status).not.toBe(429);
-    expect(Number(first.headers['ratelimit-remaining'])).toBeLessThanOrEqual(100 - 64);
+    expect(first.headers['ratelimit-remaining']).toBe('0');
 
     const second = new HandWrittenRequest(
       port,
@@ -191,6 +191,24 @@ describe('big bodies: refused unread, parsed within limits, counted against the 
     });
     expect(small.status).toBe(429);
     expect((small.json as { error: { code: string } }).error.code).toBe('RATE_LIMITED');
+  });
+
+  it("sizes a test key's body limit for TEST_MAX_RECIPIENTS: 413 unread past it, where a live key's body of that size is read", async () => {
+    const tester = await createTenant(t, { key: { mode: 'test' } });
+    const limits = bodyLimitsFor(1000);
+    const over = new HandWrittenRequest(
+      port,
+      head(tester.key, SMS, { 'Content-Length': String(limits.send + 1) }),
+    );
+    const answer = await over.answered;
+    expect(over.sentWhenAnswered).toBe(0);
+    expect(statusOf(answer)).toBe(413);
+    expect(bodyOf(answer).message).toContain(`(${limits.send} bytes)`);
+    await over.closed;
+    const body = JSON.stringify({ from: 'ACME', message: 'x', to: Array(15_000).fill('260971234567') });
+    expect(body.length).toBeGreaterThan(limits.send);
+    const live = await post(tenant.key, SMS, 'application/json', body);
+    expect((live.json as { error: { code: string } }).error.code).toBe('TOO_MANY_RECIPIENTS');
   });
 
   const recipients = Array.from(

@@ -26,8 +26,8 @@ export const securitySettings = {
   RATE_LIMIT_BODY_KB: int({
     min: 1,
     max: 1_048_576,
-    default: 16,
-    doc: "a request counts against its key's rate limit once per started this many KB of body (a 1 MB send counts as 64 requests), so big bodies cannot cost more than small ones",
+    default: 4,
+    doc: "a request counts against its key's rate limit once per started this many KB of body, at most the whole limit (a 400 KB send counts as 100 requests), so a key's big bodies cannot cost other tenants more than its small ones would",
   }),
   XML_ACCEPT_FORM_CONTENT_TYPES: bool({
     default: false,

@@ -81,6 +81,17 @@ export function bodyLimitsFor(
   };
 }
 
+/** Each limit the lower of the two. */
+export function lowerOf(a: BodyLimits, b: BodyLimits): BodyLimits {
+  return {
+    send: Math.min(a.send, b.send),
+    email: Math.min(a.email, b.email),
+    template: Math.min(a.template, b.template),
+    xml: Math.min(a.xml, b.xml),
+    small: Math.min(a.small, b.small),
+  };
+}
+
 /** `512kb`, `4mb` or a number of bytes (the settings' SIZE form) in bytes. */
 export function parseSize(text: string): number {
   const m = /^(\d+)(kb|mb)?$/i.exec(text.trim());

@@ -132,6 +132,19 @@ export function refuseOversizedBodies(limits: BodyLimits, maxJsonDepth: number):
 }
 
 /**
+ * Lowers the request's body limit to its route's in `limits` (a caller that may send fewer
+ * recipients, such as a test key, gets limits sized for those), before the body is read:
+ * a Content-Length over it is refused with 413 unread, a chunked body is cut there.
+ */
+export function lowerBodyLimit(req: IncomingMessage & { path: string }, limits: BodyLimits): void {
+  const state = states.get(req);
+  if (!state || state.raw) return;
+  state.limit = Math.min(state.limit, bodyLimitOf(req.path, limits));
+  const declared = declaredLength(req);
+  if (declared !== undefined && declared > state.limit) throw tooLarge(state.limit, declared);
+}
+
+/**
  * Hands a request that asks `Expect: 100-continue` to the app without Node's automatic
  * `100 Continue`: the body reader sends it when it starts reading, so a body the app refuses
  * (too large, no key, over the rate limit) is never sent.

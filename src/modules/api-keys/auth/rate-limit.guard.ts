@@ -15,7 +15,7 @@ import type { AuthedRequest } from './auth-context.js';
 import { holdRefusal } from './auth-throttle.js';
 import { KEY_THROTTLER, limitFor } from './rate-limit.js';
 import { IS_PUBLIC } from '../../../platform/http/public.decorator.js';
-import { bodyBytes, loadBody } from '../../../platform/http/body-reader.js';
+import { bodyBytes, loadBody, lowerBodyLimit } from '../../../platform/http/body-reader.js';
 
 const WEIGHED_BY_RECIPIENTS = 'rate-limit:weighed-by-recipients';
 
@@ -76,9 +76,14 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.skips(context)) return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
+    // A test key names at most TEST_MAX_RECIPIENTS: its bodies are limited to fit those.
+    if (req.auth!.key.mode === 'test') lowerBodyLimit(req, this.config.http.testBodyLimits);
     // A body counts once per started RATE_LIMIT_BODY_KB, known from its Content-Length before a
-    // byte of it is read: a key that floods big bodies is refused before they are read or parsed.
-    const byBytes = Math.max(1, Math.ceil((await bodyBytes(req)) / this.config.rateLimitBodyBytes));
+    // byte of it is read: a key that floods big bodies is refused before they are read or
+    // parsed. One body counts at most the whole limit, so the largest legal send still passes.
+    const { limit } = limitFor(context, this.config);
+    const bytes = await bodyBytes(req);
+    const byBytes = Math.min(limit, Math.max(1, Math.ceil(bytes / this.config.rateLimitBodyBytes)));
     await this.count(context, byBytes);
     if (this.reflector.get<boolean>(WEIGHED_BY_RECIPIENTS, context.getHandler())) {
       await loadBody(req);
@@ -163,7 +168,7 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
       const retryAfter = String(Math.max(1, timeToBlockExpire));
       throw new AppException(
         'RATE_LIMITED',
-        `Rate limit of ${limit} requests per ${Math.round(ttl / 1000)} s exceeded for this API key (a body counts once per started ${Math.round(this.config.rateLimitBodyBytes / 1024)} KB); retry after ${retryAfter} s.`,
+        `Rate limit of ${limit} requests per ${Math.round(ttl / 1000)} s exceeded for this API key (a body counts once per started ${Math.round(this.config.rateLimitBodyBytes / 1024)} KB of it); retry after ${retryAfter} s.`,
         [],
         { 'Retry-After': retryAfter },
       );
