@@ -55,7 +55,7 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     message: 'A request with this Idempotency-Key is still being processed; retry once it has been answered.',
     details: [{ field: 'Idempotency-Key', message: 'in progress' }],
   },
-  PAYLOAD_TOO_LARGE: { message: 'The request body is larger than the limit.' },
+  PAYLOAD_TOO_LARGE: { message: 'The request body is larger than this endpoint takes (16384 bytes).' },
   IDEMPOTENCY_KEY_REUSED: {
     message:
       'This Idempotency-Key was already used with another request body (or on another route) in the last 24 hours; use a new key for a new request.',
