@@ -290,9 +290,7 @@ function parseJson(text: string, maxDepth: number): unknown {
     if (first !== '{' && first !== '[') throw new SyntaxError('not an object or array');
     value = JSON.parse(text);
   } catch {
-    throw new AppException('MALFORMED_BODY', 'The request body is not valid JSON.', [
-      { field: 'body', message: 'not valid JSON' },
-    ]);
+    throw new AppException('MALFORMED_BODY', 'The request body is not valid JSON.');
   }
   // JSON.parse copes with any depth, but class-transformer, class-validator and
   // JSON.stringify overflow the stack at a few thousand levels: past maxDepth it is not a
