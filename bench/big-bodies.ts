@@ -14,7 +14,7 @@ import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
-import { bodyLimitsFor } from '../src/platform/http/body-limits.js';
+import { bodyLimitsFor } from '../src/config/body-limits.js';
 import { dropBenchState, median, sleep, startBenchApi, stop, waitHttp, type BenchRow } from './lib.js';
 
 const FLOOD_CONNECTIONS = 16;

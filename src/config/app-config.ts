@@ -1,5 +1,5 @@
 import type { RedisConnection } from './redis-connection.js';
-import type { BodyLimits } from '../platform/http/body-limits.js';
+import type { BodyLimits } from './body-limits.js';
 
 export type Channel = 'sms' | 'email' | 'chat';
 
@@ -183,7 +183,7 @@ export interface HttpLimitsConfig {
   maxJsonDepth: number;
   /** Accept form content types (text/plain, urlencoded, multipart) on the XML endpoint. */
   xmlAcceptFormContentTypes: boolean;
-  /** Largest body of each kind of route, in bytes (src/platform/http/body-limits.ts). */
+  /** Largest body of each kind of route, in bytes (src/config/body-limits.ts). */
   bodyLimits: BodyLimits;
   /** The same for test keys' requests, sized for TEST_MAX_RECIPIENTS. */
   testBodyLimits: BodyLimits;

@@ -7,7 +7,7 @@ import { parseSettings } from './settings/index.js';
 import type { AppConfig, RateLimit, DatabaseConfig } from './app-config.js';
 import { redisConnection } from './redis-connection.js';
 import { ConfigError } from './config-error.js';
-import { bodyLimitsFor, lowerOf, parseSize } from '../platform/http/body-limits.js';
+import { bodyLimitsFor, lowerOf, parseSize } from './body-limits.js';
 
 export { ConfigError };
 

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyLimitsFor } from '../../src/platform/http/body-limits.js';
+import { bodyLimitsFor } from '../../src/config/body-limits.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { expectXmlError } from '../fuzz/expectations.js';
 import { listen, rawRequest } from '../fuzz/raw-http.js';

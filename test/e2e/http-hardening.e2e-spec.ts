@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import { bodyLimitsFor } from '../../src/platform/http/body-limits.js';
+import { bodyLimitsFor } from '../../src/config/body-limits.js';
 import { hashApiKey } from '../../src/modules/api-keys/api-key.util.js';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';

@@ -5,7 +5,7 @@ const rate = (example: string) => ({ pattern: RATE, message: `must be N/SECONDS,
 /** HTTP hardening (body sizes, timeouts, CORS, proxies) and the failed-authentication throttles. */
 export const securitySettings = {
   // Unset, each route's limit is sized for a send to MAX_RECIPIENTS recipients
-  // (src/platform/http/body-limits.ts says how); a body over it is refused unread.
+  // (src/config/body-limits.ts says how); a body over it is refused unread.
   BODY_LIMIT: text({
     pattern: SIZE,
     message: 'must be a size such as 2mb or 512kb',

@@ -5,7 +5,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import { AppException } from '../errors/app.exception.js';
 import { sendError } from '../errors/error-body.js';
-import { bodyLimitOf, type BodyLimits } from './body-limits.js';
+import { bodyLimitOf, type BodyLimits } from '../../config/body-limits.js';
 import { jsonDepth } from './json-depth.js';
 
 /**
@@ -14,7 +14,7 @@ import { jsonDepth } from './json-depth.js';
  * Express's body parsers read every body before routing, whoever sends it, and read a body
  * over the limit to its end before answering 413. Here:
  * 1. `refuseOversizedBodies` (a middleware, before routing) refuses a body whose Content-Length
- *    is over its route's limit (body-limits.ts) with 413 before reading a byte of it;
+ *    is over its route's limit (config/body-limits.ts) with 413 before reading a byte of it;
  * 2. the body is read only once the guards have let the request through (`loadBody`, from the
  *    last global guard): a request without a valid key, or from a key over its rate limit, is
  *    answered without its body being read. The rate limit counts the body's bytes
