@@ -1,4 +1,5 @@
 import type { RedisConnection } from './redis-connection.js';
+import type { BodyLimits } from './body-limits.js';
 
 export type Channel = 'sms' | 'email' | 'chat';
 
@@ -87,7 +88,6 @@ export interface AppConfig {
   /** A HELP or START auto-reply goes to one sender at most once in this long, per account and side. */
   autoReplyRepeatAfterMs: number;
   trustProxy?: string;
-  bodyLimit: string;
   logLevel: string;
   /** Human-readable logs (pino-pretty) instead of JSON lines: LOG_PRETTY, else APP_ENV=development. */
   logPretty: boolean;
@@ -105,6 +105,8 @@ export interface AppConfig {
   /** How long start-up waits for MySQL (and Redis) to answer before giving up. */
   startupWaitSeconds: number;
   defaultRateLimit: RateLimit;
+  /** A request counts against its key's rate limit once per started this many bytes of body. */
+  rateLimitBodyBytes: number;
   requestLogRetentionDays: number;
   /** Message retention, archives and erasure (modules/retention). */
   retention: RetentionConfig;
@@ -187,8 +189,10 @@ export interface HttpLimitsConfig {
   maxJsonDepth: number;
   /** Accept form content types (text/plain, urlencoded, multipart) on the XML endpoint. */
   xmlAcceptFormContentTypes: boolean;
-  /** Largest body on the XML endpoint (BODY_LIMIT applies to the JSON send endpoints). */
-  xmlBodyLimit: string;
+  /** Largest body of each kind of route, in bytes (src/config/body-limits.ts). */
+  bodyLimits: BodyLimits;
+  /** The same for test keys' requests, sized for TEST_MAX_RECIPIENTS. */
+  testBodyLimits: BodyLimits;
   maxHeaderSize: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;

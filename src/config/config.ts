@@ -7,6 +7,7 @@ import { parseSettings } from './settings/index.js';
 import type { AppConfig, RateLimit, DatabaseConfig } from './app-config.js';
 import { redisConnection } from './redis-connection.js';
 import { ConfigError } from './config-error.js';
+import { bodyLimitsFor, lowerOf, parseSize } from './body-limits.js';
 
 export { ConfigError };
 
@@ -128,6 +129,11 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       throw new ConfigError([`SMTP_TLS_CA=${JSON.stringify(s.SMTP_TLS_CA)}: holds no PEM certificate`]);
     }
   }
+  const bodyLimits = bodyLimitsFor(
+    s.MAX_RECIPIENTS,
+    s.BODY_LIMIT === undefined ? undefined : parseSize(s.BODY_LIMIT),
+    s.XML_BODY_LIMIT === undefined ? undefined : parseSize(s.XML_BODY_LIMIT),
+  );
   const headersTimeoutMs = s.HTTP_HEADERS_TIMEOUT_MS;
   const requestTimeoutMs = s.HTTP_REQUEST_TIMEOUT_MS;
   // Node refuses a header timeout above the request timeout; say so with the variables' names.
@@ -218,7 +224,6 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     },
     autoReplyRepeatAfterMs: durationMs(s.AUTO_REPLY_REPEAT_AFTER),
     trustProxy: s.TRUST_PROXY,
-    bodyLimit: s.BODY_LIMIT,
     logLevel: s.LOG_LEVEL,
     logPretty: s.LOG_PRETTY ?? s.APP_ENV === 'development',
     metricsToken: s.METRICS_TOKEN,
@@ -229,6 +234,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
     startupWaitSeconds: s.STARTUP_WAIT_SECONDS,
     defaultRateLimit: parseRate(s.RATE_LIMIT_DEFAULT),
+    rateLimitBodyBytes: s.RATE_LIMIT_BODY_KB * 1024,
     requestLogRetentionDays: s.REQUEST_LOG_RETENTION_DAYS,
     retention: {
       messageDays: s.MESSAGE_RETENTION_DAYS,
@@ -259,7 +265,8 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
         .map((o) => (o === '*' ? o : new URL(o).origin)),
       maxJsonDepth: s.MAX_JSON_DEPTH,
       xmlAcceptFormContentTypes: s.XML_ACCEPT_FORM_CONTENT_TYPES,
-      xmlBodyLimit: s.XML_BODY_LIMIT,
+      bodyLimits,
+      testBodyLimits: lowerOf(bodyLimits, bodyLimitsFor(Math.min(s.MAX_RECIPIENTS, s.TEST_MAX_RECIPIENTS))),
       maxHeaderSize: s.HTTP_MAX_HEADER_SIZE,
       headersTimeoutMs,
       requestTimeoutMs,

@@ -4,17 +4,30 @@ const rate = (example: string) => ({ pattern: RATE, message: `must be N/SECONDS,
 
 /** HTTP hardening (body sizes, timeouts, CORS, proxies) and the failed-authentication throttles. */
 export const securitySettings = {
+  // Unset, each route's limit is sized for a send to MAX_RECIPIENTS recipients
+  // (src/config/body-limits.ts says how); a body over it is refused unread.
   BODY_LIMIT: text({
     pattern: SIZE,
     message: 'must be a size such as 2mb or 512kb',
-    default: '4mb',
-    doc: 'largest request body on the JSON send endpoints (balance and message lookups: 16 KB)',
+    emptyIsUnset: true,
+    defaultText:
+      'unset: 64 KB + 128 bytes per recipient of `MAX_RECIPIENTS` (1.3 MB for 10,000; e-mail 1.3 MB more)',
+    example: '2mb',
+    doc: 'largest request body on the JSON send and preview endpoints, every channel (other routes: 16 KB; templates 1.3 MB); over it, 413 before the body is read',
   }),
   XML_BODY_LIMIT: text({
     pattern: SIZE,
     message: 'must be a size such as 1mb or 256kb',
-    default: '1mb',
-    doc: 'largest body on the XML endpoint',
+    emptyIsUnset: true,
+    defaultText: 'unset: 16 KB + 32 bytes per recipient of `MAX_RECIPIENTS` (336 KB for 10,000)',
+    example: '512kb',
+    doc: 'largest body on the XML endpoint; over it, 413 before the body is read',
+  }),
+  RATE_LIMIT_BODY_KB: int({
+    min: 1,
+    max: 1_048_576,
+    default: 4,
+    doc: "a request counts against its key's rate limit once per started this many KB of body, at most the whole limit (a 400 KB send counts as 100 requests), so a key's big bodies cannot cost other tenants more than its small ones would",
   }),
   XML_ACCEPT_FORM_CONTENT_TYPES: bool({
     default: false,

@@ -1,3 +1,5 @@
+import { escapeAllControls, escapeControls } from '../text/control-characters.js';
+
 /**
  * stdout carries the answer only (one JSON object with --json); messages go to stderr.
  * `money` names the fields (at any depth) that hold amounts: exact decimal text in the
@@ -11,8 +13,9 @@ export function printJson(value: object, options: { money?: readonly string[] } 
   process.stdout.write(`${json}\n`);
 }
 
+/** A line of text for a person: control characters in it (ESC, NUL, …) are shown escaped, never sent to the terminal. */
 export function printLine(text = ''): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${escapeControls(text)}\n`);
 }
 
 /** A small aligned table; an empty list prints a note instead of bare headers. */
@@ -39,7 +42,8 @@ export function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.length ? value.map(cell).join(',') : '-';
-  return String(value);
+  // One cell, one line: a line break or a terminal escape in a stored value is shown escaped.
+  return escapeAllControls(String(value));
 }
 
 export function iso(value: Date | null | undefined): string | null {

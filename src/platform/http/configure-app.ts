@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type express from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppConfig } from '../../config/config.js';
 import { AllExceptionsFilter } from '../errors/all-exceptions.filter.js';
 import { classifyError } from '../errors/classify-error.js';
@@ -9,8 +10,8 @@ import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { inSequence } from './in-sequence.js';
 import { sliceLargeJson } from './json-slices.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
-import { jsonDepthGuard } from './json-depth.js';
 import { methodNotAllowed } from './method-not-allowed.js';
+import { deferContinue, refuseOversizedBodies } from './body-reader.js';
 import {
   applyServerLimits,
   corsMiddleware,
@@ -60,18 +61,17 @@ export function configureHttp(app: NestExpressApplication, config: AppConfig, ea
       refuseFormBodies(config.http.xmlAcceptFormContentTypes),
       // A known path asked with a method it does not serve: 405 with Allow, before any body is read.
       methodNotAllowed(expressApp(app)),
+      // A body over its route's limit is refused here, unread; the others are read by the last guard.
+      refuseOversizedBodies(config.http.bodyLimits, config.http.maxJsonDepth),
     ]),
   );
   // Answers with one entry per recipient of a very large send are written in slices.
   sliceLargeJson(expressApp(app).response);
   applyServerLimits(app.getHttpServer(), config.http);
-  app.use('/api/v1/xml', express.text({ type: () => true, limit: config.http.xmlBodyLimit }));
+  // Bodies are read after the guards (body-reader.ts): a 100-continue waits for that too.
+  deferContinue(app.getHttpServer());
   app.use('/api/v1/json', requireJsonBody());
-  // Balance and message lookups carry a few short fields at most: a small limit of their own.
-  app.use(['/api/v1/json/balance', '/api/v1/json/messages'], express.json({ limit: '16kb', strict: true }));
-  app.use(express.json({ limit: config.bodyLimit, strict: true }));
-  app.use(jsonDepthGuard(config.http.maxJsonDepth));
-  // Body-parser errors happen before Nest's router: answer them in the same envelope here.
+  // Errors of the middlewares happen before Nest's router: answer them in the same envelope here.
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const c = classifyError(err);

@@ -1,6 +1,3 @@
-import type { NextFunction, Request, Response } from 'express';
-import { AppException } from '../errors/app.exception.js';
-
 /**
  * The nesting depth of a parsed JSON value, counted in containers: a scalar is 0, `{}` and
  * `[1]` are 1, `{"a":{"b":1}}` is 2. Walks with an explicit stack, never recursion, and stops
@@ -22,26 +19,4 @@ export function jsonDepth(value: unknown, limit: number): number {
     }
   }
   return max;
-}
-
-/**
- * Refuses a parsed JSON body nested deeper than `maxDepth` with 400 MALFORMED_BODY, before any
- * recursive code (class-transformer, class-validator, JSON.stringify) walks it: JSON.parse
- * itself copes with any depth, but those overflow the stack at a few thousand levels. The
- * same code as a body that does not parse: past this depth it is not a document we read,
- * just as the XML codec treats a too-deep document. Mount right after express.json.
- */
-export function jsonDepthGuard(maxDepth: number) {
-  return (req: Request, _res: Response, next: NextFunction): void => {
-    const body: unknown = req.body;
-    if (body !== null && typeof body === 'object' && jsonDepth(body, maxDepth) > maxDepth) {
-      next(
-        new AppException('MALFORMED_BODY', `The JSON body is nested more than ${maxDepth} levels deep.`, [
-          { field: 'body', message: `nested more than ${maxDepth} levels` },
-        ]),
-      );
-      return;
-    }
-    next();
-  };
 }

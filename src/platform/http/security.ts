@@ -7,6 +7,7 @@ import { AppException } from '../errors/app.exception.js';
 import { isXmlRoute, sendError, type ErrorEnvelope } from '../errors/error-body.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 import { xmlErrorBody } from '../xml/xml-codec.js';
+import { announcesBody } from './body-reader.js';
 
 /**
  * HTTP hardening shared by api.ts and the e2e tests (through configureApp): security headers,
@@ -214,7 +215,7 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 
 export function refuseFormBodies(accept: boolean): RequestHandler {
   return (req, res, next) => {
     // Not mounted on the XML path: express would strip it from req.path, and the error must be XML.
-    if (accept || !isXmlRoute(req) || !hasBody(req) || !req.is(FORM_TYPES)) return next();
+    if (accept || !isXmlRoute(req) || !announcesBody(req) || !req.is(FORM_TYPES)) return next();
     sendError(
       req,
       res,
@@ -231,12 +232,6 @@ export function refuseFormBodies(accept: boolean): RequestHandler {
   };
 }
 
-/** True when the request announces a body that is not empty. */
-function hasBody(req: Request): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
 /**
  * A JSON endpoint given a non-JSON body answers 415 UNSUPPORTED_MEDIA_TYPE,
  * rather than the body being skipped by the parser and reported as a missing field.
@@ -244,7 +239,7 @@ function hasBody(req: Request): boolean {
  */
 export function requireJsonBody(): RequestHandler {
   return (req, res, next) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || !hasBody(req))
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || !announcesBody(req))
       return next();
     if (req.is('application/json')) return next();
     sendError(

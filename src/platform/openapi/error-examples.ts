@@ -69,7 +69,7 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
       'The first request with this Idempotency-Key created key 17 of the sub-account acme-retail; its secret was shown once, in that answer, and is not kept. If that answer was lost, revoke key 17 and create another.',
     details: [{ field: 'Idempotency-Key', message: 'already answered once, with a secret that is not kept' }],
   },
-  PAYLOAD_TOO_LARGE: { message: 'The request body is larger than the limit.' },
+  PAYLOAD_TOO_LARGE: { message: 'The request body is larger than this endpoint takes (16384 bytes).' },
   IDEMPOTENCY_KEY_REUSED: {
     message:
       'This Idempotency-Key was already used with another request body (or on another route) in the last 24 hours; use a new key for a new request.',

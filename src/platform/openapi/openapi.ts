@@ -32,7 +32,8 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         'TEST_DAILY_MESSAGES (10,000) test messages per account and UTC day (429 `RATE_LIMITED`, `Retry-After` ' +
         'until midnight). ' +
         "A send that would cross the key's or the account's daily spend limit answers 402 `SPEND_LIMIT_EXCEEDED` " +
-        'with the amount remaining today (UTC) in `error.details`.',
+        'with the amount remaining today (UTC) in `error.details`. ' +
+        "Bodies are limited per route, sized for MAX_RECIPIENTS recipients (413 `PAYLOAD_TOO_LARGE` by Content-Length, before the body is read, and `Connection: close`), and count against the key's rate limit once per started RATE_LIMIT_BODY_KB (4 KB).",
     )
     .setVersion(config.version)
     .addApiKey(

@@ -184,6 +184,27 @@ describe('parseXmlDocument', () => {
     expectMalformed(() => parseXmlDocument(over), /more than 20000 elements/);
   });
 
+  it('takes up to 8 attributes on an element and refuses the 9th, on the root as on any child', () => {
+    const attrs = (n: number) => Array.from({ length: n }, (_, i) => ` a${i}="${i}"`).join('');
+    expect(parseXmlDocument(`<request${attrs(8)}><from${attrs(8)}>A</from></request>`).from).toBe('A');
+    expectMalformed(
+      () => parseXmlDocument(`<request${attrs(9)}><from>A</from></request>`),
+      /<request> has more than 8 attributes/,
+    );
+    expectMalformed(
+      () => parseXmlDocument(`<request><from${attrs(9)}>A</from></request>`),
+      /<from> has more than 8 attributes/,
+    );
+  });
+
+  it('stops at the first breach: a root with 60,000 attributes is refused before the rest is read', () => {
+    // The document is not even well-formed past the 9th attribute: only reaching its end would show it.
+    const body = `<request${Array.from({ length: 60_000 }, (_, i) => ` a${i}="1"`).join('')} <<<`;
+    expectMalformed(() => parseXmlDocument(body), /more than 8 attributes/);
+    const elements = `<request>${'<to>1</to>'.repeat(20_000)}<<<`;
+    expectMalformed(() => parseXmlDocument(elements), /more than 20000 elements/);
+  });
+
   it.each(['__proto__', 'constructor', 'prototype'])(
     'drops a <%s> element so Object.prototype is never polluted',
     (name) => {

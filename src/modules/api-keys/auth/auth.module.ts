@@ -9,9 +9,10 @@ import { ApiKeyGuard } from './api-key.guard.js';
 import { IpAllowGuard } from './ip-allow.guard.js';
 import { KeyRateLimitGuard } from './rate-limit.guard.js';
 import { rateLimitOptions } from './rate-limit.js';
+import { BodyGuard } from '../../../platform/http/body.guard.js';
 
 /**
- * The guard chain of every route (ARCHITECTURE.md): api key → ip → rate limit. Global guards run
+ * The guard chain of every route (ARCHITECTURE.md): api key → ip → rate limit → body. Global guards run
  * in the order they are registered, so the order of these providers is the order of the checks:
  * an address outside the allow list is refused before it can use up the key's rate limit.
  */
@@ -26,6 +27,8 @@ import { rateLimitOptions } from './rate-limit.js';
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: IpAllowGuard },
     { provide: APP_GUARD, useClass: KeyRateLimitGuard },
+    // Last: the body is read only for a request every check above has let through.
+    { provide: APP_GUARD, useClass: BodyGuard },
   ],
 })
 export class AuthModule {}

@@ -15,6 +15,7 @@ import type { AuthedRequest } from './auth-context.js';
 import { holdRefusal } from './auth-throttle.js';
 import { KEY_THROTTLER, limitFor } from './rate-limit.js';
 import { IS_PUBLIC } from '../../../platform/http/public.decorator.js';
+import { bodyBytes, loadBody, lowerBodyLimit } from '../../../platform/http/body-reader.js';
 
 const WEIGHED_BY_RECIPIENTS = 'rate-limit:weighed-by-recipients';
 
@@ -37,7 +38,9 @@ function recipientsNamed(body: unknown): number {
  * Third guard of the chain: the key's own limit (rate_limit per rate_window_seconds) or the
  * configured default, counted in Redis so every API process shares one count per key. Every
  * request that gets this far is answered with RateLimit-Limit, RateLimit-Remaining and
- * RateLimit-Reset (seconds), errors included; over the limit: 429 RATE_LIMITED with
+ * RateLimit-Reset (seconds), errors included. A request with a body counts once per started
+ * RATE_LIMIT_BODY_KB of it: reading and parsing cost by the byte, and counting requests alone let
+ * one key's big bodies stall every other key. Over the limit: 429 RATE_LIMITED with
  * Retry-After. A key that goes over is refused for one whole window from that moment (the
  * storage's block), which is what Retry-After says.
  *
@@ -54,7 +57,7 @@ function recipientsNamed(body: unknown): number {
 export class KeyRateLimitGuard extends ThrottlerGuard {
   private readonly log = new Logger('RateLimit');
   private degraded = false;
-  /** How many requests the one under way counts as (1, or more for a route weighed by recipients). */
+  /** How many requests the one under way counts as (1, or more for a big body or a route weighed by recipients). */
   private readonly weight = new WeakMap<ExecutionContext, number>();
 
   constructor(
@@ -70,15 +73,32 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
    * The one throttler, without ThrottlerGuard's per-route lookups (no route sets a throttle of
    * its own): its limit and window come from the calling key, the block lasts one window.
    */
-  override canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.skips(context)) return Promise.resolve(true);
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.skips(context)) return true;
+    const req = context.switchToHttp().getRequest<AuthedRequest>();
+    // A test key names at most TEST_MAX_RECIPIENTS: its bodies are limited to fit those.
+    if (req.auth!.key.mode === 'test') lowerBodyLimit(req, this.config.http.testBodyLimits);
+    // A body counts once per started RATE_LIMIT_BODY_KB, known from its Content-Length before a
+    // byte of it is read: a key that floods big bodies is refused before they are read or
+    // parsed. One body counts at most the whole limit, so the largest legal send still passes.
+    const { limit } = limitFor(context, this.config);
+    const bytes = await bodyBytes(req);
+    const byBytes = Math.min(limit, Math.max(1, Math.ceil(bytes / this.config.rateLimitBodyBytes)));
+    await this.count(context, byBytes);
+    if (this.reflector.get<boolean>(WEIGHED_BY_RECIPIENTS, context.getHandler())) {
+      await loadBody(req);
+      const named = recipientsNamed(req.body);
+      const byRecipients = Math.ceil(named / this.config.previewRecipientsPerRequest);
+      if (byRecipients > byBytes) await this.count(context, byRecipients - byBytes);
+    }
+    return true;
+  }
+
+  /** Counts `hits` requests against the calling key's limit; 429 when that goes over. */
+  private count(context: ExecutionContext, hits: number): Promise<boolean> {
     const { limit, windowSeconds } = limitFor(context, this.config);
     const ttl = windowSeconds * 1000;
-    const weighed = this.reflector.get<boolean>(WEIGHED_BY_RECIPIENTS, context.getHandler());
-    if (weighed) {
-      const named = recipientsNamed(context.switchToHttp().getRequest<AuthedRequest>().body);
-      this.weight.set(context, Math.max(1, Math.ceil(named / this.config.previewRecipientsPerRequest)));
-    }
+    this.weight.set(context, hits);
     return this.handleRequest({
       context,
       limit,
@@ -148,7 +168,7 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
       const retryAfter = String(Math.max(1, timeToBlockExpire));
       throw new AppException(
         'RATE_LIMITED',
-        `Rate limit of ${limit} requests per ${Math.round(ttl / 1000)} s exceeded for this API key; retry after ${retryAfter} s.`,
+        `Rate limit of ${limit} requests per ${Math.round(ttl / 1000)} s exceeded for this API key (a body counts once per started ${Math.round(this.config.rateLimitBodyBytes / 1024)} KB of it); retry after ${retryAfter} s.`,
         [],
         { 'Retry-After': retryAfter },
       );

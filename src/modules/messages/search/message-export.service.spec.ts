@@ -63,6 +63,18 @@ describe('export lines', () => {
     },
   );
 
+  it('writes a rejected recipient holding NUL, ESC or other controls escaped, in CSV and NDJSON alike', () => {
+    const r = row({
+      recipient: '26097\u0000123\u001b[2J\u0007',
+      status: 'REJECTED',
+      reason: 'INVALID_NUMBER',
+    });
+    const line = csvLine(r);
+    expect(line).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/);
+    expect(line.split(',')[4]).toBe('26097\\u0000123\\u001b[2J\\u0007');
+    expect(ndjsonLine(r).trimEnd()).not.toMatch(/[\u0000-\u001f]/);
+  });
+
   it('starts CSV with the header of the documented columns: the twelve of the search, then the two links', () => {
     expect(CSV_HEADER).toBe(`${EXPORT_FIELDS.join(',')}\n`);
     expect(CSV_HEADER).toBe(stringify([[...EXPORT_FIELDS]]));

@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { MessageSearchStore, type ExportQuery, type ExportRow } from '../message-search.store.js';
 import type { ExportFormat, MessageExportQuery } from './message-filter.dto.js';
 import { MessageSearchService } from './message-search.service.js';
+import { escapeControls } from '../../../platform/text/control-characters.js';
 
 /**
  * The columns of a CSV export, in order; an NDJSON line carries the same fields. The chat-to-SMS
@@ -71,7 +72,8 @@ export function exportRecord(r: ExportRow) {
  */
 export function csvField(value: string | number | null): string {
   if (value === null) return '';
-  let s = String(value);
+  // A rejected recipient is stored as sent: NUL, ESC and the like are written as `\u001b`.
+  let s = escapeControls(String(value));
   if (FORMULA_START.has(s.charCodeAt(0))) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
