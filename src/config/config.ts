@@ -176,6 +176,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     sweepMinAgeMs: s.SWEEP_MIN_AGE_MS,
     sweepStrandedAfterMs: s.SWEEP_STRANDED_AFTER_MS,
     receiptWaitMs,
+    smppDlrTtlHours: s.SMPP_DLR_TTL_HOURS,
     defaultValidityPeriod: s.DEFAULT_VALIDITY_PERIOD,
     schedulePollMs: s.SCHEDULE_POLL_MS,
     fallbackPollMs: s.FALLBACK_POLL_MS,
