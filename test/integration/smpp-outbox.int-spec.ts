@@ -5,6 +5,9 @@ import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.j
 import { BalanceModule } from '../../src/modules/balance/balance.module.js';
 import { MessageStateService } from '../../src/modules/delivery/message-state.service.js';
 import { STATE_CHANGE_LISTENER } from '../../src/modules/delivery/state-change-listener.js';
+import { InboundNumberStore } from '../../src/modules/inbound/inbound-number.store.js';
+import { InboundModule } from '../../src/modules/inbound/inbound.module.js';
+import { InboundReceiver } from '../../src/modules/inbound/inbound.receiver.js';
 import { MessagesModule } from '../../src/modules/messages/messages.module.js';
 import { MetricsModule } from '../../src/modules/metrics/metrics.module.js';
 import { MetricsService } from '../../src/modules/metrics/metrics.service.js';
@@ -62,13 +65,11 @@ async function finish(
   registered: number,
   final: 'DELIVERED' | 'UNDELIVERED',
 ): Promise<string> {
-  const out = await ctx
-    .get(SendService)
-    .send(new SmsPolicy(), auth, {
-      sender: 'ACME',
-      recipients: ['260971234567'],
-      body: 'Hello from the SMPP tests',
-    });
+  const out = await ctx.get(SendService).send(new SmsPolicy(), auth, {
+    sender: 'ACME',
+    recipients: ['260971234567'],
+    body: 'Hello from the SMPP tests',
+  });
   const id = out.entries[0]!.messageId;
   await ctx.ds.query(
     'UPDATE messages SET smpp_credential_id = ?, smpp_registered_delivery = ? WHERE id = ?',
@@ -104,6 +105,7 @@ beforeAll(async () => {
       RedisModule,
       SmppReceiptStoreModule,
       SmppReceiptListenerModule,
+      InboundModule,
     ],
     [
       MessageStateService,
@@ -206,5 +208,45 @@ describe('SMPP outbox', () => {
     expect(await metric('bulk_smpp_receipts_expired_total')).toMatch(
       /bulk_smpp_receipts_expired_total [1-9]/,
     );
+  });
+
+  it('keeps an inbound SMS for every live credential of the account owning the number, sent as esm_class 0', async () => {
+    const credential = async (systemId: string, extra = '') => {
+      const res = (await ctx.ds.query(
+        `INSERT INTO smpp_credentials (account_id, api_key_id, system_id, password_hash, mode, revoked_at)
+         VALUES (?, ?, ?, 'x', ?, ${extra === 'revoked' ? 'CURRENT_TIMESTAMP(3)' : 'NULL'})`,
+        [auth.account.id, auth.key.id, systemId, extra === 'test' ? 'test' : 'live'],
+      )) as { insertId: number };
+      return Number(res.insertId);
+    };
+    const tag = String(credentialId);
+    const [a, b] = [await credential(`in-a-${tag}`), await credential(`in-b-${tag}`)];
+    const [revoked, test] = [
+      await credential(`in-r-${tag}`, 'revoked'),
+      await credential(`in-t-${tag}`, 'test'),
+    ];
+    const number = `2609755${tag.padStart(5, '0')}`;
+    await ctx.get(InboundNumberStore).add(auth.account.id, number, '');
+    await ctx
+      .get(InboundReceiver)
+      .receive({ from: '260971112223', to: number, text: 'Привет, is it on?' }, 'simulate');
+    expect((await waiting(a)).length + (await waiting(b)).length).toBe(2);
+    expect((await waiting(revoked)).length + (await waiting(test)).length).toBe(0);
+
+    const got: Array<Record<string, unknown>> = [];
+    ctx.get(BoundSessions).add(receiver(a, () => 0, got));
+    await waitFor(async () => (await waiting(a)).length === 0, 10_000);
+    expect(got[0]).toMatchObject({
+      esm_class: 0,
+      data_coding: 8,
+      source_addr: '260971112223',
+      destination_addr: number,
+    });
+    expect(
+      Buffer.from(got[0]!.short_message as Buffer)
+        .swap16()
+        .toString('utf16le'),
+    ).toBe('Привет, is it on?');
+    expect(await waiting(b)).toHaveLength(1);
   });
 });

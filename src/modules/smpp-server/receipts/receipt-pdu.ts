@@ -42,6 +42,11 @@ export type OutboxPdu =
     }
   | { kind: 'inbound'; source: string; destination: string; text: string };
 
+/** An inbound SMS as its deliver_sm: from the handset to the account's number. */
+export function inboundPdu(from: string, to: string, text: string): OutboxPdu {
+  return { kind: 'inbound', source: from, destination: to, text };
+}
+
 export interface ReceiptOf {
   messageId: string;
   status: MessageStatus;
