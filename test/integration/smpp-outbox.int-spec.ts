@@ -159,8 +159,12 @@ describe('SMPP outbox', () => {
     await finish(credentialId, 1, 'UNDELIVERED');
     const got: Array<Record<string, unknown>> = [];
     ctx.get(BoundSessions).add(receiver(credentialId, () => 0x58, got));
-    await waitFor(async () => (await waiting(credentialId))[0]?.attempts === 1 && got.length === 1, 10_000);
-    expect((await waiting(credentialId))[0]!.later).toBe(1);
+    // Tried once, and put back with a later time (by the same write that releases its lease).
+    await waitFor(async () => {
+      const [row] = await waiting(credentialId);
+      return row?.attempts === 1 && Number(row.later) === 1;
+    }, 10_000);
+    expect(got).toHaveLength(1);
 
     const permanent = credentialId + 1000;
     await finish(permanent, 1, 'DELIVERED');
@@ -248,5 +252,34 @@ describe('SMPP outbox', () => {
         .toString('utf16le'),
     ).toBe('Привет, is it on?');
     expect(await waiting(b)).toHaveLength(1);
+  });
+
+  it('owes a REJECTD receipt for a message the submit stored REJECTED, which no state change follows', async () => {
+    const out = await ctx
+      .get(SendService)
+      .send(new SmsPolicy(), auth, {
+        sender: 'ACME',
+        recipients: ['260971234567', '26097'],
+        body: 'too short a number',
+      });
+    const entry = out.entries.find((e) => e.recipient.length < 8)!;
+    expect(entry.status).toBe('REJECTED');
+    await ctx.get(SmppReceiptWriter).storedRejected([
+      {
+        id: entry.messageId,
+        recipient: entry.recipient,
+        createdAt: out.createdAt,
+        credentialId,
+        registeredDelivery: 2,
+        reason: entry.reason ?? null,
+      },
+    ]);
+    const got: Array<Record<string, unknown>> = [];
+    ctx.get(BoundSessions).add(receiver(credentialId, () => 0, got));
+    await waitFor(async () => got.length === 1, 10_000);
+    expect(got[0]).toMatchObject({ receipted_message_id: entry.messageId, message_state: 8 });
+    expect((got[0]!.short_message as Buffer).toString('ascii')).toMatch(
+      / dlvrd:000 .* stat:REJECTD err:004 text:too short a number$/,
+    );
   });
 });

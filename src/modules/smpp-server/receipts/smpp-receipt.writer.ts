@@ -5,6 +5,7 @@ import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { REDIS } from '../../../platform/redis/redis.module.js';
 import type { CommittedChange, StateChangeListener } from '../../delivery/state-change-listener.js';
 import { MessageLookupStore } from '../../messages/message-lookup.store.js';
+import type { LockedMessage } from '../../messages/message.store.js';
 import { outboxWakeChannel } from './outbox-wake.js';
 import { receiptPdu, wantsReceipt } from './receipt-pdu.js';
 import { SmppReceiptMetrics } from './smpp-receipt.metrics.js';
@@ -57,6 +58,37 @@ export class SmppReceiptWriter implements StateChangeListener {
     });
     await this.store.add(rows);
     await this.wake([...new Set(rows.map((r) => r.credentialId))]);
+  }
+
+  /**
+   * Messages of a submit_sm that the pipeline stored REJECTED (suppressed, no route, a spend
+   * limit…): no state change follows, so the submit path hands them here, before it answers the
+   * submit_sm, and each owes its REJECTD receipt as any final state does.
+   */
+  async storedRejected(
+    messages: Array<{
+      id: string;
+      recipient: string;
+      createdAt: Date;
+      credentialId: number;
+      registeredDelivery: number;
+      reason: string | null;
+    }>,
+  ): Promise<void> {
+    await this.committed(
+      messages.map((m) => ({
+        message: {
+          id: m.id,
+          recipient: m.recipient,
+          created_at: m.createdAt,
+          smppCredentialId: m.credentialId,
+          smppRegisteredDelivery: m.registeredDelivery,
+        } as LockedMessage,
+        status: 'REJECTED',
+        reason: m.reason,
+        at: m.createdAt,
+      })),
+    );
   }
 
   /** Tells the API processes which credentials have rows now; a miss waits for their next look. */
