@@ -28,6 +28,7 @@ import { ErasureHttpModule } from '../modules/retention/erasure-http.module.js';
 import { AllQueuesModule } from '../modules/health/every-queue.module.js';
 import { STATE_LISTENERS } from './state-listeners.js';
 import { WorkerModule } from './worker.module.js';
+import { SmppServerModule } from '../modules/smpp-server/smpp-server.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
 @Module({})
@@ -60,6 +61,8 @@ export class AppModule {
         RequestSummaryModule,
         ErasureHttpModule,
         SubaccountsHttpModule,
+        // Customers' SMPP binds (SMPP_SERVER_PORT; off at 0).
+        SmppServerModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard and connectors page, only when ADMIN_TOKEN is set.
         ...(config.adminToken

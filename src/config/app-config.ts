@@ -48,6 +48,13 @@ export interface AppConfig {
   smppLateResponseWaitMs: number;
   smppReceiptIdFormat: 'auto' | 'hex' | 'decimal' | 'string';
   smppUnmatchedReceiptTtlMs: number;
+  /** The SMPP server for customers; port 0: off. TLS is served when both PEM files were read. */
+  smppServer: {
+    port: number;
+    tls: { port: number; cert: string; key: string } | null;
+    idleMs: number;
+    window: number;
+  };
   queueLockMs: number;
   dispatchSlice: number;
   sweepIntervalMs: number;
