@@ -29,6 +29,7 @@ import { AllQueuesModule } from '../modules/health/every-queue.module.js';
 import { STATE_LISTENERS } from './state-listeners.js';
 import { WorkerModule } from './worker.module.js';
 import { SmppServerModule } from '../modules/smpp-server/smpp-server.module.js';
+import { SmppOutboxModule } from '../modules/smpp-server/receipts/smpp-outbox.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
 @Module({})
@@ -63,6 +64,7 @@ export class AppModule {
         SubaccountsHttpModule,
         // Customers' SMPP binds (SMPP_SERVER_PORT; off at 0).
         SmppServerModule,
+        SmppOutboxModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard and connectors page, only when ADMIN_TOKEN is set.
         ...(config.adminToken

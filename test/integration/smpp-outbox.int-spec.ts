@@ -255,25 +255,18 @@ describe('SMPP outbox', () => {
   });
 
   it('owes a REJECTD receipt for a message the submit stored REJECTED, which no state change follows', async () => {
-    const out = await ctx
-      .get(SendService)
-      .send(new SmsPolicy(), auth, {
-        sender: 'ACME',
-        recipients: ['260971234567', '26097'],
-        body: 'too short a number',
-      });
+    const out = await ctx.get(SendService).send(new SmsPolicy(), auth, {
+      sender: 'ACME',
+      recipients: ['260971234567', '26097'],
+      body: 'too short a number',
+    });
     const entry = out.entries.find((e) => e.recipient.length < 8)!;
     expect(entry.status).toBe('REJECTED');
-    await ctx.get(SmppReceiptWriter).storedRejected([
-      {
-        id: entry.messageId,
-        recipient: entry.recipient,
-        createdAt: out.createdAt,
-        credentialId,
-        registeredDelivery: 2,
-        reason: entry.reason ?? null,
-      },
-    ]);
+    await ctx
+      .get(SmppReceiptWriter)
+      .storedRejected([
+        { messageId: entry.messageId, credentialId, registeredDelivery: 2, reason: entry.reason ?? null },
+      ]);
     const got: Array<Record<string, unknown>> = [];
     ctx.get(BoundSessions).add(receiver(credentialId, () => 0, got));
     await waitFor(async () => got.length === 1, 10_000);

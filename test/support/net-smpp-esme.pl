@@ -7,7 +7,9 @@
 #   {"op":"read","count":N}   reads N PDUs; answers {"pdus":[{cmd,status,seq,message_id},...]}
 #                             ({"eof":true,...} when the server closed first)
 #   {"op":"close"}            closes the connection
-# A deliver_sm or enquire_link the server sends is answered at once (and still listed by read).
+#   {"op":"deliver_status","status":N}  answers later deliver_sm with this command_status
+# A deliver_sm or enquire_link the server sends is answered at once (and still listed by read);
+# a deliver_sm is listed with its esm_class and receipted_message_id too.
 use strict;
 use warnings;
 use Net::SMPP;
@@ -16,6 +18,7 @@ use JSON::PP;
 $| = 1;
 my ($host, $port) = @ARGV;
 my $json = JSON::PP->new->canonical;
+my $deliver_status = 0;
 my $smpp = Net::SMPP->new_connect($host, port => $port, smpp_version => 0x34, async => 1, timeout => 60)
   or do { print $json->encode({ error => "cannot connect: $!" }), "\n"; exit 1 };
 print $json->encode({ connected => JSON::PP::true }), "\n";
@@ -51,7 +54,9 @@ while (my $line = <STDIN>) {
       $out{system_id} = $pdu->{system_id} if defined $pdu->{system_id};
       if ($pdu->{cmd} == 0x00000005) {    # deliver_sm
         $out{short_message} = $pdu->{short_message};
-        $smpp->deliver_sm_resp(seq => $pdu->{seq}, message_id => '');
+        $out{esm_class} = $pdu->{esm_class};
+        ($out{receipted_message_id} = $pdu->{receipted_message_id}) =~ s/\0$// if defined $pdu->{receipted_message_id};
+        $smpp->deliver_sm_resp(seq => $pdu->{seq}, status => $deliver_status, message_id => '');
       } elsif ($pdu->{cmd} == 0x00000015) {    # enquire_link
         $smpp->enquire_link_resp(seq => $pdu->{seq});
       } elsif ($pdu->{cmd} == 0x00000006) {    # unbind
@@ -60,6 +65,9 @@ while (my $line = <STDIN>) {
       push @pdus, \%out;
     }
     print $json->encode({ pdus => \@pdus, eof => $eof }), "\n";
+  } elsif ($op eq 'deliver_status') {
+    $deliver_status = $req->{status};
+    print $json->encode({ deliver_status => $deliver_status }), "\n";
   } elsif ($op eq 'close') {
     close $smpp;
     print $json->encode({ closed => JSON::PP::true }), "\n";

@@ -15,6 +15,8 @@ export interface EsmePdu {
   message_id?: string;
   system_id?: string;
   short_message?: string;
+  esm_class?: number;
+  receipted_message_id?: string;
 }
 
 export const CMD = {
@@ -54,6 +56,8 @@ export interface NetSmppEsme {
     text: string,
     params?: Record<string, string | number>,
   ): Promise<EsmePdu>;
+  /** Answers the deliver_sm read from now on with this command_status (0 until told). */
+  answerDeliverWith(status: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -115,6 +119,9 @@ export async function connectNetSmppEsme(port: number, host = '127.0.0.1'): Prom
         { source_addr: from, destination_addr: to, data_coding: 0, ...params },
         { short_message: Buffer.from(text, 'latin1').toString('hex') },
       );
+    },
+    async answerDeliverWith(status) {
+      await request({ op: 'deliver_status', status });
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -81,18 +81,29 @@ export class MessageLookupStore {
     return rows[0];
   }
 
-  /** The sender and the first `chars` characters of each message's text (an SMPP receipt quotes them). */
+  /** Each message's sender, recipient, acceptance time and first `chars` characters (an SMPP receipt quotes them). */
   async sendersAndTextStarts(
     ids: string[],
     chars: number,
-  ): Promise<Map<string, { sender: string; text: string }>> {
+  ): Promise<Map<string, { sender: string; recipient: string; createdAt: Date; text: string }>> {
     if (ids.length === 0) return new Map();
     const rows = (await this.ds.query(
-      `SELECT m.id, r.sender, LEFT(COALESCE(m.body, r.body), ?) AS text
+      `SELECT m.id, r.sender, m.recipient, m.created_at, LEFT(COALESCE(m.body, r.body), ?) AS text
          FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.id IN (?)`,
       [chars, ids],
-    )) as Array<{ id: string; sender: string | null; text: string | null }>;
-    return new Map(rows.map((r) => [String(r.id), { sender: r.sender ?? '', text: r.text ?? '' }]));
+    )) as Array<{
+      id: string;
+      sender: string | null;
+      recipient: string;
+      created_at: Date;
+      text: string | null;
+    }>;
+    return new Map(
+      rows.map((r) => [
+        String(r.id),
+        { sender: r.sender ?? '', recipient: r.recipient, createdAt: r.created_at, text: r.text ?? '' },
+      ]),
+    );
   }
 
   /** A message's state changes after acceptance, oldest first. */

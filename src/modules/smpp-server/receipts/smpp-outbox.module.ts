@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
 import { RedisModule } from '../../../platform/redis/redis.module.js';
 import { SmppOutboxSender } from './smpp-outbox.sender.js';
+import { SmppServerModule } from '../smpp-server.module.js';
+import { SmppReceiptListenerModule } from './smpp-receipt-listener.module.js';
 import { SmppReceiptStoreModule } from './smpp-receipt-store.module.js';
 
 /**
- * The outbox's sender, in a process that holds SMPP binds: imported by the SMPP server's module,
- * which provides BoundSessions.
+ * Receipts and inbound SMS out to the binds of this process (an API process): the outbox's
+ * sender, and the REJECTD receipts of submits stored REJECTED.
  */
 @Module({
-  imports: [SmppReceiptStoreModule, RedisModule],
+  imports: [SmppServerModule, SmppReceiptListenerModule, SmppReceiptStoreModule, RedisModule],
   providers: [SmppOutboxSender],
   exports: [SmppOutboxSender],
 })

@@ -62,32 +62,34 @@ export class SmppReceiptWriter implements StateChangeListener {
 
   /**
    * Messages of a submit_sm that the pipeline stored REJECTED (suppressed, no route, a spend
-   * limit…): no state change follows, so the submit path hands them here, before it answers the
-   * submit_sm, and each owes its REJECTD receipt as any final state does.
+   * limit…): no state change follows, so the submit path hands them here, and each owes its
+   * REJECTD receipt as any final state does.
    */
   async storedRejected(
     messages: Array<{
-      id: string;
-      recipient: string;
-      createdAt: Date;
+      messageId: string;
       credentialId: number;
       registeredDelivery: number;
       reason: string | null;
     }>,
   ): Promise<void> {
+    const found = await this.messages.sendersAndTextStarts(
+      messages.map((m) => m.messageId),
+      0,
+    );
     await this.committed(
-      messages.map((m) => ({
-        message: {
-          id: m.id,
-          recipient: m.recipient,
-          created_at: m.createdAt,
+      messages.flatMap((m) => {
+        const row = found.get(m.messageId);
+        if (!row) return [];
+        const message = {
+          id: m.messageId,
+          recipient: row.recipient,
+          created_at: row.createdAt,
           smppCredentialId: m.credentialId,
           smppRegisteredDelivery: m.registeredDelivery,
-        } as LockedMessage,
-        status: 'REJECTED',
-        reason: m.reason,
-        at: m.createdAt,
-      })),
+        } as LockedMessage;
+        return [{ message, status: 'REJECTED' as const, reason: m.reason, at: row.createdAt }];
+      }),
     );
   }
 
