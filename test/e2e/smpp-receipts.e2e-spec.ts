@@ -68,6 +68,7 @@ describe.skipIf(missing)('SMPP receipts across two API processes', () => {
     const sender = await connect(a.smppPort, 'transmitter');
     const id = await submit(sender, '260971234567', 'Hello over SMPP, from A');
     const dlr = await nextDeliver(receiver);
+    expect((await b.http().get('/metrics')).text).toMatch(/bulk_smpp_binds\{bind_type="receiver"\} 1/);
     expect(dlr.esm_class).toBe(4);
     expect(dlr.receipted_message_id).toBe(id);
     expect(dlr.short_message).toMatch(
