@@ -71,7 +71,7 @@ describe.skipIf(missing)('SMPP server: binds and sessions', () => {
     expect((await (await connect()).bind(revoked.systemId, revoked.smppPassword)).status).toBe(
       ESME_RBINDFAIL,
     );
-  });
+  }, 90_000);
 
   it('refuses a bind beyond the max binds with ESME_RBINDFAIL, and takes one again once a bind is gone', async () => {
     const capped = await createSmppTenant(t, { credential: { maxBinds: 2 } });
@@ -82,7 +82,7 @@ describe.skipIf(missing)('SMPP server: binds and sessions', () => {
     expect((await (await connect()).bind(capped.systemId, capped.smppPassword)).status).toBe(ESME_RBINDFAIL);
     expect((await a.call('unbind')).cmd).toBe(CMD.unbind_resp);
     expect((await (await connect()).bind(capped.systemId, capped.smppPassword)).status).toBe(0);
-  });
+  }, 60_000);
 
   it('locks one system_id from one address after 5 failed binds, and not that address for another system_id', async () => {
     const victim = await createSmppTenant(t);
@@ -92,7 +92,7 @@ describe.skipIf(missing)('SMPP server: binds and sessions', () => {
     // The right password is refused now: the pair is locked.
     expect((await (await connect()).bind(victim.systemId, victim.smppPassword)).status).toBe(ESME_RBINDFAIL);
     expect((await (await connect()).bind(bystander.systemId, bystander.smppPassword)).status).toBe(0);
-  });
+  }, 120_000);
 
   it('answers any PDU but a bind or enquire_link before a bind with ESME_RINVBNDSTS, and enquire_link at once', async () => {
     const e = await connect();

@@ -17,7 +17,8 @@ export const FALLBACK_JOINS = `LEFT JOIN messages f ON r.fallback_after_seconds 
 export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
                      m.attempts, m.last_error, COALESCE(m.send_at, r.send_at) AS send_at, r.valid_until, m.connector,
-                     CONCAT(f.uuid, ' ', f.status) AS fallback, o.uuid AS fallback_of`;
+                     CONCAT(f.uuid, ' ', f.status) AS fallback, o.uuid AS fallback_of,
+                     IF(m.smpp_credential_id IS NULL, NULL, m.id) AS smpp_message_id`;
 const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id ${FALLBACK_JOINS}`;
 
 /** The statements that read one message, one request's messages or a message's history back. */

@@ -185,4 +185,6 @@ export interface MessageView {
   fallback?: string | null;
   /** A fallback SMS: its chat message's UUID. */
   fallback_of?: string | null;
+  /** Submitted over the SMPP server: the decimal id its client holds (the message's numeric id). */
+  smpp_message_id?: string | null;
 }

@@ -6,13 +6,11 @@ import { SendingModule } from '../sending/sending.module.js';
 import { SmsPolicyModule } from '../sending/channels/sms/sms-policy.module.js';
 import { BindChecker } from './binds/bind-check.js';
 import { BindLockout } from './binds/bind-lockout.js';
-import { BindRegistry } from './binds/bind-registry.js';
 import { SubmitBucket } from './binds/submit-bucket.js';
 import { BoundSessions } from './bound-sessions.js';
-import { SmppCredentialStore } from './credentials/smpp-credential.store.js';
-import { SmppCredentialsService } from './credentials/smpp-credentials.service.js';
 import { SegmentAssembler } from './segments/segment-assembler.js';
 import { SegmentStore } from './segments/segment.store.js';
+import { SmppAdminModule } from './smpp-admin.module.js';
 import { SmppListener } from './smpp-listener.js';
 import { SmppSend } from './submit/smpp-send.js';
 import { SmppSubmitHandler } from './submit/smpp-submit.handler.js';
@@ -23,21 +21,18 @@ import { SmppSubmitHandler } from './submit/smpp-submit.handler.js';
  * stored messages (receipts out) takes BoundSessions, SmppSend and SegmentAssembler from here.
  */
 @Module({
-  imports: [AccountsModule, ApiKeysModule, RedisModule, SendingModule, SmsPolicyModule],
+  imports: [AccountsModule, ApiKeysModule, RedisModule, SendingModule, SmsPolicyModule, SmppAdminModule],
   providers: [
     BoundSessions,
-    BindRegistry,
     BindLockout,
     BindChecker,
     SubmitBucket,
-    SmppCredentialStore,
-    SmppCredentialsService,
     SegmentStore,
     SegmentAssembler,
     SmppSend,
     SmppSubmitHandler,
     SmppListener,
   ],
-  exports: [BoundSessions, BindRegistry, SmppCredentialStore, SegmentStore, SmppSend, SegmentAssembler],
+  exports: [BoundSessions, SmppAdminModule, SegmentStore, SmppSend, SegmentAssembler],
 })
 export class SmppServerModule {}

@@ -60,6 +60,21 @@ export class BindRegistry {
     this.prefix = `${config.queuePrefix}:smpp`;
   }
 
+  /**
+   * The app's connection queues nothing while it is not connected; a CLI command runs right
+   * after it is opened, so it waits for it here (at most a few seconds).
+   */
+  private async ready(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error('Redis is not reachable')), 5000);
+      this.redis.once('ready', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
   private bindsKey(credentialId: number): string {
     return `${this.prefix}:binds:${credentialId}`;
   }
@@ -117,6 +132,7 @@ export class BindRegistry {
 
   /** Every live bind of every process, of one credential when given. */
   async list(credentialId?: number): Promise<BindEntry[]> {
+    await this.ready();
     const keys =
       credentialId !== undefined ? [this.bindsKey(credentialId)] : await this.scan(`${this.prefix}:binds:*`);
     const now = Date.now();
@@ -134,6 +150,7 @@ export class BindRegistry {
 
   /** Asks every process to unbind the credential's binds made until now. */
   async kick(credentialId: number): Promise<void> {
+    await this.ready();
     await this.redis.set(this.kickKey(credentialId), String(Date.now()), 'PX', KICK_TTL_MS);
   }
 

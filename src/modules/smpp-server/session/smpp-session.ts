@@ -59,6 +59,7 @@ export class SmppSession implements BoundSession {
   private readonly pending = new Map<number, Pending>();
   private answered?: () => void;
   private closing?: Promise<void>;
+  private left?: Promise<void>;
 
   constructor(
     private readonly session: smpp.Session,
@@ -185,11 +186,16 @@ export class SmppSession implements BoundSession {
       p.reject(new Error('session closed'));
     }
     this.pending.clear();
-    if (wasBound) {
-      this.deps.bound.remove(this.id);
-      this.deps.registry.release(this.credentialId, this.id).catch(() => undefined);
-    }
+    if (wasBound) this.leave();
     this.deps.onClosed(this);
+  }
+
+  /** Gives the bind up: no longer listed here nor counted toward the cap. Once only. */
+  private leave(): Promise<void> {
+    if (this.left) return this.left;
+    this.deps.bound.remove(this.id);
+    this.left = this.deps.registry.release(this.credentialId, this.id).catch(() => undefined);
+    return this.left;
   }
 
   private touch(): void {
@@ -239,7 +245,15 @@ export class SmppSession implements BoundSession {
   private async answer(pdu: smpp.PDU): Promise<smpp.PDU> {
     const bindType = BIND_TYPES[pdu.command];
     if (bindType) return this.onBind(pdu, bindType);
-    if (pdu.command === 'enquire_link' || pdu.command === 'unbind') return pdu.response();
+    if (pdu.command === 'enquire_link') return pdu.response();
+    if (pdu.command === 'unbind') {
+      // The slot is free before the client hears the unbind is done, so it may bind again at once.
+      if (this.bind) {
+        this.state = 'closing';
+        await this.leave();
+      }
+      return pdu.response();
+    }
     if (this.state !== 'bound') return pdu.response({ command_status: smpp.ESME_RINVBNDSTS });
     if (pdu.command === 'submit_sm' || pdu.command === 'data_sm') {
       const { credential, auth, type } = this.bind!;
