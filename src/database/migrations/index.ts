@@ -24,6 +24,9 @@ import { SendWindows1764050000000 } from './main/1764050000000-send-windows.js';
 import { SubaccountsAndTransfers1764051000000 } from './main/1764051000000-subaccounts-and-transfers.js';
 import { ChatSmsFallback1764052000000 } from './main/1764052000000-chat-sms-fallback.js';
 import { RequestSendWindow1764053000000 } from './main/1764053000000-request-send-window.js';
+import { CreateSmppCredentials1764060000000 } from './main/1764060000000-create-smpp-credentials.js';
+import { CreateSmppSegments1764060100000 } from './main/1764060100000-create-smpp-segments.js';
+import { CreateSmppReceipts1764061000000 } from './main/1764061000000-create-smpp-receipts.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -63,6 +66,9 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   SubaccountsAndTransfers1764051000000,
   ChatSmsFallback1764052000000,
   RequestSendWindow1764053000000,
+  CreateSmppCredentials1764060000000,
+  CreateSmppSegments1764060100000,
+  CreateSmppReceipts1764061000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,
