@@ -28,43 +28,18 @@ export async function benchKannel(smsc: SmppPeer, count: number, window: number)
   const conf = join(dir, 'kannel.conf');
   writeFileSync(
     conf,
-    [
-      'group = core',
-      `admin-port = ${adminPort}`,
-      'admin-password = bench',
-      `smsbox-port = ${boxPort}`,
-      'admin-interface = 127.0.0.1',
-      'box-allow-ip = 127.0.0.1',
-      `log-file = "${join(dir, 'bearerbox.log')}"`,
-      'log-level = 4',
-      'dlr-storage = internal',
-      '',
-      'group = smsc',
-      'smsc = smpp',
-      'smsc-id = peer',
-      'host = 127.0.0.1',
-      `port = ${smsc.port}`,
-      'transceiver-mode = true',
-      'system-type = ""',
-      `smsc-username = "${smsc.options.systemId}"`,
-      `smsc-password = "${smsc.options.password}"`,
-      `max-pending-submits = ${window}`,
-      'reconnect-delay = 1',
-      'msg-id-type = 0x01',
-      '',
-      'group = smsbox',
-      'bearerbox-host = 127.0.0.1',
-      `sendsms-port = ${sendPort}`,
-      'sendsms-interface = 127.0.0.1',
-      `log-file = "${join(dir, 'smsbox.log')}"`,
-      'log-level = 4',
-      '',
-      'group = sendsms-user',
-      'username = bench',
-      'password = bench',
-      `max-messages = 1`,
-      '',
-    ].join('\n'),
+    kannelConfig(
+      dir,
+      { admin: adminPort, box: boxPort, send: sendPort },
+      {
+        id: 'peer',
+        port: smsc.port,
+        systemId: smsc.options.systemId!,
+        password: smsc.options.password!,
+        msgIdType: '0x01',
+      },
+      window,
+    ),
   );
   const boxes: ChildProcess[] = [];
   const admin = (cmd: string) =>
@@ -74,22 +49,12 @@ export async function benchKannel(smsc: SmppPeer, count: number, window: number)
     const password = smsc.options.password;
     smsc.options.password = `${password}-closed`;
     boxes.push(spawn(BEARERBOX, [conf], { stdio: 'ignore' }));
-    await waitFor(async () => (await admin('status')).includes('peer'));
+    await waitForKannel(async () => (await admin('status')).includes('peer'));
     boxes.push(spawn(SMSBOX, [conf], { stdio: 'ignore' }));
-    await waitFor(async () => (await admin('status')).includes('smsbox:'));
+    await waitForKannel(async () => (await admin('status')).includes('smsbox:'));
     const first = 7_000_000;
     const dest = (i: number) => String(260_970_000_000 + first + i);
-    const calls: Array<() => Promise<void>> = [];
-    for (let i = 0; i < count; i += PER_CALL) {
-      const to = Array.from({ length: Math.min(PER_CALL, count - i) }, (_, j) => dest(i + j)).join(' ');
-      calls.push(async () => {
-        const url = `http://127.0.0.1:${sendPort}/cgi-bin/sendsms?username=bench&password=bench&from=BENCH&dlr-mask=3&text=Queued&to=${encodeURIComponent(to)}`;
-        const res = await fetch(url);
-        const body = await res.text();
-        if (res.status >= 300) throw new Error(`Kannel sendsms answered ${res.status}: ${body}`);
-      });
-    }
-    for (let c = 0; c < calls.length; c += 20) await Promise.all(calls.slice(c, c + 20).map((f) => f()));
+    await sendsmsAll(sendPort, count, dest);
     const from = smsc.received.length;
     smsc.options.password = password;
     const until = Date.now() + 120_000;
@@ -99,14 +64,90 @@ export async function benchKannel(smsc: SmppPeer, count: number, window: number)
     const span = mine[mine.length - 1].at - mine[0].at;
     return mine.length / (span / 1000);
   } finally {
-    for (const b of boxes.reverse()) b.kill('SIGTERM');
-    await sleep(500);
-    for (const b of boxes) if (b.exitCode === null) b.kill('SIGKILL');
+    await stopBoxes(boxes);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function waitFor(ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
+/**
+ * The kannel.conf of a bench run: bearerbox's admin and box ports, one SMPP transceiver link
+ * (`smsc-id` = `smsc.id`; `msg-id-type` only when given) holding `window` submits in flight, and smsbox's sendsms as user
+ * bench/bench with receipts kept in memory.
+ */
+export function kannelConfig(
+  dir: string,
+  ports: { admin: number; box: number; send: number },
+  smsc: { id: string; port: number; systemId: string; password: string; msgIdType?: string },
+  window: number,
+): string {
+  return [
+    'group = core',
+    `admin-port = ${ports.admin}`,
+    'admin-password = bench',
+    `smsbox-port = ${ports.box}`,
+    'admin-interface = 127.0.0.1',
+    'box-allow-ip = 127.0.0.1',
+    `log-file = "${join(dir, 'bearerbox.log')}"`,
+    'log-level = 4',
+    'dlr-storage = internal',
+    '',
+    'group = smsc',
+    'smsc = smpp',
+    `smsc-id = ${smsc.id}`,
+    'host = 127.0.0.1',
+    `port = ${smsc.port}`,
+    'transceiver-mode = true',
+    'system-type = ""',
+    `smsc-username = "${smsc.systemId}"`,
+    `smsc-password = "${smsc.password}"`,
+    `max-pending-submits = ${window}`,
+    'reconnect-delay = 1',
+    ...(smsc.msgIdType ? [`msg-id-type = ${smsc.msgIdType}`] : []),
+    '',
+    'group = smsbox',
+    'bearerbox-host = 127.0.0.1',
+    `sendsms-port = ${ports.send}`,
+    'sendsms-interface = 127.0.0.1',
+    `log-file = "${join(dir, 'smsbox.log')}"`,
+    'log-level = 4',
+    '',
+    'group = sendsms-user',
+    'username = bench',
+    'password = bench',
+    `max-messages = 1`,
+    '',
+  ].join('\n');
+}
+
+/** `count` messages to dest(0…count-1) through smsbox's sendsms, PER_CALL recipients a call, 20 calls at once. */
+export async function sendsmsAll(
+  sendPort: number,
+  count: number,
+  dest: (i: number) => string,
+): Promise<void> {
+  const calls: Array<() => Promise<void>> = [];
+  for (let i = 0; i < count; i += PER_CALL) {
+    const to = Array.from({ length: Math.min(PER_CALL, count - i) }, (_, j) => dest(i + j)).join(' ');
+    calls.push(async () => {
+      const url = `http://127.0.0.1:${sendPort}/cgi-bin/sendsms?username=bench&password=bench&from=BENCH&dlr-mask=3&text=Queued&to=${encodeURIComponent(to)}`;
+      const res = await fetch(url);
+      const body = await res.text();
+      if (res.status >= 300) throw new Error(`Kannel sendsms answered ${res.status}: ${body}`);
+    });
+  }
+  for (let c = 0; c < calls.length; c += 20) await Promise.all(calls.slice(c, c + 20).map((f) => f()));
+}
+
+/** Stops bearerbox and smsbox: SIGTERM, then SIGKILL for any still running half a second later. */
+export async function stopBoxes(boxes: ChildProcess[]): Promise<void> {
+  for (const b of [...boxes].reverse()) b.kill('SIGTERM');
+  await sleep(500);
+  for (const b of boxes) if (b.exitCode === null) b.kill('SIGKILL');
+}
+
+export const KANNEL_DAEMONS = { bearerbox: BEARERBOX, smsbox: SMSBOX };
+
+export async function waitForKannel(ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     if (await ok().catch(() => false)) return;

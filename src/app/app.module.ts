@@ -17,7 +17,6 @@ import { HealthModule } from '../modules/health/health.module.js';
 import { MessagesHttpModule } from '../modules/messages/messages-http.module.js';
 import { RequestSummaryModule } from '../modules/request-summary/request-summary.module.js';
 import { MetricsHttpModule } from '../modules/metrics/metrics-http.module.js';
-import { CallbackListenerModule } from '../modules/callbacks/callback-listener.module.js';
 import { SchedulingModule } from '../modules/delivery/scheduling.module.js';
 import { RequestLogsModule } from '../modules/request-logs/request-logs.module.js';
 import { TemplatesHttpModule } from '../modules/templates/templates-http.module.js';
@@ -27,7 +26,10 @@ import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-htt
 import { SubaccountsHttpModule } from '../modules/subaccounts/subaccounts-http.module.js';
 import { ErasureHttpModule } from '../modules/retention/erasure-http.module.js';
 import { AllQueuesModule } from '../modules/health/every-queue.module.js';
+import { STATE_LISTENERS } from './state-listeners.js';
 import { WorkerModule } from './worker.module.js';
+import { SmppServerModule } from '../modules/smpp-server/smpp-server.module.js';
+import { SmppOutboxModule } from '../modules/smpp-server/receipts/smpp-outbox.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
 @Module({})
@@ -55,11 +57,14 @@ export class AppModule {
         TemplatesHttpModule,
         InboundHttpModule,
         SuppressionsHttpModule,
-        SchedulingModule.forRoot({ stateListener: CallbackListenerModule }),
+        SchedulingModule.forRoot({ stateListener: STATE_LISTENERS }),
         MessagesHttpModule,
         RequestSummaryModule,
         ErasureHttpModule,
         SubaccountsHttpModule,
+        // Customers' SMPP binds (SMPP_SERVER_PORT; off at 0).
+        SmppServerModule,
+        SmppOutboxModule,
         ...(config.runWorkers ? [WorkerModule] : []),
         // The operators' queue dashboard and connectors page, only when ADMIN_TOKEN is set.
         ...(config.adminToken

@@ -57,6 +57,14 @@ export const CLI_GROUPS: Record<string, () => Promise<CliGroup>> = {
     ]);
     return { imports: [AccountsModule, MessageSearchModule], providers: MESSAGE_COMMANDS };
   },
+  smpp: async () => {
+    const [{ SMPP_COMMANDS }, { SmppAdminModule }] = await Promise.all([
+      import('../modules/smpp-server/smpp.command.js'),
+      import('../modules/smpp-server/smpp-admin.module.js'),
+    ]);
+    // The binds live in Redis: this group alone connects to it.
+    return { imports: [SmppAdminModule], providers: SMPP_COMMANDS };
+  },
   connectors: async () =>
     connectorGroup((await import('../modules/delivery/smpp/connectors.command.js')).CONNECTOR_COMMANDS),
   routes: async () =>

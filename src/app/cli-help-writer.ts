@@ -26,8 +26,13 @@ export async function writeHelpSnapshot(): Promise<HelpSnapshot> {
     for (const group of root.commands) {
       snapshot.texts[group.name()] = helpOf(group);
       if (group.commands.length) snapshot.groups.push(group.name());
-      for (const command of group.commands)
-        snapshot.texts[`${group.name()} ${command.name()}`] = helpOf(command);
+      for (const command of group.commands) {
+        const path = `${group.name()} ${command.name()}`;
+        snapshot.texts[path] = helpOf(command);
+        // A group within a group (`smpp credentials create`).
+        if (command.commands.length) snapshot.groups.push(path);
+        for (const leaf of command.commands) snapshot.texts[`${path} ${leaf.name()}`] = helpOf(leaf);
+      }
     }
     writeFileSync(HELP_SNAPSHOT_FILE, `${JSON.stringify(snapshot)}\n`);
     return snapshot;

@@ -49,6 +49,13 @@ export interface AppConfig {
   smppLateResponseWaitMs: number;
   smppReceiptIdFormat: 'auto' | 'hex' | 'decimal' | 'string';
   smppUnmatchedReceiptTtlMs: number;
+  /** The SMPP server for customers; port 0: off. TLS is served when both PEM files were read. */
+  smppServer: {
+    port: number;
+    tls: { port: number; cert: string; key: string } | null;
+    idleMs: number;
+    window: number;
+  };
   queueLockMs: number;
   dispatchSlice: number;
   sweepIntervalMs: number;
@@ -57,6 +64,8 @@ export interface AppConfig {
   sweepStrandedAfterMs: number;
   /** A SENT message without a receipt for this long ends EXPIRED, reason NO_RECEIPT. */
   receiptWaitMs: number;
+  /** A deliver_sm owed to a customer's SMPP receiver is dropped after this many hours unsent. */
+  smppDlrTtlHours: number;
   /** Seconds a message may wait for hand-over when the send names no validity_period. */
   defaultValidityPeriod: number;
   /** How often each worker looks in MySQL for scheduled messages that are due. */

@@ -182,12 +182,19 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     smppLateResponseWaitMs: s.SMPP_LATE_RESPONSE_WAIT_MS,
     smppReceiptIdFormat: s.SMPP_RECEIPT_ID_FORMAT,
     smppUnmatchedReceiptTtlMs: s.SMPP_UNMATCHED_RECEIPT_TTL_MS,
+    smppServer: {
+      port: s.SMPP_SERVER_PORT,
+      tls: smppServerTls(s.SMPP_SERVER_TLS_PORT, s.SMPP_SERVER_TLS_CERT, s.SMPP_SERVER_TLS_KEY),
+      idleMs: s.SMPP_SERVER_IDLE_SECONDS * 1000,
+      window: s.SMPP_SERVER_WINDOW,
+    },
     queueLockMs: s.QUEUE_LOCK_MS,
     dispatchSlice: s.DISPATCH_SLICE,
     sweepIntervalMs: s.SWEEP_INTERVAL_MS,
     sweepMinAgeMs: s.SWEEP_MIN_AGE_MS,
     sweepStrandedAfterMs: s.SWEEP_STRANDED_AFTER_MS,
     receiptWaitMs,
+    smppDlrTtlHours: s.SMPP_DLR_TTL_HOURS,
     defaultValidityPeriod: s.DEFAULT_VALIDITY_PERIOD,
     schedulePollMs: s.SCHEDULE_POLL_MS,
     fallbackPollMs: s.FALLBACK_POLL_MS,
@@ -274,4 +281,23 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       maxRequestsPerSocket: s.HTTP_MAX_REQUESTS_PER_SOCKET,
     },
   };
+}
+
+/** The SMPP server's TLS listener: both PEM files read at start, or none (one without the other is a mistake). */
+function smppServerTls(port: number, certPath?: string, keyPath?: string): AppConfig['smppServer']['tls'] {
+  if (!certPath && !keyPath) return null;
+  if (!certPath || !keyPath)
+    throw new ConfigError([
+      `${certPath ? 'SMPP_SERVER_TLS_KEY' : 'SMPP_SERVER_TLS_CERT'}: must be set too when ${certPath ? 'SMPP_SERVER_TLS_CERT' : 'SMPP_SERVER_TLS_KEY'} is`,
+    ]);
+  const read = (name: string, path: string) => {
+    try {
+      const pem = readFileSync(path, 'utf8');
+      if (!pem.includes('-----BEGIN')) throw new Error('holds no PEM block');
+      return pem;
+    } catch (err) {
+      throw new ConfigError([`${name}=${JSON.stringify(path)}: cannot be used (${(err as Error).message})`]);
+    }
+  };
+  return { port, cert: read('SMPP_SERVER_TLS_CERT', certPath), key: read('SMPP_SERVER_TLS_KEY', keyPath) };
 }

@@ -5,6 +5,7 @@
 declare module 'smpp' {
   import { EventEmitter } from 'node:events';
   import * as net from 'node:net';
+  import type * as tls from 'node:tls';
 
   namespace smpp {
     /**
@@ -131,7 +132,11 @@ declare module 'smpp' {
     }
 
     function createServer(listener?: (session: Session) => void): Server;
-    function createServer(options: net.ServerOpts, listener?: (session: Session) => void): Server;
+    /** With `key` and `cert` the server speaks TLS. */
+    function createServer(
+      options: net.ServerOpts | tls.TlsOptions,
+      listener?: (session: Session) => void,
+    ): Server;
 
     function connect(options: ConnectOptions, listener?: () => void): Session;
     function connect(url: string, listener?: () => void): Session;

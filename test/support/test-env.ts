@@ -31,6 +31,8 @@ export function testEnv(name: string, overrides: Record<string, string> = {}): R
     THROTTLE_REFUSAL_DELAY_MS: '0',
     // 429 rows are summarised per key and window; a short window lets suites see them soon.
     REQUEST_LOG_REFUSAL_WINDOW_SECONDS: '1',
+    // No SMPP listener on the fixed default port; the SMPP server's suites give it a free one.
+    SMPP_SERVER_PORT: '0',
     ...overrides,
   };
 }

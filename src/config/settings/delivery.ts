@@ -125,4 +125,10 @@ export const deliverySettings = {
     default: '24h',
     doc: 'a `STOP` confirmation, `HELP` or `START` auto-reply goes to one sender at most once in this long, per account (see Inbound and opt-out)',
   }),
+  SMPP_DLR_TTL_HOURS: int({
+    min: 1,
+    max: 720,
+    default: 72,
+    doc: "a receipt or inbound SMS owed to a customer's SMPP bind waits this long for a receiver of its credential to bind and accept it; then it is dropped and counted (`bulk_smpp_receipts_expired_total`)",
+  }),
 };

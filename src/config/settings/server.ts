@@ -130,4 +130,40 @@ export const serverSettings = {
     compose: COMPOSE,
     doc: "`dist/worker.js` only: serve that worker's `/metrics` and `/health/live` on this port",
   }),
+  SMPP_SERVER_PORT: int({
+    min: 0,
+    max: 65535,
+    default: 2775,
+    doc: 'the SMPP server for customers (ESMEs) in every API process: its port (`0` turns it off; see [SMPP](../api/smpp.md))',
+  }),
+  SMPP_SERVER_TLS_PORT: int({
+    min: 1,
+    max: 65535,
+    default: 3550,
+    doc: 'the SMPP server over TLS: its port, served when `SMPP_SERVER_TLS_CERT` and `SMPP_SERVER_TLS_KEY` are set',
+  }),
+  SMPP_SERVER_TLS_CERT: text({
+    emptyIsUnset: true,
+    example: '/etc/bulk-messaging/smpp.crt',
+    defaultText: 'unset (no TLS listener)',
+    doc: 'the SMPP server over TLS: a PEM file with the certificate (and its chain)',
+  }),
+  SMPP_SERVER_TLS_KEY: text({
+    emptyIsUnset: true,
+    example: '/etc/bulk-messaging/smpp.key',
+    defaultText: 'unset (no TLS listener)',
+    doc: "the SMPP server over TLS: a PEM file with the certificate's private key",
+  }),
+  SMPP_SERVER_IDLE_SECONDS: int({
+    min: 5,
+    max: 86_400,
+    default: 300,
+    doc: 'the SMPP server unbinds a session that sent nothing (not even `enquire_link`) for this long',
+  }),
+  SMPP_SERVER_WINDOW: int({
+    min: 1,
+    max: 10_000,
+    default: 100,
+    doc: "the SMPP server reads at most this many of a session's PDUs before it has answered them (then it stops reading until it has)",
+  }),
 };

@@ -17,7 +17,7 @@ import { CreateInboundAndSuppressions1764030000000 } from './main/1764030000000-
 import { TestModeInboundAndSuppressions1764031000000 } from './main/1764031000000-test-mode-inbound-and-suppressions.js';
 import { AccountStatusCallbackUrl1764040000000 } from './main/1764040000000-account-status-callback-url.js';
 import { CreateIdempotencyKeys1764042000000 } from './main/1764042000000-create-idempotency-keys.js';
-import { IdempotencyAnswersWithoutSecrets1764060100000 } from './main/1764060100000-idempotency-answers-without-secrets.js';
+import { IdempotencyAnswersWithoutSecrets1764062000000 } from './main/1764062000000-idempotency-answers-without-secrets.js';
 import { CallbackOutboxRecipientHash1764060200000 } from './notification/1764060200000-callback-outbox-recipient-hash.js';
 import { TestModeTemplates1764042300000 } from './main/1764042300000-test-mode-templates.js';
 import { InboundBySender1764042400000 } from './main/1764042400000-inbound-by-sender.js';
@@ -27,6 +27,9 @@ import { SubaccountsAndTransfers1764051000000 } from './main/1764051000000-subac
 import { ChatSmsFallback1764052000000 } from './main/1764052000000-chat-sms-fallback.js';
 import { RequestSendWindow1764053000000 } from './main/1764053000000-request-send-window.js';
 import { FamilyDailySpend1764054100000 } from './main/1764054100000-family-daily-spend.js';
+import { CreateSmppCredentials1764060000000 } from './main/1764060000000-create-smpp-credentials.js';
+import { CreateSmppSegments1764060100000 } from './main/1764060100000-create-smpp-segments.js';
+import { CreateSmppReceipts1764061000000 } from './main/1764061000000-create-smpp-receipts.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -67,7 +70,10 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   ChatSmsFallback1764052000000,
   RequestSendWindow1764053000000,
   FamilyDailySpend1764054100000,
-  IdempotencyAnswersWithoutSecrets1764060100000,
+  CreateSmppCredentials1764060000000,
+  CreateSmppSegments1764060100000,
+  CreateSmppReceipts1764061000000,
+  IdempotencyAnswersWithoutSecrets1764062000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

@@ -1,12 +1,18 @@
 import { Module } from '@nestjs/common';
-import { STATE_CHANGE_LISTENER } from '../delivery/state-change-listener.js';
 import { CallbackOutbox } from './callback-outbox.js';
 import { CallbackQueueModule } from './callback-queue.module.js';
 
-/** The callback outbox as delivery's state-change listener: each committed change may owe a callback. */
+export const CALLBACK_STATE_LISTENER = Symbol('CALLBACK_STATE_LISTENER');
+
+/**
+ * The callback outbox as one of delivery's state-change listeners (stateChangeListeners in
+ * delivery/state-change-listeners.ts): each committed change may owe a callback.
+ */
 @Module({
   imports: [CallbackQueueModule],
-  providers: [{ provide: STATE_CHANGE_LISTENER, useExisting: CallbackOutbox }],
-  exports: [STATE_CHANGE_LISTENER],
+  providers: [{ provide: CALLBACK_STATE_LISTENER, useExisting: CallbackOutbox }],
+  exports: [CALLBACK_STATE_LISTENER],
 })
-export class CallbackListenerModule {}
+export class CallbackListenerModule {
+  static readonly listener = CALLBACK_STATE_LISTENER;
+}

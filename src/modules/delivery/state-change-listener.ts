@@ -12,7 +12,8 @@ export interface CommittedChange {
 /**
  * Told of every state change after its transaction commits, and asked to catch up on each round
  * of the recovery sweep. Callbacks implement it (a signed POST per change when the request named
- * a callback_url); the composition root binds it, so delivery does not depend on callbacks.
+ * a callback_url), so do SMPP receipts; the composition root binds them all through one fan-out
+ * (state-change-listeners.ts), so delivery depends on neither.
  */
 export interface StateChangeListener {
   committed(changes: CommittedChange[]): Promise<void>;

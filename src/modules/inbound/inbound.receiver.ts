@@ -9,6 +9,8 @@ import { CallbackStore } from '../callbacks/callback.store.js';
 import type { InboundSms } from '../delivery/transports/transport.js';
 import { MessageLookupStore } from '../messages/message-lookup.store.js';
 import { normalisePhone } from '../messages/recipients.js';
+import { inboundPdu } from '../smpp-server/receipts/receipt-pdu.js';
+import { SmppReceiptStore } from '../smpp-server/receipts/smpp-receipt.store.js';
 import { SuppressionStore, type ListOwner } from '../suppressions/suppression.store.js';
 import { InboundNumberStore } from './inbound-number.store.js';
 import { route, type Routing } from './inbound-router.js';
@@ -45,8 +47,8 @@ function address(raw: string): string {
 /**
  * The one path of an inbound SMS, wherever it comes from (an SMSC's deliver_sm, `inbound
  * simulate`): reassemble parts, find the account(s), store the message with `in_reply_to`, apply
- * STOP / START to the suppression list, and keep the webhook events, all before the SMSC is
- * answered. It needs MySQL only: queuing the webhooks and sending the auto-replies is
+ * STOP / START to the suppression list, keep a deliver_sm for each live SMPP credential of the
+ * account (of the message's mode), and keep the webhook events, all before the SMSC is answered. It needs MySQL only: queuing the webhooks and sending the auto-replies is
  * InboundService's (in a process with queues), or the recovery sweep's.
  */
 @Injectable()
@@ -62,6 +64,7 @@ export class InboundReceiver {
     private readonly store: InboundStore,
     private readonly messages: MessageLookupStore,
     private readonly suppressions: SuppressionStore,
+    private readonly smppOutbox: SmppReceiptStore,
   ) {}
 
   async receive(sms: InboundSms, given: InboundSource): Promise<Received> {
@@ -129,6 +132,15 @@ export class InboundReceiver {
         });
       }
       await this.store.insert(em, rows);
+      // In the same transaction: what is stored owes its deliver_sm to the account's SMPP receivers.
+      await this.smppOutbox.addInbound(
+        em,
+        rows.map((r) => ({
+          accountId: r.accountId,
+          testMode: r.testMode,
+          pdu: inboundPdu(r.from, r.to, r.text),
+        })),
+      );
       uuids.push(...rows.map((r) => r.uuid));
     });
     if (unrouted)

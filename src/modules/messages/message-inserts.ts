@@ -9,8 +9,8 @@ import type { MessageGroup, NewSendRequest } from './message.types.js';
 
 const INSERT_CHUNK = 2000;
 const COLUMNS =
-  '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, body, subject, created_at, updated_at, send_at, fallback_due_at, fallback_of)';
-const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  '(id, uuid, send_request_id, account_id, channel, recipient, status, reason, units, cost, body, subject, created_at, updated_at, send_at, fallback_due_at, fallback_of, smpp_credential_id, smpp_registered_delivery)';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 /** Personalised texts make rows large: a chunk is also cut at this many characters, well under max_allowed_packet. */
 const INSERT_CHUNK_CHARS = 4 * 1024 * 1024;
 const REQUEST_COLUMNS = `(id, account_id, api_key_id, test_mode, channel, sender, subject, body, reply_to, source, callback_url,
@@ -105,6 +105,8 @@ export function* messagesInserts(groups: MessageGroup[]): Generator<Statement> {
         r.sendAt ? sqlDateTime(r.sendAt) : null,
         r.fallbackDueAt ? sqlDateTime(r.fallbackDueAt) : null,
         r.fallbackOf ?? null,
+        r.smppCredentialId ?? null,
+        r.smppRegisteredDelivery ?? null,
       );
       chars += (r.body?.length ?? 0) + (r.subject?.length ?? 0);
       if (++count === INSERT_CHUNK || chars > INSERT_CHUNK_CHARS) yield chunk();

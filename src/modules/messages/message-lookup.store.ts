@@ -17,7 +17,8 @@ export const FALLBACK_JOINS = `LEFT JOIN messages f ON r.fallback_after_seconds 
 export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recipient, m.status, m.reason, m.units, m.cost,
                      r.currency, r.user_reference_id, m.created_at, m.sent_at, m.completed_at,
                      m.attempts, m.last_error, COALESCE(m.send_at, r.send_at) AS send_at, r.valid_until, m.connector,
-                     CONCAT(f.uuid, ' ', f.status) AS fallback, o.uuid AS fallback_of`;
+                     CONCAT(f.uuid, ' ', f.status) AS fallback, o.uuid AS fallback_of,
+                     IF(m.smpp_credential_id IS NULL, NULL, m.id) AS smpp_message_id`;
 const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id ${FALLBACK_JOINS}`;
 
 /** The statements that read one message, one request's messages or a message's history back. */
@@ -79,6 +80,31 @@ export class MessageLookupStore {
       [accountId, recipient, since, channel, testMode ? 1 : 0],
     )) as Array<{ id: string; uuid: string }>;
     return rows[0];
+  }
+
+  /** Each message's sender, recipient, acceptance time and first `chars` characters (an SMPP receipt quotes them). */
+  async sendersAndTextStarts(
+    ids: string[],
+    chars: number,
+  ): Promise<Map<string, { sender: string; recipient: string; createdAt: Date; text: string }>> {
+    if (ids.length === 0) return new Map();
+    const rows = (await this.ds.query(
+      `SELECT m.id, r.sender, m.recipient, m.created_at, LEFT(COALESCE(m.body, r.body), ?) AS text
+         FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.id IN (?)`,
+      [chars, ids],
+    )) as Array<{
+      id: string;
+      sender: string | null;
+      recipient: string;
+      created_at: Date;
+      text: string | null;
+    }>;
+    return new Map(
+      rows.map((r) => [
+        String(r.id),
+        { sender: r.sender ?? '', recipient: r.recipient, createdAt: r.created_at, text: r.text ?? '' },
+      ]),
+    );
   }
 
   /** A message's state changes after acceptance, oldest first. */

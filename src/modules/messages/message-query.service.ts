@@ -85,6 +85,8 @@ export class MessageQueryService {
       // Chat and its SMS fallback, linked both ways; present only where there is a link.
       ...(r.fallback ? { fallback: fallbackView(r.fallback) } : {}),
       ...(r.fallback_of ? { fallback_of: r.fallback_of } : {}),
+      // Submitted over SMPP: the id the client got in its submit_sm_resp.
+      ...(r.smpp_message_id ? { smpp_message_id: String(r.smpp_message_id) } : {}),
     };
   }
 }

@@ -53,6 +53,8 @@ export interface ExportRow {
   fallback_message_id: string | null;
   /** A fallback SMS: its chat message's UUID; null for any other message. */
   fallback_of: string | null;
+  /** Submitted over SMPP: the decimal id its client holds; null for any other message. */
+  smpp_message_id?: string | null;
 }
 
 /** An export under way: its rows, and how to stop it. */
@@ -70,7 +72,7 @@ const iso = (column: string) => `CONCAT(LEFT(DATE_FORMAT(${column}, '%Y-%m-%dT%H
 
 const EXPORT_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, r.user_reference_id, m.recipient, m.status,
   m.reason, m.units, m.cost, r.currency, ${iso('m.created_at')} AS created_at, ${iso('m.updated_at')} AS updated_at,
-  f.uuid AS fallback_message_id, o.uuid AS fallback_of`;
+  f.uuid AS fallback_message_id, o.uuid AS fallback_of, IF(m.smpp_credential_id IS NULL, NULL, m.id) AS smpp_message_id`;
 
 /** Marks the export statement, so an operator (and a test) can find it in the process list. */
 export const EXPORT_MARKER = '/* messages-export */';

@@ -223,7 +223,8 @@ export class MessageStore {
     // One round trip: the request columns come from a plain (non-locking) read of the same
     // transaction. A join from the messages' primary key (MariaDB planned `IN (SELECT …)` as a scan of send_requests).
     const [rows, requests] = (await em.query(
-      `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at, claimed_at
+      `SELECT id, uuid, status, account_id, channel, recipient, cost, send_request_id, created_at, claimed_at,
+              smpp_credential_id AS smppCredentialId, smpp_registered_delivery AS smppRegisteredDelivery
          FROM messages FORCE INDEX (PRIMARY) WHERE id IN (?) FOR UPDATE;
        SELECT DISTINCT r.id, r.callback_url, r.user_reference_id, r.api_key_id, r.test_mode
          FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.id IN (?)`,

@@ -67,6 +67,9 @@ export interface NewMessageRow {
   fallbackDueAt?: Date | null;
   /** A fallback SMS: the chat message it stands in for. */
   fallbackOf?: string | null;
+  /** Submitted over the SMPP server: the credential, and the submit's registered_delivery & 0x03. */
+  smppCredentialId?: number | null;
+  smppRegisteredDelivery?: number | null;
 }
 
 /** A message waiting to be handed over; body and subject are null unless it was personalised. */
@@ -124,6 +127,10 @@ export interface LockedMessage {
   created_at: Date;
   /** Set while a worker hands the message over. */
   claimed_at: Date | null;
+  /** Submitted over the SMPP server: the credential whose binds get its receipts; null otherwise. */
+  smppCredentialId: number | null;
+  /** The submit_sm's registered_delivery & 0x03 (1: every final state, 2: failures); null when not SMPP. */
+  smppRegisteredDelivery: number | null;
 }
 
 /** One state change to write: the new status, and what comes with it. */
@@ -178,4 +185,6 @@ export interface MessageView {
   fallback?: string | null;
   /** A fallback SMS: its chat message's UUID. */
   fallback_of?: string | null;
+  /** Submitted over the SMPP server: the decimal id its client holds (the message's numeric id). */
+  smpp_message_id?: string | null;
 }

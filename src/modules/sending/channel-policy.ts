@@ -34,6 +34,8 @@ export interface SendInput {
   fallbackOf?: string | null;
   /** Only for the STOP confirmation: the one message still sent to a number it has just suppressed. */
   ignoreSuppressions?: boolean;
+  /** A submit_sm over the SMPP server: the credential it came on and its registered_delivery & 0x03. */
+  smpp?: { credentialId: number; registeredDelivery: number } | null;
 }
 
 /** One text's size as the channel counts and charges it. */

@@ -29,7 +29,7 @@ import { TemplateInput } from './personalisation/template-input.js';
 import { requestHash } from './request-hash.js';
 import type { CheckedRequest, SendOutcome, SendPreview } from './send.types.js';
 import { storedSend } from './stored-send.js';
-import { refusalCode, refuseAccepted } from './fallback/stored-refusals.js';
+import { refuseAccepted, storedRefusal, storesRefused } from './fallback/stored-refusals.js';
 import { TestQuota } from './test-quota.js';
 import { familyRoot } from '../accounts/family.js';
 import { waitingChunks } from '../delivery/due-scanner.js';
@@ -85,8 +85,8 @@ export class SendService {
 
     try {
       await this.committer.commit(stored()).catch(async (err: unknown) => {
-        // A fallback SMS the balance or a limit refuses is stored REJECTED with that reason.
-        const refusal = input.fallbackOf ? refusalCode(err) : null;
+        // A fallback SMS the balance or a limit refuses is stored REJECTED with that reason (an SMPP submit a limit refuses too).
+        const refusal = storedRefusal(input, err);
         if (!refusal) throw err;
         refuseAccepted(p, refusal);
         await this.committer.commit(stored());
@@ -254,8 +254,8 @@ export class SendService {
           schedule.sendAt ?? now,
         )
       : 0;
-    // A fallback SMS is stored whatever becomes of its recipient, so its chat message shows it.
-    if (accepted.length === 0 && !input.fallbackOf) {
+    // A fallback SMS is stored whatever becomes of its recipient, so its chat message shows it (and an SMPP submit to a valid number).
+    if (accepted.length === 0 && !storesRefused(input, entries)) {
       const details: ErrorDetail[] = input.recipients.length
         ? entries.map((e) => {
             const hint = e.reason === 'INVALID_NUMBER' ? invalidNumberHint(e.recipient) : undefined;

@@ -42,6 +42,8 @@ export function storedSend(
         ? fallbackDue(createdAt, e.sendAt ?? schedule.sendAt, input.fallback.afterSeconds)
         : null,
     fallbackOf: input.fallbackOf ?? null,
+    smppCredentialId: input.smpp?.credentialId ?? null,
+    smppRegisteredDelivery: input.smpp?.registeredDelivery ?? null,
   }));
   const waiting = accepted.filter((e) => e.status === 'SCHEDULED');
   return {

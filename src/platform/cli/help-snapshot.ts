@@ -43,11 +43,12 @@ export function helpPath(
   const last = args.at(-1)!;
   if (HELP_FLAGS.has(last)) {
     const path = args.slice(0, -1).join(' ');
-    return args.length <= 3 && !args.slice(0, -1).some((a) => a.startsWith('-')) && known(path)
+    return args.length <= 4 && !args.slice(0, -1).some((a) => a.startsWith('-')) && known(path)
       ? { path, usageError: false }
       : null;
   }
-  if (args.length === 1 && snapshot.groups.includes(args[0])) return { path: args[0], usageError: true };
+  if (args.length <= 2 && snapshot.groups.includes(args.join(' ')))
+    return { path: args.join(' '), usageError: true };
   return null;
 }
 

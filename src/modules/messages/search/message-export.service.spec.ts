@@ -48,6 +48,7 @@ describe('export lines', () => {
       r.updated_at,
       r.fallback_message_id,
       r.fallback_of,
+      r.smpp_message_id,
     ];
     expect(csvLine(r)).toBe(stringify([fields], { quoted_empty: false }));
   });
@@ -58,7 +59,7 @@ describe('export lines', () => {
       const r = row({ user_reference_id: ref, recipient: `${ref}@example.com`, reason: ref });
       const fields: Array<string | number> = [r.uuid, r.send_request_id, `'${ref}`, r.channel];
       fields.push(`'${ref}@example.com`, r.status, `'${ref}`, r.units, 0.25);
-      fields.push(r.currency, r.created_at, r.updated_at, '', '');
+      fields.push(r.currency, r.created_at, r.updated_at, '', '', '');
       expect(csvLine(r)).toBe(stringify([fields], { quoted_empty: false }));
     },
   );
@@ -80,21 +81,28 @@ describe('export lines', () => {
     expect(CSV_HEADER).toBe(stringify([[...EXPORT_FIELDS]]));
     expect(CSV_HEADER).toBe(
       'message_id,api_reference,user_reference_id,channel,recipient,status,reason,units,cost,currency,' +
-        'created_at,updated_at,fallback_message_id,fallback_of\n',
+        'created_at,updated_at,fallback_message_id,fallback_of,smpp_message_id\n',
     );
   });
 
   it('writes the fallback links in the last two columns, empty in CSV and null in NDJSON when none', () => {
     const chat = row({ channel: 'chat', fallback_message_id: '01a200fe-0dfd-7511-ad60-13d93139bc01' });
     const sms = row({ uuid: '01a200fe-0dfd-7511-ad60-13d93139bc01', fallback_of: chat.uuid });
-    expect(csvLine(chat).trimEnd().split(',').slice(12)).toEqual([chat.fallback_message_id, '']);
-    expect(csvLine(sms).trimEnd().split(',').slice(12)).toEqual(['', chat.uuid]);
-    expect(csvLine(row()).trimEnd().split(',')).toHaveLength(14);
+    expect(csvLine(chat).trimEnd().split(',').slice(12, 14)).toEqual([chat.fallback_message_id, '']);
+    expect(csvLine(sms).trimEnd().split(',').slice(12, 14)).toEqual(['', chat.uuid]);
+    expect(csvLine(row()).trimEnd().split(',')).toHaveLength(15);
     expect(JSON.parse(ndjsonLine(chat))).toMatchObject({
       fallback_message_id: chat.fallback_message_id,
       fallback_of: null,
     });
     expect(JSON.parse(ndjsonLine(sms))).toMatchObject({ fallback_message_id: null, fallback_of: chat.uuid });
+  });
+
+  it("writes an SMPP message's decimal id last, empty in CSV and null in NDJSON for any other message", () => {
+    const smpp = row({ smpp_message_id: '1795312979464001001' });
+    expect(csvLine(smpp).trimEnd().split(',').at(-1)).toBe('1795312979464001001');
+    expect(JSON.parse(ndjsonLine(smpp))).toMatchObject({ smpp_message_id: '1795312979464001001' });
+    expect(JSON.parse(ndjsonLine(row()))).toMatchObject({ smpp_message_id: null });
   });
 
   it('names an e-mail by its numeric id and an SMS by its UUID, with cost as a number', () => {

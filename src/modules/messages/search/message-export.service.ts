@@ -11,7 +11,7 @@ import { escapeControls } from '../../../platform/text/control-characters.js';
 
 /**
  * The columns of a CSV export, in order; an NDJSON line carries the same fields. The chat-to-SMS
- * links come last, after the twelve columns clients read by position.
+ * links come last, after the twelve columns clients read by position, then the SMPP id.
  */
 export const EXPORT_FIELDS = [
   'message_id',
@@ -28,6 +28,7 @@ export const EXPORT_FIELDS = [
   'updated_at',
   'fallback_message_id',
   'fallback_of',
+  'smpp_message_id',
 ] as const;
 
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -57,6 +58,7 @@ export function exportRecord(r: ExportRow) {
     updated_at: r.updated_at,
     fallback_message_id: r.fallback_message_id,
     fallback_of: r.fallback_of,
+    smpp_message_id: r.smpp_message_id == null ? null : String(r.smpp_message_id),
   };
 }
 
@@ -89,7 +91,7 @@ export function csvLine(r: ExportRow): string {
   return (
     `${messageId(r)},${r.send_request_id},${csvField(r.user_reference_id)},${r.channel},` +
     `${csvField(r.recipient)},${r.status},${csvField(r.reason)},${r.units},${Number(r.cost)},${r.currency},` +
-    `${r.created_at},${r.updated_at},${r.fallback_message_id ?? ''},${r.fallback_of ?? ''}\n`
+    `${r.created_at},${r.updated_at},${r.fallback_message_id ?? ''},${r.fallback_of ?? ''},${r.smpp_message_id ?? ''}\n`
   );
 }
 

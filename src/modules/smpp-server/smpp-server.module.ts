@@ -1,0 +1,38 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module.js';
+import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { RedisModule } from '../../platform/redis/redis.module.js';
+import { SendingModule } from '../sending/sending.module.js';
+import { SmsPolicyModule } from '../sending/channels/sms/sms-policy.module.js';
+import { BindChecker } from './binds/bind-check.js';
+import { BindLockout } from './binds/bind-lockout.js';
+import { SubmitBucket } from './binds/submit-bucket.js';
+import { BoundSessions } from './bound-sessions.js';
+import { SegmentAssembler } from './segments/segment-assembler.js';
+import { SegmentStore } from './segments/segment.store.js';
+import { SmppAdminModule } from './smpp-admin.module.js';
+import { SmppListener } from './smpp-listener.js';
+import { SmppSend } from './submit/smpp-send.js';
+import { SmppSubmitHandler } from './submit/smpp-submit.handler.js';
+
+/**
+ * The SMPP server for customers (API processes only): the listener, sessions, the bind
+ * registry, throttles and the submit path into the one send pipeline. What hears of binds and
+ * stored messages (receipts out) takes BoundSessions, SmppSend and SegmentAssembler from here.
+ */
+@Module({
+  imports: [AccountsModule, ApiKeysModule, RedisModule, SendingModule, SmsPolicyModule, SmppAdminModule],
+  providers: [
+    BoundSessions,
+    BindLockout,
+    BindChecker,
+    SubmitBucket,
+    SegmentStore,
+    SegmentAssembler,
+    SmppSend,
+    SmppSubmitHandler,
+    SmppListener,
+  ],
+  exports: [BoundSessions, SmppAdminModule, SegmentStore, SmppSend, SegmentAssembler],
+})
+export class SmppServerModule {}
