@@ -47,7 +47,7 @@ describe.skipIf(missing)('SMPP server: CLI and two API processes', () => {
 
   beforeAll(async () => {
     a = await startSmppServerApp({ SMPP_SERVER_IDLE_SECONDS: '120' }, name);
-    b = await startSmppServerApp({ SMPP_SERVER_IDLE_SECONDS: '6' }, name);
+    b = await startSmppServerApp({ SMPP_SERVER_IDLE_SECONDS: '15' }, name);
     tenant = await createTenant(a, { prices: { sms: '0.5' } });
   }, 120_000);
   afterAll(async () => {
@@ -105,6 +105,8 @@ describe.skipIf(missing)('SMPP server: CLI and two API processes', () => {
     expect((await (await connect(a.smppPort)).bind('cli2', pw)).status).toBe(ESME_RBINDFAIL);
     expect((await (await connect(b.smppPort)).bind('cli2', pw)).status).toBe(ESME_RBINDFAIL);
 
+    // B unbinds a session silent for 15 s (the idle test below): these keep onB talking.
+    expect((await onB.call('enquire_link')).cmd).toBe(CMD.enquire_link_resp);
     const listed = await cli(`smpp binds list --username ${tenant.username} --json`);
     expect(listed.json.binds).toHaveLength(2);
     expect(listed.json.binds.map((x: { type: string }) => x.type).sort()).toEqual([
@@ -114,6 +116,7 @@ describe.skipIf(missing)('SMPP server: CLI and two API processes', () => {
     expect(listed.json.binds[0]).toMatchObject({ system_id: 'cli2', address: '127.0.0.1' });
     expect(listed.json.binds[0].process).toMatch(/:\d+$/);
 
+    expect((await onB.call('enquire_link')).cmd).toBe(CMD.enquire_link_resp);
     const kicked = await cli('smpp binds kick cli2 --json');
     expect(kicked.json).toMatchObject({ system_id: 'cli2', kicked: 2, left: 0 });
     expect((await onA.read(1)).pdus[0]?.cmd).toBe(CMD.unbind);

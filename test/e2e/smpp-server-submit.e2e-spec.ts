@@ -1,4 +1,11 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import smpp from 'smpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SmppListener } from '../../src/modules/smpp-server/smpp-listener.js';
+import { freePort } from '../support/local-state.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
 import { CMD, connectNetSmppEsme, netSmppMissing, type NetSmppEsme } from '../support/net-smpp-esme.js';
 import { createSmppTenant, startSmppServerApp, type SmppTenant } from '../support/smpp-server-app.js';
@@ -36,8 +43,34 @@ describe.skipIf(missing)('SMPP server: submits', () => {
     return row;
   };
 
+  const certDir = mkdtempSync(join(tmpdir(), 'smpp-tls-'));
+
   beforeAll(async () => {
-    t = await startSmppServerApp();
+    // A self-signed certificate for the TLS listener.
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        join(certDir, 'key.pem'),
+        '-out',
+        join(certDir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    t = await startSmppServerApp({
+      SMPP_SERVER_TLS_PORT: String(await freePort()),
+      SMPP_SERVER_TLS_CERT: join(certDir, 'cert.pem'),
+      SMPP_SERVER_TLS_KEY: join(certDir, 'key.pem'),
+    });
     tenant = await createSmppTenant(t, { balances: { sms: '100' }, prices: { sms: '0.5' } });
     esme = await connectNetSmppEsme(t.smppPort);
     expect((await esme.bind(tenant.systemId, tenant.smppPassword)).status).toBe(0);
@@ -45,6 +78,32 @@ describe.skipIf(missing)('SMPP server: submits', () => {
   afterAll(async () => {
     await esme?.close();
     await t?.close();
+    rmSync(certDir, { recursive: true, force: true });
+  });
+
+  it('serves binds and submits over TLS on SMPP_SERVER_TLS_PORT', async () => {
+    const port = t.app.get(SmppListener).ports().tls!;
+    expect(port).toBeGreaterThan(0);
+    // Net::SMPP speaks no TLS: the smpp package's client does, over a real TLS handshake.
+    const session = smpp.connect({ host: '127.0.0.1', port, tls: true, rejectUnauthorized: false } as never);
+    session.on('error', () => undefined);
+    try {
+      const call = (cmd: 'bind_transceiver' | 'submit_sm', params: smpp.PduParams) =>
+        new Promise<smpp.PDU>((resolve) => session[cmd](params, (pdu) => resolve(pdu)));
+      expect(
+        (await call('bind_transceiver', { system_id: tenant.systemId, password: tenant.smppPassword }))
+          .command_status,
+      ).toBe(0);
+      const r = await call('submit_sm', {
+        source_addr: 'ACME',
+        destination_addr: '260971000021',
+        short_message: 'over tls',
+      });
+      expect(r.command_status).toBe(0);
+      expect((await bodyOf(r.message_id!)).body).toBe('over tls');
+    } finally {
+      session.destroy();
+    }
   });
 
   it('stores a GSM text as written, answers a decimal message_id GET /messages/{id} finds, and charges as HTTP does', async () => {

@@ -252,6 +252,13 @@ export class MessageDto {
     description: 'a fallback SMS: the message_id of the chat message it stands in for',
   })
   fallback_of?: string;
+  @ApiPropertyOptional({
+    pattern: '^\\d{1,20}$',
+    example: '1795312979464001001',
+    description:
+      'submitted over SMPP: the decimal message_id its submit_sm_resp and receipts carry (GET /messages/{id} takes it too)',
+  })
+  smpp_message_id?: string;
 }
 
 /** The answer of both cancel routes. */

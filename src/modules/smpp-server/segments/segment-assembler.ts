@@ -1,5 +1,12 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import smpp from 'smpp';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import type { AuthContext } from '../../api-keys/auth/auth-context.js';
 import { IdGenerator } from '../../sending/id-generator.js';
@@ -38,13 +45,14 @@ export class SegmentAssembler implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger('SmppServer');
   private readonly incompleteListeners: Array<(parts: SegmentRow[]) => void> = [];
   private readonly sweep = new PeriodicTask({
-    run: () => this.sweepOnce(),
+    run: () => this.sweepNow(),
     everyMs: SWEEP_EVERY_MS,
     logger: this.logger,
     failure: 'SMPP segment sweep failed',
   });
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly store: SegmentStore,
     private readonly ids: IdGenerator,
     private readonly sender: SmppSend,
@@ -52,7 +60,8 @@ export class SegmentAssembler implements OnApplicationBootstrap, OnApplicationSh
   ) {}
 
   onApplicationBootstrap(): void {
-    this.sweep.start();
+    // A process without the listener receives no parts; those that listen sweep.
+    if (this.config.smppServer.port !== 0) this.sweep.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -118,7 +127,11 @@ export class SegmentAssembler implements OnApplicationBootstrap, OnApplicationSh
     return sent;
   }
 
-  private async sweepOnce(): Promise<void> {
+  /**
+   * Sends the complete texts their process left (it died before sending), gives up those not
+   * complete in time. Every few seconds on its own; tests call it.
+   */
+  async sweepNow(): Promise<void> {
     const now = Date.now();
     for (const g of await this.store.openGroups(new Date(now - SWEEP_COMPLETE_AFTER_MS), 500)) {
       const parts = await this.store.openParts(g);
