@@ -84,17 +84,15 @@ describe('RetentionStore: removal', () => {
       .get(MessagePartsStore)
       .storeParts(ctx.ds, [{ messageId: ids[0], part: 1, providerMessageId: 'ret-1', idValue: null }]);
     const applied = { providerMessageId: 'ret-1', connector: null, messageId: ids[0] };
-    await ctx
-      .get(DeliveryReportStore)
-      .insert(
-        [
-          {
-            transport: 'smpp',
-            report: { providerMessageId: 'ret-1', status: 'DELIVERED', occurredAt: daysAgo(40) },
-          },
-        ],
-        new Map([['ret-1', applied]]),
-      );
+    await ctx.get(DeliveryReportStore).insert(
+      [
+        {
+          transport: 'smpp',
+          report: { providerMessageId: 'ret-1', status: 'DELIVERED', occurredAt: daysAgo(40) },
+        },
+      ],
+      new Map([['ret-1', applied]]),
+    );
     await ctx.get(CallbackStore).recordAttempt({
       eventId: 'e-ret-1',
       eventType: 'message',
