@@ -149,6 +149,11 @@ describe.skipIf(missing)('SMPP server: binds and sessions', () => {
     expect(Number(n)).toBe(ok);
     const sms = (await t.app.get(BalanceService).channels(slow.account.id)).find((c) => c.channel === 'sms');
     expect(Number(sms!.balance)).toBe(1000 - ok);
+    const metrics = (await t.http().get('/metrics')).text;
+    expect(metrics).toContain(`bulk_smpp_submits_total{outcome="throttled"} ${throttled}`);
+    expect(
+      Number(/bulk_smpp_submits_total\{outcome="accepted"\} (\d+)/.exec(metrics)?.[1]),
+    ).toBeGreaterThanOrEqual(ok);
     await e.close();
   });
 });

@@ -15,6 +15,7 @@ import { SubmitBucket } from './binds/submit-bucket.js';
 import { BoundSessions } from './bound-sessions.js';
 import { SmppSession, type SessionDeps } from './session/smpp-session.js';
 import { SmppSubmitHandler } from './submit/smpp-submit.handler.js';
+import { SmppSubmitMetrics } from './submit/smpp-submit.metrics.js';
 
 /**
  * The SMPP server for customers' ESMEs, in every API process: a plain listener on
@@ -43,6 +44,7 @@ export class SmppListener implements OnApplicationBootstrap, BeforeApplicationSh
     checker: BindChecker,
     bucket: SubmitBucket,
     submits: SmppSubmitHandler,
+    metrics: SmppSubmitMetrics,
   ) {
     this.deps = {
       window: config.smppServer.window,
@@ -52,6 +54,7 @@ export class SmppListener implements OnApplicationBootstrap, BeforeApplicationSh
       bound,
       bucket,
       submits,
+      metrics,
       logger: this.logger,
       onClosed: (s) => this.sessions.delete(s),
     };

@@ -14,6 +14,8 @@ import { SmppAdminModule } from './smpp-admin.module.js';
 import { SmppListener } from './smpp-listener.js';
 import { SmppSend } from './submit/smpp-send.js';
 import { SmppSubmitHandler } from './submit/smpp-submit.handler.js';
+import { SmppSubmitMetrics } from './submit/smpp-submit.metrics.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
 
 /**
  * The SMPP server for customers (API processes only): the listener, sessions, the bind
@@ -21,7 +23,15 @@ import { SmppSubmitHandler } from './submit/smpp-submit.handler.js';
  * stored messages (receipts out) takes BoundSessions, SmppSend and SegmentAssembler from here.
  */
 @Module({
-  imports: [AccountsModule, ApiKeysModule, RedisModule, SendingModule, SmsPolicyModule, SmppAdminModule],
+  imports: [
+    AccountsModule,
+    ApiKeysModule,
+    RedisModule,
+    SendingModule,
+    SmsPolicyModule,
+    SmppAdminModule,
+    MetricsModule,
+  ],
   providers: [
     BoundSessions,
     BindLockout,
@@ -31,6 +41,7 @@ import { SmppSubmitHandler } from './submit/smpp-submit.handler.js';
     SegmentAssembler,
     SmppSend,
     SmppSubmitHandler,
+    SmppSubmitMetrics,
     SmppListener,
   ],
   exports: [BoundSessions, SmppAdminModule, SegmentStore, SmppSend, SegmentAssembler],

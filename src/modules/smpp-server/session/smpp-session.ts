@@ -9,6 +9,7 @@ import type { BindChecker } from '../binds/bind-check.js';
 import type { BindEntry, BindRegistry } from '../binds/bind-registry.js';
 import type { SubmitBucket } from '../binds/submit-bucket.js';
 import type { SmppSubmitHandler } from '../submit/smpp-submit.handler.js';
+import type { SmppSubmitMetrics } from '../submit/smpp-submit.metrics.js';
 
 /** The system_id the server names itself with in bind responses. */
 export const SERVER_SYSTEM_ID = 'bulk-messaging';
@@ -31,6 +32,7 @@ export interface SessionDeps {
   bound: BoundSessions;
   bucket: SubmitBucket;
   submits: SmppSubmitHandler;
+  metrics: SmppSubmitMetrics;
   logger: Logger;
   /** Called once the session is closed, bound or not. */
   onClosed: (s: SmppSession) => void;
@@ -258,9 +260,14 @@ export class SmppSession implements BoundSession {
     if (pdu.command === 'submit_sm' || pdu.command === 'data_sm') {
       const { credential, auth, type } = this.bind!;
       if (type === 'receiver') return pdu.response({ command_status: smpp.ESME_RINVBNDSTS });
-      if (!(await this.deps.bucket.take(credential.id, credential.tps)))
+      if (!(await this.deps.bucket.take(credential.id, credential.tps))) {
+        this.deps.metrics.count('throttled');
         return pdu.response({ command_status: smpp.ESME_RTHROTTLED, message_id: '' });
+      }
       const result = await this.deps.submits.submit(credential, auth, pdu);
+      this.deps.metrics.count(
+        result.status !== 0 ? 'refused' : 'rejected' in result && result.rejected ? 'rejected' : 'accepted',
+      );
       return pdu.response({ command_status: result.status, message_id: result.messageId ?? '' });
     }
     return pdu.response({ command_status: smpp.ESME_RINVCMDID });
