@@ -15,6 +15,7 @@ const ESME_RALYBND = 0x05;
 const ESME_RBINDFAIL = 0x0d;
 const ESME_RINVPASWD = 0x0e;
 const ESME_RINVSYSID = 0x0f;
+const ESME_RSUBMITFAIL = 0x45;
 const ESME_RTHROTTLED = 0x58;
 
 const missing = netSmppMissing();
@@ -93,6 +94,24 @@ describe.skipIf(missing)('SMPP server: binds and sessions', () => {
     expect((await (await connect()).bind(victim.systemId, victim.smppPassword)).status).toBe(ESME_RBINDFAIL);
     expect((await (await connect()).bind(bystander.systemId, bystander.smppPassword)).status).toBe(0);
   }, 120_000);
+
+  it('refuses the next submit of a bind whose account was suspended since, with ESME_RSUBMITFAIL, and unbinds it', async () => {
+    const later = await createSmppTenant(t);
+    const e = await connect();
+    expect((await e.bind(later.systemId, later.smppPassword)).status).toBe(0);
+    expect((await e.submitText('ACME', '260971000001', 'before')).status).toBe(0);
+    await t.app.get(AccountsService).setStatus(later.username, 'suspended');
+    // A bind reads its sender's standing again at most every 5 s.
+    await new Promise((r) => setTimeout(r, 5_500));
+    expect((await e.submitText('ACME', '260971000001', 'after')).status).toBe(ESME_RSUBMITFAIL);
+    const [{ n }] = (await t.ds.query('SELECT COUNT(*) AS n FROM messages WHERE account_id = ?', [
+      later.account.id,
+    ])) as Array<{ n: string }>;
+    expect(Number(n)).toBe(1);
+    // Then the server unbinds it.
+    const { pdus } = await e.read(1);
+    expect(pdus[0]?.cmd).toBe(CMD.unbind);
+  }, 60_000);
 
   it('answers any PDU but a bind or enquire_link before a bind with ESME_RINVBNDSTS, and enquire_link at once', async () => {
     const e = await connect();

@@ -40,28 +40,42 @@ export class BindChecker {
       await this.lockout.failed(systemId, address);
       return refuse(smpp.ESME_RINVPASWD, 'wrong password');
     }
-    if (credential.revokedAt) return refuse(smpp.ESME_RBINDFAIL, 'credential revoked');
     const allow = IpAllowList.from(credential.allowedIps);
-    if (allow && !allow.allows(address)) return refuse(smpp.ESME_RBINDFAIL, 'address not allowed');
+    if (!credential.revokedAt && allow && !allow.allows(address))
+      return refuse(smpp.ESME_RBINDFAIL, 'address not allowed');
+    const usable = await this.standing(credential);
+    if (!usable.ok) return usable;
+    await this.lockout.succeeded(systemId, address);
+    return usable;
+  }
+
+  /**
+   * Whether a credential may send now: not revoked, its account and the account's parent
+   * active, its key not revoked. A bound session asks again while it submits, so a suspension
+   * or a revocation ends binds already made; the parent travels in the sender so that the
+   * parent's limits cover the sub-account's submits as they cover its HTTP sends.
+   */
+  async standing(credential: SmppCredential): Promise<BindCheck> {
+    if (credential.revokedAt) return refuse(smpp.ESME_RBINDFAIL, 'credential revoked');
     const account = await this.accounts.findById(credential.accountId);
     if (!account || account.status !== 'active') return refuse(smpp.ESME_RBINDFAIL, 'account suspended');
-    if (account.parentId) {
-      const parent = await this.accounts.findById(account.parentId);
-      if (!parent || parent.status !== 'active')
-        return refuse(smpp.ESME_RBINDFAIL, 'parent account suspended');
-    }
+    const parent = account.parentId ? await this.accounts.findById(account.parentId) : null;
+    if (account.parentId && (!parent || parent.status !== 'active'))
+      return refuse(smpp.ESME_RBINDFAIL, 'parent account suspended');
     const key = await this.keys.get(credential.apiKeyId).catch(() => null);
     if (!key || key.revokedAt) return refuse(smpp.ESME_RBINDFAIL, 'credential key revoked');
-    await this.lockout.succeeded(systemId, address);
-    return { ok: true, credential, auth: { key, account } };
+    return { ok: true, credential, auth: { key, account, parent } };
+  }
+
+  /** The credential as it stands now, by id (a bound session's second look, the segment sweep). */
+  async standingOf(credentialId: number): Promise<BindCheck> {
+    const credential = await this.store.findById(credentialId);
+    return credential ? this.standing(credential) : refuse(smpp.ESME_RBINDFAIL, 'credential removed');
   }
 
   /** The credential's sender as the send pipeline sees it, outside a bind (the segment sweep); null when unusable. */
   async authFor(credentialId: number): Promise<{ credential: SmppCredential; auth: AuthContext } | null> {
-    const credential = await this.store.findById(credentialId);
-    if (!credential || credential.revokedAt) return null;
-    const account = await this.accounts.findById(credential.accountId);
-    const key = await this.keys.get(credential.apiKeyId).catch(() => null);
-    return account && key ? { credential, auth: { key, account } } : null;
+    const now = await this.standingOf(credentialId);
+    return now.ok ? { credential: now.credential, auth: now.auth } : null;
   }
 }

@@ -24,6 +24,9 @@ const BIND_TYPES: Record<string, BindType> = {
   bind_transceiver: 'transceiver',
 };
 
+/** How often a bound session reads its sender's standing again while it submits. */
+const STANDING_MS = 5000;
+
 export interface SessionDeps {
   window: number;
   idleMs: number;
@@ -55,6 +58,9 @@ export class SmppSession implements BoundSession {
   since = new Date();
   private state: 'open' | 'binding' | 'bound' | 'closing' | 'closed' = 'open';
   private bind?: { credential: SmppCredential; auth: AuthContext; type: BindType };
+  /** When the bind's standing (account, parent, credential, key) was last read, and a read under way. */
+  private standingAt = 0;
+  private standingRead?: Promise<boolean>;
   private unanswered = 0;
   private paused = false;
   private idleTimer?: NodeJS.Timeout;
@@ -258,8 +264,12 @@ export class SmppSession implements BoundSession {
     }
     if (this.state !== 'bound') return pdu.response({ command_status: smpp.ESME_RINVBNDSTS });
     if (pdu.command === 'submit_sm' || pdu.command === 'data_sm') {
-      const { credential, auth, type } = this.bind!;
-      if (type === 'receiver') return pdu.response({ command_status: smpp.ESME_RINVBNDSTS });
+      if (this.bind!.type === 'receiver') return pdu.response({ command_status: smpp.ESME_RINVBNDSTS });
+      if (!(await this.stillStanding())) {
+        this.deps.metrics.count('refused');
+        return pdu.response({ command_status: smpp.errors.ESME_RSUBMITFAIL!, message_id: '' });
+      }
+      const { credential, auth } = this.bind!;
       if (!(await this.deps.bucket.take(credential.id, credential.tps))) {
         this.deps.metrics.count('throttled');
         return pdu.response({ command_status: smpp.ESME_RTHROTTLED, message_id: '' });
@@ -271,6 +281,30 @@ export class SmppSession implements BoundSession {
       return pdu.response({ command_status: result.status, message_id: result.messageId ?? '' });
     }
     return pdu.response({ command_status: smpp.ESME_RINVCMDID });
+  }
+
+  /**
+   * A suspension, a revocation or a parent's new limit reaches a bind already made within
+   * STANDING_MS: the bind's sender is read again at most that often (one read shared by the
+   * submits that wait for it). A bind no longer in good standing has its submit refused and is
+   * unbound; a new bind is then refused with the bind's own code.
+   */
+  private stillStanding(): Promise<boolean> {
+    if (Date.now() - this.standingAt < STANDING_MS) return Promise.resolve(true);
+    this.standingRead ??= this.deps.checker
+      .standingOf(this.bind!.credential.id)
+      .then((now) => {
+        if (!now.ok) {
+          this.deps.logger.log(`unbinding ${this.systemId} from ${this.remoteAddress}: ${now.why}`);
+          setImmediate(() => void this.close(now.why));
+          return false;
+        }
+        if (this.bind) this.bind = { ...this.bind, credential: now.credential, auth: now.auth };
+        this.standingAt = Date.now();
+        return true;
+      })
+      .finally(() => (this.standingRead = undefined));
+    return this.standingRead;
   }
 
   private async onBind(pdu: smpp.PDU, type: BindType): Promise<smpp.PDU> {
@@ -286,6 +320,7 @@ export class SmppSession implements BoundSession {
       return pdu.response({ command_status: check.status, system_id: SERVER_SYSTEM_ID });
     }
     this.bind = { credential: check.credential, auth: check.auth, type };
+    this.standingAt = Date.now();
     this.since = new Date();
     const taken = await this.deps.registry.take(this.entry(), check.credential.maxBinds).catch(() => false);
     if (!taken || this.state !== 'binding') {
