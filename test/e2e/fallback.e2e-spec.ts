@@ -324,15 +324,19 @@ describe('chat-to-SMS fallback', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(rows.map((r) => [r.message_id, r.fallback_message_id, r.fallback_of])).toEqual(links);
-    expect(Object.keys(rows[0]!).slice(-2)).toEqual(['fallback_message_id', 'fallback_of']);
+    expect(Object.keys(rows[0]!).slice(-3)).toEqual([
+      'fallback_message_id',
+      'fallback_of',
+      'smpp_message_id',
+    ]);
 
     const csv = await get(`/api/v1/json/messages/export?format=csv&recipient=${recipient}`);
     const [header, ...lines] = csv.text.trimEnd().split('\n');
     expect(header!.split(',').slice(0, 12).join(',')).toBe(
       'message_id,api_reference,user_reference_id,channel,recipient,status,reason,units,cost,currency,created_at,updated_at',
     );
-    expect(header!.split(',').slice(12)).toEqual(['fallback_message_id', 'fallback_of']);
-    expect(lines.map((l) => [l.split(',')[0], ...l.split(',').slice(12)])).toEqual(
+    expect(header!.split(',').slice(12)).toEqual(['fallback_message_id', 'fallback_of', 'smpp_message_id']);
+    expect(lines.map((l) => [l.split(',')[0], ...l.split(',').slice(12, 14)])).toEqual(
       links.map(([id, to, of]) => [id, to ?? '', of ?? '']),
     );
 

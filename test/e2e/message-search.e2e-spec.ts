@@ -18,10 +18,10 @@ import { waitFor } from '../support/wait.js';
 const SEARCH = '/api/v1/json/messages';
 const EXPORT = '/api/v1/json/messages/export';
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-/** The twelve columns of the search, then the two chat-to-SMS fallback links. */
+/** The twelve columns of the search, the two chat-to-SMS fallback links, then the SMPP id. */
 const HEADER =
   'message_id,api_reference,user_reference_id,channel,recipient,status,reason,units,cost,currency,created_at,updated_at,' +
-  'fallback_message_id,fallback_of';
+  'fallback_message_id,fallback_of,smpp_message_id';
 
 describe('message search, export and request summaries', () => {
   let t: TestApp;
@@ -325,7 +325,7 @@ describe('message search, export and request summaries', () => {
       const { updated_at } = await messageFields(t, { uuid: first.message_id }, 'updated_at');
       expect(lines[1]).toBe(
         `${first.message_id},${smsRef},"inv, ""7""",sms,260971000001,ACKNOWLEDGED,,1,0.25,ZMW,` +
-          `${first.created_at},${updated_at.toISOString()},,`,
+          `${first.created_at},${updated_at.toISOString()},,,`,
       );
     });
 

@@ -43,10 +43,10 @@ describe('preview routes and smart encoding', () => {
     return { requests, messages, ledger: ledger.n, total: ledger.total, queued };
   };
 
-  it("counts a preview against the key's rate limit by its recipients: one request per 1,000, started", async () => {
+  it("counts a preview against the key's rate limit by its recipients (one request per 1,000) or its body (one per 4 KB), whichever is more", async () => {
     const limited = await createTenant(t, {
       balances: { sms: '10', email: '10', chat: '10' },
-      key: { rateLimit: { limit: 5, windowSeconds: 300 } },
+      key: { rateLimit: { limit: 12, windowSeconds: 300 } },
     });
     const numbers = (n: number) =>
       Array.from({ length: n }, (_, i) => `2609730${String(i).padStart(5, '0')}`);
@@ -56,15 +56,14 @@ describe('preview routes and smart encoding', () => {
       limited.key,
     );
     expect(small.status).toBe(200);
-    expect(small.headers['ratelimit-remaining']).toBe('4');
-    // 2,500 recipients count as 3 requests.
-    const big = await post(
-      '/api/v1/json/bulk/sms/preview',
-      { from: 'ACME', to: numbers(2500), message: 'Hi' },
-      limited.key,
-    );
+    expect(small.headers['ratelimit-remaining']).toBe('11');
+    // 2,500 recipients count as 3 requests by their number, and more by the body's size.
+    const body = { from: 'ACME', to: numbers(2500), message: 'Hi' };
+    const byBytes = Math.ceil(Buffer.byteLength(JSON.stringify(body)) / 4096);
+    expect(byBytes).toBeGreaterThan(3);
+    const big = await post('/api/v1/json/bulk/sms/preview', body, limited.key);
     expect(big.status).toBe(200);
-    expect(big.headers['ratelimit-remaining']).toBe('1');
+    expect(big.headers['ratelimit-remaining']).toBe(String(11 - byBytes));
     // Another large one would go over: refused as an over-limit send is.
     const over = await post(
       '/api/v1/json/bulk/email/preview',

@@ -94,6 +94,7 @@ describe('start-up and shutdown, in plain words', () => {
       QUEUE_PREFIX: name,
       PORT: String(busy),
       LOG_PRETTY: 'false',
+      SMPP_SERVER_PORT: '0',
     });
     expect(await r.exited).toBe(1);
     const lines = jsonLines(r.output());
@@ -156,7 +157,12 @@ describe('start-up and shutdown, in plain words', () => {
   it('once listening: the URL, /docs, the health URL, every interface, the first account to make on a new install, and a warning when private callbacks are allowed', async () => {
     const name = uniqueName();
     names.push(name);
-    const env = { DATABASE_URL: `${MYSQL_ROOT}/${name}`, QUEUE_PREFIX: name, LOG_PRETTY: 'false' };
+    const env = {
+      DATABASE_URL: `${MYSQL_ROOT}/${name}`,
+      QUEUE_PREFIX: name,
+      LOG_PRETTY: 'false',
+      SMPP_SERVER_PORT: '0',
+    };
     const start = async (extra: Record<string, string>) => {
       const port = await freePort();
       const r = run(process.execPath, ['dist/main.js'], { ...env, PORT: String(port), ...extra });

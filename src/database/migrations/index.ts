@@ -17,7 +17,7 @@ import { CreateInboundAndSuppressions1764030000000 } from './main/1764030000000-
 import { TestModeInboundAndSuppressions1764031000000 } from './main/1764031000000-test-mode-inbound-and-suppressions.js';
 import { AccountStatusCallbackUrl1764040000000 } from './main/1764040000000-account-status-callback-url.js';
 import { CreateIdempotencyKeys1764042000000 } from './main/1764042000000-create-idempotency-keys.js';
-import { IdempotencyAnswersWithoutSecrets1764062000000 } from './main/1764062000000-idempotency-answers-without-secrets.js';
+import { IdempotencyAnswersWithoutSecrets1764060500000 } from './main/1764060500000-idempotency-answers-without-secrets.js';
 import { CallbackOutboxRecipientHash1764060200000 } from './notification/1764060200000-callback-outbox-recipient-hash.js';
 import { TestModeTemplates1764042300000 } from './main/1764042300000-test-mode-templates.js';
 import { InboundBySender1764042400000 } from './main/1764042400000-inbound-by-sender.js';
@@ -72,8 +72,8 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   FamilyDailySpend1764054100000,
   CreateSmppCredentials1764060000000,
   CreateSmppSegments1764060100000,
+  IdempotencyAnswersWithoutSecrets1764060500000,
   CreateSmppReceipts1764061000000,
-  IdempotencyAnswersWithoutSecrets1764062000000,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

@@ -58,7 +58,15 @@ function routeTable(app: express.Express): RouteTable {
     }
     const matchers = layer.matchers;
     const entry = patterns.get(route.path) ?? {
-      matches: (path: string) => matchers.some((match) => match(path) !== false),
+      matches: (path: string) => {
+        // A matcher decodes the path's parameters: a malformed escape (`%`) throws. Such a path
+        // is left to the router, which answers it 400.
+        try {
+          return matchers.some((match) => match(path) !== false);
+        } catch {
+          return false;
+        }
+      },
       methods: new Set<string>(),
     };
     for (const m of methods) entry.methods.add(m);

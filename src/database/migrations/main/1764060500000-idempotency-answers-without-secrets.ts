@@ -7,8 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * is dropped now. The row itself stays until its 24 h are over, so a retry of a request made
  * before the upgrade is refused (422 IDEMPOTENCY_KEY_REUSED) rather than done a second time.
  */
-export class IdempotencyAnswersWithoutSecrets1764062000000 implements MigrationInterface {
-  name = 'IdempotencyAnswersWithoutSecrets1764062000000';
+export class IdempotencyAnswersWithoutSecrets1764060500000 implements MigrationInterface {
+  name = 'IdempotencyAnswersWithoutSecrets1764060500000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query('UPDATE idempotency_keys SET body = NULL, content_type = NULL WHERE body IS NOT NULL');
