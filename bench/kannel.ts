@@ -20,9 +20,15 @@ const PER_CALL = 100;
  * started and the rate is the count over the span between the first and the last submit_sm the
  * peer answered. Kannel holds one bind with the same window as B3's worker (`window`) and asks
  * for delivery receipts, which the peer sends for every message, as it does for the worker.
- * Answers msg/s.
+ * With `fedAsItGoes` the link is up from the start and takes the messages as sendsms brings them
+ * (as E-SMPP's run through our SMPP server must be fed). Answers msg/s.
  */
-export async function benchKannel(smsc: SmppPeer, count: number, window: number): Promise<number> {
+export async function benchKannel(
+  smsc: SmppPeer,
+  count: number,
+  window: number,
+  { fedAsItGoes = false } = {},
+): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-kannel-'));
   const [adminPort, boxPort, sendPort] = [await freePort(), await freePort(), await freePort()];
   const conf = join(dir, 'kannel.conf');
@@ -47,15 +53,19 @@ export async function benchKannel(smsc: SmppPeer, count: number, window: number)
   try {
     // Kannel cannot bind while the peer refuses its password: it keeps what it is sent queued.
     const password = smsc.options.password;
-    smsc.options.password = `${password}-closed`;
+    if (!fedAsItGoes) smsc.options.password = `${password}-closed`;
     boxes.push(spawn(BEARERBOX, [conf], { stdio: 'ignore' }));
-    await waitForKannel(async () => (await admin('status')).includes('peer'));
+    await waitForKannel(async () =>
+      fedAsItGoes
+        ? /peer\[[^\]]*\].*online/s.test(await admin('status.txt'))
+        : (await admin('status')).includes('peer'),
+    );
     boxes.push(spawn(SMSBOX, [conf], { stdio: 'ignore' }));
     await waitForKannel(async () => (await admin('status')).includes('smsbox:'));
     const first = 7_000_000;
     const dest = (i: number) => String(260_970_000_000 + first + i);
-    await sendsmsAll(sendPort, count, dest);
     const from = smsc.received.length;
+    await sendsmsAll(sendPort, count, dest);
     smsc.options.password = password;
     const until = Date.now() + 120_000;
     while (smsc.received.length - from < count && Date.now() < until) await sleep(100);

@@ -68,6 +68,7 @@ export class SmppSession implements BoundSession {
   private answered?: () => void;
   private closing?: Promise<void>;
   private left?: Promise<void>;
+  private corked = false;
 
   constructor(
     private readonly session: smpp.Session,
@@ -119,7 +120,7 @@ export class SmppSession implements BoundSession {
     if (this.state !== 'bound') return Promise.reject(new Error('session not bound'));
     return new Promise<number>((resolve, reject) => {
       const pdu = new smpp.PDU('deliver_sm', fields as smpp.PduParams);
-      const written = this.session.send(pdu, (resp) => {
+      const written = this.write(pdu, (resp) => {
         const p = this.pending.get(resp.sequence_number);
         if (!p) return;
         clearTimeout(p.timer);
@@ -206,6 +207,23 @@ export class SmppSession implements BoundSession {
     return this.left;
   }
 
+  /**
+   * Sends a PDU in the same socket write as the others sent in this tick: a group commit
+   * answers a whole batch of submits at once, and one write each cost a system call each.
+   */
+  private write(pdu: smpp.PDU, onResponse?: (resp: smpp.PDU) => void): boolean {
+    const socket = this.session.socket;
+    if (!this.corked && socket.writable) {
+      this.corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        socket.uncork();
+      });
+    }
+    return this.session.send(pdu, onResponse);
+  }
+
   private touch(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => void this.close('idle'), this.deps.idleMs);
@@ -232,7 +250,7 @@ export class SmppSession implements BoundSession {
   }
 
   private reply(resp: smpp.PDU, pdu: smpp.PDU): void {
-    if (this.state !== 'closed') this.session.send(resp);
+    if (this.state !== 'closed') this.write(resp);
     this.unanswered--;
     if (this.paused && this.unanswered < this.deps.window && this.state !== 'closing') {
       this.paused = false;
