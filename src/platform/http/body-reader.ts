@@ -81,16 +81,27 @@ const LINGER_BYTES = 256 * 1024;
  * request. The close lingers a little (LINGER_MS, LINGER_BYTES).
  */
 function closeIfUnread(req: IncomingMessage, res: ServerResponse): void {
-  const writeHead = res.writeHead;
-  res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-    if (!req.complete && !this.headersSent) {
+  unreadBodies.set(res, req);
+  // On the response's prototype (Express's app.response), once: an own property on every
+  // response would change its shape, and with it every call site that reads a response.
+  const proto = Object.getPrototypeOf(res) as ServerResponse;
+  if (closingProtos.has(proto)) return;
+  closingProtos.add(proto);
+  const writeHead = proto.writeHead;
+  proto.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+    const unread = unreadBodies.get(this);
+    if (unread && !unread.complete && !this.headersSent) {
       this.setHeader('Connection', 'close');
       // Runs after Node's own 'finish' listener, which ended the socket and set it to be destroyed.
-      this.once('finish', () => lingerClose(req));
+      this.once('finish', () => lingerClose(unread));
     }
     return writeHead.apply(this, args);
   } as typeof writeHead;
 }
+
+/** The requests whose answer must close the connection while their body is still unread. */
+const unreadBodies = new WeakMap<ServerResponse, IncomingMessage>();
+const closingProtos = new WeakSet<object>();
 
 function lingerClose(req: IncomingMessage): void {
   const socket = req.socket;
@@ -287,11 +298,12 @@ function parseJson(text: string, maxDepth: number): unknown {
   const first = /\S/.exec(text)?.[0];
   let value: unknown;
   try {
-    if (first !== '{' && first !== '[') throw new SyntaxError('not an object or array');
     value = JSON.parse(text);
   } catch {
     throw new AppException('MALFORMED_BODY', 'The request body is not valid JSON.');
   }
+  // JSON, but not a document a route reads (null, a number, a string).
+  if (first !== '{' && first !== '[') throw AppException.bodyNotObject();
   // JSON.parse copes with any depth, but class-transformer, class-validator and
   // JSON.stringify overflow the stack at a few thousand levels: past maxDepth it is not a
   // document we read.

@@ -1,3 +1,4 @@
+import { methodNotAllowedMessage } from '../errors/method-not-allowed-message.js';
 import type express from 'express';
 import type { RequestHandler } from 'express';
 import { sendError } from '../errors/error-body.js';
@@ -27,11 +28,6 @@ export function allowHeader(methods: Iterable<string>): string {
   if (list.has('GET')) list.add('HEAD');
   const rank = (m: string) => (ORDER.includes(m) ? ORDER.indexOf(m) : ORDER.length);
   return [...list].sort((a, b) => rank(a) - rank(b)).join(', ');
-}
-
-/** The wording of a 405, here and in the OpenAPI examples. */
-export function methodNotAllowedMessage(method: string, allow: string): string {
-  return `${method} is not served on this path; it answers ${allow}.`;
 }
 
 function literalKey(path: string): string {

@@ -1,5 +1,5 @@
 import type { ErrorCode, ErrorDetail } from '../errors/error-codes.js';
-import { methodNotAllowedMessage } from '../http/method-not-allowed.js';
+import { methodNotAllowedMessage } from '../errors/method-not-allowed-message.js';
 
 /**
  * One example body per error code, as the API words it, for the OpenAPI document. Wordings

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import argon2 from 'argon2';
 import { Counter } from 'prom-client';
 import type { AuthContext } from './auth-context.js';
@@ -43,7 +43,7 @@ export class CredentialCheck {
     private readonly accounts: AccountsService,
     private readonly throttle: AuthThrottle,
     // Always provided by the app; left out only by unit tests.
-    @Optional() @Inject(MetricsService) metrics?: MetricsService,
+    @Inject(MetricsService) metrics?: MetricsService,
   ) {
     const t = config.authThrottle;
     this.verified = new VerifiedPasswords(t.passwordCacheMs);

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { RedisModule } from '../../../platform/redis/redis.module.js';
 import { MetricsModule } from '../../metrics/metrics.module.js';
+import { RejectedReceiptsRelay } from './rejected-receipts.relay.js';
 import { SmppBindMetrics } from './smpp-bind.metrics.js';
 import { SmppOutboxSender } from './smpp-outbox.sender.js';
 import { SmppServerModule } from '../smpp-server.module.js';
@@ -13,7 +14,7 @@ import { SmppReceiptStoreModule } from './smpp-receipt-store.module.js';
  */
 @Module({
   imports: [SmppServerModule, SmppReceiptListenerModule, SmppReceiptStoreModule, RedisModule, MetricsModule],
-  providers: [SmppOutboxSender, SmppBindMetrics],
+  providers: [SmppOutboxSender, SmppBindMetrics, RejectedReceiptsRelay],
   exports: [SmppOutboxSender],
 })
 export class SmppOutboxModule {}

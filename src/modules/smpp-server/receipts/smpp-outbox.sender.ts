@@ -3,7 +3,6 @@ import {
   Inject,
   Injectable,
   Logger,
-  Optional,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
@@ -13,8 +12,6 @@ import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { REDIS } from '../../../platform/redis/redis.module.js';
 import { BoundSessions, type BoundSession } from '../bound-sessions.js';
-import { SmppSend } from '../submit/smpp-send.js';
-import { SmppReceiptWriter } from './smpp-receipt.writer.js';
 import { OUTBOX_POLL_MS, outboxWakeChannel } from './outbox-wake.js';
 import { deliverSmFields } from './receipt-pdu.js';
 import { SmppReceiptMetrics } from './smpp-receipt.metrics.js';
@@ -62,8 +59,6 @@ export class SmppOutboxSender implements OnApplicationBootstrap, OnApplicationSh
     private readonly sessions: BoundSessions,
     private readonly store: SmppReceiptStore,
     private readonly metrics: SmppReceiptMetrics,
-    @Optional() private readonly submits?: SmppSend,
-    @Optional() private readonly writer?: SmppReceiptWriter,
   ) {
     this.task = new PeriodicTask({
       run: () => this.wakeAll(),
@@ -75,12 +70,6 @@ export class SmppOutboxSender implements OnApplicationBootstrap, OnApplicationSh
   }
 
   onApplicationBootstrap(): void {
-    // Written before the submit's answer is sent, unless MySQL fails now (then logged).
-    this.submits?.onRejectedAtAcceptance((r) => {
-      void this.writer
-        ?.storedRejected([r])
-        .catch((err: Error) => this.warnings.warn(`REJECTD receipt not kept (${err.message})`, 'rejected'));
-    });
     this.sessions.onBound((s) => {
       if (this.receives(s)) this.wake([s.credentialId]);
     });
