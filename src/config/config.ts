@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DURATION } from './settings/define.js';
 import { parseSettings } from './settings/index.js';
-import type { AppConfig, RateLimit, DatabaseConfig } from './app-config.js';
+import { derive } from './settings/derive.js';
+import type { AppConfig, DatabaseConfig } from './app-config.js';
 import { redisConnection } from './redis-connection.js';
 import { ConfigError } from './config-error.js';
 import { bodyLimitsFor, lowerOf, parseSize } from './body-limits.js';
@@ -43,14 +43,6 @@ function siblingUrl(url: string, database: string): string {
   return u.toString();
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** "72h" → 259200000; the schema has checked the form. */
-function durationMs(text: string): number {
-  const [, n, unit] = DURATION.exec(text)!;
-  return Number(n) * UNIT_MS[unit];
-}
-
 let packageVersion: string | undefined;
 function readVersion(): string {
   if (packageVersion) return packageVersion;
@@ -63,11 +55,6 @@ function readVersion(): string {
     }
   }
   return '0.0.0';
-}
-
-function parseRate(text: string): RateLimit {
-  const [limit, windowSeconds] = text.split('/').map(Number);
-  return { limit, windowSeconds };
 }
 
 let dotenvLoaded = false;
@@ -134,24 +121,15 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     s.BODY_LIMIT === undefined ? undefined : parseSize(s.BODY_LIMIT),
     s.XML_BODY_LIMIT === undefined ? undefined : parseSize(s.XML_BODY_LIMIT),
   );
-  const headersTimeoutMs = s.HTTP_HEADERS_TIMEOUT_MS;
-  const requestTimeoutMs = s.HTTP_REQUEST_TIMEOUT_MS;
   // Node refuses a header timeout above the request timeout; say so with the variables' names.
-  if (headersTimeoutMs > requestTimeoutMs) {
+  if (s.HTTP_HEADERS_TIMEOUT_MS > s.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError([
-      `HTTP_HEADERS_TIMEOUT_MS=${headersTimeoutMs}: must not be above HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+      `HTTP_HEADERS_TIMEOUT_MS=${s.HTTP_HEADERS_TIMEOUT_MS}: must not be above HTTP_REQUEST_TIMEOUT_MS (${s.HTTP_REQUEST_TIMEOUT_MS})`,
     ]);
   }
-  const receiptWaitMs = durationMs(s.RECEIPT_WAIT);
-  if (receiptWaitMs < 1000)
-    throw new ConfigError([`RECEIPT_WAIT=${JSON.stringify(s.RECEIPT_WAIT)}: must be at least 1s`]);
-  const schedule = s.RETENTION_SCHEDULE;
-  const retentionScheduleMs = schedule === 'off' ? undefined : durationMs(schedule);
-  if (retentionScheduleMs !== undefined && retentionScheduleMs < 1000)
-    throw new ConfigError([`RETENTION_SCHEDULE=${JSON.stringify(schedule)}: must be off or at least 1s`]);
+  const derived = derive(s);
   return {
-    port: s.PORT,
-    env: s.APP_ENV,
+    ...derived,
     serviceName: 'bulk-messaging',
     version: readVersion(),
     database,
@@ -160,125 +138,23 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       s.NOTIFICATION_DATABASE_URL ?? siblingUrl(s.DATABASE_URL, `${database.database}_notification`),
     ),
     ...(s.DATABASE_READ_URL ? { readDatabase: parseMysqlUrl(s.DATABASE_READ_URL) } : {}),
-    dbPoolSize: s.DB_POOL_SIZE,
-    exportsPerAccount: s.EXPORTS_PER_ACCOUNT,
-    previewRecipientsPerRequest: s.PREVIEW_RECIPIENTS_PER_REQUEST,
-    templatesPerAccount: s.TEMPLATES_PER_ACCOUNT,
-    exportStallMs: s.EXPORT_STALL_SECONDS * 1000,
-    redisUrl: s.REDIS_URL,
     redis: redisConnection(s, (problems) => new ConfigError(problems)),
-    queuePrefix: s.QUEUE_PREFIX,
-    runWorkers: s.RUN_WORKERS,
-    concurrency: {
-      sms: s.SMS_CONCURRENCY,
-      email: s.EMAIL_CONCURRENCY,
-      chat: s.CHAT_CONCURRENCY,
-      callbacks: s.CALLBACK_CONCURRENCY,
-      priority: s.PRIORITY_CONCURRENCY,
-    },
-    smppTps: s.SMPP_TPS,
-    smppWindow: s.SMPP_WINDOW,
-    smppResponseTimeoutMs: s.SMPP_RESPONSE_TIMEOUT_MS,
-    smppLateResponseWaitMs: s.SMPP_LATE_RESPONSE_WAIT_MS,
-    smppReceiptIdFormat: s.SMPP_RECEIPT_ID_FORMAT,
-    smppUnmatchedReceiptTtlMs: s.SMPP_UNMATCHED_RECEIPT_TTL_MS,
     smppServer: {
-      port: s.SMPP_SERVER_PORT,
+      ...derived.smppServer,
       tls: smppServerTls(s.SMPP_SERVER_TLS_PORT, s.SMPP_SERVER_TLS_CERT, s.SMPP_SERVER_TLS_KEY),
-      idleMs: s.SMPP_SERVER_IDLE_SECONDS * 1000,
-      window: s.SMPP_SERVER_WINDOW,
     },
-    queueLockMs: s.QUEUE_LOCK_MS,
-    dispatchSlice: s.DISPATCH_SLICE,
-    sweepIntervalMs: s.SWEEP_INTERVAL_MS,
-    sweepMinAgeMs: s.SWEEP_MIN_AGE_MS,
-    sweepStrandedAfterMs: s.SWEEP_STRANDED_AFTER_MS,
-    receiptWaitMs,
-    smppDlrTtlHours: s.SMPP_DLR_TTL_HOURS,
-    defaultValidityPeriod: s.DEFAULT_VALIDITY_PERIOD,
-    schedulePollMs: s.SCHEDULE_POLL_MS,
-    fallbackPollMs: s.FALLBACK_POLL_MS,
-    callbackTimeoutMs: s.CALLBACK_TIMEOUT_MS,
-    callbackBackoffBaseMs: s.CALLBACK_BACKOFF_BASE_MS,
-    callbackHttpsOnly: s.CALLBACK_HTTPS_ONLY,
-    publicBaseUrl: s.PUBLIC_BASE_URL ? s.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
-    callbackTargetConcurrency: s.CALLBACK_TARGET_CONCURRENCY,
-    callbackCircuitOpenMs: s.CALLBACK_CIRCUIT_OPEN_MS,
-    callbackMaxHoldMs: s.CALLBACK_MAX_HOLD_MS,
-    transports: { sms: s.SMS_TRANSPORT, email: s.EMAIL_TRANSPORT, chat: s.CHAT_TRANSPORT },
-    smppUrl: s.SMPP_URL,
-    smtpUrl: s.SMTP_URL,
-    smtp: {
-      tls: s.SMTP_TLS,
-      ca: smtpCa,
-      caPath: s.SMTP_TLS_CA,
-      rejectUnauthorized: s.SMTP_TLS_REJECT_UNAUTHORIZED,
-      poolIdleMs: s.SMTP_POOL_IDLE_MS,
-      messageIdDomain: s.EMAIL_MESSAGE_ID_DOMAIN?.toLowerCase(),
-      ehloName: s.SMTP_EHLO_NAME?.toLowerCase(),
-    },
-    chatApiUrl: s.CHAT_API_URL,
-    chatApiToken: s.CHAT_API_TOKEN,
-    sandboxDeliveryDelayMs: s.SANDBOX_DELIVERY_DELAY_MS,
-    callbackAllowPrivateNetworks: s.CALLBACK_ALLOW_PRIVATE_NETWORKS,
-    maxRecipients: s.MAX_RECIPIENTS,
-    testTraffic: {
-      maxRecipients: s.TEST_MAX_RECIPIENTS,
-      dailyMessages: s.TEST_DAILY_MESSAGES,
-      concurrency: s.TEST_CONCURRENCY,
-      dispatchRate: s.TEST_DISPATCH_RATE,
-      callbackFailures: parseRate(s.TEST_CALLBACK_FAILURES),
-    },
-    autoReplyRepeatAfterMs: durationMs(s.AUTO_REPLY_REPEAT_AFTER),
-    trustProxy: s.TRUST_PROXY,
-    logLevel: s.LOG_LEVEL,
+    smtp: { ...derived.smtp, ca: smtpCa },
     logPretty: s.LOG_PRETTY ?? s.APP_ENV === 'development',
-    metricsToken: s.METRICS_TOKEN,
-    healthDetailedCacheMs: s.HEALTH_DETAILED_CACHE_MS,
-    adminToken: s.ADMIN_TOKEN,
     serverSecret: s.SERVER_SECRET ?? DEVELOPMENT_SERVER_SECRET,
-    metricsPort: s.METRICS_PORT,
-    shutdownGraceMs: s.SHUTDOWN_GRACE_MS,
-    startupWaitSeconds: s.STARTUP_WAIT_SECONDS,
-    defaultRateLimit: parseRate(s.RATE_LIMIT_DEFAULT),
-    rateLimitBodyBytes: s.RATE_LIMIT_BODY_KB * 1024,
-    requestLogRetentionDays: s.REQUEST_LOG_RETENTION_DAYS,
-    retention: {
-      messageDays: s.MESSAGE_RETENTION_DAYS,
-      archiveDir: s.ARCHIVE_DIR,
-      scheduleMs: retentionScheduleMs,
-      batch: s.RETENTION_BATCH,
-      pauseMs: s.RETENTION_PAUSE_MS,
-      pauseFactor: s.RETENTION_PAUSE_FACTOR,
-      quietPauseFactor: s.RETENTION_QUIET_PAUSE_FACTOR,
-      quietWrites: s.RETENTION_QUIET_WRITES,
-    },
-    requestLogRefusalWindowSeconds: s.REQUEST_LOG_REFUSAL_WINDOW_SECONDS,
-    authThrottle: {
-      passwordFailuresPerKey: parseRate(s.AUTH_PASSWORD_FAILURES_PER_KEY),
-      passwordFailuresPerAccount: parseRate(s.AUTH_PASSWORD_FAILURES_PER_ACCOUNT),
-      failuresPerAddress: parseRate(s.AUTH_FAILURES_PER_ADDRESS),
-      failuresPerAddressAndKey: parseRate(s.AUTH_FAILURES_PER_ADDRESS_AND_KEY),
-      passwordCheckConcurrency: s.PASSWORD_CHECK_CONCURRENCY,
-      passwordCheckQueuePerAccount: s.PASSWORD_CHECK_QUEUE_PER_ACCOUNT,
-      passwordCacheMs: s.PASSWORD_CACHE_SECONDS * 1000,
-      refusalDelayMs: s.THROTTLE_REFUSAL_DELAY_MS,
-    },
     http: {
+      ...derived.http,
       corsOrigins: (s.CORS_ORIGINS ?? '')
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean)
         .map((o) => (o === '*' ? o : new URL(o).origin)),
-      maxJsonDepth: s.MAX_JSON_DEPTH,
-      xmlAcceptFormContentTypes: s.XML_ACCEPT_FORM_CONTENT_TYPES,
       bodyLimits,
       testBodyLimits: lowerOf(bodyLimits, bodyLimitsFor(Math.min(s.MAX_RECIPIENTS, s.TEST_MAX_RECIPIENTS))),
-      maxHeaderSize: s.HTTP_MAX_HEADER_SIZE,
-      headersTimeoutMs,
-      requestTimeoutMs,
-      keepAliveTimeoutMs: s.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-      maxRequestsPerSocket: s.HTTP_MAX_REQUESTS_PER_SOCKET,
     },
   };
 }

@@ -9,8 +9,20 @@ export type Rule = (target: object, property: string) => void;
  * none), how it is checked, and the line that documents it. The schema, the parsed settings, the
  * configuration page and the `.env` examples are all made from these.
  */
-export interface Setting<T = unknown, D extends T | undefined = T | undefined> {
+export interface Setting<
+  T = unknown,
+  D extends T | undefined = T | undefined,
+  P extends string = string,
+  O = T,
+> {
   kind: 'int' | 'bool' | 'enum' | 'text';
+  /**
+   * Where the value goes in the typed configuration, dotted for a group (`retention.batch`);
+   * none: only a composite value in config.ts reads it (database URLs, Redis, body limits).
+   */
+  path?: P;
+  /** The value as the configuration holds it (a duration in ms, a rate), made from the value read. */
+  to?(value: T): O;
   /** One line for the configuration page and the `.env` examples (Markdown). */
   doc: string;
   default: D;
@@ -30,9 +42,11 @@ export interface Setting<T = unknown, D extends T | undefined = T | undefined> {
 
 /** The value a setting has once read: undefined only when it has no default. */
 export type ValueOf<S> =
-  S extends Setting<infer T, infer D> ? (undefined extends D ? T | undefined : T) : never;
+  S extends Setting<infer T, infer D, string, unknown> ? (undefined extends D ? T | undefined : T) : never;
 
-interface Common<D> {
+interface Common<T, D, P extends string, O> {
+  path?: P;
+  to?(value: T): O;
   doc: string;
   accepts?: string;
   default?: D;
@@ -54,26 +68,28 @@ const toBool = ({ value }: { value: unknown }) =>
         : value;
 const emptyIsUnset = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
-function setting<T, D extends T | undefined>(
+function setting<T, D extends T | undefined, P extends string, O>(
   kind: Setting['kind'],
-  options: Common<D>,
+  options: Common<T, D, P, O>,
   rules: Rule[],
-): Setting<T, D> {
+): Setting<T, D, P, O> {
   const { default: value, ...rest } = options;
   return { kind, ...rest, default: value as D, rules };
 }
 
 /** A whole number from min to max. */
-export function int<D extends number | undefined = undefined>(
-  options: Common<D> & { min: number; max: number },
-): Setting<number, D> {
+export function int<D extends number | undefined = undefined, const P extends string = never, O = number>(
+  options: Common<number, D, P, O> & { min: number; max: number },
+): Setting<number, D, P, O> {
   const { min, max, ...rest } = options;
   const accepts = `${min}–${max}`;
   return setting('int', { ...rest, accepts }, [IsOptional(), Transform(toInt), IsInt(), Min(min), Max(max)]);
 }
 
 /** true/false (also 1/0, yes/no). */
-export function bool<D extends boolean | undefined = undefined>(options: Common<D>): Setting<boolean, D> {
+export function bool<D extends boolean | undefined = undefined, const P extends string = never, O = boolean>(
+  options: Common<boolean, D, P, O>,
+): Setting<boolean, D, P, O> {
   return setting('bool', { ...options, accepts: '`true`, `false`' }, [
     IsOptional(),
     Transform(toBool),
@@ -82,10 +98,12 @@ export function bool<D extends boolean | undefined = undefined>(options: Common<
 }
 
 /** One word of a list. */
-export function oneOf<const V extends string, D extends V | undefined = undefined>(
-  values: readonly V[],
-  options: Common<D>,
-): Setting<V, D> {
+export function oneOf<
+  const V extends string,
+  D extends V | undefined = undefined,
+  const P extends string = never,
+  O = V,
+>(values: readonly V[], options: Common<V, D, P, O>): Setting<V, D, P, O> {
   const accepts = values.map((v) => `\`${v}\``).join(', ');
   return setting('enum', { ...options, accepts }, [IsOptional(), IsIn([...values])]);
 }
@@ -94,14 +112,14 @@ export function oneOf<const V extends string, D extends V | undefined = undefine
  * Text of a given form (any text without a pattern). `requiredIf`: the value must be given when
  * this holds of the other settings; `emptyIsUnset`: an empty value counts as unset.
  */
-export function text<D extends string | undefined = undefined>(
-  options: Common<D> & {
+export function text<D extends string | undefined = undefined, const P extends string = never, O = string>(
+  options: Common<string, D, P, O> & {
     pattern?: RegExp;
     message?: string;
     requiredIf?: (env: Record<string, unknown>) => boolean;
     emptyIsUnset?: boolean;
   },
-): Setting<string, D> {
+): Setting<string, D, P, O> {
   const { pattern, message, requiredIf, emptyIsUnset: empty, ...rest } = options;
   const when = requiredIf;
   return setting('text', rest, [

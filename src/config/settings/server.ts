@@ -1,3 +1,4 @@
+import { secondsToMs } from './convert.js';
 import { MYSQL_URL, MYSQL_URL_MESSAGE, TOKEN, TOKEN_MESSAGE, bool, int, oneOf, text } from './define.js';
 
 const SENTINELS =
@@ -6,7 +7,7 @@ const COMPOSE = 'set by compose.yaml';
 
 /** Where the process listens, the databases and Redis it uses, its logs and its life cycle. */
 export const serverSettings = {
-  PORT: int({ min: 0, max: 65535, default: 3000, compose: COMPOSE, doc: 'HTTP port' }),
+  PORT: int({ path: 'port', min: 0, max: 65535, default: 3000, compose: COMPOSE, doc: 'HTTP port' }),
   DATABASE_URL: text({
     pattern: MYSQL_URL,
     message: MYSQL_URL_MESSAGE,
@@ -37,8 +38,15 @@ export const serverSettings = {
     example: 'mysql://reader:password@replica:3306/bulk_messaging',
     doc: 'search, export and request summaries, which may lag by a moment (a replica or another Galera node); never money, idempotency or state changes',
   }),
-  DB_POOL_SIZE: int({ min: 1, max: 200, default: 20, doc: 'MySQL connections per process (main database)' }),
+  DB_POOL_SIZE: int({
+    path: 'dbPoolSize',
+    min: 1,
+    max: 200,
+    default: 20,
+    doc: 'MySQL connections per process (main database)',
+  }),
   REDIS_URL: text({
+    path: 'redisUrl',
     pattern: /^rediss?:\/\/[^\s]+$/,
     message: 'must look like redis://host:6379',
     default: 'redis://127.0.0.1:6379',
@@ -64,35 +72,41 @@ export const serverSettings = {
     doc: "the Redis servers' password; wins over one in `REDIS_URL` (whose database number also applies with Sentinel)",
   }),
   QUEUE_PREFIX: text({
+    path: 'queuePrefix',
     pattern: /^[A-Za-z0-9_:-]{1,64}$/,
     message: 'must be letters, digits, _ : or -',
     default: 'bull',
     doc: 'Redis key prefix of the queues',
   }),
   APP_ENV: text({
+    path: 'env',
     pattern: /^[A-Za-z0-9_-]{1,32}$/,
     message: 'must be a short word such as production',
     default: 'development',
     doc: 'shown as `environment` in `/health`',
   }),
   RUN_WORKERS: bool({
+    path: 'runWorkers',
     default: true,
     compose: COMPOSE,
     doc: 'also run the dispatch workers inside the API process',
   }),
   SHUTDOWN_GRACE_MS: int({
+    path: 'shutdownGraceMs',
     min: 1000,
     max: 600_000,
     default: 25_000,
     doc: 'longest a graceful shutdown may take; then the process exits 1, saying so',
   }),
   STARTUP_WAIT_SECONDS: int({
+    path: 'startupWaitSeconds',
     min: 0,
     max: 3600,
     default: 30,
     doc: 'how long a starting process waits for MySQL to answer, and tries its migrations again after a transient error (a cluster node away for a moment, a lock wait timeout; one warning line per retry, naming the server), then exits 1 with one fatal line; `0` = do not wait. Redis is not waited for: the API accepts sends without it and queues them once it is back',
   }),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    path: 'logLevel',
     default: 'info',
     doc: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
   }),
@@ -103,6 +117,7 @@ export const serverSettings = {
     doc: 'human-readable lines (pino-pretty) instead of JSON',
   }),
   METRICS_TOKEN: text({
+    path: 'metricsToken',
     pattern: TOKEN,
     message: TOKEN_MESSAGE,
     emptyIsUnset: true,
@@ -110,12 +125,14 @@ export const serverSettings = {
     doc: 'when set (16+ characters), `/metrics` and `/health/detailed` want `Authorization: Bearer <token>`',
   }),
   HEALTH_DETAILED_CACHE_MS: int({
+    path: 'healthDetailedCacheMs',
     min: 0,
     max: 60_000,
     default: 2000,
     doc: 'how long a `/health/detailed` answer is reused: however many ask, its checks run at most once in this long (0 = every request)',
   }),
   ADMIN_TOKEN: text({
+    path: 'adminToken',
     pattern: TOKEN,
     message: TOKEN_MESSAGE,
     emptyIsUnset: true,
@@ -124,6 +141,7 @@ export const serverSettings = {
     doc: 'when set (16+ characters), the API serves the queue dashboard at `/admin/queues` behind it (see Operations)',
   }),
   METRICS_PORT: int({
+    path: 'metricsPort',
     min: 1,
     max: 65535,
     example: '9464',
@@ -131,6 +149,7 @@ export const serverSettings = {
     doc: "`dist/worker.js` only: serve that worker's `/metrics` and `/health/live` on this port",
   }),
   SMPP_SERVER_PORT: int({
+    path: 'smppServer.port',
     min: 0,
     max: 65535,
     default: 2775,
@@ -155,12 +174,15 @@ export const serverSettings = {
     doc: "the SMPP server over TLS: a PEM file with the certificate's private key",
   }),
   SMPP_SERVER_IDLE_SECONDS: int({
+    path: 'smppServer.idleMs',
+    to: secondsToMs,
     min: 5,
     max: 86_400,
     default: 300,
     doc: 'the SMPP server unbinds a session that sent nothing (not even `enquire_link`) for this long',
   }),
   SMPP_SERVER_WINDOW: int({
+    path: 'smppServer.window',
     min: 1,
     max: 10_000,
     default: 100,
