@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
-import { BalanceResponseDto } from '../../platform/openapi/responses.js';
+import { BalanceResponseDto } from './balance-response.dto.js';
 import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
 import { CredentialCheck } from '../api-keys/auth/credential-check.js';
 import { BalanceRequestDto } from './balance-request.dto.js';

@@ -7,28 +7,13 @@ import { AccountChannelStore } from './account-channel.store.js';
 import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
 import { AccountsService } from '../accounts/accounts.service.js';
-import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
+import { isPositive, money } from '../../platform/money/money.js';
 import { SpendLimits } from './spend-limits.js';
 import { TtlCache } from '../../platform/caching/ttl-cache.js';
 import { LedgerStore, debitStatements, type Charge } from './ledger.store.js';
+import { balanceResponse, type BalanceResponseDto } from './balance-response.dto.js';
 
 export const PRICE_TTL_MS = 1000;
-
-/** Each channel's value, the price the account pays per unit, and the credits that buys. */
-export function channelBalances(rows: AccountChannel[]) {
-  const balances: Record<string, { balance_value: number; cost_per_unit: number; credits: number }> = {};
-  for (const ch of ['email', 'sms', 'chat'] as const) {
-    const row = rows.find((r) => r.channel === ch);
-    const value = row?.balance ?? '0';
-    const price = row?.costPerUnit ?? '0';
-    balances[ch] = {
-      balance_value: toNumber(value),
-      cost_per_unit: toNumber(price),
-      credits: creditsOf(value, price),
-    };
-  }
-  return balances;
-}
 
 /**
  * Every movement of money goes through here: a ledger row and a balance change in one
@@ -63,20 +48,8 @@ export class BalanceService {
   }
 
   /** Per-channel value, price and credits; total_value is their sum, computed exactly. */
-  async report(account: Account) {
-    const rows = await this.channels(account.id);
-    let lastUpdated = account.createdAt;
-    for (const row of rows) if (row.updatedAt > lastUpdated) lastUpdated = row.updatedAt;
-    const balances = channelBalances(rows);
-    return {
-      status: 'success',
-      account_status: account.status,
-      client_id: account.clientId,
-      currency: account.currency,
-      last_updated: lastUpdated.toISOString(),
-      total_value: toNumber(sum(rows.map((r) => r.balance))),
-      balances,
-    };
+  async report(account: Account): Promise<BalanceResponseDto> {
+    return balanceResponse(account, await this.channels(account.id));
   }
 
   /** Each channel's balance and the price the account pays (a sub-account's parent's, until it has its own). */

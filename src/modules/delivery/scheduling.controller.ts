@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
-import { CancelResponseDto, RescheduleResponseDto } from '../../platform/openapi/responses.js';
+import { CancelResponseDto, RescheduleResponseDto } from './scheduling-response.dto.js';
 import { Auth, sideOf, type AuthContext } from '../api-keys/auth/auth-context.js';
 import { CancellationService } from './cancellation.service.js';
 import { RescheduleService } from './reschedule.service.js';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../platform/errors/app.exception.js';
-import { perUnit, toNumber } from '../../platform/money/money.js';
 import { MessageLookupStore } from './message-lookup.store.js';
 import type { MessageView } from './message.types.js';
+import { messageDetail, messageView, type MessageDto } from './message-response.dto.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -23,20 +23,7 @@ export class MessageQueryService {
     else throw notFound();
     if (!row) throw notFound();
     const events = await this.store.history(String(row.id));
-    const history = [
-      {
-        // A scheduled message was accepted as SCHEDULED; its release is in the history as ACKNOWLEDGED.
-        status: row.units > 0 ? (row.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED') : 'REJECTED',
-        reason: row.units > 0 ? null : row.reason,
-        occurred_at: row.created_at.toISOString(),
-      },
-      ...events.map((e) => ({
-        status: e.status,
-        reason: e.reason,
-        occurred_at: e.occurred_at.toISOString(),
-      })),
-    ];
-    return { ...this.present(row), history };
+    return messageDetail(row, events);
   }
 
   async byReference(
@@ -58,40 +45,7 @@ export class MessageQueryService {
     };
   }
 
-  present(r: MessageView) {
-    return {
-      message_id: r.channel === 'email' ? String(r.id) : r.uuid,
-      channel: r.channel,
-      api_reference: String(r.send_request_id),
-      recipient: r.recipient,
-      status: r.status,
-      reason: r.reason,
-      units: r.units,
-      cost: toNumber(r.cost),
-      currency: r.currency,
-      user_reference_id: r.user_reference_id,
-      created_at: r.created_at.toISOString(),
-      sent_at: r.sent_at?.toISOString() ?? null,
-      completed_at: r.completed_at?.toISOString() ?? null,
-      // Hand-over attempts so far, and why the last failed one did: while a message stays
-      // ACKNOWLEDGED and is retried, this is where the cause shows.
-      attempts: r.attempts,
-      last_error: r.last_error,
-      // When a scheduled send is (or was) due, and by when the message must reach a provider.
-      send_at: r.send_at?.toISOString() ?? null,
-      valid_until: r.valid_until?.toISOString() ?? null,
-      cost_per_unit: r.units > 0 ? toNumber(perUnit(r.cost, r.units)) : null,
-      connector: r.connector,
-      // Chat and its SMS fallback, linked both ways; present only where there is a link.
-      ...(r.fallback ? { fallback: fallbackView(r.fallback) } : {}),
-      ...(r.fallback_of ? { fallback_of: r.fallback_of } : {}),
-      // Submitted over SMPP: the id the client got in its submit_sm_resp.
-      ...(r.smpp_message_id ? { smpp_message_id: String(r.smpp_message_id) } : {}),
-    };
+  present(r: MessageView): MessageDto {
+    return messageView(r);
   }
-}
-
-function fallbackView(packed: string): { message_id: string; status: string } {
-  const [message_id = '', status = ''] = packed.split(' ');
-  return { message_id, status };
 }

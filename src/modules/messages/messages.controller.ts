@@ -5,7 +5,7 @@ import { familyRoot } from '../accounts/family.js';
 import { Auth, type AuthContext, type DataSide } from '../api-keys/auth/auth-context.js';
 import { ReadSide, SUBACCOUNT_QUERY_DOC, SubaccountReadable } from '../api-keys/auth/subaccount-scope.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
-import { MessageDetailDto } from '../../platform/openapi/responses.js';
+import { MessageDetailDto } from './message-response.dto.js';
 import { MessageQueryService } from './message-query.service.js';
 import { MessageExportQuery, MessageSearchQuery } from './search/message-filter.dto.js';
 import { MessageExportHttp } from './search/message-export.http.js';

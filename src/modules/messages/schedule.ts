@@ -84,10 +84,14 @@ export function resolveSchedule(input: ScheduleInput, now: Date, defaultValidity
 }
 
 /** The two fields as every channel's body names them. */
-export function scheduleInput(body: Record<string, unknown>): ScheduleInput {
+export function scheduleInput(body: {
+  send_at?: string | null;
+  validity_period?: number | string | null;
+  send_window?: unknown;
+}): ScheduleInput {
   return {
-    sendAt: (body.send_at as string | undefined) ?? null,
-    validityPeriod: (body.validity_period as number | string | undefined) ?? null,
+    sendAt: body.send_at ?? null,
+    validityPeriod: body.validity_period ?? null,
     sendWindow: body.send_window ?? null,
   };
 }

@@ -18,6 +18,6 @@ export function CallbackUrlField(): PropertyDecorator {
 }
 
 /** The request's callback URL, if it names one (the DTO has checked its type). */
-export function callbackUrlOf(body: Record<string, unknown>): string | null {
-  return (body.callback_url as string | undefined) ?? null;
+export function callbackUrlOf(body: { callback_url?: string | null }): string | null {
+  return body.callback_url ?? null;
 }

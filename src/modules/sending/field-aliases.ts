@@ -5,14 +5,14 @@ import type { ErrorDetail } from '../../platform/errors/error-codes.js';
  * Picks one value out of two accepted names for the same field (e.g. from / sender_id).
  * Both present and different is an error rather than a silent choice.
  */
-export function pickAlias<T>(
-  body: Record<string, unknown>,
-  primary: string,
-  legacy: string,
+export function pickAlias<B extends object, P extends keyof B & string, L extends keyof B & string>(
+  body: B,
+  primary: P,
+  legacy: L,
   problems: ErrorDetail[],
-): T | undefined {
-  const a = body[primary] as T | undefined;
-  const b = body[legacy] as T | undefined;
+): NonNullable<B[P] | B[L]> | undefined {
+  const a = body[primary] as B[P] | B[L] | undefined;
+  const b = body[legacy];
   if (a !== undefined && b !== undefined && JSON.stringify(a) !== JSON.stringify(b)) {
     problems.push({ field: primary, message: `${primary} and ${legacy} name the same field but differ` });
   }
@@ -25,7 +25,7 @@ export function pickAlias<T>(
     problems.push({ field: primary, message: `${primary} (or ${legacy}) is required` });
     return undefined;
   }
-  return value;
+  return value as NonNullable<B[P] | B[L]>;
 }
 
 export function throwIfProblems(problems: ErrorDetail[]): void {

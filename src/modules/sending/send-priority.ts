@@ -20,6 +20,6 @@ export function PriorityField(): PropertyDecorator {
 }
 
 /** The request's priority, if it names one (the DTO has checked the value). */
-export function priorityOf(body: Record<string, unknown>): Priority | null {
-  return (body.priority as Priority | undefined) ?? null;
+export function priorityOf(body: { priority?: Priority | null }): Priority | null {
+  return body.priority ?? null;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator';
-import { BalancesDto } from '../../platform/openapi/responses.js';
+import { BalancesDto } from '../balance/balance-response.dto.js';
 import { CHANNELS } from '../messages/channel.js';
 
 /** Request bodies declare their fields for the whitelist; values are checked in subaccount-input.ts. */

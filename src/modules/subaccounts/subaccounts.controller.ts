@@ -99,7 +99,7 @@ export class SubaccountsController {
   })
   @ApiErrors([400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503])
   createKey(@Auth() auth: AuthContext, @Param('username') username: string, @Body() dto: SubaccountKeyDto) {
-    return this.subaccounts.createKey(live(auth).account, username, dto as Record<string, unknown>);
+    return this.subaccounts.createKey(live(auth).account, username, dto);
   }
 
   @Delete(':username/keys/:keyId')

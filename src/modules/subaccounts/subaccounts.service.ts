@@ -6,11 +6,15 @@ import type { Account } from '../accounts/account.entity.js';
 import { AccountError, AccountsService, UsernameTaken } from '../accounts/accounts.service.js';
 import { ApiKeyError, ApiKeysService, RateLimitAboveParent } from '../api-keys/api-keys.service.js';
 import { keyView, withSecret } from '../api-keys/key-view.js';
-import { BalanceService, channelBalances } from '../balance/balance.service.js';
+import { BalanceService } from '../balance/balance.service.js';
+import { channelBalances } from '../balance/balance-response.dto.js';
 import { TransferNotCovered, TransferStore } from '../balance/transfer.store.js';
 import { CHANNELS, type Channel } from '../messages/channel.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { checkKey, checkNewSubaccount, checkTransfer } from './subaccount-input.js';
+
+/** A key's fields as a body gives them (SubaccountKeyDto), checked by checkKey. */
+type KeyInput = Parameters<typeof checkKey>[0];
 import { SubaccountStore, type ChannelUsage, type SubaccountRow } from './subaccount.store.js';
 import { TtlCache } from '../../platform/caching/ttl-cache.js';
 
@@ -132,7 +136,7 @@ export class SubaccountsService {
   }
 
   /** A new key for the sub-account, shown once. */
-  async createKey(parent: Account, username: string, raw: Record<string, unknown>) {
+  async createKey(parent: Account, username: string, raw: KeyInput) {
     const input = checkKey(raw);
     const child = await this.child(parent, username);
     try {

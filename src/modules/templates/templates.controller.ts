@@ -33,7 +33,7 @@ export class TemplatesController {
   @Idempotent()
   @ApiErrors([400, 401, 403, 409, 413, 422, 415, 429, 500, 503])
   create(@Auth() auth: AuthContext, @Body() dto: TemplateBodyDto) {
-    return this.templates.create(sideOf(auth), dto as Record<string, unknown>, familyRoot(auth.account));
+    return this.templates.create(sideOf(auth), dto, familyRoot(auth.account));
   }
 
   @Get()
@@ -65,7 +65,7 @@ export class TemplatesController {
   @ApiOkResponse({ type: TemplateDto })
   @ApiErrors([400, 401, 403, 404, 409, 413, 415, 429, 500, 503])
   replace(@Auth() auth: AuthContext, @Param('templateId') id: string, @Body() dto: TemplateBodyDto) {
-    return this.templates.replace(sideOf(auth), id, dto as Record<string, unknown>);
+    return this.templates.replace(sideOf(auth), id, dto);
   }
 
   @Delete(':templateId')

@@ -5,6 +5,9 @@ import type { Channel } from '../messages/channel.js';
 import { placeholderNames } from '../messages/placeholders.js';
 import { randomUUID } from 'node:crypto';
 import { checkTemplate } from './template-rules.js';
+
+/** A template's fields as a body gives them (TemplateBodyDto), checked by checkTemplate. */
+type TemplateInput = Parameters<typeof checkTemplate>[0];
 import { TemplateNameTaken, TemplateStore, type TemplateOwner, type TemplateRow } from './template.store.js';
 
 export interface TemplateView {
@@ -60,11 +63,7 @@ export class TemplatesService {
   ) {}
 
   /** `familyId`: the owner's family root (familyRoot), whose sub-accounts' templates count with its own. */
-  async create(
-    owner: TemplateOwner,
-    raw: Record<string, unknown>,
-    familyId = owner.accountId,
-  ): Promise<TemplateView> {
+  async create(owner: TemplateOwner, raw: TemplateInput, familyId = owner.accountId): Promise<TemplateView> {
     const fields = checkTemplate(raw);
     // A bound on what one tenant (a parent with its sub-accounts) keeps, and what a list costs every process.
     const max = this.config.templatesPerAccount;
@@ -102,7 +101,7 @@ export class TemplatesService {
     return { templates: rows.map(templateView), page, per_page: perPage, total };
   }
 
-  async replace(owner: TemplateOwner, id: string, raw: Record<string, unknown>): Promise<TemplateView> {
+  async replace(owner: TemplateOwner, id: string, raw: TemplateInput): Promise<TemplateView> {
     if (!UUID.test(id)) throw notFound(id);
     const fields = checkTemplate(raw);
     let found: boolean;

@@ -29,10 +29,8 @@ export function sideOf(auth: AuthContext): DataSide {
 export type AuthedRequest = Request & { id: string; auth?: AuthContext };
 
 /**
- * Who is calling, from a request the API key guard accepted. The send routes take the request
- * (`@Req()`) and read it here rather than through `@Auth()`: Nest runs every custom parameter
- * decorator's value through the global pipes, promise by promise, and that was nine promises
- * of a single send's 80 (the validation pipe itself lets it through untouched).
+ * Who is calling, from a request the API key guard accepted. Controllers read it with `@Auth()`;
+ * guards and interceptors, which have the request, call this.
  */
 export function authOf(req: AuthedRequest): AuthContext {
   if (!req.auth) throw new Error('Auth used on a route without the API key guard');

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MessageDto } from '../../../platform/openapi/responses.js';
+import { MessageDto } from '../message-response.dto.js';
 import type { ExportRow } from '../message-search.store.js';
 import { CSV_HEADER, csvLine, ndjsonLine } from './message-export.service.js';
 

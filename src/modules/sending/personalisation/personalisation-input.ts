@@ -12,6 +12,13 @@ export interface PersonalisationFields {
   smartEncoding: boolean | null;
 }
 
+/** The fields of a send body it reads; their types are checked here, not trusted. */
+export interface PersonalisationBody {
+  template_id?: unknown;
+  variables?: unknown;
+  smart_encoding?: unknown;
+}
+
 const NAME = /^[A-Za-z0-9_]{1,64}$/;
 /**
  * A value as long as a template's whole text at most; anything longer is a mistake, or an
@@ -34,9 +41,9 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * (with the exact path, as `variables.260971234567.first_name`) for each bad value.
  * `textFields` are the fields a template replaces: giving one of them as well is an error.
  */
-export function readPersonalisation(
-  body: Record<string, unknown>,
-  textFields: string[],
+export function readPersonalisation<B extends PersonalisationBody>(
+  body: B,
+  textFields: ReadonlyArray<keyof B & string>,
   problems: ErrorDetail[],
 ): PersonalisationFields {
   let templateId: string | null = null;

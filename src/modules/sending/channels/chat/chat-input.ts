@@ -7,6 +7,7 @@ import { scheduleInput } from '../../../messages/schedule.js';
 import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
 import { readFallback } from '../../fallback/fallback-input.js';
+import type { ChatSendDto } from './chat-send.dto.js';
 
 function isBlank(v: unknown): boolean {
   return (
@@ -22,24 +23,27 @@ function isBlank(v: unknown): boolean {
  * controller and never reach the pipeline, so they are neither stored nor part of the
  * idempotency hash. A numeric `senderid` is stored as its digits.
  */
-export function chatInput(body: Record<string, unknown>): SendInput {
+export function chatInput(body: ChatSendDto): SendInput {
   const problems: ErrorDetail[] = [];
   const extra = readPersonalisation(body, ['message'], problems);
   const fallback = readFallback(body.fallback, problems);
-  const required = extra.templateId ? ['senderid', 'recipient'] : ['senderid', 'message', 'recipient'];
+  const required: Array<keyof ChatSendDto & string> = extra.templateId
+    ? ['senderid', 'recipient']
+    : ['senderid', 'message', 'recipient'];
   for (const field of required) {
     if (isBlank(body[field])) problems.push({ field, message: `${field} is required` });
   }
   throwIfProblems(problems);
-  const senderid = body.senderid as string | number;
+  // Required above: present and not blank.
+  const senderid = body.senderid!;
   const schedule = scheduleInput(body);
   // Field by field, not spread (see SendInput).
   return {
     sender: typeof senderid === 'number' ? String(senderid) : senderid.trim().replace(/^\+/, ''),
-    recipients: asList(body.recipient as string | string[]),
-    body: extra.templateId ? '' : (body.message as string),
+    recipients: asList(body.recipient!),
+    body: extra.templateId ? '' : body.message!,
     callbackUrl: callbackUrlOf(body),
-    userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+    userReferenceId: body.user_reference_id ?? null,
     sendAt: schedule.sendAt,
     validityPeriod: schedule.validityPeriod,
     sendWindow: schedule.sendWindow,

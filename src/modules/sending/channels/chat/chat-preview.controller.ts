@@ -33,8 +33,6 @@ export class ChatPreviewController {
   async preview(@Auth() auth: AuthContext, @Body() dto: ChatSendDto, @Ip() ip: string) {
     // As the send: the body's credentials are checked before anything else is looked at.
     await this.credentials.verify(auth, dto.username, dto.password, ip);
-    return previewResponse(
-      await this.sends.preview(this.policy, auth, chatInput(dto as Record<string, unknown>)),
-    );
+    return previewResponse(await this.sends.preview(this.policy, auth, chatInput(dto)));
   }
 }

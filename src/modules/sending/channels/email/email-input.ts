@@ -8,6 +8,7 @@ import { normaliseEmail } from '../../../messages/recipients.js';
 import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
 import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
+import type { EmailSendDto } from './email-send.dto.js';
 
 function isBlank(v: unknown): boolean {
   return (
@@ -34,29 +35,32 @@ function sender(raw: string): string {
  * Maps an e-mail body to the pipeline's input, checking required fields. The body
  * and subject are kept exactly as sent: HTML and whitespace are content.
  */
-export function emailInput(body: Record<string, unknown>): SendInput {
+export function emailInput(body: EmailSendDto): SendInput {
   const problems: ErrorDetail[] = [];
   const extra = readPersonalisation(body, ['email_body'], problems);
   // With a template the body (and, unless given here, the subject) comes from it.
-  const required = extra.templateId ? ['to', 'from'] : ['to', 'subject', 'email_body', 'from'];
+  const required: Array<keyof EmailSendDto & string> = extra.templateId
+    ? ['to', 'from']
+    : ['to', 'subject', 'email_body', 'from'];
   for (const field of required) {
     if (isBlank(body[field])) problems.push({ field, message: `${field} is required` });
   }
   throwIfProblems(problems);
-  const replyTo = body.reply_to as string | undefined;
-  const subject = body.subject as string | undefined;
+  const replyTo = body.reply_to;
+  const subject = body.subject;
   const schedule = scheduleInput(body);
   // Field by field, not spread (see SendInput).
   return {
-    sender: sender(body.from as string),
-    recipients: asList(body.to as string | string[]),
-    body: extra.templateId ? '' : (body.email_body as string),
-    subject: isBlank(subject) ? null : subject,
+    // Required above: present and not blank.
+    sender: sender(body.from!),
+    recipients: asList(body.to!),
+    body: extra.templateId ? '' : body.email_body!,
+    subject: subject === undefined || isBlank(subject) ? null : subject,
     // An empty reply_to means "none", the way most mail clients treat an empty header.
     replyTo: replyTo === undefined || replyTo.trim() === '' ? null : address(replyTo),
-    source: (body.source as string | undefined) ?? null,
+    source: body.source ?? null,
     callbackUrl: callbackUrlOf(body),
-    userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+    userReferenceId: body.user_reference_id ?? null,
     sendAt: schedule.sendAt,
     validityPeriod: schedule.validityPeriod,
     sendWindow: schedule.sendWindow,

@@ -6,15 +6,16 @@ import { readPersonalisation } from '../../personalisation/personalisation-input
 import { scheduleInput } from '../../../messages/schedule.js';
 import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
+import type { SmsSendDto } from './sms-send.dto.js';
 
 /** Maps an SMS body (JSON DTO or parsed XML) to the pipeline's input, checking required fields. */
-export function smsInput(body: Record<string, unknown>): SendInput {
+export function smsInput(body: SmsSendDto): SendInput {
   const problems: ErrorDetail[] = [];
-  const sender = pickAlias<string>(body, 'from', 'sender_id', problems);
-  const to = pickAlias<string | string[]>(body, 'to', 'recipient', problems);
+  const sender = pickAlias(body, 'from', 'sender_id', problems);
+  const to = pickAlias(body, 'to', 'recipient', problems);
   const extra = readPersonalisation(body, ['message', 'message_body'], problems);
   // With a template the text comes from it (filled in by the pipeline).
-  const message = extra.templateId ? '' : pickAlias<string>(body, 'message', 'message_body', problems);
+  const message = extra.templateId ? '' : pickAlias(body, 'message', 'message_body', problems);
   throwIfProblems(problems);
   const schedule = scheduleInput(body);
   // Field by field, not spread (see SendInput).
@@ -22,9 +23,9 @@ export function smsInput(body: Record<string, unknown>): SendInput {
     sender: sender!.trim(),
     recipients: asList(to),
     body: message!,
-    source: (body.source as string | undefined) ?? null,
+    source: body.source ?? null,
     callbackUrl: callbackUrlOf(body),
-    userReferenceId: (body.user_reference_id as string | undefined) ?? null,
+    userReferenceId: body.user_reference_id ?? null,
     sendAt: schedule.sendAt,
     validityPeriod: schedule.validityPeriod,
     sendWindow: schedule.sendWindow,

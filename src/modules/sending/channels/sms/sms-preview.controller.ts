@@ -29,8 +29,6 @@ export class SmsPreviewController {
   @ApiOkResponse({ type: PreviewResponseDto })
   @ApiErrors([400, 401, 403, 413, 415, 429, 500, 503])
   async preview(@Auth() auth: AuthContext, @Body() dto: SmsSendDto) {
-    return previewResponse(
-      await this.sends.preview(this.policy, auth, smsInput(dto as Record<string, unknown>)),
-    );
+    return previewResponse(await this.sends.preview(this.policy, auth, smsInput(dto)));
   }
 }

@@ -1,7 +1,7 @@
 import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../../../platform/openapi/api-docs.decorators.js';
-import { authOf, type AuthedRequest } from '../../../api-keys/auth/auth-context.js';
+import { Auth, type AuthContext, type AuthedRequest } from '../../../api-keys/auth/auth-context.js';
 import { AppException } from '../../../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import {
@@ -12,6 +12,7 @@ import {
 import { xmlSendBody } from '../../../../platform/xml/xml-send-body.js';
 import { SendService } from '../../send.service.js';
 import { smsInput } from './sms-input.js';
+import type { SmsSendDto } from './sms-send.dto.js';
 import { SmsPolicy } from './sms.policy.js';
 import { Idempotent } from '../../../idempotency/idempotent.decorator.js';
 import { claimOf } from '../../../idempotency/idempotency.guard.js';
@@ -35,10 +36,7 @@ const KNOWN_ELEMENTS = new Set<string>(['to', ...TEXT_FIELDS.map((f) => f.name)]
  * may repeat and may be comma-separated, and toXmlSendRequest has already split it. An element
  * of another name is refused like an unknown JSON field: a misspelt `<sendAt>` must not send now.
  */
-export function checkXmlSmsRequest(
-  req: XmlSendRequest,
-  elements: readonly string[] = [],
-): Record<string, unknown> {
+export function checkXmlSmsRequest(req: XmlSendRequest, elements: readonly string[] = []): SmsSendDto {
   const problems: ErrorDetail[] = [];
   for (const name of elements) {
     if (!KNOWN_ELEMENTS.has(name)) problems.push({ field: name, message: 'unknown field' });
@@ -85,7 +83,8 @@ export function checkXmlSmsRequest(
         .join('; ')}.`,
     );
   }
-  return out;
+  // Every field checked above is one of the JSON route's, as plain text.
+  return out as SmsSendDto;
 }
 
 /**
@@ -133,11 +132,11 @@ export class SmsXmlController {
   })
   @Idempotent()
   @ApiErrors([400, 401, 402, 403, 409, 413, 422, 415, 429, 500, 503], { xml: true })
-  async send(@Req() req: AuthedRequest): Promise<string> {
+  async send(@Auth() auth: AuthContext, @Req() req: AuthedRequest): Promise<string> {
     const text = typeof req.body === 'string' ? req.body : '';
     const doc = parseXmlDocument(text);
     const fields = checkXmlSmsRequest(toXmlSendRequest(doc), Object.keys(doc));
-    const outcome = await this.sends.send(this.policy, authOf(req), smsInput(fields), claimOf(req));
+    const outcome = await this.sends.send(this.policy, auth, smsInput(fields), claimOf(req));
     return xmlSendBody(outcome.apiReference, outcome.entries, outcome.sendAt);
   }
 }

@@ -1,34 +1,14 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../../../platform/openapi/api-docs.decorators.js';
-import { SmsSendResponseDto, SMS_SEND_EXAMPLE } from '../../../../platform/openapi/responses.js';
-import { authOf, type AuthedRequest } from '../../../api-keys/auth/auth-context.js';
+import { SmsSendResponseDto, SMS_SEND_EXAMPLE, smsResponse } from './sms-response.dto.js';
+import { Auth, type AuthContext, type AuthedRequest } from '../../../api-keys/auth/auth-context.js';
 import { SendService } from '../../send.service.js';
-import type { SendOutcome } from '../../send.types.js';
 import { SmsSendDto } from './sms-send.dto.js';
 import { smsInput } from './sms-input.js';
 import { SmsPolicy } from './sms.policy.js';
 import { Idempotent } from '../../../idempotency/idempotent.decorator.js';
 import { claimOf } from '../../../idempotency/idempotency.guard.js';
-
-/** The JSON SMS endpoint. */
-export function smsResponse(o: SendOutcome) {
-  return {
-    api_reference: o.apiReference,
-    data: o.entries.map((e) => ({
-      message_id: e.uuid,
-      mobile_number: e.recipient,
-      status: e.status,
-      ...(e.reason ? { reason: e.reason } : {}),
-      ...(e.sendAt ? { send_at: e.sendAt.toISOString() } : {}),
-    })),
-    message: 'successful',
-    success: true,
-    // Only when smart encoding was on, so an ordinary send keeps the documented shape.
-    ...(o.replaced ? { replaced: o.replaced } : {}),
-    ...(o.sendAt ? { send_at: o.sendAt } : {}),
-  };
-}
 
 @ApiTags('sms')
 @ApiKeyAuth()
@@ -49,9 +29,7 @@ export class SmsController {
   })
   @Idempotent()
   @ApiErrors([400, 401, 402, 403, 409, 413, 422, 415, 429, 500, 503])
-  async send(@Req() req: AuthedRequest, @Body() dto: SmsSendDto) {
-    return smsResponse(
-      await this.sends.send(this.policy, authOf(req), smsInput(dto as Record<string, unknown>), claimOf(req)),
-    );
+  async send(@Auth() auth: AuthContext, @Req() req: AuthedRequest, @Body() dto: SmsSendDto) {
+    return smsResponse(await this.sends.send(this.policy, auth, smsInput(dto), claimOf(req)));
   }
 }
