@@ -76,6 +76,10 @@ describe('the README and docs/, as a new user runs them', () => {
       QUEUE_PREFIX: name,
       PORT: String(port),
       LOG_LEVEL: 'warn',
+      // docs/api/local-callbacks.md sends callbacks to receivers on loopback, as it tells a reader to.
+      CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // No page's runnable block binds over SMPP; the default port may be another service's.
+      SMPP_SERVER_PORT: '0',
     };
     service = killOnExit(
       spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }),
