@@ -1,15 +1,19 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
 import { errorFromResponse } from './errors.js';
+import type { WithAlternatives } from './alternatives.js';
 import type { components, paths } from './generated/api.js';
 import { DEFAULT_RETRY, retryingFetch, type RetryOptions } from './retry.js';
 
 type Schemas = components['schemas'];
 
-export type SmsSendBody = Schemas['SmsSendDto'];
+/** The body of an SMS send: `from` or `sender_id`, `to` or `recipient`, and a text or template_id. */
+export type SmsSendBody = WithAlternatives<'SmsSendDto'>;
 export type SmsSendResult = Schemas['SmsSendResponseDto'];
-export type EmailSendBody = Schemas['EmailSendDto'];
+/** The body of an e-mail send: `subject` and `email_body`, unless a template_id stands in for them. */
+export type EmailSendBody = WithAlternatives<'EmailSendDto'>;
 export type EmailSendResult = Schemas['EmailSendResponseDto'];
-export type ChatSendBody = Schemas['ChatSendDto'];
+/** The body of a chat send: `message`, unless a template_id stands in for it. */
+export type ChatSendBody = WithAlternatives<'ChatSendDto'>;
 export type ChatSendResult = Schemas['ChatSendResponseDto'];
 export type Balance = Schemas['BalanceResponseDto'];
 export type Message = Schemas['MessageDetailDto'];

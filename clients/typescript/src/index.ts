@@ -15,6 +15,7 @@ export {
   type SmsSendBody,
   type SmsSendResult,
 } from './client.js';
+export { REQUIRED_ONE_OF, type WithAlternatives } from './alternatives.js';
 export { BulkMessagingError, type ErrorCode, type ErrorDetail } from './errors.js';
 export type { RetryOptions } from './retry.js';
 export { verifySignature, type SignedCallback } from './signature.js';
