@@ -55,8 +55,13 @@ describe('the packed @bulk-messaging/client', () => {
   it('installs from its tarball into an empty project, type-checks and sends', async () => {
     const packed = join(dir, 'packed');
     mkdirSync(packed);
-    // prepack builds dist/ from src/ first.
-    await run('npm', ['pack', '--pack-destination', packed], { cwd: PACKAGE, ...NPM });
+    // The folder and the prefix are named, not taken from the working directory: under `npm test`
+    // npm hands its children the root project's prefix. dist/ is built first, as prepack does.
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', PACKAGE], NPM);
+    await run('npm', ['pack', PACKAGE, '--pack-destination', packed, '--ignore-scripts'], {
+      cwd: PACKAGE,
+      ...NPM,
+    });
     const [tarball] = readdirSync(packed).filter((f) => f.endsWith('.tgz'));
     expect(tarball).toMatch(/^bulk-messaging-client-.*\.tgz$/);
 
@@ -68,7 +73,16 @@ describe('the packed @bulk-messaging/client', () => {
     );
     await run(
       'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(packed, tarball)],
+      [
+        'install',
+        '--prefix',
+        project,
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        join(packed, tarball),
+      ],
       { cwd: project, ...NPM },
     );
 
