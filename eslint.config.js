@@ -1,7 +1,16 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'soak/results/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'bench/results/**',
+      'soak/results/**',
+      'clients/*/dist/**',
+      'clients/*/src/generated/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

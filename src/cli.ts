@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { helpFromSnapshot } from './platform/cli/help-snapshot.js';
 
-/** `node dist/cli.js <group> <command> ...` (also `npx bulk-messaging ...`): see cli-runner.ts. */
+/** `node dist/cli.js <group> <command> ...` (also `npm run cli -- ...`): see cli-runner.ts. */
 const args = process.argv.slice(2);
 // Help is answered from the build's snapshot, before the framework or any command is loaded.
 const help = helpFromSnapshot(args, process.argv[1]);

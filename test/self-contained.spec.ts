@@ -8,13 +8,14 @@ import { describe, expect, it } from 'vitest';
  * reader at a document that is not in it (numbered sections of outside specifications).
  */
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const DIRS = ['src', 'test', 'bench', 'soak', 'docker', 'docs', 'deploy'];
+const DIRS = ['src', 'test', 'bench', 'soak', 'docker', 'docs', 'deploy', 'clients'];
 const OUTSIDE = /\b(?:spec|decisions|interface-spec)\s*§|\bdecisions\.md\b|\binterface-spec\.md\b/;
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'node_modules' || name === 'results' ? [] : files(path);
+    if (statSync(path).isDirectory())
+      return ['node_modules', 'results', 'dist'].includes(name) ? [] : files(path);
     return /\.(ts|mjs|js|md|yaml|conf|sql)$|Dockerfile$/.test(name) ? [path] : [];
   });
 }

@@ -4,7 +4,7 @@ import { databaseTargets } from './db.command.js';
 
 /** How an operator fixes a missing or unmigrated database, whatever the CLI was started as. */
 export const MIGRATE_HINT =
-  'run `npx bulk-messaging db migrate` (or `node dist/cli.js db migrate`), or start the service once';
+  'run `npm run cli -- db migrate` (or `node dist/cli.js db migrate`), or start the service once';
 
 export class DatabaseNotReadyError extends Error {
   constructor(message: string) {

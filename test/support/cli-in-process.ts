@@ -13,7 +13,7 @@ export interface CliRun {
  * error mapping and exit codes, without starting Node and loading Nest for every command.
  * Output is taken from process.stdout/stderr while the command runs, so runs go one at a time.
  * Suites keep a few runs of the real binary for what only a process shows (its exit status,
- * its streams as pipes, its start as `npx bulk-messaging`).
+ * its streams as pipes, its start as `node dist/cli.js`).
  */
 async function runOnce(env: Record<string, string>, args: string[]): Promise<number> {
   let config;

@@ -55,6 +55,17 @@ describe('the pages whose examples the README test runs', () => {
     for (const page of withBlocks('docs')) expect(run, `${page} has blocks to run`).toContain(page);
   });
 
+  it('call the CLI as node dist/cli.js or npm run cli, never through npx (which may fetch a package of that name)', () => {
+    const files = [
+      'README.md',
+      ...(readdirSync(join(root, 'docs'), { recursive: true }) as string[])
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
+    for (const file of files)
+      expect(readFileSync(join(root, file), 'utf8'), file).not.toMatch(/\bnpx\s+bulk-messaging\b/);
+  });
+
   it('list in DOC_PAGE_ORDER only pages that exist and have a block to run', () => {
     const run = pages.map((p) => p.file);
     for (const page of DOC_PAGE_ORDER) expect(run, `${page} in DOC_PAGE_ORDER`).toContain(page);

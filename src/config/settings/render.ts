@@ -40,7 +40,7 @@ export function renderConfigurationPage(): string {
     '',
     'Environment variables, or a `.env` file (see `.env.example`): the one in the current',
     "directory, else the one in the project's root, so `dist/main.js`, `dist/worker.js` and the CLI",
-    'read the same settings from wherever they are started (`npx bulk-messaging db status` names the',
+    'read the same settings from wherever they are started (`node dist/cli.js db status` names the',
     'file it read). Variables set in the environment win over the file. A bad value stops the',
     'process at start with a message naming the variable.',
   ];

@@ -63,7 +63,7 @@ export function helpFromSnapshot(args: readonly string[], script: string | undef
   }
   const found = helpPath(args, snapshot);
   if (!found) return null;
-  // commander names the program after its script, as `npx bulk-messaging` or `node dist/cli.js` started it.
+  // commander names the program after its script, as `node dist/cli.js` (or the package's bin) started it.
   const program = script ? basename(script, extname(script)) : 'cli';
   return {
     text: snapshot.texts[found.path].split(PROGRAM_PLACEHOLDER).join(program),

@@ -16,6 +16,7 @@ import {
 } from './api-docs.decorators.js';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
 import { applyRequiredAlternatives } from './required-alternatives.js';
+import { toOpenApi31 } from './openapi-31.js';
 
 /** The OpenAPI document, generated from the controllers' and DTOs' decorators. */
 export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
@@ -86,7 +87,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     }
   }
   applyRequiredAlternatives(doc);
-  return declareMethodNotAllowed(declareResponseHeaders(doc));
+  return toOpenApi31(declareMethodNotAllowed(declareResponseHeaders(doc)));
 }
 
 /**

@@ -5,6 +5,7 @@ import { CallbackUrlField } from '../../callback-url-field.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
 import { PassThrough } from '../../../../platform/validation/pass-through.js';
+import { ApiRequiresOneOf } from '../../../../platform/openapi/required-alternatives.js';
 
 /** The documented example sends the chat sender id as a JSON number; a string of digits is the same thing. */
 function IsStringOrWholeNumber(): PropertyDecorator {
@@ -21,8 +22,9 @@ function IsStringOrWholeNumber(): PropertyDecorator {
 /**
  * `recipient` is documented as a list; a single string is accepted too, like `to` on
  * the other channels. `user_reference_id` is not among the documented chat fields: it is accepted so a chat
- * send can be retried safely like the others.
+ * send can be retried safely like the others. A template_id stands in for the message.
  */
+@ApiRequiresOneOf(['message', 'template_id'])
 export class ChatSendDto extends PersonalisationDto {
   @ApiProperty({ description: 'API username (the account the key belongs to).', example: 'acme' })
   @IsOptional()
@@ -50,8 +52,8 @@ export class ChatSendDto extends PersonalisationDto {
   @IsStringOrWholeNumber()
   senderid?: string | number;
 
-  @ApiProperty({
-    description: 'Message content; non-ASCII characters allowed.',
+  @ApiPropertyOptional({
+    description: 'Message content; non-ASCII characters allowed. Required unless template_id is given.',
     example: 'Muli shani! Your order has shipped.',
   })
   @IsOptional()

@@ -4,11 +4,14 @@ import { IsStringOrStringArray } from '../../../../platform/validation/validator
 import { CallbackUrlField } from '../../callback-url-field.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
 import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
+import { ApiRequiresOneOf } from '../../../../platform/openapi/required-alternatives.js';
 
 /**
  * Types only: which fields are required, and what a valid address is, is checked
  * after mapping (email-input.ts, email.policy.ts) so every problem is reported in one answer.
+ * A template_id stands in for the subject and the body, so the document requires one or the other.
  */
+@ApiRequiresOneOf(['subject', 'template_id'], ['email_body', 'template_id'])
 export class EmailSendDto extends PersonalisationDto {
   @ApiProperty({
     oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
@@ -19,13 +22,16 @@ export class EmailSendDto extends PersonalisationDto {
   @IsStringOrStringArray()
   to?: string | string[];
 
-  @ApiProperty({ example: 'Your November statement' })
+  @ApiPropertyOptional({
+    description: "Required unless template_id is given (the template's subject is then used).",
+    example: 'Your November statement',
+  })
   @IsOptional()
   @IsString()
   subject?: string;
 
-  @ApiProperty({
-    description: 'Content; may contain HTML markup.',
+  @ApiPropertyOptional({
+    description: 'Content; may contain HTML markup. Required unless template_id is given.',
     example: '<p>Hello Jane, your statement is ready.</p>',
   })
   @IsOptional()
