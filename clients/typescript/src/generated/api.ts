@@ -1689,7 +1689,7 @@ export interface components {
              * @example DELIVERED
              * @enum {string}
              */
-            status: "SCHEDULED" | "ACKNOWLEDGED" | "SENT" | "DELIVERED" | "UNDELIVERED" | "EXPIRED" | "FAILED" | "REJECTED" | "CANCELLED";
+            status: "ACKNOWLEDGED" | "SENT" | "DELIVERED" | "UNDELIVERED" | "EXPIRED" | "FAILED" | "REJECTED" | "SCHEDULED" | "CANCELLED";
         };
         MessageDto: {
             /**
@@ -1710,7 +1710,7 @@ export interface components {
              * @example DELIVERED
              * @enum {string}
              */
-            status: "SCHEDULED" | "ACKNOWLEDGED" | "SENT" | "DELIVERED" | "UNDELIVERED" | "EXPIRED" | "FAILED" | "REJECTED" | "CANCELLED";
+            status: "ACKNOWLEDGED" | "SENT" | "DELIVERED" | "UNDELIVERED" | "EXPIRED" | "FAILED" | "REJECTED" | "SCHEDULED" | "CANCELLED";
             /** @example null */
             reason: string | null;
             /** @example 1 */
@@ -1820,7 +1820,7 @@ export interface components {
              * @example SENT
              * @enum {string}
              */
-            status: "SCHEDULED" | "ACKNOWLEDGED" | "SENT" | "DELIVERED" | "UNDELIVERED" | "EXPIRED" | "FAILED" | "REJECTED" | "CANCELLED";
+            status: "ACKNOWLEDGED" | "SENT" | "DELIVERED" | "UNDELIVERED" | "EXPIRED" | "FAILED" | "REJECTED" | "SCHEDULED" | "CANCELLED";
             /** @example null */
             reason: string | null;
             /**
@@ -1848,7 +1848,7 @@ export interface components {
              * @example DELIVERED
              * @enum {string}
              */
-            status: "SCHEDULED" | "ACKNOWLEDGED" | "SENT" | "DELIVERED" | "UNDELIVERED" | "EXPIRED" | "FAILED" | "REJECTED" | "CANCELLED";
+            status: "ACKNOWLEDGED" | "SENT" | "DELIVERED" | "UNDELIVERED" | "EXPIRED" | "FAILED" | "REJECTED" | "SCHEDULED" | "CANCELLED";
             /** @example null */
             reason: string | null;
             /** @example 1 */
