@@ -80,6 +80,21 @@ describe('accounts countries (CLI) and GET /countries', () => {
     expect(Number(before) - Number(await balanceOf(t, acme.account.id))).toBeCloseTo(0.45, 6);
   });
 
+  it('refuses the same recipients in the XML send', async () => {
+    const res = await t
+      .http()
+      .post('/api/v1/xml/bulk/sms')
+      .set('X-API-Key', acme.key)
+      .set('Content-Type', 'application/xml')
+      .send(
+        '<request><from>ACME</from><to>260971234562</to><to>2348031234570</to><message>Hi</message><source>API</source></request>',
+      );
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toContain(
+      '<rejected><recipient>2348031234570</recipient><reason>COUNTRY_NOT_ALLOWED</reason></rejected>',
+    );
+  });
+
   it('a request with no recipient left is 400 naming the recipient and its reason', async () => {
     const res = await send(acme.key, ['2348031234568']);
     expect(res.status).toBe(400);
