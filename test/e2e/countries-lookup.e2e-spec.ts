@@ -123,6 +123,14 @@ describe('accounts countries (CLI) and GET /countries', () => {
     expect(refused.body.data[1]).toMatchObject({ status: 'REJECTED', reason: 'PREMIUM_NUMBER' });
   });
 
+  it('shows the setting, changing nothing, with --username alone', async () => {
+    const shown = await ok(`accounts countries --username ${acme.username}`);
+    expect(shown.stdout).toMatch(
+      new RegExp(`^Account ${acme.username}: every country, premium-rate numbers refused`),
+    );
+    expect((await ok(`accounts countries --username ${acme.username} --json`)).json.mode).toBe('all');
+  });
+
   it('refuses unknown names and two lists at once (exit 2), an unknown account (exit 1)', async () => {
     const unknown = await cli(`accounts countries --username ${acme.username} --allow ZM,XX`);
     expect(unknown.code).toBe(2);

@@ -51,10 +51,11 @@ export class CountriesService {
     return { username: account.username, rule, effective: { ...effective, premium: permissions.premium } };
   }
 
-  /** An operator's change (accounts countries); the account is named by username. */
+  /** An operator's change (accounts countries), or with none its view; the account is named by username. */
   async change(username: string, change: CountriesChange): Promise<CountriesView> {
     const account = await this.accounts.requireByUsername(username);
-    await this.apply(account, change);
+    // With no change asked for, the setting is only shown.
+    if (Object.keys(change).length) await this.apply(account, change);
     return this.view(account);
   }
 
