@@ -14,6 +14,7 @@ import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { MessageStateService } from '../../src/modules/delivery/message-state.service.js';
 import { FallbackScanner } from '../../src/modules/sending/fallback/fallback-scanner.js';
+import { CountriesService } from '../../src/modules/fraud/countries/countries.service.js';
 
 const CHAT = '/api/v1/json/bulk/chat';
 
@@ -216,6 +217,26 @@ describe('chat-to-SMS fallback', () => {
     expect(await balance(t, poor, 'sms')).toBe(0);
     const lookup = await t.http().get(`/api/v1/json/messages/${a!.uuid}`).set('X-API-Key', poor.key);
     expect(lookup.body.fallback).toEqual({ message_id: sms!.uuid, status: 'REJECTED' });
+  });
+
+  it('stores the SMS REJECTED, COUNTRY_NOT_ALLOWED, when the account may no longer reach the number', async () => {
+    const limited = await createTenant(t, {
+      balances: { sms: '10', chat: '10' },
+      prices: { sms: '0.25', chat: '1' },
+    });
+    const res = await chat(
+      { recipient: ['260971233101'], fallback: { channel: 'sms', after_seconds: 60 } },
+      limited,
+    );
+    expect(res.status).toBe(200);
+    const [a] = await chatRows(t, res.body.reference);
+    await t.app.get(CountriesService).change(limited.username, { mode: 'allow', countries: ['KE'] });
+    await dueNow(t, [a!.id]);
+    await waitFor(async () => (await fallbackOf(t, a!.id)).length === 1);
+    const [sms] = await fallbackOf(t, a!.id);
+    expect(sms).toMatchObject({ status: 'REJECTED', reason: 'COUNTRY_NOT_ALLOWED' });
+    expect(Number(sms!.cost)).toBe(0);
+    expect(await balance(t, limited, 'sms')).toBe(10);
   });
 
   it('makes one SMS per chat message however many scans race for it', async () => {
