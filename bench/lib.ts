@@ -227,3 +227,61 @@ export async function dropBenchState(db: Connection, name: string): Promise<void
     redis.disconnect();
   }
 }
+
+/**
+ * Accounts `bench_<name>` with ample SMS credit at 0.01 a unit, each with a key of no practical
+ * rate limit; answers the keys by name.
+ */
+export function benchAccounts<K extends string>(
+  cli: (...args: string[]) => any,
+  names: readonly K[],
+): Record<K, string> {
+  const keys = {} as Record<K, string>;
+  for (const who of names) {
+    const username = `bench_${who}`;
+    cli('accounts', 'create', '--username', username, '--password', 'load-test-secret-1');
+    cli('accounts', 'credit', '--username', username, '--channel', 'sms', '--amount', '100000000');
+    cli('accounts', 'price', '--username', username, '--channel', 'sms', '--cost-per-unit', '0.01');
+    keys[who] = cli(
+      'keys',
+      'create',
+      '--username',
+      username,
+      '--name',
+      'bench',
+      '--rate-limit',
+      '1000000/1',
+    ).key;
+  }
+  return keys;
+}
+
+/**
+ * One SMS request of `to(run)` per account and run, the accounts in turn within each run so
+ * drift hits them alike; each request's time to its answer, by account. `seen` gets each answer.
+ */
+export async function interleavedSends<K extends string>(
+  api: string,
+  keys: Record<K, string>,
+  runs: number,
+  to: (run: number) => string[],
+  seen: (who: K, data: Array<{ status: string; reason?: string }>) => void = () => {},
+): Promise<Record<K, number[]>> {
+  const names = Object.keys(keys) as K[];
+  const acks = Object.fromEntries(names.map((who) => [who, [] as number[]])) as Record<K, number[]>;
+  for (let i = 0; i < runs; i++) {
+    for (const who of names) {
+      const t0 = performance.now();
+      const res = await fetch(`${api}/api/v1/json/bulk/sms`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': keys[who] },
+        body: JSON.stringify({ from: 'BENCH', to: to(i), message: 'Bulk notice' }),
+      });
+      const body = (await res.json()) as { data: Array<{ status: string; reason?: string }> };
+      acks[who].push(performance.now() - t0);
+      if (res.status !== 200) throw new Error(`bench_${who}: status ${res.status}`);
+      seen(who, body.data);
+    }
+  }
+  return acks;
+}

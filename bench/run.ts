@@ -5,9 +5,10 @@
  * writes it to bench/results/latest.json (a `--quick` or `--only` run to bench/results/partial.json,
  * which git ignores, so the committed full figures stay). `--only` runs the named benches alone (B1: the single
  * send against the baseline, its CPU per send and the API's RSS under it; B1+ adds the runs with
- * spend limits and a test key; B2 includes the 100,000-recipient request unless `--quick`, and the
- * run with a suppression list, which B2S names alone; B3 runs Kannel against the same SMPP peer
- * where Debian's kannel is installed, then one worker, then two).
+ * spend limits and a test key; B2 includes the 100,000-recipient request unless `--quick`, the
+ * run with a suppression list, which B2S names alone, and the run with a 50-country allow list,
+ * which B2C names alone; B3 runs Kannel against the same SMPP peer where Debian's kannel is
+ * installed, then one worker, then two).
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { benchTestTraffic } from './test-traffic.js';
 import { benchBigBodies } from './big-bodies.js';
 import { benchPersonalisation } from './personalisation.js';
 import { benchSuppressionList } from './suppression.js';
+import { benchCountryList } from './countries.js';
 import { benchScheduling } from './scheduling.js';
 import { benchFallback } from './fallback.js';
 import { benchSearch } from './search.js';
@@ -567,6 +569,9 @@ async function main() {
     // B2 with a suppression list of 100,000 numbers on the account.
     if (wants('B2') || wants('B2S'))
       for (const r of await benchSuppressionList({ api, db, cli, runs: B2_RUNS, numbers })) record(r);
+    // B2 for an account limited to 50 destination countries.
+    if (wants('B2') || wants('B2C'))
+      for (const r of await benchCountryList({ api, cli, runs: 2 * B2_RUNS, numbers })) record(r);
     if (wants('B1'))
       record({
         id: 'B4',

@@ -5,7 +5,7 @@
  * both alike. Called from `npm run bench` with the API it started.
  */
 import type { Connection } from 'mysql2/promise';
-import { median, type BenchRow } from './lib.js';
+import { benchAccounts, interleavedSends, median, type BenchRow } from './lib.js';
 
 const LIST = 100_000;
 
@@ -17,23 +17,7 @@ export async function benchSuppressionList(opts: {
   numbers: (n: number, base: number) => string[];
 }): Promise<BenchRow[]> {
   const { api, db, cli, runs, numbers } = opts;
-  const keys: Record<'plain' | 'listed', string> = { plain: '', listed: '' };
-  for (const who of ['plain', 'listed'] as const) {
-    const username = `bench_${who}`;
-    cli('accounts', 'create', '--username', username, '--password', 'load-test-secret-1');
-    cli('accounts', 'credit', '--username', username, '--channel', 'sms', '--amount', '100000000');
-    cli('accounts', 'price', '--username', username, '--channel', 'sms', '--cost-per-unit', '0.01');
-    keys[who] = cli(
-      'keys',
-      'create',
-      '--username',
-      username,
-      '--name',
-      'bench',
-      '--rate-limit',
-      '1000000/1',
-    ).key;
-  }
+  const keys = benchAccounts(cli, ['plain', 'listed'] as const);
   const [[{ id: listedId }]] = (await db.query(
     "SELECT id FROM accounts WHERE username = 'bench_listed'",
   )) as unknown as [Array<{ id: string }>];
@@ -47,23 +31,16 @@ export async function benchSuppressionList(opts: {
       listed.slice(i, i + 5000).map((n) => [listedId, 'sms', n, 'MANUAL']),
     ]);
 
-  const acks = { plain: [] as number[], listed: [] as number[] };
   let refused = 0;
-  for (let i = 0; i < runs; i++) {
-    for (const who of ['plain', 'listed'] as const) {
-      const to = numbers(10_000, 3_000_000 + i * 10_000);
-      const t0 = performance.now();
-      const res = await fetch(`${api}/api/v1/json/bulk/sms`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': keys[who] },
-        body: JSON.stringify({ from: 'BENCH', to, message: 'Bulk notice' }),
-      });
-      const body = (await res.json()) as { data: Array<{ reason?: string }> };
-      acks[who].push(performance.now() - t0);
-      if (res.status !== 200) throw new Error(`B2 with a suppression list: status ${res.status}`);
-      if (who === 'listed') refused += body.data.filter((d) => d.reason === 'SUPPRESSED').length;
-    }
-  }
+  const acks = await interleavedSends(
+    api,
+    keys,
+    runs,
+    (i) => numbers(10_000, 3_000_000 + i * 10_000),
+    (who, data) => {
+      if (who === 'listed') refused += data.filter((d) => d.reason === 'SUPPRESSED').length;
+    },
+  );
   const plain = median(acks.plain);
   const withList = median(acks.listed);
   return [

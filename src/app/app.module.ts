@@ -30,6 +30,8 @@ import { STATE_LISTENERS } from './state-listeners.js';
 import { WorkerModule } from './worker.module.js';
 import { SmppServerModule } from '../modules/smpp-server/smpp-server.module.js';
 import { SmppOutboxModule } from '../modules/smpp-server/receipts/smpp-outbox.module.js';
+import { CountriesHttpModule } from '../modules/fraud/countries/countries-http.module.js';
+import { LookupHttpModule } from '../modules/lookup/lookup-http.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
 @Module({})
@@ -62,6 +64,8 @@ export class AppModule {
         RequestSummaryModule,
         ErasureHttpModule,
         SubaccountsHttpModule,
+        CountriesHttpModule,
+        LookupHttpModule,
         // Customers' SMPP binds (SMPP_SERVER_PORT; off at 0).
         SmppServerModule,
         SmppOutboxModule,

@@ -14,6 +14,7 @@ import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { MessageStateService } from '../../src/modules/delivery/message-state.service.js';
 import { FallbackScanner } from '../../src/modules/sending/fallback/fallback-scanner.js';
+import { CountriesService } from '../../src/modules/fraud/countries/countries.service.js';
 
 const CHAT = '/api/v1/json/bulk/chat';
 
@@ -197,25 +198,42 @@ describe('chat-to-SMS fallback', () => {
     await waitFor(async () => (await fallbackOf(t, a!.id)).length === 1);
   });
 
-  it('stores the SMS REJECTED, INSUFFICIENT_BALANCE, when the SMS balance cannot pay it then', async () => {
-    const poor = await createTenant(t, {
-      balances: { sms: '0', chat: '10' },
+  /** A chat of `smsBalance`'s tenant with a fallback, made due at once (after `beforeDue`): the chat row and its SMS. */
+  const dueFallback = async (
+    smsBalance: string,
+    recipient: string,
+    beforeDue?: (who: Tenant) => Promise<unknown>,
+  ) => {
+    const who = await createTenant(t, {
+      balances: { sms: smsBalance, chat: '10' },
       prices: { sms: '0.25', chat: '1' },
     });
-    const res = await chat(
-      { recipient: ['260971233001'], fallback: { channel: 'sms', after_seconds: 60 } },
-      poor,
-    );
+    const res = await chat({ recipient: [recipient], fallback: { channel: 'sms', after_seconds: 60 } }, who);
     expect(res.status).toBe(200);
     const [a] = await chatRows(t, res.body.reference);
+    await beforeDue?.(who);
     await dueNow(t, [a!.id]);
     await waitFor(async () => (await fallbackOf(t, a!.id)).length === 1);
     const [sms] = await fallbackOf(t, a!.id);
+    return { who, a: a!, sms: sms! };
+  };
+
+  it('stores the SMS REJECTED, INSUFFICIENT_BALANCE, when the SMS balance cannot pay it then', async () => {
+    const { who: poor, a, sms } = await dueFallback('0', '260971233001');
     expect(sms).toMatchObject({ status: 'REJECTED', reason: 'INSUFFICIENT_BALANCE' });
-    expect(Number(sms!.cost)).toBe(0);
+    expect(Number(sms.cost)).toBe(0);
     expect(await balance(t, poor, 'sms')).toBe(0);
-    const lookup = await t.http().get(`/api/v1/json/messages/${a!.uuid}`).set('X-API-Key', poor.key);
-    expect(lookup.body.fallback).toEqual({ message_id: sms!.uuid, status: 'REJECTED' });
+    const lookup = await t.http().get(`/api/v1/json/messages/${a.uuid}`).set('X-API-Key', poor.key);
+    expect(lookup.body.fallback).toEqual({ message_id: sms.uuid, status: 'REJECTED' });
+  });
+
+  it('stores the SMS REJECTED, COUNTRY_NOT_ALLOWED, when the account may no longer reach the number', async () => {
+    const { who, sms } = await dueFallback('10', '260971233101', (limited) =>
+      t.app.get(CountriesService).change(limited.username, { mode: 'allow', countries: ['KE'] }),
+    );
+    expect(sms).toMatchObject({ status: 'REJECTED', reason: 'COUNTRY_NOT_ALLOWED' });
+    expect(Number(sms.cost)).toBe(0);
+    expect(await balance(t, who, 'sms')).toBe(10);
   });
 
   it('makes one SMS per chat message however many scans race for it', async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SmppListener } from '../../src/modules/smpp-server/smpp-listener.js';
 import { freePort } from '../support/local-state.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
+import { CountriesService } from '../../src/modules/fraud/countries/countries.service.js';
 import { CMD, connectNetSmppEsme, netSmppMissing, type NetSmppEsme } from '../support/net-smpp-esme.js';
 import { createSmppTenant, startSmppServerApp, type SmppTenant } from '../support/smpp-server-app.js';
 import type { TestApp } from '../support/test-app.js';
@@ -267,6 +268,30 @@ describe.skipIf(missing)('SMPP server: submits', () => {
     expect(r.status).toBe(0);
     const found = await messageById(r.message_id!);
     expect(found.body).toMatchObject({ status: 'REJECTED', units: 0 });
+  });
+
+  it('accepts and stores REJECTED a number outside the countries, or premium-rate, charging nothing', async () => {
+    const other = await createSmppTenant(t, { balances: { sms: '10' }, prices: { sms: '0.5' } });
+    await t.app.get(CountriesService).change(other.username, { mode: 'allow', countries: ['GB', 'ZM'] });
+    const e = await connectNetSmppEsme(t.smppPort);
+    try {
+      expect((await e.bind(other.systemId, other.smppPassword)).status).toBe(0);
+      for (const [to, reason] of [
+        ['254712345678', 'COUNTRY_NOT_ALLOWED'],
+        ['449098790123', 'PREMIUM_NUMBER'],
+      ] as const) {
+        const r = await e.submitText('ACME', to, 'refused');
+        expect(r.status).toBe(0);
+        expect((await messageById(r.message_id!, other.key)).body).toMatchObject({
+          status: 'REJECTED',
+          reason,
+          units: 0,
+        });
+      }
+      expect(await balanceOf(other.account.id)).toBe(10);
+    } finally {
+      await e.close();
+    }
   });
 
   it('charges nothing for a test credential, whose messages a test key sees', async () => {

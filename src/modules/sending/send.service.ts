@@ -35,6 +35,7 @@ import { familyRoot } from '../accounts/family.js';
 import { waitingChunks } from '../delivery/due-scanner.js';
 import { deferToWindow } from '../messages/windows/window-deferral.js';
 import { windowOfSend } from '../messages/windows/window-of-send.js';
+import { CountryCheck } from '../fraud/countries/country-check.js';
 
 /**
  * The one send pipeline for every channel: normalise recipients, price, store the request,
@@ -56,6 +57,7 @@ export class SendService {
     private readonly suppressions: SuppressionCheck,
     private readonly idempotency: IdempotencyStore,
     private readonly testQuota: TestQuota,
+    private readonly countries: CountryCheck,
   ) {}
 
   /** `claim`: the Idempotency-Key the request holds, if it came with one (IdempotencyGuard). */
@@ -230,6 +232,10 @@ export class SendService {
       );
       if (suppressed) this.metrics.suppressedRefused(policy.channel, suppressed);
     }
+    // Numbers of a country the account may not reach (COUNTRY_NOT_ALLOWED), and premium-rate
+    // numbers it has not been allowed (PREMIUM_NUMBER), are refused here, before anything is charged.
+    if (!this.countries.applyCached(auth.account.id, policy.channel, entries))
+      await this.countries.apply(auth.account.id, policy.channel, entries);
     // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged;
     // each recipient's price per unit is its destination's (longest prefix), else the channel's.
     if (!this.routing.rejectUnroutableCached(auth.account.id, policy.channel, entries))

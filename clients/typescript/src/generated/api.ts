@@ -608,6 +608,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/json/countries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The countries the key’s account may send SMS and chat to, and whether premium-rate numbers */
+        get: operations["CountriesController_show"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/json/subaccounts/{username}/countries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the countries a sub-account may send SMS and chat to (a live key of its parent)
+         * @description `allow` lists the only countries, `block` those refused, neither allows every one. A sub-account never reaches a country its parent may not, whatever its own setting.
+         */
+        put: operations["CountriesController_setForSubaccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/json/lookup/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A number's country, type and SMS price for the key's account (free; no network call)
+         * @description From the number plan the service ships. A send to a number of type premium_rate is refused (PREMIUM_NUMBER) unless the account allows premium-rate numbers.
+         */
+        get: operations["LookupController_lookup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1040,7 +1097,7 @@ export interface components {
              * @description present when status is REJECTED (not charged, not sent)
              * @enum {string}
              */
-            reason?: "INVALID_NUMBER" | "MISSING_VARIABLE" | "MESSAGE_TOO_LONG";
+            reason?: "INVALID_NUMBER" | "MISSING_VARIABLE" | "MESSAGE_TOO_LONG" | "COUNTRY_NOT_ALLOWED" | "PREMIUM_NUMBER";
             /**
              * Format: date-time
              * @description present when a send window deferred this recipient (SCHEDULED): its window's next opening, in UTC
@@ -1090,7 +1147,7 @@ export interface components {
              * @description Present when status is REJECTED
              * @enum {string}
              */
-            reason?: "INVALID_NUMBER" | "INVALID_EMAIL" | "MISSING_VARIABLE" | "MESSAGE_TOO_LONG";
+            reason?: "INVALID_NUMBER" | "INVALID_EMAIL" | "MISSING_VARIABLE" | "MESSAGE_TOO_LONG" | "COUNTRY_NOT_ALLOWED" | "PREMIUM_NUMBER";
             /**
              * @description SMS only; null for e-mail and chat, and for a recipient with no text
              * @enum {string|null}
@@ -2208,6 +2265,99 @@ export interface components {
             last_used_at: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        EffectiveCountriesDto: {
+            /**
+             * @description all: every country; allow: only `countries`; block: every country but `countries`
+             * @example allow
+             * @enum {string}
+             */
+            mode: "all" | "allow" | "block";
+            /**
+             * @example [
+             *       "KE",
+             *       "ZM"
+             *     ]
+             */
+            countries: string[];
+            /**
+             * @description whether premium-rate numbers may be sent to
+             * @example false
+             */
+            premium: boolean;
+        };
+        CountriesDto: {
+            /** @example acme */
+            username: string;
+            /**
+             * @description the account's own setting
+             * @example allow
+             * @enum {string}
+             */
+            mode: "all" | "allow" | "block";
+            /**
+             * @description the countries its mode lists
+             * @example [
+             *       "KE",
+             *       "ZM"
+             *     ]
+             */
+            countries: string[];
+            /**
+             * @description its own premium-rate setting
+             * @example false
+             */
+            premium: boolean;
+            /** @description where it may really send: its own setting bounded by its parent's (for a sub-account) */
+            effective: components["schemas"]["EffectiveCountriesDto"];
+        };
+        SubaccountCountriesDto: {
+            /**
+             * @description Only these countries (ISO 3166 alpha-2). Give allow or block, not both; neither: every country.
+             * @example [
+             *       "ZM",
+             *       "KE"
+             *     ]
+             */
+            allow?: string[];
+            /**
+             * @description Every country but these (ISO 3166 alpha-2)
+             * @example [
+             *       "NG"
+             *     ]
+             */
+            block?: string[];
+        };
+        NumberLookupDto: {
+            /**
+             * @description the number in E.164 digits, without +
+             * @example 260971234567
+             */
+            number: string;
+            /**
+             * @description whether the number plan knows the number's range
+             * @example true
+             */
+            valid: boolean;
+            /**
+             * @description ISO 3166 alpha-2
+             * @example ZM
+             */
+            country: string | null;
+            /** @example 260 */
+            calling_code: string | null;
+            /**
+             * @example mobile
+             * @enum {string}
+             */
+            type: "mobile" | "fixed_line" | "fixed_line_or_mobile" | "toll_free" | "premium_rate" | "voip" | "unknown";
+            /**
+             * @description what one SMS segment to it would cost this account; null when no route takes it
+             * @example 0.25
+             */
+            sms_price: number | null;
+            /** @example ZMW */
+            currency: string;
         };
     };
     responses: never;
@@ -7795,6 +7945,430 @@ export interface operations {
             };
             /** @description Error envelope; error.code one of NOT_FOUND */
             404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CountriesController_show: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountriesDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CountriesController_setForSubaccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sub-account's username */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubaccountCountriesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountriesDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of VALIDATION_ERROR, MALFORMED_BODY, MALFORMED_REQUEST, TOO_MANY_RECIPIENTS, MESSAGE_TOO_LONG, INVALID_CALLBACK_URL */
+            400: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    LookupController_lookup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Digits with the country code; + or 00 and separators are ignored */
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NumberLookupDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of VALIDATION_ERROR, MALFORMED_BODY, MALFORMED_REQUEST, TOO_MANY_RECIPIENTS, MESSAGE_TOO_LONG, INVALID_CALLBACK_URL */
+            400: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
                 headers: {
                     /** @description Requests the API key may make per window */
                     "RateLimit-Limit"?: number;

@@ -11,7 +11,14 @@ export class PreviewRecipientDto {
   @ApiProperty({ enum: ['ACKNOWLEDGED', 'SCHEDULED', 'REJECTED'], description: 'What the send would answer' })
   status: string;
   @ApiPropertyOptional({
-    enum: ['INVALID_NUMBER', 'INVALID_EMAIL', 'MISSING_VARIABLE', 'MESSAGE_TOO_LONG'],
+    enum: [
+      'INVALID_NUMBER',
+      'INVALID_EMAIL',
+      'MISSING_VARIABLE',
+      'MESSAGE_TOO_LONG',
+      'COUNTRY_NOT_ALLOWED',
+      'PREMIUM_NUMBER',
+    ],
     description: 'Present when status is REJECTED',
   })
   reason?: string;

@@ -29,7 +29,7 @@ export class SmsSendEntryDto {
   @ApiProperty({ example: '260971234567' }) mobile_number: string;
   @ApiProperty({ enum: ['ACKNOWLEDGED', 'SCHEDULED', 'REJECTED'], example: 'ACKNOWLEDGED' }) status: string;
   @ApiPropertyOptional({
-    enum: ['INVALID_NUMBER', 'MISSING_VARIABLE', 'MESSAGE_TOO_LONG'],
+    enum: ['INVALID_NUMBER', 'MISSING_VARIABLE', 'MESSAGE_TOO_LONG', 'COUNTRY_NOT_ALLOWED', 'PREMIUM_NUMBER'],
     description: 'present when status is REJECTED (not charged, not sent)',
   })
   reason?: string;

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { AppException } from '../../platform/errors/app.exception.js';
+import type { Account } from '../accounts/account.entity.js';
+import { Pricing } from '../balance/pricing/pricing.service.js';
+import { RoutingService } from '../delivery/smpp/routing.service.js';
+import { normalisePhone } from '../messages/recipients.js';
+import { numberFacts, type NumberFacts } from './number-facts.js';
+
+/** A number's facts and what one SMS segment to it would cost the account (null: no route takes it). */
+export interface NumberLookup extends NumberFacts {
+  smsPrice: string | null;
+  currency: string;
+}
+
+/**
+ * The number look-up: the shipped number plan's facts of a number, and its SMS price for the
+ * caller, found as a send would price it (routes, then destination or channel price).
+ */
+@Injectable()
+export class LookupService {
+  constructor(
+    private readonly routing: RoutingService,
+    private readonly pricing: Pricing,
+  ) {}
+
+  async lookup(account: Pick<Account, 'id' | 'currency'>, raw: string): Promise<NumberLookup> {
+    const check = normalisePhone(raw);
+    if (!check.ok)
+      throw AppException.validation(
+        [
+          {
+            field: 'number',
+            message: 'a phone number: 8-15 digits with the country code, e.g. 260971234567',
+          },
+        ],
+        'The number is not a phone number in international form.',
+      );
+    const entries = [{ recipient: check.value, status: 'ACKNOWLEDGED' as const, reason: undefined }];
+    await this.routing.rejectUnroutable(account.id, 'sms', entries);
+    const routed = entries[0]!.status === 'ACKNOWLEDGED';
+    const smsPrice = routed ? (await this.pricing.unitPrices(account.id, 'sms', entries))[0]! : null;
+    return { ...numberFacts(check.value), smsPrice, currency: account.currency };
+  }
+}
