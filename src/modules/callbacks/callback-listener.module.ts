@@ -6,7 +6,7 @@ export const CALLBACK_STATE_LISTENER = Symbol('CALLBACK_STATE_LISTENER');
 
 /**
  * The callback outbox as one of delivery's state-change listeners (stateChangeListeners in
- * delivery/state-change-listeners.ts): each committed change may owe a callback.
+ * delivery/lifecycle/state-change-listeners.module.ts): each committed change may owe a callback.
  */
 @Module({
   imports: [CallbackQueueModule],

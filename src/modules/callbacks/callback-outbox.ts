@@ -5,7 +5,7 @@ import type { Queue } from 'bull';
 import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import type { CommittedChange, StateChangeListener } from '../delivery/state-change-listener.js';
+import type { CommittedChange, StateChangeListener } from '../delivery/lifecycle/state-change.listener.js';
 import { CALLBACK_QUEUE, callbackJobFor, callbackJobOptions, type CallbackJob } from './callback-job.js';
 import { CallbackStore } from './callback.store.js';
 

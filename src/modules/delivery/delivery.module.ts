@@ -5,22 +5,22 @@ import { MetricsModule } from '../metrics/metrics.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
 import { ConnectorPool } from './smpp/connector-pool.js';
 import { RoutingModule } from './smpp/routing.module.js';
-import { DeliveryReportService } from './delivery-report.service.js';
-import { DeliveryReportStore } from './delivery-report.store.js';
-import { DispatchAttempts } from './dispatch-attempts.js';
-import { DispatchWorker } from './dispatch.worker.js';
-import { Dispatcher } from './dispatcher.js';
-import { DueScanner } from './due-scanner.js';
-import { HandOverClaims } from './hand-over-claims.js';
-import { HandOverRecorder } from './hand-over-recorder.js';
-import { HandOversInFlight } from './hand-overs-in-flight.js';
-import { MessageStateModule } from './message-state.module.js';
-import { ProviderFaults } from './provider-faults.js';
+import { DeliveryReportService } from './receipts/delivery-report.service.js';
+import { DeliveryReportStore } from './receipts/delivery-report.store.js';
+import { DispatchAttempts } from './dispatch/dispatch-attempts.service.js';
+import { DispatchWorker } from './dispatch/dispatch.worker.js';
+import { Dispatcher } from './dispatch/dispatcher.service.js';
+import { DueScanner } from './scheduling/due.scanner.js';
+import { HandOverClaims } from './dispatch/hand-over-claims.service.js';
+import { HandOverRecorder } from './dispatch/hand-over.recorder.js';
+import { HandOversInFlight } from './receipts/hand-overs-in-flight.registry.js';
+import { MessageStateModule } from './lifecycle/message-state.module.js';
+import { ProviderFaults } from './dispatch/provider-faults.registry.js';
 import { QueueModule } from './queue.module.js';
-import { ReceiptExpiry } from './receipt-expiry.js';
-import { RecoverySweep } from './recovery.sweep.js';
-import { TransportRegistry } from './transport.registry.js';
-import { ValidityExpiry } from './validity-expiry.js';
+import { ReceiptExpiry } from './receipts/receipt-expiry.service.js';
+import { RecoverySweep } from './recovery/recovery.sweep.js';
+import { TransportRegistry } from './dispatch/transport.registry.js';
+import { ValidityExpiry } from './recovery/validity-expiry.sweep.js';
 
 export interface DeliveryBindings {
   /** A module exporting STATE_CHANGE_LISTENER, told of every committed state change (callbacks). */

@@ -18,8 +18,8 @@ import { HttpDrain } from './http-drain.js';
 import { LifecycleState } from './lifecycle.state.js';
 import { MessageQueueIndicator } from './message-queue.indicator.js';
 import { ProcessStatsModule } from '../metrics/process-stats.module.js';
-import { ProviderFaults } from '../delivery/provider-faults.js';
-import { TransportRegistry } from '../delivery/transport.registry.js';
+import { ProviderFaults } from '../delivery/dispatch/provider-faults.registry.js';
+import { TransportRegistry } from '../delivery/dispatch/transport.registry.js';
 import { AllQueuesModule } from './every-queue.module.js';
 import { IN_PROCESS_DISPATCH, type InProcessDispatch } from './health.tokens.js';
 
