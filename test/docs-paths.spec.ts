@@ -105,7 +105,7 @@ describe('the paths the manual names', () => {
     expect(pathsIn('src/main.ts')).toEqual(['src/main.ts']);
     expect(pathsIn('node dist/bench-build/bench/run.js --only B1')).toEqual([]);
     expect(pathsIn('npx vitest run test/docs-paths.spec.ts')).toEqual(['test/docs-paths.spec.ts']);
-    expect(pathsIn('send-committer.ts')).toEqual(['send-committer.ts']);
+    expect(pathsIn('send.committer.ts')).toEqual(['send.committer.ts']);
     expect(pathsIn('dist/main.js')).toEqual([]);
     expect(pathsIn('RETENTION_PAUSE_FACTOR')).toEqual([]);
     expect(codeSpans('a `src/a\n.ts` b\n```\n`src/fenced.ts`\n```\n`x`')).toEqual([

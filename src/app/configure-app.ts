@@ -2,8 +2,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { RequestHandler } from 'express';
 import type { AppConfig } from '../config/config.js';
 import { ApiKeysService } from '../modules/api-keys/api-keys.service.js';
-import { AuthThrottle } from '../modules/api-keys/auth/auth-throttle.js';
-import { HttpDrain } from '../modules/health/http-drain.js';
+import { AuthThrottle } from '../modules/api-keys/auth/auth-throttle.service.js';
+import { HttpDrain } from '../modules/health/http-drain.service.js';
 import { httpMetricsMiddleware } from '../modules/metrics/http-metrics.middleware.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import {

@@ -121,7 +121,7 @@ export interface AppConfig {
   retention: RetentionConfig;
   /** Repeated 429s of one key within this many seconds are logged as one row with a count. */
   requestLogRefusalWindowSeconds: number;
-  /** Failed-authentication limits and the password-check bounds (modules/api-keys/auth/auth-throttle.ts). */
+  /** Failed-authentication limits and the password-check bounds (modules/api-keys/auth/auth-throttle.service.ts). */
   authThrottle: AuthThrottleConfig;
   /** HTTP hardening (platform/http/security.ts). */
   http: HttpLimitsConfig;

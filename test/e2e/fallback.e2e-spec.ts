@@ -13,7 +13,7 @@ import type { Channel } from '../../src/modules/messages/channel.js';
 import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { MessageStateService } from '../../src/modules/delivery/lifecycle/message-state.service.js';
-import { FallbackScanner } from '../../src/modules/sending/fallback/fallback-scanner.js';
+import { FallbackScanner } from '../../src/modules/sending/fallback/fallback.scanner.js';
 
 const CHAT = '/api/v1/json/bulk/chat';
 

@@ -7,7 +7,7 @@ import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceModule } from '../../src/modules/balance/balance.module.js';
-import { SpendLimits } from '../../src/modules/balance/spend-limits.js';
+import { SpendLimits } from '../../src/modules/balance/spend-limits.service.js';
 import { MessageStateService } from '../../src/modules/delivery/lifecycle/message-state.service.js';
 import {
   STATE_CHANGE_LISTENER,

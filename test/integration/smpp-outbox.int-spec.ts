@@ -14,7 +14,7 @@ import { MetricsService } from '../../src/modules/metrics/metrics.service.js';
 import { SmsPolicy } from '../../src/modules/sending/channels/sms/sms.policy.js';
 import { SendService } from '../../src/modules/sending/send.service.js';
 import { SendingModule } from '../../src/modules/sending/sending.module.js';
-import { BoundSessions, type BoundSession } from '../../src/modules/smpp-server/bound-sessions.js';
+import { BoundSessions, type BoundSession } from '../../src/modules/smpp-server/bound-sessions.registry.js';
 import { SmppOutboxSender } from '../../src/modules/smpp-server/receipts/smpp-outbox.sender.js';
 import { SmppReceiptListenerModule } from '../../src/modules/smpp-server/receipts/smpp-receipt-listener.module.js';
 import { SmppReceiptStoreModule } from '../../src/modules/smpp-server/receipts/smpp-receipt-store.module.js';

@@ -7,7 +7,7 @@ import { IpAllowList } from './auth/ip-allow-list.js';
 import type { Account } from '../accounts/account.entity.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { ApiKeyStore } from './api-key.store.js';
-import { ApiKeyCache } from './api-key-cache.js';
+import { ApiKeyCache } from './api-key.cache.js';
 import { ApiKey, type KeyMode } from './api-key.entity.js';
 import { parseAmount } from '../../platform/money/money.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util.js';
@@ -232,7 +232,7 @@ export class ApiKeysService {
   }
 
   /**
-   * Looks a presented key up by its hash, through the in-process cache (api-key-cache.ts); null
+   * Looks a presented key up by its hash, through the in-process cache (api-key.cache.ts); null
    * when unknown. Revocation, expiry and account status are the caller's to judge, per request.
    */
   resolve(presented: string): Promise<ResolvedKey | null> {

@@ -8,7 +8,7 @@ import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { creditsOf, isPositive, money, sum, toNumber } from '../../platform/money/money.js';
-import { SpendLimits } from './spend-limits.js';
+import { SpendLimits } from './spend-limits.service.js';
 import { TtlCache } from '../../platform/caching/ttl-cache.js';
 import { LedgerStore, debitStatements, type Charge } from './ledger.store.js';
 

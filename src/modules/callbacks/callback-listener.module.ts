@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CallbackOutbox } from './callback-outbox.js';
+import { CallbackOutbox } from './callback.outbox.js';
 import { CallbackQueueModule } from './callback-queue.module.js';
 
 export const CALLBACK_STATE_LISTENER = Symbol('CALLBACK_STATE_LISTENER');

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CacheStats } from './cache-stats.js';
+import { CacheStats } from './cache-stats.service.js';
 import { registerHaCounters } from './ha-metrics.js';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'paused', 'failed'] as const;

@@ -5,16 +5,16 @@ import { QueueModule } from '../delivery/queue.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { RoutingModule } from '../delivery/smpp/routing.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
-import { IdGenerator } from './id-generator.js';
+import { IdGenerator } from './id.generator.js';
 import { IdNodeStore } from './id-node.store.js';
 import { SendBatchStore } from './send-batch.store.js';
-import { SendCommitter } from './send-committer.js';
+import { SendCommitter } from './send.committer.js';
 import { SendService } from './send.service.js';
-import { TemplateInput } from './personalisation/template-input.js';
+import { TemplateInput } from './personalisation/template-input.service.js';
 import { TemplatesModule } from '../templates/templates.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { RedisModule } from '../../platform/redis/redis.module.js';
-import { TestQuota } from './test-quota.js';
+import { TestQuota } from './test-quota.service.js';
 
 @Module({
   imports: [

@@ -13,8 +13,8 @@ import { HandOverClaims } from './hand-over-claims.service.js';
 import { HandOversInFlight } from '../receipts/hand-overs-in-flight.registry.js';
 import { TransportRegistry } from './transport.registry.js';
 import type { OutboundMessage, TransportResult } from '../transports/transport.js';
-import { DeliverySuppressions } from '../../suppressions/delivery-suppressions.js';
-import { SUPPRESSED } from '../../suppressions/suppression-check.js';
+import { DeliverySuppressions } from '../../suppressions/delivery-suppressions.service.js';
+import { SUPPRESSED } from '../../suppressions/suppression-check.service.js';
 
 export class TransientDispatchError extends Error {}
 

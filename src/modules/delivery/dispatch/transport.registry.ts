@@ -7,7 +7,7 @@ import { SmppTransport } from '../smpp/smpp.transport.js';
 import { SmtpTransport } from '../transports/smtp.transport.js';
 import { TestTransport } from '../transports/test.transport.js';
 import type { Transport } from '../transports/transport.js';
-import { ConnectorPool } from '../smpp/connector-pool.js';
+import { ConnectorPool } from '../smpp/connector.pool.js';
 import { RoutedSmppTransport } from '../smpp/routed-smpp.transport.js';
 import { RoutingService } from '../smpp/routing.service.js';
 

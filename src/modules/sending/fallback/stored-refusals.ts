@@ -1,5 +1,5 @@
 import { InsufficientBalance } from '../../balance/ledger.store.js';
-import { SpendLimitExceeded } from '../../balance/spend-limits.js';
+import { SpendLimitExceeded } from '../../balance/spend-limits.service.js';
 import type { SendInput } from '../channel-policy.js';
 import type { CheckedRequest } from '../send.types.js';
 

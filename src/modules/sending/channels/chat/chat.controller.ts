@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../../../platform/openapi/api-docs.decorators.js';
 import { ChatSendResponseDto } from '../../../../platform/openapi/responses.js';
 import { authOf, type AuthedRequest } from '../../../api-keys/auth/auth-context.js';
-import { CredentialCheck } from '../../../api-keys/auth/credential-check.js';
+import { CredentialCheck } from '../../../api-keys/auth/credential-check.service.js';
 import { toNumber } from '../../../../platform/money/money.js';
 import { SendService } from '../../send.service.js';
 import { isTestKey } from '../../send-mode.js';
@@ -11,7 +11,7 @@ import type { SendOutcome } from '../../send.types.js';
 import { ChatSendDto } from './chat-send.dto.js';
 import { chatInput } from './chat-input.js';
 import { ChatPolicy } from './chat.policy.js';
-import { ChatDeliveryEstimator } from './delivery-estimate.js';
+import { ChatDeliveryEstimator } from './delivery-estimate.service.js';
 import { Idempotent } from '../../../idempotency/idempotent.decorator.js';
 import { claimOf } from '../../../idempotency/idempotency.guard.js';
 

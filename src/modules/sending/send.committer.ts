@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { MicroBatcher, type ItemOutcome } from '../../platform/batching/micro-batcher.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { debitStatements } from '../balance/ledger.store.js';
-import { SpendLimits, hasLimit, type SpendCharge } from '../balance/spend-limits.js';
+import { SpendLimits, hasLimit, type SpendCharge } from '../balance/spend-limits.service.js';
 import type { Statement } from '../../database/statement.js';
 import { MessageStore, type MessageGroup, type NewSendRequest } from '../messages/message.store.js';
 import { messagesInserts, requestsInsert } from '../messages/message-inserts.js';

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { REDIS } from '../../../platform/redis/redis.module.js';
-import type { BindType } from '../bound-sessions.js';
+import type { BindType } from '../bound-sessions.registry.js';
 
 /** A bind as every process sees it (`smpp binds list`). */
 export interface BindEntry {

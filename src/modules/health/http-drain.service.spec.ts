@@ -3,7 +3,7 @@ import type { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import type { AppConfig } from '../../config/config.js';
-import { HttpDrain } from './http-drain.js';
+import { HttpDrain } from './http-drain.service.js';
 import { LifecycleState } from './lifecycle.state.js';
 
 type FakeResponse = Response & { headersSent: boolean };

@@ -9,11 +9,11 @@ import smpp from 'smpp';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import type { AuthContext } from '../../api-keys/auth/auth-context.js';
-import { IdGenerator } from '../../sending/id-generator.js';
+import { IdGenerator } from '../../sending/id.generator.js';
 import { MAX_SMS_SEGMENTS } from '../../sending/channels/sms/sms.policy.js';
-import { BindChecker } from '../binds/bind-check.js';
+import { BindChecker } from '../binds/bind-check.service.js';
 import type { SmppCredential } from '../credentials/smpp-credential.store.js';
-import { SmppSend, type SmppSendResult } from '../submit/smpp-send.js';
+import { SmppSend, type SmppSendResult } from '../submit/smpp-send.service.js';
 import { SegmentStore, type SegmentGroup, type SegmentRow } from './segment.store.js';
 
 /** A text whose parts are not all in by then is given up. */

@@ -1,11 +1,11 @@
 import argon2 from 'argon2';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuthContext } from './auth-context.js';
-import { AuthThrottle } from './auth-throttle.js';
+import { AuthThrottle } from './auth-throttle.service.js';
 import { loadConfig } from '../../../config/config.js';
 import { passwordTag } from '../api-keys.service.js';
 import type { AccountsService } from '../../accounts/accounts.service.js';
-import { CredentialCheck } from './credential-check.js';
+import { CredentialCheck } from './credential-check.service.js';
 
 /**
  * The account store is held back by the test, so checks stay "under way" for as long as the

@@ -9,10 +9,10 @@ import {
 import smpp from 'smpp';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
-import { BindChecker } from './binds/bind-check.js';
-import { BIND_TICK_MS, BindRegistry } from './binds/bind-registry.js';
-import { SubmitBucket } from './binds/submit-bucket.js';
-import { BoundSessions } from './bound-sessions.js';
+import { BindChecker } from './binds/bind-check.service.js';
+import { BIND_TICK_MS, BindRegistry } from './binds/bind.registry.js';
+import { SubmitBucket } from './binds/submit-bucket.service.js';
+import { BoundSessions } from './bound-sessions.registry.js';
 import { SmppSession, type SessionDeps } from './session/smpp-session.js';
 import { SmppSubmitHandler } from './submit/smpp-submit.handler.js';
 import { SmppSubmitMetrics } from './submit/smpp-submit.metrics.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CacheStats } from '../metrics/cache-stats.js';
-import { ApiKeyCache, KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from './api-key-cache.js';
+import { CacheStats } from '../metrics/cache-stats.service.js';
+import { ApiKeyCache, KEY_CACHE_MAX_ENTRIES, KEY_CACHE_TTL_MS } from './api-key.cache.js';
 import type { ResolvedKey } from './resolved-key.js';
 
 const hash = (s: string) => createHash('sha256').update(s).digest();

@@ -6,7 +6,7 @@ import { ApiKeysService } from '../../api-keys/api-keys.service.js';
 import type { AuthContext } from '../../api-keys/auth/auth-context.js';
 import { IpAllowList } from '../../api-keys/auth/ip-allow-list.js';
 import { SmppCredentialStore, type SmppCredential } from '../credentials/smpp-credential.store.js';
-import { BindLockout } from './bind-lockout.js';
+import { BindLockout } from './bind-lockout.service.js';
 
 export type BindCheck =
   { ok: true; credential: SmppCredential; auth: AuthContext } | { ok: false; status: number; why: string };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundSessions, type BindType, type BoundSession } from './bound-sessions.js';
+import { BoundSessions, type BindType, type BoundSession } from './bound-sessions.registry.js';
 
 function session(id: string, credentialId: number, bindType: BindType): BoundSession {
   return {

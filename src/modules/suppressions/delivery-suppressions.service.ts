@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import type { Channel } from '../messages/channel.js';
 import { SuppressionStore, type ListOwner } from './suppression.store.js';
-import { listUnsubscribeHeaders } from './unsubscribe-links.js';
+import { listUnsubscribeHeaders } from './unsubscribe-links.service.js';
 
 /**
  * What delivery asks of the suppression list: the unsubscribe headers an e-mail carries (when

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import argon2 from 'argon2';
 import { Counter } from 'prom-client';
 import type { AuthContext } from './auth-context.js';
-import { AuthThrottle, holdRefusal } from './auth-throttle.js';
+import { AuthThrottle, holdRefusal } from './auth-throttle.service.js';
 import { VerifiedPasswords } from './verified-passwords.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import { FairQueue, LaneFull } from '../../../platform/queueing/fair-queue.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CacheStats } from '../metrics/cache-stats.js';
+import { CacheStats } from '../metrics/cache-stats.service.js';
 import type { ResolvedKey } from './resolved-key.js';
 import { CREDENTIAL_CACHE_TTL_MS } from '../accounts/password-policy.js';
 

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config/config.js';
-import { AuthThrottle } from './auth-throttle.js';
+import { AuthThrottle } from './auth-throttle.service.js';
 
 const config = loadConfig({
   AUTH_FAILURES_PER_ADDRESS: '3/60',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { STATE_FRESH_MS } from '../delivery/smpp/connector-pool.js';
+import { STATE_FRESH_MS } from '../delivery/smpp/connector.pool.js';
 import { ConnectorStore } from '../delivery/smpp/connector.store.js';
 import type { TransportHealth } from '../delivery/transports/transport.js';
 
