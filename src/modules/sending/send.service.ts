@@ -29,7 +29,7 @@ import { TemplateInput } from './personalisation/template-input.service.js';
 import { requestHash } from './request-hash.js';
 import type { CheckedRequest, SendOutcome, SendPreview } from './send.types.js';
 import { storedSend } from './stored-send.js';
-import { refuseAccepted, storedRefusal, storesRefused } from './fallback/stored-refusals.js';
+import { refuseAccepted, storedRefusal, storesRefused } from './stored-refusals.js';
 import { TestQuota } from './test-quota.service.js';
 import { familyRoot } from '../accounts/family.js';
 import { waitingChunks } from '../delivery/scheduling/due.scanner.js';

@@ -1,7 +1,7 @@
-import { InsufficientBalance } from '../../balance/ledger.store.js';
-import { SpendLimitExceeded } from '../../balance/spend-limits.service.js';
-import type { SendInput } from '../channel-policy.js';
-import type { CheckedRequest } from '../send.types.js';
+import { InsufficientBalance } from '../balance/ledger.store.js';
+import { SpendLimitExceeded } from '../balance/spend-limits.service.js';
+import type { SendInput } from './channel-policy.js';
+import type { CheckedRequest } from './send.types.js';
 
 /** The reason a fallback SMS is stored REJECTED with, for a refusal of the whole request; null for any other error. */
 export function refusalCode(err: unknown): string | null {

@@ -1,4 +1,4 @@
-import { normaliseEmail } from '../../messages/recipients.js';
+import { normaliseEmail } from './recipients.js';
 
 export interface ParsedSender {
   /** Display name as the reader sees it, unquoted; null when only an address was given. */

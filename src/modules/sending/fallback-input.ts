@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../../../platform/errors/error-codes.js';
+import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 
 export const MIN_FALLBACK_SECONDS = 10;
 export const MAX_FALLBACK_SECONDS = 86_400;
