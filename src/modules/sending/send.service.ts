@@ -7,7 +7,7 @@ import { BalanceService } from '../balance/balance.service.js';
 import { InsufficientBalance } from '../balance/ledger.store.js';
 import { RoutingService } from '../delivery/smpp/routing.service.js';
 import { Pricing } from '../balance/pricing/pricing.service.js';
-import { DispatchProducer } from '../delivery/dispatch/dispatch.producer.js';
+import { DispatchProducer, waitingChunks } from '../delivery/dispatch/dispatch.producer.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { ReplayRequest } from '../messages/message.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -32,7 +32,6 @@ import { storedSend } from './stored-send.js';
 import { refuseAccepted, storedRefusal, storesRefused } from './stored-refusals.js';
 import { TestQuota } from './test-quota.service.js';
 import { familyRoot } from '../accounts/family.js';
-import { waitingChunks } from '../delivery/scheduling/due.scanner.js';
 import { deferToWindow } from '../messages/windows/window-deferral.js';
 import { windowOfSend } from '../messages/windows/window-of-send.js';
 

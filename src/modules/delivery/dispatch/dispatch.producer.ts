@@ -6,6 +6,10 @@ import type { Channel } from '../../messages/channel.js';
 import { MicroBatcher, type ItemOutcome } from '../../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { DISPATCH_CHUNK, PRIORITY_QUEUE, TEST_QUEUE, type DispatchJob } from './dispatch.constants.js';
+
+// Sending enters delivery through this file (and the router) alone; the chunk size its estimates
+// need comes through here too.
+export { DISPATCH_CHUNK } from './dispatch.constants.js';
 import {
   DISPATCH_ATTEMPTS,
   DISPATCH_BACKOFF_MS,
@@ -39,6 +43,21 @@ export interface Chunk {
 
 export function dispatchJobId(sendRequestId: string, index: number): string {
   return `${sendRequestId}-${index}`;
+}
+
+/**
+ * A request's accepted messages in id order, cut as the producer cuts them, keeping in each chunk
+ * only those still waiting: the job ids then match the ones the recovery sweep looks for.
+ */
+export function waitingChunks(rows: Array<{ id: string; status: string }>): Chunk[] {
+  const chunks: Chunk[] = [];
+  rows.forEach((r, i) => {
+    if (r.status !== 'ACKNOWLEDGED') return;
+    const index = Math.floor(i / DISPATCH_CHUNK);
+    if (chunks.at(-1)?.index !== index) chunks.push({ index, messageIds: [] });
+    chunks.at(-1)!.messageIds.push(String(r.id));
+  });
+  return chunks;
 }
 
 /** Bull's highest priority: such jobs go ahead of every waiting job without one. */

@@ -10,8 +10,7 @@ import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { MessageStore } from '../../messages/message.store.js';
 import { ScheduleStore, type ReleasedRequest } from '../../messages/schedule.store.js';
-import { DISPATCH_CHUNK } from '../dispatch/dispatch.constants.js';
-import { dispatchJobId, DispatchProducer, type Chunk } from '../dispatch/dispatch.producer.js';
+import { dispatchJobId, DispatchProducer, waitingChunks, type Chunk } from '../dispatch/dispatch.producer.js';
 
 /**
  * Requests and (about) messages released per transaction: small enough that the first jobs are
@@ -21,21 +20,6 @@ const REQUESTS_PER_BATCH = 100;
 const MESSAGES_PER_BATCH = 2000;
 /** Batches per tick, so one tick never holds the scanner for long; the next tick goes on. */
 const BATCHES_PER_TICK = 50;
-
-/**
- * A request's accepted messages in id order, cut as the producer cuts them, keeping in each chunk
- * only those still waiting: the job ids then match the ones the recovery sweep looks for.
- */
-export function waitingChunks(rows: Array<{ id: string; status: string }>): Chunk[] {
-  const chunks: Chunk[] = [];
-  rows.forEach((r, i) => {
-    if (r.status !== 'ACKNOWLEDGED') return;
-    const index = Math.floor(i / DISPATCH_CHUNK);
-    if (chunks.at(-1)?.index !== index) chunks.push({ index, messageIds: [] });
-    chunks.at(-1)!.messageIds.push(String(r.id));
-  });
-  return chunks;
-}
 
 /**
  * Hands scheduled messages over when they are due. MySQL is the truth: every SCHEDULED message's

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DISPATCH_CHUNK } from '../../../delivery/dispatch/dispatch.constants.js';
-import { DispatchProducer } from '../../../delivery/dispatch/dispatch.producer.js';
+import { DISPATCH_CHUNK, DispatchProducer } from '../../../delivery/dispatch/dispatch.producer.js';
 
 /**
  * Messages per second the chat workers are assumed to hand to the provider. Not configurable
