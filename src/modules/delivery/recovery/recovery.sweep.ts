@@ -9,8 +9,7 @@ import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { MessageStore } from '../../messages/message.store.js';
 import type { Queue } from 'bull';
-import { DISPATCH_CHUNK } from '../dispatch/dispatch.constants.js';
-import { dispatchJobId, DispatchProducer, type Chunk } from '../dispatch/dispatch.producer.js';
+import { dispatchJobId, DispatchProducer, waitingChunks, type Chunk } from '../dispatch/dispatch.producer.js';
 import { ReceiptExpiry } from '../receipts/receipt-expiry.service.js';
 import { STATE_CHANGE_LISTENER, type StateChangeListener } from '../lifecycle/state-change.listener.js';
 
@@ -139,15 +138,7 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
    * chunk only the messages still waiting (and only chunks that have any).
    */
   private async waitingChunks(requestId: string): Promise<Chunk[]> {
-    const rows = await this.store.acceptedStates(requestId);
-    const chunks: Chunk[] = [];
-    rows.forEach((r, i) => {
-      if (r.status !== 'ACKNOWLEDGED') return;
-      const index = Math.floor(i / DISPATCH_CHUNK);
-      if (chunks.at(-1)?.index !== index) chunks.push({ index, messageIds: [] });
-      chunks.at(-1)!.messageIds.push(String(r.id));
-    });
-    return chunks;
+    return waitingChunks(await this.store.acceptedStates(requestId));
   }
 
   /** The chunks whose job will not run again by itself; a finished job still kept is removed so its id can be reused. */
