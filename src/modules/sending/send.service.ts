@@ -5,8 +5,6 @@ import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { InsufficientBalance } from '../balance/ledger.store.js';
-import { RoutingService } from '../delivery/smpp/routing.service.js';
-import { Pricing } from '../balance/pricing/pricing.service.js';
 import { DispatchProducer, waitingChunks } from '../delivery/dispatch/dispatch.producer.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { ReplayRequest } from '../messages/message.types.js';
@@ -31,6 +29,7 @@ import type { CheckedRequest, SendOutcome, SendPreview } from './send.types.js';
 import { storedSend } from './stored-send.js';
 import { refuseAccepted, storedRefusal, storesRefused } from './stored-refusals.js';
 import { TestQuota } from './test-quota.service.js';
+import { TariffService } from './tariff.service.js';
 import { familyRoot } from '../accounts/family.js';
 import { deferToWindow } from '../messages/windows/window-deferral.js';
 import { windowOfSend } from '../messages/windows/window-of-send.js';
@@ -49,8 +48,7 @@ export class SendService {
     private readonly committer: SendCommitter,
     private readonly store: MessageStore,
     @Inject(MetricsService) private readonly metrics: MetricsService,
-    private readonly routing: RoutingService,
-    private readonly pricing: Pricing,
+    private readonly tariffs: TariffService,
     private readonly templates: TemplateInput,
     private readonly suppressions: SuppressionCheck,
     private readonly idempotency: IdempotencyStore,
@@ -231,11 +229,10 @@ export class SendService {
     }
     // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged;
     // each recipient's price per unit is its destination's (longest prefix), else the channel's.
-    if (!this.routing.rejectUnroutableCached(auth.account.id, policy.channel, entries))
-      await this.routing.rejectUnroutable(auth.account.id, policy.channel, entries);
-    const unitPrices =
-      this.pricing.unitPricesCached(auth.account.id, policy.channel, entries) ??
-      (await this.pricing.unitPrices(auth.account.id, policy.channel, entries));
+    const known = this.tariffs.of(auth.account.id, policy.channel);
+    const tariff = known instanceof Promise ? await known : known;
+    tariff.rejectUnroutable(entries);
+    const unitPrices = tariff.unitPrices(entries);
     // An SMS matter only: e-mail and chat carry any character at the same price.
     const smartEncoding =
       policy.channel === 'sms' && (input.smartEncoding ?? auth.account.smartEncoding ?? false);

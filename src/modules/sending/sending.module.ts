@@ -9,6 +9,7 @@ import { IdGenerator } from './id.generator.js';
 import { IdNodeStore } from './id-node.store.js';
 import { SendBatchStore } from './send-batch.store.js';
 import { SendCommitter } from './send.committer.js';
+import { TariffService } from './tariff.service.js';
 import { SendService } from './send.service.js';
 import { TemplateInput } from './personalisation/template-input.service.js';
 import { TemplatesModule } from '../templates/templates.module.js';
@@ -28,7 +29,16 @@ import { TestQuota } from './test-quota.service.js';
     IdempotencyModule,
     RedisModule,
   ],
-  providers: [IdGenerator, IdNodeStore, SendService, SendCommitter, SendBatchStore, TemplateInput, TestQuota],
+  providers: [
+    IdGenerator,
+    IdNodeStore,
+    SendService,
+    SendCommitter,
+    SendBatchStore,
+    TemplateInput,
+    TestQuota,
+    TariffService,
+  ],
   // The channel modules' send routes take an Idempotency-Key (their guard resolves in their module).
   exports: [SendService, IdGenerator, IdempotencyModule],
 })
