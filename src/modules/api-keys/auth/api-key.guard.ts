@@ -64,8 +64,8 @@ export class ApiKeyGuard implements CanActivate {
     }
     let found: ResolvedKey | null = null;
     if (presented.length <= 256) {
-      const cached = this.keys.resolveCached(presented);
-      found = cached !== undefined ? cached : await this.keys.resolve(presented);
+      const known = this.keys.resolve(presented);
+      found = known instanceof Promise ? await known : known;
     }
     if (!found || found.key.revokedAt) {
       throw await this.failed(

@@ -8,6 +8,7 @@ import { AppException } from '../../../platform/errors/app.exception.js';
 import { sendError } from '../../../platform/errors/error-body.js';
 import { REDIS } from '../../../platform/redis/redis.module.js';
 import type { ResolvedKey } from '../api-keys.service.js';
+import type { ApiKeyCache } from '../api-key.cache.js';
 import { hasKeyShape, hashApiKey } from '../api-key.util.js';
 import { extractApiKey } from './extract-api-key.js';
 
@@ -72,10 +73,11 @@ export class AuthThrottle {
    * a reason to refuse a valid key, so one client behind a shared address (NAT, corporate
    * egress, an integration platform) cannot lock out the others.
    *
-   * `peek` says what the key cache knows of a presented key without a lookup: the key, null when
-   * known to be unknown, undefined when it must be read.
+   * It asks the key cache what it knows of a presented key without a lookup (the key, null when
+   * known to be unknown, undefined when it must be read), and not as a hit or a miss: the guard's
+   * own lookup follows and is the one counted.
    */
-  addressGate(peek: (presented: string) => ResolvedKey | null | undefined): RequestHandler {
+  addressGate(keys: Pick<ApiKeyCache, 'peek'>): RequestHandler {
     return (req, res, next) => {
       if (!req.path.startsWith('/api/')) return next();
       let presented: string | undefined;
@@ -86,7 +88,10 @@ export class AuthThrottle {
         ambiguous = true;
       }
       // A key of the wrong shape is unknown for certain: no lookup needed to refuse it.
-      const known = presented === undefined || ambiguous || !hasKeyShape(presented) ? null : peek(presented);
+      const known =
+        presented === undefined || ambiguous || !hasKeyShape(presented)
+          ? null
+          : keys.peek(hashApiKey(presented), false);
       // Not yet looked up: the guard reads it, and refuses it only if it proves unknown.
       const refusal =
         known === undefined || (known && usable(known)) ? null : this.keyRefusal(req.ip, presented);
