@@ -30,6 +30,7 @@ import { storedSend } from './stored-send.js';
 import { refuseAccepted, storedRefusal, storesRefused } from './stored-refusals.js';
 import { TestQuota } from './test-quota.service.js';
 import { TariffService } from './tariff.service.js';
+import { SendingMetrics } from './sending.metrics.js';
 import { familyRoot } from '../accounts/family.js';
 import { deferToWindow } from '../messages/windows/window-deferral.js';
 import { windowOfSend } from '../messages/windows/window-of-send.js';
@@ -48,6 +49,7 @@ export class SendService {
     private readonly committer: SendCommitter,
     private readonly store: MessageStore,
     @Inject(MetricsService) private readonly metrics: MetricsService,
+    private readonly sendingMetrics: SendingMetrics,
     private readonly tariffs: TariffService,
     private readonly templates: TemplateInput,
     private readonly suppressions: SuppressionCheck,
@@ -109,7 +111,7 @@ export class SendService {
         );
       }
       if (err instanceof SpendLimitExceeded) {
-        this.metrics.spendLimitRefused(err.scope);
+        this.sendingMetrics.spendLimitRefused(err.scope);
         throw spendLimitRefusal(err, p.priced.total, auth.account.currency);
       }
       throw err;
@@ -118,9 +120,9 @@ export class SendService {
     const { entries, accepted, plan, priced, schedule, deferred } = p;
     const cost = priced.total;
     const unitsPerRecipient = priced.maxUnits;
-    this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
-    if (isTestKey(auth)) this.metrics.testRequestAccepted(channel);
-    if (deferred) this.metrics.windowDeferred(channel, deferred);
+    this.sendingMetrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
+    if (isTestKey(auth)) this.sendingMetrics.testRequestAccepted(channel);
+    if (deferred) this.sendingMetrics.windowDeferred(channel, deferred);
     if (accepted.length === 0) {
       // Nothing to send (a fallback SMS stored REJECTED).
     } else if (!schedule.sendAt && deferred === 0)

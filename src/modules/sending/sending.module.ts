@@ -10,6 +10,7 @@ import { IdNodeStore } from './id-node.store.js';
 import { SendBatchStore } from './send-batch.store.js';
 import { SendCommitter } from './send.committer.js';
 import { TariffService } from './tariff.service.js';
+import { SendingMetrics } from './sending.metrics.js';
 import { SendService } from './send.service.js';
 import { TemplateInput } from './personalisation/template-input.service.js';
 import { TemplatesModule } from '../templates/templates.module.js';
@@ -38,8 +39,9 @@ import { TestQuota } from './test-quota.service.js';
     TemplateInput,
     TestQuota,
     TariffService,
+    SendingMetrics,
   ],
   // The channel modules' send routes take an Idempotency-Key (their guard resolves in their module).
-  exports: [SendService, IdGenerator, IdempotencyModule],
+  exports: [SendService, SendingMetrics, IdGenerator, IdempotencyModule],
 })
 export class SendingModule {}

@@ -13,9 +13,9 @@ import { AccountsService } from '../../accounts/accounts.service.js';
 import type { ApiKey } from '../../api-keys/api-key.entity.js';
 import { ApiKeysService } from '../../api-keys/api-keys.service.js';
 import type { AuthContext } from '../../api-keys/auth/auth-context.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
 import { SmsPolicy } from '../channels/sms/sms.policy.js';
 import { SendService } from '../send.service.js';
+import { SendingMetrics } from '../sending.metrics.js';
 import { FallbackStore, type FallbackSource } from './fallback.store.js';
 
 /** Fallbacks claimed per transaction, and batches per tick (the next tick goes on). */
@@ -47,7 +47,7 @@ export class FallbackScanner implements OnApplicationBootstrap, OnApplicationShu
     private readonly store: FallbackStore,
     private readonly sends: SendService,
     private readonly sms: SmsPolicy,
-    @Inject(MetricsService) private readonly metrics: MetricsService,
+    private readonly metrics: SendingMetrics,
   ) {
     this.task = new PeriodicTask({
       run: (stop) => this.scanOnce(stop),
