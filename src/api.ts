@@ -12,7 +12,7 @@ import { configureApp } from './app/configure-app.js';
 import { nestLoggerOver } from './platform/logging/process-logger.js';
 import { forceExitAfterGrace } from './platform/logging/shutdown-timer.js';
 import { adoptApp, runProcess } from './platform/startup/run-process.js';
-import { HttpDrain } from './modules/health/http-drain.js';
+import { HttpDrain } from './modules/health/http-drain.service.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
 import { listeningLines } from './platform/startup/listening-lines.js';
 import { ShapedExpressAdapter } from './platform/http/message-shape.js';

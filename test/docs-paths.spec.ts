@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * The manual names files that exist: every path in inline code of the README and of the pages
  * under docs/ and deploy/ that starts at a source folder of the repository (`src/…`, `test/…`,
  * `bench/…`) names a file or folder of the tree, and every bare source file name
- * (`send.service.ts`, `delivery/transitions.ts`) ends the path of one. A glob (`*`, `**`) or a
+ * (`send.service.ts`, `delivery/lifecycle/transitions.ts`) ends the path of one. A glob (`*`, `**`) or a
  * placeholder (`<db>`, `…`) stands for any name, so such a path needs one match. A file a run
  * writes (one .gitignore names, such as `bench/results/partial.json`) or an operator copies from
  * its `.example` needs no copy in the tree.
@@ -105,7 +105,7 @@ describe('the paths the manual names', () => {
     expect(pathsIn('src/main.ts')).toEqual(['src/main.ts']);
     expect(pathsIn('node dist/bench-build/bench/run.js --only B1')).toEqual([]);
     expect(pathsIn('npx vitest run test/docs-paths.spec.ts')).toEqual(['test/docs-paths.spec.ts']);
-    expect(pathsIn('send-committer.ts')).toEqual(['send-committer.ts']);
+    expect(pathsIn('send.committer.ts')).toEqual(['send.committer.ts']);
     expect(pathsIn('dist/main.js')).toEqual([]);
     expect(pathsIn('RETENTION_PAUSE_FACTOR')).toEqual([]);
     expect(codeSpans('a `src/a\n.ts` b\n```\n`src/fenced.ts`\n```\n`x`')).toEqual([
@@ -120,7 +120,9 @@ describe('the paths the manual names', () => {
     expect(exists('src/modules/*')).toBe(true);
     expect(exists('*.store.ts')).toBe(true);
     expect(exists('vitest.config.ts')).toBe(true);
-    expect(exists('delivery/transitions.ts')).toBe(exists('src/modules/delivery/transitions.ts'));
+    expect(exists('delivery/lifecycle/transitions.ts')).toBe(
+      exists('src/modules/delivery/lifecycle/transitions.ts'),
+    );
     expect(exists('src/no-such-file.ts')).toBe(false);
     expect(exists('no-such-file.ts')).toBe(false);
     expect(exists('src/modules/no-such-folder/')).toBe(false);

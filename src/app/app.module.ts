@@ -17,7 +17,7 @@ import { HealthModule } from '../modules/health/health.module.js';
 import { MessagesHttpModule } from '../modules/messages/messages-http.module.js';
 import { RequestSummaryModule } from '../modules/request-summary/request-summary.module.js';
 import { MetricsHttpModule } from '../modules/metrics/metrics-http.module.js';
-import { SchedulingModule } from '../modules/delivery/scheduling.module.js';
+import { SchedulingModule } from '../modules/delivery/scheduling/scheduling.module.js';
 import { RequestLogsModule } from '../modules/request-logs/request-logs.module.js';
 import { TemplatesHttpModule } from '../modules/templates/templates-http.module.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';

@@ -1,9 +1,9 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { RequestHandler } from 'express';
 import type { AppConfig } from '../config/config.js';
-import { ApiKeysService } from '../modules/api-keys/api-keys.service.js';
-import { AuthThrottle } from '../modules/api-keys/auth/auth-throttle.js';
-import { HttpDrain } from '../modules/health/http-drain.js';
+import { ApiKeyCache } from '../modules/api-keys/api-key.cache.js';
+import { AuthThrottle } from '../modules/api-keys/auth/auth-throttle.service.js';
+import { HttpDrain } from '../modules/health/http-drain.service.js';
 import { httpMetricsMiddleware } from '../modules/metrics/http-metrics.middleware.js';
 import { MetricsService } from '../modules/metrics/metrics.service.js';
 import {
@@ -33,8 +33,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
 }
 
 function addressGate(app: NestExpressApplication): RequestHandler {
-  const keys = app.get(ApiKeysService);
-  return app.get(AuthThrottle).addressGate((presented) => keys.resolveCached(presented, false));
+  return app.get(AuthThrottle).addressGate(app.get(ApiKeyCache));
 }
 
 function requestLogs(middleware: RequestLogMiddleware): RequestHandler {

@@ -85,7 +85,7 @@ export function mainDataSourceOptions(config: AppConfig, entities: Entities = []
   const options = mysqlOptions(config.database, config.dbPoolSize);
   return {
     ...options,
-    // The send committer writes a batch's statements in one round trip (send-committer.ts).
+    // The send committer writes a batch's statements in one round trip (send.committer.ts).
     // Every statement text in src is built from constants and placeholders (the source review
     // in test/e2e/injection.e2e-spec.ts), so no value can add a statement of its own.
     extra: { ...options.extra, multipleStatements: true },

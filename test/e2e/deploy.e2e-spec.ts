@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_CONFIG, type AppConfig } from '../../src/config/config.js';
-import { CacheStats } from '../../src/modules/metrics/cache-stats.js';
+import { CacheStats } from '../../src/modules/metrics/cache-stats.service.js';
 import { MetricsService } from '../../src/modules/metrics/metrics.service.js';
-import { ProcessStats } from '../../src/modules/metrics/process-stats.js';
+import { ProcessStats } from '../../src/modules/metrics/process-stats.service.js';
 import { WorkerMetricsServer } from '../../src/modules/metrics/worker-metrics.server.js';
 import { parse } from 'yaml';
 import { KUBECTL, read, render, type K8sObject } from '../deploy/manifests.js';

@@ -12,8 +12,8 @@ import { balanceOf } from '../support/probes.js';
 import type { Channel } from '../../src/modules/messages/channel.js';
 import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
-import { MessageStateService } from '../../src/modules/delivery/message-state.service.js';
-import { FallbackScanner } from '../../src/modules/sending/fallback/fallback-scanner.js';
+import { MessageStateService } from '../../src/modules/delivery/lifecycle/message-state.service.js';
+import { FallbackScanner } from '../../src/modules/sending/fallback/fallback.scanner.js';
 import { CountriesService } from '../../src/modules/fraud/countries/countries.service.js';
 
 const CHAT = '/api/v1/json/bulk/chat';

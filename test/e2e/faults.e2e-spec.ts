@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { jitteredBackoff } from '../../src/modules/delivery/retry-policy.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
-import { SendCommitter } from '../../src/modules/sending/send-committer.js';
+import { SendCommitter } from '../../src/modules/sending/send.committer.js';
 import { SendService } from '../../src/modules/sending/send.service.js';
 import type { SendInput } from '../../src/modules/sending/channel-policy.js';
 import { smsInput } from '../../src/modules/sending/channels/sms/sms-input.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CacheStats } from '../../src/modules/metrics/cache-stats.js';
+import { CacheStats } from '../../src/modules/metrics/cache-stats.service.js';
 import { RedisInstance } from '../support/redis-instance.js';
 import { startSmppPeer, type SmppPeer } from '../support/smpp-peer.js';
 import { startSmtpPeer, type SmtpPeer } from '../support/smtp-peer.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysService, type CreateKeyInput } from '../../src/modules/api-keys/api-keys.service.js';
-import { CacheStats } from '../../src/modules/metrics/cache-stats.js';
+import { CacheStats } from '../../src/modules/metrics/cache-stats.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { apiKeyFields, requestLogs } from '../support/account-probes.js';
 import { setAccountStatusDirectly, setKeyHashDirectly } from '../support/direct-writes.js';

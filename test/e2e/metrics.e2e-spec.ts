@@ -1,6 +1,6 @@
 import parsePrometheus, { type PromFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CacheStats } from '../../src/modules/metrics/cache-stats.js';
+import { CacheStats } from '../../src/modules/metrics/cache-stats.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

@@ -5,7 +5,7 @@ import type { Job } from 'bull';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchJobOptions } from '../../src/modules/delivery/dispatch.producer.js';
+import { dispatchJobOptions } from '../../src/modules/delivery/dispatch/dispatch.producer.js';
 import { DISPATCH_COMPLETED_KEPT } from '../../src/modules/delivery/retry-policy.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import Bull from 'bull';
 import { createConnection } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpDrain } from '../../src/modules/health/http-drain.js';
+import { HttpDrain } from '../../src/modules/health/http-drain.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { requestLogs } from '../support/account-probes.js';
 import { requestMessages, requestsOf, throughConnection } from '../support/message-probes.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryReportService } from '../../src/modules/delivery/delivery-report.service.js';
+import { DeliveryReportService } from '../../src/modules/delivery/receipts/delivery-report.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eventsOfRequests, messageFields, requestMessages } from '../support/message-probes.js';

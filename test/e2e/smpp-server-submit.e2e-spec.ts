@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import smpp from 'smpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SmppListener } from '../../src/modules/smpp-server/smpp-listener.js';
+import { SmppListener } from '../../src/modules/smpp-server/smpp.listener.js';
 import { freePort } from '../support/local-state.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
 import { CountriesService } from '../../src/modules/fraud/countries/countries.service.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyCache } from '../../src/modules/api-keys/api-key-cache.js';
+import { ApiKeyCache } from '../../src/modules/api-keys/api-key.cache.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
-import { SpendLimits } from '../../src/modules/balance/spend-limits.js';
+import { SpendLimits } from '../../src/modules/balance/spend-limits.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { balanceOf as balanceIn, sendRequestCount } from '../support/probes.js';

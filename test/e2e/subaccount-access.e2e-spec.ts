@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
-import { ApiKeyCache } from '../../src/modules/api-keys/api-key-cache.js';
+import { ApiKeyCache } from '../../src/modules/api-keys/api-key.cache.js';
 import { InboundNumberStore } from '../../src/modules/inbound/inbound-number.store.js';
 import { InboundReceiver } from '../../src/modules/inbound/inbound.receiver.js';
 import { createSubaccount, createTenant, type Tenant } from '../factories/account.factory.js';

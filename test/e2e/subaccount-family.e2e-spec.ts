@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyCache } from '../../src/modules/api-keys/api-key-cache.js';
+import { ApiKeyCache } from '../../src/modules/api-keys/api-key.cache.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
-import { ExportLeases } from '../../src/modules/messages/search/export-leases.js';
+import { ExportLeases } from '../../src/modules/messages/search/export-leases.service.js';
 import { createSubaccount, createTenant, type Tenant } from '../factories/account.factory.js';
 import { setKeyRateLimitDirectly } from '../support/direct-writes.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

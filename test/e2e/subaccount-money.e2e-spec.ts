@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountsService } from '../../src/modules/accounts/accounts.service.js';
-import { ApiKeyCache } from '../../src/modules/api-keys/api-key-cache.js';
+import { ApiKeyCache } from '../../src/modules/api-keys/api-key.cache.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
-import { SpendLimits } from '../../src/modules/balance/spend-limits.js';
+import { SpendLimits } from '../../src/modules/balance/spend-limits.service.js';
 import { DestinationPriceStore } from '../../src/modules/balance/pricing/destination-price.store.js';
 import { createSubaccount, createTenant } from '../factories/account.factory.js';
 import { runCli } from '../support/cli-in-process.js';

@@ -7,12 +7,12 @@ import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceModule } from '../../src/modules/balance/balance.module.js';
-import { SpendLimits } from '../../src/modules/balance/spend-limits.js';
-import { MessageStateService } from '../../src/modules/delivery/message-state.service.js';
+import { SpendLimits } from '../../src/modules/balance/spend-limits.service.js';
+import { MessageStateService } from '../../src/modules/delivery/lifecycle/message-state.service.js';
 import {
   STATE_CHANGE_LISTENER,
   type StateChangeListener,
-} from '../../src/modules/delivery/state-change-listener.js';
+} from '../../src/modules/delivery/lifecycle/state-change.listener.js';
 import { MessagesModule } from '../../src/modules/messages/messages.module.js';
 import { MetricsModule } from '../../src/modules/metrics/metrics.module.js';
 import { SendService } from '../../src/modules/sending/send.service.js';

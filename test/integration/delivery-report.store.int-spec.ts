@@ -3,8 +3,8 @@ import {
   DeliveryReportStore,
   type ArrivedReport,
   type AppliedReport,
-} from '../../src/modules/delivery/delivery-report.store.js';
-import { receiptKey } from '../../src/modules/delivery/receipt-matcher.js';
+} from '../../src/modules/delivery/receipts/delivery-report.store.js';
+import { receiptKey } from '../../src/modules/delivery/receipts/receipt-matcher.js';
 import { ageDeliveryReports } from '../support/clock.js';
 import { deliveryReports } from '../support/receipt-probes.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';

@@ -5,12 +5,12 @@ import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceModule } from '../../src/modules/balance/balance.module.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
-import { MessageStateService } from '../../src/modules/delivery/message-state.service.js';
+import { MessageStateService } from '../../src/modules/delivery/lifecycle/message-state.service.js';
 import {
   STATE_CHANGE_LISTENER,
   type CommittedChange,
   type StateChangeListener,
-} from '../../src/modules/delivery/state-change-listener.js';
+} from '../../src/modules/delivery/lifecycle/state-change.listener.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../src/modules/messages/channel.js';
 import { MessagesModule } from '../../src/modules/messages/messages.module.js';
 import { MetricsModule } from '../../src/modules/metrics/metrics.module.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackStore } from '../../src/modules/callbacks/callback.store.js';
-import { DeliveryReportStore } from '../../src/modules/delivery/delivery-report.store.js';
+import { DeliveryReportStore } from '../../src/modules/delivery/receipts/delivery-report.store.js';
 import { MessagesModule } from '../../src/modules/messages/messages.module.js';
 import { MessagePartsStore } from '../../src/modules/messages/message-parts.store.js';
 import { RetentionStore } from '../../src/modules/retention/retention.store.js';

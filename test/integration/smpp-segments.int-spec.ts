@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
-import { SegmentAssembler } from '../../src/modules/smpp-server/segments/segment-assembler.js';
+import { SegmentAssembler } from '../../src/modules/smpp-server/segments/segment.assembler.js';
 import type { SegmentRow } from '../../src/modules/smpp-server/segments/segment.store.js';
 import { SmppServerModule } from '../../src/modules/smpp-server/smpp-server.module.js';
 import { SmppCredentialsService } from '../../src/modules/smpp-server/credentials/smpp-credentials.service.js';
 import { SmppCredentialStore } from '../../src/modules/smpp-server/credentials/smpp-credential.store.js';
-import { BindChecker } from '../../src/modules/smpp-server/binds/bind-check.js';
+import { BindChecker } from '../../src/modules/smpp-server/binds/bind-check.service.js';
 import { createTenant } from '../factories/account.factory.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 

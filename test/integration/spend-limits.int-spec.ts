@@ -5,7 +5,11 @@ import { mainDataSourceOptions } from '../../src/database/data-sources.js';
 import { migrateDatabase } from '../../src/database/database-setup.js';
 import { FamilyDailySpend1764054100000 } from '../../src/database/migrations/main/1764054100000-family-daily-spend.js';
 import { DailySpendStore } from '../../src/modules/balance/daily-spend.store.js';
-import { SpendLimitExceeded, SpendLimits, type SpendCharge } from '../../src/modules/balance/spend-limits.js';
+import {
+  SpendLimitExceeded,
+  SpendLimits,
+  type SpendCharge,
+} from '../../src/modules/balance/spend-limits.service.js';
 import { dropLocalState } from '../support/local-state.js';
 import { testEnv, uniqueName } from '../support/test-app.js';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { mainDataSourceOptions } from '../../src/database/data-sources.js';
 import { migrateDatabase } from '../../src/database/database-setup.js';
-import { SuppressionCheck } from '../../src/modules/suppressions/suppression-check.js';
+import { SuppressionCheck } from '../../src/modules/suppressions/suppression-check.service.js';
 import { SUPPRESSION_CHUNK, SuppressionStore } from '../../src/modules/suppressions/suppression.store.js';
 import { dropLocalState } from '../support/local-state.js';
 import { testEnv, uniqueName } from '../support/test-app.js';

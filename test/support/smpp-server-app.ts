@@ -3,7 +3,7 @@ import {
   SmppCredentialsService,
   type CreateSmppCredentialInput,
 } from '../../src/modules/smpp-server/credentials/smpp-credentials.service.js';
-import { SmppListener } from '../../src/modules/smpp-server/smpp-listener.js';
+import { SmppListener } from '../../src/modules/smpp-server/smpp.listener.js';
 import { createTenant, type HasServices, type Tenant } from '../factories/account.factory.js';
 import { freePort } from './local-state.js';
 import { startTestApp, uniqueName, type TestApp, type TestAppOptions } from './test-app.js';

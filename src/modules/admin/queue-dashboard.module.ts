@@ -5,7 +5,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { AppConfig } from '../../config/config.js';
 import { CALLBACK_QUEUE } from '../callbacks/callback-job.js';
 import { CallbackQueueModule } from '../callbacks/callback-queue.module.js';
-import { DISPATCH_QUEUES } from '../delivery/dispatch.constants.js';
+import { DISPATCH_QUEUES } from '../delivery/dispatch/dispatch.constants.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { adminAuth } from './admin-auth.js';
 import { CONNECTORS_PAGE_PATH, QUEUE_DASHBOARD_PATH } from './admin-paths.js';

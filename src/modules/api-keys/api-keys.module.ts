@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module.js';
-import { CacheStatsModule } from '../metrics/cache-stats.js';
+import { CacheStatsModule } from '../metrics/cache-stats.service.js';
 import { ApiKeyStore } from './api-key.store.js';
-import { ApiKeyCache } from './api-key-cache.js';
+import { ApiKeyCache } from './api-key.cache.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { LastUsedTracker } from './last-used.tracker.js';
 

@@ -7,7 +7,7 @@ import { IpAllowList } from './auth/ip-allow-list.js';
 import type { Account } from '../accounts/account.entity.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { ApiKeyStore } from './api-key.store.js';
-import { ApiKeyCache } from './api-key-cache.js';
+import { ApiKeyCache } from './api-key.cache.js';
 import { ApiKey, type KeyMode } from './api-key.entity.js';
 import { parseAmount } from '../../platform/money/money.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util.js';
@@ -232,21 +232,15 @@ export class ApiKeysService {
   }
 
   /**
-   * Looks a presented key up by its hash, through the in-process cache (api-key-cache.ts); null
-   * when unknown. Revocation, expiry and account status are the caller's to judge, per request.
+   * Looks a presented key up by its hash, through the in-process cache (api-key.cache.ts): the
+   * answer at once while the cache holds it (nearly every request; no promise,
+   * docs/performance.md#promises), else a promise of its read; null when unknown. Revocation,
+   * expiry and account status are the caller's to judge, per request.
    */
-  resolve(presented: string): Promise<ResolvedKey | null> {
+  resolve(presented: string): ResolvedKey | null | Promise<ResolvedKey | null> {
     const hash = hashApiKey(presented);
-    return this.cache.get(hash, () => this.load(hash));
-  }
-
-  /**
-   * resolve without a promise while the cache holds the answer (nearly every request); undefined
-   * when it must be read with resolve. A look that is not the request's own lookup (the address
-   * gate's, before the guard's) is not counted in the cache's hit ratio.
-   */
-  resolveCached(presented: string, counted = true): ResolvedKey | null | undefined {
-    return this.cache.peek(hashApiKey(presented), counted);
+    const known = this.cache.peek(hash);
+    return known !== undefined ? known : this.cache.get(hash, () => this.load(hash));
   }
 
   private async load(hash: Buffer): Promise<ResolvedKey | null> {

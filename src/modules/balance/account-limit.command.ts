@@ -5,7 +5,7 @@ import { parseDailyLimit } from '../../platform/cli/parsers.js';
 import type { Account } from '../accounts/account.entity.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { limitView, printLimit } from './limit-view.js';
-import { SpendLimits } from './spend-limits.js';
+import { SpendLimits } from './spend-limits.service.js';
 
 const NONE = 'none';
 

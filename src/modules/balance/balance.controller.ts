@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { BalanceResponseDto } from './balance-response.dto.js';
 import { Auth, type AuthContext } from '../api-keys/auth/auth-context.js';
-import { CredentialCheck } from '../api-keys/auth/credential-check.js';
+import { CredentialCheck } from '../api-keys/auth/credential-check.service.js';
 import { BalanceRequestDto } from './balance-request.dto.js';
 import { BalanceService } from './balance.service.js';
 

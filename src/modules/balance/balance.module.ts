@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { BalanceService } from './balance.service.js';
-import { SpendLimits } from './spend-limits.js';
+import { SpendLimits } from './spend-limits.service.js';
 import { AccountChannelStore } from './account-channel.store.js';
 import { TransferStore } from './transfer.store.js';
 import { LedgerStore } from './ledger.store.js';

@@ -8,7 +8,7 @@ import { Decimal } from 'decimal.js';
 import type { Account } from '../accounts/account.entity.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import { isPositive, money } from '../../platform/money/money.js';
-import { SpendLimits } from './spend-limits.js';
+import { SpendLimits } from './spend-limits.service.js';
 import { TtlCache } from '../../platform/caching/ttl-cache.js';
 import { LedgerStore, debitStatements, type Charge } from './ledger.store.js';
 import { balanceResponse, type BalanceResponseDto } from './balance-response.dto.js';
@@ -34,17 +34,15 @@ export class BalanceService {
   /**
    * The channel's price per unit, remembered for a second so a send costs no extra query; a
    * price change (CLI) reaches every process within that second. The charge is always computed
-   * from the one price read, so the debit and the messages' costs agree. `cachedUnitPrice`
-   * answers it without a promise when it is remembered.
+   * from the one price read, so the debit and the messages' costs agree. A remembered price is
+   * answered at once, without a promise (docs/performance.md#promises); else a promise of its read.
    */
-  unitPrice(accountId: string, channel: Channel): Promise<string> {
-    return this.prices.get(`${accountId}:${channel}`, () =>
-      this.channel(accountId, channel).then((c) => c.costPerUnit),
+  unitPrice(accountId: string, channel: Channel): string | Promise<string> {
+    const key = `${accountId}:${channel}`;
+    return (
+      this.prices.peek(key) ??
+      this.prices.get(key, () => this.channel(accountId, channel).then((c) => c.costPerUnit))
     );
-  }
-
-  cachedUnitPrice(accountId: string, channel: Channel): string | undefined {
-    return this.prices.peek(`${accountId}:${channel}`);
   }
 
   /** Per-channel value, price and credits; total_value is their sum, computed exactly. */

@@ -4,7 +4,7 @@ import { UsageError } from '../../platform/cli/cli-errors.js';
 import { parseDailyLimit } from '../../platform/cli/parsers.js';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { limitView, printLimit } from './limit-view.js';
-import { SpendLimits } from './spend-limits.js';
+import { SpendLimits } from './spend-limits.service.js';
 
 const NONE = 'none';
 

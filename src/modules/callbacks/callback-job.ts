@@ -5,7 +5,7 @@ import {
   CALLBACK_COMPLETED_KEPT,
   CALLBACK_FAILED_KEPT,
 } from '../delivery/retry-policy.js';
-import type { CommittedChange } from '../delivery/state-change-listener.js';
+import type { CommittedChange } from '../delivery/lifecycle/state-change.listener.js';
 
 export const CALLBACK_QUEUE = 'callbacks';
 

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
-import { CallbackOutbox } from './callback-outbox.js';
+import { CallbackOutbox } from './callback.outbox.js';
 import { CallbackQueueModule } from './callback-queue.module.js';
 
 export const CALLBACK_STATE_LISTENER = Symbol('CALLBACK_STATE_LISTENER');
 
 /**
  * The callback outbox as one of delivery's state-change listeners (stateChangeListeners in
- * delivery/state-change-listeners.ts): each committed change may owe a callback.
+ * delivery/lifecycle/state-change-listeners.module.ts): each committed change may owe a callback.
  */
 @Module({
   imports: [CallbackQueueModule],

@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { jitteredBackoff, lockSettings } from '../delivery/retry-policy.js';
-import { CallbackOutbox } from './callback-outbox.js';
+import { CallbackOutbox } from './callback.outbox.js';
 import { CALLBACK_QUEUE } from './callback-job.js';
 import { CallbackStoreModule } from './callback-store.module.js';
 

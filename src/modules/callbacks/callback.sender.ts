@@ -10,12 +10,12 @@ import {
 } from '../delivery/retry-policy.js';
 import { CALLBACK_QUEUE, type CallbackJob } from './callback-job.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { CallbackOutbox } from './callback-outbox.js';
+import { CallbackOutbox } from './callback.outbox.js';
 import { CallbackStore } from './callback.store.js';
 import { RefusedTarget, safePost } from './safe-post.js';
 import { signCallback } from './signature.js';
 import { circuitOf, TargetGate, targetOfCircuit } from './target-gate.js';
-import { TestCallbackCap } from './test-callback-cap.js';
+import { TestCallbackCap } from './test-callback-cap.service.js';
 
 export class CallbackFailed extends Error {}
 

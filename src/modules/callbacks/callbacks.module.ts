@@ -6,7 +6,7 @@ import { CallbackQueueModule } from './callback-queue.module.js';
 import { CallbackProcessor } from './callback.processor.js';
 import { CallbackSender } from './callback.sender.js';
 import { RedisModule } from '../../platform/redis/redis.module.js';
-import { TestCallbackCap } from './test-callback-cap.js';
+import { TestCallbackCap } from './test-callback-cap.service.js';
 
 /** Delivering callbacks: the processor and the sender (signing, safe POST, per-target isolation). For worker contexts. */
 @Module({

@@ -3,8 +3,8 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { redisOptions } from '../../platform/redis/redis-options.js';
 import { MessagesModule } from '../messages/messages.module.js';
-import { DISPATCH_QUEUES } from './dispatch.constants.js';
-import { DispatchProducer } from './dispatch.producer.js';
+import { DISPATCH_QUEUES } from './dispatch/dispatch.constants.js';
+import { DispatchProducer } from './dispatch/dispatch.producer.js';
 import { dispatchBackoff, lockSettings } from './retry-policy.js';
 
 /**

@@ -35,7 +35,7 @@ export const RECORD_BACKOFF_MAX_MS = 5000;
 /** A test request's simulated provider error is retried at this fixed pace: it ends FAILED within seconds. */
 export const TEST_BACKOFF_MS = 1000;
 
-/** Thrown by the dispatcher when a test request's messages were kept back (see test-outcomes.ts). */
+/** Thrown by the dispatcher when a test request's messages were kept back (see transports/test-outcomes.ts). */
 export class TestDispatchError extends Error {
   override readonly name = 'TestDispatchError';
 }

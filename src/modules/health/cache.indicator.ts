@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { CacheStats } from '../metrics/cache-stats.js';
+import { CacheStats } from '../metrics/cache-stats.service.js';
 
 /**
  * `cache`: the API-key lookup cache. It lives in this process's memory (a short TTL bounds its

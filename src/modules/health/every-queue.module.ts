@@ -3,7 +3,7 @@ import { Inject, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { CALLBACK_QUEUE } from '../callbacks/callback-job.js';
 import { CallbackQueueModule } from '../callbacks/callback-queue.module.js';
-import { DISPATCH_QUEUES } from '../delivery/dispatch.constants.js';
+import { DISPATCH_QUEUES } from '../delivery/dispatch/dispatch.constants.js';
 import { QueueModule } from '../delivery/queue.module.js';
 import { EVERY_QUEUE } from './health.tokens.js';
 import { MetricsModule } from '../metrics/metrics.module.js';

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { createTransport } from '../delivery/transport.registry.js';
+import { createTransport } from '../delivery/dispatch/transport.registry.js';
 import { parseSmppUrl } from '../delivery/smpp/smpp.transport.js';
 import type { Transport, TransportHealth } from '../delivery/transports/transport.js';
 import type { Channel } from '../messages/channel.js';
-import { ConnectorHealth } from './connector-health.js';
+import { ConnectorHealth } from './connector-health.indicator.js';
 import { PROBE_TIMEOUT_MS } from './dependency.indicators.js';
 import { IN_PROCESS_DISPATCH, type InProcessDispatch } from './health.tokens.js';
 import { SingleFlight, errorText, smppReachable, timed } from './probes.js';

@@ -2,9 +2,9 @@ import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { RedisModule } from '../../platform/redis/redis.module.js';
 import { RoutingModule } from '../delivery/smpp/routing.module.js';
-import { ConnectorHealth } from './connector-health.js';
+import { ConnectorHealth } from './connector-health.indicator.js';
 import { CacheIndicator } from './cache.indicator.js';
-import { CacheStatsModule } from '../metrics/cache-stats.js';
+import { CacheStatsModule } from '../metrics/cache-stats.service.js';
 import {
   DatabaseIndicator,
   LogDatabaseIndicator,
@@ -14,12 +14,12 @@ import {
 import { ClientServerIndicator, ProviderProbes, SmsServerIndicator } from './external.indicators.js';
 import { HealthController } from './health.controller.js';
 import { HealthService } from './health.service.js';
-import { HttpDrain } from './http-drain.js';
+import { HttpDrain } from './http-drain.service.js';
 import { LifecycleState } from './lifecycle.state.js';
 import { MessageQueueIndicator } from './message-queue.indicator.js';
 import { ProcessStatsModule } from '../metrics/process-stats.module.js';
-import { ProviderFaults } from '../delivery/provider-faults.js';
-import { TransportRegistry } from '../delivery/transport.registry.js';
+import { ProviderFaults } from '../delivery/dispatch/provider-faults.registry.js';
+import { TransportRegistry } from '../delivery/dispatch/transport.registry.js';
 import { AllQueuesModule } from './every-queue.module.js';
 import { IN_PROCESS_DISPATCH, type InProcessDispatch } from './health.tokens.js';
 

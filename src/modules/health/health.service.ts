@@ -12,7 +12,7 @@ import { ClientServerIndicator, SmsServerIndicator } from './external.indicators
 import { LifecycleState } from './lifecycle.state.js';
 import { MessageQueueIndicator } from './message-queue.indicator.js';
 import { SingleFlight, humanDuration } from './probes.js';
-import { ProcessStats, liveBody } from '../metrics/process-stats.js';
+import { ProcessStats, liveBody } from '../metrics/process-stats.service.js';
 
 type Member = { status: 'healthy' | 'unhealthy'; message: string } & Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-import type { ProviderFaults } from '../delivery/provider-faults.js';
-import type { TransportRegistry } from '../delivery/transport.registry.js';
+import type { ProviderFaults } from '../delivery/dispatch/provider-faults.registry.js';
+import type { TransportRegistry } from '../delivery/dispatch/transport.registry.js';
 
 /**
  * What the health probes are handed rather than look for: every Bull queue (every-queue.module.ts),

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, Option, SubCommand } from 'nest-commander';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { UNQUEUED_GRACE_MS } from '../callbacks/callback-outbox.js';
+import { UNQUEUED_GRACE_MS } from '../callbacks/callback.outbox.js';
 import { CliCommand, CommandGroup } from '../../platform/cli/cli-command.js';
 import { UsageError } from '../../platform/cli/cli-errors.js';
 import { printJson, printLine } from '../../platform/cli/output.js';

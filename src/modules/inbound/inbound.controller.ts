@@ -11,7 +11,11 @@ import {
   refuseCursorPast,
 } from '../../platform/http/id-cursor.js';
 import type { DataSide } from '../api-keys/auth/auth-context.js';
-import { ReadSide, SubaccountQueryField, SubaccountReadable } from '../api-keys/auth/subaccount-scope.js';
+import {
+  ReadSide,
+  SubaccountQueryField,
+  SubaccountReadable,
+} from '../api-keys/auth/subaccount-scope.guard.js';
 import { InboundStore, type InboundRow } from './inbound.store.js';
 
 const MAX_LIMIT = 1000;

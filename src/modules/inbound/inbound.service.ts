@@ -12,7 +12,7 @@ import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
 import type { Account } from '../accounts/account.entity.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import type { ApiKey } from '../api-keys/api-key.entity.js';
-import { CallbackOutbox } from '../callbacks/callback-outbox.js';
+import { CallbackOutbox } from '../callbacks/callback.outbox.js';
 import type { InboundSink, InboundSms } from '../delivery/transports/transport.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { SmsPolicy } from '../sending/channels/sms/sms.policy.js';

@@ -36,9 +36,13 @@ export class LookupService {
         'The number is not a phone number in international form.',
       );
     const entries = [{ recipient: check.value, status: 'ACKNOWLEDGED' as const, reason: undefined }];
-    await this.routing.rejectUnroutable(account.id, 'sms', entries);
+    const [routes, prices] = await Promise.all([
+      this.routing.sendRoutes('sms'),
+      this.pricing.snapshot(account.id, 'sms'),
+    ]);
+    routes.rejectUnroutable(account.id, entries);
     const routed = entries[0]!.status === 'ACKNOWLEDGED';
-    const smsPrice = routed ? (await this.pricing.unitPrices(account.id, 'sms', entries))[0]! : null;
+    const smsPrice = routed ? prices.unitPrices(entries)[0]! : null;
     return { ...numberFacts(check.value), smsPrice, currency: account.currency };
   }
 }

@@ -3,7 +3,11 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags }
 import type { Response } from 'express';
 import { familyRoot } from '../accounts/family.js';
 import { Auth, type AuthContext, type DataSide } from '../api-keys/auth/auth-context.js';
-import { ReadSide, SUBACCOUNT_QUERY_DOC, SubaccountReadable } from '../api-keys/auth/subaccount-scope.js';
+import {
+  ReadSide,
+  SUBACCOUNT_QUERY_DOC,
+  SubaccountReadable,
+} from '../api-keys/auth/subaccount-scope.guard.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { MessageDetailDto } from './message-response.dto.js';
 import { MessageQueryService } from './message-query.service.js';

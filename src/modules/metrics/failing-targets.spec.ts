@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CacheStats } from './cache-stats.js';
+import { CacheStats } from './cache-stats.service.js';
 import { FAILING_TARGETS_NAMED, MetricsService, OTHER_TARGETS } from './metrics.service.js';
 
 /** The series of bulk_callback_target_failing in one scrape: target label → value. */

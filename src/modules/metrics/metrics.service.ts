@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CacheStats } from './cache-stats.js';
+import { CacheStats } from './cache-stats.service.js';
 import { registerHaCounters } from './ha-metrics.js';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'paused', 'failed'] as const;
@@ -59,27 +59,6 @@ export class MetricsService {
     help: 'Time from the request arriving to the response finishing, by method, route pattern and status code',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
-
-  private readonly sendRequests = new Counter({
-    name: 'bulk_send_requests_total',
-    help: 'Send requests stored and charged (replays of a user_reference_id not counted), by channel',
-    labelNames: ['channel'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly windowDeferrals = new Counter({
-    name: 'bulk_window_deferred_messages_total',
-    help: 'Accepted messages a send window deferred (SCHEDULED until it opens), by channel',
-    labelNames: ['channel'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly fallbacksCreated = new Counter({
-    name: 'bulk_fallbacks_created_total',
-    help: 'Fallback SMS created for chat messages not delivered in time, by outcome (ACKNOWLEDGED, REJECTED)',
-    labelNames: ['status'] as const,
     registers: [this.registry],
   });
 
@@ -153,22 +132,10 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  private readonly testRequests = new Counter({
-    name: 'bulk_test_requests_total',
-    help: 'Send requests accepted from test keys, by channel (stored and answered, never handed to a provider nor charged)',
-    labelNames: ['channel'] as const,
-    registers: [this.registry],
-  });
   private readonly transfers = new Counter({
     name: 'bulk_transfers_total',
     help: 'Credit transfers between parent accounts and their sub-accounts over the API, by channel, direction (to_subaccount, to_parent) and outcome (done, insufficient)',
     labelNames: ['channel', 'direction', 'outcome'] as const,
-    registers: [this.registry],
-  });
-  private readonly spendLimitRefusals = new Counter({
-    name: 'bulk_spend_limit_refusals_total',
-    help: "Send requests refused with SPEND_LIMIT_EXCEEDED, by scope of the limit: key, account or parent (a sub-account's parent's, covering its family)",
-    labelNames: ['scope'] as const,
     registers: [this.registry],
   });
 
@@ -217,45 +184,24 @@ export class MetricsService {
     registerHaCounters(this.registry);
   }
 
+  /** A counter on this process's registry, declared by the feature that counts (its `*.metrics.ts`). */
+  counter<L extends string>(config: { name: string; help: string; labelNames: readonly L[] }): Counter<L> {
+    return new Counter({ ...config, registers: [this.registry] });
+  }
+
   observeHttp(method: string, route: string, status: number, seconds: number): void {
     const labels = { method, route, status: String(status) };
     this.httpRequests.inc(labels);
     this.httpDuration.observe(labels, seconds);
   }
 
-  /** A send request from a test key was accepted. */
-  testRequestAccepted(channel: string): void {
-    this.testRequests.inc({ channel });
-  }
-
-  /** A send request was refused by a daily spend limit. */
+  /** A credit transfer between a parent account and a sub-account, done or refused for want of credit. */
   transfer(channel: string, toSubaccount: boolean, done: boolean): void {
     this.transfers.inc({
       channel,
       direction: toSubaccount ? 'to_subaccount' : 'to_parent',
       outcome: done ? 'done' : 'insufficient',
     });
-  }
-
-  spendLimitRefused(scope: string): void {
-    this.spendLimitRefusals.inc({ scope });
-  }
-
-  /** A send request committed: its accepted (ACKNOWLEDGED) and refused-at-intake (REJECTED) messages. */
-  sendCommitted(channel: string, accepted: number, rejected: number): void {
-    this.sendRequests.inc({ channel });
-    if (accepted) this.messages.inc({ channel, status: 'ACKNOWLEDGED' }, accepted);
-    if (rejected) this.messages.inc({ channel, status: 'REJECTED' }, rejected);
-  }
-
-  /** Accepted messages a send window made wait. */
-  windowDeferred(channel: string, n: number): void {
-    this.windowDeferrals.inc({ channel }, n);
-  }
-
-  /** Fallback SMS created, by the state they were created in. */
-  fallbackCreated(status: string, n: number): void {
-    this.fallbacksCreated.inc({ status }, n);
   }
 
   /** Recipients refused because the account suppressed them. */
@@ -266,6 +212,11 @@ export class MetricsService {
   /** Inbound messages stored; short-code keywords are the operator's, so few distinct labels. */
   inboundReceived(keyword: string | null): void {
     this.inboundMessages.inc({ keyword: keyword ?? 'none' });
+  }
+
+  /** Messages entering a state outside the lifecycle's transitions (the send pipeline's intake). */
+  messagesEntered(channel: string, status: string, n: number): void {
+    if (n) this.messages.inc({ channel, status }, n);
   }
 
   /** State changes whose transaction has committed. */

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ProcessStats } from './process-stats.js';
+import { ProcessStats } from './process-stats.service.js';
 
 /** CPU and memory figures of this process, for the health report and the worker's listener. */
 @Module({

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { classifyError } from '../../platform/errors/classify-error.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { ProcessStats, liveBody } from './process-stats.js';
+import { ProcessStats, liveBody } from './process-stats.service.js';
 import { checkMetricsToken } from './metrics-token.js';
 import { MetricsService } from './metrics.service.js';
 

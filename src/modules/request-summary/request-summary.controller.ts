@@ -1,7 +1,11 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { DataSide } from '../api-keys/auth/auth-context.js';
-import { ReadSide, SUBACCOUNT_QUERY_DOC, SubaccountReadable } from '../api-keys/auth/subaccount-scope.js';
+import {
+  ReadSide,
+  SUBACCOUNT_QUERY_DOC,
+  SubaccountReadable,
+} from '../api-keys/auth/subaccount-scope.guard.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { RequestSummaryService } from './request-summary.service.js';
 import { RequestSummaryDto } from './request-summary.dto.js';

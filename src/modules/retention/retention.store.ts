@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
-import { ALLOWED_FROM } from '../delivery/transitions.js';
+import { ALLOWED_FROM } from '../delivery/lifecycle/transitions.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../messages/channel.js';
 import { FALLBACK_JOINS } from '../messages/message-lookup.store.js';
 import type { ExportRow } from '../messages/message-search.store.js';

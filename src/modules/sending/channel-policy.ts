@@ -1,6 +1,6 @@
 import type { Channel } from '../messages/channel.js';
 import type { RecipientCheck } from '../messages/recipients.js';
-import type { FallbackSpec } from './fallback/fallback-input.js';
+import type { FallbackSpec } from './fallback-input.js';
 
 /**
  * A send request in channel-neutral terms, after the controller has mapped field names. The

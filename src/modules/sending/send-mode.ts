@@ -1,5 +1,5 @@
 import type { AuthContext } from '../api-keys/auth/auth-context.js';
-import type { SpendCharge, SpendLimitExceeded } from '../balance/spend-limits.js';
+import type { SpendCharge, SpendLimitExceeded } from '../balance/spend-limits.service.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 
 /** A test key's requests are stored and answered as live ones, but never charged nor dispatched to a provider. */

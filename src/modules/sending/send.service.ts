@@ -5,34 +5,33 @@ import type { ErrorDetail } from '../../platform/errors/error-codes.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { InsufficientBalance } from '../balance/ledger.store.js';
-import { RoutingService } from '../delivery/smpp/routing.service.js';
-import { Pricing } from '../balance/pricing/pricing.service.js';
-import { DispatchProducer } from '../delivery/dispatch.producer.js';
+import { DispatchProducer, waitingChunks } from '../delivery/dispatch/dispatch.producer.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { ReplayRequest } from '../messages/message.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { SuppressionCheck } from '../suppressions/suppression-check.js';
+import { SuppressionCheck } from '../suppressions/suppression-check.service.js';
 import { checkCallbackUrl } from '../callbacks/callback-url.js';
 import type { ChannelPolicy, SendInput } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
-import { IdGenerator } from './id-generator.js';
+import { IdGenerator } from './id.generator.js';
 import { listRecipients } from './recipient-list.js';
-import { DuplicateReference, SendAlreadyMade, SendCommitter } from './send-committer.js';
+import { DuplicateReference, SendAlreadyMade, SendCommitter } from './send.committer.js';
 import { IdempotencyStore, type Claim } from '../idempotency/idempotency.store.js';
 import { resolveSchedule } from '../messages/schedule.js';
 import { invalidNumberHint } from '../messages/recipients.js';
-import { SpendLimitExceeded } from '../balance/spend-limits.js';
+import { SpendLimitExceeded } from '../balance/spend-limits.service.js';
 import { isTestKey, spendLimitRefusal } from './send-mode.js';
 import { planTexts } from './personalisation/text-plan.js';
 import { priceTexts } from './personalisation/entry-pricing.js';
-import { TemplateInput } from './personalisation/template-input.js';
+import { TemplateInput } from './personalisation/template-input.service.js';
 import { requestHash } from './request-hash.js';
 import type { CheckedRequest, SendOutcome, SendPreview } from './send.types.js';
 import { storedSend } from './stored-send.js';
-import { refuseAccepted, storedRefusal, storesRefused } from './fallback/stored-refusals.js';
-import { TestQuota } from './test-quota.js';
+import { refuseAccepted, storedRefusal, storesRefused } from './stored-refusals.js';
+import { TestQuota } from './test-quota.service.js';
+import { TariffService } from './tariff.service.js';
+import { SendingMetrics } from './sending.metrics.js';
 import { familyRoot } from '../accounts/family.js';
-import { waitingChunks } from '../delivery/due-scanner.js';
 import { deferToWindow } from '../messages/windows/window-deferral.js';
 import { windowOfSend } from '../messages/windows/window-of-send.js';
 import { CountryCheck } from '../fraud/countries/country-check.js';
@@ -51,8 +50,8 @@ export class SendService {
     private readonly committer: SendCommitter,
     private readonly store: MessageStore,
     @Inject(MetricsService) private readonly metrics: MetricsService,
-    private readonly routing: RoutingService,
-    private readonly pricing: Pricing,
+    private readonly sendingMetrics: SendingMetrics,
+    private readonly tariffs: TariffService,
     private readonly templates: TemplateInput,
     private readonly suppressions: SuppressionCheck,
     private readonly idempotency: IdempotencyStore,
@@ -114,7 +113,7 @@ export class SendService {
         );
       }
       if (err instanceof SpendLimitExceeded) {
-        this.metrics.spendLimitRefused(err.scope);
+        this.sendingMetrics.spendLimitRefused(err.scope);
         throw spendLimitRefusal(err, p.priced.total, auth.account.currency);
       }
       throw err;
@@ -123,9 +122,9 @@ export class SendService {
     const { entries, accepted, plan, priced, schedule, deferred } = p;
     const cost = priced.total;
     const unitsPerRecipient = priced.maxUnits;
-    this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
-    if (isTestKey(auth)) this.metrics.testRequestAccepted(channel);
-    if (deferred) this.metrics.windowDeferred(channel, deferred);
+    this.sendingMetrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);
+    if (isTestKey(auth)) this.sendingMetrics.testRequestAccepted(channel);
+    if (deferred) this.sendingMetrics.windowDeferred(channel, deferred);
     if (accepted.length === 0) {
       // Nothing to send (a fallback SMS stored REJECTED).
     } else if (!schedule.sendAt && deferred === 0)
@@ -238,11 +237,10 @@ export class SendService {
       await this.countries.apply(auth.account.id, policy.channel, entries);
     // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged;
     // each recipient's price per unit is its destination's (longest prefix), else the channel's.
-    if (!this.routing.rejectUnroutableCached(auth.account.id, policy.channel, entries))
-      await this.routing.rejectUnroutable(auth.account.id, policy.channel, entries);
-    const unitPrices =
-      this.pricing.unitPricesCached(auth.account.id, policy.channel, entries) ??
-      (await this.pricing.unitPrices(auth.account.id, policy.channel, entries));
+    const known = this.tariffs.of(auth.account.id, policy.channel);
+    const tariff = known instanceof Promise ? await known : known;
+    tariff.rejectUnroutable(entries);
+    const unitPrices = tariff.unitPrices(entries);
     // An SMS matter only: e-mail and chat carry any character at the same price.
     const smartEncoding =
       policy.channel === 'sms' && (input.smartEncoding ?? auth.account.smartEncoding ?? false);

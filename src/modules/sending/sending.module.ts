@@ -5,16 +5,18 @@ import { QueueModule } from '../delivery/queue.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { RoutingModule } from '../delivery/smpp/routing.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
-import { IdGenerator } from './id-generator.js';
+import { IdGenerator } from './id.generator.js';
 import { IdNodeStore } from './id-node.store.js';
 import { SendBatchStore } from './send-batch.store.js';
-import { SendCommitter } from './send-committer.js';
+import { SendCommitter } from './send.committer.js';
+import { TariffService } from './tariff.service.js';
+import { SendingMetrics } from './sending.metrics.js';
 import { SendService } from './send.service.js';
-import { TemplateInput } from './personalisation/template-input.js';
+import { TemplateInput } from './personalisation/template-input.service.js';
 import { TemplatesModule } from '../templates/templates.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { RedisModule } from '../../platform/redis/redis.module.js';
-import { TestQuota } from './test-quota.js';
+import { TestQuota } from './test-quota.service.js';
 import { CountriesModule } from '../fraud/countries/countries.module.js';
 
 @Module({
@@ -30,8 +32,18 @@ import { CountriesModule } from '../fraud/countries/countries.module.js';
     RedisModule,
     CountriesModule,
   ],
-  providers: [IdGenerator, IdNodeStore, SendService, SendCommitter, SendBatchStore, TemplateInput, TestQuota],
+  providers: [
+    IdGenerator,
+    IdNodeStore,
+    SendService,
+    SendCommitter,
+    SendBatchStore,
+    TemplateInput,
+    TestQuota,
+    TariffService,
+    SendingMetrics,
+  ],
   // The channel modules' send routes take an Idempotency-Key (their guard resolves in their module).
-  exports: [SendService, IdGenerator, IdempotencyModule],
+  exports: [SendService, SendingMetrics, IdGenerator, IdempotencyModule],
 })
 export class SendingModule {}

@@ -1,7 +1,7 @@
 import type { AuthContext } from '../api-keys/auth/auth-context.js';
 import type { Channel } from '../messages/channel.js';
 import type { NewMessageRow } from '../messages/message.types.js';
-import type { PreparedSend } from './send-committer.js';
+import type { PreparedSend } from './send.committer.js';
 import { isTestKey, spendOf } from './send-mode.js';
 import type { CheckedRequest } from './send.types.js';
 

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { RedisModule } from '../../platform/redis/redis.module.js';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
-import { BindRegistry } from './binds/bind-registry.js';
+import { BindRegistry } from './binds/bind.registry.js';
 import { SmppCredentialStore } from './credentials/smpp-credential.store.js';
 import { SmppCredentialsService } from './credentials/smpp-credentials.service.js';
 

@@ -3,7 +3,7 @@ import { CliCommand, CommandGroup } from '../../platform/cli/cli-command.js';
 import { UsageError } from '../../platform/cli/cli-errors.js';
 import { cell, iso, printJson, printLine, printTable } from '../../platform/cli/output.js';
 import { collect, parseIpOrCidr } from '../../platform/cli/parsers.js';
-import { BindRegistry } from './binds/bind-registry.js';
+import { BindRegistry } from './binds/bind.registry.js';
 import type { SmppCredential, SmppMode } from './credentials/smpp-credential.store.js';
 import {
   SmppCredentialsService,

@@ -5,7 +5,7 @@ import { MessagesModule } from '../messages/messages.module.js';
 import { SuppressionsController } from './suppressions.controller.js';
 import { SuppressionsModule } from './suppressions.module.js';
 import { UnsubscribeController } from './unsubscribe.controller.js';
-import { UnsubscribeLinks } from './unsubscribe-links.js';
+import { UnsubscribeLinks } from './unsubscribe-links.service.js';
 
 /** The suppression routes and the e-mail one-click unsubscribe route. */
 @Module({

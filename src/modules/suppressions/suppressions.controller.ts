@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import { AppException } from '../../platform/errors/app.exception.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { Auth, type AuthContext, type DataSide } from '../api-keys/auth/auth-context.js';
-import { ReadSide, SubaccountReadable } from '../api-keys/auth/subaccount-scope.js';
+import { ReadSide, SubaccountReadable } from '../api-keys/auth/subaccount-scope.guard.js';
 import { CHANNELS, type Channel } from '../messages/channel.js';
 import {
   AddSuppressionsDto,

@@ -10,7 +10,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { CHANNELS, type Channel } from '../messages/channel.js';
-import { SubaccountQueryField } from '../api-keys/auth/subaccount-scope.js';
+import { SubaccountQueryField } from '../api-keys/auth/subaccount-scope.guard.js';
 import { RECIPIENT_REASONS, SUPPRESSION_REASONS, type SuppressionReason } from './suppression.store.js';
 
 /** The reasons a tenant may give when it lists recipients itself. */

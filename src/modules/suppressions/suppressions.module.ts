@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { DeliverySuppressions } from './delivery-suppressions.js';
-import { SuppressionCheck } from './suppression-check.js';
+import { DeliverySuppressions } from './delivery-suppressions.service.js';
+import { SuppressionCheck } from './suppression-check.service.js';
 import { SuppressionStore } from './suppression.store.js';
 import { SuppressionsService } from './suppressions.service.js';
 

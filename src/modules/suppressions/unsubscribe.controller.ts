@@ -4,7 +4,7 @@ import { AppException } from '../../platform/errors/app.exception.js';
 import { Public } from '../../platform/http/public.decorator.js';
 import { ApiErrors } from '../../platform/openapi/api-docs.decorators.js';
 import { SuppressionChangeResponseDto } from './suppressions.dto.js';
-import { UnsubscribeLinks } from './unsubscribe-links.js';
+import { UnsubscribeLinks } from './unsubscribe-links.service.js';
 
 /**
  * The one-click unsubscribe target of every e-mail's List-Unsubscribe header (RFC 8058): the

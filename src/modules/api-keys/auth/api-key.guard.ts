@@ -4,8 +4,8 @@ import { ApiKeysService, type ResolvedKey } from '../api-keys.service.js';
 import { LastUsedTracker } from '../last-used.tracker.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import type { AuthedRequest } from './auth-context.js';
-import { AuthThrottle } from './auth-throttle.js';
-import { CredentialCheck } from './credential-check.js';
+import { AuthThrottle } from './auth-throttle.service.js';
+import { CredentialCheck } from './credential-check.service.js';
 import { AmbiguousCredentials, extractApiKey } from './extract-api-key.js';
 import { IS_PUBLIC } from '../../../platform/http/public.decorator.js';
 import { declareRequestFields } from '../../../platform/http/message-shape.js';
@@ -22,7 +22,7 @@ const INVALID = { 'WWW-Authenticate': 'Bearer realm="bulk-messaging", error="inv
 /**
  * First guard of the chain (api key → IpAllowGuard → KeyRateLimitGuard, registered in that order
  * by AuthModule): every route not marked @Public() needs a live API key. The lookup is cached
- * for at most a second (api-key-cache.ts); revocation, expiry and account status are judged
+ * for at most a second (api-key.cache.ts); revocation, expiry and account status are judged
  * here on every request, from the cached row, so an expiry takes effect at its exact time.
  *
  * A key that fails counts against the client address, and the address with that key
@@ -64,8 +64,8 @@ export class ApiKeyGuard implements CanActivate {
     }
     let found: ResolvedKey | null = null;
     if (presented.length <= 256) {
-      const cached = this.keys.resolveCached(presented);
-      found = cached !== undefined ? cached : await this.keys.resolve(presented);
+      const known = this.keys.resolve(presented);
+      found = known instanceof Promise ? await known : known;
     }
     if (!found || found.key.revokedAt) {
       throw await this.failed(

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { AuthThrottle } from './auth-throttle.js';
+import { AuthThrottle } from './auth-throttle.service.js';
 import { RedisModule } from '../../../platform/redis/redis.module.js';
 import { MetricsModule } from '../../metrics/metrics.module.js';
 import { AccountsModule } from '../../accounts/accounts.module.js';
-import { CredentialCheck } from './credential-check.js';
+import { CredentialCheck } from './credential-check.service.js';
 
 /**
  * Checking what a caller presents (keys, passwords) against the throttles counted in Redis. Only

@@ -12,7 +12,7 @@ import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import type { AuthedRequest } from './auth-context.js';
-import { holdRefusal } from './auth-throttle.js';
+import { holdRefusal } from './auth-throttle.service.js';
 import { KEY_THROTTLER, limitFor } from './rate-limit.js';
 import { IS_PUBLIC } from '../../../platform/http/public.decorator.js';
 import { bodyBytes, loadBody, lowerBodyLimit } from '../../../platform/http/body-reader.js';

@@ -21,37 +21,38 @@ export class Pricing {
     private readonly store: DestinationPriceStore,
   ) {}
 
-  /** Each recipient's price per unit, in order. */
-  async unitPrices(
-    accountId: string,
-    channel: Channel,
-    recipients: Array<{ recipient: string }>,
-  ): Promise<string[]> {
-    const channelPrice =
-      this.balances.cachedUnitPrice(accountId, channel) ??
-      (await this.balances.unitPrice(accountId, channel));
-    return priced(await this.table(accountId, channel), recipients, channelPrice);
+  /**
+   * What the account pays on `channel` now: at once while its channel price and destination
+   * prices are remembered (no promise, docs/performance.md#promises), else a promise of their reads.
+   */
+  snapshot(accountId: string, channel: Channel): PriceSnapshot | Promise<PriceSnapshot> {
+    const key = `${accountId}:${channel}`;
+    const channelPrice = this.balances.unitPrice(accountId, channel);
+    const table = this.tables.peek(key);
+    if (table && typeof channelPrice === 'string') return new PriceSnapshot(table, channelPrice);
+    return Promise.all([channelPrice, table ?? this.table(key, accountId, channel)]).then(
+      ([price, read]) => new PriceSnapshot(read, price),
+    );
   }
 
-  /** unitPrices without a promise, while the prices it needs are remembered; else undefined. */
-  unitPricesCached(
-    accountId: string,
-    channel: Channel,
-    recipients: Array<{ recipient: string }>,
-  ): string[] | undefined {
-    const channelPrice = this.balances.cachedUnitPrice(accountId, channel);
-    const table = this.tables.peek(`${accountId}:${channel}`);
-    return channelPrice !== undefined && table ? priced(table, recipients, channelPrice) : undefined;
-  }
-
-  private table(accountId: string, channel: Channel): Promise<PriceTable> {
-    return this.tables.get(`${accountId}:${channel}`, () =>
+  private table(key: string, accountId: string, channel: Channel): Promise<PriceTable> {
+    return this.tables.get(key, () =>
       this.store.effectivePrices(accountId, channel).then((rows) => new PriceTable(channel, rows)),
     );
   }
 }
 
-function priced(table: PriceTable, recipients: Array<{ recipient: string }>, channelPrice: string): string[] {
-  if (table.empty) return recipients.map(() => channelPrice);
-  return recipients.map((r) => table.price(r.recipient) ?? channelPrice);
+/** An account's prices on one channel as read at one moment. */
+export class PriceSnapshot {
+  constructor(
+    private readonly table: PriceTable,
+    private readonly channelPrice: string,
+  ) {}
+
+  /** Each recipient's price per unit, in order. */
+  unitPrices(recipients: Array<{ recipient: string }>): string[] {
+    const { table, channelPrice } = this;
+    if (table.empty) return recipients.map(() => channelPrice);
+    return recipients.map((r) => table.price(r.recipient) ?? channelPrice);
+  }
 }

@@ -5,7 +5,7 @@ import { AccountsService } from '../../accounts/accounts.service.js';
 import type { Channel } from '../../messages/channel.js';
 import { money } from '../../../platform/money/money.js';
 import { ConnectorStore, type ConnectorFields, type ConnectorStateRow } from './connector.store.js';
-import { STATE_FRESH_MS } from './connector-pool.js';
+import { STATE_FRESH_MS } from './connector.pool.js';
 import { DEFAULT_CONNECTOR, type ConnectorRow } from './routing-table.js';
 
 /** A refusal of a well-formed command (unknown connector, a name taken): exit 1 with this message. */

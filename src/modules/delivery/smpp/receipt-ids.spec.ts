@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { combineParts } from '../receipt-matcher.js';
+import { combineParts } from '../receipts/receipt-matcher.js';
 import { idKeys, matchRank, submitKeysFor } from './receipt-ids.js';
 
 describe('receipt id matching', () => {

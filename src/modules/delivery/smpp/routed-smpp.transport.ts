@@ -6,7 +6,7 @@ import type {
   TransportHealth,
   TransportResult,
 } from '../transports/transport.js';
-import type { ConnectorPool } from './connector-pool.js';
+import type { ConnectorPool } from './connector.pool.js';
 import { NO_ROUTE, type RoutingService } from './routing.service.js';
 import { withFields } from '../../../platform/objects/with-fields.js';
 

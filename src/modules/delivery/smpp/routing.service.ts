@@ -27,7 +27,7 @@ export const NO_ROUTE = 'NO_ROUTE';
  */
 @Injectable()
 export class RoutingService {
-  private table: { value: RoutingTable; until: number } | null = null;
+  private table: { value: RoutingTable; send: SendRoutes; until: number } | null = null;
   private loading: Promise<RoutingTable> | null = null;
   private readonly routed: boolean;
 
@@ -58,24 +58,20 @@ export class RoutingService {
   private async load(): Promise<RoutingTable> {
     const [connectors, routes] = await Promise.all([this.store.connectors(), this.store.routes()]);
     const value = new RoutingTable(connectors, routes, this.defaultConnector);
-    this.table = { value, until: Date.now() + ROUTING_TTL_MS };
+    this.table = { value, send: new SendRoutes(value), until: Date.now() + ROUTING_TTL_MS };
     return value;
   }
 
   /**
-   * For the send pipeline: marks SMS recipients that no connector can take REJECTED with
-   * NO_ROUTE, before anything is charged (they are not).
+   * The routes a send on `channel` is checked against: at once while this process remembers them
+   * (no promise, docs/performance.md#promises), else a promise of their read. A channel that is
+   * not routed gets routes that reject no one.
    */
-  async rejectUnroutable(accountId: string, channel: Channel, entries: RoutedRecipient[]): Promise<void> {
-    if (this.needsRoutes(channel)) reject(accountId, await this.routes(), entries);
-  }
-
-  /** rejectUnroutable without a promise while the routes are remembered; false when they must be read. */
-  rejectUnroutableCached(accountId: string, channel: Channel, entries: RoutedRecipient[]): boolean {
-    if (!this.needsRoutes(channel)) return true;
-    if (!this.table || this.table.until <= Date.now()) return false;
-    reject(accountId, this.table.value, entries);
-    return true;
+  sendRoutes(channel: Channel): SendRoutes | Promise<SendRoutes> {
+    if (!this.needsRoutes(channel)) return UNROUTED;
+    const table = this.table;
+    if (table && table.until > Date.now()) return table.send;
+    return this.routes().then((value) => new SendRoutes(value));
   }
 
   private needsRoutes(channel: Channel): boolean {
@@ -83,12 +79,21 @@ export class RoutingService {
   }
 }
 
-function reject(accountId: string, table: RoutingTable, entries: RoutedRecipient[]): void {
-  if (table.routesEverything) return;
-  for (const e of entries) {
-    if (e.status === 'ACKNOWLEDGED' && table.candidates(accountId, e.recipient).length === 0) {
-      e.status = 'REJECTED';
-      e.reason = NO_ROUTE;
+/** The routing table as the send pipeline reads it. */
+export class SendRoutes {
+  constructor(private readonly table: RoutingTable | null) {}
+
+  /** Marks the recipients no connector can take REJECTED with NO_ROUTE, before anything is charged (they are not). */
+  rejectUnroutable(accountId: string, entries: RoutedRecipient[]): void {
+    const table = this.table;
+    if (!table || table.routesEverything) return;
+    for (const e of entries) {
+      if (e.status === 'ACKNOWLEDGED' && table.candidates(accountId, e.recipient).length === 0) {
+        e.status = 'REJECTED';
+        e.reason = NO_ROUTE;
+      }
     }
   }
 }
+
+const UNROUTED = new SendRoutes(null);

@@ -1,6 +1,6 @@
 import { rootCertificates } from 'node:tls';
 import { createTransport, type NodemailerError, type SendMailOptions, type Transporter } from 'nodemailer';
-import { parseSender } from './email-sender.js';
+import { parseSender } from '../../messages/email-sender.js';
 import { classifySmtpError } from './smtp-errors.js';
 import type {
   OutboundMessage,

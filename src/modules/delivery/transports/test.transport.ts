@@ -1,11 +1,11 @@
 import { Pacer } from '../../../platform/timing/pacer.js';
-import { testOutcome } from '../test-outcomes.js';
+import { testOutcome } from './test-outcomes.js';
 import { SandboxTransport, type SandboxTransportOptions } from './sandbox.transport.js';
 import type { InboundHandler, OutboundMessage, TransportResult } from './transport.js';
 
 /**
  * Plays the provider for requests made with a test key: nothing leaves the system, and the
- * recipient decides the outcome (test-outcomes.ts). A refusal, a failure or a bounce is answered
+ * recipient decides the outcome (transports/test-outcomes.ts). A refusal, a failure or a bounce is answered
  * at hand-over, as a provider would answer it (a bounce as an MTA's 5.1.x refusal of the mailbox,
  * so the address is suppressed as a real bounce is, on the account's test list); a delivery or
  * non-delivery is reported after the delivery delay, through the same report path as a real

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import type { Response } from 'express';
 import type { MessageExportQuery } from './message-filter.dto.js';
-import { ExportLeases } from './export-leases.js';
+import { ExportLeases } from './export-leases.service.js';
 import { MessageExportService } from './message-export.service.js';
 
 /**

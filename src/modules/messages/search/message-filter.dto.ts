@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { RefuseUnknownParameters } from '../../../platform/validation/strict-query.js';
 import { IsWholeNumberFrom, MAX_PAGE_NUMBER } from '../../../platform/validation/validators.js';
-import { SubaccountQueryField } from '../../api-keys/auth/subaccount-scope.js';
+import { SubaccountQueryField } from '../../api-keys/auth/subaccount-scope.guard.js';
 import { CHANNELS, MESSAGE_STATUSES } from '../channel.js';
 
 /** A date (midnight UTC) or a date and time with its offset: never the server's local time. */

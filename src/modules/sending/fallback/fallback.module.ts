@@ -4,7 +4,7 @@ import { ApiKeysModule } from '../../api-keys/api-keys.module.js';
 import { MetricsModule } from '../../metrics/metrics.module.js';
 import { SmsPolicyModule } from '../channels/sms/sms-policy.module.js';
 import { SendingModule } from '../sending.module.js';
-import { FallbackScanner } from './fallback-scanner.js';
+import { FallbackScanner } from './fallback.scanner.js';
 import { FallbackStore } from './fallback.store.js';
 
 /** Chat-to-SMS fallbacks, in a process that runs workers: the scanner that makes the due ones. */

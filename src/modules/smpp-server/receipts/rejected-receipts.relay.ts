@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
-import { SmppSend } from '../submit/smpp-send.js';
+import { SmppSend } from '../submit/smpp-send.service.js';
 import { SmppReceiptWriter } from './smpp-receipt.writer.js';
 
 /**

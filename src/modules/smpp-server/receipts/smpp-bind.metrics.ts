@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { MetricsService } from '../../metrics/metrics.service.js';
-import { BoundSessions } from '../bound-sessions.js';
+import { BoundSessions } from '../bound-sessions.registry.js';
 
 /** Customers' binds held by this process, by type, read at scrape time (sum over processes for the total). */
 @Injectable()

@@ -11,7 +11,7 @@ import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { REDIS } from '../../../platform/redis/redis.module.js';
-import { BoundSessions, type BoundSession } from '../bound-sessions.js';
+import { BoundSessions, type BoundSession } from '../bound-sessions.registry.js';
 import { OUTBOX_POLL_MS, outboxWakeChannel } from './outbox-wake.js';
 import { deliverSmFields } from './receipt-pdu.js';
 import { SmppReceiptMetrics } from './smpp-receipt.metrics.js';

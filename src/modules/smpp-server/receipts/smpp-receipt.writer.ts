@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { REDIS } from '../../../platform/redis/redis.module.js';
-import type { CommittedChange, StateChangeListener } from '../../delivery/state-change-listener.js';
+import type { CommittedChange, StateChangeListener } from '../../delivery/lifecycle/state-change.listener.js';
 import { MessageLookupStore } from '../../messages/message-lookup.store.js';
 import type { LockedMessage } from '../../messages/message.store.js';
 import { outboxWakeChannel } from './outbox-wake.js';

@@ -4,10 +4,10 @@ import smpp from 'smpp';
 import { displayAddress } from '../../api-keys/auth/ip-allow-list.js';
 import type { AuthContext } from '../../api-keys/auth/auth-context.js';
 import type { SmppCredential } from '../credentials/smpp-credential.store.js';
-import type { BindType, BoundSession, BoundSessions } from '../bound-sessions.js';
-import type { BindChecker } from '../binds/bind-check.js';
-import type { BindEntry, BindRegistry } from '../binds/bind-registry.js';
-import type { SubmitBucket } from '../binds/submit-bucket.js';
+import type { BindType, BoundSession, BoundSessions } from '../bound-sessions.registry.js';
+import type { BindChecker } from '../binds/bind-check.service.js';
+import type { BindEntry, BindRegistry } from '../binds/bind.registry.js';
+import type { SubmitBucket } from '../binds/submit-bucket.service.js';
 import type { SmppSubmitHandler } from '../submit/smpp-submit.handler.js';
 import type { SmppSubmitMetrics } from '../submit/smpp-submit.metrics.js';
 

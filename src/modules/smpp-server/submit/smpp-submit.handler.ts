@@ -3,8 +3,8 @@ import type smpp from 'smpp';
 import type { AuthContext } from '../../api-keys/auth/auth-context.js';
 import { parseInboundSms } from '../../delivery/smpp/smpp-inbound.js';
 import type { SmppCredential } from '../credentials/smpp-credential.store.js';
-import { SegmentAssembler } from '../segments/segment-assembler.js';
-import { SmppSend, type SmppSendResult } from './smpp-send.js';
+import { SegmentAssembler } from '../segments/segment.assembler.js';
+import { SmppSend, type SmppSendResult } from './smpp-send.service.js';
 
 /** registered_delivery's receipt bits: 1 every final state, 2 failures only. */
 const RECEIPT_BITS = 0x03;

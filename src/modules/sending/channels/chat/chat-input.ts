@@ -6,7 +6,7 @@ import { readPersonalisation } from '../../personalisation/personalisation-input
 import { scheduleInput } from '../../../messages/schedule.js';
 import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
-import { readFallback } from '../../fallback/fallback-input.js';
+import { readFallback } from '../../fallback-input.js';
 import type { ChatSendDto } from './chat-send.dto.js';
 
 function isBlank(v: unknown): boolean {

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../../../platform/openapi/api-docs.decorators.js';
 import { Auth, type AuthContext } from '../../../api-keys/auth/auth-context.js';
-import { CredentialCheck } from '../../../api-keys/auth/credential-check.js';
+import { CredentialCheck } from '../../../api-keys/auth/credential-check.service.js';
 import { PREVIEW_DESCRIPTION, PreviewResponseDto } from '../../personalisation/preview.dto.js';
 import { previewResponse } from '../../personalisation/preview-response.js';
 import { SendService } from '../../send.service.js';

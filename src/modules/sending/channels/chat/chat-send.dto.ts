@@ -103,7 +103,7 @@ export class ChatSendDto extends PersonalisationDto {
       "An SMS to each recipient whose chat message is not DELIVERED within after_seconds of acceptance (of send_at when later), or ends UNDELIVERED, REJECTED, FAILED or EXPIRED before. It is an ordinary SMS, priced and charged when it is created (REJECTED, INSUFFICIENT_BALANCE when the SMS balance cannot pay then); the chat message's lookup shows it as `fallback`, and its events go to this request's callback URL too.",
     example: { channel: 'sms', after_seconds: 60, from: 'ACME' },
   })
-  // Checked after mapping (fallback/fallback-input.ts, and the SMS rules in the chat policy).
+  // Checked after mapping (fallback-input.ts, and the SMS rules in the chat policy).
   @PassThrough()
   fallback?: Record<string, unknown>;
 }

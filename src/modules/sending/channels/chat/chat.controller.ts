@@ -3,13 +3,13 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiKeyAuth } from '../../../../platform/openapi/api-docs.decorators.js';
 import { ChatSendResponseDto, chatResponse } from './chat-response.dto.js';
 import { Auth, type AuthContext, type AuthedRequest } from '../../../api-keys/auth/auth-context.js';
-import { CredentialCheck } from '../../../api-keys/auth/credential-check.js';
+import { CredentialCheck } from '../../../api-keys/auth/credential-check.service.js';
 import { SendService } from '../../send.service.js';
 import { isTestKey } from '../../send-mode.js';
 import { ChatSendDto } from './chat-send.dto.js';
 import { chatInput } from './chat-input.js';
 import { ChatPolicy } from './chat.policy.js';
-import { ChatDeliveryEstimator } from './delivery-estimate.js';
+import { ChatDeliveryEstimator } from './delivery-estimate.service.js';
 import { Idempotent } from '../../../idempotency/idempotent.decorator.js';
 import { claimOf } from '../../../idempotency/idempotency.guard.js';
 

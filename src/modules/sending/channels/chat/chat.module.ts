@@ -6,7 +6,7 @@ import { SendingModule } from '../../sending.module.js';
 import { ChatController } from './chat.controller.js';
 import { ChatPreviewController } from './chat-preview.controller.js';
 import { ChatPolicy } from './chat.policy.js';
-import { ChatDeliveryEstimator } from './delivery-estimate.js';
+import { ChatDeliveryEstimator } from './delivery-estimate.service.js';
 
 @Module({
   imports: [SendingModule, AccountsModule, CredentialsModule, QueueModule],

@@ -5,7 +5,7 @@ import { throwIfProblems } from '../../field-aliases.js';
 import { readPersonalisation } from '../../personalisation/personalisation-input.js';
 import { scheduleInput } from '../../../messages/schedule.js';
 import { normaliseEmail } from '../../../messages/recipients.js';
-import { formatSender, parseSender } from '../../../delivery/transports/email-sender.js';
+import { formatSender, parseSender } from '../../../messages/email-sender.js';
 import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
 import type { EmailSendDto } from './email-send.dto.js';

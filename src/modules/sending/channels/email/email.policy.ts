@@ -4,7 +4,7 @@ import type { ErrorDetail } from '../../../../platform/errors/error-codes.js';
 import type { ChannelPolicy, SendInput, TextMeasure } from '../../channel-policy.js';
 import { throwIfProblems } from '../../field-aliases.js';
 import { normaliseEmail } from '../../../messages/recipients.js';
-import { parseSender } from '../../../delivery/transports/email-sender.js';
+import { parseSender } from '../../../messages/email-sender.js';
 import { codePointLength, hasLoneSurrogate } from '../../../messages/text.js';
 
 /** The stored sender, display name included (the column's width). */

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
+import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import type { CommittedChange, StateChangeListener } from '../delivery/lifecycle/state-change.listener.js';
+import { CALLBACK_QUEUE, callbackJobFor, callbackJobOptions, type CallbackJob } from './callback-job.js';
+import { CallbackStore } from './callback.store.js';
+
+const BATCH = 500;
+/** The state path does not wait longer than this for Redis: past it, the events are queued later. */
+const QUEUE_TIMEOUT_MS = 800;
+/** A kept event not yet queued is left this long to the call that is queuing it, then the sweep takes it. */
+export const UNQUEUED_GRACE_MS = 2000;
+/** Longer than any event's retry schedule: a row this old is a leftover (its deletion failed). */
+const FORGET_AFTER_HOURS = 6;
+const DONE_FLUSH_MS = 200;
+/** ioredis states in which a command would only wait for a reconnection. */
+const DOWN = new Set(['reconnecting', 'close', 'end']);
+
+/**
+ * Redis holds the callback queue; MySQL keeps the list of events not yet done with, so that no
+ * callback is lost with Redis:
+ * - an event whose state change committed while Redis was away is queued by the sweep once it
+ *   answers;
+ * - when Redis comes back without its data (a restart without persistence, a flush), every
+ *   event not done with is queued again. Such a loss is noticed by a marker key that vanishes
+ *   with the data: the worker that sets it again requeues.
+ * An event is done with when delivered, refused, or out of attempts. Requeued events keep their
+ * event id, so a receiver that got one already can tell the repeat. A process without a queue
+ * (the admin CLI) only keeps its events (`CallbackStore.keep`): a worker's sweep queues them.
+ */
+@Injectable()
+export class CallbackOutbox implements StateChangeListener, OnApplicationShutdown {
+  private readonly logger = new Logger(CallbackOutbox.name);
+  private readonly warnings = new RepeatLimiter(this.logger);
+  /** Events done with, deleted in one statement per DONE_FLUSH_MS. */
+  private readonly done = new MicroBatcher<string>({
+    delayMs: DONE_FLUSH_MS,
+    flush: (ids) => this.clear(ids),
+  });
+  private epoch?: string;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: CallbackStore,
+    @InjectQueue(CALLBACK_QUEUE) private readonly callbacks: Queue<CallbackJob>,
+  ) {}
+
+  /** A callback event per committed change whose request named a callback_url. */
+  async committed(changes: CommittedChange[]): Promise<void> {
+    const jobs = changes.map(callbackJobFor).filter((j): j is CallbackJob => j !== null);
+    // Kept in MySQL until delivered, so neither Redis being away nor Redis losing its data loses it.
+    if (jobs.length) await this.queue(jobs);
+  }
+
+  /** Keeps the events, then queues them (or leaves them to the sweep when Redis is down or slow). */
+  async queue(jobs: CallbackJob[]): Promise<void> {
+    const ids = jobs.map((j) => j.eventId);
+    let kept = true;
+    await this.store.keep(jobs).catch((err: Error) => {
+      kept = false;
+      this.warnings.warn(
+        `${jobs.length} callback(s) not kept in the outbox (${err.message}); queued without a copy`,
+      );
+    });
+    try {
+      await this.add(jobs);
+    } catch (err) {
+      this.warnings.warn(
+        kept
+          ? `${jobs.length} callback(s) not queued (${(err as Error).message}); kept to queue later`
+          : `${jobs.length} callback(s) lost: not queued (${(err as Error).message}) nor kept`,
+      );
+      return;
+    }
+    if (kept) await this.markQueued(ids);
+  }
+
+  /** The event needs no more attempts; its row goes (in a batch, shortly). */
+  finished(eventId: string): void {
+    this.done.add(eventId);
+  }
+
+  /** Run by the recovery sweep: notices a Redis that lost its data, then queues what is kept unqueued. */
+  async recover(): Promise<number> {
+    if (DOWN.has(this.callbacks.client.status)) return 0;
+    await this.checkEpoch();
+    let queued = 0;
+    for (;;) {
+      const rows = await this.store.unqueued(UNQUEUED_GRACE_MS, BATCH);
+      if (rows.length === 0) break;
+      await this.add(rows.map((r) => JSON.parse(r.job) as CallbackJob));
+      await this.markQueued(rows.map((r) => r.event_id));
+      queued += rows.length;
+      if (rows.length < BATCH) break;
+    }
+    await this.store.forgetOlderThan(FORGET_AFTER_HOURS);
+    if (queued) this.logger.log(`queued ${queued} callback event(s) that were not in the queue`);
+    return queued;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.done.close();
+    this.warnings.flush();
+  }
+
+  private async add(jobs: CallbackJob[]): Promise<void> {
+    if (DOWN.has(this.callbacks.client.status))
+      throw new Error(`Redis connection ${this.callbacks.client.status}`);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer from Redis within ${QUEUE_TIMEOUT_MS} ms`)),
+        QUEUE_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([
+        this.callbacks.addBulk(
+          jobs.map((data) => ({ name: 'deliver', data, opts: callbackJobOptions(data.eventId) })),
+        ),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async markQueued(ids: string[]): Promise<void> {
+    // If this fails the sweep queues them again later: same job id, so nothing new while the job exists.
+    await this.store
+      .markQueued(ids)
+      .catch((err: Error) =>
+        this.warnings.warn(`${ids.length} queued callback(s) not marked (${err.message})`),
+      );
+  }
+
+  private async clear(ids: string[]): Promise<void> {
+    try {
+      await this.store.remove(ids);
+    } catch (err) {
+      // A row left behind at worst sends its event once more after a Redis loss, or ages out.
+      this.warnings.warn(
+        `${ids.length} finished callback(s) not cleared from the outbox (${(err as Error).message})`,
+      );
+    }
+  }
+
+  /**
+   * The marker lives in Redis beside the queue. Missing means Redis has lost its data since
+   * the last look (or never had it): whoever sets it again puts every kept event back.
+   */
+  private async checkEpoch(): Promise<void> {
+    const key = `${this.config.queuePrefix}:${CALLBACK_QUEUE}:outbox-epoch`;
+    const client = this.callbacks.client;
+    const current = await client.get(key);
+    if (current) {
+      this.epoch = current;
+      return;
+    }
+    const mine = randomUUID();
+    if ((await client.set(key, mine, 'NX')) !== 'OK') return;
+    const hadOne = this.epoch !== undefined;
+    this.epoch = mine;
+    const requeued = await this.store.unmarkAllQueued();
+    if (hadOne || requeued)
+      this.logger.warn(
+        `the callback queue lost its data; ${requeued} callback event(s) not yet delivered go back on it`,
+      );
+  }
+}
