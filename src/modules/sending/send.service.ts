@@ -34,7 +34,7 @@ import { SendingMetrics } from './sending.metrics.js';
 import { familyRoot } from '../accounts/family.js';
 import { deferToWindow } from '../messages/windows/window-deferral.js';
 import { windowOfSend } from '../messages/windows/window-of-send.js';
-import { CountryCheck } from '../fraud/countries/country-check.js';
+import { CountryCheck } from '../fraud/countries/country-check.service.js';
 
 /**
  * The one send pipeline for every channel: normalise recipients, price, store the request,

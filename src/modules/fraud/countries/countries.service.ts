@@ -3,7 +3,7 @@ import { AppException } from '../../../platform/errors/app.exception.js';
 import type { ErrorDetail } from '../../../platform/errors/error-codes.js';
 import type { Account } from '../../accounts/account.entity.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
-import { CountryCheck } from './country-check.js';
+import { CountryCheck } from './country-check.service.js';
 import { parseCountries, type CountryMode, type CountryRule } from './country-permissions.js';
 import { CountryRuleStore } from './country-rule.store.js';
 
