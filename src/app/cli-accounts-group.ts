@@ -23,6 +23,8 @@ import { AccountsSendWindowCommand } from '../modules/sending/windows/send-windo
 import { AccountsTransferCommand } from '../modules/subaccounts/transfer.command.js';
 import { AccountsEraseRecipientCommand } from '../modules/retention/erase-recipient.command.js';
 import { RetentionModule } from '../modules/retention/retention.module.js';
+import { AccountsFraudCommand } from '../modules/fraud/pumping/pumping.command.js';
+import { PumpingModule } from '../modules/fraud/pumping/pumping.module.js';
 import type { CliGroup } from './cli-groups.js';
 
 const ACCOUNTS = [
@@ -41,6 +43,7 @@ const ACCOUNTS = [
   AccountsLimitCommand,
   ...ACCOUNT_INBOUND_COMMANDS,
   AccountsEraseRecipientCommand,
+  AccountsFraudCommand,
 ];
 
 @Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: ACCOUNTS })
@@ -49,6 +52,6 @@ export class AccountsCommand extends CommandGroup {}
 /** The accounts group: account, balance, inbound-settings and erasure commands (nest-commander discovers subcommands as providers). */
 export const ACCOUNTS_GROUP: CliGroup = {
   // The inbound settings need the store alone, not the receiving path (queues, callbacks) of InboundModule.
-  imports: [AccountsModule, BalanceModule, RetentionModule, InboundStoresModule],
+  imports: [AccountsModule, BalanceModule, RetentionModule, InboundStoresModule, PumpingModule],
   providers: [AccountsCommand, ...ACCOUNTS],
 };

@@ -96,6 +96,8 @@ export interface AppConfig {
   testTraffic: TestTrafficConfig;
   /** A HELP or START auto-reply goes to one sender at most once in this long, per account and side. */
   autoReplyRepeatAfterMs: number;
+  /** The pumping guard of verification codes and auto-replies: codes per prefix per hour, least conversion per country. */
+  pumping: { prefixLimit: number; minConversion: number };
   trustProxy?: string;
   logLevel: string;
   /** Human-readable logs (pino-pretty) instead of JSON lines: LOG_PRETTY, else APP_ENV=development. */

@@ -230,6 +230,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       callbackFailures: parseRate(s.TEST_CALLBACK_FAILURES),
     },
     autoReplyRepeatAfterMs: durationMs(s.AUTO_REPLY_REPEAT_AFTER),
+    pumping: { prefixLimit: s.PUMPING_PREFIX_LIMIT, minConversion: Number(s.PUMPING_MIN_CONVERSION) },
     trustProxy: s.TRUST_PROXY,
     logLevel: s.LOG_LEVEL,
     logPretty: s.LOG_PRETTY ?? s.APP_ENV === 'development',
