@@ -30,6 +30,7 @@ import { STATE_LISTENERS } from './state-listeners.js';
 import { WorkerModule } from './worker.module.js';
 import { SmppServerModule } from '../modules/smpp-server/smpp-server.module.js';
 import { SmppOutboxModule } from '../modules/smpp-server/receipts/smpp-outbox.module.js';
+import { VerifyHttpModule } from '../modules/verify/verify-http.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
 @Module({})
@@ -62,6 +63,7 @@ export class AppModule {
         RequestSummaryModule,
         ErasureHttpModule,
         SubaccountsHttpModule,
+        VerifyHttpModule,
         // Customers' SMPP binds (SMPP_SERVER_PORT; off at 0).
         SmppServerModule,
         SmppOutboxModule,

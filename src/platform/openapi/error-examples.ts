@@ -70,7 +70,7 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     details: [{ field: 'Idempotency-Key', message: 'already answered once, with a secret that is not kept' }],
   },
   VERIFICATION_CLOSED: {
-    message: 'Verification 0b9d5a1e-3c1f-4f0e-9a57-3c2b8e6d4f10 is approved: it takes no more checks.',
+    message: 'Verification 0b9d5a1e-3c1f-4f0e-9a57-3c2b8e6d4f10 is approved, no longer pending.',
     details: [{ field: 'status', message: 'approved' }],
   },
   PAYLOAD_TOO_LARGE: { message: 'The request body is larger than this endpoint takes (16384 bytes).' },

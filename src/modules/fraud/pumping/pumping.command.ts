@@ -77,7 +77,9 @@ export class AccountsFraudCommand extends CliCommand {
       ...(o.clear ? { lifted } : {}),
     };
     if (o.json) return printJson(result);
-    printLine(`Pumping guard of ${account.username}: ${result.mode}${settings.monitor ? ' (nothing refused)' : ''}`);
+    printLine(
+      `Pumping guard of ${account.username}: ${result.mode}${settings.monitor ? ' (nothing refused)' : ''}`,
+    );
     printLine(`  safe list: ${settings.safeList.length ? settings.safeList.join(', ') : '(none)'}`);
     if (o.clear) printLine(`  lifted ${lifted} block(s)`);
     if (blocks.length === 0) printLine('  blocks: none');
@@ -104,7 +106,10 @@ export class AccountsFraudCommand extends CliCommand {
     return collect(v, previous);
   }
 
-  @Option({ flags: '--remove-safe <number>', description: 'take a number off the safe list (repeat for more)' })
+  @Option({
+    flags: '--remove-safe <number>',
+    description: 'take a number off the safe list (repeat for more)',
+  })
   parseRemoveSafe(v: string, previous?: string[]): string[] {
     return collect(v, previous);
   }

@@ -90,7 +90,9 @@ export class PumpingGuard {
     const whose = `account ${scope.accountId}${scope.testMode ? ' (test side)' : ''}`;
     this.metrics.blocked(verdict.kind, source, settings.monitor);
     if (settings.monitor) {
-      this.logger.warn(`monitor mode: would block ${verdict.kind} ${verdict.value} of ${whose} (${verdict.why})`);
+      this.logger.warn(
+        `monitor mode: would block ${verdict.kind} ${verdict.value} of ${whose} (${verdict.why})`,
+      );
       return admitted;
     }
     this.logger.warn(`blocked ${verdict.kind} ${verdict.value} of ${whose} for 1 h (${verdict.why})`);
