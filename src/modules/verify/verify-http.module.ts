@@ -11,7 +11,7 @@ import { VerificationChecks } from './verification-checks.js';
 import { VerificationExpiry } from './verification-expiry.js';
 import { VerificationOutcomes } from './verification-outcomes.js';
 import { VerificationRate } from './verification-rate.js';
-import { VerificationStore } from './verification.store.js';
+import { VerificationStoreModule } from './verification-store.module.js';
 import { VerifyController } from './verify.controller.js';
 import { VerifyMetrics } from './verify.metrics.js';
 import { VerifyService } from './verify.service.js';
@@ -27,12 +27,12 @@ import { VerifyService } from './verify.service.js';
     PumpingModule,
     MetricsModule,
     RedisModule,
+    VerificationStoreModule,
   ],
   controllers: [VerifyController],
   providers: [
     VerifyService,
     VerificationChecks,
-    VerificationStore,
     VerificationRate,
     VerificationOutcomes,
     VerifyMetrics,

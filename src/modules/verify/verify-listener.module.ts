@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MessagesModule } from '../messages/messages.module.js';
 import { VerificationMaskListener } from './verification-mask.listener.js';
-import { VerificationStore } from './verification.store.js';
+import { VerificationStoreModule } from './verification-store.module.js';
 
 export const VERIFY_STATE_LISTENER = Symbol('VERIFY_STATE_LISTENER');
 
@@ -11,8 +11,8 @@ export const VERIFY_STATE_LISTENER = Symbol('VERIFY_STATE_LISTENER');
  * message is handed over.
  */
 @Module({
-  imports: [MessagesModule],
-  providers: [VerificationStore, { provide: VERIFY_STATE_LISTENER, useClass: VerificationMaskListener }],
+  imports: [MessagesModule, VerificationStoreModule],
+  providers: [{ provide: VERIFY_STATE_LISTENER, useClass: VerificationMaskListener }],
   exports: [VERIFY_STATE_LISTENER],
 })
 export class VerifyListenerModule {
