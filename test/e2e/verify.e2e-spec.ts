@@ -12,8 +12,11 @@ describe('verification: /api/v1/json/verify', () => {
   let t: TestApp;
   let tenant: Tenant;
   let n = 0;
-  /** A fresh number per case, so the per-number cap of one case never reaches another. */
-  const number = () => `2609712${String(10000 + n++).padStart(5, '0')}`;
+  /**
+   * A fresh number per case, so the per-number cap of one case never reaches another, each of a
+   * prefix of its own, so the pumping guard's count per prefix stays out of these cases.
+   */
+  const number = () => `260971${String(100 + n++)}567`;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -121,6 +124,27 @@ describe('verification: /api/v1/json/verify', () => {
     );
     expect(late.status).toBe(409);
     expect(late.body.error.details).toEqual([{ field: 'status', message: 'max_attempts_reached' }]);
+  });
+
+  it('counts wrong codes checked at once one by one: exactly 5 are taken', async () => {
+    const res = await post(VERIFY, { to: number() }, testKey());
+    const wrong = res.body.test_code === '000000' ? '111111' : '000000';
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        post(`${VERIFY}/${res.body.verification_id}/check`, { code: wrong }, testKey()),
+      ),
+    );
+    const taken = answers.filter((a) => a.status === 200).map((a) => a.body.attempts_remaining);
+    expect(taken.sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(5);
+  });
+
+  it('lets 5 of 10 starts to one number at once through, leaving one pending', async () => {
+    const to = number();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post(VERIFY, { to }, testKey())));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(5);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(5);
+    expect(await verificationsTo(t, tenant.account.id, to)).toEqual({ all: 5, pending: 1 });
   });
 
   it('answers expired past expires_at, then 409', async () => {

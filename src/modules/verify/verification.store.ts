@@ -64,8 +64,10 @@ export class VerificationStore {
 
   /**
    * Ties a started verification to its message (and the text that message keeps once handed
-   * over), and closes the recipient's other pending verifications as `canceled`, answering them:
-   * the old code stops working the moment the new one is sent.
+   * over), and closes the recipient's older pending verifications as `canceled`, answering them:
+   * the old code stops working the moment the new one is sent. Each is closed by a statement of
+   * its own, on its primary key, so starts to one number at once take no range locks (they
+   * cannot deadlock) and the newest start's code is the one left working.
    */
   async attach(
     o: VerificationOwner,
@@ -73,26 +75,25 @@ export class VerificationStore {
     message: { id: string; publicId: string; maskedBody: string },
     at: Date,
   ): Promise<VerificationRow[]> {
-    return this.ds.transaction(async (em) => {
-      await em.query(
-        'UPDATE verifications SET message_id = ?, public_message_id = ?, masked_body = ? WHERE id = ?',
-        [message.id, message.publicId, message.maskedBody, id],
-      );
-      const [v] = (await em.query(`SELECT recipient FROM verifications WHERE id = ?`, [id])) as Array<{
-        recipient: string;
-      }>;
-      const replaced = (await em.query(
-        `SELECT ${COLUMNS} FROM verifications
-          WHERE ${OWNED} AND recipient = ? AND status = 'pending' AND id <> ? FOR UPDATE`,
-        [...owned(o), v!.recipient, id],
-      )) as VerificationRow[];
-      if (replaced.length === 0) return [];
-      await em.query(`UPDATE verifications SET status = 'canceled', closed_at = ? WHERE id IN (?)`, [
-        at,
-        replaced.map((r) => r.id),
-      ]);
-      return replaced.map((r) => ({ ...r, status: 'canceled' as const, closed_at: at }));
-    });
+    await this.ds.query(
+      'UPDATE verifications SET message_id = ?, public_message_id = ?, masked_body = ? WHERE id = ?',
+      [message.id, message.publicId, message.maskedBody, id],
+    );
+    const older = (await this.ds.query(
+      `SELECT ${COLUMNS} FROM verifications
+        WHERE ${OWNED} AND recipient = (SELECT recipient FROM verifications WHERE id = ?) AND status = 'pending'
+          AND seq < (SELECT seq FROM verifications WHERE id = ?)`,
+      [...owned(o), id, id],
+    )) as VerificationRow[];
+    const replaced: VerificationRow[] = [];
+    for (const v of older) {
+      const r = (await this.ds.query(
+        `UPDATE verifications SET status = 'canceled', closed_at = ? WHERE id = ? AND status = 'pending'`,
+        [at, v.id],
+      )) as { affectedRows: number };
+      if (r.affectedRows === 1) replaced.push({ ...v, status: 'canceled', closed_at: at });
+    }
+    return replaced;
   }
 
   async find(o: VerificationOwner, id: string): Promise<VerificationRow | undefined> {

@@ -112,6 +112,7 @@ export class VerifyService {
     let admitted: Admitted | null = null;
     const code = newCode(input.codeLength);
     const expiresAt = new Date(now.getTime() + input.ttlSeconds * 1000);
+    let entry: SendEntry;
     try {
       if (channel !== 'email')
         admitted = await this.pumping.admit({
@@ -129,23 +130,7 @@ export class VerifyService {
         expiresAt,
         createdAt: now,
       });
-      const entry = await this.send(policy, auth, id, to, sender, text.body, text.subject, code);
-      const replaced = await this.store.attach(
-        owner,
-        id,
-        { id: entry.messageId, publicId: publicId(channel, entry), maskedBody: maskedText(text.body) },
-        new Date(),
-      );
-      for (const old of replaced) this.outcomes.closed(old);
-      this.metrics.count(country, 'pending');
-      return {
-        id,
-        to,
-        channel,
-        expiresAt,
-        messageId: publicId(channel, entry),
-        ...(isTestKey(auth) ? { testCode: code } : {}),
-      };
+      entry = await this.send(policy, auth, id, to, sender, text.body, text.subject, code);
     } catch (err) {
       // Nothing went out: the start leaves no verification, no place in the cap and no count.
       await Promise.allSettled([
@@ -155,6 +140,23 @@ export class VerifyService {
       ]);
       throw err;
     }
+    // The code is on its way: from here on the verification stays, whatever fails.
+    const replaced = await this.store.attach(
+      owner,
+      id,
+      { id: entry.messageId, publicId: publicId(channel, entry), maskedBody: maskedText(text.body) },
+      new Date(),
+    );
+    for (const old of replaced) this.outcomes.closed(old);
+    this.metrics.count(country, 'pending');
+    return {
+      id,
+      to,
+      channel,
+      expiresAt,
+      messageId: publicId(channel, entry),
+      ...(isTestKey(auth) ? { testCode: code } : {}),
+    };
   }
 
   /** Sends the code to its one recipient; a recipient the pipeline refuses is a 422 naming `to`. */
