@@ -244,7 +244,7 @@ describe('verification: /api/v1/json/verify', () => {
     ).toBe(404);
   });
 
-  it('sends a code by e-mail with the default subject, and by a template', async () => {
+  it('sends a code by e-mail and by chat, and with a template', async () => {
     const mail = await post(VERIFY, { to: 'Someone@Example.COM', channel: 'email', from: 'codes@acme.test' });
     expect(mail.status).toBe(201);
     expect(mail.body).toMatchObject({
@@ -255,6 +255,15 @@ describe('verification: /api/v1/json/verify', () => {
     const sent = await messageFields(t, { id: mail.body.message_id }, 'body');
     expect(sent.body).toMatch(/^Your code is \d{6}$/);
     expect((await post(VERIFY, { to: 'a@example.com', channel: 'email' })).status).toBe(400);
+
+    const chat = await post(VERIFY, { to: number(), channel: 'chat', from: '260970000001' });
+    expect(chat.status).toBe(201);
+    expect((await messageFields(t, { uuid: chat.body.message_id }, 'body')).body).toMatch(
+      /^Your code is \d{6}$/,
+    );
+    expect((await post(VERIFY, { to: number(), channel: 'chat' })).body.error.details).toEqual([
+      { field: 'from', message: 'required for chat' },
+    ]);
 
     const tpl = await post('/api/v1/json/templates', {
       name: 'otp',
