@@ -98,6 +98,24 @@ describe('verification: /api/v1/json/verify', () => {
       testKey(),
     );
     expect(ok.body.status).toBe('approved');
+    // A start repeated under its Idempotency-Key answers the first answer, without the code.
+    const first = await t
+      .http()
+      .post(VERIFY)
+      .set('X-API-Key', testKey())
+      .set('Idempotency-Key', 'verify-once')
+      .send({ to: number() });
+    const again = await t
+      .http()
+      .post(VERIFY)
+      .set('X-API-Key', testKey())
+      .set('Idempotency-Key', 'verify-once')
+      .send({ to: first.body.to });
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const { test_code: code, ...rest } = first.body;
+    expect(code).toMatch(/^\d{6}$/);
+    expect(again.body).toEqual(rest);
     // A live key sees none of the test side's verifications.
     expect((await get(`${VERIFY}/${res.body.verification_id}`)).status).toBe(404);
   });
