@@ -8,7 +8,8 @@
  * spend limits and a test key; B2 includes the 100,000-recipient request unless `--quick`, the
  * run with a suppression list, which B2S names alone, and the run with a 50-country allow list,
  * which B2C names alone; B3 runs Kannel against the same SMPP peer where Debian's kannel is
- * installed, then one worker, then two).
+ * installed, then one worker, then two; V1 a verification's start and check against a send and
+ * a balance read).
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ import { benchBigBodies } from './big-bodies.js';
 import { benchPersonalisation } from './personalisation.js';
 import { benchSuppressionList } from './suppression.js';
 import { benchCountryList } from './countries.js';
+import { benchVerify } from './verify.js';
 import { benchScheduling } from './scheduling.js';
 import { benchFallback } from './fallback.js';
 import { benchSearch } from './search.js';
@@ -566,6 +568,8 @@ async function main() {
         });
       }
     }
+    // V1: a verification's start and check, beside a send and a balance read.
+    if (wants('V1')) for (const r of await benchVerify({ api, pid: apiProc.pid!, cli, quick })) record(r);
     // B2 with a suppression list of 100,000 numbers on the account.
     if (wants('B2') || wants('B2S'))
       for (const r of await benchSuppressionList({ api, db, cli, runs: B2_RUNS, numbers })) record(r);

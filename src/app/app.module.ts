@@ -32,6 +32,7 @@ import { SmppServerModule } from '../modules/smpp-server/smpp-server.module.js';
 import { SmppOutboxModule } from '../modules/smpp-server/receipts/smpp-outbox.module.js';
 import { CountriesHttpModule } from '../modules/fraud/countries/countries-http.module.js';
 import { LookupHttpModule } from '../modules/lookup/lookup-http.module.js';
+import { VerifyHttpModule } from '../modules/verify/verify-http.module.js';
 
 /** The HTTP API; with `runWorkers` it also consumes the dispatch queues in-process. */
 @Module({})
@@ -66,6 +67,7 @@ export class AppModule {
         SubaccountsHttpModule,
         CountriesHttpModule,
         LookupHttpModule,
+        VerifyHttpModule,
         // Customers' SMPP binds (SMPP_SERVER_PORT; off at 0).
         SmppServerModule,
         SmppOutboxModule,

@@ -25,6 +25,8 @@ import { AccountsEraseRecipientCommand } from '../modules/retention/erase-recipi
 import { RetentionModule } from '../modules/retention/retention.module.js';
 import { AccountsCountriesCommand } from '../modules/fraud/countries/countries.command.js';
 import { CountriesModule } from '../modules/fraud/countries/countries.module.js';
+import { AccountsFraudCommand } from '../modules/fraud/pumping/pumping.command.js';
+import { PumpingModule } from '../modules/fraud/pumping/pumping.module.js';
 import type { CliGroup } from './cli-groups.js';
 
 const ACCOUNTS = [
@@ -44,6 +46,7 @@ const ACCOUNTS = [
   AccountsCountriesCommand,
   ...ACCOUNT_INBOUND_COMMANDS,
   AccountsEraseRecipientCommand,
+  AccountsFraudCommand,
 ];
 
 @Command({ name: 'accounts', description: 'manage accounts, balances and prices', subCommands: ACCOUNTS })
@@ -52,6 +55,13 @@ export class AccountsCommand extends CommandGroup {}
 /** The accounts group: account, balance, inbound-settings and erasure commands (nest-commander discovers subcommands as providers). */
 export const ACCOUNTS_GROUP: CliGroup = {
   // The inbound settings need the store alone, not the receiving path (queues, callbacks) of InboundModule.
-  imports: [AccountsModule, BalanceModule, RetentionModule, InboundStoresModule, CountriesModule],
+  imports: [
+    AccountsModule,
+    BalanceModule,
+    RetentionModule,
+    InboundStoresModule,
+    CountriesModule,
+    PumpingModule,
+  ],
   providers: [AccountsCommand, ...ACCOUNTS],
 };

@@ -85,3 +85,8 @@ export async function ageInboundParts(t: Probed, sender: string, ref: number): P
     [sender, ref],
   );
 }
+
+/** A verification's code stops working now (its expires_at passed). */
+export async function endVerificationNow(t: Probed, verificationId: string): Promise<void> {
+  await t.ds.query(`UPDATE verifications SET expires_at = ${PASSED} WHERE id = ?`, [verificationId]);
+}

@@ -83,4 +83,19 @@ export const limitSettings = {
     default: 30,
     doc: "seconds an export's client may take nothing before the export is stopped",
   }),
+  PUMPING_PREFIX_LIMIT: int({
+    path: 'pumping.prefixLimit',
+    min: 1,
+    max: 100_000,
+    default: 10,
+    doc: 'verification codes and auto-replies one account may send per hour to numbers sharing all but their last 3 digits; one more blocks that prefix for the account for an hour (429 `SUSPECTED_PUMPING`)',
+  }),
+  PUMPING_MIN_CONVERSION: text({
+    path: 'pumping.minConversion',
+    to: Number,
+    pattern: /^(0(\.\d{1,4})?|1(\.0{1,4})?)$/,
+    message: 'must be a fraction from 0 to 1, for example 0.1',
+    default: '0.1',
+    doc: "the share of an account's last 100 decided verifications to one country that must be approved; under it, that country is blocked for the account for an hour (0 turns the check off)",
+  }),
 };

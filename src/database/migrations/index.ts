@@ -30,6 +30,8 @@ import { FamilyDailySpend1764054100000 } from './main/1764054100000-family-daily
 import { CreateSmppCredentials1764060000000 } from './main/1764060000000-create-smpp-credentials.js';
 import { CreateSmppSegments1764060100000 } from './main/1764060100000-create-smpp-segments.js';
 import { CreateSmppReceipts1764061000000 } from './main/1764061000000-create-smpp-receipts.js';
+import { CreateVerifications1796597651138 } from './main/1796597651138-create-verifications.js';
+import { CreatePumpingSettings1796597651159 } from './main/1796597651159-create-pumping-settings.js';
 import { CreateAccountCountries1796597653875 } from './main/1796597653875-create-account-countries.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
@@ -75,6 +77,8 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   CreateSmppSegments1764060100000,
   IdempotencyAnswersWithoutSecrets1764060500000,
   CreateSmppReceipts1764061000000,
+  CreateVerifications1796597651138,
+  CreatePumpingSettings1796597651159,
   CreateAccountCountries1796597653875,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [

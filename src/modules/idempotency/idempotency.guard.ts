@@ -82,7 +82,7 @@ export class IdempotencyGuard implements CanActivate {
         this.keepAnswer(res, result.claim, secret);
         return true;
       case 'replay':
-        if (secret) throw secretShownOnce(secret, result.answer);
+        if (secret?.replay) throw secretShownOnce(secret.replay, result.answer);
         throw new PreparedAnswer(result.answer.status, result.answer.contentType, result.answer.body, {
           'Idempotent-Replayed': 'true',
         });
@@ -148,7 +148,7 @@ function withoutSecret(body: Buffer, field: string): Buffer {
  * rest of the first answer would be stale (a key since revoked would still read "active"), so
  * the replay is an error that says what the first request made and what to do.
  */
-function secretShownOnce(secret: SecretAnswer, answer: StoredAnswer): AppException {
+function secretShownOnce(replay: NonNullable<SecretAnswer['replay']>, answer: StoredAnswer): AppException {
   let first: Record<string, unknown> = {};
   try {
     first = JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
@@ -157,7 +157,7 @@ function secretShownOnce(secret: SecretAnswer, answer: StoredAnswer): AppExcepti
   }
   return new AppException(
     'SECRET_SHOWN_ONCE',
-    secret.replay(first),
+    replay(first),
     [{ field: 'Idempotency-Key', message: 'already answered once, with a secret that is not kept' }],
     { 'Idempotent-Replayed': 'true' },
   );

@@ -7,6 +7,8 @@ const REPLAY =
   'Makes a retry safe: within 24 h the same key (per account and mode) with the same body (a `password` field does not count) answers the first answer again, with `Idempotent-Replayed: true`, and nothing is done twice; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still being processed, 409 `REQUEST_IN_PROGRESS`. Only a successful answer is kept: after an error the key may be used again. 1 to 255 printable ASCII characters, else 400.';
 const SECRET =
   ' The secret in this answer is shown once and never stored: a replay is 409 `SECRET_SHOWN_ONCE`, naming what the first request created.';
+const SECRET_LEFT_OUT =
+  ' The secret in this answer is shown once and never stored: a replay answers the first answer without it.';
 
 /**
  * A POST that creates something: it honours an Idempotency-Key (IdempotencyGuard), and the
@@ -20,7 +22,7 @@ export function Idempotent(options: { secret?: SecretAnswer } = {}) {
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
-      description: options.secret ? REPLAY + SECRET : REPLAY,
+      description: !options.secret ? REPLAY : REPLAY + (options.secret.replay ? SECRET : SECRET_LEFT_OUT),
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
     }),
   );

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { CallbackQueueModule } from '../callbacks/callback-queue.module.js';
 import { INBOUND_SINK } from '../delivery/transports/transport.js';
+import { PumpingModule } from '../fraud/pumping/pumping.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { SmsPolicyModule } from '../sending/channels/sms/sms-policy.module.js';
 import { SendingModule } from '../sending/sending.module.js';
@@ -20,6 +21,7 @@ import { InboundService } from './inbound.service.js';
     SendingModule,
     SmsPolicyModule,
     MetricsModule,
+    PumpingModule,
   ],
   providers: [InboundService, { provide: INBOUND_SINK, useExisting: InboundService }],
   exports: [INBOUND_SINK],

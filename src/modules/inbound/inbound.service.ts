@@ -14,6 +14,7 @@ import { AccountsService } from '../accounts/accounts.service.js';
 import type { ApiKey } from '../api-keys/api-key.entity.js';
 import { CallbackOutbox } from '../callbacks/callback.outbox.js';
 import type { InboundSink, InboundSms } from '../delivery/transports/transport.js';
+import { PumpingGuard, type Admitted } from '../fraud/pumping/pumping.guard.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { SmsPolicy } from '../sending/channels/sms/sms.policy.js';
 import { SendService } from '../sending/send.service.js';
@@ -46,6 +47,7 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
     private readonly sends: SendService,
     private readonly sms: SmsPolicy,
     @Inject(MetricsService) private readonly metrics: MetricsService,
+    private readonly pumping: PumpingGuard,
   ) {
     this.task = new PeriodicTask({
       run: () => this.round(),
@@ -115,8 +117,15 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
       // recipient is a test send (stored and answered, never reaching a provider or charged).
       const mode = row.test_mode ? 'test' : 'live';
       const key = { id: '0', accountId, name: 'auto-reply', mode } as ApiKey;
+      let admitted: Admitted | null = null;
       try {
-        await this.sends.send(
+        // Auto-replies are what a pumping scheme can make an account send by writing to it.
+        admitted = await this.pumping.admit({
+          scope: { accountId, testMode: Boolean(row.test_mode) },
+          number: row.sender,
+          source: 'auto-reply',
+        });
+        const sent = await this.sends.send(
           this.sms,
           { account, key },
           {
@@ -127,8 +136,11 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
             ignoreSuppressions: row.keyword === 'STOP',
           },
         );
+        // A reply sent before (by the sweep or another process) was counted then.
+        if (sent.replayed) await admitted.release();
         done.push(row.id);
       } catch (err) {
+        await admitted?.release();
         // A refusal (no balance, a text too long) will not change by retrying.
         if (!(err instanceof AppException)) throw err;
         this.warnings.warn(

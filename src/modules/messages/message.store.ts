@@ -214,6 +214,23 @@ export class MessageStore {
   // ------------------------------------------------------------------ transitions
 
   /**
+   * Rewrites the stored text of messages already handed over (a verification's, whose code
+   * must not outlive the hand-over). Only a message past ACKNOWLEDGED is changed, so the text
+   * a worker is about to send is never the masked one. Answers the ids it rewrote.
+   */
+  async replaceSentBodies(texts: Array<{ id: string; body: string }>): Promise<string[]> {
+    const done: string[] = [];
+    for (const t of texts) {
+      const r = (await this.ds.query(
+        `UPDATE messages SET body = ? WHERE id = ? AND status NOT IN ('ACKNOWLEDGED', 'SCHEDULED')`,
+        [t.body, t.id],
+      )) as { affectedRows: number };
+      if (r.affectedRows === 1) done.push(t.id);
+    }
+    return done;
+  }
+
+  /**
    * Locks the messages for a state change, with their request's callback_url and
    * user_reference_id. Only the message rows are locked, by primary key: a locking read over
    * the join also locked send_requests rows (and, with a scan plan, rows of other messages), so

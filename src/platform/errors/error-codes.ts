@@ -32,13 +32,21 @@ export const ERROR_STATUS = {
   REQUEST_IN_PROGRESS: 409,
   /** An Idempotency-Key whose first answer carried a secret (a new API key): shown once, never replayed. */
   SECRET_SHOWN_ONCE: 409,
+  /** A check of a verification that is no longer pending (approved, expired, canceled, out of attempts). */
+  VERIFICATION_CLOSED: 409,
   PAYLOAD_TOO_LARGE: 413,
   /** An Idempotency-Key used again with another body (or on another route). */
   IDEMPOTENCY_KEY_REUSED: 422,
+  /** A verification whose recipient the send pipeline refused (invalid, opted out, no route, …). */
+  RECIPIENT_REJECTED: 422,
   UNSUPPORTED_MEDIA_TYPE: 415,
   /** Request line and headers over HTTP_MAX_HEADER_SIZE. */
   HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
+  /** A sixth verification to one number of one account within 10 minutes. */
+  TOO_MANY_VERIFICATIONS: 429,
+  /** A verification code or auto-reply to a prefix or country the pumping guard has blocked. */
+  SUSPECTED_PUMPING: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const;

@@ -69,16 +69,33 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
       'The first request with this Idempotency-Key created key 17 of the sub-account acme-retail; its secret was shown once, in that answer, and is not kept. If that answer was lost, revoke key 17 and create another.',
     details: [{ field: 'Idempotency-Key', message: 'already answered once, with a secret that is not kept' }],
   },
+  VERIFICATION_CLOSED: {
+    message: 'Verification 0b9d5a1e-3c1f-4f0e-9a57-3c2b8e6d4f10 is approved, no longer pending.',
+    details: [{ field: 'status', message: 'approved' }],
+  },
   PAYLOAD_TOO_LARGE: { message: 'The request body is larger than this endpoint takes (16384 bytes).' },
   IDEMPOTENCY_KEY_REUSED: {
     message:
       'This Idempotency-Key was already used with another request body (or on another route) in the last 24 hours; use a new key for a new request.',
     details: [{ field: 'Idempotency-Key', message: 'already used with another body' }],
   },
+  RECIPIENT_REJECTED: {
+    message: 'The code cannot be sent to this recipient: SUPPRESSED.',
+    details: [{ field: 'to', message: 'SUPPRESSED' }],
+  },
   UNSUPPORTED_MEDIA_TYPE: { message: 'A JSON endpoint needs Content-Type: application/json.' },
   HEADERS_TOO_LARGE: { message: 'The request headers are larger than the limit.' },
   RATE_LIMITED: {
     message: 'Rate limit of 100 requests per 1 s exceeded for this API key; retry after 1 s.',
+  },
+  TOO_MANY_VERIFICATIONS: {
+    message: '5 verifications were started for this number in the last 10 minutes; retry after 412 s.',
+    details: [{ field: 'to', message: 'at most 5 per 10 minutes' }],
+  },
+  SUSPECTED_PUMPING: {
+    message:
+      'Codes to numbers starting 260971234 are blocked for this account for 3600 s: more than 10 were sent there in an hour (suspected traffic pumping).',
+    details: [{ field: 'to', message: 'prefix 260971234 blocked' }],
   },
   INTERNAL_ERROR: { message: 'An internal error occurred.' },
   SERVICE_UNAVAILABLE: { message: 'A backing service is unavailable; retry shortly.' },

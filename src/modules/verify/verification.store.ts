@@ -1,0 +1,194 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Channel } from '../messages/channel.js';
+import type { Conversion } from '../fraud/pumping/pumping-rules.js';
+
+export type VerificationStatus = 'pending' | 'approved' | 'max_attempts_reached' | 'expired' | 'canceled';
+
+export interface VerificationRow {
+  id: string;
+  account_id: string;
+  test_mode: number;
+  channel: Channel;
+  recipient: string;
+  country: string;
+  code_hash: Buffer;
+  status: VerificationStatus;
+  attempts: number;
+  message_id: string | null;
+  public_message_id: string | null;
+  expires_at: Date;
+  created_at: Date;
+  closed_at: Date | null;
+}
+
+/** Whose verifications: one side (live or test) of one account. */
+export interface VerificationOwner {
+  accountId: string;
+  testMode: boolean;
+}
+
+export interface NewVerification {
+  id: string;
+  channel: Channel;
+  recipient: string;
+  country: string;
+  codeHash: Buffer;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+const COLUMNS = `id, account_id, test_mode, channel, recipient, country, code_hash, status, attempts,
+  message_id, public_message_id, expires_at, created_at, closed_at`;
+const OWNED = 'account_id = ? AND test_mode = ?';
+const owned = (o: VerificationOwner) => [o.accountId, o.testMode ? 1 : 0];
+
+/** Every statement on the verifications table. */
+@Injectable()
+export class VerificationStore {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async insert(o: VerificationOwner, v: NewVerification): Promise<void> {
+    await this.ds.query(
+      `INSERT INTO verifications (id, account_id, test_mode, channel, recipient, country, code_hash, expires_at, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [v.id, ...owned(o), v.channel, v.recipient, v.country, v.codeHash, v.expiresAt, v.createdAt],
+    );
+  }
+
+  /** A start whose code never went out leaves nothing behind. */
+  async remove(id: string): Promise<void> {
+    await this.ds.query('DELETE FROM verifications WHERE id = ?', [id]);
+  }
+
+  /**
+   * Ties a started verification to its message (and the text that message keeps once handed
+   * over), and closes the recipient's older pending verifications as `canceled`, answering them:
+   * the old code stops working the moment the new one is sent. Each is closed by a statement of
+   * its own, on its primary key, so starts to one number at once take no range locks (they
+   * cannot deadlock) and the newest start's code is the one left working.
+   */
+  async attach(
+    o: VerificationOwner,
+    id: string,
+    message: { id: string; publicId: string; maskedBody: string },
+    at: Date,
+  ): Promise<VerificationRow[]> {
+    await this.ds.query(
+      'UPDATE verifications SET message_id = ?, public_message_id = ?, masked_body = ? WHERE id = ?',
+      [message.id, message.publicId, message.maskedBody, id],
+    );
+    const older = (await this.ds.query(
+      `SELECT ${COLUMNS} FROM verifications
+        WHERE ${OWNED} AND recipient = (SELECT recipient FROM verifications WHERE id = ?) AND status = 'pending'
+          AND seq < (SELECT seq FROM verifications WHERE id = ?)`,
+      [...owned(o), id, id],
+    )) as VerificationRow[];
+    const replaced: VerificationRow[] = [];
+    for (const v of older) {
+      const r = (await this.ds.query(
+        `UPDATE verifications SET status = 'canceled', closed_at = ? WHERE id = ? AND status = 'pending'`,
+        [at, v.id],
+      )) as { affectedRows: number };
+      if (r.affectedRows === 1) replaced.push({ ...v, status: 'canceled', closed_at: at });
+    }
+    return replaced;
+  }
+
+  async find(o: VerificationOwner, id: string): Promise<VerificationRow | undefined> {
+    const [row] = (await this.ds.query(`SELECT ${COLUMNS} FROM verifications WHERE ${OWNED} AND id = ?`, [
+      ...owned(o),
+      id,
+    ])) as VerificationRow[];
+    return row;
+  }
+
+  /**
+   * Runs `decide` on the verification locked FOR UPDATE and writes the status and attempts it
+   * returns, so two checks at once never both use the same attempt. Undefined: no such verification.
+   */
+  async change(
+    o: VerificationOwner,
+    id: string,
+    decide: (row: VerificationRow) => Pick<VerificationRow, 'status' | 'attempts'>,
+    at: Date,
+  ): Promise<{ before: VerificationRow; after: VerificationRow } | undefined> {
+    return this.ds.transaction(async (em: EntityManager) => {
+      const [before] = (await em.query(
+        `SELECT ${COLUMNS} FROM verifications WHERE ${OWNED} AND id = ? FOR UPDATE`,
+        [...owned(o), id],
+      )) as VerificationRow[];
+      if (!before) return undefined;
+      const next = decide(before);
+      const closedAt = before.status === 'pending' && next.status !== 'pending' ? at : before.closed_at;
+      if (next.status !== before.status || next.attempts !== before.attempts)
+        await em.query('UPDATE verifications SET status = ?, attempts = ?, closed_at = ? WHERE id = ?', [
+          next.status,
+          next.attempts,
+          closedAt,
+          id,
+        ]);
+      return { before, after: { ...before, ...next, closed_at: closedAt } };
+    });
+  }
+
+  /** Pending verifications past their end, oldest first, for the expiry sweep. */
+  async due(now: Date, limit: number): Promise<VerificationRow[]> {
+    return (await this.ds.query(
+      `SELECT ${COLUMNS} FROM verifications WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
+      [now, limit],
+    )) as VerificationRow[];
+  }
+
+  /** Closes one as expired; false when another process (a check, another sweep) closed it first. */
+  async expire(id: string, at: Date): Promise<boolean> {
+    const r = (await this.ds.query(
+      `UPDATE verifications SET status = 'expired', closed_at = ? WHERE id = ? AND status = 'pending'`,
+      [at, id],
+    )) as { affectedRows: number };
+    return r.affectedRows === 1;
+  }
+
+  /**
+   * A country's latest decided verifications (closed, or pending past their end: a code never
+   * entered), newest first, up to `sample`: how many and how many approved.
+   */
+  async conversion(o: VerificationOwner, country: string, now: Date, sample: number): Promise<Conversion> {
+    const [row] = (await this.ds.query(
+      `SELECT COUNT(*) AS decided, COALESCE(SUM(status = 'approved'), 0) AS approved FROM (
+         SELECT status FROM verifications
+          WHERE ${OWNED} AND country = ? AND (status <> 'pending' OR expires_at <= ?)
+          ORDER BY seq DESC LIMIT ?) latest`,
+      [...owned(o), country, now, sample],
+    )) as Array<{ decided: string | number; approved: string | number }>;
+    return { decided: Number(row?.decided ?? 0), approved: Number(row?.approved ?? 0) };
+  }
+
+  /** The verifications of these messages whose stored text still holds the code. */
+  async unmasked(
+    messageIds: string[],
+  ): Promise<Array<{ id: string; message_id: string; masked_body: string }>> {
+    if (messageIds.length === 0) return [];
+    return (await this.ds.query(
+      `SELECT id, message_id, masked_body FROM verifications
+        WHERE message_id IN (?) AND masked_at IS NULL AND masked_body IS NOT NULL`,
+      [messageIds],
+    )) as Array<{ id: string; message_id: string; masked_body: string }>;
+  }
+
+  /** Verifications attached over `olderThan` ago whose message text was never masked (a listener call lost). */
+  async unmaskedBefore(olderThan: Date, limit: number): Promise<string[]> {
+    const rows = (await this.ds.query(
+      `SELECT message_id FROM verifications
+        WHERE masked_at IS NULL AND message_id IS NOT NULL AND created_at < ? ORDER BY created_at LIMIT ?`,
+      [olderThan, limit],
+    )) as Array<{ message_id: string }>;
+    return rows.map((r) => String(r.message_id));
+  }
+
+  async markMasked(ids: string[], at: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.ds.query('UPDATE verifications SET masked_at = ? WHERE id IN (?)', [at, ids]);
+  }
+}

@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { RedisModule } from '../../platform/redis/redis.module.js';
+import { PumpingModule } from '../fraud/pumping/pumping.module.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { ChatModule } from '../sending/channels/chat/chat.module.js';
+import { EmailModule } from '../sending/channels/email/email.module.js';
+import { SmsPolicyModule } from '../sending/channels/sms/sms-policy.module.js';
+import { SendingModule } from '../sending/sending.module.js';
+import { TemplatesModule } from '../templates/templates.module.js';
+import { VerificationChecks } from './verification-checks.js';
+import { VerificationExpiry } from './verification-expiry.js';
+import { VerificationOutcomes } from './verification-outcomes.js';
+import { VerificationRate } from './verification-rate.js';
+import { VerificationStoreModule } from './verification-store.module.js';
+import { VerifyController } from './verify.controller.js';
+import { VerifyMetrics } from './verify.metrics.js';
+import { VerifyService } from './verify.service.js';
+
+/** Verification by one-time code: its routes, the codes' sends, checks and expiry (API processes). */
+@Module({
+  imports: [
+    SendingModule,
+    SmsPolicyModule,
+    EmailModule,
+    ChatModule,
+    TemplatesModule,
+    PumpingModule,
+    MetricsModule,
+    RedisModule,
+    VerificationStoreModule,
+  ],
+  controllers: [VerifyController],
+  providers: [
+    VerifyService,
+    VerificationChecks,
+    VerificationRate,
+    VerificationOutcomes,
+    VerifyMetrics,
+    VerificationExpiry,
+  ],
+})
+export class VerifyHttpModule {}

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { AppException } from '../../platform/errors/app.exception.js';
+import { sideOf, type AuthContext } from '../api-keys/auth/auth-context.js';
+import { CONVERSION_SAMPLE } from '../fraud/pumping/pumping-rules.js';
+import { PumpingGuard, type Admitted } from '../fraud/pumping/pumping.guard.js';
+import type { Channel } from '../messages/channel.js';
+import { countryOfNumber } from '../messages/windows/recipient-zone.js';
+import { ChatPolicy } from '../sending/channels/chat/chat.policy.js';
+import { EmailPolicy } from '../sending/channels/email/email.policy.js';
+import { SmsPolicy } from '../sending/channels/sms/sms.policy.js';
+import type { ChannelPolicy } from '../sending/channel-policy.js';
+import { isTestKey } from '../sending/send-mode.js';
+import { SendService } from '../sending/send.service.js';
+import type { SendEntry } from '../sending/send.types.js';
+import { TemplatesService } from '../templates/templates.service.js';
+import { codeDigest, newCode } from './verification-code.js';
+import { VerificationOutcomes } from './verification-outcomes.js';
+import { VerificationRate } from './verification-rate.js';
+import { maskedText, verificationText } from './verification-text.js';
+import { VerificationStore, type VerificationOwner } from './verification.store.js';
+import { VerifyMetrics } from './verify.metrics.js';
+import { VERIFY_REFERENCE_PREFIX } from './verify-reference.js';
+
+/** A verification start as the controller reads it. */
+export interface VerifyStart {
+  to: string;
+  channel: Channel;
+  from?: string;
+  codeLength: number;
+  ttlSeconds: number;
+  templateId?: string;
+  message?: string;
+}
+
+export interface Started {
+  id: string;
+  to: string;
+  channel: Channel;
+  expiresAt: Date;
+  messageId: string;
+  /** Test keys only: the code, since nothing is sent where it could be read. */
+  testCode?: string;
+}
+
+/** The sender an SMS code goes from when the start names none. */
+export const DEFAULT_SMS_SENDER = 'Verify';
+/** Where no country is known (e-mail, a number of no known calling code). */
+const NO_COUNTRY = 'ZZ';
+
+/**
+ * Starts a verification: checks the recipient and text, the per-number cap and the pumping
+ * guard, stores the code's keyed digest, then sends the code through the one send pipeline
+ * (priced, charged, routed, suppressed, limited like any send, as a high-priority message).
+ */
+@Injectable()
+export class VerifyService {
+  private readonly policies: Record<Channel, ChannelPolicy>;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: VerificationStore,
+    private readonly rate: VerificationRate,
+    private readonly pumping: PumpingGuard,
+    private readonly sends: SendService,
+    private readonly templates: TemplatesService,
+    private readonly outcomes: VerificationOutcomes,
+    private readonly metrics: VerifyMetrics,
+    sms: SmsPolicy,
+    email: EmailPolicy,
+    chat: ChatPolicy,
+  ) {
+    this.policies = { sms, email, chat };
+  }
+
+  async start(auth: AuthContext, input: VerifyStart): Promise<Started> {
+    const { channel } = input;
+    const policy = this.policies[channel];
+    const checked = policy.normaliseRecipient(input.to);
+    if (!checked.ok) throw rejected(checked.reason);
+    const to = checked.value;
+    const template = input.templateId
+      ? await this.templates.lookup(sideOf(auth), input.templateId)
+      : undefined;
+    if (input.templateId && !template)
+      throw new AppException('NOT_FOUND', `Template ${input.templateId} not found.`, [
+        { field: 'template_id', message: 'not found' },
+      ]);
+    const text = verificationText(channel, input.message, template, input.templateId);
+    const sender = input.from ?? (channel === 'sms' ? DEFAULT_SMS_SENDER : undefined);
+    if (sender === undefined)
+      throw AppException.validation(
+        [{ field: 'from', message: `required for ${channel}` }],
+        `A verification by ${channel} needs from (the ${channel === 'email' ? 'sender address' : 'business number'}).`,
+      );
+
+    const owner: VerificationOwner = sideOf(auth);
+    const id = randomUUID();
+    const now = new Date();
+    const wait = await this.rate.take(owner, to, id, now.getTime());
+    if (wait > 0) {
+      const seconds = Math.ceil(wait / 1000);
+      throw new AppException(
+        'TOO_MANY_VERIFICATIONS',
+        `5 verifications were started for this number in the last 10 minutes; retry after ${seconds} s.`,
+        [{ field: 'to', message: 'at most 5 per 10 minutes' }],
+        { 'Retry-After': String(seconds) },
+      );
+    }
+    const country = channel === 'email' ? NO_COUNTRY : (countryOfNumber(to) ?? NO_COUNTRY);
+    let admitted: Admitted | null = null;
+    const code = newCode(input.codeLength);
+    const expiresAt = new Date(now.getTime() + input.ttlSeconds * 1000);
+    let entry: SendEntry;
+    try {
+      if (channel !== 'email')
+        admitted = await this.pumping.admit({
+          scope: owner,
+          number: to,
+          source: 'verification',
+          conversion: (c) => this.store.conversion(owner, c, now, CONVERSION_SAMPLE),
+        });
+      await this.store.insert(owner, {
+        id,
+        channel,
+        recipient: to,
+        country,
+        codeHash: codeDigest(this.config.serverSecret, id, code),
+        expiresAt,
+        createdAt: now,
+      });
+      entry = await this.send(policy, auth, id, to, sender, text.body, text.subject, code);
+    } catch (err) {
+      // Nothing went out: the start leaves no verification, no place in the cap and no count.
+      await Promise.allSettled([
+        this.store.remove(id),
+        this.rate.giveBack(owner, to, id),
+        admitted?.release(),
+      ]);
+      throw err;
+    }
+    // The code is on its way: from here on the verification stays, whatever fails.
+    const replaced = await this.store.attach(
+      owner,
+      id,
+      { id: entry.messageId, publicId: publicId(channel, entry), maskedBody: maskedText(text.body) },
+      new Date(),
+    );
+    for (const old of replaced) this.outcomes.closed(old);
+    this.metrics.count(country, 'pending');
+    return {
+      id,
+      to,
+      channel,
+      expiresAt,
+      messageId: publicId(channel, entry),
+      ...(isTestKey(auth) ? { testCode: code } : {}),
+    };
+  }
+
+  /** Sends the code to its one recipient; a recipient the pipeline refuses is a 422 naming `to`. */
+  private async send(
+    policy: ChannelPolicy,
+    auth: AuthContext,
+    id: string,
+    to: string,
+    sender: string,
+    body: string,
+    subject: string | null,
+    code: string,
+  ): Promise<SendEntry> {
+    let outcome;
+    try {
+      outcome = await this.sends.send(policy, auth, {
+        sender,
+        recipients: [to],
+        body,
+        subject,
+        // The code reaches the text as a personalisation value: the request's stored text keeps
+        // the {{code}} placeholder, and only the message's own text holds the code until hand-over.
+        variables: { [to]: { code } },
+        userReferenceId: `${VERIFY_REFERENCE_PREFIX}${id}`,
+        priority: 'high',
+      });
+    } catch (err) {
+      // No recipient accepted: the pipeline's 400 names the recipient's reason.
+      if (err instanceof AppException && err.code === 'VALIDATION_ERROR') {
+        const reason = err.details.find((d) => d.field.startsWith(`${policy.recipientField}[`));
+        if (reason) throw rejected(reason.message);
+      }
+      throw err;
+    }
+    const entry = outcome.entries[0]!;
+    if (entry.status === 'REJECTED') throw rejected(entry.reason ?? 'REJECTED');
+    return entry;
+  }
+}
+
+function rejected(reason: string): AppException {
+  return new AppException('RECIPIENT_REJECTED', `The code cannot be sent to this recipient: ${reason}.`, [
+    { field: 'to', message: reason },
+  ]);
+}
+
+/** The message id a client looks the message up by: e-mail's numeric id, the others' UUID. */
+function publicId(channel: Channel, e: SendEntry): string {
+  return channel === 'email' ? e.messageId : e.uuid;
+}
