@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } fr
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import { Auth, sideOf, type AuthContext } from '../api-keys/auth/auth-context.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
-import { MAX_ATTEMPTS, VerificationChecks } from './verification-checks.js';
+import { MAX_ATTEMPTS, VerificationChecks } from './verification-checks.service.js';
 import {
   checkedResponse,
   startedResponse,

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { CHANNELS, type Channel } from '../messages/channel.js';
-import type { CheckResult } from './verification-checks.js';
+import type { CheckResult } from './verification-checks.service.js';
 import type { VerificationRow } from './verification.store.js';
 import type { Started, VerifyStart } from './verify.service.js';
 

@@ -665,6 +665,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/json/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a one-time code by SMS, e-mail or chat
+         * @description The code goes through the ordinary send pipeline of the channel (priced, charged, routed, suppressed, limited). A new start to a number replaces its pending verification; at most 5 starts per number in 10 minutes (429 `TOO_MANY_VERIFICATIONS`); codes to a prefix or country the pumping guard has blocked are 429 `SUSPECTED_PUMPING`; a recipient the pipeline refuses is 422 `RECIPIENT_REJECTED` naming `to`. Nothing is sent or charged in any of these cases.
+         */
+        post: operations["VerifyController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/json/verify/{verificationId}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check a code: approved, pending (wrong, attempts remain), max_attempts_reached or expired */
+        post: operations["VerifyController_check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/json/verify/{verificationId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a pending verification: its code stops working */
+        post: operations["VerifyController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/json/verify/{verificationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One verification (never its code) */
+        get: operations["VerifyController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -885,7 +956,7 @@ export interface components {
              * @example VALIDATION_ERROR
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "MALFORMED_BODY" | "MALFORMED_REQUEST" | "TOO_MANY_RECIPIENTS" | "MESSAGE_TOO_LONG" | "INVALID_CALLBACK_URL" | "MISSING_API_KEY" | "INVALID_API_KEY" | "API_KEY_EXPIRED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_BALANCE" | "SPEND_LIMIT_EXCEEDED" | "IP_NOT_ALLOWED" | "ACCOUNT_SUSPENDED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "DUPLICATE_REFERENCE" | "DUPLICATE_TEMPLATE_NAME" | "DUPLICATE_USERNAME" | "NOT_RESCHEDULABLE" | "REQUEST_IN_PROGRESS" | "SECRET_SHOWN_ONCE" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "MALFORMED_BODY" | "MALFORMED_REQUEST" | "TOO_MANY_RECIPIENTS" | "MESSAGE_TOO_LONG" | "INVALID_CALLBACK_URL" | "MISSING_API_KEY" | "INVALID_API_KEY" | "API_KEY_EXPIRED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_BALANCE" | "SPEND_LIMIT_EXCEEDED" | "IP_NOT_ALLOWED" | "ACCOUNT_SUSPENDED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "DUPLICATE_REFERENCE" | "DUPLICATE_TEMPLATE_NAME" | "DUPLICATE_USERNAME" | "NOT_RESCHEDULABLE" | "REQUEST_IN_PROGRESS" | "SECRET_SHOWN_ONCE" | "VERIFICATION_CLOSED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "RECIPIENT_REJECTED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_VERIFICATIONS" | "SUSPECTED_PUMPING" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             details: components["schemas"]["ErrorDetailDto"][];
         };
         ErrorEnvelopeDto: {
@@ -2359,6 +2430,120 @@ export interface components {
             /** @example ZMW */
             currency: string;
         };
+        VerifyStartDto: {
+            /**
+             * @description A phone number (sms, chat) or an e-mail address (email)
+             * @example 260971234567
+             */
+            to: string;
+            /**
+             * @default sms
+             * @enum {string}
+             */
+            channel: "sms" | "email" | "chat";
+            /**
+             * @description The sender: an SMS sender id (default "Verify"), the e-mail sender address or the chat business number (required for those two)
+             * @example Acme
+             */
+            from?: string;
+            /**
+             * @description Digits of the code
+             * @default 6
+             */
+            code_length: number;
+            /**
+             * @description How long the code works, in seconds
+             * @default 600
+             */
+            ttl_seconds: number;
+            /**
+             * Format: uuid
+             * @description A template of the verification's channel whose body holds {{code}}
+             */
+            template_id?: string;
+            /**
+             * @description The text; must hold {{code}} (default "Your code is {{code}}")
+             * @example Your Acme code is {{code}}
+             */
+            message?: string;
+        };
+        VerificationStartedDto: {
+            /**
+             * Format: uuid
+             * @example 0b9d5a1e-3c1f-4f0e-9a57-3c2b8e6d4f10
+             */
+            verification_id: string;
+            /** @example 260971234567 */
+            to: string;
+            /**
+             * @example sms
+             * @enum {string}
+             */
+            channel: "sms" | "email" | "chat";
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending";
+            /** Format: date-time */
+            expires_at: string;
+            /** @description The code's message, as the message lookup takes it */
+            message_id: string;
+            /**
+             * @description Test keys only: the code (nothing is sent)
+             * @example 123456
+             */
+            test_code?: string;
+        };
+        VerifyCheckDto: {
+            /**
+             * @description The code the user entered: 4 to 10 digits
+             * @example 123456
+             */
+            code: string;
+        };
+        VerificationCheckedDto: {
+            /**
+             * Format: uuid
+             * @example 0b9d5a1e-3c1f-4f0e-9a57-3c2b8e6d4f10
+             */
+            verification_id: string;
+            /**
+             * @example approved
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "max_attempts_reached" | "expired" | "canceled";
+            /** @example 5 */
+            attempts_remaining: number;
+        };
+        VerificationDto: {
+            /**
+             * Format: uuid
+             * @example 0b9d5a1e-3c1f-4f0e-9a57-3c2b8e6d4f10
+             */
+            verification_id: string;
+            /** @example 260971234567 */
+            to: string;
+            /**
+             * @example sms
+             * @enum {string}
+             */
+            channel: "sms" | "email" | "chat";
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "max_attempts_reached" | "expired" | "canceled";
+            /** @example 5 */
+            attempts_remaining: number;
+            message_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            closed_at: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -2672,7 +2857,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -2834,7 +3019,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3007,7 +3192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3052,7 +3237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED */
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
             422: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3067,7 +3252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3229,7 +3414,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3384,7 +3569,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3429,7 +3614,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED */
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
             422: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3444,7 +3629,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3617,7 +3802,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3662,7 +3847,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED */
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
             422: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3677,7 +3862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3839,7 +4024,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3991,7 +4176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4036,7 +4221,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED */
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
             422: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4051,7 +4236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4213,7 +4398,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4348,7 +4533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4485,7 +4670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4530,7 +4715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED */
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
             422: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4545,7 +4730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4676,7 +4861,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4826,7 +5011,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4871,7 +5056,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5002,7 +5187,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5156,7 +5341,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5308,7 +5493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5445,7 +5630,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5490,7 +5675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED */
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
             422: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5505,7 +5690,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5651,7 +5836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5740,7 +5925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5851,7 +6036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5982,7 +6167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -6132,7 +6317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -6177,7 +6362,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -6345,7 +6530,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -6515,7 +6700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -6649,7 +6834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -6783,7 +6968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -6930,7 +7115,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7063,7 +7248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7200,7 +7385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7245,7 +7430,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED */
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
             422: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7260,7 +7445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7391,7 +7576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7561,7 +7746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7606,7 +7791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED */
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
             422: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7621,7 +7806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7776,7 +7961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7821,7 +8006,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED */
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
             422: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7836,7 +8021,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7969,7 +8154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -8082,7 +8267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -8262,7 +8447,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -8393,7 +8578,706 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of RATE_LIMITED */
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    VerifyController_start: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key (per account and mode) with the same body (a `password` field does not count) answers the first answer again, with `Idempotent-Replayed: true`, and nothing is done twice; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still being processed, 409 `REQUEST_IN_PROGRESS`. Only a successful answer is kept: after an error the key may be used again. 1 to 255 printable ASCII characters, else 400. The secret in this answer is shown once and never stored: a replay answers the first answer without it. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyStartDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationStartedDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of VALIDATION_ERROR, MALFORMED_BODY, MALFORMED_REQUEST, TOO_MANY_RECIPIENTS, MESSAGE_TOO_LONG, INVALID_CALLBACK_URL */
+            400: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INSUFFICIENT_BALANCE, SPEND_LIMIT_EXCEEDED */
+            402: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            409: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
+            422: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    VerifyController_check: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The verification_id of the start */
+                verificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyCheckDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationCheckedDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of VALIDATION_ERROR, MALFORMED_BODY, MALFORMED_REQUEST, TOO_MANY_RECIPIENTS, MESSAGE_TOO_LONG, INVALID_CALLBACK_URL */
+            400: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            409: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    VerifyController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The verification_id of the start */
+                verificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            409: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    VerifyController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The verification_id of the start */
+                verificationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
             429: {
                 headers: {
                     /** @description Requests the API key may make per window */

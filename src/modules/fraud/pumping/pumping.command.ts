@@ -5,7 +5,7 @@ import { printJson, printLine } from '../../../platform/cli/output.js';
 import { collect } from '../../../platform/cli/parsers.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
 import { normalisePhone } from '../../messages/recipients.js';
-import { PumpingState, type ActiveBlock } from './pumping-state.js';
+import { PumpingState, type ActiveBlock } from './pumping-state.service.js';
 import { PumpingStore } from './pumping.store.js';
 
 interface FraudOptions {

@@ -12,7 +12,7 @@ import {
   type GuardedSource,
 } from './pumping-rules.js';
 import { PumpingMetrics } from './pumping.metrics.js';
-import { PumpingState, type PumpingScope } from './pumping-state.js';
+import { PumpingState, type PumpingScope } from './pumping-state.service.js';
 import { PumpingStore } from './pumping.store.js';
 
 /** What the guard is asked about: one code or reply to one number. */

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { RedisModule } from '../../../platform/redis/redis.module.js';
 import { MetricsModule } from '../../metrics/metrics.module.js';
 import { PumpingMetrics } from './pumping.metrics.js';
-import { PumpingState } from './pumping-state.js';
+import { PumpingState } from './pumping-state.service.js';
 import { PumpingStore } from './pumping.store.js';
 import { PumpingGuard } from './pumping.guard.js';
 

@@ -8,7 +8,7 @@ import {
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
-import { VerificationChecks } from './verification-checks.js';
+import { VerificationChecks } from './verification-checks.service.js';
 
 const PER_ROUND = 500;
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { codeDigest, sameDigest } from './verification-code.js';
-import { VerificationOutcomes } from './verification-outcomes.js';
+import { VerificationOutcomes } from './verification-outcomes.service.js';
 import {
   VerificationStore,
   type VerificationOwner,
