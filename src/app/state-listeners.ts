@@ -1,6 +1,11 @@
 import { CallbackListenerModule } from '../modules/callbacks/callback-listener.module.js';
+import { WebhooksModule } from '../modules/callbacks/webhooks/webhooks.module.js';
 import { stateChangeListeners } from '../modules/delivery/state-change-listeners.js';
 import { SmppReceiptListenerModule } from '../modules/smpp-server/receipts/smpp-receipt-listener.module.js';
 
-/** Every feature told of each committed state change: the callback outbox and SMPP receipts. */
-export const STATE_LISTENERS = stateChangeListeners(CallbackListenerModule, SmppReceiptListenerModule);
+/** Every feature told of each committed state change: the callback outbox, webhook events, SMPP receipts. */
+export const STATE_LISTENERS = stateChangeListeners(
+  CallbackListenerModule,
+  WebhooksModule,
+  SmppReceiptListenerModule,
+);

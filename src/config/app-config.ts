@@ -83,6 +83,8 @@ export interface AppConfig {
   callbackCircuitOpenMs: number;
   /** An event held by an open circuit longer than this (from its first hold) is dropped and counted. */
   callbackMaxHoldMs: number;
+  /** A webhook endpoint failing every attempt for this long is disabled. */
+  webhookDisableAfterHours: number;
   transports: { sms: string; email: string; chat: string };
   smppUrl?: string;
   smtpUrl?: string;

@@ -205,6 +205,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     callbackTargetConcurrency: s.CALLBACK_TARGET_CONCURRENCY,
     callbackCircuitOpenMs: s.CALLBACK_CIRCUIT_OPEN_MS,
     callbackMaxHoldMs: s.CALLBACK_MAX_HOLD_MS,
+    webhookDisableAfterHours: s.WEBHOOK_DISABLE_AFTER_HOURS,
     transports: { sms: s.SMS_TRANSPORT, email: s.EMAIL_TRANSPORT, chat: s.CHAT_TRANSPORT },
     smppUrl: s.SMPP_URL,
     smtpUrl: s.SMTP_URL,
