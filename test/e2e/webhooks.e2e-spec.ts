@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCallback } from '../../src/modules/callbacks/signature.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { webhookFailingFor } from '../support/clock.js';
-import { setWebhookUrlDirectly } from '../support/direct-writes.js';
 import { startHttpPeer, type HttpPeer, type PeerRequest } from '../support/http-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
@@ -343,70 +342,5 @@ describe('webhook endpoints', () => {
     expect(second.body.next_cursor).toBeNull();
     const bad = await t.http().get(`/api/v1/json/webhooks/${id}/deliveries?cursor=abc`).set(as(a.key));
     expect(bad.status).toBe(400);
-  });
-});
-
-describe('webhook endpoints without private networks', () => {
-  let t: TestApp;
-  let a: Tenant;
-  let hooks: HttpPeer;
-  beforeAll(async () => {
-    hooks = await startHttpPeer(() => ({ status: 204 }));
-    t = await startTestApp({ RUN_WORKERS: 'true', SANDBOX_DELIVERY_DELAY_MS: '50' });
-    a = await createTenant(t);
-  }, 60_000);
-  afterAll(async () => {
-    await t?.close();
-    await hooks?.close();
-  });
-  const create = (body: object) => t.http().post('/api/v1/json/webhooks').set('X-API-Key', a.key).send(body);
-
-  it('refuses a loopback or private URL at creation and at change', async () => {
-    const made = await create({ url: `${hooks.url}/hook`, events: ['*'] });
-    expect(made.status).toBe(400);
-    expect(made.body.error).toMatchObject({ code: 'INVALID_CALLBACK_URL', details: [{ field: 'url' }] });
-    const ok = await create({ url: 'https://hooks.acme.example/x', events: ['*'] });
-    expect(ok.status).toBe(201);
-    const changed = await t
-      .http()
-      .patch(`/api/v1/json/webhooks/${ok.body.webhook_id}`)
-      .set('X-API-Key', a.key)
-      .send({ url: 'http://10.0.0.1/hook' });
-    expect(changed.status).toBe(400);
-    await t.http().delete(`/api/v1/json/webhooks/${ok.body.webhook_id}`).set('X-API-Key', a.key);
-  });
-
-  it('refuses a private target at delivery, for the test event and for events alike', async () => {
-    const made = await create({ url: 'https://hooks.acme.example/x', events: ['*'] });
-    const id = made.body.webhook_id as string;
-    await setWebhookUrlDirectly(t, id, `${hooks.url}/private`);
-    const test = await t.http().post(`/api/v1/json/webhooks/${id}/test`).set('X-API-Key', a.key);
-    expect(test.body).toMatchObject({
-      delivered: false,
-      http_status: null,
-      error: expect.stringMatching(/refused/),
-    });
-    await t
-      .http()
-      .post('/api/v1/json/bulk/sms')
-      .set('X-API-Key', a.key)
-      .send({ from: 'ACME', to: '260971234567', message: 'Hi' });
-    const logged = await waitFor(
-      async () => {
-        const res = await t.http().get(`/api/v1/json/webhooks/${id}/deliveries`).set('X-API-Key', a.key);
-        const row = (res.body.data as Array<Record<string, any>>).find((r) => r.type === 'message.delivered');
-        return row?.attempts ? row : null;
-      },
-      20_000,
-      'the refused attempt logged',
-    );
-    expect(logged).toMatchObject({
-      attempts: 1,
-      last_status: null,
-      next_attempt_at: null,
-      delivered_at: null,
-    });
-    expect(logged.last_error).toMatch(/non-public/);
-    expect(hooks.requests).toHaveLength(0);
   });
 });
