@@ -162,12 +162,12 @@ describe('webhook endpoints', () => {
     expect(sent.status).toBe(200);
     const messageId = sent.body.data[0].message_id as string;
     await waitFor(async () => (at('/delivered').length ? true : null), 20_000, 'message.delivered event');
-    await waitFor(async () => (at('/all').length >= 2 ? true : null), 20_000, 'both events at /all');
+    await waitFor(async () => (at('/all').length >= 3 ? true : null), 20_000, 'three events at /all');
     expect(
       envelopes('/all')
         .map((e) => e.type)
         .sort(),
-    ).toEqual(['message.delivered', 'message.sent']);
+    ).toEqual(['message.accepted', 'message.delivered', 'message.sent']);
     const delivered = envelopes('/delivered');
     expect(delivered).toHaveLength(1);
     expect(delivered[0]).toMatchObject({
@@ -195,6 +195,37 @@ describe('webhook endpoints', () => {
     ]);
     for (const w of [all, some])
       await t.http().delete(`/api/v1/json/webhooks/${w.body.webhook_id}`).set(as(a.key));
+  });
+
+  it('posts message.scheduled and message.rejected when a send is accepted', async () => {
+    const w = await create(a.key, {
+      url: `${hooks.url}/accepted`,
+      events: ['message.scheduled', 'message.rejected'],
+    });
+    const blocked = await t
+      .http()
+      .post('/api/v1/json/suppressions')
+      .set(as(a.key))
+      .send({ channel: 'sms', recipients: ['260971234999'] });
+    expect(blocked.status).toBe(200);
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    const sent = await t
+      .http()
+      .post('/api/v1/json/bulk/sms')
+      .set(as(a.key))
+      .send({ from: 'ACME', to: ['260971234567', '260971234999'], message: 'Later', send_at: later });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const events = await waitFor(
+      async () => (at('/accepted').length >= 2 ? envelopes('/accepted') : null),
+      20_000,
+      'the acceptance events',
+    );
+    expect(events.map((e) => [e.type, e.data.recipient, e.data.status]).sort()).toEqual([
+      ['message.rejected', '260971234999', 'REJECTED'],
+      ['message.scheduled', '260971234567', 'SCHEDULED'],
+    ]);
+    expect(events.find((e) => e.type === 'message.rejected')!.data.reason).toBe('SUPPRESSED');
+    await t.http().delete(`/api/v1/json/webhooks/${w.body.webhook_id}`).set(as(a.key));
   });
 
   it("gives a test key's events, marked test, to the test side's endpoints only, inbound.received included", async () => {

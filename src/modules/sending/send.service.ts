@@ -8,6 +8,7 @@ import { InsufficientBalance } from '../balance/ledger.store.js';
 import { RoutingService } from '../delivery/smpp/routing.service.js';
 import { Pricing } from '../balance/pricing/pricing.service.js';
 import { DispatchProducer } from '../delivery/dispatch.producer.js';
+import { WebhookEvents } from '../callbacks/webhooks/webhook-events.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { ReplayRequest } from '../messages/message.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -56,6 +57,7 @@ export class SendService {
     private readonly suppressions: SuppressionCheck,
     private readonly idempotency: IdempotencyStore,
     private readonly testQuota: TestQuota,
+    private readonly webhooks: WebhookEvents,
   ) {}
 
   /** `claim`: the Idempotency-Key the request holds, if it came with one (IdempotencyGuard). */
@@ -119,6 +121,15 @@ export class SendService {
     }
 
     const { entries, accepted, plan, priced, schedule, deferred } = p;
+    await this.webhooks.accepted({
+      accountId: auth.account.id,
+      test: isTestKey(auth),
+      channel,
+      apiReference,
+      userReferenceId: p.input.userReferenceId ?? null,
+      at: createdAt,
+      entries,
+    });
     const cost = priced.total;
     const unitsPerRecipient = priced.maxUnits;
     this.metrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WebhooksModule } from '../callbacks/webhooks/webhooks.module.js';
 import { BalanceModule } from '../balance/balance.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { QueueModule } from '../delivery/queue.module.js';
@@ -27,6 +28,7 @@ import { TestQuota } from './test-quota.js';
     SuppressionsModule,
     IdempotencyModule,
     RedisModule,
+    WebhooksModule,
   ],
   providers: [IdGenerator, IdNodeStore, SendService, SendCommitter, SendBatchStore, TemplateInput, TestQuota],
   // The channel modules' send routes take an Idempotency-Key (their guard resolves in their module).

@@ -48,6 +48,13 @@ export class WebhookFanOut {
     this.endpoints.delete(accountId);
   }
 
+  /** Whether an endpoint of the account's side takes one of the types (read through the cache). */
+  async subscribed(accountId: string, test: boolean, types: readonly string[]): Promise<boolean> {
+    return (await this.endpointsOf(accountId)).some(
+      (w) => Boolean(w.test_mode) === test && types.some((t) => subscribes(w.events, t)),
+    );
+  }
+
   /** Logs the events owed and returns the jobs that send them. */
   async prepare(events: PublishedEvent[]): Promise<CallbackJob[]> {
     if (events.length === 0) return [];
