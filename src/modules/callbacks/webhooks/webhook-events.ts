@@ -36,7 +36,7 @@ const ACCEPTANCE_TYPES = ['message.accepted', 'message.scheduled', 'message.reje
 const MESSAGE_TYPES = WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('message.'));
 /** State changes are fanned out this long after the first of a batch arrives. */
 const FAN_OUT_DELAY_MS = 50;
-/** At most this many state changes per fan-out (times the endpoints: the rows of its statements). */
+/** At most this many events per fan-out (times the endpoints, at most 10: the rows of its statements). */
 const FAN_OUT_BATCH = 300;
 
 /**
@@ -62,8 +62,12 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
 
   /** Resolves once the events are kept (or, for none subscribed, at once). */
   async publish(events: WebhookEvent | WebhookEvent[]): Promise<void> {
-    const jobs = await this.fanOut.prepare(Array.isArray(events) ? events : [events]);
-    if (jobs.length) await this.outbox.queue(jobs);
+    const list = Array.isArray(events) ? events : [events];
+    // A send of thousands of recipients is fanned out in slices, each statement a few MB at most.
+    for (let i = 0; i < list.length; i += FAN_OUT_BATCH) {
+      const jobs = await this.fanOut.prepare(list.slice(i, i + FAN_OUT_BATCH));
+      if (jobs.length) await this.outbox.queue(jobs);
+    }
   }
 
   /**
