@@ -3,6 +3,7 @@ import { cpus } from 'node:os';
 import type { Connection } from 'mysql2/promise';
 import type { SmppPeer } from '../test/support/smpp-peer.js';
 import { benchKannel, kannelInstalled } from './kannel.js';
+import { webhookFanOutRows } from './webhook-fanout.js';
 import { CpuSampler, percentile, pidOf, RssSampler, sleep, startNode, stop, type BenchRow } from './lib.js';
 
 export interface DispatchBenchContext {
@@ -17,6 +18,9 @@ export interface DispatchBenchContext {
   steadySeconds: number;
   /** Node's flags for a worker's CPU profile, by name. */
   cpuProfile: (name: string) => string[];
+  /** The API and the bench account's key, for the run with webhook endpoints. */
+  api: string;
+  key: string;
 }
 
 /** The SMPP window of each worker (and of Kannel): one bind each, large enough not to be the limit. */
@@ -188,6 +192,22 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
       ok: b3two.rate / b3.rate >= 1.3 && b3two.done >= preload,
     });
     await waitFor(two, ['DELIVERED'], preload, 60_000);
+    await stopWorkers();
+
+    // One worker again, without and then with webhook endpoints on every event.
+    const runOne = async (base: number) => {
+      const refs = await load(base);
+      const from = submits();
+      const acksFrom = acks();
+      startWorkers(1);
+      const sent = await dispatchRate(refs, from);
+      await waitAtPeer(acks, acksFrom, preload, 60_000);
+      const delivered = await waitFor(refs, ['DELIVERED'], preload, 30_000);
+      await stopWorkers();
+      const row = await receiptRow(db, refs, sent.rate, delivered >= preload);
+      return { rate: row.value, all: delivered >= preload };
+    };
+    rows.push(...(await webhookFanOutRows({ api: ctx.api, key: ctx.key, runOne })));
   } finally {
     await stopWorkers();
   }

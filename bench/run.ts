@@ -210,6 +210,8 @@ async function main() {
     APP_ENV: 'bench',
     SERVER_SECRET: `bench-only-server-secret-of-this-run-${name}`,
     RATE_LIMIT_DEFAULT: '1000000/1',
+    // B3's webhook endpoints are a receiver in this process, on loopback.
+    CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
   };
   const apiProc = startNode(
     'dist/main.js',
@@ -609,6 +611,8 @@ async function main() {
         preload: B3_PRELOAD,
         steadySeconds: STEADY_SECONDS,
         cpuProfile,
+        api,
+        key,
       }))
         record(r);
   } finally {

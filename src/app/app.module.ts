@@ -22,6 +22,7 @@ import { RequestLogsModule } from '../modules/request-logs/request-logs.module.j
 import { TemplatesHttpModule } from '../modules/templates/templates-http.module.js';
 import { SmsModule } from '../modules/sending/channels/sms/sms.module.js';
 import { InboundHttpModule } from '../modules/inbound/inbound-http.module.js';
+import { WebhooksHttpModule } from '../modules/callbacks/webhooks/webhooks-http.module.js';
 import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
 import { SubaccountsHttpModule } from '../modules/subaccounts/subaccounts-http.module.js';
 import { ErasureHttpModule } from '../modules/retention/erasure-http.module.js';
@@ -60,6 +61,7 @@ export class AppModule {
         TemplatesHttpModule,
         InboundHttpModule,
         SuppressionsHttpModule,
+        WebhooksHttpModule,
         SchedulingModule.forRoot({ stateListener: STATE_LISTENERS }),
         MessagesHttpModule,
         RequestSummaryModule,

@@ -90,3 +90,22 @@ export async function ageInboundParts(t: Probed, sender: string, ref: number): P
 export async function endVerificationNow(t: Probed, verificationId: string): Promise<void> {
   await t.ds.query(`UPDATE verifications SET expires_at = ${PASSED} WHERE id = ?`, [verificationId]);
 }
+
+/**
+ * A webhook endpoint's failing clock started `hours` ago, as if it had failed every attempt
+ * since: the next failed attempt finds it past WEBHOOK_DISABLE_AFTER_HOURS (or not).
+ */
+export async function webhookFailingFor(t: Probed, webhookId: string, hours: number): Promise<void> {
+  await t.ds.query(
+    'UPDATE webhook_endpoints SET failing_since = CURRENT_TIMESTAMP(3) - INTERVAL ? MINUTE WHERE uuid = ?',
+    [Math.round(hours * 60), webhookId],
+  );
+}
+
+/** Webhook delivery-log rows written `days` ago. */
+export async function ageWebhookDeliveries(t: Probed, deliveryIds: string[], days: number): Promise<void> {
+  await t.ds.query(
+    `UPDATE \`${t.name}_notification\`.webhook_deliveries SET created_at = created_at - INTERVAL ? DAY WHERE delivery_id IN (?)`,
+    [days, deliveryIds],
+  );
+}

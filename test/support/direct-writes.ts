@@ -76,3 +76,8 @@ export async function dropOutboxHashesDirectly(t: Probed, eventIds: string[]): P
     [eventIds],
   );
 }
+
+/** Points a webhook endpoint at a URL the API would refuse (as one stored before a rule changed). */
+export async function setWebhookUrlDirectly(t: Probed, webhookId: string, url: string): Promise<void> {
+  await t.ds.query('UPDATE webhook_endpoints SET url = ? WHERE uuid = ?', [url, webhookId]);
+}

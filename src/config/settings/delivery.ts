@@ -158,6 +158,13 @@ export const deliverySettings = {
     default: 86_400_000,
     doc: 'longest a callback event is held by an open circuit, from its first hold; then it is dropped and counted (bulk_callback_attempts_total{outcome="hold_expired"})',
   }),
+  WEBHOOK_DISABLE_AFTER_HOURS: int({
+    path: 'webhookDisableAfterHours',
+    min: 1,
+    max: 8760,
+    default: 24,
+    doc: 'a webhook endpoint that has answered no attempt with 2xx for this many hours is disabled (`PATCH` with `status: enabled` turns it on again)',
+  }),
   PUBLIC_BASE_URL: text({
     path: 'publicBaseUrl',
     to: withoutTrailingSlash,

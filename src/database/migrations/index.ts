@@ -27,6 +27,8 @@ import { SubaccountsAndTransfers1764051000000 } from './main/1764051000000-subac
 import { ChatSmsFallback1764052000000 } from './main/1764052000000-chat-sms-fallback.js';
 import { RequestSendWindow1764053000000 } from './main/1764053000000-request-send-window.js';
 import { FamilyDailySpend1764054100000 } from './main/1764054100000-family-daily-spend.js';
+import { CreateWebhookEndpoints1796597632234 } from './main/1796597632234-create-webhook-endpoints.js';
+import { CreateWebhookDeliveries1796597632251 } from './notification/1796597632251-create-webhook-deliveries.js';
 import { CreateSmppCredentials1764060000000 } from './main/1764060000000-create-smpp-credentials.js';
 import { CreateSmppSegments1764060100000 } from './main/1764060100000-create-smpp-segments.js';
 import { CreateSmppReceipts1764061000000 } from './main/1764061000000-create-smpp-receipts.js';
@@ -77,6 +79,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   CreateSmppSegments1764060100000,
   IdempotencyAnswersWithoutSecrets1764060500000,
   CreateSmppReceipts1764061000000,
+  CreateWebhookEndpoints1796597632234,
   CreateVerifications1796597651138,
   CreatePumpingSettings1796597651159,
   CreateAccountCountries1796597653875,
@@ -94,4 +97,5 @@ export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   DeliveryReportConnector1764032000000,
   IndexDeliveryReportsByMessage1764041000000,
   CallbackOutboxRecipientHash1764060200000,
+  CreateWebhookDeliveries1796597632251,
 ];

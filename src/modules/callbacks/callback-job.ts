@@ -19,9 +19,25 @@ export interface CallbackJob {
   accountId: string;
   /** The row the event is about: a message, or an inbound message when eventType is 'inbound'. */
   messageRowId: string;
-  /** Absent for a message's state change; 'inbound' for an inbound message sent to the inbound webhook. */
-  eventType?: 'inbound';
-  payload: MessageEventPayload | InboundEventPayload;
+  /**
+   * Absent for a message's state change; 'inbound' for an inbound message sent to the inbound
+   * webhook; 'webhook' for an event to a subscribed endpoint (eventId then names the event's copy
+   * for that endpoint, the payload's event_id the event).
+   */
+  eventType?: 'inbound' | 'webhook';
+  /** The endpoint of a 'webhook' event: its secret signs it. */
+  webhookId?: string;
+  payload: MessageEventPayload | InboundEventPayload | WebhookEnvelope;
+}
+
+/** What a subscribed endpoint is POSTed: one event, `data` as the event type defines it. */
+export interface WebhookEnvelope {
+  event_id: string;
+  type: string;
+  occurred_at: string;
+  data: object;
+  /** True for an event of the account's test side. */
+  test: boolean;
 }
 
 export interface MessageEventPayload {
@@ -62,19 +78,25 @@ export function callbackJobFor(change: CommittedChange): CallbackJob | null {
     url: row.callback_url,
     accountId: String(row.account_id),
     messageRowId: String(row.id),
-    payload: {
-      event_id: eventId,
-      // The id the send answer gave: the UUID for SMS and chat, the numeric id for e-mail.
-      message_id: row.channel === 'email' ? String(row.id) : row.uuid,
-      api_reference: String(row.send_request_id),
-      user_reference_id: row.user_reference_id,
-      channel: row.channel,
-      recipient: row.recipient,
-      status: change.status,
-      reason: change.reason,
-      occurred_at: change.at.toISOString(),
-      test: row.test_mode === true,
-    },
+    payload: messageEventPayload(change, eventId),
+  };
+}
+
+/** What a callback says of a committed state change (a webhook's `data` for message.* events too). */
+export function messageEventPayload(change: CommittedChange, eventId: string): MessageEventPayload {
+  const row = change.message;
+  return {
+    event_id: eventId,
+    // The id the send answer gave: the UUID for SMS and chat, the numeric id for e-mail.
+    message_id: row.channel === 'email' ? String(row.id) : row.uuid,
+    api_reference: String(row.send_request_id),
+    user_reference_id: row.user_reference_id,
+    channel: row.channel,
+    recipient: row.recipient,
+    status: change.status,
+    reason: change.reason,
+    occurred_at: change.at.toISOString(),
+    test: row.test_mode === true,
   };
 }
 

@@ -44,11 +44,14 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
  * https when `httpsOnly` (CALLBACK_HTTPS_ONLY; delivery enforces it too, for URLs stored before).
  * Host names are checked again after DNS at delivery time.
  */
-export function checkCallbackUrl(url: string, allowPrivate: boolean, httpsOnly = false): string {
+export function checkCallbackUrl(
+  url: string,
+  allowPrivate: boolean,
+  httpsOnly = false,
+  field = 'callback_url',
+): string {
   const fail = (why: string) =>
-    new AppException('INVALID_CALLBACK_URL', `callback_url ${why}.`, [
-      { field: 'callback_url', message: why },
-    ]);
+    new AppException('INVALID_CALLBACK_URL', `${field} ${why}.`, [{ field, message: why }]);
   if (url.length > 2048) throw fail('is longer than 2048 characters');
   // The URL parser silently drops tabs and newlines; refuse them rather than store a different URL.
   if (CONTROL.test(url)) throw fail('must not contain control characters');

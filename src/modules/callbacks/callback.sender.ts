@@ -16,6 +16,7 @@ import { RefusedTarget, safePost } from './safe-post.js';
 import { signCallback } from './signature.js';
 import { circuitOf, TargetGate, targetOfCircuit } from './target-gate.js';
 import { TestCallbackCap } from './test-callback-cap.service.js';
+import { WebhookAttempts } from './webhooks/webhook-attempts.js';
 
 export class CallbackFailed extends Error {}
 
@@ -51,6 +52,7 @@ export class CallbackSender {
     private readonly outbox: CallbackOutbox,
     @Inject(MetricsService) private readonly metrics: MetricsService,
     private readonly testCap: TestCallbackCap,
+    private readonly webhooks: WebhookAttempts,
   ) {
     this.gate = new TargetGate({
       perTarget: config.callbackTargetConcurrency,
@@ -81,7 +83,7 @@ export class CallbackSender {
     if (!admission.ok) return this.park(job, admission.retryInMs);
     let failure: string | null = 'not attempted';
     try {
-      failure = await this.deliver(job, attempt, admission.release);
+      failure = await this.deliver(job, attempt, last, admission.release);
     } finally {
       admission.release(failure === null); // a no-op once deliver has released it
     }
@@ -106,10 +108,15 @@ export class CallbackSender {
   private async deliver(
     job: Job<QueuedCallback>,
     attempt: number,
+    last: boolean,
     release: (succeeded: boolean, tookMs?: number) => void,
   ): Promise<string | null> {
     const { url, accountId, payload, messageRowId, eventId, eventType } = job.data;
-    const secret = await this.accounts.callbackSecretOf(accountId);
+    // A webhook event is signed with its endpoint's own secret (none: the endpoint is gone or disabled).
+    const secret =
+      eventType === 'webhook'
+        ? await this.webhooks.secretOf(job.data)
+        : await this.accounts.callbackSecretOf(accountId);
     if (secret === undefined) return null;
     const body = JSON.stringify(payload);
     const timestamp = Math.floor(Date.now() / 1000);
@@ -152,6 +159,14 @@ export class CallbackSender {
       durationMs: tookMs,
     });
     this.metrics.callbackAttempt(outcome);
+    if (eventType === 'webhook')
+      await this.webhooks.attempted(job.data, {
+        httpStatus,
+        error,
+        delivered: outcome === 'delivered',
+        last: last || outcome === 'refused',
+        retryInMs: this.config.callbackBackoffBaseMs * 2 ** (attempt - 1),
+      });
     return failure;
   }
 

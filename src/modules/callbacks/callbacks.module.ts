@@ -7,11 +7,21 @@ import { CallbackProcessor } from './callback.processor.js';
 import { CallbackSender } from './callback.sender.js';
 import { RedisModule } from '../../platform/redis/redis.module.js';
 import { TestCallbackCap } from './test-callback-cap.service.js';
+import { WebhookAttempts } from './webhooks/webhook-attempts.js';
+import { WebhookStoreModule } from './webhooks/webhook-store.module.js';
+import { WebhookMetrics } from './webhooks/webhooks.metrics.js';
 
 /** Delivering callbacks: the processor and the sender (signing, safe POST, per-target isolation). For worker contexts. */
 @Module({
-  imports: [CallbackQueueModule, CallbackStoreModule, AccountsModule, MetricsModule, RedisModule],
-  providers: [CallbackSender, CallbackProcessor, TestCallbackCap],
+  imports: [
+    CallbackQueueModule,
+    CallbackStoreModule,
+    AccountsModule,
+    MetricsModule,
+    RedisModule,
+    WebhookStoreModule,
+  ],
+  providers: [CallbackSender, CallbackProcessor, TestCallbackCap, WebhookAttempts, WebhookMetrics],
   exports: [CallbackQueueModule],
 })
 export class CallbacksModule {}

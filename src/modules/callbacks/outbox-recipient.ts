@@ -1,11 +1,21 @@
 import { keyedDigest } from '../../platform/crypto/keyed-digest.js';
-import type { CallbackJob, InboundEventPayload, MessageEventPayload } from './callback-job.js';
+import type {
+  CallbackJob,
+  InboundEventPayload,
+  MessageEventPayload,
+  WebhookEnvelope,
+} from './callback-job.js';
 
 /**
  * The recipient a kept event names, as a send stores it: a message event's recipient, an inbound
- * event's sender.
+ * event's sender (for a webhook event, as its data names them).
  */
 export function outboxRecipient(job: Pick<CallbackJob, 'eventType' | 'payload'>): string {
+  if (job.eventType === 'webhook') {
+    // A message event's data names its recipient, an inbound one's its sender; other events neither.
+    const data = (job.payload as WebhookEnvelope).data as { recipient?: unknown; from?: unknown };
+    return String(data.recipient ?? data.from ?? '');
+  }
   return job.eventType === 'inbound'
     ? (job.payload as InboundEventPayload).from
     : (job.payload as MessageEventPayload).recipient;

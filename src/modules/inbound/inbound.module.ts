@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CallbackStoreModule } from '../callbacks/callback-store.module.js';
+import { WebhookStoreModule } from '../callbacks/webhooks/webhook-store.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { SmppReceiptStoreModule } from '../smpp-server/receipts/smpp-receipt-store.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
@@ -14,6 +15,7 @@ import { InboundReceiver } from './inbound.receiver.js';
     InboundStoresModule,
     CallbackStoreModule,
     SmppReceiptStoreModule,
+    WebhookStoreModule,
   ],
   providers: [InboundReceiver],
   exports: [InboundStoresModule, InboundReceiver],

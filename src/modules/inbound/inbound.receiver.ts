@@ -4,8 +4,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
-import type { CallbackJob } from '../callbacks/callback-job.js';
+import type { CallbackJob, InboundEventPayload } from '../callbacks/callback-job.js';
 import { CallbackStore } from '../callbacks/callback.store.js';
+import { WebhookFanOut, type PublishedEvent } from '../callbacks/webhooks/webhook-fan-out.js';
 import type { InboundSms } from '../delivery/transports/transport.js';
 import { MessageLookupStore } from '../messages/message-lookup.store.js';
 import { normalisePhone } from '../messages/recipients.js';
@@ -65,6 +66,7 @@ export class InboundReceiver {
     private readonly messages: MessageLookupStore,
     private readonly suppressions: SuppressionStore,
     private readonly smppOutbox: SmppReceiptStore,
+    private readonly fanOut: WebhookFanOut,
   ) {}
 
   async receive(sms: InboundSms, given: InboundSource): Promise<Received> {
@@ -153,6 +155,13 @@ export class InboundReceiver {
       const url = settings.get(String(row.account_id))?.inbound_url;
       return url ? [webhookJob(row, url)] : [];
     });
+    // The subscribed endpoints' inbound.received events go on the same outbox, kept with them.
+    webhooks.push(
+      ...(await this.fanOut.prepare(rows.map((row) => inboundReceivedEvent(row))).catch((err: Error) => {
+        this.warnings.warn(`inbound.received event(s) not logged: ${err.message}`, 'webhooks');
+        return [];
+      })),
+    );
     // The message is stored: failing now would have the SMSC send it again (stored twice). A
     // process with queues queues the events next (CallbackOutbox keeps them then, too).
     if (webhooks.length)
@@ -204,17 +213,35 @@ export function webhookJob(row: InboundRow, url: string): CallbackJob {
     accountId: String(row.account_id),
     messageRowId: String(row.id),
     eventType: 'inbound',
-    payload: {
-      event_id: eventId,
-      type: 'inbound.sms' as const,
-      inbound_id: row.uuid,
-      from: row.sender,
-      to: row.recipient,
-      text: row.text,
-      keyword: row.keyword,
-      received_at: row.received_at.toISOString(),
-      in_reply_to: row.in_reply_to,
-      test: Boolean(row.test_mode),
-    },
+    payload: inboundPayload(row, eventId),
+  };
+}
+
+/** The inbound.received event for subscribed endpoints: its data is the inbound webhook's body. */
+function inboundReceivedEvent(row: InboundRow): PublishedEvent {
+  const eventId = randomUUID();
+  return {
+    accountId: String(row.account_id),
+    type: 'inbound.received',
+    data: inboundPayload(row, eventId),
+    test: Boolean(row.test_mode),
+    occurredAt: row.received_at,
+    eventId,
+    subjectRowId: String(row.id),
+  };
+}
+
+function inboundPayload(row: InboundRow, eventId: string): InboundEventPayload {
+  return {
+    event_id: eventId,
+    type: 'inbound.sms' as const,
+    inbound_id: row.uuid,
+    from: row.sender,
+    to: row.recipient,
+    text: row.text,
+    keyword: row.keyword,
+    received_at: row.received_at.toISOString(),
+    in_reply_to: row.in_reply_to,
+    test: Boolean(row.test_mode),
   };
 }

@@ -6,6 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { InsufficientBalance } from '../balance/ledger.store.js';
 import { DispatchProducer, waitingChunks } from '../delivery/dispatch/dispatch.producer.js';
+import { WebhookEvents } from '../callbacks/webhooks/webhook-events.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { ReplayRequest } from '../messages/message.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -57,6 +58,7 @@ export class SendService {
     private readonly idempotency: IdempotencyStore,
     private readonly testQuota: TestQuota,
     private readonly countries: CountryCheck,
+    private readonly webhooks: WebhookEvents,
   ) {}
 
   /** `claim`: the Idempotency-Key the request holds, if it came with one (IdempotencyGuard). */
@@ -120,6 +122,15 @@ export class SendService {
     }
 
     const { entries, accepted, plan, priced, schedule, deferred } = p;
+    await this.webhooks.accepted({
+      accountId: auth.account.id,
+      test: isTestKey(auth),
+      channel,
+      apiReference,
+      userReferenceId: p.input.userReferenceId ?? null,
+      at: createdAt,
+      entries,
+    });
     const cost = priced.total;
     const unitsPerRecipient = priced.maxUnits;
     this.sendingMetrics.sendCommitted(channel, accepted.length, entries.length - accepted.length);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WebhooksModule } from '../callbacks/webhooks/webhooks.module.js';
 import { BalanceModule } from '../balance/balance.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { QueueModule } from '../delivery/queue.module.js';
@@ -31,6 +32,7 @@ import { CountriesModule } from '../fraud/countries/countries.module.js';
     IdempotencyModule,
     RedisModule,
     CountriesModule,
+    WebhooksModule,
   ],
   providers: [
     IdGenerator,

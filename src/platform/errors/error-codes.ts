@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   NOT_RESCHEDULABLE: 409,
   /** An Idempotency-Key whose first request is still being processed. */
   REQUEST_IN_PROGRESS: 409,
+  /** An account that has every webhook endpoint it may have. */
+  WEBHOOK_LIMIT_REACHED: 409,
   /** An Idempotency-Key whose first answer carried a secret (a new API key): shown once, never replayed. */
   SECRET_SHOWN_ONCE: 409,
   /** A check of a verification that is no longer pending (approved, expired, canceled, out of attempts). */

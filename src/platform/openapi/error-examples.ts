@@ -53,6 +53,10 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     message: 'A template named "payment-reminder" already exists.',
     details: [{ field: 'name', message: 'already used by another template of this account' }],
   },
+  WEBHOOK_LIMIT_REACHED: {
+    message: 'This account has 10 webhook endpoints, the most it may have.',
+    details: [{ field: 'url', message: 'delete or reuse an endpoint first' }],
+  },
   DUPLICATE_USERNAME: {
     message: 'The username "acme-retail" is not available; choose another.',
     details: [{ field: 'username', message: 'not available' }],

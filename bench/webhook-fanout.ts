@@ -1,0 +1,78 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BenchRow } from './lib.js';
+
+/** Endpoints subscribed to every event during the run with webhooks. */
+const ENDPOINTS = 3;
+
+export interface ReceiptRun {
+  /** Receipts applied per second over the span of their completed_at (B3's receipt row). */
+  rate: number;
+  all: boolean;
+}
+
+/**
+ * B3 with webhooks: the receipt rate of one worker with ENDPOINTS endpoints subscribed to `*`
+ * (each state change fanned out to all three: a log row and an outbox job each, then a signed
+ * POST to a receiver in this process), against the same run without endpoints, alternated so
+ * drift hits both alike. The fan-out is on the receipt path (in the transaction's wake), the
+ * POSTs on the worker's callback queue beside it.
+ */
+export async function webhookFanOutRows(opts: {
+  api: string;
+  key: string;
+  /** Loads B3's preload, runs one worker until every receipt is applied, stops it. */
+  runOne: (base: number) => Promise<ReceiptRun>;
+}): Promise<BenchRow[]> {
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  const call = async (method: string, path: string, body?: object) => {
+    const res = await fetch(`${opts.api}/api/v1/json/webhooks${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-api-key': opts.key },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (!res.ok) throw new Error(`${method} /webhooks${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { webhook_id: string };
+  };
+  try {
+    const without = await opts.runOne(4_000_000);
+    const ids: string[] = [];
+    for (let i = 0; i < ENDPOINTS; i++)
+      ids.push((await call('POST', '', { url: `${url}/${i}`, events: ['*'] })).webhook_id);
+    // The worker reads an account's endpoints when it first needs them (then every 2 s).
+    const withHooks = await opts.runOne(4_500_000);
+    for (const id of ids) await call('DELETE', `/${id}`);
+    const ratio = withHooks.rate / without.rate;
+    return [
+      {
+        id: 'B3',
+        metric: 'delivery receipts applied, one worker, no webhook endpoints (alternated with the next row)',
+        value: without.rate,
+        unit: 'rcpt/s',
+        bar: 'informational',
+        ok: without.all,
+      },
+      {
+        id: 'B3',
+        metric: `delivery receipts applied, one worker, ${ENDPOINTS} webhook endpoints on * (${received} events POSTed by the end)`,
+        value: withHooks.rate,
+        unit: 'rcpt/s',
+        baseline: without.rate,
+        ratio,
+        bar: '≥ 0.9× without',
+        ok: withHooks.all && ratio >= 0.9,
+      },
+    ];
+  } finally {
+    await new Promise((r) => receiver.close(r));
+  }
+}

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { TtlCache } from '../../../platform/caching/ttl-cache.js';
+import type { CallbackJob, WebhookEnvelope } from '../callback-job.js';
+import { WebhookDeliveryStore, type NewDelivery } from './webhook-delivery.store.js';
+import { WebhookEndpointStore, type WebhookEndpointRow } from './webhook-endpoint.store.js';
+import { subscribes } from './webhook-event-types.js';
+
+/** One event for an account's endpoints, as a feature publishes it. */
+export interface PublishedEvent {
+  accountId: string;
+  type: string;
+  /** The event's own fields (a message event: the delivery callback's). */
+  data: object;
+  /** An event of the account's test side (a test key's send): only its test endpoints hear it. */
+  test: boolean;
+  occurredAt: Date;
+  /** Names the event to a receiver (deduplication); a new UUID when not given. */
+  eventId?: string;
+  /** The row the event is about (a message's or inbound message's id) for the attempt log; 0 when none. */
+  subjectRowId?: string;
+}
+
+/**
+ * Endpoints are read at most this long after a change in another process; the process that
+ * changed one forgets its copy at once.
+ */
+const ENDPOINTS_TTL_MS = 2000;
+
+/**
+ * Turns events into what each subscribed endpoint is owed: a delivery-log row per endpoint and
+ * an outbox job per enabled one. All the log rows of a batch go in one statement, and the jobs
+ * come back to be kept (one statement too) and queued by the caller, however many endpoints
+ * subscribe. A disabled endpoint's events are logged but not sent, for a replay later. MySQL
+ * only: the receiving path of inbound messages uses it without a queue.
+ */
+@Injectable()
+export class WebhookFanOut {
+  private readonly endpoints = new TtlCache<WebhookEndpointRow[]>(ENDPOINTS_TTL_MS, 10_000);
+
+  constructor(
+    private readonly endpointStore: WebhookEndpointStore,
+    private readonly deliveries: WebhookDeliveryStore,
+  ) {}
+
+  /** Forgets the cached endpoints of an account (after a change through this process). */
+  changed(accountId: string): void {
+    this.endpoints.delete(accountId);
+  }
+
+  /** Whether an endpoint of the account's side takes one of the types (read through the cache). */
+  async subscribed(accountId: string, test: boolean, types: readonly string[]): Promise<boolean> {
+    return (await this.endpointsOf(accountId)).some(
+      (w) => Boolean(w.test_mode) === test && types.some((t) => subscribes(w.events, t)),
+    );
+  }
+
+  /** Logs the events owed and returns the jobs that send them. */
+  async prepare(events: PublishedEvent[]): Promise<CallbackJob[]> {
+    if (events.length === 0) return [];
+    const byAccount = new Map<string, WebhookEndpointRow[]>();
+    for (const accountId of new Set(events.map((e) => e.accountId)))
+      byAccount.set(accountId, await this.endpointsOf(accountId));
+    const rows: NewDelivery[] = [];
+    const jobs: CallbackJob[] = [];
+    for (const e of events) {
+      const targets = byAccount
+        .get(e.accountId)!
+        .filter((w) => Boolean(w.test_mode) === e.test && subscribes(w.events, e.type));
+      if (targets.length === 0) continue;
+      const envelope: WebhookEnvelope = {
+        event_id: e.eventId ?? randomUUID(),
+        type: e.type,
+        occurred_at: e.occurredAt.toISOString(),
+        data: e.data,
+        test: e.test,
+      };
+      const text = JSON.stringify(envelope);
+      for (const w of targets) {
+        const deliveryId = randomUUID();
+        rows.push({
+          deliveryId,
+          eventId: envelope.event_id,
+          webhookId: w.uuid,
+          accountId: e.accountId,
+          type: e.type,
+          envelope: text,
+        });
+        if (w.status === 'enabled') jobs.push(webhookJob(w, deliveryId, envelope, e.subjectRowId ?? '0'));
+      }
+    }
+    await this.deliveries.insert(rows);
+    return jobs;
+  }
+
+  private endpointsOf(accountId: string): Promise<WebhookEndpointRow[]> {
+    return this.endpoints.get(accountId, () => this.endpointStore.ofAccounts([accountId]));
+  }
+}
+
+/** The outbox job that POSTs an envelope to one endpoint; `deliveryId` names this copy. */
+export function webhookJob(
+  endpoint: Pick<WebhookEndpointRow, 'uuid' | 'url' | 'account_id'>,
+  deliveryId: string,
+  envelope: WebhookEnvelope,
+  subjectRowId = '0',
+): CallbackJob {
+  return {
+    eventId: deliveryId,
+    url: endpoint.url,
+    accountId: String(endpoint.account_id),
+    messageRowId: subjectRowId,
+    eventType: 'webhook',
+    webhookId: endpoint.uuid,
+    payload: envelope,
+  };
+}
