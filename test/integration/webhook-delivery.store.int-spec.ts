@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CallbackStore } from '../../src/modules/callbacks/callback.store.js';
 import { WebhookDeliveryStore } from '../../src/modules/callbacks/webhooks/webhook-delivery.store.js';
 import { WebhookEndpointStore } from '../../src/modules/callbacks/webhooks/webhook-endpoint.store.js';
-import { WebhookFanOut } from '../../src/modules/callbacks/webhooks/webhook-fan-out.js';
+import { WebhookFanOut } from '../../src/modules/callbacks/webhooks/webhook-fan-out.service.js';
 import { NOTIFICATION_DB } from '../../src/database/data-sources.js';
 import { TENANT_MODULES, createTenant } from '../factories/account.factory.js';
 import { ageWebhookDeliveries } from '../support/clock.js';

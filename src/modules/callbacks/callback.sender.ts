@@ -16,7 +16,7 @@ import { RefusedTarget, safePost } from './safe-post.js';
 import { signCallback } from './signature.js';
 import { circuitOf, TargetGate, targetOfCircuit } from './target-gate.js';
 import { TestCallbackCap } from './test-callback-cap.service.js';
-import { WebhookAttempts } from './webhooks/webhook-attempts.js';
+import { WebhookAttempts } from './webhooks/webhook-attempts.service.js';
 
 export class CallbackFailed extends Error {}
 

@@ -7,7 +7,7 @@ import { CallbackProcessor } from './callback.processor.js';
 import { CallbackSender } from './callback.sender.js';
 import { RedisModule } from '../../platform/redis/redis.module.js';
 import { TestCallbackCap } from './test-callback-cap.service.js';
-import { WebhookAttempts } from './webhooks/webhook-attempts.js';
+import { WebhookAttempts } from './webhooks/webhook-attempts.service.js';
 import { WebhookStoreModule } from './webhooks/webhook-store.module.js';
 import { WebhookMetrics } from './webhooks/webhooks.metrics.js';
 

@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import type { CallbackJob, InboundEventPayload } from '../callbacks/callback-job.js';
 import { CallbackStore } from '../callbacks/callback.store.js';
-import { WebhookFanOut, type PublishedEvent } from '../callbacks/webhooks/webhook-fan-out.js';
+import { WebhookFanOut, type PublishedEvent } from '../callbacks/webhooks/webhook-fan-out.service.js';
 import type { InboundSms } from '../delivery/transports/transport.js';
 import { MessageLookupStore } from '../messages/message-lookup.store.js';
 import { normalisePhone } from '../messages/recipients.js';

@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BalanceService } from '../balance/balance.service.js';
 import { InsufficientBalance } from '../balance/ledger.store.js';
 import { DispatchProducer, waitingChunks } from '../delivery/dispatch/dispatch.producer.js';
-import { WebhookEvents } from '../callbacks/webhooks/webhook-events.js';
+import { WebhookEvents } from '../callbacks/webhooks/webhook-events.service.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { ReplayRequest } from '../messages/message.types.js';
 import { MetricsService } from '../metrics/metrics.service.js';

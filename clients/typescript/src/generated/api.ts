@@ -365,6 +365,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/json/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoints of the key's side of the account, oldest first
+         * @description Endpoints belong to the key's side of the account: a live key's hear live events, a test key's test events (`"test": true`).
+         */
+        get: operations["WebhooksController_list"];
+        put?: never;
+        /**
+         * Subscribe an endpoint to event types (at most 10 per account); its signing secret is shown once
+         * @description Endpoints belong to the key's side of the account: a live key's hear live events, a test key's test events (`"test": true`).
+         */
+        post: operations["WebhooksController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/json/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One endpoint (without its secret) */
+        get: operations["WebhooksController_get"];
+        put?: never;
+        post?: never;
+        /** Delete an endpoint and its delivery log; events not yet sent to it are dropped */
+        delete: operations["WebhooksController_remove"];
+        options?: never;
+        head?: never;
+        /** Change an endpoint’s url, events, description or status; `status: enabled` turns a disabled one on again */
+        patch: operations["WebhooksController_update"];
+        trace?: never;
+    };
+    "/api/v1/json/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the signing secret; events signed from now on use the new one, shown once */
+        post: operations["WebhooksController_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/json/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a signed webhook.test event now and answer what the endpoint answered, and how fast */
+        post: operations["WebhooksController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/json/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The events owed to the endpoint in the last 7 days, newest first, cursor paged */
+        get: operations["WebhooksController_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/json/webhooks/{webhookId}/deliveries/{eventId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a logged event again (same event_id), retried as any event */
+        post: operations["WebhooksController_replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/json/bulk/{apiReference}/cancel": {
         parameters: {
             query?: never;
@@ -956,7 +1067,7 @@ export interface components {
              * @example VALIDATION_ERROR
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "MALFORMED_BODY" | "MALFORMED_REQUEST" | "TOO_MANY_RECIPIENTS" | "MESSAGE_TOO_LONG" | "INVALID_CALLBACK_URL" | "MISSING_API_KEY" | "INVALID_API_KEY" | "API_KEY_EXPIRED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_BALANCE" | "SPEND_LIMIT_EXCEEDED" | "IP_NOT_ALLOWED" | "ACCOUNT_SUSPENDED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "DUPLICATE_REFERENCE" | "DUPLICATE_TEMPLATE_NAME" | "DUPLICATE_USERNAME" | "NOT_RESCHEDULABLE" | "REQUEST_IN_PROGRESS" | "SECRET_SHOWN_ONCE" | "VERIFICATION_CLOSED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "RECIPIENT_REJECTED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_VERIFICATIONS" | "SUSPECTED_PUMPING" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "MALFORMED_BODY" | "MALFORMED_REQUEST" | "TOO_MANY_RECIPIENTS" | "MESSAGE_TOO_LONG" | "INVALID_CALLBACK_URL" | "MISSING_API_KEY" | "INVALID_API_KEY" | "API_KEY_EXPIRED" | "INVALID_CREDENTIALS" | "INSUFFICIENT_BALANCE" | "SPEND_LIMIT_EXCEEDED" | "IP_NOT_ALLOWED" | "ACCOUNT_SUSPENDED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "DUPLICATE_REFERENCE" | "DUPLICATE_TEMPLATE_NAME" | "DUPLICATE_USERNAME" | "NOT_RESCHEDULABLE" | "REQUEST_IN_PROGRESS" | "WEBHOOK_LIMIT_REACHED" | "SECRET_SHOWN_ONCE" | "VERIFICATION_CLOSED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "RECIPIENT_REJECTED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_VERIFICATIONS" | "SUSPECTED_PUMPING" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             details: components["schemas"]["ErrorDetailDto"][];
         };
         ErrorEnvelopeDto: {
@@ -1762,6 +1873,171 @@ export interface components {
              * @example 1
              */
             removed?: number;
+        };
+        CreateWebhookDto: {
+            /** @example https://hooks.acme.example/messaging */
+            url: string;
+            /**
+             * @description Event types to receive, or "*" for every one: message.accepted, message.scheduled, message.sent, message.delivered, message.undelivered, message.rejected, message.expired, message.failed, message.cancelled, inbound.received, verification.approved, verification.failed, link.clicked, *
+             * @example [
+             *       "message.delivered",
+             *       "inbound.received"
+             *     ]
+             */
+            events: string[];
+            /**
+             * @description null clears it (PATCH)
+             * @example CRM sync
+             */
+            description?: string | null;
+        };
+        CreatedWebhookDto: {
+            /** Format: uuid */
+            webhook_id: string;
+            /** @example https://hooks.acme.example/messaging */
+            url: string;
+            /**
+             * @example [
+             *       "message.delivered",
+             *       "inbound.received"
+             *     ]
+             */
+            events: string[];
+            /** @example CRM sync */
+            description: string | null;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** @description Why the endpoint is disabled: by the account, or after failing every attempt for WEBHOOK_DISABLE_AFTER_HOURS */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /**
+             * @description The signing secret, shown in this answer only
+             * @example whsec_3f1c…
+             */
+            secret: string;
+        };
+        WebhookDto: {
+            /** Format: uuid */
+            webhook_id: string;
+            /** @example https://hooks.acme.example/messaging */
+            url: string;
+            /**
+             * @example [
+             *       "message.delivered",
+             *       "inbound.received"
+             *     ]
+             */
+            events: string[];
+            /** @example CRM sync */
+            description: string | null;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /** @description Why the endpoint is disabled: by the account, or after failing every attempt for WEBHOOK_DISABLE_AFTER_HOURS */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookListDto: {
+            webhooks: components["schemas"]["WebhookDto"][];
+        };
+        UpdateWebhookDto: {
+            /**
+             * @description null clears it (PATCH)
+             * @example CRM sync
+             */
+            description?: string | null;
+            /** @example https://hooks.acme.example/messaging */
+            url?: Record<string, never>;
+            /**
+             * @description Event types to receive, or "*" for every one: message.accepted, message.scheduled, message.sent, message.delivered, message.undelivered, message.rejected, message.expired, message.failed, message.cancelled, inbound.received, verification.approved, verification.failed, link.clicked, *
+             * @example [
+             *       "*"
+             *     ]
+             */
+            events?: Record<string, never>;
+            /**
+             * @description `enabled` turns a disabled endpoint on again (and restarts its failing clock)
+             * @enum {string}
+             */
+            status?: "enabled" | "disabled";
+        };
+        WebhookDeletedDto: {
+            /** Format: uuid */
+            webhook_id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        WebhookSecretDto: {
+            /** Format: uuid */
+            webhook_id: string;
+            /** @description The new signing secret, shown in this answer only; the old one signs nothing more */
+            secret: string;
+        };
+        WebhookTestDto: {
+            /** Format: uuid */
+            event_id: string;
+            /**
+             * @description The endpoint answered 2xx
+             * @example true
+             */
+            delivered: boolean;
+            /**
+             * @description null when no answer came
+             * @example 204
+             */
+            http_status: number | null;
+            /** @example null */
+            error: string | null;
+            /**
+             * @description Time to the answer, in milliseconds
+             * @example 42
+             */
+            took_ms: number;
+        };
+        WebhookDeliveryDto: {
+            /** Format: uuid */
+            event_id: string;
+            /** @example message.delivered */
+            type: string;
+            /** @example 1 */
+            attempts: number;
+            /**
+             * @description HTTP status of the last attempt
+             * @example 204
+             */
+            last_status: number | null;
+            /** @example null */
+            last_error: string | null;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookDeliveryListDto: {
+            /** @example true */
+            success: boolean;
+            /** @description Newest first, the last 7 days */
+            data: components["schemas"]["WebhookDeliveryDto"][];
+            /** @description null on the last page */
+            next_cursor: string | null;
+        };
+        WebhookReplayDto: {
+            /** Format: uuid */
+            event_id: string;
+            /**
+             * @description Queued to be sent again, with the same event_id
+             * @example true
+             */
+            queued: boolean;
         };
         CancelResponseDto: {
             /** @example 1764184470578998353 */
@@ -3192,7 +3468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3569,7 +3845,7 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -3802,7 +4078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4176,7 +4452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -4670,7 +4946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5011,7 +5287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5630,7 +5906,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -5946,6 +6222,1319 @@ export interface operations {
             /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
             503: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: within 24 h the same key (per account and mode) with the same body (a `password` field does not count) answers the first answer again, with `Idempotent-Replayed: true`, and nothing is done twice; another body is 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still being processed, 409 `REQUEST_IN_PROGRESS`. Only a successful answer is kept: after an error the key may be used again. 1 to 255 printable ASCII characters, else 400. The secret in this answer is shown once and never stored: a replay is 409 `SECRET_SHOWN_ONCE`, naming what the first request created. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of VALIDATION_ERROR, MALFORMED_BODY, MALFORMED_REQUEST, TOO_MANY_RECIPIENTS, MESSAGE_TOO_LONG, INVALID_CALLBACK_URL */
+            400: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            409: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IDEMPOTENCY_KEY_REUSED, RECIPIENT_REJECTED */
+            422: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook_id given at creation */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook_id given at creation */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeletedDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook_id given at creation */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of VALIDATION_ERROR, MALFORMED_BODY, MALFORMED_REQUEST, TOO_MANY_RECIPIENTS, MESSAGE_TOO_LONG, INVALID_CALLBACK_URL */
+            400: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook_id given at creation */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook_id given at creation */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_deliveries: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page */
+                cursor?: string;
+                /** @description At most 100 (default 50) */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook_id given at creation */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of VALIDATION_ERROR, MALFORMED_BODY, MALFORMED_REQUEST, TOO_MANY_RECIPIENTS, MESSAGE_TOO_LONG, INVALID_CALLBACK_URL */
+            400: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    WebhooksController_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook_id given at creation */
+                webhookId: string;
+                /** @description The event_id of the delivery log */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplayDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of VALIDATION_ERROR, MALFORMED_BODY, MALFORMED_REQUEST, TOO_MANY_RECIPIENTS, MESSAGE_TOO_LONG, INVALID_CALLBACK_URL */
+            400: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of MISSING_API_KEY, INVALID_API_KEY, API_KEY_EXPIRED, INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of IP_NOT_ALLOWED, ACCOUNT_SUSPENDED, FORBIDDEN */
+            403: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of RATE_LIMITED, TOO_MANY_VERIFICATIONS, SUSPECTED_PUMPING */
+            429: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Error envelope; error.code one of SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Requests the API key may make per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 once refused) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window (or a refusal) ends */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6317,7 +7906,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7385,7 +8974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7746,7 +9335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -7961,7 +9550,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -8745,7 +10334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -8955,7 +10544,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */
@@ -9131,7 +10720,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
-            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
+            /** @description Error envelope; error.code one of DUPLICATE_REFERENCE, DUPLICATE_TEMPLATE_NAME, DUPLICATE_USERNAME, NOT_RESCHEDULABLE, REQUEST_IN_PROGRESS, WEBHOOK_LIMIT_REACHED, SECRET_SHOWN_ONCE, VERIFICATION_CLOSED */
             409: {
                 headers: {
                     /** @description Requests the API key may make per window */

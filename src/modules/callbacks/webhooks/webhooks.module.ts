@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CallbackQueueModule } from '../callback-queue.module.js';
-import { WebhookEvents } from './webhook-events.js';
+import { WebhookEvents } from './webhook-events.service.js';
 import { WebhookStoreModule } from './webhook-store.module.js';
 
 export const WEBHOOK_STATE_LISTENER = Symbol('WEBHOOK_STATE_LISTENER');

@@ -22,7 +22,7 @@ import {
   type WebhookEndpointRow,
 } from './webhook-endpoint.store.js';
 import { TEST_EVENT } from './webhook-event-types.js';
-import { WebhookFanOut, webhookJob } from './webhook-fan-out.js';
+import { WebhookFanOut, webhookJob } from './webhook-fan-out.service.js';
 
 /** Endpoints an account may have, both sides counted. */
 export const MAX_ENDPOINTS = 10;

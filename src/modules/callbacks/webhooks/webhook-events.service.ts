@@ -8,7 +8,7 @@ import { messageEventPayload, type MessageEventPayload } from '../callback-job.j
 import { CallbackOutbox } from '../callback.outbox.js';
 import { WebhookDeliveryStore } from './webhook-delivery.store.js';
 import { MESSAGE_EVENT_OF, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-event-types.js';
-import { WebhookFanOut, type PublishedEvent } from './webhook-fan-out.js';
+import { WebhookFanOut, type PublishedEvent } from './webhook-fan-out.service.js';
 
 /** An event as another feature hands it in: one of the subscribable types. */
 export interface WebhookEvent extends PublishedEvent {
