@@ -142,6 +142,9 @@ export interface RetentionConfig {
   /** The same while the database is quiet: fewer than `quietWrites` rows written per second by others. */
   quietPauseFactor: number;
   quietWrites: number;
+  /** The message tables' partitions: made this many days ahead, each covering `partitionSpanDays`. */
+  partitionDaysAhead: number;
+  partitionSpanDays: number;
 }
 
 export interface SmtpConfig {

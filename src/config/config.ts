@@ -252,6 +252,8 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
       pauseFactor: s.RETENTION_PAUSE_FACTOR,
       quietPauseFactor: s.RETENTION_QUIET_PAUSE_FACTOR,
       quietWrites: s.RETENTION_QUIET_WRITES,
+      partitionDaysAhead: s.PARTITION_DAYS_AHEAD,
+      partitionSpanDays: s.PARTITION_SPAN_DAYS,
     },
     requestLogRefusalWindowSeconds: s.REQUEST_LOG_REFUSAL_WINDOW_SECONDS,
     authThrottle: {
