@@ -7,6 +7,7 @@ import { makePartitionsAhead, partitionTables } from '../../src/database/partiti
 import { PartitionStore } from '../../src/database/partitions/partition.store.js';
 import { PartitionMessageTablesByDay1796597880783 } from '../../src/database/migrations/main/1796597880783-partition-message-tables-by-day.js';
 import { MessagesModule } from '../../src/modules/messages/messages.module.js';
+import { MessageLookupStore } from '../../src/modules/messages/message-lookup.store.js';
 import { uuidOfId } from '../../src/modules/messages/message-uuid.js';
 import { PartitionScheduler } from '../../src/modules/retention/partition.scheduler.js';
 import { RetentionModule } from '../../src/modules/retention/retention.module.js';
@@ -88,6 +89,24 @@ describe('day partitions of the message tables', () => {
     expect(await partitionOf(ids[0])).toBe('pmax');
     await makePartitionsAhead(store, { aheadDays: 7, spanDays: 1 }, at);
     expect(await partitionOf(ids[0])).toBe(partitionName(dayStart(at)));
+  });
+});
+
+describe('reads by message_id', () => {
+  it('reach one partition by the id the UUID carries, and find an older UUID by its index alone', async () => {
+    const { ids } = await send(Date.now(), [{ recipient: '260971000301', status: 'DELIVERED' }]);
+    const uuid = uuidOfId(ids[0]);
+    await ctx.ds.query('UPDATE messages SET uuid = ? WHERE id = ?', [uuid, ids[0]]);
+    const lookups = ctx.get(MessageLookupStore);
+    expect((await lookups.findOwned(tenant.account.id, { uuid }))?.id).toBe(ids[0]);
+    const plan = (await ctx.ds.query(
+      'EXPLAIN PARTITIONS SELECT id FROM messages m WHERE m.uuid = ? AND m.id = ?',
+      [uuid, ids[0]],
+    )) as Array<{ partitions: string; type: string }>;
+    expect(plan[0]).toMatchObject({ partitions: partitionName(today), type: 'const' });
+    const older = await send(Date.now(), [{ recipient: '260971000302', status: 'DELIVERED' }]);
+    const random = older.messages[0].uuid;
+    expect((await lookups.findOwned(tenant.account.id, { uuid: random }))?.id).toBe(older.ids[0]);
   });
 });
 
