@@ -39,6 +39,10 @@ describe('day partitions', () => {
     expect(partitionTableSql('messages', b)).toBe(
       'ALTER TABLE messages DROP INDEX uq_messages_uuid, ADD UNIQUE KEY uq_messages_uuid (uuid, id), ' +
         'DROP INDEX uq_messages_fallback_of, ADD UNIQUE KEY uq_messages_fallback_of (fallback_of, id), ' +
+        'DROP INDEX ix_messages_account_created, ADD INDEX ix_messages_account_created (account_id, created_at, id), ' +
+        'DROP INDEX ix_messages_account_status_created, ADD INDEX ix_messages_account_status_created (account_id, status, created_at, id), ' +
+        'DROP INDEX ix_messages_account_channel_created, ADD INDEX ix_messages_account_channel_created (account_id, channel, created_at, id), ' +
+        'DROP INDEX ix_messages_account_recipient_created, ADD INDEX ix_messages_account_recipient_created (account_id, recipient, created_at, id), ' +
         'ALGORITHM=COPY, LOCK=SHARED PARTITION BY RANGE (id) ' +
         `(PARTITION p20261206 VALUES LESS THAN (${day('2026-12-07')}000000), PARTITION pmax VALUES LESS THAN (MAXVALUE))`,
     );

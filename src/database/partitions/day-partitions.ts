@@ -30,7 +30,7 @@ export type PartitionedTable = (typeof PARTITIONED_TABLES)[number]['table'];
  * `fallback-<chat uuid>`, unique in send_requests (not partitioned), so a chat message never
  * gets a second one; an event's id is an AUTO_INCREMENT, unique by itself.
  */
-export const UNIQUE_KEY_CHANGES: Record<PartitionedTable, string[]> = {
+const UNIQUE_KEY_CHANGES: Record<PartitionedTable, string[]> = {
   messages: [
     'DROP INDEX uq_messages_uuid',
     'ADD UNIQUE KEY uq_messages_uuid (uuid, id)',
@@ -38,6 +38,43 @@ export const UNIQUE_KEY_CHANGES: Record<PartitionedTable, string[]> = {
     'ADD UNIQUE KEY uq_messages_fallback_of (fallback_of, id)',
   ],
   message_events: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id, message_id)'],
+  message_parts: [],
+};
+
+/**
+ * The search indexes, with the id they end on named: InnoDB appends the primary key to every
+ * index anyway, but MariaDB merges the partitions of an index in order only on the columns it
+ * names, and search and export read in (created_at, id) order. Without it each search sorts.
+ */
+const SEARCH_INDEXES = [
+  ['ix_messages_account_created', 'account_id, created_at'],
+  ['ix_messages_account_status_created', 'account_id, status, created_at'],
+  ['ix_messages_account_channel_created', 'account_id, channel, created_at'],
+  ['ix_messages_account_recipient_created', 'account_id, recipient, created_at'],
+] as const;
+
+/** Every key change a table takes with its partitions. */
+export const KEY_CHANGES: Record<PartitionedTable, string[]> = {
+  ...UNIQUE_KEY_CHANGES,
+  messages: [
+    ...UNIQUE_KEY_CHANGES.messages,
+    ...SEARCH_INDEXES.flatMap(([name, columns]) => [
+      `DROP INDEX ${name}`,
+      `ADD INDEX ${name} (${columns}, id)`,
+    ]),
+  ],
+};
+
+/** The keys as they were before partitions (a migration's undo). */
+export const KEYS_BEFORE: Record<PartitionedTable, string[]> = {
+  messages: [
+    'DROP INDEX uq_messages_uuid',
+    'ADD UNIQUE KEY uq_messages_uuid (uuid)',
+    'DROP INDEX uq_messages_fallback_of',
+    'ADD UNIQUE KEY uq_messages_fallback_of (fallback_of)',
+    ...SEARCH_INDEXES.flatMap(([name, columns]) => [`DROP INDEX ${name}`, `ADD INDEX ${name} (${columns})`]),
+  ],
+  message_events: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id)'],
   message_parts: [],
 };
 
@@ -77,13 +114,13 @@ const withCatchAll = (bounds: PartitionBound[]) =>
   [...bounds, { name: CATCH_ALL, lessThan: null }].map(definition).join(', ');
 
 /**
- * The ALTER that partitions an unpartitioned table: its unique keys reworked and its rows cut
+ * The ALTER that partitions an unpartitioned table: its keys reworked and its rows cut
  * by `bounds` (then pmax), in one copy of the table. MariaDB rebuilds a table to partition it
  * (ALGORITHM=COPY); LOCK=SHARED lets reads go on while writes wait.
  */
 export function partitionTableSql(table: PartitionedTable, bounds: PartitionBound[]): string {
   const key = PARTITIONED_TABLES.find((t) => t.table === table)!.key;
-  const changes = [...UNIQUE_KEY_CHANGES[table], 'ALGORITHM=COPY', 'LOCK=SHARED'];
+  const changes = [...KEY_CHANGES[table], 'ALGORITHM=COPY', 'LOCK=SHARED'];
   return `ALTER TABLE ${table} ${changes.join(', ')} PARTITION BY RANGE (${key}) (${withCatchAll(bounds)})`;
 }
 

@@ -2,6 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import {
   aheadUntil,
   firstBounds,
+  KEYS_BEFORE,
   PARTITIONED_TABLES,
   partitionTableSql,
 } from '../../partitions/day-partitions.js';
@@ -23,29 +24,25 @@ export class PartitionMessageTablesByDay1796597880783 implements MigrationInterf
     }
     const now = Date.now();
     const bounds = firstBounds(now, aheadUntil(now, 0), 1);
-    for (const { table } of PARTITIONED_TABLES) await q.query(partitionTableSql(table, bounds));
+    // A table partitioned already (a run cut short after it) is left as it is.
+    for (const { table } of PARTITIONED_TABLES)
+      if (!(await partitioned(q, table))) await q.query(partitionTableSql(table, bounds));
   }
 
   async down(q: QueryRunner): Promise<void> {
-    const undo: Record<string, string[]> = {
-      messages: [
-        'DROP INDEX uq_messages_uuid',
-        'ADD UNIQUE KEY uq_messages_uuid (uuid)',
-        'DROP INDEX uq_messages_fallback_of',
-        'ADD UNIQUE KEY uq_messages_fallback_of (fallback_of)',
-      ],
-      message_events: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id)'],
-      message_parts: [],
-    };
     for (const { table } of PARTITIONED_TABLES) {
-      const [{ n }] = (await q.query(
-        `SELECT COUNT(*) AS n FROM information_schema.PARTITIONS
-          WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND PARTITION_NAME IS NOT NULL`,
-        [table],
-      )) as Array<{ n: string }>;
-      if (Number(n) === 0) continue;
+      if (!(await partitioned(q, table))) continue;
       await q.query(`ALTER TABLE ${table} REMOVE PARTITIONING`);
-      if (undo[table].length) await q.query(`ALTER TABLE ${table} ${undo[table].join(', ')}`);
+      if (KEYS_BEFORE[table].length) await q.query(`ALTER TABLE ${table} ${KEYS_BEFORE[table].join(', ')}`);
     }
   }
+}
+
+async function partitioned(q: QueryRunner, table: string): Promise<boolean> {
+  const [{ n }] = (await q.query(
+    `SELECT COUNT(*) AS n FROM information_schema.PARTITIONS
+      WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND PARTITION_NAME IS NOT NULL`,
+    [table],
+  )) as Array<{ n: string }>;
+  return Number(n) > 0;
 }
