@@ -66,8 +66,9 @@ export async function benchPartitions(quick: boolean, messages?: number): Promis
       });
     }
     // Every seeded message final, so each day may go whole; an event and a receipt each.
+    // updated_at kept: the column follows every UPDATE, and a message changed now is not old.
     await db.query(
-      "UPDATE messages SET status = 'DELIVERED' WHERE status IN ('ACKNOWLEDGED', 'SENT', 'SCHEDULED')",
+      "UPDATE messages SET status = 'DELIVERED', updated_at = created_at WHERE status IN ('ACKNOWLEDGED', 'SENT', 'SCHEDULED')",
     );
     await db.query(
       'INSERT INTO message_events (message_id, status, occurred_at) SELECT id, status, created_at FROM messages',

@@ -125,12 +125,13 @@ export class RetentionService {
       archived.members += w.members;
       archived.rows += w.rows;
     };
-    // Whole days go first, by DROP PARTITION: no row is deleted one by one, so they pause only
-    // as long as each statement took (the busy factor's pace is for the row walk's deletes).
+    // Whole days go first, by DROP PARTITION: their messages are not deleted one by one, so
+    // they pause only RETENTION_PAUSE_MS between statements (the busy factor's pace is for the
+    // row walk's deletes, whose index reads evict the sends' pages).
     const days = await this.byPartition.run(before, {
       keep: archive ? keep : undefined,
       batch,
-      rest: async (ms) => void (await rest(Math.max(pauseMs, ms))),
+      rest: async () => void (await rest(pauseMs)),
       signal,
       onProgress,
     });
