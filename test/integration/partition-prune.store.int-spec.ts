@@ -62,17 +62,15 @@ describe('PartitionPruneStore', () => {
     });
     for (const [i, id] of [...inRange.ids, ...outside.ids].entries()) {
       const provider = `pp-${i}`;
-      await ctx
-        .get(DeliveryReportStore)
-        .insert(
-          [
-            {
-              transport: 'smpp',
-              report: { providerMessageId: provider, status: 'DELIVERED', occurredAt: new Date() },
-            },
-          ],
-          new Map([[provider, { providerMessageId: provider, connector: null, messageId: id }]]),
-        );
+      await ctx.get(DeliveryReportStore).insert(
+        [
+          {
+            transport: 'smpp',
+            report: { providerMessageId: provider, status: 'DELIVERED', occurredAt: new Date() },
+          },
+        ],
+        new Map([[provider, { providerMessageId: provider, connector: null, messageId: id }]]),
+      );
       for (const eventType of ['message', 'inbound'])
         await ctx.get(CallbackStore).recordAttempt({
           eventId: `pp-${i}-${eventType}`,

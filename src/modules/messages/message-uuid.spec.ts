@@ -3,7 +3,12 @@ import { idOfUuid, uuidOfId } from './message-uuid.js';
 
 describe('message UUIDs', () => {
   it('makes a version 7 UUID whose time is the id’s millisecond, and reads the id back', () => {
-    for (const id of ['1764184470578998353', '1764184470578000000', '1764184470578999999', '1764184470579001000']) {
+    for (const id of [
+      '1764184470578998353',
+      '1764184470578000000',
+      '1764184470578999999',
+      '1764184470579001000',
+    ]) {
       const uuid = uuidOfId(id);
       expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(parseInt(uuid.replace(/-/g, '').slice(0, 12), 16)).toBe(Number(id.slice(0, 13)));
