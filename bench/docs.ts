@@ -40,6 +40,11 @@ function row(run: BenchRun, id: string, metric: string | RegExp): BenchRow {
   return found;
 }
 
+/** The run's row, or undefined when the run did not measure it (a bench added since). */
+function rowIf(run: BenchRun, id: string, metric: RegExp): BenchRow | undefined {
+  return run.results.find((r) => r.id === id && metric.test(r.metric));
+}
+
 /** A number as the docs print it: thousands grouped, at most one decimal. */
 export function num(n: number, decimals = 1): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: decimals });
@@ -265,7 +270,9 @@ function dayTable(run: BenchRun): string {
     'B9 (MySQL bytes, single sends)',
     'B9 (Redis bytes)',
     'B8 (prune rates)',
+    'B8P (partition drop)',
   ];
+  const drop = partitionDrop(run, days);
   return table(
     ['messages a day', '1 M', '10 M', '100 M', 'from'],
     (
@@ -317,8 +324,26 @@ function dayTable(run: BenchRun): string {
                     : '');
           }),
         ],
+        ...(drop ? [["dropping a day's partition (`db prune` on partitioned tables)", ...drop]] : []),
       ] as string[][]
     ).map((line, i) => [...line, from[i]]),
+  );
+}
+
+/**
+ * A day's partition dropped beside sends, with its archive and without, from B8P's day of N
+ * messages: the drop itself is a metadata change, and what grows with the day (the archive's
+ * reads, the receipts deleted by id range) grows linearly, so the times scale by messages.
+ */
+function partitionDrop(run: BenchRun, days: number[]): string[] | undefined {
+  const archived = rowIf(run, 'B8P', /^partition drop: .*archive included/);
+  const bare = rowIf(run, 'B8P', /^partition drop: .*no archive/);
+  if (!archived || !bare) return undefined;
+  const measured = countIn(archived.metric, /a day of ([\d,]+) messages/);
+  return days.map(
+    (n) =>
+      `${duration((archived.value * n) / measured)} with its archive, ${duration((bare.value * n) / measured)} ` +
+      'without (beside sends; the DROP itself is milliseconds)',
   );
 }
 

@@ -35,6 +35,7 @@ import { benchRouting } from './routing.js';
 import { benchDispatch } from './dispatch.js';
 import { benchCli } from './cli.js';
 import { benchRetention } from './retention.js';
+import { benchPartitions } from './partitions.js';
 import { benchSmppServer } from './smpp-server.js';
 import { LATEST, writeBenchDocs } from './docs.js';
 import {
@@ -640,6 +641,7 @@ async function main() {
   if (wants('B7')) for (const r of await benchRouting(quick)) record(r);
   // B8 (a prune beside B1's load) and B9 (MySQL and Redis bytes per message): an API, a worker and a database of their own.
   if (wants('B8') || wants('B9')) for (const r of await benchRetention(quick, { b8: wants('B8') })) record(r);
+  if (wants('B8P')) for (const r of await benchPartitions(quick)) record(r);
   // E-SMPP: Kannel through our SMPP server against Kannel straight to the peer, in this run.
   if (wants('E-SMPP')) for (const r of await benchSmppServer(quick)) record(r);
 

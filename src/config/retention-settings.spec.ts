@@ -13,6 +13,8 @@ describe('retention settings', () => {
       pauseFactor: 48,
       quietPauseFactor: 1,
       quietWrites: 100,
+      partitionDaysAhead: 7,
+      partitionSpanDays: 1,
     });
     expect(loadConfig({ RETENTION_PAUSE_FACTOR: '0' }).retention.pauseFactor).toBe(0);
     expect(() => loadConfig({ RETENTION_PAUSE_FACTOR: '1001' })).toThrow(ConfigError);

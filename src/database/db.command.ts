@@ -5,6 +5,7 @@ import { CliCommand } from '../platform/cli/cli-command.js';
 import { printJson, printLine } from '../platform/cli/output.js';
 import { APP_CONFIG, dotenvFile, type AppConfig, type DatabaseConfig } from '../config/config.js';
 import { databaseState, describeDatabase, migrateDatabase } from './database-setup.js';
+import { partitionsAhead } from './partitions/partitions-ahead.js';
 import {
   logDataSourceOptions,
   mainDataSourceOptions,
@@ -79,7 +80,9 @@ export class DbMigrateCommand extends CliCommand {
       const r = await migrateDatabase(t.options, t.db);
       results.push({ name: t.name, url: describeDatabase(t.db), created: r.created, applied: r.applied });
     }
-    if (o.json) return printJson({ databases: results });
+    const main = databaseTargets(this.config)[0];
+    const partitions = await partitionsAhead(main.options, this.config.retention);
+    if (o.json) return printJson({ databases: results, partitions_added: partitions });
     for (const r of results) {
       const what = [
         r.created ? 'created' : '',
@@ -87,6 +90,9 @@ export class DbMigrateCommand extends CliCommand {
       ];
       printLine(`${r.name}: ${r.url}: ${what.filter(Boolean).join('; ')}`);
     }
+    if (partitions === null)
+      printLine('partitions: another process holds the retention lock; the workers make them');
+    else if (partitions.length) printLine(`partitions made ahead: ${partitions.join(', ')}`);
   }
 }
 

@@ -7,6 +7,8 @@ import { queryCalls } from './query-calls.js';
  */
 const EXCEPTIONS: Record<string, string> = {
   'database/migration-lock.ts': 'the advisory lock that serialises migrations',
+  'database/named-lock.ts':
+    'the named lock (GET_LOCK) of prunes and partition changes, on a connection of its own',
   'database/database-setup.ts': 'creating the databases before any table exists',
   'database/data-sources.ts': 'the session settings of each new connection',
   'modules/health/dependency.indicators.ts': 'the database health probe (SELECT 1)',

@@ -153,9 +153,12 @@ describe('the CLI and the databases', () => {
       ),
     ).toBe(true);
 
-    // A run cut off after the last migration's statements, before its record: the next one
-    // completes it, saying which statement it found applied.
-    const last = s.databases[0].pending.at(-1) as string;
+    // A run cut off after a migration's statements, before its record: the next one completes
+    // it, saying which statement it found applied. (The day partitions' migration, the last,
+    // looks before it acts, so a second run finds nothing to refuse: the one before it.)
+    const last = (s.databases[0].pending as string[])
+      .filter((m) => !m.startsWith('PartitionMessageTablesByDay'))
+      .at(-1) as string;
     const conn = await createConnection({ host: '127.0.0.1', user: 'root', database: name });
     await conn.query('DELETE FROM migrations WHERE name = ?', [last]).finally(() => conn.end());
     const completed = await cli(envFor(name), 'db', 'migrate', '--json');
@@ -166,8 +169,13 @@ describe('the CLI and the databases', () => {
     );
 
     const after = JSON.parse((await cli(envFor(name), 'db', 'status', '--json')).stdout);
+    // (The migration run again is listed last now: compared as sets.)
     for (const [i, d] of after.databases.entries())
-      expect(d).toMatchObject({ exists: true, pending: [], applied: s.databases[i].pending });
+      expect({ ...d, applied: [...d.applied].sort() }).toMatchObject({
+        exists: true,
+        pending: [],
+        applied: [...s.databases[i].pending].sort(),
+      });
 
     const text = await cli(envFor(name), 'db', 'status');
     expect(text.stdout).toContain(`main: mysql://root@127.0.0.1:3306/${name}: up to date`);

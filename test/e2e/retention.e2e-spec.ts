@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_CONFIG, type AppConfig } from '../../src/config/config.js';
 import { readArchiveFile, readIndex } from '../../src/modules/retention/message-archive.js';
 import { RetentionService } from '../../src/modules/retention/retention.service.js';
+import { PartitionPrune } from '../../src/modules/retention/partition-prune.js';
 import { RetentionStore } from '../../src/modules/retention/retention.store.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { ledgerTotals, requestsChargedTwice, suppressionCount } from '../support/account-probes.js';
@@ -296,10 +297,11 @@ describe('message retention and archives (db prune, db archive)', () => {
     const config = t.app.get<AppConfig>(APP_CONFIG);
     const prune = (pauseMs: number, quietWrites: number, stopAfterMs: number) => {
       const retention = { ...config.retention, ...pace, archiveDir: undefined, pauseMs, quietWrites };
-      const service = new RetentionService(t.app.get(RetentionStore, { strict: false }), {
-        ...config,
-        retention,
-      });
+      const service = new RetentionService(
+        t.app.get(RetentionStore, { strict: false }),
+        t.app.get(PartitionPrune, { strict: false }),
+        { ...config, retention },
+      );
       return service.prune({ before, signal: AbortSignal.timeout(stopAfterMs) });
     };
     try {

@@ -60,6 +60,20 @@ export const retentionSettings = {
     default: 100,
     doc: 'the database counts as quiet while others wrote fewer rows than this per second (inserted and updated: the `Handler_write` and `Handler_update` counters of its server) since the batch before; `0`: never quiet',
   }),
+  PARTITION_DAYS_AHEAD: int({
+    path: 'retention.partitionDaysAhead',
+    min: 1,
+    max: 366,
+    default: 7,
+    doc: "the message tables' day partitions are made this many days ahead, by `db migrate` and hourly by the workers (see [Retention, archives and erasure](retention.md))",
+  }),
+  PARTITION_SPAN_DAYS: int({
+    path: 'retention.partitionSpanDays',
+    min: 1,
+    max: 31,
+    default: 1,
+    doc: 'days each new partition of the message tables covers: a prune drops a partition whole once every message in it may go',
+  }),
   REQUEST_LOG_RETENTION_DAYS: int({
     path: 'requestLogRetentionDays',
     min: 1,

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Channel, MessageStatus } from './channel.js';
 import type { MessageView } from './message.types.js';
+import { idOfUuid } from './message-uuid.js';
 
 /**
  * A message's chat-to-SMS links, joined to messages m and its send_requests r: f is the SMS made
@@ -21,6 +22,17 @@ export const VIEW_COLUMNS = `m.id, m.uuid, m.channel, m.send_request_id, m.recip
                      IF(m.smpp_credential_id IS NULL, NULL, m.id) AS smpp_message_id`;
 const VIEW = `SELECT ${VIEW_COLUMNS} FROM messages m JOIN send_requests r ON r.id = m.send_request_id ${FALLBACK_JOINS}`;
 
+/**
+ * A read by UUID: first by the id the UUID carries (messages/message-uuid.ts), one primary-key
+ * read in one partition; then, when that finds nothing (a UUID made before UUIDs carried the
+ * id, or none of ours), by the UUID alone, a read of its index in every partition.
+ */
+async function byUuid<T>(uuid: string, read: (id?: string) => Promise<T[]>): Promise<T[]> {
+  const id = idOfUuid(uuid);
+  const rows = id ? await read(id) : [];
+  return rows.length ? rows : read();
+}
+
 /** The statements that read one message, one request's messages or a message's history back. */
 @Injectable()
 export class MessageLookupStore {
@@ -35,11 +47,14 @@ export class MessageLookupStore {
     const mode = testMode ? 1 : 0;
     const rows = (
       'uuid' in by
-        ? await this.ds.query(`${VIEW} WHERE m.uuid = ? AND m.account_id = ? AND r.test_mode = ?`, [
+        ? await byUuid(
             by.uuid,
-            accountId,
-            mode,
-          ])
+            (id) =>
+              this.ds.query(
+                `${VIEW} WHERE m.uuid = ? ${id ? 'AND m.id = ?' : ''} AND m.account_id = ? AND r.test_mode = ?`,
+                [by.uuid, ...(id ? [id] : []), accountId, mode],
+              ) as Promise<MessageView[]>,
+          )
         : await this.ds.query(`${VIEW} WHERE m.id = ? AND m.account_id = ? AND r.test_mode = ?`, [
             by.id,
             accountId,
@@ -53,11 +68,15 @@ export class MessageLookupStore {
   async findRecipientByUuid(
     uuid: string,
   ): Promise<{ account_id: string; channel: Channel; recipient: string; test_mode: number } | undefined> {
-    const rows = (await this.ds.query(
-      `SELECT m.account_id, m.channel, m.recipient, r.test_mode
-         FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.uuid = ?`,
-      [uuid],
-    )) as Array<{ account_id: string; channel: Channel; recipient: string; test_mode: number }>;
+    const rows = await byUuid(
+      uuid,
+      (id) =>
+        this.ds.query(
+          `SELECT m.account_id, m.channel, m.recipient, r.test_mode
+             FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.uuid = ? ${id ? 'AND m.id = ?' : ''}`,
+          [uuid, ...(id ? [id] : [])],
+        ) as Promise<Array<{ account_id: string; channel: Channel; recipient: string; test_mode: number }>>,
+    );
     return rows[0];
   }
 

@@ -5,6 +5,7 @@ import { CommandError } from '../../platform/cli/cli-errors.js';
 import { printJson, printLine } from '../../platform/cli/output.js';
 import { parseIsoDate } from '../../platform/cli/parsers.js';
 import { DbHashOutboxCommand } from './hash-outbox.command.js';
+import { DbPartitionCommand } from './partition.command.js';
 import type { RemovedCounts } from './retention.store.js';
 import { RetentionService, type PruneResult } from './retention.service.js';
 
@@ -32,6 +33,8 @@ function view(r: PruneResult) {
     archive_dir: r.archiveDir,
     removed: r.removed,
     archived_rows: r.archived.rows,
+    partitions_dropped: r.partitions.dropped,
+    partitions_kept: r.partitions.kept,
     seconds: Math.round(r.seconds * 10) / 10,
   };
 }
@@ -61,6 +64,9 @@ abstract class RetentionCommand extends CliCommand {
       `Removed final messages last changed before ${v.before}${v.archive_dir ? `, archived to ${v.archive_dir}` : ''}:`,
     );
     for (const [table, n] of Object.entries(v.removed)) printLine(`  ${table.padEnd(18)} ${n}`);
+    if (v.partitions_dropped.length) printLine(`day partitions dropped: ${v.partitions_dropped.join(', ')}`);
+    if (v.partitions_kept.length)
+      printLine(`day partitions kept for messages not final yet: ${v.partitions_kept.join(', ')}`);
     printLine(`in ${v.seconds} s`);
   }
 
@@ -91,4 +97,9 @@ export class DbArchiveCommand extends RetentionCommand {
   protected readonly requireArchive = true;
 }
 
-export const RETENTION_SUBCOMMANDS = [DbPruneCommand, DbArchiveCommand, DbHashOutboxCommand];
+export const RETENTION_SUBCOMMANDS = [
+  DbPruneCommand,
+  DbArchiveCommand,
+  DbHashOutboxCommand,
+  DbPartitionCommand,
+];

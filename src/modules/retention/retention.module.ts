@@ -1,23 +1,44 @@
 import { Module } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { PartitionStore } from '../../database/partitions/partition.store.js';
 import { CallbackStoreModule } from '../callbacks/callback-store.module.js';
 import { ErasureService } from './erasure.service.js';
 import { ErasureStore } from './erasure.store.js';
 import { RetentionService } from './retention.service.js';
 import { RetentionStore } from './retention.store.js';
 import { RetentionScheduler } from './retention.scheduler.js';
+import { PartitionScheduler } from './partition.scheduler.js';
+import { PartitionPrune } from './partition-prune.js';
+import { PartitionPruneStore } from './partition-prune.store.js';
+
+/** The partition statements run on the main database's pool. */
+const PARTITION_STORE = {
+  provide: PartitionStore,
+  useFactory: (ds: DataSource) => new PartitionStore(ds),
+  inject: [getDataSourceToken()],
+};
 
 /** Message retention, archives and erasure: the rows that leave the tables, and where they go. */
 @Module({
   // The callback outbox's recipient hashes, which an erasure looks events up by.
   imports: [CallbackStoreModule],
-  providers: [RetentionStore, RetentionService, ErasureStore, ErasureService],
-  exports: [RetentionStore, RetentionService, ErasureService],
+  providers: [
+    RetentionStore,
+    RetentionService,
+    ErasureStore,
+    ErasureService,
+    PARTITION_STORE,
+    PartitionPruneStore,
+    PartitionPrune,
+  ],
+  exports: [RetentionStore, RetentionService, ErasureService, PartitionStore],
 })
 export class RetentionModule {}
 
-/** The prune a worker runs on RETENTION_SCHEDULE (off by default). */
+/** The prune a worker runs on RETENTION_SCHEDULE (off by default), and the partitions it makes ahead. */
 @Module({
   imports: [RetentionModule],
-  providers: [RetentionScheduler],
+  providers: [RetentionScheduler, PartitionScheduler],
 })
 export class RetentionScheduleModule {}

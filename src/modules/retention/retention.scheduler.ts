@@ -55,7 +55,8 @@ export class RetentionScheduler implements OnApplicationBootstrap, OnApplication
     const total = Object.values(r.removed).reduce((a, b) => a + b, 0);
     this.logger.log(
       `removed ${r.removed.messages} final message(s) last changed before ${r.before.toISOString()} ` +
-        `(${total} rows in all${r.archiveDir ? `, ${r.archived.rows} archived` : ''}) in ${r.seconds.toFixed(1)} s`,
+        `(${total} rows in all${r.archiveDir ? `, ${r.archived.rows} archived` : ''}` +
+        `${r.partitions.dropped.length ? `, ${r.partitions.dropped.length} day partition(s) dropped` : ''}) in ${r.seconds.toFixed(1)} s`,
     );
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type QueryRunner } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { retentionLockName, withNamedLock } from '../../database/named-lock.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { ALLOWED_FROM } from '../delivery/lifecycle/transitions.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../messages/channel.js';
@@ -54,6 +55,15 @@ export const NO_REMOVALS: RemovedCounts = {
   delivery_reports: 0,
   callback_attempts: 0,
 };
+
+export const addCounts = (a: RemovedCounts, b: RemovedCounts): RemovedCounts => ({
+  messages: a.messages + b.messages,
+  message_events: a.message_events + b.message_events,
+  message_parts: a.message_parts + b.message_parts,
+  send_requests: a.send_requests + b.send_requests,
+  delivery_reports: a.delivery_reports + b.delivery_reports,
+  callback_attempts: a.callback_attempts + b.callback_attempts,
+});
 
 export const affected = (r: unknown) => Number((r as { affectedRows?: number }).affectedRows ?? 0);
 
@@ -206,31 +216,13 @@ export class RetentionStore {
     return affected(await this.notifications.query('DELETE FROM delivery_reports WHERE id IN (?)', [ids]));
   }
 
-  /**
-   * Holds a named MySQL lock on a connection of its own while `work` runs, so one process
-   * prunes (or rewrites the archive) at a time whichever machine it runs on; undefined when
-   * another process still holds it after `waitSeconds`.
-   */
+  /** Runs `work` under a named lock (database/named-lock.ts); undefined when another process holds it. */
   async exclusively<T>(name: string, work: () => Promise<T>, waitSeconds = 0): Promise<T | undefined> {
-    const runner: QueryRunner = this.main.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ got }] = (await runner.query('SELECT GET_LOCK(?, ?) AS got', [name, waitSeconds])) as Array<{
-        got: number | string | null;
-      }>;
-      if (Number(got) !== 1) return undefined;
-      try {
-        return await work();
-      } finally {
-        await runner.query('SELECT RELEASE_LOCK(?)', [name]).catch(() => undefined);
-      }
-    } finally {
-      await runner.release();
-    }
+    return withNamedLock(this.main, name, work, waitSeconds);
   }
 
   /** The lock's name: one per main database, so separate installations on one server do not wait for each other. */
   lockName(): string {
-    return `retention:${String(this.main.options.database)}`;
+    return retentionLockName(this.main);
   }
 }

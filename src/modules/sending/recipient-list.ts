@@ -1,6 +1,6 @@
 import type { ChannelPolicy } from './channel-policy.js';
 import type { ListedRecipient } from './send.types.js';
-import { uuidV7 } from './uuid-source.js';
+import { uuidOfId } from '../messages/message-uuid.js';
 
 /** Recipients handled between two yields to the event loop. */
 const YIELD_EVERY = 2000;
@@ -47,10 +47,11 @@ function listRange(
     const recipient = check.ok ? check.value : String(value).slice(0, 320);
     if (seen.has(recipient)) continue;
     seen.add(recipient);
+    const messageId = nextId();
     out.push({
       index,
-      messageId: nextId(),
-      uuid: uuidV7(),
+      messageId,
+      uuid: uuidOfId(messageId),
       recipient,
       status: check.ok ? 'ACKNOWLEDGED' : 'REJECTED',
       reason: check.ok ? undefined : check.reason,

@@ -1,0 +1,75 @@
+import type { DataSource } from 'typeorm';
+import {
+  addPartitionsSql,
+  partitionTableSql,
+  type PartitionBound,
+  type PartitionedTable,
+} from './day-partitions.js';
+
+/**
+ * How long a partition change waits for the tables' metadata lock. An ALTER queued behind a
+ * long transaction holds up every statement that comes after it on the table, sends included:
+ * it gives up soon instead, and the next round tries again (the catch-all takes the rows
+ * meanwhile).
+ */
+const DDL_LOCK_WAIT_SECONDS = 5;
+
+/**
+ * The statements on the message tables' partitions (main database): what they are, and the
+ * ALTERs that add, drop and first make them. Rows are not read here beyond the oldest id.
+ */
+export class PartitionStore {
+  constructor(private readonly ds: DataSource) {}
+
+  /** A table's partitions in order; empty when it is not partitioned. */
+  async bounds(table: PartitionedTable): Promise<PartitionBound[]> {
+    const rows = (await this.ds.query(
+      `SELECT PARTITION_NAME AS name, PARTITION_DESCRIPTION AS lessThan
+         FROM information_schema.PARTITIONS
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND PARTITION_NAME IS NOT NULL
+        ORDER BY PARTITION_ORDINAL_POSITION`,
+      [table],
+    )) as Array<{ name: string; lessThan: string }>;
+    return rows.map((r) => ({
+      name: r.name,
+      lessThan: r.lessThan === 'MAXVALUE' ? null : String(r.lessThan),
+    }));
+  }
+
+  async isEmpty(table: PartitionedTable): Promise<boolean> {
+    return ((await this.ds.query(`SELECT 1 FROM ${table} LIMIT 1`)) as unknown[]).length === 0;
+  }
+
+  /** The oldest message's id, if any. */
+  async oldestMessageId(): Promise<string | undefined> {
+    const [row] = (await this.ds.query('SELECT MIN(id) AS id FROM messages')) as Array<{ id: string | null }>;
+    return row?.id == null ? undefined : String(row.id);
+  }
+
+  /** Partitions an unpartitioned table (a copy of the table: writes wait while it runs). */
+  async partition(table: PartitionedTable, bounds: PartitionBound[]): Promise<void> {
+    await this.ds.query(partitionTableSql(table, bounds));
+  }
+
+  /** Splits `bounds` off the catch-all partition. */
+  async add(table: PartitionedTable, bounds: PartitionBound[]): Promise<void> {
+    await this.ddl(addPartitionsSql(table, bounds));
+  }
+
+  /** Drops partitions with their rows, in one statement (a metadata change: no row is read). */
+  async drop(table: PartitionedTable, names: string[]): Promise<void> {
+    if (names.length) await this.ddl(`ALTER TABLE ${table} DROP PARTITION ${names.join(', ')}`);
+  }
+
+  private async ddl(sql: string): Promise<void> {
+    const runner = this.ds.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query(`SET SESSION lock_wait_timeout = ${DDL_LOCK_WAIT_SECONDS}`);
+      await runner.query(sql);
+    } finally {
+      await runner.query('SET SESSION lock_wait_timeout = DEFAULT').catch(() => undefined);
+      await runner.release();
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { NOTIFICATION_DB } from '../../database/data-sources.js';
+import { affected, FINAL } from './retention.store.js';
+
+/** A partition's name as information_schema gives it, quoted for a statement. */
+const quoted = (name: string) => `\`${name.replace(/`/g, '``')}\``;
+
+/**
+ * The statements of a prune by partition: whether a day's partition may go whole, what it
+ * holds, and the rows of its messages in tables that are not cut by message id (the
+ * notification database's receipts and callback attempts, and the requests). Each removal
+ * takes one chunk of an id range, so the caller paces them.
+ */
+@Injectable()
+export class PartitionPruneStore {
+  constructor(
+    @InjectDataSource() private readonly main: DataSource,
+    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+  ) {}
+
+  /**
+   * Whether the partition holds a message that must stay: one not final, or changed at or
+   * after `before`. The states go by the status index; the time reads the partition's rows
+   * until one is found (all of them when the day may go: about a second per million rows).
+   */
+  async holdsKept(partition: string, before: Date): Promise<boolean> {
+    const rows = (await this.main.query(
+      `SELECT 1 FROM messages PARTITION (${quoted(partition)})
+        WHERE status NOT IN (${FINAL}) OR updated_at >= ? LIMIT 1`,
+      [before],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** Rows a partition of a table holds. */
+  async count(table: 'messages' | 'message_events' | 'message_parts', partition: string): Promise<number> {
+    const [{ n }] = (await this.main.query(
+      `SELECT COUNT(*) AS n FROM ${table} PARTITION (${quoted(partition)})`,
+    )) as Array<{ n: string }>;
+    return Number(n);
+  }
+
+  /** Up to `limit` receipts of messages with ids in [from, to). */
+  async removeReports(from: string, to: string, limit: number): Promise<number> {
+    return affected(
+      await this.notifications.query(
+        'DELETE FROM delivery_reports WHERE message_id >= ? AND message_id < ? LIMIT ?',
+        [from, to, limit],
+      ),
+    );
+  }
+
+  /** Up to `limit` callback attempts of messages with ids in [from, to) (webhook events stay). */
+  async removeAttempts(from: string, to: string, limit: number): Promise<number> {
+    return affected(
+      await this.notifications.query(
+        "DELETE FROM callback_attempts WHERE event_type = 'message' AND message_id >= ? AND message_id < ? LIMIT ?",
+        [from, to, limit],
+      ),
+    );
+  }
+
+  /**
+   * Up to `limit` requests with ids in [from, to), made before `before`, none of whose messages
+   * is left (a request with some left keeps its summary).
+   */
+  async removeRequests(from: string, to: string, before: Date, limit: number): Promise<number> {
+    return affected(
+      await this.main.query(
+        `DELETE FROM send_requests WHERE id >= ? AND id < ? AND created_at < ?
+            AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.send_request_id = send_requests.id) LIMIT ?`,
+        [from, to, before, limit],
+      ),
+    );
+  }
+}

@@ -1,0 +1,48 @@
+import { Inject } from '@nestjs/common';
+import { SubCommand } from 'nest-commander';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { makePartitionsAhead, partitionTables } from '../../database/partitions/partition-maintenance.js';
+import { PartitionStore } from '../../database/partitions/partition.store.js';
+import { CliCommand } from '../../platform/cli/cli-command.js';
+import { CommandError } from '../../platform/cli/cli-errors.js';
+import { printJson, printLine } from '../../platform/cli/output.js';
+import { RetentionStore } from './retention.store.js';
+
+@SubCommand({
+  name: 'partition',
+  description:
+    'partition the message tables by day where they are not yet (each table copied once: writes to it wait meanwhile), then make the days ahead',
+})
+export class DbPartitionCommand extends CliCommand {
+  constructor(
+    private readonly partitions: PartitionStore,
+    private readonly retention: RetentionStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  async run(_: string[], o: { json?: boolean }): Promise<void> {
+    const plan = {
+      aheadDays: this.config.retention.partitionDaysAhead,
+      spanDays: this.config.retention.partitionSpanDays,
+    };
+    const done = await this.retention.exclusively(this.retention.lockName(), async () => ({
+      converted: await partitionTables(this.partitions, plan),
+      ahead: await makePartitionsAhead(this.partitions, plan),
+    }));
+    if (!done)
+      throw new CommandError('Another process holds the retention lock (a prune); nothing was changed.');
+    const converted = done.converted.map((c) => ({
+      table: c.table,
+      partitions: c.added.length,
+      seconds: Math.round(c.seconds * 10) / 10,
+    }));
+    const ahead = done.ahead.flatMap((c) => c.added.map((name) => `${c.table}.${name}`));
+    if (o.json) return printJson({ converted, partitions_added: ahead });
+    if (converted.length === 0) printLine('The message tables were partitioned already.');
+    for (const c of converted)
+      printLine(`${c.table}: partitioned into ${c.partitions} day partition(s) and pmax in ${c.seconds} s`);
+    if (ahead.length) printLine(`partitions made ahead: ${ahead.join(', ')}`);
+  }
+}

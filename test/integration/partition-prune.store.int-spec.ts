@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dayStart, DAY_MS, firstIdOf, partitionName } from '../../src/database/partitions/day-partitions.js';
+import { CallbackStore } from '../../src/modules/callbacks/callback.store.js';
+import { DeliveryReportStore } from '../../src/modules/delivery/receipts/delivery-report.store.js';
+import { MessagesModule } from '../../src/modules/messages/messages.module.js';
+import { PartitionPruneStore } from '../../src/modules/retention/partition-prune.store.js';
+import { createTenant, TENANT_MODULES, type Tenant } from '../factories/account.factory.js';
+import { moveTo, ownerOf, storeSend } from '../factories/message.factory.js';
+import { startServices, type ServiceContext } from '../support/service-context.js';
+
+/** A prune by partition's statements: what a day's partition holds, and its rows in unpartitioned tables by id range. */
+
+let ctx: ServiceContext;
+let store: PartitionPruneStore;
+let tenant: Tenant;
+const today = dayStart(Date.now());
+const p = partitionName(today);
+
+beforeAll(async () => {
+  ctx = await startServices(
+    [...TENANT_MODULES, MessagesModule],
+    [PartitionPruneStore, DeliveryReportStore, CallbackStore],
+  );
+  store = ctx.get(PartitionPruneStore);
+  tenant = await createTenant(ctx);
+});
+
+afterAll(() => ctx?.close());
+
+describe('PartitionPruneStore', () => {
+  it('tells a partition holding a message not final, or changed since the cutoff, and counts its rows', async () => {
+    const at = new Date(today + 3_600_000);
+    const { ids } = await storeSend(ctx, ownerOf(tenant), {
+      messages: [{ recipient: '260971000401', status: 'DELIVERED' }],
+      request: { createdAt: at },
+    });
+    const cutoff = new Date(today + 2 * DAY_MS);
+    // The send's messages are final, last changed at `at`.
+    await ctx.ds.query('UPDATE messages SET updated_at = ? WHERE id IN (?)', [at, ids]);
+    expect(await store.holdsKept(p, cutoff)).toBe(false);
+    expect(await store.holdsKept(p, new Date(today))).toBe(true);
+    const waiting = await storeSend(ctx, ownerOf(tenant), {
+      messages: ['260971000402'],
+      request: { createdAt: at },
+    });
+    await ctx.ds.query('UPDATE messages SET updated_at = ? WHERE id IN (?)', [at, waiting.ids]);
+    expect(await store.holdsKept(p, cutoff)).toBe(true);
+    await moveTo(ctx, waiting.ids, 'SENT', { at });
+    expect(await store.count('messages', p)).toBe(2);
+    expect(await store.count('message_events', p)).toBe(1);
+  });
+
+  it('removes receipts, message callback attempts and emptied requests by id range only, a chunk at a time', async () => {
+    const owner = ownerOf(tenant);
+    const inRange = await storeSend(ctx, owner, {
+      messages: [{ recipient: '260971000403', status: 'DELIVERED' }],
+      request: { createdAt: new Date(today - 50 * DAY_MS) },
+    });
+    const outside = await storeSend(ctx, owner, {
+      messages: [{ recipient: '260971000404', status: 'DELIVERED' }],
+      request: { createdAt: new Date(today - 40 * DAY_MS) },
+    });
+    for (const [i, id] of [...inRange.ids, ...outside.ids].entries()) {
+      const provider = `pp-${i}`;
+      await ctx.get(DeliveryReportStore).insert(
+        [
+          {
+            transport: 'smpp',
+            report: { providerMessageId: provider, status: 'DELIVERED', occurredAt: new Date() },
+          },
+        ],
+        new Map([[provider, { providerMessageId: provider, connector: null, messageId: id }]]),
+      );
+      for (const eventType of ['message', 'inbound'])
+        await ctx.get(CallbackStore).recordAttempt({
+          eventId: `pp-${i}-${eventType}`,
+          eventType,
+          messageRowId: id,
+          accountId: tenant.account.id,
+          url: 'https://example.com/cb',
+          attempt: 1,
+          outcome: 'delivered',
+          httpStatus: 200,
+          error: null,
+          durationMs: 5,
+        });
+    }
+    const from = firstIdOf(today - 51 * DAY_MS);
+    const to = firstIdOf(today - 49 * DAY_MS);
+    expect(await store.removeReports(from, to, 10)).toBe(1);
+    expect(await store.removeReports(from, to, 10)).toBe(0);
+    expect(await store.removeAttempts(from, to, 10)).toBe(1);
+    // The request still has its message: it stays until the message is gone.
+    expect(await store.removeRequests(from, to, new Date(), 10)).toBe(0);
+    await ctx.ds.query('DELETE FROM messages WHERE id IN (?)', [inRange.ids]);
+    expect(await store.removeRequests(from, to, new Date(), 10)).toBe(1);
+    const left = (await ctx.ds.query('SELECT COUNT(*) AS n FROM send_requests WHERE id = ?', [
+      outside.request.id,
+    ])) as Array<{ n: string }>;
+    expect(Number(left[0].n)).toBe(1);
+  });
+});
