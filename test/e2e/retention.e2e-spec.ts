@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_CONFIG, type AppConfig } from '../../src/config/config.js';
 import { readArchiveFile, readIndex } from '../../src/modules/retention/message-archive.js';
 import { RetentionService } from '../../src/modules/retention/retention.service.js';
-import { PartitionPrune } from '../../src/modules/retention/partition-prune.js';
+import { PartitionPrune } from '../../src/modules/retention/partition-prune.service.js';
 import { RetentionStore } from '../../src/modules/retention/retention.store.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { ledgerTotals, requestsChargedTwice, suppressionCount } from '../support/account-probes.js';

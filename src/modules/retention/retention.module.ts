@@ -9,7 +9,7 @@ import { RetentionService } from './retention.service.js';
 import { RetentionStore } from './retention.store.js';
 import { RetentionScheduler } from './retention.scheduler.js';
 import { PartitionScheduler } from './partition.scheduler.js';
-import { PartitionPrune } from './partition-prune.js';
+import { PartitionPrune } from './partition-prune.service.js';
 import { PartitionPruneStore } from './partition-prune.store.js';
 
 /** The partition statements run on the main database's pool. */

@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { byDay, groupRows } from './archive-batches.js';
 import { MessageArchive, type ArchiveBatch } from './message-archive.js';
-import { PartitionPrune } from './partition-prune.js';
+import { PartitionPrune } from './partition-prune.service.js';
 import { addCounts, RetentionStore, type RemovedCounts, type RetainedMessage } from './retention.store.js';
 
 export interface PruneOptions {
