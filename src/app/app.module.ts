@@ -25,6 +25,7 @@ import { InboundHttpModule } from '../modules/inbound/inbound-http.module.js';
 import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
 import { SubaccountsHttpModule } from '../modules/subaccounts/subaccounts-http.module.js';
 import { ErasureHttpModule } from '../modules/retention/erasure-http.module.js';
+import { LinksHttpModule } from '../modules/links/links-http.module.js';
 import { AllQueuesModule } from '../modules/health/every-queue.module.js';
 import { STATE_LISTENERS } from './state-listeners.js';
 import { WorkerModule } from './worker.module.js';
@@ -61,6 +62,8 @@ export class AppModule {
         MessagesHttpModule,
         RequestSummaryModule,
         ErasureHttpModule,
+        // Short links: /l/<code>, the redirect recipients follow.
+        LinksHttpModule,
         SubaccountsHttpModule,
         // Customers' SMPP binds (SMPP_SERVER_PORT; off at 0).
         SmppServerModule,

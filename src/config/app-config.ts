@@ -91,6 +91,8 @@ export interface AppConfig {
   chatApiToken?: string;
   sandboxDeliveryDelayMs: number;
   callbackAllowPrivateNetworks: boolean;
+  /** Short links: the address codes are appended to (null: shorten_links refused), and their lifetime. */
+  shortLinks: { baseUrl: string | null; retentionDays: number };
   maxRecipients: number;
   /** Test keys' traffic: quotas, its own dispatch queue, callbacks to failing targets. */
   testTraffic: TestTrafficConfig;

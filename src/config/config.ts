@@ -221,6 +221,7 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
     chatApiToken: s.CHAT_API_TOKEN,
     sandboxDeliveryDelayMs: s.SANDBOX_DELIVERY_DELAY_MS,
     callbackAllowPrivateNetworks: s.CALLBACK_ALLOW_PRIVATE_NETWORKS,
+    shortLinks: { baseUrl: s.SHORT_LINK_BASE_URL ?? null, retentionDays: s.LINK_RETENTION_DAYS },
     maxRecipients: s.MAX_RECIPIENTS,
     testTraffic: {
       maxRecipients: s.TEST_MAX_RECIPIENTS,

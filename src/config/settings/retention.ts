@@ -45,6 +45,12 @@ export const retentionSettings = {
     default: 100,
     doc: 'the database counts as quiet while others wrote fewer rows than this per second (inserted and updated: the `Handler_write` and `Handler_update` counters of its server) since the batch before; `0`: never quiet',
   }),
+  LINK_RETENTION_DAYS: int({
+    min: 1,
+    max: 36_500,
+    default: 90,
+    doc: 'a short link older than this many days answers 404, and `db prune` removes it',
+  }),
   REQUEST_LOG_RETENTION_DAYS: int({
     min: 1,
     max: 36_500,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { perUnit, toNumber } from '../../platform/money/money.js';
 import { MessageLookupStore } from './message-lookup.store.js';
+import { ShortLinks } from '../links/short-links.js';
 import type { MessageView } from './message.types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -11,7 +12,10 @@ const notFound = () => new AppException('NOT_FOUND', 'No such message.');
 /** Status lookup beyond the interface: only the caller's own messages; anyone else's is 404. */
 @Injectable()
 export class MessageQueryService {
-  constructor(private readonly store: MessageLookupStore) {}
+  constructor(
+    private readonly store: MessageLookupStore,
+    private readonly shortLinks: ShortLinks,
+  ) {}
 
   /** `testMode`: the caller's key is a test key, and sees only test requests (a live key only live ones). */
   async one(accountId: string, messageId: string, testMode = false) {
@@ -36,7 +40,9 @@ export class MessageQueryService {
         occurred_at: e.occurred_at.toISOString(),
       })),
     ];
-    return { ...this.present(row), history };
+    // Its short links (shorten_links) with their clicks; absent, as fallback is, where there are none.
+    const links = await this.shortLinks.ofMessage(String(row.id));
+    return { ...this.present(row), history, ...(links.length ? { links } : {}) };
   }
 
   async byReference(

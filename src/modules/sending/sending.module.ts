@@ -15,6 +15,7 @@ import { TemplatesModule } from '../templates/templates.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { RedisModule } from '../../platform/redis/redis.module.js';
 import { TestQuota } from './test-quota.js';
+import { LinksModule } from '../links/links.module.js';
 
 @Module({
   imports: [
@@ -27,6 +28,7 @@ import { TestQuota } from './test-quota.js';
     SuppressionsModule,
     IdempotencyModule,
     RedisModule,
+    LinksModule,
   ],
   providers: [IdGenerator, IdNodeStore, SendService, SendCommitter, SendBatchStore, TemplateInput, TestQuota],
   // The channel modules' send routes take an Idempotency-Key (their guard resolves in their module).

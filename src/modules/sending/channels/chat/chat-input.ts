@@ -7,6 +7,7 @@ import { scheduleInput } from '../../../messages/schedule.js';
 import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
 import { readFallback } from '../../fallback/fallback-input.js';
+import { shortenLinksOf } from '../../shorten-links-field.js';
 
 function isBlank(v: unknown): boolean {
   return (
@@ -47,6 +48,7 @@ export function chatInput(body: Record<string, unknown>): SendInput {
     templateId: extra.templateId,
     variables: extra.variables,
     smartEncoding: extra.smartEncoding,
+    shortenLinks: shortenLinksOf(body),
     fallback,
   };
 }

@@ -6,6 +6,7 @@ import { readPersonalisation } from '../../personalisation/personalisation-input
 import { scheduleInput } from '../../../messages/schedule.js';
 import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
+import { shortenLinksOf } from '../../shorten-links-field.js';
 
 /** Maps an SMS body (JSON DTO or parsed XML) to the pipeline's input, checking required fields. */
 export function smsInput(body: Record<string, unknown>): SendInput {
@@ -32,5 +33,6 @@ export function smsInput(body: Record<string, unknown>): SendInput {
     templateId: extra.templateId,
     variables: extra.variables,
     smartEncoding: extra.smartEncoding,
+    shortenLinks: shortenLinksOf(body),
   };
 }

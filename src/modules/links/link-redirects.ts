@@ -1,0 +1,42 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { isbot } from 'isbot';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { CODE_PATTERN } from './link-text.js';
+import { LinkClicks } from './link-clicks.js';
+import { ShortLinkStore } from './short-link.store.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Fetchers that unfurl a link for a preview, and scanners that check it before a person sees it
+ * (facebookexternalhit, Slackbot, Twitterbot, WhatsApp, TelegramBot, LinkedInBot, Discordbot,
+ * SkypeUriPreview, Googlebot, bingbot, ...), as the `isbot` package recognises them; it also
+ * counts bare HTTP clients (curl, python-requests) as such. A request without a User-Agent is
+ * counted as a click: some mail and messaging apps open links that way.
+ */
+export function isPreviewAgent(userAgent: string | undefined): boolean {
+  return userAgent !== undefined && userAgent !== '' && isbot(userAgent);
+}
+
+/** GET /l/<code>: where a code leads, and its click (or preview) counted. */
+@Injectable()
+export class LinkRedirects {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: ShortLinkStore,
+    private readonly clicks: LinkClicks,
+  ) {}
+
+  /** The target of a live code, its visit counted; null for an unknown or expired code. */
+  async follow(code: string, userAgent: string | undefined): Promise<string | null> {
+    if (!CODE_PATTERN.test(code)) return null;
+    const now = new Date();
+    const notBefore = new Date(now.getTime() - this.config.shortLinks.retentionDays * DAY_MS);
+    const found = await this.store.findLive(code, notBefore);
+    if (!found) return null;
+    const link = { code, url: found.url, message_id: String(found.message_id) };
+    if (isPreviewAgent(userAgent)) this.clicks.previewed(link);
+    else this.clicks.clicked(link, now);
+    return found.url;
+  }
+}
