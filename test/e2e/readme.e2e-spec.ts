@@ -80,6 +80,8 @@ describe('the README and docs/, as a new user runs them', () => {
       QUEUE_PREFIX: name,
       PORT: String(port),
       LOG_LEVEL: 'warn',
+      // The short-link examples (docs/api/links.md) need an address for the links.
+      SHORT_LINK_BASE_URL: 'https://api.acme.example/l',
     };
     service = killOnExit(
       spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }),

@@ -8,6 +8,7 @@ import { APP_CONFIG, type AppConfig } from '../../src/config/config.js';
 import { readArchiveFile, readIndex } from '../../src/modules/retention/message-archive.js';
 import { RetentionService } from '../../src/modules/retention/retention.service.js';
 import { RetentionStore } from '../../src/modules/retention/retention.store.js';
+import { ShortLinkStore } from '../../src/modules/links/short-link.store.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { ledgerTotals, requestsChargedTwice, suppressionCount } from '../support/account-probes.js';
 import { runCli } from '../support/cli-in-process.js';
@@ -131,6 +132,7 @@ describe('message retention and archives (db prune, db archive)', () => {
       message_parts: named.message_parts,
       delivery_reports: named.delivery_reports,
       callback_attempts: await attempts(),
+      short_links: 0,
     };
     expect(expected.message_events).toBeGreaterThanOrEqual(10);
     expect(expected.delivery_reports).toBe(5);
@@ -296,10 +298,11 @@ describe('message retention and archives (db prune, db archive)', () => {
     const config = t.app.get<AppConfig>(APP_CONFIG);
     const prune = (pauseMs: number, quietWrites: number, stopAfterMs: number) => {
       const retention = { ...config.retention, ...pace, archiveDir: undefined, pauseMs, quietWrites };
-      const service = new RetentionService(t.app.get(RetentionStore, { strict: false }), {
-        ...config,
-        retention,
-      });
+      const service = new RetentionService(
+        t.app.get(RetentionStore, { strict: false }),
+        { ...config, retention },
+        t.app.get(ShortLinkStore, { strict: false }),
+      );
       return service.prune({ before, signal: AbortSignal.timeout(stopAfterMs) });
     };
     try {

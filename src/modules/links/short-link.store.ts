@@ -119,7 +119,7 @@ export class ShortLinkStore {
   }
 
   /** Removes the links of these messages (a prune's batch, an erasure); the count removed. */
-  async removeOfMessages(runner: Runner, messageIds: string[]): Promise<number> {
+  async removeOfMessages(messageIds: string[], runner: Runner = this.main): Promise<number> {
     let removed = 0;
     for (let i = 0; i < messageIds.length; i += INSERT_CHUNK)
       removed += affected(

@@ -5,11 +5,12 @@ import { ErasureStore } from './erasure.store.js';
 import { RetentionService } from './retention.service.js';
 import { RetentionStore } from './retention.store.js';
 import { RetentionScheduler } from './retention.scheduler.js';
+import { LinksModule } from '../links/links.module.js';
 
 /** Message retention, archives and erasure: the rows that leave the tables, and where they go. */
 @Module({
   // The callback outbox's recipient hashes, which an erasure looks events up by.
-  imports: [CallbackStoreModule],
+  imports: [CallbackStoreModule, LinksModule],
   providers: [RetentionStore, RetentionService, ErasureStore, ErasureService],
   exports: [RetentionStore, RetentionService, ErasureService],
 })

@@ -6,6 +6,7 @@ import { ALLOWED_FROM } from '../delivery/transitions.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../messages/channel.js';
 import { FALLBACK_JOINS } from '../messages/message-lookup.store.js';
 import type { ExportRow } from '../messages/message-search.store.js';
+import { ShortLinkStore } from '../links/short-link.store.js';
 
 /** The states no other state is reached from: a message in one of them never changes again. */
 export const FINAL_STATES: readonly MessageStatus[] = MESSAGE_STATUSES.filter(
@@ -44,6 +45,7 @@ export interface RemovedCounts {
   send_requests: number;
   delivery_reports: number;
   callback_attempts: number;
+  short_links: number;
 }
 
 export const NO_REMOVALS: RemovedCounts = {
@@ -53,6 +55,7 @@ export const NO_REMOVALS: RemovedCounts = {
   send_requests: 0,
   delivery_reports: 0,
   callback_attempts: 0,
+  short_links: 0,
 };
 
 export const affected = (r: unknown) => Number((r as { affectedRows?: number }).affectedRows ?? 0);
@@ -69,6 +72,7 @@ export class RetentionStore {
   constructor(
     @InjectDataSource() private readonly main: DataSource,
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    private readonly links: ShortLinkStore,
   ) {}
 
   /**
@@ -157,6 +161,8 @@ export class RetentionStore {
     const counts = await this.main.transaction(async (em) => ({
       message_events: affected(await em.query('DELETE FROM message_events WHERE message_id IN (?)', [ids])),
       message_parts: affected(await em.query('DELETE FROM message_parts WHERE message_id IN (?)', [ids])),
+      // A pruned message's short links answer 404 from then on.
+      short_links: await this.links.removeOfMessages(ids, em),
       // The state is asked again: only a final message is ever removed.
       messages: affected(
         await em.query(`DELETE FROM messages WHERE id IN (?) AND status IN (${FINAL})`, [ids]),

@@ -296,7 +296,10 @@ export class MessageEventDto {
 }
 
 export class MessageLinkDto {
-  @ApiProperty({ example: 'https://shop.acme.example/orders/1234', description: 'the link as the text gave it' })
+  @ApiProperty({
+    example: 'https://shop.acme.example/orders/1234',
+    description: 'the link as the text gave it',
+  })
   url: string;
   @ApiProperty({
     example: 'https://acme.example/l/Xk3fP9qLmA',
