@@ -111,7 +111,7 @@ describe('short links', () => {
       shorten_links: true,
     });
     const [link] = await linksOfRequest(t, String(res.body.api_reference));
-    expect((await follow(link!.code)).status).toBe(302);
+    // (Not followed first: a process believes a row it has just read for a few seconds.)
     await ageShortLink(t, link!.code, 91);
     for (const code of [link!.code, 'Zz9Zz9Zz9Z', 'bad-code!', 'x'.repeat(40)]) {
       const gone = await follow(encodeURIComponent(code));

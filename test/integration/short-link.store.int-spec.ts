@@ -37,14 +37,16 @@ async function links(codes: string[], createdAt = new Date()): Promise<NewShortL
 const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000);
 
 describe('ShortLinkStore', () => {
-  it('finds a code by its exact case, and only when created at or after the bound', async () => {
-    const [l] = await links(['AbCdEfGh01'], daysAgo(10));
-    expect(await store.findLive('AbCdEfGh01', daysAgo(11))).toEqual({
+  it('finds a code by its exact case, with its target, message and age', async () => {
+    const made = new Date(Date.now() - 10 * 86_400_000);
+    made.setMilliseconds(123);
+    const [l] = await links(['AbCdEfGh01'], made);
+    expect(await store.find('AbCdEfGh01')).toEqual({
       url: 'https://acme.example/AbCdEfGh01',
       message_id: l!.messageId,
+      created_at: made,
     });
-    expect(await store.findLive('abcdefgh01', daysAgo(11))).toBeUndefined();
-    expect(await store.findLive('AbCdEfGh01', daysAgo(9))).toBeUndefined();
+    expect(await store.find('abcdefgh01')).toBeUndefined();
   });
 
   it('lists a message’s links in text order, and refuses a code twice', async () => {

@@ -20,6 +20,11 @@ export interface LiveLink {
   message_id: string;
 }
 
+/** A code's row as the redirect reads it, with when it was made (it expires LINK_RETENTION_DAYS later). */
+export interface FoundLink extends LiveLink {
+  created_at: Date;
+}
+
 /** A message's link as its lookup shows it. */
 export interface MessageLinkRow {
   code: string;
@@ -73,13 +78,14 @@ export class ShortLinkStore {
     for (const s of shortLinksInserts(links)) await em.query(s.sql, s.params);
   }
 
-  /** The target of a code created at or after `notBefore` (older ones have expired). */
-  async findLive(code: string, notBefore: Date): Promise<LiveLink | undefined> {
+  /** A code's target and age; undefined for a code there is no row of. */
+  async find(code: string): Promise<FoundLink | undefined> {
     const rows = (await this.main.query(
-      'SELECT url, message_id FROM short_links WHERE code = ? AND created_at >= ?',
-      [code, sqlDateTime(notBefore)],
-    )) as LiveLink[];
-    return rows[0];
+      'SELECT url, message_id, created_at FROM short_links WHERE code = ?',
+      [code],
+    )) as FoundLink[];
+    const row = rows[0];
+    return row && { url: row.url, message_id: String(row.message_id), created_at: row.created_at };
   }
 
   /**
