@@ -403,6 +403,7 @@ describe('message retention and archives (db prune, db archive)', () => {
         callback_outbox: 0,
         idempotency_keys: 0,
         request_logs: 0,
+        short_links: 0,
         archived_messages: 1,
       },
       archive_files: 1,
