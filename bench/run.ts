@@ -37,6 +37,7 @@ import { benchCli } from './cli.js';
 import { benchRetention } from './retention.js';
 import { benchPartitions } from './partitions.js';
 import { benchSmppServer } from './smpp-server.js';
+import { benchLinks } from './links.js';
 import { LATEST, writeBenchDocs } from './docs.js';
 import {
   cliJson,
@@ -644,6 +645,8 @@ async function main() {
   if (wants('B8P')) for (const r of await benchPartitions(quick)) record(r);
   // E-SMPP: Kannel through our SMPP server against Kannel straight to the peer, in this run.
   if (wants('E-SMPP')) for (const r of await benchSmppServer(quick)) record(r);
+  // L1: the short-link redirect against /health/live, on an API of its own.
+  if (wants('L1')) for (const r of await benchLinks(quick)) record(r);
 
   await report(started);
 }

@@ -26,6 +26,7 @@ import { WebhooksHttpModule } from '../modules/callbacks/webhooks/webhooks-http.
 import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
 import { SubaccountsHttpModule } from '../modules/subaccounts/subaccounts-http.module.js';
 import { ErasureHttpModule } from '../modules/retention/erasure-http.module.js';
+import { LinksHttpModule } from '../modules/links/links-http.module.js';
 import { AllQueuesModule } from '../modules/health/every-queue.module.js';
 import { STATE_LISTENERS } from './state-listeners.js';
 import { WorkerModule } from './worker.module.js';
@@ -66,6 +67,8 @@ export class AppModule {
         MessagesHttpModule,
         RequestSummaryModule,
         ErasureHttpModule,
+        // Short links: /l/<code>, the redirect recipients follow.
+        LinksHttpModule,
         SubaccountsHttpModule,
         CountriesHttpModule,
         LookupHttpModule,

@@ -261,6 +261,7 @@ describe('erasing a recipient from every table and archive file', () => {
         callback_outbox: outboxBefore,
         idempotency_keys: 2,
         request_logs: 1,
+        short_links: 0,
         archived_messages: 2,
       },
       archive_files: 1,

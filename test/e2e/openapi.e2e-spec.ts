@@ -59,6 +59,7 @@ const ROUTES: Array<[string, string]> = [
   ['post', '/api/v1/json/subaccounts/{username}/keys'],
   ['delete', '/api/v1/json/subaccounts/{username}/keys/{keyId}'],
   ['post', '/unsubscribe/{token}'],
+  ['get', '/l/{code}'],
   ['get', '/health'],
   ['get', '/health/detailed'],
   ['get', '/health/ready'],
@@ -144,6 +145,8 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     expect(doc.components.securitySchemes).not.toHaveProperty('metrics_token');
     // The one-click unsubscribe target is reached by mailbox providers, without a key.
     expect(doc.paths['/unsubscribe/{token}'].post.security ?? []).toEqual([]);
+    // Short links are opened by the recipients of messages, without a key.
+    expect(doc.paths['/l/{code}'].get.security ?? []).toEqual([]);
   });
 
   it('describes request and response bodies with the documented examples', () => {
@@ -262,8 +265,9 @@ describe('OpenAPI document (/docs, /docs-json)', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         for (const [status, response] of Object.entries(op.responses)) {
-          // Health 503s answer the health shape (checked below); every other error is the envelope.
-          if (Number(status) < 400 || path.startsWith('/health')) continue;
+          // Health 503s answer the health shape (checked below), a short link's 404 a page for
+          // people; every other error is the envelope.
+          if (Number(status) < 400 || path.startsWith('/health') || path.startsWith('/l/')) continue;
           const json = response.content?.['application/json']?.examples;
           const xml = response.content?.['application/xml']?.examples;
           const examples = Object.values(json ?? xml ?? {});

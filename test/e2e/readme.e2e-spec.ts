@@ -80,6 +80,8 @@ describe('the README and docs/, as a new user runs them', () => {
       CALLBACK_ALLOW_PRIVATE_NETWORKS: 'true',
       // No page's runnable block binds over SMPP; the default port may be another service's.
       SMPP_SERVER_PORT: '0',
+      // The short-link examples (docs/api/links.md) need an address for the links.
+      SHORT_LINK_BASE_URL: 'https://api.acme.example/l',
     };
     service = killOnExit(
       spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }),

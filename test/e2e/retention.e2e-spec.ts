@@ -9,6 +9,7 @@ import { readArchiveFile, readIndex } from '../../src/modules/retention/message-
 import { RetentionService } from '../../src/modules/retention/retention.service.js';
 import { PartitionPrune } from '../../src/modules/retention/partition-prune.service.js';
 import { RetentionStore } from '../../src/modules/retention/retention.store.js';
+import { ShortLinkStore } from '../../src/modules/links/short-link.store.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { ledgerTotals, requestsChargedTwice, suppressionCount } from '../support/account-probes.js';
 import { runCli } from '../support/cli-in-process.js';
@@ -132,6 +133,7 @@ describe('message retention and archives (db prune, db archive)', () => {
       message_parts: named.message_parts,
       delivery_reports: named.delivery_reports,
       callback_attempts: await attempts(),
+      short_links: 0,
     };
     expect(expected.message_events).toBeGreaterThanOrEqual(10);
     expect(expected.delivery_reports).toBe(5);
@@ -301,6 +303,7 @@ describe('message retention and archives (db prune, db archive)', () => {
         t.app.get(RetentionStore, { strict: false }),
         t.app.get(PartitionPrune, { strict: false }),
         { ...config, retention },
+        t.app.get(ShortLinkStore, { strict: false }),
       );
       return service.prune({ before, signal: AbortSignal.timeout(stopAfterMs) });
     };
@@ -402,6 +405,7 @@ describe('message retention and archives (db prune, db archive)', () => {
         callback_outbox: 0,
         idempotency_keys: 0,
         request_logs: 0,
+        short_links: 0,
         archived_messages: 1,
       },
       archive_files: 1,

@@ -8,6 +8,8 @@ import { createTenant, TENANT_MODULES, type Tenant } from '../factories/account.
 import { moveTo, nextId, ownerOf, storeSend, type MessageSpec } from '../factories/message.factory.js';
 import { messagesOfRequest } from '../support/probes.js';
 import { requestsById } from '../support/message-probes.js';
+import { ShortLinkStore } from '../../src/modules/links/short-link.store.js';
+import { linkRow } from '../support/link-probes.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 
 /** The prune's statements across the main and notification databases. */
@@ -25,7 +27,7 @@ const walk = (after: string, before: Date, limit = 100) => store.removable(after
 beforeAll(async () => {
   ctx = await startServices(
     [...TENANT_MODULES, MessagesModule],
-    [RetentionStore, DeliveryReportStore, CallbackStore],
+    [RetentionStore, DeliveryReportStore, CallbackStore, ShortLinkStore],
   );
   store = ctx.get(RetentionStore);
   tenant = await createTenant(ctx);
@@ -116,7 +118,16 @@ describe('RetentionStore: removal', () => {
       status: 'SENT',
       occurred_at: expect.stringMatching(/Z$/),
     });
+    const link = {
+      code: 'PrunedLnk1',
+      messageId: ids[0]!,
+      position: 0,
+      url: 'https://x.example',
+      createdAt: new Date(),
+    };
+    await ctx.ds.transaction((em) => ctx.get(ShortLinkStore).insert(em, [link]));
     const removed = await store.remove(ids, [request.id], daysAgo(30));
+    expect(await linkRow(ctx, link.code)).toBeUndefined();
     expect(removed).toEqual({
       messages: 1,
       message_events: 2,
@@ -124,6 +135,7 @@ describe('RetentionStore: removal', () => {
       send_requests: 1,
       delivery_reports: 1,
       callback_attempts: 1,
+      short_links: 1,
     });
     expect(await store.related(ids)).toEqual({
       message_events: [],

@@ -173,6 +173,14 @@ export const deliverySettings = {
     example: 'https://api.acme.example',
     doc: "the API's address as the world reaches it; set, every e-mail carries `List-Unsubscribe` and `List-Unsubscribe-Post` (one-click, RFC 8058) pointing at `<PUBLIC_BASE_URL>/unsubscribe/<token>`",
   }),
+  SHORT_LINK_BASE_URL: text({
+    path: 'shortLinks.baseUrl',
+    pattern: /^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*[^\s?#/])?$/,
+    message:
+      'must be an http(s) URL without query, fragment or trailing slash, such as https://acme.example/l',
+    example: 'https://api.acme.example/l',
+    doc: "where short links point: `shorten_links` turns each link of a text into `<SHORT_LINK_BASE_URL>/<code>`; the API answers them under `/l/`, so the service's own address followed by `/l` works as it is (see [Short links](../api/links.md)); unset: `shorten_links` is refused",
+  }),
   AUTO_REPLY_REPEAT_AFTER: text({
     path: 'autoReplyRepeatAfterMs',
     to: durationMs,

@@ -74,6 +74,13 @@ export const retentionSettings = {
     default: 1,
     doc: 'days each new partition of the message tables covers: a prune drops a partition whole once every message in it may go',
   }),
+  LINK_RETENTION_DAYS: int({
+    path: 'shortLinks.retentionDays',
+    min: 1,
+    max: 36_500,
+    default: 90,
+    doc: 'a short link older than this many days answers 404, and `db prune` removes it',
+  }),
   REQUEST_LOG_RETENTION_DAYS: int({
     path: 'requestLogRetentionDays',
     min: 1,

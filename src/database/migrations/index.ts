@@ -35,6 +35,7 @@ import { CreateSmppReceipts1764061000000 } from './main/1764061000000-create-smp
 import { CreateVerifications1796597651138 } from './main/1796597651138-create-verifications.js';
 import { CreatePumpingSettings1796597651159 } from './main/1796597651159-create-pumping-settings.js';
 import { CreateAccountCountries1796597653875 } from './main/1796597653875-create-account-countries.js';
+import { CreateShortLinks1796597775679 } from './main/1796597775679-create-short-links.js';
 import { PartitionMessageTablesByDay1796597880783 } from './main/1796597880783-partition-message-tables-by-day.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
@@ -84,6 +85,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   CreateVerifications1796597651138,
   CreatePumpingSettings1796597651159,
   CreateAccountCountries1796597653875,
+  CreateShortLinks1796597775679,
   PartitionMessageTablesByDay1796597880783,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [

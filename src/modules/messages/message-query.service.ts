@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { MessageLookupStore } from './message-lookup.store.js';
+import { ShortLinks } from '../links/short-links.js';
 import type { MessageView } from './message.types.js';
 import { messageDetail, messageView, type MessageDto } from './message-response.dto.js';
 
@@ -11,7 +12,10 @@ const notFound = () => new AppException('NOT_FOUND', 'No such message.');
 /** Status lookup beyond the interface: only the caller's own messages; anyone else's is 404. */
 @Injectable()
 export class MessageQueryService {
-  constructor(private readonly store: MessageLookupStore) {}
+  constructor(
+    private readonly store: MessageLookupStore,
+    private readonly shortLinks: ShortLinks,
+  ) {}
 
   /** `testMode`: the caller's key is a test key, and sees only test requests (a live key only live ones). */
   async one(accountId: string, messageId: string, testMode = false) {
@@ -23,7 +27,9 @@ export class MessageQueryService {
     else throw notFound();
     if (!row) throw notFound();
     const events = await this.store.history(String(row.id));
-    return messageDetail(row, events);
+    // Its short links (shorten_links) with their clicks; absent, as fallback is, where there are none.
+    const links = await this.shortLinks.ofMessage(String(row.id));
+    return { ...messageDetail(row, events), ...(links.length ? { links } : {}) };
   }
 
   async byReference(

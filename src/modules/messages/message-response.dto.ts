@@ -113,9 +113,37 @@ export class MessageEventDto {
   @ApiProperty({ example: '2025-11-26T19:14:30.912Z', format: 'date-time' }) occurred_at: string;
 }
 
+export class MessageLinkDto {
+  @ApiProperty({
+    example: 'https://shop.acme.example/orders/1234',
+    description: 'the link as the text gave it',
+  })
+  url: string;
+  @ApiProperty({
+    example: 'https://acme.example/l/Xk3fP9qLmA',
+    description: 'the short link the recipient got in its place',
+  })
+  short_url: string;
+  @ApiProperty({ example: 2, type: 'integer', description: 'clicks, link previews and scanners not counted' })
+  clicks: number;
+  @ApiProperty({
+    example: '2025-11-26T19:20:02.120Z',
+    format: 'date-time',
+    nullable: true,
+    type: 'string',
+    description: 'the first click; null before one',
+  })
+  first_click_at: string | null;
+}
+
 export class MessageDetailDto extends MessageDto {
   @ApiProperty({ type: [MessageEventDto], description: 'every state the message went through, oldest first' })
   history: MessageEventDto[];
+  @ApiPropertyOptional({
+    type: [MessageLinkDto],
+    description: 'the short links of its text (a send with shorten_links), in text order; absent without',
+  })
+  links?: MessageLinkDto[];
 }
 
 export class MessageListResponseDto {

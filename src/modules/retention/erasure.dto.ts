@@ -35,6 +35,9 @@ class ErasedRowsDto {
   @ApiProperty({ description: 'Request log rows whose path named this recipient (a suppression removed)' })
   request_logs: number;
 
+  @ApiProperty({ description: 'Short links of those messages, removed (they answer 404 from then on)' })
+  short_links: number;
+
   @ApiProperty({ description: 'Archived message lines rewritten (when an archive is kept)' })
   archived_messages: number;
 }

@@ -5,6 +5,7 @@ import { normaliseEmail, normalisePhone } from '../messages/recipients.js';
 import { ErasureStore, type ErasedRows, type ErasureScope } from './erasure.store.js';
 import { eraseFromArchive } from './archive-erasure.js';
 import { RetentionStore } from './retention.store.js';
+import { ShortLinkStore } from '../links/short-link.store.js';
 
 /** What an erased number or address becomes in every row and archive line that held it. */
 export const ERASED = 'erased';
@@ -43,7 +44,7 @@ export interface ErasureResult {
  * Erases a recipient from an account's data: the number (or address) and the text of every
  * final message to it, the text of requests sent to it alone, the inbound messages it sent,
  * the callback events about them not yet delivered, the kept answers of idempotent requests,
- * request log paths that name it, and its lines in the archive. Amounts, states and times stay
+ * request log paths that name it, the short links of those messages, and its lines in the archive. Amounts, states and times stay
  * (the ledger and the summaries still add up); suppression entries stay, since they exist to keep
  * the number from being messaged.
  */
@@ -53,6 +54,7 @@ export class ErasureService {
     private readonly store: ErasureStore,
     private readonly retention: RetentionStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly links: ShortLinkStore,
   ) {}
 
   async eraseRecipient(scope: ErasureScope, raw: string): Promise<ErasureResult> {
@@ -81,6 +83,8 @@ export class ErasureService {
         callback_outbox: outbox,
         idempotency_keys: await this.store.eraseKeptAnswers(scope, recipient, ERASED),
         request_logs: await this.store.eraseRequestLogs(scope, recipient, names, ERASED),
+        // The short links of those messages: they answer 404 from then on.
+        short_links: await this.links.removeOfMessages(ids),
         archived_messages: archive.lines.messages ?? 0,
       };
       const total = Object.values(rows).reduce((a, b) => a + b, 0);

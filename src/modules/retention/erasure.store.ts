@@ -22,6 +22,7 @@ export interface ErasedRows {
   callback_outbox: number;
   idempotency_keys: number;
   request_logs: number;
+  short_links: number;
 }
 
 /** The text of a LIKE pattern that finds `s` anywhere (its wildcards and escape character taken literally). */

@@ -11,6 +11,7 @@ import { RetentionScheduler } from './retention.scheduler.js';
 import { PartitionScheduler } from './partition.scheduler.js';
 import { PartitionPrune } from './partition-prune.service.js';
 import { PartitionPruneStore } from './partition-prune.store.js';
+import { LinksModule } from '../links/links.module.js';
 
 /** The partition statements run on the main database's pool. */
 const PARTITION_STORE = {
@@ -22,7 +23,7 @@ const PARTITION_STORE = {
 /** Message retention, archives and erasure: the rows that leave the tables, and where they go. */
 @Module({
   // The callback outbox's recipient hashes, which an erasure looks events up by.
-  imports: [CallbackStoreModule],
+  imports: [CallbackStoreModule, LinksModule],
   providers: [
     RetentionStore,
     RetentionService,

@@ -7,6 +7,7 @@ import { byDay, groupRows } from './archive-batches.js';
 import { MessageArchive, type ArchiveBatch } from './message-archive.js';
 import { PartitionPrune } from './partition-prune.service.js';
 import { addCounts, RetentionStore, type RemovedCounts, type RetainedMessage } from './retention.store.js';
+import { ShortLinkStore } from '../links/short-link.store.js';
 
 export interface PruneOptions {
   /** Remove what was last changed before this time; default: now minus MESSAGE_RETENTION_DAYS. */
@@ -54,7 +55,8 @@ export function paceFactor(
 /**
  * Message retention: final messages (DELIVERED, UNDELIVERED, EXPIRED, FAILED, REJECTED,
  * CANCELLED) last changed before the cutoff are removed with their events, parts, receipts and
- * callback attempts, and a request once none of its messages is left. Money (ledger, balances,
+ * callback attempts (and short links), and a request once none of its messages is left; short
+ * links older than LINK_RETENTION_DAYS go too, whatever their message's age. Money (ledger, balances,
  * spend rows) is never touched. Rows go in batches of RETENTION_BATCH messages, each followed by
  * a pause of a factor times its own duration (RETENTION_PAUSE_MS at least): RETENTION_PAUSE_FACTOR
  * while others write to the database, so the sends that share it keep their latency, and
@@ -67,6 +69,7 @@ export class RetentionService {
     private readonly store: RetentionStore,
     private readonly byPartition: PartitionPrune,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly links: ShortLinkStore,
   ) {}
 
   defaultBefore(now = Date.now()): Date {
@@ -162,6 +165,16 @@ export class RetentionService {
       removed = { ...removed, delivery_reports: removed.delivery_reports + n };
       onProgress?.(removed);
       if (receipts.length < batch) break;
+      await pauseAfter(batchStarted);
+    }
+    // Expired short links (they already answer 404) go by their own age, not their message's.
+    const linksBefore = new Date(started - this.config.shortLinks.retentionDays * 86_400_000);
+    while (!signal?.aborted) {
+      const batchStarted = performance.now();
+      const n = await this.links.removeExpired(linksBefore, batch);
+      removed = { ...removed, short_links: removed.short_links + n };
+      onProgress?.(removed);
+      if (n < batch) break;
       await pauseAfter(batchStarted);
     }
     const partitions = { dropped: days.dropped, kept: days.kept };

@@ -7,6 +7,7 @@ import { ALLOWED_FROM } from '../delivery/lifecycle/transitions.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../messages/channel.js';
 import { FALLBACK_JOINS } from '../messages/message-lookup.store.js';
 import type { ExportRow } from '../messages/message-search.store.js';
+import { ShortLinkStore } from '../links/short-link.store.js';
 
 /** The states no other state is reached from: a message in one of them never changes again. */
 export const FINAL_STATES: readonly MessageStatus[] = MESSAGE_STATUSES.filter(
@@ -45,6 +46,7 @@ export interface RemovedCounts {
   send_requests: number;
   delivery_reports: number;
   callback_attempts: number;
+  short_links: number;
 }
 
 export const NO_REMOVALS: RemovedCounts = {
@@ -54,6 +56,7 @@ export const NO_REMOVALS: RemovedCounts = {
   send_requests: 0,
   delivery_reports: 0,
   callback_attempts: 0,
+  short_links: 0,
 };
 
 export const addCounts = (a: RemovedCounts, b: RemovedCounts): RemovedCounts => ({
@@ -63,6 +66,7 @@ export const addCounts = (a: RemovedCounts, b: RemovedCounts): RemovedCounts => 
   send_requests: a.send_requests + b.send_requests,
   delivery_reports: a.delivery_reports + b.delivery_reports,
   callback_attempts: a.callback_attempts + b.callback_attempts,
+  short_links: a.short_links + b.short_links,
 });
 
 export const affected = (r: unknown) => Number((r as { affectedRows?: number }).affectedRows ?? 0);
@@ -79,6 +83,7 @@ export class RetentionStore {
   constructor(
     @InjectDataSource() private readonly main: DataSource,
     @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    private readonly links: ShortLinkStore,
   ) {}
 
   /**
@@ -167,6 +172,8 @@ export class RetentionStore {
     const counts = await this.main.transaction(async (em) => ({
       message_events: affected(await em.query('DELETE FROM message_events WHERE message_id IN (?)', [ids])),
       message_parts: affected(await em.query('DELETE FROM message_parts WHERE message_id IN (?)', [ids])),
+      // A pruned message's short links answer 404 from then on.
+      short_links: await this.links.removeOfMessages(ids, em),
       // The state is asked again: only a final message is ever removed.
       messages: affected(
         await em.query(`DELETE FROM messages WHERE id IN (?) AND status IN (${FINAL})`, [ids]),

@@ -28,6 +28,8 @@ export interface SendInput {
   variables?: Record<string, Record<string, string>> | null;
   /** SMS only; null or absent: the account's default. */
   smartEncoding?: boolean | null;
+  /** SMS and chat: each http(s) link of the text becomes a short link of its own per recipient. */
+  shortenLinks?: boolean | null;
   /** Chat only: the SMS that follows a message not delivered in time. */
   fallback?: FallbackSpec | null;
   /** A fallback SMS: the chat message it stands in for (its refusals are stored, not thrown). */

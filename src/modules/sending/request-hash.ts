@@ -36,6 +36,7 @@ export function requestHash(
       : []),
     ...(input.sendWindow != null ? [input.sendWindow] : []),
     ...(input.fallback != null ? [input.fallback] : []),
+    ...(input.shortenLinks ? ['shorten_links'] : []),
   ]);
   return digest('sha256', canonical, 'buffer');
 }

@@ -11,11 +11,14 @@ import { messagesInserts, requestsInsert } from '../messages/message-inserts.js'
 import type { Channel } from '../messages/channel.js';
 import { IdempotencyStore, linkSendStatement } from '../idempotency/idempotency.store.js';
 import { SendBatchStore } from './send-batch.store.js';
+import { ShortLinkStore, shortLinksInserts, type NewShortLink } from '../links/short-link.store.js';
 
 /** Everything one accepted send writes, computed before the transaction. */
 export interface PreparedSend {
   request: NewSendRequest;
   messages: MessageGroup;
+  /** The short links of its messages (shorten_links), written with them. */
+  links?: NewShortLink[];
   charge: { accountId: string; channel: Channel; amount: string; sendRequestId: string };
   /** What counts toward the daily spend limits; null for a test request (it counts toward none). */
   spend?: SpendCharge | null;
@@ -64,6 +67,7 @@ export class SendCommitter {
     private readonly spend: SpendLimits,
     private readonly idempotency: IdempotencyStore,
     private readonly batches: SendBatchStore,
+    private readonly shortLinks: ShortLinkStore,
   ) {}
 
   /** Not async: most sends go straight to the batch, with no promise of their own (docs/performance.md#promises). */
@@ -116,7 +120,11 @@ export class SendCommitter {
     if (first.done || !messages.next().done) return null;
     const debit = debitStatements(sends.map((s) => s.charge));
     const upsert = this.spend.unlimitedCharge(spend);
-    const statements: Statement[] = [requestsInsert(sends.map((s) => s.request)), first.value];
+    const statements: Statement[] = [
+      requestsInsert(sends.map((s) => s.request)),
+      first.value,
+      ...shortLinksInserts(linksOf(sends)),
+    ];
     const linksAt = statements.length;
     for (const s of sends)
       if (s.idempotencyClaim) statements.push(linkSendStatement(s.idempotencyClaim, s.request.id));
@@ -160,6 +168,7 @@ export class SendCommitter {
         em,
         sends.map((s) => s.messages),
       );
+      await this.shortLinks.insert(em, linksOf(sends));
       // The debit comes last so the hot balance row stays locked for as short a time as possible.
       await this.balances.debit(
         em,
@@ -171,4 +180,11 @@ export class SendCommitter {
       );
     });
   }
+}
+
+/** The short links of a batch's sends, in one list (most sends have none). */
+function linksOf(sends: PreparedSend[]): NewShortLink[] {
+  const out: NewShortLink[] = [];
+  for (const s of sends) if (s.links) for (const l of s.links) out.push(l);
+  return out;
 }

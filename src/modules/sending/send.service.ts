@@ -32,6 +32,7 @@ import { refuseAccepted, storedRefusal, storesRefused } from './stored-refusals.
 import { TestQuota } from './test-quota.service.js';
 import { TariffService } from './tariff.service.js';
 import { SendingMetrics } from './sending.metrics.js';
+import { ShortLinks } from '../links/short-links.js';
 import { familyRoot } from '../accounts/family.js';
 import { deferToWindow } from '../messages/windows/window-deferral.js';
 import { windowOfSend } from '../messages/windows/window-of-send.js';
@@ -59,6 +60,7 @@ export class SendService {
     private readonly testQuota: TestQuota,
     private readonly countries: CountryCheck,
     private readonly webhooks: WebhookEvents,
+    private readonly shortLinks: ShortLinks,
   ) {}
 
   /** `claim`: the Idempotency-Key the request holds, if it came with one (IdempotencyGuard). */
@@ -78,13 +80,19 @@ export class SendService {
       ? await this.testQuota.take(familyRoot(auth.account), p.accepted.length)
       : null;
     const stored = () =>
-      storedSend(p, auth, channel, {
-        apiReference,
-        createdAt,
-        priority,
-        suppressionExempt: input.ignoreSuppressions === true,
-        idempotencyClaim: claim?.id ?? null,
-      });
+      storedSend(
+        p,
+        auth,
+        channel,
+        {
+          apiReference,
+          createdAt,
+          priority,
+          suppressionExempt: input.ignoreSuppressions === true,
+          idempotencyClaim: claim?.id ?? null,
+        },
+        this.shortLinks,
+      );
 
     try {
       await this.committer.commit(stored()).catch(async (err: unknown) => {
@@ -220,6 +228,8 @@ export class SendService {
     // Only a send that names a template awaits it (docs/performance.md#promises).
     const input = raw.templateId ? await this.templates.apply(auth, policy.channel, raw) : raw;
     policy.validate(input);
+    // Refused before anything else is looked at when the service has no address for short links.
+    const shorten = input.shortenLinks ? this.shortLinks.shortener() : null;
     const now = new Date();
     const schedule = resolveSchedule(input, now, this.config.defaultValidityPeriod);
     const window = windowOfSend(input.sendWindow, auth.account);
@@ -255,7 +265,7 @@ export class SendService {
     // An SMS matter only: e-mail and chat carry any character at the same price.
     const smartEncoding =
       policy.channel === 'sms' && (input.smartEncoding ?? auth.account.smartEncoding ?? false);
-    const plan = planTexts(policy, input, entries, smartEncoding);
+    const plan = planTexts(policy, input, entries, smartEncoding, shorten);
     const accepted = entries.filter((e) => e.status === 'ACKNOWLEDGED');
     // Accepted messages of a scheduled send wait as SCHEDULED; the due scanner releases them.
     if (schedule.sendAt) for (const e of accepted) e.status = 'SCHEDULED';

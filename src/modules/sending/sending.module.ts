@@ -19,6 +19,7 @@ import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { RedisModule } from '../../platform/redis/redis.module.js';
 import { TestQuota } from './test-quota.service.js';
 import { CountriesModule } from '../fraud/countries/countries.module.js';
+import { LinksModule } from '../links/links.module.js';
 
 @Module({
   imports: [
@@ -33,6 +34,7 @@ import { CountriesModule } from '../fraud/countries/countries.module.js';
     RedisModule,
     CountriesModule,
     WebhooksModule,
+    LinksModule,
   ],
   providers: [
     IdGenerator,

@@ -4,11 +4,14 @@ import type { NewMessageRow } from '../messages/message.types.js';
 import type { PreparedSend } from './send.committer.js';
 import { isTestKey, spendOf } from './send-mode.js';
 import type { CheckedRequest } from './send.types.js';
+import type { ShortLinks } from '../links/short-links.js';
+import type { NewShortLink } from '../links/short-link.store.js';
 
 /**
  * What the committer writes for a checked request: its send_requests row, a messages row per
  * recipient (each with its own text, units and cost; a REJECTED one costs nothing), the charge
- * and what counts toward the daily spend limits.
+ * and what counts toward the daily spend limits; with shorten_links, each recipient's own copy
+ * of the text with new short links, and their rows.
  */
 export function storedSend(
   p: CheckedRequest,
@@ -22,10 +25,17 @@ export function storedSend(
     /** The Idempotency-Key the request holds (its claim id), if it came with one. */
     idempotencyClaim: string | null;
   },
+  shortLinks: ShortLinks,
 ): PreparedSend {
   const { input, entries, accepted, plan, priced, schedule } = p;
   const { apiReference, createdAt } = at;
   const cost = priced.total;
+  const links: NewShortLink[] = [];
+  const bodyOf = (e: CheckedRequest['entries'][number], i: number): string | null => {
+    const t = plan.texts[i];
+    if (t?.links && e.status !== 'REJECTED') return shortLinks.stamp(t.links, e.messageId, createdAt, links);
+    return t?.body ?? null;
+  };
   const rows: NewMessageRow[] = entries.map((e, i) => ({
     id: e.messageId,
     uuid: e.uuid,
@@ -34,7 +44,7 @@ export function storedSend(
     reason: e.reason ?? null,
     units: e.status !== 'REJECTED' ? plan.texts[i]!.measure.units : 0,
     cost: e.status !== 'REJECTED' ? priced.costs[i]! : '0',
-    body: plan.texts[i]?.body ?? null,
+    body: bodyOf(e, i),
     subject: plan.texts[i]?.subject ?? null,
     sendAt: e.sendAt ?? null,
     fallbackDueAt:
@@ -82,6 +92,7 @@ export function storedSend(
       common: { sendRequestId: apiReference, accountId: auth.account.id, channel, createdAt },
       rows,
     },
+    links,
     // A test request is priced and stored as a live one, but nothing is taken from the balance.
     charge: {
       accountId: auth.account.id,

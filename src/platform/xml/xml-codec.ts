@@ -42,6 +42,7 @@ export interface XmlSendRequest {
   user_reference_id?: unknown;
   send_at?: unknown;
   validity_period?: unknown;
+  shorten_links?: unknown;
 }
 
 // Checked on the raw text so a declaration is refused before any parser sees it, whatever its
@@ -201,6 +202,7 @@ export function toXmlSendRequest(doc: Record<string, unknown>): XmlSendRequest {
   copy('user_reference_id');
   copy('send_at');
   copy('validity_period');
+  copy('shorten_links');
   return request;
 }
 

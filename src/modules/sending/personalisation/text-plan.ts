@@ -3,6 +3,10 @@ import type { ChannelPolicy, SendInput, TextMeasure } from '../channel-policy.js
 import { isGsm7 } from '../../messages/segments.js';
 import { compileText, escapeHtml, renderText } from '../../messages/placeholders.js';
 import { addReplacements, smartEncode, type Replacement } from './smart-encoding.js';
+import type { LinkTemplate } from '../../links/link-text.js';
+
+/** Cuts a text around its links (shorten_links); null when it has none. */
+export type Shortener = (text: string) => LinkTemplate | null;
 
 /** The part of a pipeline entry the planner reads and, for a recipient it refuses, writes. */
 export interface PlanEntry {
@@ -16,7 +20,10 @@ export interface EntryText {
   /** The recipient's own text when it differs from the request's, else null. */
   body: string | null;
   subject: string | null;
+  /** Measured as sent: with each link a short link (shorten_links), stamped per recipient. */
   measure: TextMeasure;
+  /** The text's links, when they are shortened; null otherwise. */
+  links: LinkTemplate | null;
 }
 
 export interface TextPlan {
@@ -53,6 +60,7 @@ export function planTexts(
   input: SendInput,
   entries: PlanEntry[],
   smartEncoding: boolean,
+  shorten: Shortener | null = null,
 ): TextPlan {
   const sms = policy.channel === 'sms';
   const smart = sms && smartEncoding;
@@ -67,9 +75,12 @@ export function planTexts(
       body = encoded.text;
       addReplacements(total!, encoded.replaced);
     }
-    policy.unitsPerRecipient({ ...input, body });
-    const shared: EntryText = { body: null, subject: null, measure: policy.measure(body, input.subject) };
-    if (sms) addNonGsm(body, nonGsm);
+    const links = shorten ? shorten(body) : null;
+    const sent = links ? links.measured : body;
+    policy.unitsPerRecipient({ ...input, body: sent });
+    const measure = policy.measure(sent, input.subject);
+    const shared: EntryText = { body: null, subject: null, measure, links };
+    if (sms) addNonGsm(sent, nonGsm);
     const texts = entries.map((e) => (e.status === 'ACKNOWLEDGED' ? shared : undefined));
     return {
       body,
@@ -121,7 +132,9 @@ export function planTexts(
         'A value used in the subject contains a line break or control character.',
       );
     }
-    const measure = policy.measure(text, subjectText);
+    const links = shorten ? shorten(text) : null;
+    const sent = links ? links.measured : text;
+    const measure = policy.measure(sent, subjectText);
     measures.push(measure);
     if (measure.tooLong) {
       e.status = 'REJECTED';
@@ -129,7 +142,7 @@ export function planTexts(
       texts.push(undefined);
       continue;
     }
-    totalChars += text.length;
+    totalChars += sent.length;
     if (totalChars > MAX_TOTAL_CHARS) {
       throw new AppException(
         'MESSAGE_TOO_LONG',
@@ -137,11 +150,12 @@ export function planTexts(
         [{ field: 'variables', message: `more than ${MAX_TOTAL_CHARS} characters in all` }],
       );
     }
-    if (sms && measure.encoding !== 'GSM-7') addNonGsm(text, nonGsm);
+    if (sms && measure.encoding !== 'GSM-7') addNonGsm(sent, nonGsm);
     texts.push({
       body: text === input.body ? null : text,
       subject: subjectText === input.subject ? null : subjectText,
       measure,
+      links,
     });
   }
   return {

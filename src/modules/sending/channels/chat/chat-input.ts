@@ -8,6 +8,7 @@ import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
 import { readFallback } from '../../fallback-input.js';
 import type { ChatSendDto } from './chat-send.dto.js';
+import { shortenLinksOf } from '../../shorten-links-field.js';
 
 function isBlank(v: unknown): boolean {
   return (
@@ -51,6 +52,7 @@ export function chatInput(body: ChatSendDto): SendInput {
     templateId: extra.templateId,
     variables: extra.variables,
     smartEncoding: extra.smartEncoding,
+    shortenLinks: shortenLinksOf(body),
     fallback,
   };
 }

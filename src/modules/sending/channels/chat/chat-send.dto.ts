@@ -3,6 +3,7 @@ import { IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
 import { CallbackUrlField } from '../../callback-url-field.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
+import { ShortenLinksField } from '../../shorten-links-field.js';
 import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
 import { PassThrough } from '../../../../platform/validation/pass-through.js';
 import { ApiRequiresOneOf } from '../../../../platform/openapi/required-alternatives.js';
@@ -85,6 +86,9 @@ export class ChatSendDto extends PersonalisationDto {
 
   @PriorityField()
   priority?: Priority;
+
+  @ShortenLinksField()
+  shorten_links?: boolean;
 
   @ApiPropertyOptional({
     type: 'object',

@@ -7,6 +7,7 @@ import { scheduleInput } from '../../../messages/schedule.js';
 import { callbackUrlOf } from '../../callback-url-field.js';
 import { priorityOf } from '../../send-priority.js';
 import type { SmsSendDto } from './sms-send.dto.js';
+import { shortenLinksOf } from '../../shorten-links-field.js';
 
 /** Maps an SMS body (JSON DTO or parsed XML) to the pipeline's input, checking required fields. */
 export function smsInput(body: SmsSendDto): SendInput {
@@ -33,5 +34,6 @@ export function smsInput(body: SmsSendDto): SendInput {
     templateId: extra.templateId,
     variables: extra.variables,
     smartEncoding: extra.smartEncoding,
+    shortenLinks: shortenLinksOf(body),
   };
 }

@@ -3,6 +3,7 @@ import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsStringOrStringArray } from '../../../../platform/validation/validators.js';
 import { CallbackUrlField } from '../../callback-url-field.js';
 import { PriorityField, type Priority } from '../../send-priority.js';
+import { ShortenLinksField } from '../../shorten-links-field.js';
 import { PersonalisationDto } from '../../personalisation/personalisation.dto.js';
 import { ApiRequiresOneOf } from '../../../../platform/openapi/required-alternatives.js';
 
@@ -108,4 +109,7 @@ export class SmsSendDto extends PersonalisationDto {
   @IsOptional()
   @IsBoolean()
   smart_encoding?: boolean;
+
+  @ShortenLinksField()
+  shorten_links?: boolean;
 }

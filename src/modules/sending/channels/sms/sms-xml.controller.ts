@@ -26,6 +26,7 @@ const TEXT_FIELDS: Array<{ name: Exclude<keyof XmlSendRequest, 'to'>; required: 
   { name: 'user_reference_id', required: false, max: 255 },
   { name: 'send_at', required: false, max: 40 },
   { name: 'validity_period', required: false, max: 7 },
+  { name: 'shorten_links', required: false, max: 5 },
 ];
 
 const KNOWN_ELEMENTS = new Set<string>(['to', ...TEXT_FIELDS.map((f) => f.name)]);
@@ -62,6 +63,8 @@ export function checkXmlSmsRequest(req: XmlSendRequest, elements: readonly strin
       problems.push({ field: name, message: `${name} must be at most ${max} characters` });
     else if (value !== '' || required) out[name] = value;
   }
+  if (out.shorten_links !== undefined && out.shorten_links !== 'true' && out.shorten_links !== 'false')
+    problems.push({ field: 'shorten_links', message: 'shorten_links must be true or false' });
   if (req.to === undefined) {
     problems.push({ field: 'to', message: 'to is required' });
   } else if (!Array.isArray(req.to) || !req.to.every((x) => typeof x === 'string')) {
@@ -107,7 +110,7 @@ export class SmsXmlController {
   @ApiOperation({
     summary: 'Send SMS from an XML document',
     description:
-      'Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url and user_reference_id. Parsed as XML whatever Content-Type says, except text/plain, application/x-www-form-urlencoded and multipart/form-data (415: an HTML form on any site can send those); DOCTYPE and entities are refused.',
+      'Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url, user_reference_id, send_at, validity_period and shorten_links (true or false). Parsed as XML whatever Content-Type says, except text/plain, application/x-www-form-urlencoded and multipart/form-data (415: an HTML form on any site can send those); DOCTYPE and entities are refused.',
   })
   @ApiConsumes('application/xml', 'text/xml', 'application/json')
   @ApiBody({
