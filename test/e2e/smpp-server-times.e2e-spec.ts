@@ -93,6 +93,34 @@ describe.skipIf(missing)('SMPP server: schedule_delivery_time and validity_perio
     near(sentNow.valid_until, expiry.getTime(), 2000);
   });
 
+  it('sends a text that came in parts with the times of the part that came first', async () => {
+    const sent = Date.now();
+    for (const [i, text] of ['First half, ', 'second half.'].entries()) {
+      const udh = Buffer.from([5, 0, 3, 0x51, 2, i + 1]);
+      const r = await esme.call(
+        'submit_sm',
+        {
+          source_addr: 'ACME',
+          destination_addr: '260971300004',
+          data_coding: 0,
+          esm_class: 0x40,
+          schedule_delivery_time: '000000010000000R',
+          validity_period: '000000020000000R',
+        },
+        { short_message: Buffer.concat([udh, Buffer.from(text)]).toString('hex') },
+      );
+      expect(r.status).toBe(0);
+    }
+    const [{ id }] = (await t.ds.query(
+      "SELECT id FROM messages WHERE account_id = ? AND recipient = '260971300004'",
+      [tenant.account.id],
+    )) as Array<{ id: string }>;
+    const row = await stored(String(id));
+    expect(row.status).toBe('SCHEDULED');
+    near(row.send_at, sent + HOUR);
+    near(row.valid_until, sent + 2 * HOUR);
+  });
+
   it('refuses a bad or too distant schedule with 0x61 and a bad, spent or too short validity with 0x62, storing nothing', async () => {
     const cases: Array<[Record<string, string>, number]> = [
       [{ schedule_delivery_time: 'tomorrow please' }, ESME_RINVSCHED],

@@ -30,6 +30,7 @@ import { FamilyDailySpend1764054100000 } from './main/1764054100000-family-daily
 import { CreateSmppCredentials1764060000000 } from './main/1764060000000-create-smpp-credentials.js';
 import { CreateSmppSegments1764060100000 } from './main/1764060100000-create-smpp-segments.js';
 import { CreateSmppReceipts1764061000000 } from './main/1764061000000-create-smpp-receipts.js';
+import { SmppSegmentTimes1796599014637 } from './main/1796599014637-smpp-segment-times.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -74,6 +75,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   CreateSmppSegments1764060100000,
   IdempotencyAnswersWithoutSecrets1764060500000,
   CreateSmppReceipts1764061000000,
+  SmppSegmentTimes1796599014637,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

@@ -39,6 +39,8 @@ export class SmppSubmitHandler {
         to: sms.to,
         text: sms.text,
         registeredDelivery,
+        sendAt,
+        validityPeriod,
         ...sms.concat,
       });
     return this.sender.send(credential, auth, {
