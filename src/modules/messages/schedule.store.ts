@@ -143,7 +143,8 @@ export class ScheduleStore {
    * already changed their state; one that comes after sees the claim and leaves them alone. One
    * round trip answers each request's gate (to tell a cancel from an expiry) and how many rows the
    * claim took; only when it took fewer than given does a second read say which (claimed_at =
-   * now, still ACKNOWLEDGED).
+   * now, still ACKNOWLEDGED). By primary key: MariaDB would otherwise range over the status
+   * index, locking every waiting message of every request it passes.
    */
   async claim(
     sendRequestIds: string[],
@@ -154,7 +155,7 @@ export class ScheduleStore {
     if (ids.length === 0) return { gates, claimed: [] };
     const [rows, update] = (await this.ds.query(
       `SELECT id, valid_until, cancel_requested_at FROM send_requests WHERE id IN (?);
-       UPDATE messages SET claimed_at = ?
+       UPDATE messages FORCE INDEX (PRIMARY) SET claimed_at = ?
         WHERE id IN (?) AND status = 'ACKNOWLEDGED'
           AND EXISTS (SELECT 1 FROM send_requests r WHERE r.id = messages.send_request_id
                         AND r.cancel_requested_at IS NULL AND (r.valid_until IS NULL OR r.valid_until > ?))`,
