@@ -44,7 +44,11 @@ declare module 'smpp' {
       protocol_id?: number;
       priority_flag?: number;
       registered_delivery?: number;
-      /** Absolute (YYMMDDhhmmsstnnp) or relative (…R) time; a Date is written in the absolute form. */
+      /**
+       * Absolute (YYMMDDhhmmsstnnp) or relative (…R) time; a Date is written in the absolute form.
+       * A submit_sm's are read as the text received (smpp-server/submit/smpp-time.ts).
+       */
+      schedule_delivery_time?: string | Date;
       validity_period?: string | Date;
       /** `null` (the default) lets the library pick an encoding by the text. */
       data_coding?: number | null;
@@ -157,6 +161,17 @@ declare module 'smpp' {
     const encodings: { ASCII: TextEncoding; LATIN1: TextEncoding; UCS2: TextEncoding; default: string };
 
     const errors: { readonly [name: string]: number };
+
+    /** A field's conversion between what the caller gives or is given and what the PDU carries. */
+    interface FieldFilter {
+      encode(value: unknown): unknown;
+      decode(value: unknown): unknown;
+    }
+
+    /** The library's table of commands (lib/defs.js), each with its parameters in PDU order. */
+    const commands: {
+      readonly [command: string]: { params: { [name: string]: { filter?: FieldFilter } } } | undefined;
+    };
 
     const consts: {
       ESM_CLASS: { readonly [name: string]: number };

@@ -100,17 +100,35 @@ describe('ScheduleStore: hand-over claims, cancel and validity', () => {
       messages: ['1', { recipient: '2', status: 'SENT' }, '3'],
     });
     const now = new Date();
-    const first = await store.claim(request.id, ids, now);
+    const first = await store.claim([request.id], ids, now);
     expect(first.claimed.sort()).toEqual([ids[0], ids[2]].sort());
-    expect(first.gate).toEqual({ valid_until: expect.any(Date), cancel_requested_at: null });
+    expect(first.gates.get(request.id)).toEqual({ valid_until: expect.any(Date), cancel_requested_at: null });
     await store.unclaim(ids);
     await store.requestCancel(request.id, now);
-    const refused = await store.claim(request.id, ids, new Date());
+    const refused = await store.claim([request.id], ids, new Date());
     expect(refused.claimed).toEqual([]);
-    expect(refused.gate?.cancel_requested_at).toBeInstanceOf(Date);
+    expect(refused.gates.get(request.id)?.cancel_requested_at).toBeInstanceOf(Date);
     const expired = await storeSend(ctx, ownerOf(tenant), { messages: ['4'] });
     await endValidityInFlight(ctx, expired.request.id);
-    expect((await store.claim(expired.request.id, expired.ids, new Date())).claimed).toEqual([]);
+    expect((await store.claim([expired.request.id], expired.ids, new Date())).claimed).toEqual([]);
+  });
+
+  it('claims across the requests of a shared job, each by its own gate', async () => {
+    const open = await storeSend(ctx, ownerOf(tenant), { messages: ['s1'] });
+    const cancelled = await storeSend(ctx, ownerOf(tenant), { messages: ['s2'] });
+    const lapsed = await storeSend(ctx, ownerOf(tenant), { messages: ['s3'] });
+    await store.requestCancel(cancelled.request.id, new Date());
+    await endValidityInFlight(ctx, lapsed.request.id);
+    const requests = [open, cancelled, lapsed];
+    const got = await store.claim(
+      requests.map((r) => r.request.id),
+      requests.flatMap((r) => r.ids),
+      new Date(),
+    );
+    expect(got.claimed).toEqual(open.ids);
+    expect(got.gates.size).toBe(3);
+    expect(got.gates.get(cancelled.request.id)?.cancel_requested_at).toBeInstanceOf(Date);
+    expect(got.gates.get(lapsed.request.id)?.valid_until!.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
   it('keeps the time of the first cancel asked', async () => {
@@ -127,8 +145,8 @@ describe('ScheduleStore: hand-over claims, cancel and validity', () => {
     const cancelled = await storeSend(ctx, ownerOf(tenant), { messages: ['c1', 'c2'] });
     const lapsed = await storeSend(ctx, ownerOf(tenant), { messages: ['v1', 'v2'] });
     // One of each is being handed over by a live worker (a claim newer than the stale bound).
-    await store.claim(cancelled.request.id, [cancelled.ids[1]], now);
-    await store.claim(lapsed.request.id, [lapsed.ids[1]], now);
+    await store.claim([cancelled.request.id], [cancelled.ids[1]], now);
+    await store.claim([lapsed.request.id], [lapsed.ids[1]], now);
     await store.requestCancel(cancelled.request.id, new Date(now.getTime() - 120_000));
     await endValidityInFlight(ctx, lapsed.request.id);
     const staleBefore = new Date(now.getTime() - 30_000);

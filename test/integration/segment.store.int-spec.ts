@@ -29,6 +29,8 @@ const part = (g: SegmentGroup, seqnum: number, over: Partial<NewSegment> = {}): 
   seqnum,
   registeredDelivery: 1,
   text: `part ${seqnum} `,
+  sendAt: null,
+  validityPeriod: null,
   ...over,
 });
 
@@ -66,6 +68,22 @@ describe('SegmentStore', () => {
     ]);
     expect(parts[0]).toMatchObject(g);
     expect(parts[0].createdAt).toBeInstanceOf(Date);
+    expect(parts.map((p) => [p.sendAt, p.validityPeriod])).toEqual([
+      [null, null],
+      [null, null],
+    ]);
+  });
+
+  it("keeps the send_at and validity_period a part's submit_sm asked for", async () => {
+    const g = group({ total: 2 });
+    const sendAt = new Date('2026-12-07T10:00:00.500Z');
+    await store.insert(part(g, 1, { sendAt, validityPeriod: 7200 }));
+    await store.insert(part(g, 2, { validityPeriod: 60 }));
+    const parts = await store.openParts(g);
+    expect(parts.map((p) => [p.sendAt, p.validityPeriod])).toEqual([
+      [sendAt, 7200],
+      [null, 60],
+    ]);
   });
 
   it("answers the first part's id when the same part of the same open text comes again, keeping the first", async () => {

@@ -37,6 +37,7 @@ import { CreatePumpingSettings1796597651159 } from './main/1796597651159-create-
 import { CreateAccountCountries1796597653875 } from './main/1796597653875-create-account-countries.js';
 import { CreateShortLinks1796597775679 } from './main/1796597775679-create-short-links.js';
 import { PartitionMessageTablesByDay1796597880783 } from './main/1796597880783-partition-message-tables-by-day.js';
+import { SmppSegmentTimes1796599014637 } from './main/1796599014637-smpp-segment-times.js';
 import { CreateReportsAndCallbacks1764000200000 } from './notification/1764000200000-create-reports-and-callbacks.js';
 import { ReceiptIdKeys1764000610000 } from './notification/1764000610000-receipt-id-keys.js';
 import { CallbackOutcomeCircuitOpen1764000612100 } from './notification/1764000612100-callback-outcome-circuit-open.js';
@@ -87,6 +88,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
   CreateAccountCountries1796597653875,
   CreateShortLinks1796597775679,
   PartitionMessageTablesByDay1796597880783,
+  SmppSegmentTimes1796599014637,
 ];
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,

@@ -33,8 +33,10 @@ const FALLBACK_ON_ENTRY: Partial<Record<MessageStatus, string>> = {
 
 const DISPATCH_REQUEST =
   'SELECT account_id, sender, body, subject, reply_to, priority, test_mode, suppression_exempt FROM send_requests WHERE id = ?';
+const DISPATCH_REQUESTS =
+  'SELECT id, account_id, sender, body, subject, reply_to, priority, test_mode, suppression_exempt FROM send_requests WHERE id IN (?)';
 const WAITING =
-  "SELECT id, uuid, recipient, body, subject FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id";
+  "SELECT id, uuid, recipient, body, subject, send_request_id FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' ORDER BY id";
 
 type DispatchRequestRow = Omit<DispatchRequest, 'test_mode' | 'suppression_exempt'> & {
   test_mode: number;
@@ -172,16 +174,22 @@ export class MessageStore {
     return (await this.ds.query(WAITING, [messageIds])) as WaitingMessage[];
   }
 
-  /** A job's request and those of its messages still waiting (findDispatchRequest, findWaiting), in one round trip. */
+  /**
+   * A job's requests (one, or those of a shared job), by id, and those of its messages still
+   * waiting (findDispatchRequest, findWaiting), in one round trip.
+   */
   async findDispatchWork(
-    sendRequestId: string,
+    sendRequestIds: string[],
     messageIds: string[],
-  ): Promise<{ request: DispatchRequest | undefined; waiting: WaitingMessage[] }> {
-    const [requests, waiting] = (await this.ds.query(`${DISPATCH_REQUEST};\n${WAITING}`, [
-      sendRequestId,
+  ): Promise<{ requests: Map<string, DispatchRequest>; waiting: WaitingMessage[] }> {
+    const [rows, waiting] = (await this.ds.query(`${DISPATCH_REQUESTS};\n${WAITING}`, [
+      sendRequestIds,
       messageIds,
-    ])) as [DispatchRequestRow[], WaitingMessage[]];
-    return { request: dispatchRequest(requests[0]), waiting };
+    ])) as [Array<DispatchRequestRow & { id: string }>, WaitingMessage[]];
+    const requests = new Map<string, DispatchRequest>();
+    for (const { id, ...row } of rows) requests.set(String(id), dispatchRequest(row)!);
+    for (const w of waiting) w.send_request_id = String(w.send_request_id);
+    return { requests, waiting };
   }
 
   /** One UPDATE per slice: every message tried counts an attempt; failures keep their reason. */

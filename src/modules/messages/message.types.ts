@@ -79,6 +79,7 @@ export interface WaitingMessage {
   recipient: string;
   body: string | null;
   subject: string | null;
+  send_request_id: string;
 }
 
 /** The messages of one request: what they share, and each one's own columns. */

@@ -138,33 +138,37 @@ export class ScheduleStore {
 
   /**
    * Claims messages for hand-over, if their request is neither being cancelled nor past its
-   * validity at `now`: of the given ones, those still ACKNOWLEDGED are stamped claimed_at, each
-   * under its row lock. A cancel or an expiry that locked them first has already changed their
-   * state; one that comes after sees the claim and leaves them alone. One round trip answers the
-   * request's gate (to tell a cancel from an expiry) and how many rows the claim took; only when
-   * it took fewer than given does a second read say which (claimed_at = now, still ACKNOWLEDGED).
+   * validity at `now`: of the given ones (of the given requests), those still ACKNOWLEDGED are
+   * stamped claimed_at, each under its row lock. A cancel or an expiry that locked them first has
+   * already changed their state; one that comes after sees the claim and leaves them alone. One
+   * round trip answers each request's gate (to tell a cancel from an expiry) and how many rows the
+   * claim took; only when it took fewer than given does a second read say which (claimed_at =
+   * now, still ACKNOWLEDGED). By primary key: MariaDB would otherwise range over the status
+   * index, locking every waiting message of every request it passes.
    */
   async claim(
-    sendRequestId: string,
+    sendRequestIds: string[],
     ids: string[],
     now: Date,
-  ): Promise<{ gate: HandOverGate | undefined; claimed: string[] }> {
-    if (ids.length === 0) return { gate: undefined, claimed: [] };
-    const [gates, update] = (await this.ds.query(
-      `SELECT valid_until, cancel_requested_at FROM send_requests WHERE id = ?;
-       UPDATE messages SET claimed_at = ?
+  ): Promise<{ gates: Map<string, HandOverGate>; claimed: string[] }> {
+    const gates = new Map<string, HandOverGate>();
+    if (ids.length === 0) return { gates, claimed: [] };
+    const [rows, update] = (await this.ds.query(
+      `SELECT id, valid_until, cancel_requested_at FROM send_requests WHERE id IN (?);
+       UPDATE messages FORCE INDEX (PRIMARY) SET claimed_at = ?
         WHERE id IN (?) AND status = 'ACKNOWLEDGED'
-          AND EXISTS (SELECT 1 FROM send_requests WHERE id = ? AND cancel_requested_at IS NULL
-                        AND (valid_until IS NULL OR valid_until > ?))`,
-      [sendRequestId, now, ids, sendRequestId, now],
-    )) as [HandOverGate[], { affectedRows: number }];
-    if (update.affectedRows === 0) return { gate: gates[0], claimed: [] };
-    if (update.affectedRows === ids.length) return { gate: gates[0], claimed: ids };
-    const rows = (await this.ds.query(
+          AND EXISTS (SELECT 1 FROM send_requests r WHERE r.id = messages.send_request_id
+                        AND r.cancel_requested_at IS NULL AND (r.valid_until IS NULL OR r.valid_until > ?))`,
+      [sendRequestIds, now, ids, now],
+    )) as [Array<HandOverGate & { id: string }>, { affectedRows: number }];
+    for (const { id, ...gate } of rows) gates.set(String(id), gate);
+    if (update.affectedRows === 0) return { gates, claimed: [] };
+    if (update.affectedRows === ids.length) return { gates, claimed: ids };
+    const taken = (await this.ds.query(
       "SELECT id FROM messages WHERE id IN (?) AND status = 'ACKNOWLEDGED' AND claimed_at = ?",
       [ids, now],
     )) as Array<{ id: string }>;
-    return { gate: gates[0], claimed: rows.map((r) => String(r.id)) };
+    return { gates, claimed: taken.map((r) => String(r.id)) };
   }
 
   /** Gives up claims on messages a hand-over left waiting (to be retried): a cancel may take them again. */

@@ -27,4 +27,9 @@ export interface DispatchJob {
   messageIds: string[];
   /** On the test and priority queues only, which serve every channel. */
   channel?: Channel;
+  /**
+   * A shared job (shared-jobs.ts): the single-message requests whose messages it holds, the first
+   * being sendRequestId. Absent: every message is of sendRequestId.
+   */
+  requestIds?: string[];
 }

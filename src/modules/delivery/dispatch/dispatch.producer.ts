@@ -6,6 +6,7 @@ import type { Channel } from '../../messages/channel.js';
 import { MicroBatcher, type ItemOutcome } from '../../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { DISPATCH_CHUNK, PRIORITY_QUEUE, TEST_QUEUE, type DispatchJob } from './dispatch.constants.js';
+import { shareJobs, shareKey, writePointers, type PendingJobs } from './shared-jobs.js';
 
 // Sending enters delivery through this file (and the router) alone; the chunk size its estimates
 // need comes through here too.
@@ -96,17 +97,13 @@ export function byNumericId(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-interface Pending {
-  sendRequestId: string;
-  jobs: Array<{ name: string; data: DispatchJob; opts: object }>;
-}
-
 /**
  * Puts stored messages on their channel's Bull queue in chunks. Requests that arrive in the
  * same tick share one Redis round trip (one addBulk per queue), and those queued within
  * MARK_ENQUEUED_MS share one UPDATE marking them enqueued, so the cost per request falls as
- * load rises. Job ids are derived from the request and chunk, so enqueuing the same request
- * twice (the recovery sweep racing a slow send) adds nothing new while the first job is there.
+ * load rises; their single-message requests share jobs (shared-jobs.ts). Job ids are derived
+ * from the request and chunk, so enqueuing the same request twice (the recovery sweep racing a
+ * slow send) adds nothing new while the first job is there.
  */
 @Injectable()
 export class DispatchProducer implements OnApplicationShutdown {
@@ -116,7 +113,7 @@ export class DispatchProducer implements OnApplicationShutdown {
    * One per queue. A tick's requests go out while an earlier addBulk may still be waiting on
    * Redis: each send is answered within ENQUEUE_TIMEOUT_MS of its own tick, not behind others.
    */
-  private readonly batchers = new Map<Queue<DispatchJob>, MicroBatcher<Pending, boolean>>();
+  private readonly batchers = new Map<Queue<DispatchJob>, MicroBatcher<PendingJobs, boolean>>();
   /** Requests whose jobs are in Redis, to be marked enqueued (written at shutdown too). */
   private readonly marks = new MicroBatcher<string>({
     delayMs: MARK_ENQUEUED_MS,
@@ -182,12 +179,15 @@ export class DispatchProducer implements OnApplicationShutdown {
     const chunks: Chunk[] = [];
     for (let i = 0; i < sorted.length; i += DISPATCH_CHUNK)
       chunks.push({ index: i / DISPATCH_CHUNK, messageIds: sorted.slice(i, i + DISPATCH_CHUNK) });
-    return this.enqueueChunks(channel, sendRequestId, chunks, priority, test);
+    // A single message may share a job with the others of its tick (shared-jobs.ts).
+    const share = sorted.length === 1 ? shareKey(channel, priority) : undefined;
+    return this.enqueueChunks(channel, sendRequestId, chunks, priority, test, share);
   }
 
   /**
    * Enqueues the given chunks of a request under their fixed job ids and marks the request
-   * enqueued, on the queue `queueFor` names.
+   * enqueued, on the queue `queueFor` names. With `share` (a single message), the message may go
+   * in a job shared with the other single messages of the tick under the same key (shared-jobs.ts).
    */
   enqueueChunks(
     channel: Channel,
@@ -195,6 +195,7 @@ export class DispatchProducer implements OnApplicationShutdown {
     chunks: Chunk[],
     priority: 'high' | 'normal' = 'normal',
     test = false,
+    share?: string,
   ): Promise<boolean> {
     const queue = this.queueFor(channel, test, priority);
     // The test and priority queues serve every channel: their jobs say which.
@@ -203,7 +204,7 @@ export class DispatchProducer implements OnApplicationShutdown {
     // ones alone, in arrival order: a Bull priority there would only make each add and take dearer
     // (a sorted set beside the list, and an insert that walks the list).
     const ordered = test ? priority : 'normal';
-    const jobs: Pending['jobs'] = chunks.map((c) => ({
+    const jobs: PendingJobs['jobs'] = chunks.map((c) => ({
       name: 'send',
       data: mixed
         ? { sendRequestId, messageIds: c.messageIds, channel }
@@ -212,23 +213,27 @@ export class DispatchProducer implements OnApplicationShutdown {
     }));
     let batcher = this.batchers.get(queue);
     if (!batcher) {
-      batcher = new MicroBatcher<Pending, boolean>({
+      batcher = new MicroBatcher<PendingJobs, boolean>({
         overlap: true,
         flush: (batch) => this.flush(queue, batch),
       });
       this.batchers.set(queue, batcher);
     }
-    return batcher.push({ sendRequestId, jobs });
+    return batcher.push({ sendRequestId, jobs, ...(share ? { shareKey: share } : {}) });
   }
 
   /** Never throws: each request is answered true (enqueued) or false (left to the sweep). */
-  private async flush(queue: Queue<DispatchJob>, batch: Pending[]): Promise<ItemOutcome<boolean>[]> {
+  private async flush(queue: Queue<DispatchJob>, batch: PendingJobs[]): Promise<ItemOutcome<boolean>[]> {
     const answer = (ok: boolean) => batch.map(() => ({ status: 'fulfilled' as const, value: ok }));
-    const jobs = batch.flatMap((p) => p.jobs);
+    const { jobs, pointers } = shareJobs(batch);
     try {
       // While the connection is down, commands would wait in ioredis' offline queue: answer now instead.
       if (DOWN.has(queue.client.status)) throw new Error(`Redis connection ${queue.client.status}`);
-      if (jobs.length) await withTimeout(queue.addBulk(jobs), ENQUEUE_TIMEOUT_MS);
+      // Pointers first: a shared job is never in Redis without them (a pointer without its job is a lost job).
+      const added = writePointers(queue, pointers).then(() =>
+        jobs.length ? queue.addBulk(jobs) : undefined,
+      );
+      await withTimeout(added, ENQUEUE_TIMEOUT_MS);
     } catch (err) {
       this.warnings.warn(
         `${batch.length} request(s) not enqueued now (${(err as Error).message}); the sweep will retry`,

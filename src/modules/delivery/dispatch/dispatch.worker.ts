@@ -6,8 +6,9 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
-import type { Queue } from 'bull';
-import { CHANNELS } from '../../messages/channel.js';
+import type { Job, Queue } from 'bull';
+import { CHANNELS, type Channel } from '../../messages/channel.js';
+import { deletePointers } from './shared-jobs.js';
 import type { DispatchJob } from './dispatch.constants.js';
 import { DeliveryReportService } from '../receipts/delivery-report.service.js';
 import { DispatchProducer } from './dispatch.producer.js';
@@ -42,7 +43,9 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
       transport.onInbound?.((sms) => this.inbound.receive(sms));
       void this.producer
         .queue(channel)
-        .process('send', this.config.concurrency[channel], (job) => this.dispatcher.handle(channel, job));
+        .process('send', this.config.concurrency[channel], (job) =>
+          this.run(this.producer.queue(channel), channel, job),
+        );
     }
     const test = this.transports.test();
     test.onReport((report) => this.reports.receive(test.name, report));
@@ -54,10 +57,17 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
       [this.producer.testQueue(), this.config.testTraffic.concurrency],
     ];
     for (const [queue, places] of everyChannel)
-      void queue.process('send', places, (job) => this.dispatcher.handle(job.data.channel ?? 'sms', job));
+      void queue.process('send', places, (job) => this.run(queue, job.data.channel ?? 'sms', job));
     this.logger.log(
       `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} priority×${this.config.concurrency.priority} test×${this.config.testTraffic.concurrency} callbacks×${this.config.concurrency.callbacks}`,
     );
+  }
+
+  /** A shared job's pointers (shared-jobs.ts) go once its messages are handed over. */
+  private async run(queue: Queue<DispatchJob>, channel: Channel, job: Job<DispatchJob>) {
+    const done = await this.dispatcher.handle(channel, job);
+    await deletePointers(queue, job);
+    return done;
   }
 
   async beforeApplicationShutdown(): Promise<void> {

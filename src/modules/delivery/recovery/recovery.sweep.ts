@@ -9,6 +9,9 @@ import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { MessageStore } from '../../messages/message.store.js';
 import type { Queue } from 'bull';
+import type { QueuedRequest } from '../../messages/message.types.js';
+import type { DispatchJob } from '../dispatch/dispatch.constants.js';
+import { jobOfChunk } from '../dispatch/shared-jobs.js';
 import { dispatchJobId, DispatchProducer, waitingChunks, type Chunk } from '../dispatch/dispatch.producer.js';
 import { ReceiptExpiry } from '../receipts/receipt-expiry.service.js';
 import { STATE_CHANGE_LISTENER, type StateChangeListener } from '../lifecycle/state-change.listener.js';
@@ -87,6 +90,11 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
     const stale = await this.store.findUnenqueued(this.config.sweepMinAgeMs, UNQUEUED_PER_ROUND);
     let enqueued = 0;
     for (const req of stale) {
+      // Its shared job is there, only the mark was lost: marked now, not queued twice.
+      if (await this.inLiveSharedJob(req)) {
+        await this.store.markEnqueued([String(req.id)]);
+        continue;
+      }
       const chunks = await this.waitingChunks(String(req.id));
       const queued = await this.producer.enqueueChunks(
         req.channel,
@@ -141,15 +149,26 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
     return waitingChunks(await this.store.acceptedStates(requestId));
   }
 
-  /** The chunks whose job will not run again by itself; a finished job still kept is removed so its id can be reused. */
-  private async lostChunks(queue: Queue, requestId: string, chunks: Chunk[]): Promise<Chunk[]> {
+  /**
+   * The chunks whose job will not run again by itself; a finished job still kept under the
+   * chunk's own id is removed so the id can be reused. A request that shared a job is looked up
+   * through its pointer (shared-jobs.ts).
+   */
+  private async lostChunks(queue: Queue<DispatchJob>, requestId: string, chunks: Chunk[]): Promise<Chunk[]> {
     const lost: Chunk[] = [];
     for (const chunk of chunks) {
-      const job = await queue.getJob(dispatchJobId(requestId, chunk.index));
-      if (job && ALIVE.has(await job.getState())) continue;
-      if (job) await job.remove();
+      const found = await jobOfChunk(queue, requestId, chunk.index, dispatchJobId(requestId, chunk.index));
+      if (found && ALIVE.has(await found.job.getState())) continue;
+      if (found?.own) await found.job.remove();
       lost.push(chunk);
     }
     return lost;
+  }
+
+  private async inLiveSharedJob(req: QueuedRequest): Promise<boolean> {
+    const id = String(req.id);
+    const queue = this.producer.queueFor(req.channel, Boolean(req.test_mode), req.priority);
+    const found = await jobOfChunk(queue, id, 0, dispatchJobId(id, 0));
+    return Boolean(found && !found.own && ALIVE.has(await found.job.getState()));
   }
 }

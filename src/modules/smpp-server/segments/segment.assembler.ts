@@ -30,6 +30,9 @@ export interface SegmentPart {
   ref: number;
   total: number;
   seq: number;
+  /** What this part's submit_sm asked for; the text goes with its first part's. */
+  sendAt?: string;
+  validityPeriod?: number;
 }
 
 /**
@@ -94,6 +97,8 @@ export class SegmentAssembler implements OnApplicationBootstrap, OnApplicationSh
         seqnum: part.seq,
         registeredDelivery: part.registeredDelivery,
         text: part.text,
+        sendAt: part.sendAt ? new Date(part.sendAt) : null,
+        validityPeriod: part.validityPeriod ?? null,
       });
     } catch (err) {
       return { status: smpp.ESME_RSYSERR, why: (err as Error).message };
@@ -121,6 +126,8 @@ export class SegmentAssembler implements OnApplicationBootstrap, OnApplicationSh
       text: parts.map((p) => p.text).join(''),
       registeredDelivery: first.registeredDelivery,
       userReferenceId: `smpp-parts-${first.id}`,
+      ...(first.sendAt ? { sendAt: first.sendAt.toISOString() } : {}),
+      ...(first.validityPeriod !== null ? { validityPeriod: first.validityPeriod } : {}),
     });
     if (sent.messageId !== undefined) await this.store.close(group, 'stored', sent.messageId);
     else if (sent.status !== smpp.ESME_RSYSERR) await this.store.close(group, 'refused', null);

@@ -16,14 +16,13 @@ export interface NewSegment extends SegmentGroup {
   seqnum: number;
   registeredDelivery: number;
   text: string;
+  /** What the part's submit_sm asked for (schedule_delivery_time, validity_period); null: none. */
+  sendAt: Date | null;
+  validityPeriod: number | null;
 }
 
 /** A part as stored: the message_id its submit_sm_resp gave, and the one message made of its text. */
-export interface SegmentRow extends SegmentGroup {
-  id: string;
-  seqnum: number;
-  registeredDelivery: number;
-  text: string;
+export interface SegmentRow extends NewSegment {
   state: 'waiting' | 'stored' | 'incomplete' | 'refused';
   messageId: string | null;
   createdAt: Date;
@@ -42,6 +41,8 @@ interface Raw {
   state: SegmentRow['state'];
   message_id: string | null;
   created_at: Date;
+  send_at: Date | null;
+  validity_period: number | null;
 }
 
 const row = (r: Raw): SegmentRow => ({
@@ -57,6 +58,8 @@ const row = (r: Raw): SegmentRow => ({
   state: r.state,
   messageId: r.message_id === null ? null : String(r.message_id),
   createdAt: r.created_at,
+  sendAt: r.send_at,
+  validityPeriod: r.validity_period === null ? null : Number(r.validity_period),
 });
 
 const GROUP = 'credential_id = ? AND source = ? AND destination = ? AND ref = ? AND total = ?';
@@ -73,9 +76,9 @@ export class SegmentStore {
    */
   async insert(s: NewSegment): Promise<string> {
     await this.ds.query(
-      `INSERT IGNORE INTO smpp_segments (id, credential_id, source, destination, ref, total, seqnum, registered_delivery, text)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [s.id, ...groupParams(s), s.seqnum, s.registeredDelivery, s.text],
+      `INSERT IGNORE INTO smpp_segments (id, credential_id, source, destination, ref, total, seqnum, registered_delivery, text, send_at, validity_period)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [s.id, ...groupParams(s), s.seqnum, s.registeredDelivery, s.text, s.sendAt, s.validityPeriod],
     );
     const found = (await this.ds.query(
       `SELECT id FROM smpp_segments WHERE ${GROUP} AND seqnum = ? AND open = 1`,

@@ -14,6 +14,9 @@ export interface SmppText {
   registeredDelivery: number;
   /** Makes a second send of the same parts (another process, the sweep) find the first. */
   userReferenceId?: string;
+  /** From schedule_delivery_time and validity_period (smpp-time.ts); absent: at once, the default validity. */
+  sendAt?: string;
+  validityPeriod?: number;
 }
 
 export type SmppSendResult =
@@ -42,6 +45,8 @@ export function refusalStatus(err: unknown): number {
       if (field === 'from') return smpp.errors.ESME_RINVSRCADR!;
       if (field.startsWith('to')) return smpp.errors.ESME_RINVDSTADR!;
       if (field === 'message') return smpp.errors.ESME_RINVMSGLEN!;
+      if (field === 'send_at') return smpp.errors.ESME_RINVSCHED!;
+      if (field === 'validity_period') return smpp.errors.ESME_RINVEXPIRY!;
       return smpp.errors.ESME_RSUBMITFAIL!;
     }
     default:
@@ -78,6 +83,8 @@ export class SmppSend {
         recipients: [t.to],
         body: t.text,
         userReferenceId: t.userReferenceId ?? null,
+        sendAt: t.sendAt ?? null,
+        validityPeriod: t.validityPeriod ?? null,
         smpp: { credentialId: credential.id, registeredDelivery: t.registeredDelivery },
       });
       const entry = out.entries[0]!;
