@@ -167,7 +167,7 @@ export interface paths {
         put?: never;
         /**
          * Send SMS from an XML document
-         * @description Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url and user_reference_id. Parsed as XML whatever Content-Type says, except text/plain, application/x-www-form-urlencoded and multipart/form-data (415: an HTML form on any site can send those); DOCTYPE and entities are refused.
+         * @description Any root element; children from, to (repeat it or comma-separate), message, source, optional callback_url, user_reference_id, send_at, validity_period and shorten_links (true or false). Parsed as XML whatever Content-Type says, except text/plain, application/x-www-form-urlencoded and multipart/form-data (415: an HTML form on any site can send those); DOCTYPE and entities are refused.
          */
         post: operations["SmsXmlController_send"];
         delete?: never;
@@ -621,6 +621,26 @@ export interface paths {
          * @description Replaces the number (or address) with `erased` and drops the text of every final message to it, the text of requests sent to it alone, and the number and text of inbound messages from it; so too in the payloads of callback events not yet delivered, the kept answers of idempotent requests, request log paths, and the archive, when one is kept. Amounts, states and times stay; the suppression list is not changed. A test key erases test data only.
          */
         post: operations["ErasureController_erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/l/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a short link: 302 to its target, the click counted
+         * @description No key. A request whose User-Agent is a link-preview fetcher or scanner (facebookexternalhit, Slackbot, WhatsApp, …) is redirected too but counted as a preview, not a click. Answers carry `Cache-Control: no-store`, so every click reaches the service.
+         */
+        get: operations["LinkRedirectController_follow"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1261,6 +1281,11 @@ export interface components {
              * @example true
              */
             smart_encoding?: boolean;
+            /**
+             * @description Replace each http(s) link of the text with a short link of its own per recipient (`<SHORT_LINK_BASE_URL>/<code>`), whose clicks the message lookup shows. Segments and price are those of the text as sent. Refused (400) when the service has no SHORT_LINK_BASE_URL.
+             * @example true
+             */
+            shorten_links?: boolean;
         } & ((unknown | unknown) & (unknown | unknown) & (unknown | unknown | unknown));
         SmsSendEntryDto: {
             /**
@@ -1656,6 +1681,11 @@ export interface components {
              * @enum {string}
              */
             priority?: "high" | "normal";
+            /**
+             * @description Replace each http(s) link of the text with a short link of its own per recipient (`<SHORT_LINK_BASE_URL>/<code>`), whose clicks the message lookup shows. Segments and price are those of the text as sent. Refused (400) when the service has no SHORT_LINK_BASE_URL.
+             * @example true
+             */
+            shorten_links?: boolean;
             /**
              * @description An SMS to each recipient whose chat message is not DELIVERED within after_seconds of acceptance (of send_at when later), or ends UNDELIVERED, REJECTED, FAILED or EXPIRED before. It is an ordinary SMS, priced and charged when it is created (REJECTED, INSUFFICIENT_BALANCE when the SMS balance cannot pay then); the chat message's lookup shows it as `fallback`, and its events go to this request's callback URL too.
              * @example {
@@ -2233,6 +2263,29 @@ export interface components {
              */
             occurred_at: string;
         };
+        MessageLinkDto: {
+            /**
+             * @description the link as the text gave it
+             * @example https://shop.acme.example/orders/1234
+             */
+            url: string;
+            /**
+             * @description the short link the recipient got in its place
+             * @example https://acme.example/l/Xk3fP9qLmA
+             */
+            short_url: string;
+            /**
+             * @description clicks, link previews and scanners not counted
+             * @example 2
+             */
+            clicks: number;
+            /**
+             * Format: date-time
+             * @description the first click; null before one
+             * @example 2025-11-26T19:20:02.120Z
+             */
+            first_click_at: string | null;
+        };
         MessageDetailDto: {
             /**
              * @description UUID for SMS and chat, numeric text for e-mail
@@ -2325,6 +2378,8 @@ export interface components {
             smpp_message_id?: string;
             /** @description every state the message went through, oldest first */
             history: components["schemas"]["MessageEventDto"][];
+            /** @description the short links of its text (a send with shorten_links), in text order; absent without */
+            links?: components["schemas"]["MessageLinkDto"][];
         };
         RequestCountsDto: {
             /** @example 0 */
@@ -2405,6 +2460,8 @@ export interface components {
             idempotency_keys: number;
             /** @description Request log rows whose path named this recipient (a suppression removed) */
             request_logs: number;
+            /** @description Short links of those messages, removed (they answer 404 from then on) */
+            short_links: number;
             /** @description Archived message lines rewritten (when an archive is kept) */
             archived_messages: number;
         };
@@ -8745,6 +8802,51 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window (or a refusal) ends */
                     "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    LinkRedirectController_follow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The code of the short link (letters and digits) */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the link target */
+            302: {
+                headers: {
+                    /** @description the original URL */
+                    Location?: string;
+                    /** @description `no-store` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unknown code, or one older than LINK_RETENTION_DAYS: a plain HTML page */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Error envelope; error.code one of METHOD_NOT_ALLOWED. The path does not serve this method; Allow lists those it does */
+            405: {
+                headers: {
+                    /** @description The methods this path serves, e.g. `POST` */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
