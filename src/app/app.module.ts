@@ -26,7 +26,7 @@ import { WebhooksHttpModule } from '../modules/callbacks/webhooks/webhooks-http.
 import { SuppressionsHttpModule } from '../modules/suppressions/suppressions-http.module.js';
 import { SubaccountsHttpModule } from '../modules/subaccounts/subaccounts-http.module.js';
 import { ErasureHttpModule } from '../modules/retention/erasure-http.module.js';
-import { LinksHttpModule } from '../modules/links/links-http.module.js';
+import { LinkRedirectsModule } from '../modules/link-redirects/link-redirects.module.js';
 import { AllQueuesModule } from '../modules/health/every-queue.module.js';
 import { STATE_LISTENERS } from './state-listeners.js';
 import { WorkerModule } from './worker.module.js';
@@ -68,7 +68,7 @@ export class AppModule {
         RequestSummaryModule,
         ErasureHttpModule,
         // Short links: /l/<code>, the redirect recipients follow.
-        LinksHttpModule,
+        LinkRedirectsModule,
         SubaccountsHttpModule,
         CountriesHttpModule,
         LookupHttpModule,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LinkClicks } from '../../src/modules/links/link-clicks.js';
+import { LinkClicks } from '../../src/modules/link-redirects/link-clicks.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { ageShortLink, linkRow, linksOfRequest } from '../support/link-probes.js';
 import { messagesOfRequest } from '../support/probes.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LinkClicks } from '../../src/modules/links/link-clicks.js';
+import { LinkClicks } from '../../src/modules/link-redirects/link-clicks.service.js';
+import { WebhooksModule } from '../../src/modules/callbacks/webhooks/webhooks.module.js';
 import { ShortLinkStore, type NewShortLink } from '../../src/modules/links/short-link.store.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 import { createConnection } from 'mysql2/promise';
@@ -14,7 +15,8 @@ let store: ShortLinkStore;
 let next = 1;
 
 beforeAll(async () => {
-  ctx = await startServices([], [ShortLinkStore, LinkClicks]);
+  // LinkClicks hands the link.clicked events of what it counts to the webhook endpoints.
+  ctx = await startServices([WebhooksModule], [ShortLinkStore, LinkClicks]);
   store = ctx.get(ShortLinkStore);
 });
 
@@ -125,7 +127,7 @@ describe('LinkClicks', () => {
   });
 
   it('writes what it holds when the application shuts down', async () => {
-    const own = await startServices([], [ShortLinkStore, LinkClicks]);
+    const own = await startServices([WebhooksModule], [ShortLinkStore, LinkClicks]);
     const conn = await createConnection(`${MYSQL_ROOT}/${own.name}`);
     try {
       const rows = [

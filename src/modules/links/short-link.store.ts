@@ -88,6 +88,19 @@ export class ShortLinkStore {
     return row && { url: row.url, message_id: String(row.message_id), created_at: row.created_at };
   }
 
+  /** Whose messages these are (account and side) and their public ids, for the events of their clicks. */
+  async ownersOf(
+    messageIds: string[],
+  ): Promise<Map<string, { account_id: string; test_mode: number; message_id: string }>> {
+    if (messageIds.length === 0) return new Map();
+    const rows = (await this.main.query(
+      `SELECT m.id, m.account_id, r.test_mode, IF(m.channel = 'email', CAST(m.id AS CHAR), m.uuid) AS message_id
+         FROM messages m JOIN send_requests r ON r.id = m.send_request_id WHERE m.id IN (?)`,
+      [messageIds],
+    )) as Array<{ id: string; account_id: string; test_mode: number; message_id: string }>;
+    return new Map(rows.map((r) => [String(r.id), { ...r, account_id: String(r.account_id) }]));
+  }
+
   /**
    * Adds tallies to their rows (a code removed meanwhile is skipped): counts add up, the first
    * click time only moves earlier and the last only later, so writes from several processes, in

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { MessageLookupStore } from './message-lookup.store.js';
-import { ShortLinks } from '../links/short-links.js';
+import { ShortLinks } from '../links/short-links.service.js';
 import type { MessageView } from './message.types.js';
 import { messageDetail, messageView, type MessageDto } from './message-response.dto.js';
 

@@ -32,7 +32,7 @@ import { refuseAccepted, storedRefusal, storesRefused } from './stored-refusals.
 import { TestQuota } from './test-quota.service.js';
 import { TariffService } from './tariff.service.js';
 import { SendingMetrics } from './sending.metrics.js';
-import { ShortLinks } from '../links/short-links.js';
+import { ShortLinks } from '../links/short-links.service.js';
 import { familyRoot } from '../accounts/family.js';
 import { deferToWindow } from '../messages/windows/window-deferral.js';
 import { windowOfSend } from '../messages/windows/window-of-send.js';

@@ -4,7 +4,7 @@ import type { NewMessageRow } from '../messages/message.types.js';
 import type { PreparedSend } from './send.committer.js';
 import { isTestKey, spendOf } from './send-mode.js';
 import type { CheckedRequest } from './send.types.js';
-import type { ShortLinks } from '../links/short-links.js';
+import type { ShortLinks } from '../links/short-links.service.js';
 import type { NewShortLink } from '../links/short-link.store.js';
 
 /**

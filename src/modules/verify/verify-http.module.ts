@@ -10,6 +10,7 @@ import { TemplatesModule } from '../templates/templates.module.js';
 import { VerificationChecks } from './verification-checks.service.js';
 import { VerificationExpiry } from './verification-expiry.sweep.js';
 import { VerificationOutcomes } from './verification-outcomes.service.js';
+import { WebhooksModule } from '../callbacks/webhooks/webhooks.module.js';
 import { VerificationRate } from './verification-rate.limiter.js';
 import { VerificationStoreModule } from './verification-store.module.js';
 import { VerifyController } from './verify.controller.js';
@@ -27,6 +28,7 @@ import { VerifyService } from './verify.service.js';
     PumpingModule,
     MetricsModule,
     RedisModule,
+    WebhooksModule,
     VerificationStoreModule,
   ],
   controllers: [VerifyController],

@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isbot } from 'isbot';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { TtlCache } from '../../platform/caching/ttl-cache.js';
-import { CODE_PATTERN } from './link-text.js';
-import { LinkClicks } from './link-clicks.js';
-import { ShortLinkStore, type FoundLink } from './short-link.store.js';
+import { CODE_PATTERN } from '../links/link-text.js';
+import { LinkClicks } from './link-clicks.service.js';
+import { ShortLinkStore, type FoundLink } from '../links/short-link.store.js';
 
 const DAY_MS = 86_400_000;
 /**

@@ -6,10 +6,20 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
-import { ShortLinkStore, type ClickTally, type LiveLink } from './short-link.store.js';
+import { WebhookEvents } from '../callbacks/webhooks/webhook-events.service.js';
+import { ShortLinkStore, type ClickTally, type LiveLink } from '../links/short-link.store.js';
 
 /** How often the counts gathered are written. */
 export const CLICK_FLUSH_MS = 1000;
+/** Clicks whose link.clicked events wait for the next write; beyond, the oldest are dropped and logged. */
+const MAX_PENDING_EVENTS = 100_000;
+
+interface ClickEvent {
+  code: string;
+  url: string;
+  messageId: string;
+  at: Date;
+}
 
 /** A followed link: its code and what the redirect read of it. */
 export interface FollowedLink extends LiveLink {
@@ -27,6 +37,7 @@ export interface FollowedLink extends LiveLink {
 export class LinkClicks implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('LinkClicks');
   private tallies = new Map<string, ClickTally>();
+  private events: ClickEvent[] = [];
   private closing = false;
   private lastWrite: Promise<unknown> = Promise.resolve();
   private readonly task = new PeriodicTask({
@@ -36,7 +47,10 @@ export class LinkClicks implements OnApplicationBootstrap, BeforeApplicationShut
     failure: (err) => `writing link clicks failed (kept for the next write): ${err.message}`,
   });
 
-  constructor(private readonly store: ShortLinkStore) {}
+  constructor(
+    private readonly store: ShortLinkStore,
+    private readonly webhooks: WebhookEvents,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.task.start();
@@ -61,6 +75,11 @@ export class LinkClicks implements OnApplicationBootstrap, BeforeApplicationShut
     t.clicks++;
     if (!t.firstAt) t.firstAt = at;
     t.lastAt = at;
+    this.events.push({ code: link.code, url: link.url, messageId: link.message_id, at });
+    if (this.events.length > MAX_PENDING_EVENTS) {
+      this.events.shift();
+      this.logger.warn('link.clicked events are not being kept: the oldest is dropped');
+    }
     this.afterCount();
   }
 
@@ -70,8 +89,49 @@ export class LinkClicks implements OnApplicationBootstrap, BeforeApplicationShut
     this.afterCount();
   }
 
-  /** Writes the counts gathered so far (tests call it rather than wait for the timer). */
+  /** Writes the counts gathered so far, then their link.clicked events (tests call it rather than wait for the timer). */
   async flush(): Promise<void> {
+    await this.writeCounts();
+    await this.publishClicks();
+  }
+
+  /**
+   * The link.clicked events of the clicks counted since the last write, to the message's account
+   * (and side). Kept for the next write when they could not be handed over.
+   */
+  private async publishClicks(): Promise<void> {
+    if (this.events.length === 0) return;
+    const events = this.events;
+    this.events = [];
+    try {
+      const owners = await this.store.ownersOf([...new Set(events.map((e) => e.messageId))]);
+      await this.webhooks.publish(
+        events.flatMap((e) => {
+          const owner = owners.get(e.messageId);
+          if (!owner) return []; // the message was removed meanwhile
+          return [
+            {
+              accountId: owner.account_id,
+              type: 'link.clicked' as const,
+              test: Boolean(owner.test_mode),
+              occurredAt: e.at,
+              data: {
+                code: e.code,
+                url: e.url,
+                message_id: owner.message_id,
+                clicked_at: e.at.toISOString(),
+              },
+            },
+          ];
+        }),
+      );
+    } catch (err) {
+      this.events = [...events, ...this.events].slice(-MAX_PENDING_EVENTS);
+      throw err;
+    }
+  }
+
+  private async writeCounts(): Promise<void> {
     if (this.tallies.size === 0) return this.lastWrite.then(() => undefined);
     const batch = [...this.tallies.values()];
     this.tallies = new Map();

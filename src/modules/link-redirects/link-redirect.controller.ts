@@ -2,7 +2,7 @@ import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../platform/http/public.decorator.js';
-import { LinkRedirects } from './link-redirects.js';
+import { LinkRedirects } from './link-redirects.service.js';
 
 /**
  * Neither the redirect nor its 404 may be kept by a browser or proxy: a kept redirect would send
