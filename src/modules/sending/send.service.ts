@@ -254,8 +254,8 @@ export class SendService {
     }
     // Numbers of a country the account may not reach (COUNTRY_NOT_ALLOWED), and premium-rate
     // numbers it has not been allowed (PREMIUM_NUMBER), are refused here, before anything is charged.
-    if (!this.countries.applyCached(auth.account.id, policy.channel, entries))
-      await this.countries.apply(auth.account.id, policy.channel, entries);
+    const refused = this.countries.apply(auth.account.id, policy.channel, entries);
+    if (refused) await refused;
     // Unroutable SMS recipients become REJECTED (NO_ROUTE) here, before anything is charged;
     // each recipient's price per unit is its destination's (longest prefix), else the channel's.
     const known = this.tariffs.of(auth.account.id, policy.channel);

@@ -44,17 +44,15 @@ export class CountryCheck {
     );
   }
 
-  async apply(accountId: string, channel: Channel, entries: CountryCheckedRecipient[]): Promise<void> {
-    if (byNumber(channel)) refuse(await this.permissions(accountId), entries);
-  }
-
-  /** apply without a promise while the account's permissions are remembered; false when they must be read. */
-  applyCached(accountId: string, channel: Channel, entries: CountryCheckedRecipient[]): boolean {
-    if (!byNumber(channel)) return true;
-    const permissions = this.cache.peek(accountId);
-    if (!permissions) return false;
-    refuse(permissions, entries);
-    return true;
+  /**
+   * Refuses the recipients outside the account's permissions: at once while they are remembered
+   * (nearly every send; no promise, docs/performance.md#promises), else once they are read.
+   */
+  apply(accountId: string, channel: Channel, entries: CountryCheckedRecipient[]): void | Promise<void> {
+    if (!byNumber(channel)) return;
+    const remembered = this.cache.peek(accountId);
+    if (remembered) return refuse(remembered, entries);
+    return this.permissions(accountId).then((p) => refuse(p, entries));
   }
 
   /** Forgets what this process remembers of these accounts (after a change to them). */
