@@ -19,6 +19,15 @@ export type Balance = Schemas['BalanceResponseDto'];
 export type Message = Schemas['MessageDetailDto'];
 export type MessageList = Schemas['MessageSearchResponseDto'];
 export type ListMessagesQuery = NonNullable<paths['/api/v1/json/messages']['get']['parameters']['query']>;
+export type VerificationStartBody = Schemas['VerifyStartDto'];
+export type VerificationStarted = Schemas['VerificationStartedDto'];
+export type VerificationChecked = Schemas['VerificationCheckedDto'];
+export type Verification = Schemas['VerificationDto'];
+export type NumberLookup = Schemas['NumberLookupDto'];
+export type WebhookCreateBody = Schemas['CreateWebhookDto'];
+export type WebhookCreated = Schemas['CreatedWebhookDto'];
+export type Webhook = Schemas['WebhookDto'];
+export type WebhookList = Schemas['WebhookListDto'];
 
 export interface ClientOptions extends Partial<RetryOptions> {
   /** Where the service is, e.g. `https://sms.example.com` (no trailing `/api`). */
@@ -48,6 +57,21 @@ export interface BulkMessagingClient {
   getBalance(options?: CallOptions): Promise<Balance>;
   getMessage(messageId: string, options?: CallOptions): Promise<Message>;
   listMessages(query?: ListMessagesQuery, options?: CallOptions): Promise<MessageList>;
+  /** Sends a one-time code (a test key's answer carries it as `test_code`). */
+  startVerification(body: VerificationStartBody, options?: CallOptions): Promise<VerificationStarted>;
+  checkVerification(
+    verificationId: string,
+    code: string,
+    options?: CallOptions,
+  ): Promise<VerificationChecked>;
+  cancelVerification(verificationId: string, options?: CallOptions): Promise<Verification>;
+  getVerification(verificationId: string, options?: CallOptions): Promise<Verification>;
+  /** A number's validity, country, type and this account's SMS price (free). */
+  lookupNumber(number: string, options?: CallOptions): Promise<NumberLookup>;
+  /** A webhook endpoint; its `secret` is in this answer only. */
+  createWebhook(body: WebhookCreateBody, options?: SendOptions): Promise<WebhookCreated>;
+  listWebhooks(options?: CallOptions): Promise<WebhookList>;
+  deleteWebhook(webhookId: string, options?: CallOptions): Promise<unknown>;
   /** The typed openapi-fetch client underneath (same key, same retries), for every other route. */
   readonly api: Client<paths>;
 }
@@ -95,5 +119,39 @@ export function createClient(options: ClientOptions): BulkMessagingClient {
       ),
     listMessages: (query = {}, o) =>
       unwrap(api.GET('/api/v1/json/messages', { params: { query }, signal: o?.signal })),
+    startVerification: (body, o) => unwrap(api.POST('/api/v1/json/verify', { body, signal: o?.signal })),
+    checkVerification: (verificationId, code, o) =>
+      unwrap(
+        api.POST('/api/v1/json/verify/{verificationId}/check', {
+          params: { path: { verificationId } },
+          body: { code },
+          signal: o?.signal,
+        }),
+      ),
+    cancelVerification: (verificationId, o) =>
+      unwrap(
+        api.POST('/api/v1/json/verify/{verificationId}/cancel', {
+          params: { path: { verificationId } },
+          signal: o?.signal,
+        }),
+      ),
+    getVerification: (verificationId, o) =>
+      unwrap(
+        api.GET('/api/v1/json/verify/{verificationId}', {
+          params: { path: { verificationId } },
+          signal: o?.signal,
+        }),
+      ),
+    lookupNumber: (number, o) =>
+      unwrap(api.GET('/api/v1/json/lookup/{number}', { params: { path: { number } }, signal: o?.signal })),
+    createWebhook: (body, o) => unwrap(api.POST('/api/v1/json/webhooks', { body, ...create(o) })),
+    listWebhooks: (o) => unwrap(api.GET('/api/v1/json/webhooks', { signal: o?.signal })),
+    deleteWebhook: (webhookId, o) =>
+      unwrap(
+        api.DELETE('/api/v1/json/webhooks/{webhookId}', {
+          params: { path: { webhookId } },
+          signal: o?.signal,
+        }),
+      ),
   };
 }

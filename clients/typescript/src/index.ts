@@ -14,6 +14,15 @@ export {
   type SendOptions,
   type SmsSendBody,
   type SmsSendResult,
+  type NumberLookup,
+  type Verification,
+  type VerificationChecked,
+  type VerificationStartBody,
+  type VerificationStarted,
+  type Webhook,
+  type WebhookCreateBody,
+  type WebhookCreated,
+  type WebhookList,
 } from './client.js';
 export { REQUIRED_ONE_OF, type WithAlternatives } from './alternatives.js';
 export { BulkMessagingError, type ErrorCode, type ErrorDetail } from './errors.js';

@@ -28,6 +28,40 @@ describe('@bulk-messaging/client against the service', () => {
     options: { baseUrl?: string; apiKey?: string; retries?: number; timeoutMs?: number } = {},
   ) => createClient({ baseUrl: s.url, apiKey: s.tenant.key, baseDelayMs: 20, ...options });
 
+  it('verifies a number with a code, looks a number up, and creates, lists and deletes a webhook endpoint', async () => {
+    const tenant = await createTenant(s.t, { test: true, prices: { sms: '0.25' } });
+    const test = client({ apiKey: tenant.test!.key });
+    const started = await test.startVerification({ to: '260971234567', code_length: 6 });
+    expect(started).toMatchObject({ status: 'pending', channel: 'sms' });
+    const code = (started as { test_code?: string }).test_code!;
+    expect(code).toMatch(/^\d{6}$/);
+    const wrong = await test.checkVerification(
+      started.verification_id,
+      code === '000000' ? '111111' : '000000',
+    );
+    expect(wrong).toMatchObject({ status: 'pending', attempts_remaining: 4 });
+    expect(await test.checkVerification(started.verification_id, code)).toMatchObject({ status: 'approved' });
+    expect((await test.getVerification(started.verification_id)).status).toBe('approved');
+    const closed = await refusal(test.cancelVerification(started.verification_id));
+    expect(closed.code).toBe('VERIFICATION_CLOSED');
+
+    const live = client({ apiKey: tenant.key });
+    expect(await live.lookupNumber('260971234567')).toMatchObject({
+      number: '260971234567',
+      valid: true,
+      country: 'ZM',
+      sms_price: 0.25,
+    });
+    const made = await live.createWebhook({
+      url: 'https://hooks.acme.example/events',
+      events: ['message.delivered'],
+    });
+    expect(made.secret).toMatch(/^whsec_/);
+    expect((await live.listWebhooks()).webhooks.map((w) => w.webhook_id)).toEqual([made.webhook_id]);
+    await live.deleteWebhook(made.webhook_id);
+    expect((await live.listWebhooks()).webhooks).toEqual([]);
+  });
+
   it('sends an SMS, an e-mail and a chat message, and reads the balance and the messages back', async () => {
     const api = client();
     const sms = await api.sendSms(SMS);

@@ -1888,7 +1888,7 @@ export interface components {
              * @default MANUAL
              * @enum {string}
              */
-            reason: "MANUAL" | "UNSUBSCRIBE";
+            reason?: "MANUAL" | "UNSUBSCRIBE";
         };
         SuppressionChangeResponseDto: {
             /** @example true */
@@ -2595,7 +2595,7 @@ export interface components {
              * @default live
              * @enum {string}
              */
-            mode: "live" | "test";
+            mode?: "live" | "test";
             /**
              * @description Most the key may spend per UTC day, in the account currency
              * @example 50.00
@@ -2773,7 +2773,7 @@ export interface components {
              * @default sms
              * @enum {string}
              */
-            channel: "sms" | "email" | "chat";
+            channel?: "sms" | "email" | "chat";
             /**
              * @description The sender: an SMS sender id (default "Verify"), the e-mail sender address or the chat business number (required for those two)
              * @example Acme
@@ -2783,12 +2783,12 @@ export interface components {
              * @description Digits of the code
              * @default 6
              */
-            code_length: number;
+            code_length?: number;
             /**
              * @description How long the code works, in seconds
              * @default 600
              */
-            ttl_seconds: number;
+            ttl_seconds?: number;
             /**
              * Format: uuid
              * @description A template of the verification's channel whose body holds {{code}}
