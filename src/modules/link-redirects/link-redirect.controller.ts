@@ -2,6 +2,7 @@ import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../platform/http/public.decorator.js';
+import { ApiErrors } from '../../platform/openapi/api-docs.decorators.js';
 import { LinkRedirects } from './link-redirects.service.js';
 
 /**
@@ -44,6 +45,7 @@ export class LinkRedirectController {
       'Cache-Control': { description: '`no-store`', schema: { type: 'string', example: NO_STORE } },
     },
   })
+  @ApiErrors([500, 503])
   @ApiNotFoundResponse({
     description: 'An unknown code, or one older than LINK_RETENTION_DAYS: a plain HTML page',
     content: { 'text/html': { schema: { type: 'string', example: NOT_FOUND_PAGE } } },
