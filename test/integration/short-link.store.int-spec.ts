@@ -107,6 +107,20 @@ describe('ShortLinkStore', () => {
   });
 });
 
+describe('ShortLinkStore, a day dropped whole', () => {
+  it('removes the links of messages in an id range, a limit at a time, and none outside it', async () => {
+    const a = await links(['RangeIn001', 'RangeIn002']);
+    const b = await links(['RangeIn003']);
+    const c = await links(['RangeOut01']);
+    const [from, to] = [a[0].messageId, c[0].messageId];
+    expect(await store.removeOfMessageRange(from, to, 2)).toBe(2);
+    expect(await store.removeOfMessageRange(from, to, 2)).toBe(1);
+    expect(await store.removeOfMessageRange(from, to, 2)).toBe(0);
+    expect(await store.find(b[0].code)).toBeUndefined();
+    expect(await store.find(c[0].code)).toBeDefined();
+  });
+});
+
 describe('LinkClicks', () => {
   it('gathers clicks and previews in memory and writes them in one go', async () => {
     const [l] = await links(['Gather0001']);

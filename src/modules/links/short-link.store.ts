@@ -149,6 +149,17 @@ export class ShortLinkStore {
     return removed;
   }
 
+  /** Up to `limit` short links of messages with ids in [from, to) (a day's partition dropped whole). */
+  async removeOfMessageRange(from: string, to: string, limit: number): Promise<number> {
+    return affected(
+      await this.main.query('DELETE FROM short_links WHERE message_id >= ? AND message_id < ? LIMIT ?', [
+        from,
+        to,
+        limit,
+      ]),
+    );
+  }
+
   /** Removes up to `limit` links created before `before` (expired); the count removed. */
   async removeExpired(before: Date, limit: number): Promise<number> {
     return affected(

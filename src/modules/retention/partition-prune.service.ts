@@ -4,6 +4,7 @@ import { PartitionStore } from '../../database/partitions/partition.store.js';
 import { byDay } from './archive-batches.js';
 import type { ArchiveBatch } from './message-archive.js';
 import { PartitionPruneStore } from './partition-prune.store.js';
+import { ShortLinkStore } from '../links/short-link.store.js';
 import {
   addCounts,
   NO_REMOVALS,
@@ -45,7 +46,7 @@ export interface DayPruneResult {
 /**
  * A prune of the message tables by partition: each partition wholly before the cutoff whose
  * messages are all final and last changed before it is archived (with ARCHIVE_DIR), then its
- * messages' receipts, callback attempts and requests are removed by id range, and the
+ * messages' receipts, callback attempts, short links and requests are removed by id range, and the
  * partition is dropped from messages, message_events and message_parts, the messages last. A
  * partition holding a message not final (or changed since) stays whole until the day it may
  * go; its final messages still leave by the row walk that follows. A run stopped at any point
@@ -58,6 +59,7 @@ export class PartitionPrune {
     private readonly partitions: PartitionStore,
     private readonly days: PartitionPruneStore,
     private readonly rows: RetentionStore,
+    private readonly links: ShortLinkStore,
   ) {}
 
   async run(before: Date, o: DayPruneHooks): Promise<DayPruneResult> {
@@ -78,6 +80,7 @@ export class PartitionPrune {
         ...NO_REMOVALS,
         delivery_reports: await this.chunked((n) => this.days.removeReports(d.from, d.to, n), o),
         callback_attempts: await this.chunked((n) => this.days.removeAttempts(d.from, d.to, n), o),
+        short_links: await this.chunked((n) => this.links.removeOfMessageRange(d.from, d.to, n), o),
       });
       if (o.signal?.aborted) return outcome([]);
     }
