@@ -122,6 +122,8 @@ export class SmppListener implements OnApplicationBootstrap, BeforeApplicationSh
   private async refresh(): Promise<void> {
     const mine = this.bound.all() as SmppSession[];
     const kicks = await this.registry.refresh(mine.map((s) => s.entry()));
+    // A bind given up while the refresh was on its way had its entry written back: drop it again.
+    for (const s of mine) if (s.gone) await this.registry.release(s.credentialId, s.id);
     for (const s of mine) {
       const at = kicks.get(s.credentialId);
       if (at !== undefined && s.since.getTime() <= at) void s.close('kicked by an operator');

@@ -159,6 +159,8 @@ export class SmppSession implements BoundSession {
         };
       });
     if (wasBound) {
+      // Being unbound, it is bound no more: not listed, not counted toward the cap, sent nothing.
+      void this.leave();
       this.deps.logger.log(`unbinding ${this.systemId} from ${this.remoteAddress}: ${reason}`);
       // Reading again, or the unbind_resp would never be seen.
       this.session.resume();
@@ -197,6 +199,11 @@ export class SmppSession implements BoundSession {
     this.pending.clear();
     if (wasBound) this.leave();
     this.deps.onClosed(this);
+  }
+
+  /** Whether the bind was given up (the session is unbinding or closed). */
+  get gone(): boolean {
+    return this.left !== undefined;
   }
 
   /** Gives the bind up: no longer listed here nor counted toward the cap. Once only. */
