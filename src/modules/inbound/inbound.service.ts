@@ -141,8 +141,9 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
         done.push(row.id);
       } catch (err) {
         await admitted?.release();
-        // A refusal (no balance, a text too long) will not change by retrying.
-        if (!(err instanceof AppException)) throw err;
+        // A refusal (no balance, a text too long) will not change by retrying; a database or Redis
+        // that did not answer (503) will, so the sweep tries the reply again.
+        if (!(err instanceof AppException) || err.code === 'SERVICE_UNAVAILABLE') throw err;
         this.warnings.warn(
           `auto-reply to ${row.sender} for account ${accountId} refused: ${err.code} ${err.message}`,
           `refused:${err.code}`,
