@@ -403,6 +403,34 @@ describe('inbound messages and opt-out', () => {
     ]);
   }, 120_000);
 
+  it('answers a HELP from a number the account has suppressed: the reply answers that message', async () => {
+    expect(
+      (await cli('accounts', 'auto-reply', '--username', a.username, '--on-help', 'Call us.')).code,
+    ).toBe(0);
+    const number = '260979991001';
+    const add = await t
+      .http()
+      .post('/api/v1/json/suppressions')
+      .set(auth(a))
+      .send({ channel: 'sms', recipients: [number] });
+    expect(add.status).toBe(200);
+    // Still refused for an ordinary send.
+    const refused = await sendSms(a, [number]);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual([{ field: 'to[0]', message: 'SUPPRESSED' }]);
+    expect((await simulate(number, LONG, 'HELP')).code).toBe(0);
+    const [row] = await waitFor(
+      async () => {
+        const rows = await messagesTo(t, a.account.id, number);
+        return rows.length ? rows : null;
+      },
+      60_000,
+      'the HELP reply',
+    );
+    expect(row).toMatchObject({ sender: LONG, body: 'Call us.' });
+    expect(row.status).not.toBe('REJECTED');
+  }, 90_000);
+
   it('adds, lists with a cursor, and removes suppressions over HTTP, refusing what is not a recipient', async () => {
     const add = await t
       .http()

@@ -133,7 +133,11 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
             recipients: [row.sender],
             body: row.reply_text,
             userReferenceId: `auto-reply-${row.uuid}`,
-            ignoreSuppressions: row.keyword === 'STOP',
+            // The reply answers a message the number has just sent, as decided when it was
+            // stored: a STOP's confirmation goes to the number it suppressed, a HELP is answered
+            // on a suppressed number (as carriers require), and a START's welcome still goes
+            // when a later STOP got in before it.
+            ignoreSuppressions: true,
           },
         );
         // A reply sent before (by the sweep or another process) was counted then.
