@@ -56,6 +56,14 @@ export async function outboxCount(t: Probed, which: 'all' | 'unqueued' = 'all'):
   );
 }
 
+/** The status each kept but not yet queued callback event reports, in the order they were kept. */
+export async function unqueuedStatuses(t: Probed): Promise<string[]> {
+  const rows = (await t.ds.query(
+    `SELECT job FROM ${table(t, 'callback_outbox')} WHERE queued_at IS NULL ORDER BY created_at, event_id`,
+  )) as Array<{ job: string }>;
+  return rows.map((r) => String((JSON.parse(r.job) as { payload?: { status?: string } }).payload?.status));
+}
+
 /** How many callbacks in the outbox carry a text (a recipient, say) in their job. */
 export async function outboxHolding(t: Probed, text: string): Promise<number> {
   return countOf(t, `SELECT COUNT(*) AS n FROM ${table(t, 'callback_outbox')} WHERE job LIKE ?`, [
