@@ -2,11 +2,13 @@ import { InjectQueue } from '@nestjs/bull';
 import {
   Inject,
   Injectable,
+  Logger,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { takeJobs } from '../../platform/queueing/take-jobs.js';
 import { CALLBACK_QUEUE, type CallbackJob } from './callback-job.js';
 import { CallbackSender } from './callback.sender.js';
 
@@ -17,6 +19,8 @@ import { CallbackSender } from './callback.sender.js';
  */
 @Injectable()
 export class CallbackProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Callbacks');
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sender: CallbackSender,
@@ -24,8 +28,12 @@ export class CallbackProcessor implements OnApplicationBootstrap, BeforeApplicat
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.callbacks.process('deliver', this.config.concurrency.callbacks, (job) =>
-      this.sender.handle(job),
+    takeJobs(
+      this.callbacks,
+      'deliver',
+      this.config.concurrency.callbacks,
+      (job) => this.sender.handle(job),
+      this.logger,
     );
   }
 

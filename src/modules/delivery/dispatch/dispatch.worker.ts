@@ -6,6 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { takeJobs } from '../../../platform/queueing/take-jobs.js';
 import type { Job, Queue } from 'bull';
 import { CHANNELS, type Channel } from '../../messages/channel.js';
 import { deletePointers } from './shared-jobs.js';
@@ -41,11 +42,14 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
       // A rejection reaches the transport, which then asks the provider to deliver the report again.
       transport.onReport((report) => this.reports.receive(transport.name, report));
       transport.onInbound?.((sms) => this.inbound.receive(sms));
-      void this.producer
-        .queue(channel)
-        .process('send', this.config.concurrency[channel], (job) =>
-          this.run(this.producer.queue(channel), channel, job),
-        );
+      const queue = this.producer.queue(channel);
+      takeJobs(
+        queue,
+        'send',
+        this.config.concurrency[channel],
+        (job) => this.run(queue, channel, job),
+        this.logger,
+      );
     }
     const test = this.transports.test();
     test.onReport((report) => this.reports.receive(test.name, report));
@@ -57,7 +61,7 @@ export class DispatchWorker implements OnApplicationBootstrap, BeforeApplication
       [this.producer.testQueue(), this.config.testTraffic.concurrency],
     ];
     for (const [queue, places] of everyChannel)
-      void queue.process('send', places, (job) => this.run(queue, job.data.channel ?? 'sms', job));
+      takeJobs(queue, 'send', places, (job) => this.run(queue, job.data.channel ?? 'sms', job), this.logger);
     this.logger.log(
       `processing sms×${this.config.concurrency.sms} email×${this.config.concurrency.email} chat×${this.config.concurrency.chat} priority×${this.config.concurrency.priority} test×${this.config.testTraffic.concurrency} callbacks×${this.config.concurrency.callbacks}`,
     );
