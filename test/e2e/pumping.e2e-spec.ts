@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PUMPING_SETTINGS_TTL_MS } from '../../src/modules/fraud/pumping/pumping.guard.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { runCli } from '../support/cli-in-process.js';
 import { balanceOf } from '../support/probes.js';
@@ -29,6 +30,8 @@ describe('pumping guard: SUSPECTED_PUMPING and accounts fraud', () => {
       '--json',
     ]);
     expect(r.code, r.stderr).toBe(0);
+    // The API process follows a change of the settings within their TTL.
+    if (args.length) await new Promise((done) => setTimeout(done, PUMPING_SETTINGS_TTL_MS + 100));
     return JSON.parse(r.stdout) as {
       mode: string;
       safe_list: string[];

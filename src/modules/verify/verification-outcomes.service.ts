@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { WebhookEvents } from '../callbacks/webhooks/webhook-events.service.js';
+import { VerificationConversions } from './verification-conversion.cache.js';
 import type { VerificationRow } from './verification.store.js';
 import { VerifyMetrics } from './verify.metrics.js';
 
@@ -15,8 +16,8 @@ const EVENT_OF: Partial<Record<VerificationRow['status'], 'verification.approved
 /**
  * Where every verification reaches its final state (approved, max_attempts_reached, expired,
  * canceled), whichever path closed it: a check, a cancel, a newer start, the expiry sweep.
- * Whatever must follow an outcome (its count; the verification.* event to the account's
- * webhook endpoints) is added here, once.
+ * Whatever must follow an outcome (its count; the country's conversion read anew; the
+ * verification.* event to the account's webhook endpoints) is added here, once.
  */
 @Injectable()
 export class VerificationOutcomes {
@@ -25,10 +26,12 @@ export class VerificationOutcomes {
   constructor(
     private readonly metrics: VerifyMetrics,
     private readonly webhooks: WebhookEvents,
+    private readonly conversions: VerificationConversions,
   ) {}
 
   closed(v: VerificationRow): void {
     this.metrics.count(v.country, v.status);
+    this.conversions.forget({ accountId: String(v.account_id), testMode: Boolean(v.test_mode) }, v.country);
     const type = EVENT_OF[v.status];
     if (!type) return;
     // The answer to the check does not wait for the event; the event never holds the code.

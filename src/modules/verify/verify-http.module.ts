@@ -9,6 +9,7 @@ import { SendingModule } from '../sending/sending.module.js';
 import { TemplatesModule } from '../templates/templates.module.js';
 import { VerificationChecks } from './verification-checks.service.js';
 import { VerificationExpiry } from './verification-expiry.sweep.js';
+import { VerificationConversions } from './verification-conversion.cache.js';
 import { VerificationOutcomes } from './verification-outcomes.service.js';
 import { WebhooksModule } from '../callbacks/webhooks/webhooks.module.js';
 import { VerificationRate } from './verification-rate.limiter.js';
@@ -37,6 +38,7 @@ import { VerifyService } from './verify.service.js';
     VerificationChecks,
     VerificationRate,
     VerificationOutcomes,
+    VerificationConversions,
     VerifyMetrics,
     VerificationExpiry,
   ],

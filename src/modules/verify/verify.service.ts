@@ -3,7 +3,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { sideOf, type AuthContext } from '../api-keys/auth/auth-context.js';
-import { CONVERSION_SAMPLE } from '../fraud/pumping/pumping-rules.js';
 import { PumpingGuard, type Admitted } from '../fraud/pumping/pumping.guard.js';
 import type { Channel } from '../messages/channel.js';
 import { countryOfNumber } from '../messages/windows/recipient-zone.js';
@@ -16,6 +15,7 @@ import { SendService } from '../sending/send.service.js';
 import type { SendEntry } from '../sending/send.types.js';
 import { TemplatesService } from '../templates/templates.service.js';
 import { codeDigest, newCode } from './verification-code.js';
+import { VerificationConversions } from './verification-conversion.cache.js';
 import { VerificationOutcomes } from './verification-outcomes.service.js';
 import { VerificationRate } from './verification-rate.limiter.js';
 import { maskedText, verificationText } from './verification-text.js';
@@ -66,6 +66,7 @@ export class VerifyService {
     private readonly sends: SendService,
     private readonly templates: TemplatesService,
     private readonly outcomes: VerificationOutcomes,
+    private readonly conversions: VerificationConversions,
     private readonly metrics: VerifyMetrics,
     sms: SmsPolicy,
     email: EmailPolicy,
@@ -119,7 +120,7 @@ export class VerifyService {
           scope: owner,
           number: to,
           source: 'verification',
-          conversion: (c) => this.store.conversion(owner, c, now, CONVERSION_SAMPLE),
+          conversion: (c) => this.conversions.of(owner, c, now),
         });
       await this.store.insert(owner, {
         id,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { TtlCache } from '../../../platform/caching/ttl-cache.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import { countryOfNumber } from '../../messages/windows/recipient-zone.js';
 import {
@@ -13,7 +14,7 @@ import {
 } from './pumping-rules.js';
 import { PumpingMetrics } from './pumping.metrics.js';
 import { PumpingState, type PumpingScope } from './pumping-state.service.js';
-import { PumpingStore } from './pumping.store.js';
+import { PumpingStore, type PumpingSettings } from './pumping.store.js';
 
 /** What the guard is asked about: one code or reply to one number. */
 export interface GuardedSend {
@@ -33,6 +34,14 @@ export interface Admitted {
 const NOTHING: Admitted = { release: async () => undefined };
 
 /**
+ * An account's settings (monitor mode, safe list) are believed this long: `accounts fraud`
+ * changes them from another process, and every API process follows within it, as price
+ * changes do.
+ */
+export const PUMPING_SETTINGS_TTL_MS = 1000;
+const MAX_ACCOUNTS = 100_000;
+
+/**
  * The traffic-pumping guard in front of verification codes and auto-replies: a fraudster who
  * makes an account send codes to premium ranges is paid per message, so sends bunch on a few
  * prefixes and are never approved. More than PUMPING_PREFIX_LIMIT sends in an hour to one
@@ -44,6 +53,7 @@ const NOTHING: Admitted = { release: async () => undefined };
 @Injectable()
 export class PumpingGuard {
   private readonly logger = new Logger('PumpingGuard');
+  private readonly settings = new TtlCache<PumpingSettings>(PUMPING_SETTINGS_TTL_MS, MAX_ACCOUNTS);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -54,7 +64,7 @@ export class PumpingGuard {
 
   async admit(send: GuardedSend, now = Date.now()): Promise<Admitted> {
     const { scope, number, source } = send;
-    const settings = await this.store.settings(scope.accountId);
+    const settings = await this.settings.get(scope.accountId, () => this.store.settings(scope.accountId));
     if (settings.safeList.includes(number)) return NOTHING;
     const prefix = prefixOf(number);
     const country = countryOfNumber(number);
