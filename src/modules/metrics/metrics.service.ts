@@ -11,11 +11,6 @@ const TOTAL_NAMED_GAUGES = [
   'nodejs_active_resources_total',
 ];
 export const QUEUE_GAUGE = 'bulk_queue_jobs';
-const FAILING_TARGETS_GAUGE = 'bulk_callback_target_failing';
-/** Failing callback targets named in the gauge per process; the label's values are at most these and `other`. */
-export const FAILING_TARGETS_NAMED = 10;
-/** The label value that counts the failing targets beyond FAILING_TARGETS_NAMED (a callback URL's origin never reads so). */
-export const OTHER_TARGETS = 'other';
 /** A scrape must not hang on a Redis that does not answer. */
 const QUEUE_SCRAPE_TIMEOUT_MS = 500;
 
@@ -69,13 +64,6 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  private readonly inboundMessages = new Counter({
-    name: 'bulk_inbound_messages_total',
-    help: 'Inbound messages received and stored, by keyword (STOP, START, HELP, a short-code keyword, or none)',
-    labelNames: ['keyword'] as const,
-    registers: [this.registry],
-  });
-
   private readonly messages = new Counter({
     name: 'bulk_messages_total',
     help: 'Messages entering a state, by channel: ACKNOWLEDGED (accepted) and REJECTED at intake, then SENT, DELIVERED, UNDELIVERED, EXPIRED, FAILED, REJECTED as they happen',
@@ -106,39 +94,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  private readonly callbackAttempts = new Counter({
-    name: 'bulk_callback_attempts_total',
-    help: 'Delivery callback attempts, by outcome (delivered, http_error, network_error, refused, circuit_open; test_dropped: a test event not sent to a failing target; hold_expired: an event held by an open circuit past CALLBACK_MAX_HOLD_MS, dropped)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly callbackHolds = new Counter({
-    name: 'bulk_callback_held_total',
-    help: 'Callback events held back, spending no attempt, while their circuit (account and target) was open',
-    registers: [this.registry],
-  });
-
   private readonly transportFailureCount = new Counter({
     name: 'bulk_transport_failures_total',
     help: 'Messages a transport did not hand over, by channel, transport, reason code and class (transient: retried; configuration: cannot heal until the configuration changes, retried on a long backoff; permanent: refused, REJECTED)',
     labelNames: ['channel', 'transport', 'reason', 'class'] as const,
     registers: [this.registry],
   });
-  private readonly authRefusals = new Counter({
-    name: 'bulk_auth_refusals_total',
-    help: 'Requests refused by authentication and its throttles, by reason (invalid_key, expired_key, bad_password, address_throttled, password_throttled, password_busy)',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly transfers = new Counter({
-    name: 'bulk_transfers_total',
-    help: 'Credit transfers between parent accounts and their sub-accounts over the API, by channel, direction (to_subaccount, to_parent) and outcome (done, insufficient)',
-    labelNames: ['channel', 'direction', 'outcome'] as const,
-    registers: [this.registry],
-  });
-
   /** The queues the depth gauge reads; handed over by whoever registers them (watchQueues). */
   private queueList: Queue[] = [];
 
@@ -195,23 +156,9 @@ export class MetricsService {
     this.httpDuration.observe(labels, seconds);
   }
 
-  /** A credit transfer between a parent account and a sub-account, done or refused for want of credit. */
-  transfer(channel: string, toSubaccount: boolean, done: boolean): void {
-    this.transfers.inc({
-      channel,
-      direction: toSubaccount ? 'to_subaccount' : 'to_parent',
-      outcome: done ? 'done' : 'insufficient',
-    });
-  }
-
   /** Recipients refused because the account suppressed them. */
   suppressedRefused(channel: string, n: number): void {
     this.suppressedRecipients.inc({ channel }, n);
-  }
-
-  /** Inbound messages stored; short-code keywords are the operator's, so few distinct labels. */
-  inboundReceived(keyword: string | null): void {
-    this.inboundMessages.inc({ keyword: keyword ?? 'none' });
   }
 
   /** Messages entering a state outside the lifecycle's transitions (the send pipeline's intake). */
@@ -240,39 +187,6 @@ export class MetricsService {
     this.unmatchedReceipts.inc({ transport }, count);
   }
 
-  callbackAttempt(outcome: string): void {
-    this.callbackAttempts.inc({ outcome });
-  }
-
-  /** A callback event held back (not attempted) while its account's circuit to the target is open. */
-  callbackHeld(): void {
-    this.callbackHolds.inc();
-  }
-
-  /**
-   * Callback targets (scheme, host and port) whose recent calls all failed, read at scrape time:
-   * one series per failing target only, so the label set stays as small as the trouble. Tenants
-   * choose the hosts, and one could make thousands fail (a new host per send): only the first
-   * FAILING_TARGETS_NAMED (in the order `failing` lists them, which is stable while they keep
-   * failing) are named, the rest counted in one series, `target="other"`.
-   */
-  watchFailingCallbackTargets(failing: () => string[]): void {
-    this.registry.removeSingleMetric(FAILING_TARGETS_GAUGE);
-    new Gauge({
-      name: FAILING_TARGETS_GAUGE,
-      help: `Callback targets of this process whose circuit opened (too many failures in a row) and that have not answered well since: 1 each for the first ${FAILING_TARGETS_NAMED}, target="other" counts the rest`,
-      labelNames: ['target'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        const targets = failing();
-        for (const target of targets.slice(0, FAILING_TARGETS_NAMED)) this.set({ target }, 1);
-        if (targets.length > FAILING_TARGETS_NAMED)
-          this.set({ target: OTHER_TARGETS }, targets.length - FAILING_TARGETS_NAMED);
-      },
-    });
-  }
-
   /** The Bull queues whose depths the `bulk_queue_jobs` gauge reports. */
   watchQueues(queues: Queue[]): void {
     this.queueList = queues;
@@ -284,10 +198,6 @@ export class MetricsService {
    */
   withoutQueueGauges(): void {
     this.registry.removeSingleMetric(QUEUE_GAUGE);
-  }
-
-  authRefused(reason: string): void {
-    this.authRefusals.inc({ reason });
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
