@@ -14,14 +14,6 @@ export const QUEUE_GAUGE = 'bulk_queue_jobs';
 /** A scrape must not hang on a Redis that does not answer. */
 const QUEUE_SCRAPE_TIMEOUT_MS = 500;
 
-export interface CommittedTransition {
-  channel: string;
-  status: string;
-  /** When the message was accepted; with `at`, gives the dispatch latency of SENT. */
-  createdAt?: Date | null;
-  at: Date;
-}
-
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('timeout')), ms);
@@ -35,8 +27,10 @@ export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 /**
  * The Prometheus metrics of one application instance, in a registry of its own (not
  * prom-client's global one), so several apps in one process (tests) do not clash and default
- * process metrics are registered once per registry. Producers call the small methods below;
- * queue depths and cache counters are read when scraped.
+ * process metrics are registered once per registry. It holds the metrics of the process, of no
+ * feature: HTTP, the process itself, queue depths, the API-key cache and HA; queue depths and
+ * cache counters are read when scraped. Each feature declares its own metrics on this registry
+ * in its `<feature>.metrics.ts` provider.
  */
 @Injectable()
 export class MetricsService {
@@ -57,49 +51,6 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  private readonly suppressedRecipients = new Counter({
-    name: 'bulk_suppressed_recipients_total',
-    help: 'Recipients of send requests refused because they are on the suppression list (REJECTED, SUPPRESSED), by channel',
-    labelNames: ['channel'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly messages = new Counter({
-    name: 'bulk_messages_total',
-    help: 'Messages entering a state, by channel: ACKNOWLEDGED (accepted) and REJECTED at intake, then SENT, DELIVERED, UNDELIVERED, EXPIRED, FAILED, REJECTED as they happen',
-    labelNames: ['channel', 'status'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly dispatchLatency = new Histogram({
-    name: 'bulk_dispatch_latency_seconds',
-    help: 'Time from a message being accepted to it being handed to the provider (SENT), by channel',
-    labelNames: ['channel'] as const,
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
-    registers: [this.registry],
-  });
-
-  private readonly deliveryLatency = new Histogram({
-    name: 'bulk_delivery_latency_seconds',
-    help: 'Time from a message being accepted to its delivery report saying DELIVERED, by channel',
-    labelNames: ['channel'] as const,
-    buckets: [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
-    registers: [this.registry],
-  });
-
-  private readonly unmatchedReceipts = new Counter({
-    name: 'bulk_receipts_unmatched_total',
-    help: 'Delivery reports that matched no message part when they arrived (kept for late matching), by transport',
-    labelNames: ['transport'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly transportFailureCount = new Counter({
-    name: 'bulk_transport_failures_total',
-    help: 'Messages a transport did not hand over, by channel, transport, reason code and class (transient: retried; configuration: cannot heal until the configuration changes, retried on a long backoff; permanent: refused, REJECTED)',
-    labelNames: ['channel', 'transport', 'reason', 'class'] as const,
-    registers: [this.registry],
-  });
   /** The queues the depth gauge reads; handed over by whoever registers them (watchQueues). */
   private queueList: Queue[] = [];
 
@@ -154,37 +105,6 @@ export class MetricsService {
     const labels = { method, route, status: String(status) };
     this.httpRequests.inc(labels);
     this.httpDuration.observe(labels, seconds);
-  }
-
-  /** Recipients refused because the account suppressed them. */
-  suppressedRefused(channel: string, n: number): void {
-    this.suppressedRecipients.inc({ channel }, n);
-  }
-
-  /** Messages entering a state outside the lifecycle's transitions (the send pipeline's intake). */
-  messagesEntered(channel: string, status: string, n: number): void {
-    if (n) this.messages.inc({ channel, status }, n);
-  }
-
-  /** State changes whose transaction has committed. */
-  transitionsCommitted(changes: CommittedTransition[]): void {
-    for (const c of changes) {
-      this.messages.inc({ channel: c.channel, status: c.status });
-      if (!c.createdAt || (c.status !== 'SENT' && c.status !== 'DELIVERED')) continue;
-      const seconds = Math.max(0, c.at.getTime() - c.createdAt.getTime()) / 1000;
-      (c.status === 'SENT' ? this.dispatchLatency : this.deliveryLatency).observe(
-        { channel: c.channel },
-        seconds,
-      );
-    }
-  }
-
-  transportFailures(channel: string, transport: string, reason: string, cls: string, count: number): void {
-    this.transportFailureCount.inc({ channel, transport, reason, class: cls }, count);
-  }
-
-  receiptsUnmatched(transport: string, count: number): void {
-    this.unmatchedReceipts.inc({ transport }, count);
   }
 
   /** The Bull queues whose depths the `bulk_queue_jobs` gauge reports. */
