@@ -8,6 +8,7 @@ import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceModule } from '../../src/modules/balance/balance.module.js';
 import { SpendLimits } from '../../src/modules/balance/spend-limits.service.js';
+import { DeliveryMetricsModule } from '../../src/modules/delivery/delivery-metrics.module.js';
 import { MessageStateService } from '../../src/modules/delivery/lifecycle/message-state.service.js';
 import {
   STATE_CHANGE_LISTENER,
@@ -66,7 +67,15 @@ const everyChannel = (amount: string) => ({ sms: amount, email: amount, chat: am
 
 beforeAll(async () => {
   ctx = await startServices(
-    [AccountsModule, ApiKeysModule, BalanceModule, MessagesModule, MetricsModule, SendingModule],
+    [
+      AccountsModule,
+      ApiKeysModule,
+      BalanceModule,
+      MessagesModule,
+      MetricsModule,
+      DeliveryMetricsModule,
+      SendingModule,
+    ],
     [MessageStateService, { provide: STATE_CHANGE_LISTENER, useValue: silent }],
     // Enough connections for the racing sends below to wait on the rows, not on the pool.
     { DB_POOL_SIZE: '30' },

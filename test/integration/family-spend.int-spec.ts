@@ -6,6 +6,7 @@ import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceModule } from '../../src/modules/balance/balance.module.js';
 import { SpendLimits } from '../../src/modules/balance/spend-limits.service.js';
+import { DeliveryMetricsModule } from '../../src/modules/delivery/delivery-metrics.module.js';
 import { MessageStateService } from '../../src/modules/delivery/lifecycle/message-state.service.js';
 import {
   STATE_CHANGE_LISTENER,
@@ -78,6 +79,7 @@ beforeAll(async () => {
       BalanceModule,
       MessagesModule,
       MetricsModule,
+      DeliveryMetricsModule,
       SendingModule,
       FallbackModule,
     ],

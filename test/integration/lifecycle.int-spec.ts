@@ -5,6 +5,7 @@ import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceModule } from '../../src/modules/balance/balance.module.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
+import { DeliveryMetricsModule } from '../../src/modules/delivery/delivery-metrics.module.js';
 import { MessageStateService } from '../../src/modules/delivery/lifecycle/message-state.service.js';
 import {
   STATE_CHANGE_LISTENER,
@@ -86,7 +87,15 @@ const refundsOf = async (id: string): Promise<number> =>
 
 beforeAll(async () => {
   ctx = await startServices(
-    [AccountsModule, ApiKeysModule, BalanceModule, MessagesModule, MetricsModule, SendingModule],
+    [
+      AccountsModule,
+      ApiKeysModule,
+      BalanceModule,
+      MessagesModule,
+      MetricsModule,
+      DeliveryMetricsModule,
+      SendingModule,
+    ],
     [MessageStateService, { provide: STATE_CHANGE_LISTENER, useValue: listener }],
   );
   states = ctx.get(MessageStateService);

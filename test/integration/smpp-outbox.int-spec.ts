@@ -3,6 +3,7 @@ import { AccountsModule } from '../../src/modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceModule } from '../../src/modules/balance/balance.module.js';
+import { DeliveryMetricsModule } from '../../src/modules/delivery/delivery-metrics.module.js';
 import { MessageStateService } from '../../src/modules/delivery/lifecycle/message-state.service.js';
 import { STATE_CHANGE_LISTENER } from '../../src/modules/delivery/lifecycle/state-change.listener.js';
 import { InboundNumberStore } from '../../src/modules/inbound/inbound-number.store.js';
@@ -101,6 +102,7 @@ beforeAll(async () => {
       BalanceModule,
       MessagesModule,
       MetricsModule,
+      DeliveryMetricsModule,
       SendingModule,
       RedisModule,
       SmppReceiptStoreModule,

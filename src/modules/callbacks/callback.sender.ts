@@ -9,7 +9,7 @@ import {
   CALLBACK_FAILURES_TO_OPEN,
 } from '../delivery/retry-policy.js';
 import { CALLBACK_QUEUE, type CallbackJob } from './callback-job.js';
-import { MetricsService } from '../metrics/metrics.service.js';
+import { CallbackMetrics } from './callbacks.metrics.js';
 import { CallbackOutbox } from './callback.outbox.js';
 import { CallbackStore } from './callback.store.js';
 import { RefusedTarget, safePost } from './safe-post.js';
@@ -50,7 +50,7 @@ export class CallbackSender {
     private readonly store: CallbackStore,
     @InjectQueue(CALLBACK_QUEUE) private readonly queue: Queue<QueuedCallback>,
     private readonly outbox: CallbackOutbox,
-    @Inject(MetricsService) private readonly metrics: MetricsService,
+    @Inject(CallbackMetrics) private readonly metrics: CallbackMetrics,
     private readonly testCap: TestCallbackCap,
     private readonly webhooks: WebhookAttempts,
   ) {
@@ -59,7 +59,7 @@ export class CallbackSender {
       failuresToOpen: CALLBACK_FAILURES_TO_OPEN,
       openMs: config.callbackCircuitOpenMs,
     });
-    metrics.watchFailingCallbackTargets(() => [...new Set(this.gate.failing().map(targetOfCircuit))]);
+    metrics.watchFailingTargets(() => [...new Set(this.gate.failing().map(targetOfCircuit))]);
   }
 
   async handle(job: Job<QueuedCallback>): Promise<void> {
@@ -77,7 +77,7 @@ export class CallbackSender {
       // CALLBACK_MAX_HOLD_MS at most (a target dead for good would hold its events for ever).
       const heldSince = job.data.heldSince ?? Date.now();
       if (Date.now() - heldSince >= this.config.callbackMaxHoldMs) return this.dropHeld(eventId);
-      this.metrics.callbackHeld();
+      this.metrics.held();
       return this.park(job, admission.retryInMs, heldSince);
     }
     if (!admission.ok) return this.park(job, admission.retryInMs);
@@ -95,12 +95,12 @@ export class CallbackSender {
 
   /** An event held past CALLBACK_MAX_HOLD_MS: no more attempts, counted as hold_expired. */
   private dropHeld(eventId: string): void {
-    this.metrics.callbackAttempt('hold_expired');
+    this.metrics.attempt('hold_expired');
     this.outbox.finished(eventId);
   }
 
   private dropTest(eventId: string): void {
-    this.metrics.callbackAttempt('test_dropped');
+    this.metrics.attempt('test_dropped');
     this.outbox.finished(eventId);
   }
 
@@ -158,7 +158,7 @@ export class CallbackSender {
       error,
       durationMs: tookMs,
     });
-    this.metrics.callbackAttempt(outcome);
+    this.metrics.attempt(outcome);
     if (eventType === 'webhook')
       await this.webhooks.attempted(job.data, {
         httpStatus,

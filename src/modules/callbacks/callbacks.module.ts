@@ -3,6 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { CallbackStoreModule } from './callback-store.module.js';
 import { CallbackQueueModule } from './callback-queue.module.js';
+import { CallbackMetrics } from './callbacks.metrics.js';
 import { CallbackProcessor } from './callback.processor.js';
 import { CallbackSender } from './callback.sender.js';
 import { RedisModule } from '../../platform/redis/redis.module.js';
@@ -21,7 +22,14 @@ import { WebhookMetrics } from './webhooks/webhooks.metrics.js';
     RedisModule,
     WebhookStoreModule,
   ],
-  providers: [CallbackSender, CallbackProcessor, TestCallbackCap, WebhookAttempts, WebhookMetrics],
+  providers: [
+    CallbackMetrics,
+    CallbackSender,
+    CallbackProcessor,
+    TestCallbackCap,
+    WebhookAttempts,
+    WebhookMetrics,
+  ],
   exports: [CallbackQueueModule],
 })
 export class CallbacksModule {}

@@ -3,6 +3,7 @@ import { RedisModule } from '../../platform/redis/redis.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { SuppressionsModule } from '../suppressions/suppressions.module.js';
+import { DeliveryMetricsModule } from './delivery-metrics.module.js';
 import { ConnectorPool } from './smpp/connector.pool.js';
 import { RoutingModule } from './smpp/routing.module.js';
 import { DeliveryReportService } from './receipts/delivery-report.service.js';
@@ -44,6 +45,7 @@ export class DeliveryModule {
         MessagesModule,
         QueueModule,
         MetricsModule,
+        DeliveryMetricsModule,
         RoutingModule,
         RedisModule,
         SuppressionsModule,

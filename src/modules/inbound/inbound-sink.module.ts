@@ -6,6 +6,7 @@ import { PumpingModule } from '../fraud/pumping/pumping.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { SmsPolicyModule } from '../sending/channels/sms/sms-policy.module.js';
 import { SendingModule } from '../sending/sending.module.js';
+import { InboundMetrics } from './inbound.metrics.js';
 import { InboundModule } from './inbound.module.js';
 import { InboundService } from './inbound.service.js';
 
@@ -23,7 +24,7 @@ import { InboundService } from './inbound.service.js';
     MetricsModule,
     PumpingModule,
   ],
-  providers: [InboundService, { provide: INBOUND_SINK, useExisting: InboundService }],
+  providers: [InboundMetrics, InboundService, { provide: INBOUND_SINK, useExisting: InboundService }],
   exports: [INBOUND_SINK],
 })
 export class InboundSinkModule {}

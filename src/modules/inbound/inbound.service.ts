@@ -15,9 +15,9 @@ import type { ApiKey } from '../api-keys/api-key.entity.js';
 import { CallbackOutbox } from '../callbacks/callback.outbox.js';
 import type { InboundSink, InboundSms } from '../delivery/transports/transport.js';
 import { PumpingGuard, type Admitted } from '../fraud/pumping/pumping.guard.js';
-import { MetricsService } from '../metrics/metrics.service.js';
 import { SmsPolicy } from '../sending/channels/sms/sms.policy.js';
 import { SendService } from '../sending/send.service.js';
+import { InboundMetrics } from './inbound.metrics.js';
 import { InboundReceiver, type InboundSource, type Received } from './inbound.receiver.js';
 import { InboundStore, type InboundRow } from './inbound.store.js';
 
@@ -46,7 +46,7 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
     private readonly outbox: CallbackOutbox,
     private readonly sends: SendService,
     private readonly sms: SmsPolicy,
-    @Inject(MetricsService) private readonly metrics: MetricsService,
+    @Inject(InboundMetrics) private readonly metrics: InboundMetrics,
     private readonly pumping: PumpingGuard,
   ) {
     this.task = new PeriodicTask({
@@ -74,7 +74,7 @@ export class InboundService implements InboundSink, OnApplicationBootstrap, OnAp
 
   async handle(sms: InboundSms, source: InboundSource): Promise<Received> {
     const received = await this.receiver.receive(sms, source);
-    for (const row of received.rows) this.metrics.inboundReceived(row.keyword);
+    for (const row of received.rows) this.metrics.received(row.keyword);
     if (received.webhooks.length) await this.outbox.queue(received.webhooks);
     if (received.rows.some((r) => r.reply_text))
       void this.reply(received.rows).catch((err: Error) =>

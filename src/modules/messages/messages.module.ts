@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ReadDataSourceModule } from '../../database/read-data-source.module.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { MessageMetrics } from './messages.metrics.js';
 import { MessagePartsStore } from './message-parts.store.js';
 import { MessageSearchStore } from './message-search.store.js';
 import { MessageLookupStore } from './message-lookup.store.js';
@@ -9,8 +11,22 @@ import { ScheduleStore } from './schedule.store.js';
 /** Owns the message tables: every statement on them goes through MessageStore. */
 @Module({
   // The search store reads through the lag-tolerant data source (DATABASE_READ_URL).
-  imports: [ReadDataSourceModule],
-  providers: [MessageStore, MessageLookupStore, MessagePartsStore, ScheduleStore, MessageSearchStore],
-  exports: [MessageStore, MessageLookupStore, MessagePartsStore, ScheduleStore, MessageSearchStore],
+  imports: [ReadDataSourceModule, MetricsModule],
+  providers: [
+    MessageMetrics,
+    MessageStore,
+    MessageLookupStore,
+    MessagePartsStore,
+    ScheduleStore,
+    MessageSearchStore,
+  ],
+  exports: [
+    MessageMetrics,
+    MessageStore,
+    MessageLookupStore,
+    MessagePartsStore,
+    ScheduleStore,
+    MessageSearchStore,
+  ],
 })
 export class MessagesModule {}

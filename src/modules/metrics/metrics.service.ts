@@ -11,21 +11,8 @@ const TOTAL_NAMED_GAUGES = [
   'nodejs_active_resources_total',
 ];
 export const QUEUE_GAUGE = 'bulk_queue_jobs';
-const FAILING_TARGETS_GAUGE = 'bulk_callback_target_failing';
-/** Failing callback targets named in the gauge per process; the label's values are at most these and `other`. */
-export const FAILING_TARGETS_NAMED = 10;
-/** The label value that counts the failing targets beyond FAILING_TARGETS_NAMED (a callback URL's origin never reads so). */
-export const OTHER_TARGETS = 'other';
 /** A scrape must not hang on a Redis that does not answer. */
 const QUEUE_SCRAPE_TIMEOUT_MS = 500;
-
-export interface CommittedTransition {
-  channel: string;
-  status: string;
-  /** When the message was accepted; with `at`, gives the dispatch latency of SENT. */
-  createdAt?: Date | null;
-  at: Date;
-}
 
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -40,8 +27,10 @@ export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 /**
  * The Prometheus metrics of one application instance, in a registry of its own (not
  * prom-client's global one), so several apps in one process (tests) do not clash and default
- * process metrics are registered once per registry. Producers call the small methods below;
- * queue depths and cache counters are read when scraped.
+ * process metrics are registered once per registry. It holds the metrics of the process, of no
+ * feature: HTTP, the process itself, queue depths, the API-key cache and HA; queue depths and
+ * cache counters are read when scraped. Each feature declares its own metrics on this registry
+ * in its `<feature>.metrics.ts` provider.
  */
 @Injectable()
 export class MetricsService {
@@ -59,83 +48,6 @@ export class MetricsService {
     help: 'Time from the request arriving to the response finishing, by method, route pattern and status code',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
-
-  private readonly suppressedRecipients = new Counter({
-    name: 'bulk_suppressed_recipients_total',
-    help: 'Recipients of send requests refused because they are on the suppression list (REJECTED, SUPPRESSED), by channel',
-    labelNames: ['channel'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly inboundMessages = new Counter({
-    name: 'bulk_inbound_messages_total',
-    help: 'Inbound messages received and stored, by keyword (STOP, START, HELP, a short-code keyword, or none)',
-    labelNames: ['keyword'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly messages = new Counter({
-    name: 'bulk_messages_total',
-    help: 'Messages entering a state, by channel: ACKNOWLEDGED (accepted) and REJECTED at intake, then SENT, DELIVERED, UNDELIVERED, EXPIRED, FAILED, REJECTED as they happen',
-    labelNames: ['channel', 'status'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly dispatchLatency = new Histogram({
-    name: 'bulk_dispatch_latency_seconds',
-    help: 'Time from a message being accepted to it being handed to the provider (SENT), by channel',
-    labelNames: ['channel'] as const,
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
-    registers: [this.registry],
-  });
-
-  private readonly deliveryLatency = new Histogram({
-    name: 'bulk_delivery_latency_seconds',
-    help: 'Time from a message being accepted to its delivery report saying DELIVERED, by channel',
-    labelNames: ['channel'] as const,
-    buckets: [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
-    registers: [this.registry],
-  });
-
-  private readonly unmatchedReceipts = new Counter({
-    name: 'bulk_receipts_unmatched_total',
-    help: 'Delivery reports that matched no message part when they arrived (kept for late matching), by transport',
-    labelNames: ['transport'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly callbackAttempts = new Counter({
-    name: 'bulk_callback_attempts_total',
-    help: 'Delivery callback attempts, by outcome (delivered, http_error, network_error, refused, circuit_open; test_dropped: a test event not sent to a failing target; hold_expired: an event held by an open circuit past CALLBACK_MAX_HOLD_MS, dropped)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly callbackHolds = new Counter({
-    name: 'bulk_callback_held_total',
-    help: 'Callback events held back, spending no attempt, while their circuit (account and target) was open',
-    registers: [this.registry],
-  });
-
-  private readonly transportFailureCount = new Counter({
-    name: 'bulk_transport_failures_total',
-    help: 'Messages a transport did not hand over, by channel, transport, reason code and class (transient: retried; configuration: cannot heal until the configuration changes, retried on a long backoff; permanent: refused, REJECTED)',
-    labelNames: ['channel', 'transport', 'reason', 'class'] as const,
-    registers: [this.registry],
-  });
-  private readonly authRefusals = new Counter({
-    name: 'bulk_auth_refusals_total',
-    help: 'Requests refused by authentication and its throttles, by reason (invalid_key, expired_key, bad_password, address_throttled, password_throttled, password_busy)',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
-
-  private readonly transfers = new Counter({
-    name: 'bulk_transfers_total',
-    help: 'Credit transfers between parent accounts and their sub-accounts over the API, by channel, direction (to_subaccount, to_parent) and outcome (done, insufficient)',
-    labelNames: ['channel', 'direction', 'outcome'] as const,
     registers: [this.registry],
   });
 
@@ -195,84 +107,6 @@ export class MetricsService {
     this.httpDuration.observe(labels, seconds);
   }
 
-  /** A credit transfer between a parent account and a sub-account, done or refused for want of credit. */
-  transfer(channel: string, toSubaccount: boolean, done: boolean): void {
-    this.transfers.inc({
-      channel,
-      direction: toSubaccount ? 'to_subaccount' : 'to_parent',
-      outcome: done ? 'done' : 'insufficient',
-    });
-  }
-
-  /** Recipients refused because the account suppressed them. */
-  suppressedRefused(channel: string, n: number): void {
-    this.suppressedRecipients.inc({ channel }, n);
-  }
-
-  /** Inbound messages stored; short-code keywords are the operator's, so few distinct labels. */
-  inboundReceived(keyword: string | null): void {
-    this.inboundMessages.inc({ keyword: keyword ?? 'none' });
-  }
-
-  /** Messages entering a state outside the lifecycle's transitions (the send pipeline's intake). */
-  messagesEntered(channel: string, status: string, n: number): void {
-    if (n) this.messages.inc({ channel, status }, n);
-  }
-
-  /** State changes whose transaction has committed. */
-  transitionsCommitted(changes: CommittedTransition[]): void {
-    for (const c of changes) {
-      this.messages.inc({ channel: c.channel, status: c.status });
-      if (!c.createdAt || (c.status !== 'SENT' && c.status !== 'DELIVERED')) continue;
-      const seconds = Math.max(0, c.at.getTime() - c.createdAt.getTime()) / 1000;
-      (c.status === 'SENT' ? this.dispatchLatency : this.deliveryLatency).observe(
-        { channel: c.channel },
-        seconds,
-      );
-    }
-  }
-
-  transportFailures(channel: string, transport: string, reason: string, cls: string, count: number): void {
-    this.transportFailureCount.inc({ channel, transport, reason, class: cls }, count);
-  }
-
-  receiptsUnmatched(transport: string, count: number): void {
-    this.unmatchedReceipts.inc({ transport }, count);
-  }
-
-  callbackAttempt(outcome: string): void {
-    this.callbackAttempts.inc({ outcome });
-  }
-
-  /** A callback event held back (not attempted) while its account's circuit to the target is open. */
-  callbackHeld(): void {
-    this.callbackHolds.inc();
-  }
-
-  /**
-   * Callback targets (scheme, host and port) whose recent calls all failed, read at scrape time:
-   * one series per failing target only, so the label set stays as small as the trouble. Tenants
-   * choose the hosts, and one could make thousands fail (a new host per send): only the first
-   * FAILING_TARGETS_NAMED (in the order `failing` lists them, which is stable while they keep
-   * failing) are named, the rest counted in one series, `target="other"`.
-   */
-  watchFailingCallbackTargets(failing: () => string[]): void {
-    this.registry.removeSingleMetric(FAILING_TARGETS_GAUGE);
-    new Gauge({
-      name: FAILING_TARGETS_GAUGE,
-      help: `Callback targets of this process whose circuit opened (too many failures in a row) and that have not answered well since: 1 each for the first ${FAILING_TARGETS_NAMED}, target="other" counts the rest`,
-      labelNames: ['target'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        const targets = failing();
-        for (const target of targets.slice(0, FAILING_TARGETS_NAMED)) this.set({ target }, 1);
-        if (targets.length > FAILING_TARGETS_NAMED)
-          this.set({ target: OTHER_TARGETS }, targets.length - FAILING_TARGETS_NAMED);
-      },
-    });
-  }
-
   /** The Bull queues whose depths the `bulk_queue_jobs` gauge reports. */
   watchQueues(queues: Queue[]): void {
     this.queueList = queues;
@@ -284,10 +118,6 @@ export class MetricsService {
    */
   withoutQueueGauges(): void {
     this.registry.removeSingleMetric(QUEUE_GAUGE);
-  }
-
-  authRefused(reason: string): void {
-    this.authRefusals.inc({ reason });
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

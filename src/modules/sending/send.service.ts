@@ -9,8 +9,8 @@ import { DispatchProducer, waitingChunks } from '../delivery/dispatch/dispatch.p
 import { WebhookEvents } from '../callbacks/webhooks/webhook-events.service.js';
 import { MessageStore } from '../messages/message.store.js';
 import type { ReplayRequest } from '../messages/message.types.js';
-import { MetricsService } from '../metrics/metrics.service.js';
 import { SuppressionCheck } from '../suppressions/suppression-check.service.js';
+import { SuppressionMetrics } from '../suppressions/suppressions.metrics.js';
 import { checkCallbackUrl } from '../callbacks/callback-url.js';
 import type { ChannelPolicy, SendInput } from './channel-policy.js';
 import type { Channel } from '../messages/channel.js';
@@ -51,7 +51,7 @@ export class SendService {
     private readonly dispatch: DispatchProducer,
     private readonly committer: SendCommitter,
     private readonly store: MessageStore,
-    @Inject(MetricsService) private readonly metrics: MetricsService,
+    @Inject(SuppressionMetrics) private readonly suppressionMetrics: SuppressionMetrics,
     private readonly sendingMetrics: SendingMetrics,
     private readonly tariffs: TariffService,
     private readonly templates: TemplateInput,
@@ -250,7 +250,7 @@ export class SendService {
         policy.channel,
         entries,
       );
-      if (suppressed) this.metrics.suppressedRefused(policy.channel, suppressed);
+      if (suppressed) this.suppressionMetrics.refused(policy.channel, suppressed);
     }
     // Numbers of a country the account may not reach (COUNTRY_NOT_ALLOWED), and premium-rate
     // numbers it has not been allowed (PREMIUM_NUMBER), are refused here, before anything is charged.

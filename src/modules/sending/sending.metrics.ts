@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Counter } from 'prom-client';
+import { MessageMetrics } from '../messages/messages.metrics.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 
 /** The send pipeline's own metrics, on the process's registry. */
@@ -11,7 +12,10 @@ export class SendingMetrics {
   private readonly spendLimitRefusals: Counter<'scope'>;
   private readonly fallbacks: Counter<'status'>;
 
-  constructor(@Inject(MetricsService) private readonly metrics: MetricsService) {
+  constructor(
+    @Inject(MetricsService) metrics: MetricsService,
+    @Inject(MessageMetrics) private readonly messages: MessageMetrics,
+  ) {
     this.requests = metrics.counter({
       name: 'bulk_send_requests_total',
       help: 'Send requests stored and charged (replays of a user_reference_id not counted), by channel',
@@ -42,8 +46,8 @@ export class SendingMetrics {
   /** A send request committed: its accepted (ACKNOWLEDGED) and refused-at-intake (REJECTED) messages. */
   sendCommitted(channel: string, accepted: number, rejected: number): void {
     this.requests.inc({ channel });
-    this.metrics.messagesEntered(channel, 'ACKNOWLEDGED', accepted);
-    this.metrics.messagesEntered(channel, 'REJECTED', rejected);
+    this.messages.entered(channel, 'ACKNOWLEDGED', accepted);
+    this.messages.entered(channel, 'REJECTED', rejected);
   }
 
   /** A send request from a test key was accepted. */

@@ -10,11 +10,11 @@ import { BalanceService } from '../balance/balance.service.js';
 import { channelBalances } from '../balance/balance-response.dto.js';
 import { TransferNotCovered, TransferStore } from '../balance/transfer.store.js';
 import { CHANNELS, type Channel } from '../messages/channel.js';
-import { MetricsService } from '../metrics/metrics.service.js';
 import { checkKey, checkNewSubaccount, checkTransfer } from './subaccount-input.js';
 
 /** A key's fields as a body gives them (SubaccountKeyDto), checked by checkKey. */
 type KeyInput = Parameters<typeof checkKey>[0];
+import { SubaccountMetrics } from './subaccounts.metrics.js';
 import { SubaccountStore, type ChannelUsage, type SubaccountRow } from './subaccount.store.js';
 import { TtlCache } from '../../platform/caching/ttl-cache.js';
 
@@ -49,7 +49,7 @@ export class SubaccountsService {
     private readonly transfers: TransferStore,
     private readonly keys: ApiKeysService,
     private readonly store: SubaccountStore,
-    private readonly metrics: MetricsService,
+    private readonly metrics: SubaccountMetrics,
   ) {}
 
   async create(parent: Account, raw: { username?: unknown; name?: unknown }) {

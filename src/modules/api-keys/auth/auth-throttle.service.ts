@@ -3,13 +3,13 @@ import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig, type RateLimit } from '../../../config/config.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
 import { sendError } from '../../../platform/errors/error-body.js';
 import { REDIS } from '../../../platform/redis/redis.module.js';
 import type { ResolvedKey } from '../api-keys.service.js';
 import type { ApiKeyCache } from '../api-key.cache.js';
 import { hasKeyShape, hashApiKey } from '../api-key.util.js';
+import { AuthMetrics } from './auth.metrics.js';
 import { extractApiKey } from './extract-api-key.js';
 
 type Limiter = RateLimiterRedis | RateLimiterMemory;
@@ -48,7 +48,7 @@ export class AuthThrottle {
     @Inject(APP_CONFIG) config: AppConfig,
     // Both always provided by the app; left out only by unit tests, which count in memory.
     @Inject(REDIS) redis?: Redis,
-    @Inject(MetricsService) private readonly metrics?: MetricsService,
+    @Inject(AuthMetrics) private readonly metrics?: AuthMetrics,
   ) {
     const prefix = `${config.queuePrefix}:authfail`;
     const t = config.authThrottle;
@@ -60,7 +60,7 @@ export class AuthThrottle {
   }
 
   refused(reason: AuthRefusal): void {
-    this.metrics?.authRefused(reason);
+    this.metrics?.refused(reason);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import argon2 from 'argon2';
-import { Counter } from 'prom-client';
 import type { AuthContext } from './auth-context.js';
+import { AuthMetrics } from './auth.metrics.js';
 import { AuthThrottle, holdRefusal } from './auth-throttle.service.js';
 import { VerifiedPasswords } from './verified-passwords.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
@@ -9,10 +9,7 @@ import { FairQueue, LaneFull } from '../../../platform/queueing/fair-queue.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { passwordTag } from '../api-keys.service.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
 import { familyRoot } from '../../accounts/family.js';
-
-export type PasswordCheckOutcome = 'verified' | 'wrong' | 'remembered' | 'throttled' | 'queue_full';
 
 /**
  * The body `username` / `password` check of the chat and balance routes, made cheap and fair
@@ -36,14 +33,13 @@ export class CredentialCheck {
   private readonly verified: VerifiedPasswords;
   private readonly pending = new Map<string, Promise<boolean>>();
   private readonly queue: FairQueue;
-  private readonly checks?: Counter<'outcome'>;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly accounts: AccountsService,
     private readonly throttle: AuthThrottle,
     // Always provided by the app; left out only by unit tests.
-    @Inject(MetricsService) metrics?: MetricsService,
+    @Inject(AuthMetrics) private readonly metrics?: AuthMetrics,
   ) {
     const t = config.authThrottle;
     this.verified = new VerifiedPasswords(t.passwordCacheMs);
@@ -52,13 +48,6 @@ export class CredentialCheck {
       runningPerLane: 1,
       perLane: t.passwordCheckQueuePerAccount,
     });
-    if (metrics)
-      this.checks = new Counter({
-        name: 'bulk_password_checks_total',
-        help: "username/password checks by outcome: verified and wrong were checked against the stored argon2 hash (wrong also counts a username that is not the key account's, which hashes nothing); remembered (a pair verified lately), throttled (key or account over its wrong-password limit) and queue_full (the account already has PASSWORD_CHECK_QUEUE_PER_ACCOUNT checks under way) cost none",
-        labelNames: ['outcome'] as const,
-        registers: [metrics.registry],
-      });
   }
 
   /**
@@ -87,7 +76,7 @@ export class CredentialCheck {
     }
     const digest = this.verified.digest(auth.account.id, username, password);
     if (this.verified.has(digest, auth.passwordTag)) {
-      this.checks?.inc({ outcome: 'remembered' });
+      this.metrics?.passwordChecked('remembered');
       return;
     }
     let check = this.pending.get(digest);
@@ -134,7 +123,7 @@ export class CredentialCheck {
       });
     } catch (err) {
       if (!(err instanceof LaneFull)) throw err;
-      this.checks?.inc({ outcome: 'queue_full' });
+      this.metrics?.passwordChecked('queue_full');
       this.throttle.refused('password_busy');
       await holdRefusal(this.config.authThrottle.refusalDelayMs);
       throw new AppException(
@@ -153,11 +142,11 @@ export class CredentialCheck {
     }
     const { row, ok } = outcome;
     if (!ok || !row) {
-      this.checks?.inc({ outcome: 'wrong' });
+      this.metrics?.passwordChecked('wrong');
       this.throttle.refused('bad_password');
       return false;
     }
-    this.checks?.inc({ outcome: 'verified' });
+    this.metrics?.passwordChecked('verified');
     this.verified.add(digest, accountId, passwordTag(row.passwordHash));
     return true;
   }
@@ -166,7 +155,7 @@ export class CredentialCheck {
     try {
       await check();
     } catch (err) {
-      this.checks?.inc({ outcome: 'throttled' });
+      this.metrics?.passwordChecked('throttled');
       throw err;
     }
   }

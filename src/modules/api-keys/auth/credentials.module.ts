@@ -3,6 +3,7 @@ import { AuthThrottle } from './auth-throttle.service.js';
 import { RedisModule } from '../../../platform/redis/redis.module.js';
 import { MetricsModule } from '../../metrics/metrics.module.js';
 import { AccountsModule } from '../../accounts/accounts.module.js';
+import { AuthMetrics } from './auth.metrics.js';
 import { CredentialCheck } from './credential-check.service.js';
 
 /**
@@ -11,7 +12,7 @@ import { CredentialCheck } from './credential-check.service.js';
  */
 @Module({
   imports: [AccountsModule, RedisModule, MetricsModule],
-  providers: [AuthThrottle, CredentialCheck],
+  providers: [AuthMetrics, AuthThrottle, CredentialCheck],
   exports: [AuthThrottle, CredentialCheck],
 })
 export class CredentialsModule {}

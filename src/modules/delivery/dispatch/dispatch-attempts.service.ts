@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bull';
 import { MessageStore } from '../../messages/message.store.js';
 import type { Channel } from '../../messages/channel.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
+import { DeliveryMetrics } from '../delivery.metrics.js';
 import type { DispatchJob } from './dispatch.constants.js';
 import { ProviderFaults } from './provider-faults.registry.js';
 import type { OutboundMessage, TransportResult } from '../transports/transport.js';
@@ -32,7 +32,7 @@ export class DispatchAttempts {
   constructor(
     private readonly store: MessageStore,
     private readonly faults: ProviderFaults,
-    @Inject(MetricsService) private readonly metrics: MetricsService,
+    @Inject(DeliveryMetrics) private readonly metrics: DeliveryMetrics,
   ) {}
 
   async record(

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bull';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
+import { SuppressionMetrics } from '../../suppressions/suppressions.metrics.js';
 import { MessageStore } from '../../messages/message.store.js';
 import type { Channel } from '../../messages/channel.js';
 import { MessageStateService, type Transition } from '../lifecycle/message-state.service.js';
@@ -58,7 +58,7 @@ export class Dispatcher {
     private readonly claims: HandOverClaims,
     private readonly inFlight: HandOversInFlight,
     private readonly suppressions: DeliverySuppressions,
-    @Inject(MetricsService) private readonly metrics: MetricsService,
+    @Inject(SuppressionMetrics) private readonly suppressionMetrics: SuppressionMetrics,
   ) {
     this.slice = config.dispatchSlice;
   }
@@ -86,7 +86,7 @@ export class Dispatcher {
           .map((r) => ({ id: String(r.id), status: 'REJECTED' as const, reason: SUPPRESSED })),
       );
       refused = applied.length;
-      if (refused) this.metrics.suppressedRefused(channel, refused);
+      if (refused) this.suppressionMetrics.refused(channel, refused);
       rows = rows.filter((r) => !optedOut.has(r.id));
       if (rows.length === 0) return { sent: 0, rejected: refused };
     }

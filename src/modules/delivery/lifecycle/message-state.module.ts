@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { BalanceModule } from '../../balance/balance.module.js';
 import { MessagesModule } from '../../messages/messages.module.js';
-import { MetricsModule } from '../../metrics/metrics.module.js';
+import { DeliveryMetricsModule } from '../delivery-metrics.module.js';
 import { MessageStateService } from './message-state.service.js';
 
 /**
@@ -18,7 +18,7 @@ export class MessageStateModule {
     if (!made) {
       made = {
         module: MessageStateModule,
-        imports: [BalanceModule, MessagesModule, MetricsModule, listener],
+        imports: [BalanceModule, MessagesModule, DeliveryMetricsModule, listener],
         providers: [MessageStateService],
         exports: [MessageStateService, listener],
       };

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BalanceService } from '../../balance/balance.service.js';
 import { MessageStore, type LockedMessage } from '../../messages/message.store.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
+import { DeliveryMetrics } from '../delivery.metrics.js';
 import type { MessageStatus } from '../../messages/channel.js';
 import { isBeingHandedOver } from './claim-lease.js';
 import { isLockConflict, TRANSITION_LOCK_TRIES } from '../retry-policy.js';
@@ -41,7 +41,7 @@ export class MessageStateService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly balances: BalanceService,
     private readonly store: MessageStore,
-    @Inject(MetricsService) private readonly metrics: MetricsService,
+    @Inject(DeliveryMetrics) private readonly metrics: DeliveryMetrics,
     @Inject(STATE_CHANGE_LISTENER) private readonly listener: StateChangeListener,
   ) {}
 

@@ -10,7 +10,7 @@ import { MicroBatcher } from '../../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { MessageStateService } from '../lifecycle/message-state.service.js';
-import { MetricsService } from '../../metrics/metrics.service.js';
+import { DeliveryMetrics } from '../delivery.metrics.js';
 import { MessagePartsStore } from '../../messages/message-parts.store.js';
 import { HandOversInFlight } from './hand-overs-in-flight.registry.js';
 import { DeliveryReportStore, type AppliedReport, type ArrivedReport } from './delivery-report.store.js';
@@ -97,7 +97,7 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
     private readonly reports: DeliveryReportStore,
     private readonly states: MessageStateService,
     private readonly inFlight: HandOversInFlight,
-    @Inject(MetricsService) private readonly metrics: MetricsService,
+    @Inject(DeliveryMetrics) private readonly metrics: DeliveryMetrics,
   ) {
     this.matcher = new ReceiptMatcher(parts, config.smppReceiptIdFormat);
   }

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CacheStats } from './cache-stats.service.js';
-import { FAILING_TARGETS_NAMED, MetricsService, OTHER_TARGETS } from './metrics.service.js';
+import { CacheStats } from '../metrics/cache-stats.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { CallbackMetrics, FAILING_TARGETS_NAMED, OTHER_TARGETS } from './callbacks.metrics.js';
 
 /** The series of bulk_callback_target_failing in one scrape: target label → value. */
 async function scrape(failing: string[]): Promise<Map<string, number>> {
   const metrics = new MetricsService(new CacheStats());
-  metrics.watchFailingCallbackTargets(() => failing);
+  new CallbackMetrics(metrics).watchFailingTargets(() => failing);
   const lines = (await metrics.render()).body
     .split('\n')
     .filter((l) => l.startsWith('bulk_callback_target_failing{'));
