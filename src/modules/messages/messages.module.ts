@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ReadDataSourceModule } from '../../database/read-data-source.module.js';
 import { MessagePartsStore } from './message-parts.store.js';
 import { MessageSearchStore } from './message-search.store.js';
+import { MessageHistoryStore } from './message-history.store.js';
 import { MessageLookupStore } from './message-lookup.store.js';
 import { MessageStore } from './message.store.js';
 import { ScheduleStore } from './schedule.store.js';
@@ -10,7 +11,21 @@ import { ScheduleStore } from './schedule.store.js';
 @Module({
   // The search store reads through the lag-tolerant data source (DATABASE_READ_URL).
   imports: [ReadDataSourceModule],
-  providers: [MessageStore, MessageLookupStore, MessagePartsStore, ScheduleStore, MessageSearchStore],
-  exports: [MessageStore, MessageLookupStore, MessagePartsStore, ScheduleStore, MessageSearchStore],
+  providers: [
+    MessageStore,
+    MessageLookupStore,
+    MessagePartsStore,
+    ScheduleStore,
+    MessageSearchStore,
+    MessageHistoryStore,
+  ],
+  exports: [
+    MessageStore,
+    MessageLookupStore,
+    MessagePartsStore,
+    ScheduleStore,
+    MessageSearchStore,
+    MessageHistoryStore,
+  ],
 })
 export class MessagesModule {}
