@@ -182,7 +182,18 @@ describe('webhook endpoints', () => {
     for (const r of at('/all')) expect(signedBy(all.body.secret, r)).toBe(true);
     expect(signedBy(some.body.secret, at('/delivered')[0])).toBe(true);
     expect(signedBy(all.body.secret, at('/delivered')[0])).toBe(false);
-    const log = await t.http().get(`/api/v1/json/webhooks/${some.body.webhook_id}/deliveries`).set(as(a.key));
+    // The attempt is recorded once the endpoint has answered: the POST can arrive before that.
+    const log = await waitFor(
+      async () => {
+        const res = await t
+          .http()
+          .get(`/api/v1/json/webhooks/${some.body.webhook_id}/deliveries`)
+          .set(as(a.key));
+        return res.body.data[0]?.attempts ? res : null;
+      },
+      20_000,
+      'the attempt recorded',
+    );
     expect(log.body.data).toEqual([
       expect.objectContaining({
         event_id: delivered[0].event_id,
