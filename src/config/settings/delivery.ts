@@ -84,6 +84,13 @@ export const deliverySettings = {
     default: 60_000,
     doc: 'a request enqueued, with messages still waiting and none changed for this long, has its jobs looked up; lost ones are queued again (see Delivery guarantees)',
   }),
+  EVENT_CATCH_UP_GRACE_MS: int({
+    path: 'eventCatchUpGraceMs',
+    min: 0,
+    max: 3_600_000,
+    default: 60_000,
+    doc: 'recovery sweep: a message.* webhook event not kept after its state change committed (the process died in between) is kept by the sweep between one and two of these after the change; longer than any transaction of the main database lasts',
+  }),
   RECEIPT_WAIT: text({
     path: 'receiptWaitMs',
     to: atLeastOneSecond('RECEIPT_WAIT'),

@@ -29,6 +29,7 @@ import { RequestSendWindow1764053000000 } from './main/1764053000000-request-sen
 import { FamilyDailySpend1764054100000 } from './main/1764054100000-family-daily-spend.js';
 import { CreateWebhookEndpoints1796597632234 } from './main/1796597632234-create-webhook-endpoints.js';
 import { CreateWebhookDeliveries1796597632251 } from './notification/1796597632251-create-webhook-deliveries.js';
+import { CreateEventCatchUp1796600000000 } from './notification/1796600000000-create-event-catch-up.js';
 import { CreateSmppCredentials1764060000000 } from './main/1764060000000-create-smpp-credentials.js';
 import { CreateSmppSegments1764060100000 } from './main/1764060100000-create-smpp-segments.js';
 import { CreateSmppReceipts1764061000000 } from './main/1764061000000-create-smpp-receipts.js';
@@ -104,4 +105,5 @@ export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   IndexDeliveryReportsByMessage1764041000000,
   CallbackOutboxRecipientHash1764060200000,
   CreateWebhookDeliveries1796597632251,
+  CreateEventCatchUp1796600000000,
 ];

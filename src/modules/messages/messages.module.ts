@@ -4,6 +4,7 @@ import { MetricsModule } from '../metrics/metrics.module.js';
 import { MessageMetrics } from './messages.metrics.js';
 import { MessagePartsStore } from './message-parts.store.js';
 import { MessageSearchStore } from './message-search.store.js';
+import { MessageHistoryStore } from './message-history.store.js';
 import { MessageLookupStore } from './message-lookup.store.js';
 import { MessageStore } from './message.store.js';
 import { ScheduleStore } from './schedule.store.js';
@@ -19,6 +20,7 @@ import { ScheduleStore } from './schedule.store.js';
     MessagePartsStore,
     ScheduleStore,
     MessageSearchStore,
+    MessageHistoryStore,
   ],
   exports: [
     MessageMetrics,
@@ -27,6 +29,7 @@ import { ScheduleStore } from './schedule.store.js';
     MessagePartsStore,
     ScheduleStore,
     MessageSearchStore,
+    MessageHistoryStore,
   ],
 })
 export class MessagesModule {}

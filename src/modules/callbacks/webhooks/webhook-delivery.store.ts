@@ -46,15 +46,25 @@ export const DELIVERIES_KEPT_DAYS = 7;
 export class WebhookDeliveryStore {
   constructor(@InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource) {}
 
-  /** The events owed, every endpoint's in one statement. */
+  /** The events owed, every endpoint's in one statement; a copy logged already stays as it is. */
   async insert(rows: NewDelivery[]): Promise<void> {
     if (rows.length === 0) return;
     await this.notifications.query(
       `INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, type, envelope) VALUES ${rows
         .map(() => '(?, ?, ?, ?, ?, ?)')
-        .join(',')}`,
+        .join(',')} ON DUPLICATE KEY UPDATE delivery_id = delivery_id`,
       rows.flatMap((r) => [r.deliveryId, r.eventId, r.webhookId, r.accountId, r.type, r.envelope]),
     );
+  }
+
+  /** Which of these copies are logged. */
+  async logged(deliveryIds: string[]): Promise<Set<string>> {
+    if (deliveryIds.length === 0) return new Set();
+    const rows = (await this.notifications.query(
+      'SELECT delivery_id FROM webhook_deliveries WHERE delivery_id IN (?)',
+      [deliveryIds],
+    )) as Array<{ delivery_id: string }>;
+    return new Set(rows.map((r) => r.delivery_id));
   }
 
   /** One attempt's outcome on its event's row (replays count on the row they replay). */

@@ -77,6 +77,13 @@ export class WebhookEndpointStore {
     )) as WebhookEndpointRow[];
   }
 
+  /** Every endpoint's account and event types (which accounts owe message events anything). */
+  async subscriptions(): Promise<Array<Pick<WebhookEndpointRow, 'account_id' | 'events'>>> {
+    return (await this.ds.query('SELECT DISTINCT account_id, events FROM webhook_endpoints')) as Array<
+      Pick<WebhookEndpointRow, 'account_id' | 'events'>
+    >;
+  }
+
   /** Every endpoint of these accounts, both sides (the fan-out reads them once per batch). */
   async ofAccounts(accountIds: string[]): Promise<WebhookEndpointRow[]> {
     if (accountIds.length === 0) return [];

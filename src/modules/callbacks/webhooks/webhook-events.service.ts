@@ -1,11 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { MicroBatcher } from '../../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import type { Channel, MessageStatus } from '../../messages/channel.js';
 import type { CommittedChange, StateChangeListener } from '../../delivery/lifecycle/state-change.listener.js';
 import { messageEventPayload, type MessageEventPayload } from '../callback-job.js';
 import { CallbackOutbox } from '../callback.outbox.js';
+import { EventCatchUpStore } from '../event-catch-up.store.js';
+import { messageEventId } from '../event-ids.js';
+import { StateChangeCatchUp } from '../state-change-catch-up.js';
+import { MessageHistoryStore, type RecordedChange } from '../../messages/message-history.store.js';
 import { WebhookDeliveryStore } from './webhook-delivery.store.js';
 import { MESSAGE_EVENT_OF, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-event-types.js';
 import { WebhookFanOut, type PublishedEvent } from './webhook-fan-out.service.js';
@@ -38,12 +42,15 @@ const MESSAGE_TYPES = WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('message.')
 const FAN_OUT_DELAY_MS = 50;
 /** At most this many events per fan-out (times the endpoints, at most 10: the rows of its statements). */
 const FAN_OUT_BATCH = 300;
+/** The catch-up's mark in event_catch_up. */
+const CATCH_UP = 'webhooks';
 
 /**
  * The one door for events to an account's webhook endpoints: `publish` logs each event for every
  * endpoint subscribed to its type and puts it on the callback outbox, which signs, sends, retries
  * and isolates targets as it does for delivery callbacks (at least once: a receiver deduplicates
- * by event_id). It also hears every committed state change of a message (message.* events).
+ * by event_id). It also hears every committed state change of a message (message.* events), and
+ * the recovery sweep re-derives from message_events those that a crash kept from being kept.
  */
 @Injectable()
 export class WebhookEvents implements StateChangeListener, BeforeApplicationShutdown {
@@ -54,20 +61,25 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
     flush: (changes) => this.fanOutChanges(changes),
   });
 
+  private readonly catchUp: StateChangeCatchUp;
+
   constructor(
     private readonly fanOut: WebhookFanOut,
     private readonly outbox: CallbackOutbox,
     private readonly deliveries: WebhookDeliveryStore,
-  ) {}
+    marks: EventCatchUpStore,
+    history: MessageHistoryStore,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.catchUp = new StateChangeCatchUp(CATCH_UP, marks, history, config.eventCatchUpGraceMs, {
+      accounts: () => this.fanOut.accountsSubscribed(MESSAGE_TYPES),
+      keep: (changes) => this.keepAgain(changes),
+    });
+  }
 
   /** Resolves once the events are kept (or, for none subscribed, at once). */
   async publish(events: WebhookEvent | WebhookEvent[]): Promise<void> {
-    const list = Array.isArray(events) ? events : [events];
-    // A send of thousands of recipients is fanned out in slices, each statement a few MB at most.
-    for (let i = 0; i < list.length; i += FAN_OUT_BATCH) {
-      const jobs = await this.fanOut.prepare(list.slice(i, i + FAN_OUT_BATCH));
-      if (jobs.length) await this.outbox.queue(jobs);
-    }
+    await this.fanOutAll(Array.isArray(events) ? events : [events], false);
   }
 
   /**
@@ -80,7 +92,7 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
       if (!(await this.fanOut.subscribed(send.accountId, send.test, ACCEPTANCE_TYPES))) return;
       await this.publish(
         send.entries.map((e) => {
-          const eventId = randomUUID();
+          const eventId = messageEventId(e.messageId, e.status);
           const data: MessageEventPayload = {
             event_id: eventId,
             // The id the send answer gave: the UUID for SMS and chat, the numeric id for e-mail.
@@ -116,8 +128,11 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
    * A message's state changes, for the endpoints of its account's side that take them. Only
    * collected here (the cached endpoints tell which changes are owed anything): the events are
    * logged and kept in the background, up to FAN_OUT_DELAY_MS later and many receipt batches
-   * together, so the state path never waits for the fan-out. The window in which a crash loses
-   * them is that of a callback between its commit and its outbox row, a little longer.
+   * together, so the state path never waits for the fan-out. A process that dies before they are
+   * kept loses nothing: each event's id is derived from its message and state (event-ids.ts), and
+   * the recovery sweep keeps, from message_events, those not logged for an endpoint, between one
+   * and two EVENT_CATCH_UP_GRACE_MS after the change (StateChangeCatchUp). An event kept by both
+   * is logged and sent once.
    */
   async committed(changes: CommittedChange[]): Promise<void> {
     const owed = new Map<string, boolean>();
@@ -142,27 +157,52 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
   }
 
   private async fanOutChanges(changes: CommittedChange[]): Promise<void> {
-    await this.publish(
-      changes.map((c) => {
-        const eventId = randomUUID();
-        return {
-          accountId: String(c.message.account_id),
-          type: MESSAGE_EVENT_OF[c.status],
-          data: messageEventPayload(c, eventId),
-          test: c.message.test_mode === true,
-          occurredAt: c.at,
-          eventId,
-          subjectRowId: String(c.message.id),
-        };
-      }),
-    ).catch((err: Error) =>
-      this.warnings.warn(`${changes.length} message event(s) not kept: ${err.message}`),
+    await this.fanOutAll(changes.map(eventOf), false).catch((err: Error) =>
+      this.warnings.warn(
+        `${changes.length} message event(s) not kept now (${err.message}); the recovery sweep keeps them`,
+      ),
     );
   }
 
-  /** The outbox's own sweep queues what is kept; here the log is kept to its days. */
-  async recover(): Promise<number> {
-    await this.deliveries.prune();
-    return 0;
+  /** The events of recorded changes not kept yet (the sweep's catch-up); returns how many copies were kept. */
+  private async keepAgain(changes: RecordedChange[]): Promise<number> {
+    return this.fanOutAll(changes.map(eventOf), true);
   }
+
+  private async fanOutAll(events: WebhookEvent[], again: boolean): Promise<number> {
+    let kept = 0;
+    // A send of thousands of recipients is fanned out in slices, each statement a few MB at most.
+    for (let i = 0; i < events.length; i += FAN_OUT_BATCH) {
+      const jobs = await this.fanOut.prepare(events.slice(i, i + FAN_OUT_BATCH), again);
+      if (jobs.length) await this.outbox.queue(jobs);
+      kept += jobs.length;
+    }
+    return kept;
+  }
+
+  /**
+   * Run by the recovery sweep: keeps the message.* events that committed changes owe and no
+   * process kept (StateChangeCatchUp), then keeps the log to its days. The outbox's own sweep
+   * queues what is kept.
+   */
+  async recover(): Promise<number> {
+    const kept = await this.catchUp.round();
+    if (kept) this.warnings.warn(`kept ${kept} message event(s) that their state change had not kept`);
+    await this.deliveries.prune();
+    return kept;
+  }
+}
+
+/** A state change's message.* event, named by its message and state. */
+function eventOf(c: CommittedChange): WebhookEvent {
+  const eventId = messageEventId(String(c.message.id), c.status);
+  return {
+    accountId: String(c.message.account_id),
+    type: MESSAGE_EVENT_OF[c.status],
+    data: messageEventPayload(c, eventId),
+    test: c.message.test_mode === true,
+    occurredAt: c.at,
+    eventId,
+    subjectRowId: String(c.message.id),
+  };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { TtlCache } from '../../../platform/caching/ttl-cache.js';
 import type { CallbackJob, WebhookEnvelope } from '../callback-job.js';
+import { deliveryIdOf } from '../event-ids.js';
 import { WebhookDeliveryStore, type NewDelivery } from './webhook-delivery.store.js';
 import { WebhookEndpointStore, type WebhookEndpointRow } from './webhook-endpoint.store.js';
 import { subscribes } from './webhook-event-types.js';
@@ -55,8 +56,23 @@ export class WebhookFanOut {
     );
   }
 
-  /** Logs the events owed and returns the jobs that send them. */
-  async prepare(events: PublishedEvent[]): Promise<CallbackJob[]> {
+  /** The accounts with an endpoint (of either side) that takes one of the types, read now. */
+  async accountsSubscribed(types: readonly string[]): Promise<string[]> {
+    const rows = await this.endpointStore.subscriptions();
+    return [
+      ...new Set(
+        rows.filter((r) => types.some((t) => subscribes(r.events, t))).map((r) => String(r.account_id)),
+      ),
+    ];
+  }
+
+  /**
+   * Logs the events owed and returns the jobs that send them. Each copy's id is derived from the
+   * event's and the endpoint's, so an event published again (`again`: by the recovery sweep)
+   * names the same copies: those logged already are left out, and so are endpoints made after
+   * the event occurred, which were never owed it.
+   */
+  async prepare(events: PublishedEvent[], again = false): Promise<CallbackJob[]> {
     if (events.length === 0) return [];
     const byAccount = new Map<string, WebhookEndpointRow[]>();
     for (const accountId of new Set(events.map((e) => e.accountId)))
@@ -66,7 +82,12 @@ export class WebhookFanOut {
     for (const e of events) {
       const targets = byAccount
         .get(e.accountId)!
-        .filter((w) => Boolean(w.test_mode) === e.test && subscribes(w.events, e.type));
+        .filter(
+          (w) =>
+            Boolean(w.test_mode) === e.test &&
+            subscribes(w.events, e.type) &&
+            (!again || new Date(w.created_at).getTime() <= e.occurredAt.getTime()),
+        );
       if (targets.length === 0) continue;
       const envelope: WebhookEnvelope = {
         event_id: e.eventId ?? randomUUID(),
@@ -77,7 +98,7 @@ export class WebhookFanOut {
       };
       const text = JSON.stringify(envelope);
       for (const w of targets) {
-        const deliveryId = randomUUID();
+        const deliveryId = deliveryIdOf(envelope.event_id, w.uuid);
         rows.push({
           deliveryId,
           eventId: envelope.event_id,
@@ -89,8 +110,13 @@ export class WebhookFanOut {
         if (w.status === 'enabled') jobs.push(webhookJob(w, deliveryId, envelope, e.subjectRowId ?? '0'));
       }
     }
-    await this.deliveries.insert(rows);
-    return jobs;
+    if (!again) {
+      await this.deliveries.insert(rows);
+      return jobs;
+    }
+    const logged = await this.deliveries.logged(rows.map((r) => r.deliveryId));
+    await this.deliveries.insert(rows.filter((r) => !logged.has(r.deliveryId)));
+    return jobs.filter((j) => !logged.has(j.eventId));
   }
 
   private endpointsOf(accountId: string): Promise<WebhookEndpointRow[]> {

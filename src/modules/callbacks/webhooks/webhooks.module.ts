@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { MessagesModule } from '../../messages/messages.module.js';
 import { CallbackQueueModule } from '../callback-queue.module.js';
+import { CallbackStoreModule } from '../callback-store.module.js';
 import { WebhookEvents } from './webhook-events.service.js';
 import { WebhookStoreModule } from './webhook-store.module.js';
 
@@ -7,10 +9,11 @@ export const WEBHOOK_STATE_LISTENER = Symbol('WEBHOOK_STATE_LISTENER');
 
 /**
  * Events to webhook endpoints, for a process with queues: `WebhookEvents.publish` for any
- * feature, and the message.* events as one of delivery's state-change listeners.
+ * feature, and the message.* events as one of delivery's state-change listeners (kept again
+ * from the messages' history by the recovery sweep when a crash lost them).
  */
 @Module({
-  imports: [CallbackQueueModule, WebhookStoreModule],
+  imports: [CallbackQueueModule, CallbackStoreModule, MessagesModule, WebhookStoreModule],
   providers: [WebhookEvents, { provide: WEBHOOK_STATE_LISTENER, useExisting: WebhookEvents }],
   exports: [WebhookEvents, WEBHOOK_STATE_LISTENER, WebhookStoreModule],
 })
