@@ -44,7 +44,7 @@ export function addSpentStatement(owners: Array<SpendOwner & { added: Decimal }>
 export class DailySpendStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** Outside any transaction: creates the rows not there yet at 0, leaving those there as they are. */
+  /** Outside any transaction: creates the rows not there yet at 0, leaving those there as they are; `owners` come in primary-key order. */
   async createRows(owners: SpendOwner[]): Promise<void> {
     await this.ds.query(
       `INSERT IGNORE INTO daily_spend (scope, owner_id, day, spent) VALUES ${owners.map(() => '(?, ?, ?, 0)').join(',')}`,

@@ -136,12 +136,19 @@ export class SpendLimits {
     for (const o of owners) this.known.add(ownerKey(o));
   }
 
-  /** The day's rows of the charge's account and key not yet known to exist. */
+  /**
+   * The day's rows of the charge's account and key not yet known to exist, in primary-key order:
+   * the INSERT IGNORE that makes them share-locks each row already there, one after another, and
+   * a send racing it locks the same rows in that order. In any other order (a sub-account's row
+   * before its parent's) the two wait on each other: 1 in 6 runs of 20 racing family sends
+   * deadlocked.
+   */
   private missingOwners(charge: SpendCharge | null | undefined) {
     if (!charge || !isPositive(charge.amount)) return [];
     return chargedOwners(charge)
       .map(({ scope, ownerId, day }) => ({ scope, ownerId, day }))
-      .filter((o) => !this.known.has(ownerKey(o)));
+      .filter((o) => !this.known.has(ownerKey(o)))
+      .sort((a, b) => (ownerKey(a) < ownerKey(b) ? -1 : 1));
   }
 
   /**
