@@ -80,8 +80,10 @@ export class DbMigrateCommand extends CliCommand {
       const r = await migrateDatabase(t.options, t.db);
       results.push({ name: t.name, url: describeDatabase(t.db), created: r.created, applied: r.applied });
     }
-    const main = databaseTargets(this.config)[0];
-    const partitions = await partitionsAhead(main.options, this.config.retention);
+    const targets = databaseTargets(this.config);
+    const main = targets.find((t) => t.name === 'main')!;
+    const notification = targets.find((t) => t.name === 'notification')!;
+    const partitions = await partitionsAhead(main.options, notification.options, this.config.retention);
     if (o.json) return printJson({ databases: results, partitions_added: partitions });
     for (const r of results) {
       const what = [

@@ -1,4 +1,7 @@
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOTIFICATION_DB } from '../../src/database/data-sources.js';
 import { dayStart, DAY_MS, firstIdOf, partitionName } from '../../src/database/partitions/day-partitions.js';
 import { CallbackStore } from '../../src/modules/callbacks/callback.store.js';
 import { DeliveryReportStore } from '../../src/modules/delivery/receipts/delivery-report.store.js';
@@ -48,6 +51,29 @@ describe('PartitionPruneStore', () => {
     await moveTo(ctx, waiting.ids, 'SENT', { at });
     expect(await store.count('messages', p)).toBe(2);
     expect(await store.count('message_events', p)).toBe(1);
+  });
+
+  it('tells a receipts partition holding a receipt waiting for its message, and reads its unmatched ones', async () => {
+    const reports = ctx.get(DeliveryReportStore);
+    const before = await store.countReports(p);
+    const report = (provider: string) => ({
+      transport: 'smpp',
+      report: { providerMessageId: provider, status: 'DELIVERED' as const, occurredAt: new Date() },
+    });
+    await reports.insert([report('pp-wait-1'), report('pp-wait-2')]);
+    expect(await store.countReports(p)).toBe(before + 2);
+    expect(await store.holdsWaitingReport(p)).toBe(true);
+    const unmatched = await store.unmatchedReports(p, '0', 1);
+    expect(unmatched).toHaveLength(1);
+    expect(unmatched[0]).toMatchObject({ provider_message_id: 'pp-wait-1', message_id: null });
+    expect(String(unmatched[0].received_at)).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
+    const rest = await store.unmatchedReports(p, String(unmatched[0].id), 10);
+    expect(rest.map((r) => r.provider_message_id)).toEqual(['pp-wait-2']);
+    // Given up: still unmatched, no longer waiting.
+    await ctx
+      .get<DataSource>(getDataSourceToken(NOTIFICATION_DB))
+      .query("UPDATE delivery_reports SET expired_at = NOW(3) WHERE provider_message_id LIKE 'pp-wait-%'");
+    expect(await store.holdsWaitingReport(p)).toBe(false);
   });
 
   it('removes receipts, message callback attempts and emptied requests by id range only, a chunk at a time', async () => {

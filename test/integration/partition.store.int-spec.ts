@@ -1,11 +1,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS, dayStart, partitionName } from '../../src/database/partitions/day-partitions.js';
+import { NOTIFICATION_DB } from '../../src/database/data-sources.js';
+import { PartitionDeliveryReportsByDay1796602000000 } from '../../src/database/migrations/notification/1796602000000-partition-delivery-reports-by-day.js';
+import { DAY_MS, dayStart, firstIdOf, partitionName } from '../../src/database/partitions/day-partitions.js';
 import { makePartitionsAhead, partitionTables } from '../../src/database/partitions/partition-maintenance.js';
 import { PartitionStore } from '../../src/database/partitions/partition.store.js';
 import { PartitionMessageTablesByDay1796597880783 } from '../../src/database/migrations/main/1796597880783-partition-message-tables-by-day.js';
+import { DeliveryReportStore } from '../../src/modules/delivery/receipts/delivery-report.store.js';
 import { MessagesModule } from '../../src/modules/messages/messages.module.js';
 import { MessageLookupStore } from '../../src/modules/messages/message-lookup.store.js';
 import { uuidOfId } from '../../src/modules/messages/message-uuid.js';
@@ -17,14 +22,45 @@ import { createTenant, TENANT_MODULES, type Tenant } from '../factories/account.
 import { ownerOf, storeSend, type MessageSpec } from '../factories/message.factory.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 
-/** The message tables' day partitions: made, made ahead, filled past them, converted and dropped. */
+/** The message tables' and receipts' day partitions: made, made ahead, filled past them, converted and dropped. */
 
 let ctx: ServiceContext;
 let store: PartitionStore;
 let tenant: Tenant;
 let archiveDir: string;
+let notifications: DataSource;
+let reports: DeliveryReportStore;
 
-const TABLES = ['messages', 'message_events', 'message_parts'] as const;
+const TABLES = ['messages', 'message_events', 'message_parts', 'delivery_reports'] as const;
+/** Stores a receipt, applied to `messageId` when given (else waiting for a match). */
+const receipt = async (provider: string, messageId?: string) => {
+  const applied = messageId
+    ? new Map([[provider, { providerMessageId: provider, connector: null, messageId }]])
+    : new Map();
+  await reports.insert(
+    [
+      {
+        transport: 'smpp',
+        report: { providerMessageId: provider, status: 'DELIVERED', occurredAt: new Date() },
+      },
+    ],
+    applied,
+  );
+  const [row] = (await notifications.query(
+    'SELECT id FROM delivery_reports WHERE provider_message_id = ? ORDER BY id DESC LIMIT 1',
+    [provider],
+  )) as Array<{ id: string }>;
+  return String(row.id);
+};
+const reportPartitionOf = async (id: string) => {
+  for (const p of await names('delivery_reports')) {
+    const rows = (await notifications.query(`SELECT 1 FROM delivery_reports PARTITION (${p}) WHERE id = ?`, [
+      id,
+    ])) as unknown[];
+    if (rows.length) return p;
+  }
+  return undefined;
+};
 const today = dayStart(Date.now());
 const names = async (table: (typeof TABLES)[number]) => (await store.bounds(table)).map((b) => b.name);
 const send = (at: number, messages: MessageSpec[]) =>
@@ -45,6 +81,8 @@ beforeAll(async () => {
     ARCHIVE_DIR: archiveDir,
   });
   store = ctx.get(PartitionStore);
+  notifications = ctx.get<DataSource>(getDataSourceToken(NOTIFICATION_DB));
+  reports = new DeliveryReportStore(notifications);
   tenant = await createTenant(ctx);
 });
 
@@ -67,6 +105,42 @@ describe('day partitions of the message tables', () => {
       'messages.uq_messages_fallback_of(fallback_of,id)',
       'messages.uq_messages_uuid(uuid,id)',
     ]);
+    const reportKeys = (await notifications.query(
+      `SELECT INDEX_NAME AS k, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) AS cols FROM information_schema.STATISTICS
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'delivery_reports' AND NON_UNIQUE = 0 GROUP BY INDEX_NAME`,
+    )) as Array<{ k: string; cols: string }>;
+    expect(reportKeys.map((r) => `${r.k}(${r.cols})`)).toEqual(['PRIMARY(id,day_id)']);
+  });
+
+  it('put a receipt in the day it arrived until it matches, then in its message’s day, under the same id', async () => {
+    const { ids } = await send(today - 2 * DAY_MS + 3_600_000, [
+      { recipient: '260971000050', status: 'SENT' },
+    ]);
+    await makePartitionsAhead(store, { aheadDays: 0, spanDays: 1 });
+    const waiting = await receipt('pp-late-1');
+    expect(await reportPartitionOf(waiting)).toBe(partitionName(today));
+    await reports.markApplied([{ providerMessageId: 'pp-late-1', connector: null, messageId: ids[0] }]);
+    const [row] = (await notifications.query('SELECT message_id, day_id FROM delivery_reports WHERE id = ?', [
+      waiting,
+    ])) as Array<{ message_id: string; day_id: string }>;
+    expect([String(row.message_id), String(row.day_id)]).toEqual([ids[0], ids[0]]);
+    // The catch-all of the first partition takes ids before the first planned day.
+    expect(await reportPartitionOf(waiting)).toBe((await names('delivery_reports'))[0]);
+    // Ids stay unique across partitions: the AUTO_INCREMENT is the table's, and a moved row keeps its id.
+    const next = await receipt('pp-late-2', ids[0]);
+    expect(BigInt(next)).toBeGreaterThan(BigInt(waiting));
+    const count = (await notifications.query('SELECT COUNT(*) AS n FROM delivery_reports WHERE id = ?', [
+      waiting,
+    ])) as Array<{ n: string }>;
+    expect(Number(count[0].n)).toBe(1);
+    // (id, day_id) refuses a repeated id in a day; no statement writes an id, the counter makes them.
+    await expect(
+      notifications.query(
+        `INSERT INTO delivery_reports (id, transport, provider_message_id, status, occurred_at, message_id)
+          VALUES (?, 'smpp', 'pp-late-3', 'DELIVERED', NOW(3), ?)`,
+        [next, ids[0]],
+      ),
+    ).rejects.toThrow(/Duplicate entry/);
   });
 
   it('are made a week ahead by a worker round under the retention lock, the same on every table, once', async () => {
@@ -143,7 +217,11 @@ describe('an unpartitioned database with data', () => {
     const runner = ctx.ds.createQueryRunner();
     await new PartitionMessageTablesByDay1796597880783().down(runner);
     await runner.release();
+    const notificationRunner = notifications.createQueryRunner();
+    await new PartitionDeliveryReportsByDay1796602000000().down(notificationRunner);
+    await notificationRunner.release();
     for (const table of TABLES) expect(await store.bounds(table)).toEqual([]);
+    await notifications.query('DELETE FROM delivery_reports');
 
     const gone1 = await send(day(12), [
       { recipient: '260971000201', status: 'DELIVERED' },
@@ -156,11 +234,37 @@ describe('an unpartitioned database with data', () => {
     const gone2 = await send(day(10), [{ recipient: '260971000205', status: 'UNDELIVERED' }]);
     const fresh = await send(day(1), [{ recipient: '260971000206', status: 'DELIVERED' }]);
 
+    const gone1Receipt = await receipt('pp-gone1', gone1.ids[0]);
+    const heldReceipt = await receipt('pp-held', held.ids[1]);
+    const freshReceipt = await receipt('pp-fresh', fresh.ids[0]);
+
     const converted = await partitionTables(store, { aheadDays: 7, spanDays: 1 });
     expect(converted.map((c) => c.table)).toEqual([...TABLES]);
     expect((await names('messages'))[0]).toBe(partitionName(dayStart(day(12))));
     expect(await names('message_events')).toEqual(await names('messages'));
+    expect(await names('delivery_reports')).toEqual(await names('messages'));
     expect(await partitionOf(held.ids[1])).toBe(partitionName(dayStart(day(11))));
+    expect(await reportPartitionOf(heldReceipt)).toBe(partitionName(dayStart(day(11))));
+
+    // A receipt matched late follows its message into day 10; one given up, arrived on day 10,
+    // is there too; one still waiting for a message keeps day 12's receipts partition.
+    const late = await receipt('pp-gone2');
+    await reports.markApplied([{ providerMessageId: 'pp-gone2', connector: null, messageId: gone2.ids[0] }]);
+    expect(await reportPartitionOf(late)).toBe(partitionName(dayStart(day(10))));
+    const unmatched = async (provider: string, at: number, expired: boolean) => {
+      await notifications.query(
+        `INSERT INTO delivery_reports (transport, provider_message_id, status, occurred_at, received_at, expired_at, day_id)
+          VALUES ('smpp', ?, 'DELIVERED', ?, ?, ?, ?)`,
+        [provider, new Date(at), new Date(at), expired ? new Date(at + DAY_MS) : null, firstIdOf(at)],
+      );
+      const [row] = (await notifications.query(
+        'SELECT id FROM delivery_reports WHERE provider_message_id = ?',
+        [provider],
+      )) as Array<{ id: string }>;
+      return String(row.id);
+    };
+    const givenUp = await unmatched('pp-given-up', day(10), true);
+    const waiting = await unmatched('pp-waiting', day(12), false);
 
     const r = await ctx.get(RetentionService).prune({ before: new Date(today - 8 * DAY_MS) });
     // Every day before the cutoff goes but the one with a message not final; empty days with them.
@@ -182,5 +286,31 @@ describe('an unpartitioned database with data', () => {
       .map((l) => JSON.parse(l) as { file: string; rows: number });
     expect(index.find((e) => e.file === `${date}/messages.ndjson.gz`)).toMatchObject({ rows: 2 });
     expect(await names('messages')).not.toContain(partitionName(dayStart(day(12))));
+
+    // Receipts: day 10's partition dropped (the late match and the one given up in it), day 12's
+    // kept for the waiting receipt (gone1's receipt deleted by id range), day 11's kept with its day.
+    const reportNames = await names('delivery_reports');
+    expect(reportNames).not.toContain(partitionName(dayStart(day(10))));
+    expect(reportNames).toContain(partitionName(dayStart(day(11))));
+    expect(reportNames).toContain(partitionName(dayStart(day(12))));
+    const leftReports = (await notifications.query(
+      'SELECT id FROM delivery_reports WHERE id IN (?) ORDER BY id',
+      [[gone1Receipt, heldReceipt, freshReceipt, late, givenUp, waiting]],
+    )) as Array<{ id: string }>;
+    expect(leftReports.map((x) => String(x.id))).toEqual([heldReceipt, freshReceipt, waiting]);
+    expect(r!.removed.delivery_reports).toBe(3);
+    const archived = (d: number) => {
+      const file = join(archiveDir, new Date(day(d)).toISOString().slice(0, 10), 'index.ndjson');
+      return readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { file: string; rows: number })
+        .filter((e) => e.file.endsWith('delivery_reports.ndjson.gz'))
+        .reduce((n, e) => n + e.rows, 0);
+    };
+    // gone1's receipt under its message's day; day 10: the late match with its message, the
+    // one given up under the day it arrived.
+    expect(archived(12)).toBe(1);
+    expect(archived(10)).toBe(2);
   });
 });

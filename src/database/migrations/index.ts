@@ -30,6 +30,7 @@ import { FamilyDailySpend1764054100000 } from './main/1764054100000-family-daily
 import { CreateWebhookEndpoints1796597632234 } from './main/1796597632234-create-webhook-endpoints.js';
 import { CreateWebhookDeliveries1796597632251 } from './notification/1796597632251-create-webhook-deliveries.js';
 import { CreateEventCatchUp1796600000000 } from './notification/1796600000000-create-event-catch-up.js';
+import { PartitionDeliveryReportsByDay1796602000000 } from './notification/1796602000000-partition-delivery-reports-by-day.js';
 import { CreateSmppCredentials1764060000000 } from './main/1764060000000-create-smpp-credentials.js';
 import { CreateSmppSegments1764060100000 } from './main/1764060100000-create-smpp-segments.js';
 import { CreateSmppReceipts1764061000000 } from './main/1764061000000-create-smpp-receipts.js';
@@ -106,4 +107,5 @@ export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   CallbackOutboxRecipientHash1764060200000,
   CreateWebhookDeliveries1796597632251,
   CreateEventCatchUp1796600000000,
+  PartitionDeliveryReportsByDay1796602000000,
 ];

@@ -46,6 +46,12 @@ describe('day partitions', () => {
         'ALGORITHM=COPY, LOCK=SHARED PARTITION BY RANGE (id) ' +
         `(PARTITION p20261206 VALUES LESS THAN (${day('2026-12-07')}000000), PARTITION pmax VALUES LESS THAN (MAXVALUE))`,
     );
+    expect(partitionTableSql('delivery_reports', b)).toBe(
+      'ALTER TABLE delivery_reports ADD COLUMN day_id BIGINT UNSIGNED NOT NULL ' +
+        'DEFAULT (COALESCE(message_id, UNIX_TIMESTAMP() * 1000000000)), ' +
+        'DROP PRIMARY KEY, ADD PRIMARY KEY (id, day_id), ALGORITHM=COPY, LOCK=SHARED PARTITION BY RANGE (day_id) ' +
+        `(PARTITION p20261206 VALUES LESS THAN (${day('2026-12-07')}000000), PARTITION pmax VALUES LESS THAN (MAXVALUE))`,
+    );
     expect(addPartitionsSql('message_parts', b)).toMatch(
       /^ALTER TABLE message_parts REORGANIZE PARTITION pmax INTO \(PARTITION p20261206 .*, PARTITION pmax VALUES LESS THAN \(MAXVALUE\)\)$/,
     );

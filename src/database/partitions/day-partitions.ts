@@ -14,21 +14,39 @@ export const DAY_MS = 86_400_000;
 /** The catch-all partition past the planned days. */
 export const CATCH_ALL = 'pmax';
 
-/** The partitioned tables of the main database and the column each is cut on. */
-export const PARTITIONED_TABLES = [
-  { table: 'messages', key: 'id' },
-  { table: 'message_events', key: 'message_id' },
-  { table: 'message_parts', key: 'message_id' },
+/**
+ * The partitioned tables, the database each is in and the column each is cut on. A receipt
+ * (notification database) is cut on `day_id`: its message's id once it matched one, so it
+ * sits in its message's day and goes with it; until then (`message_id` NULL: a receipt that
+ * came before its message's SENT, or matched none) an id-shaped moment of its arrival,
+ * `UNIX_TIMESTAMP()` followed by nine zeros, which is at or after its message's day. The
+ * report's own id is an AUTO_INCREMENT: ordered, but it says no day. `day_id` is the column's
+ * DEFAULT, so every INSERT sets it; the UPDATE that matches a receipt sets it to the message id
+ * (delivery-report.store.ts), and the row moves to its message's day.
+ */
+export const ALL_PARTITIONED_TABLES = [
+  { table: 'messages', key: 'id', db: 'main' },
+  { table: 'message_events', key: 'message_id', db: 'main' },
+  { table: 'message_parts', key: 'message_id', db: 'main' },
+  { table: 'delivery_reports', key: 'day_id', db: 'notification' },
 ] as const;
 
-export type PartitionedTable = (typeof PARTITIONED_TABLES)[number]['table'];
+/** The partitioned tables of the main database (the message tables). */
+export const PARTITIONED_TABLES = ALL_PARTITIONED_TABLES.filter((t) => t.db === 'main');
+
+/** The receipts' partition column, added with their partitions. */
+export const REPORT_DAY_COLUMN =
+  'ADD COLUMN day_id BIGINT UNSIGNED NOT NULL DEFAULT (COALESCE(message_id, UNIX_TIMESTAMP() * 1000000000))';
+
+export type PartitionedTable = (typeof ALL_PARTITIONED_TABLES)[number]['table'];
 
 /**
  * The unique keys each table trades for ones that include its partition column, and what
  * keeps the old rule: a message's UUID carries its id (messages/message-uuid.ts), so the
  * primary key keeps UUIDs apart; a fallback SMS is made under the fixed user_reference_id
  * `fallback-<chat uuid>`, unique in send_requests (not partitioned), so a chat message never
- * gets a second one; an event's id is an AUTO_INCREMENT, unique by itself.
+ * gets a second one; an event's id and a receipt's id are AUTO_INCREMENTs, unique by
+ * themselves, so `(id, message_id)` and `(id, day_id)` keep ids apart as `(id)` did.
  */
 const UNIQUE_KEY_CHANGES: Record<PartitionedTable, string[]> = {
   messages: [
@@ -39,6 +57,7 @@ const UNIQUE_KEY_CHANGES: Record<PartitionedTable, string[]> = {
   ],
   message_events: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id, message_id)'],
   message_parts: [],
+  delivery_reports: [REPORT_DAY_COLUMN, 'DROP PRIMARY KEY', 'ADD PRIMARY KEY (id, day_id)'],
 };
 
 /**
@@ -76,7 +95,12 @@ export const KEYS_BEFORE: Record<PartitionedTable, string[]> = {
   ],
   message_events: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id)'],
   message_parts: [],
+  delivery_reports: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id)', 'DROP COLUMN day_id'],
 };
+
+/** The database a partitioned table is in. */
+export const databaseOf = (table: PartitionedTable): 'main' | 'notification' =>
+  ALL_PARTITIONED_TABLES.find((t) => t.table === table)!.db;
 
 /** A partition: its name and the first id it no longer holds (null: MAXVALUE). */
 export interface PartitionBound {
@@ -119,7 +143,7 @@ const withCatchAll = (bounds: PartitionBound[]) =>
  * (ALGORITHM=COPY); LOCK=SHARED lets reads go on while writes wait.
  */
 export function partitionTableSql(table: PartitionedTable, bounds: PartitionBound[]): string {
-  const key = PARTITIONED_TABLES.find((t) => t.table === table)!.key;
+  const key = ALL_PARTITIONED_TABLES.find((t) => t.table === table)!.key;
   const changes = [...KEY_CHANGES[table], 'ALGORITHM=COPY', 'LOCK=SHARED'];
   return `ALTER TABLE ${table} ${changes.join(', ')} PARTITION BY RANGE (${key}) (${withCatchAll(bounds)})`;
 }

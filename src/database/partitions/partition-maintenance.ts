@@ -5,7 +5,7 @@ import {
   firstBounds,
   lastBoundMs,
   msOfId,
-  PARTITIONED_TABLES,
+  ALL_PARTITIONED_TABLES,
   type PartitionedTable,
 } from './day-partitions.js';
 import type { PartitionStore } from './partition.store.js';
@@ -34,7 +34,7 @@ export async function makePartitionsAhead(
   nowMs = Date.now(),
 ): Promise<TableChange[]> {
   const out: TableChange[] = [];
-  for (const { table } of PARTITIONED_TABLES) {
+  for (const { table } of ALL_PARTITIONED_TABLES) {
     const bounds = await store.bounds(table);
     if (bounds.length === 0) continue;
     const started = performance.now();
@@ -63,7 +63,7 @@ export async function partitionTables(
     plan.spanDays,
   );
   const out: TableChange[] = [];
-  for (const { table } of PARTITIONED_TABLES) {
+  for (const { table } of ALL_PARTITIONED_TABLES) {
     if ((await store.bounds(table)).length) continue;
     const started = performance.now();
     await store.partition(table, bounds);

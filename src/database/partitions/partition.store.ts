@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import {
   addPartitionsSql,
+  databaseOf,
   partitionTableSql,
   type PartitionBound,
   type PartitionedTable,
@@ -15,15 +16,24 @@ import {
 const DDL_LOCK_WAIT_SECONDS = 5;
 
 /**
- * The statements on the message tables' partitions (main database): what they are, and the
- * ALTERs that add, drop and first make them. Rows are not read here beyond the oldest id.
+ * The statements on the partitioned tables' partitions, each on its table's database (the
+ * message tables on the main one, delivery_reports on the notification one; the same when
+ * only one is given): what they are, and the ALTERs that add, drop and first make them. Rows
+ * are not read here beyond the oldest id.
  */
 export class PartitionStore {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly main: DataSource,
+    private readonly notifications: DataSource = main,
+  ) {}
+
+  private on(table: PartitionedTable): DataSource {
+    return databaseOf(table) === 'main' ? this.main : this.notifications;
+  }
 
   /** A table's partitions in order; empty when it is not partitioned. */
   async bounds(table: PartitionedTable): Promise<PartitionBound[]> {
-    const rows = (await this.ds.query(
+    const rows = (await this.on(table).query(
       `SELECT PARTITION_NAME AS name, PARTITION_DESCRIPTION AS lessThan
          FROM information_schema.PARTITIONS
         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND PARTITION_NAME IS NOT NULL
@@ -37,32 +47,34 @@ export class PartitionStore {
   }
 
   async isEmpty(table: PartitionedTable): Promise<boolean> {
-    return ((await this.ds.query(`SELECT 1 FROM ${table} LIMIT 1`)) as unknown[]).length === 0;
+    return ((await this.on(table).query(`SELECT 1 FROM ${table} LIMIT 1`)) as unknown[]).length === 0;
   }
 
   /** The oldest message's id, if any. */
   async oldestMessageId(): Promise<string | undefined> {
-    const [row] = (await this.ds.query('SELECT MIN(id) AS id FROM messages')) as Array<{ id: string | null }>;
+    const [row] = (await this.main.query('SELECT MIN(id) AS id FROM messages')) as Array<{
+      id: string | null;
+    }>;
     return row?.id == null ? undefined : String(row.id);
   }
 
   /** Partitions an unpartitioned table (a copy of the table: writes wait while it runs). */
   async partition(table: PartitionedTable, bounds: PartitionBound[]): Promise<void> {
-    await this.ds.query(partitionTableSql(table, bounds));
+    await this.on(table).query(partitionTableSql(table, bounds));
   }
 
   /** Splits `bounds` off the catch-all partition. */
   async add(table: PartitionedTable, bounds: PartitionBound[]): Promise<void> {
-    await this.ddl(addPartitionsSql(table, bounds));
+    await this.ddl(table, addPartitionsSql(table, bounds));
   }
 
   /** Drops partitions with their rows, in one statement (a metadata change: no row is read). */
   async drop(table: PartitionedTable, names: string[]): Promise<void> {
-    if (names.length) await this.ddl(`ALTER TABLE ${table} DROP PARTITION ${names.join(', ')}`);
+    if (names.length) await this.ddl(table, `ALTER TABLE ${table} DROP PARTITION ${names.join(', ')}`);
   }
 
-  private async ddl(sql: string): Promise<void> {
-    const runner = this.ds.createQueryRunner();
+  private async ddl(table: PartitionedTable, sql: string): Promise<void> {
+    const runner = this.on(table).createQueryRunner();
     await runner.connect();
     try {
       await runner.query(`SET SESSION lock_wait_timeout = ${DDL_LOCK_WAIT_SECONDS}`);

@@ -7,25 +7,34 @@ import { PartitionStore } from './partition.store.js';
 const LOCK_WAIT_SECONDS = 10;
 
 /**
- * `db migrate`'s last step: the main database's partitions through the days ahead, on a
- * connection of its own, under the lock prunes hold. Answers the partitions made ("table.name"),
- * or null when another process held the lock throughout.
+ * `db migrate`'s last step: the partitions through the days ahead (main and notification
+ * databases), on connections of their own, under the lock prunes hold (taken on the main
+ * database). Answers the partitions made ("table.name"), or null when another process held the
+ * lock throughout.
  */
 export async function partitionsAhead(
   options: DataSourceOptions,
+  notificationOptions: DataSourceOptions,
   plan: { partitionDaysAhead: number; partitionSpanDays: number },
 ): Promise<string[] | null> {
   const ds = await new DataSource({ ...options, poolSize: 2 } as DataSourceOptions).initialize();
+  const nds = await new DataSource({ ...notificationOptions, poolSize: 2 } as DataSourceOptions)
+    .initialize()
+    .catch(async (err: unknown) => {
+      await ds.destroy();
+      throw err;
+    });
   try {
     const p: PartitionPlan = { aheadDays: plan.partitionDaysAhead, spanDays: plan.partitionSpanDays };
     const changes = await withNamedLock(
       ds,
       retentionLockName(ds),
-      () => makePartitionsAhead(new PartitionStore(ds), p),
+      () => makePartitionsAhead(new PartitionStore(ds, nds), p),
       LOCK_WAIT_SECONDS,
     );
     return changes ? changes.flatMap((c) => c.added.map((name) => `${c.table}.${name}`)) : null;
   } finally {
+    await nds.destroy();
     await ds.destroy();
   }
 }

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { CATCH_ALL, firstIdOf, msOfId } from '../../database/partitions/day-partitions.js';
+import {
+  CATCH_ALL,
+  firstIdOf,
+  msOfId,
+  type PartitionBound,
+} from '../../database/partitions/day-partitions.js';
 import { PartitionStore } from '../../database/partitions/partition.store.js';
-import { byDay } from './archive-batches.js';
+import { byDay, groupRows } from './archive-batches.js';
 import type { ArchiveBatch } from './message-archive.js';
 import { PartitionPruneStore } from './partition-prune.store.js';
 import { ShortLinkStore } from '../links/short-link.store.js';
@@ -46,8 +51,9 @@ export interface DayPruneResult {
 /**
  * A prune of the message tables by partition: each partition wholly before the cutoff whose
  * messages are all final and last changed before it is archived (with ARCHIVE_DIR), then its
- * messages' receipts, callback attempts, short links and requests are removed by id range, and the
- * partition is dropped from messages, message_events and message_parts, the messages last. A
+ * messages' callback attempts, short links and requests are removed by id range, and the
+ * partition is dropped from delivery_reports (its receipts are cut on the same days: by id range
+ * where they are not), message_events, message_parts and messages, the messages last. A
  * partition holding a message not final (or changed since) stays whole until the day it may
  * go; its final messages still leave by the row walk that follows. A run stopped at any point
  * leaves the partition to the next run, which archives its rows again (an archive may hold a
@@ -74,17 +80,33 @@ export class PartitionPrune {
     }
     let removed = NO_REMOVALS;
     const outcome = (dropped: string[]) => ({ removed, dropped, kept });
+    if (days.length === 0) return outcome([]);
+    const reportDays = await this.reportDays(bounds, days, cutoff);
     for (const d of days) {
       if (o.keep) await this.archive(d.from, d.to, before, o);
+      // A day whose receipts' partition goes with it needs no delete; one whose does not (the
+      // table unpartitioned, other bounds, a receipt waiting there) loses them by id range.
+      const dropsReports = reportDays.some((r) => r.from <= BigInt(d.from) && BigInt(d.to) <= r.to);
       removed = addCounts(removed, {
         ...NO_REMOVALS,
-        delivery_reports: await this.chunked((n) => this.days.removeReports(d.from, d.to, n), o),
+        delivery_reports: dropsReports
+          ? 0
+          : await this.chunked((n) => this.days.removeReports(d.from, d.to, n), o),
         callback_attempts: await this.chunked((n) => this.days.removeAttempts(d.from, d.to, n), o),
         short_links: await this.chunked((n) => this.links.removeOfMessageRange(d.from, d.to, n), o),
       });
       if (o.signal?.aborted) return outcome([]);
     }
-    if (days.length === 0) return outcome([]);
+    // Receipts that matched no message, in the receipts' partitions that go: archived as the
+    // walk archives them (by the day they arrived).
+    for (const r of reportDays) {
+      if (o.keep) await this.archiveUnmatched(r.name, o);
+      if (o.signal?.aborted) return outcome([]);
+      removed = addCounts(removed, {
+        ...NO_REMOVALS,
+        delivery_reports: await this.days.countReports(r.name),
+      });
+    }
     const names = days.map((d) => d.name);
     for (const d of days)
       removed = addCounts(removed, {
@@ -93,7 +115,12 @@ export class PartitionPrune {
         message_parts: await this.days.count('message_parts', d.name),
         messages: await this.days.count('messages', d.name),
       });
-    // The messages last: a run cut short before them finds the days again.
+    // The receipts first and the messages last: a run cut short before them finds the days
+    // again (and archives their messages with the receipts still there, or already gone).
+    await this.partitions.drop(
+      'delivery_reports',
+      reportDays.map((r) => r.name),
+    );
     for (const table of ['message_events', 'message_parts', 'messages'] as const)
       await this.partitions.drop(table, names);
     const first = days[0].from;
@@ -107,6 +134,46 @@ export class PartitionPrune {
     });
     o.onProgress?.(removed);
     return outcome(names);
+  }
+
+  /**
+   * The partitions of delivery_reports that go with the message days dropped now: each wholly
+   * before the cutoff and within a day dropped now or below the first message partition left
+   * (so no message its receipts matched is left), and holding no receipt still waiting for a
+   * message (such a partition stays, and goes with a later day once its receipts are given up).
+   * A kept day's receipts are in its own partition, which is not among them.
+   */
+  private async reportDays(
+    bounds: PartitionBound[],
+    days: Array<{ name: string; from: string; to: string }>,
+    cutoff: bigint,
+  ): Promise<Array<{ name: string; from: bigint; to: bigint }>> {
+    const dropped = new Set(days.map((d) => d.name));
+    const firstLeft = bounds.findIndex((b) => !dropped.has(b.name));
+    const goneBelow = firstLeft <= 0 ? 0n : BigInt(bounds[firstLeft - 1].lessThan!);
+    const out: Array<{ name: string; from: bigint; to: bigint }> = [];
+    const reports = await this.partitions.bounds('delivery_reports');
+    for (const [i, r] of reports.entries()) {
+      if (r.name === CATCH_ALL || r.lessThan === null) break;
+      const from = i === 0 ? 0n : BigInt(reports[i - 1].lessThan!);
+      const to = BigInt(r.lessThan);
+      if (to > cutoff) break;
+      const covered = to <= goneBelow || days.some((d) => BigInt(d.from) <= from && to <= BigInt(d.to));
+      if (covered && !(await this.days.holdsWaitingReport(r.name))) out.push({ name: r.name, from, to });
+    }
+    return out;
+  }
+
+  /** A receipts' partition's unmatched receipts, batch by batch, into the archive. */
+  private async archiveUnmatched(partition: string, o: DayPruneHooks): Promise<void> {
+    let after = '0';
+    while (!o.signal?.aborted) {
+      const rows = await this.days.unmatchedReports(partition, after, o.batch);
+      if (rows.length === 0) return;
+      after = String(rows[rows.length - 1].id);
+      await o.keep!(new Map(groupRows(rows, 'received_at', 'delivery_reports')));
+      if (rows.length < o.batch) return;
+    }
   }
 
   /** The partition's messages and their rows, batch by batch, into the archive. */

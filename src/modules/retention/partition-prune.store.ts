@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
-import { affected, FINAL } from './retention.store.js';
+import { affected, FINAL, iso, type Row } from './retention.store.js';
 
 /** A partition's name as information_schema gives it, quoted for a statement. */
 const quoted = (name: string) => `\`${name.replace(/`/g, '``')}\``;
@@ -10,7 +10,8 @@ const quoted = (name: string) => `\`${name.replace(/`/g, '``')}\``;
 /**
  * The statements of a prune by partition: whether a day's partition may go whole, what it
  * holds, and the rows of its messages in tables that are not cut by message id (the
- * notification database's receipts and callback attempts, and the requests). Each removal
+ * notification database's callback attempts, its receipts where their partitions do not follow
+ * the messages', and the requests). Each removal
  * takes one chunk of an id range, so the caller paces them.
  */
 @Injectable()
@@ -40,6 +41,41 @@ export class PartitionPruneStore {
       `SELECT COUNT(*) AS n FROM ${table} PARTITION (${quoted(partition)})`,
     )) as Array<{ n: string }>;
     return Number(n);
+  }
+
+  /** Receipts a partition of delivery_reports holds. */
+  async countReports(partition: string): Promise<number> {
+    const [{ n }] = (await this.notifications.query(
+      `SELECT COUNT(*) AS n FROM delivery_reports PARTITION (${quoted(partition)})`,
+    )) as Array<{ n: string }>;
+    return Number(n);
+  }
+
+  /**
+   * Whether a partition of delivery_reports holds a receipt still waiting for its message
+   * (matched none yet, not given up): it is kept for late matching, so the partition stays.
+   */
+  async holdsWaitingReport(partition: string): Promise<boolean> {
+    const rows = (await this.notifications.query(
+      `SELECT 1 FROM delivery_reports PARTITION (${quoted(partition)})
+        WHERE message_id IS NULL AND expired_at IS NULL LIMIT 1`,
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  /**
+   * Up to `limit` receipts of a partition that matched no message, after the id `after`, in
+   * the archive's form (the same as the walk's unmatched receipts).
+   */
+  async unmatchedReports(partition: string, after: string, limit: number): Promise<Row[]> {
+    return (await this.notifications.query(
+      `SELECT id, message_id, transport, connector, provider_message_id, status, reason,
+              ${iso('occurred_at')} AS occurred_at, ${iso('received_at')} AS received_at,
+              ${iso('applied_at')} AS applied_at
+         FROM delivery_reports PARTITION (${quoted(partition)})
+        WHERE message_id IS NULL AND id > ? ORDER BY id LIMIT ?`,
+      [after, limit],
+    )) as Row[];
   }
 
   /** Up to `limit` receipts of messages with ids in [from, to). */

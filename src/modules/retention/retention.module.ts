@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import { PartitionStore } from '../../database/partitions/partition.store.js';
 import { CallbackStoreModule } from '../callbacks/callback-store.module.js';
 import { ErasureService } from './erasure.service.js';
@@ -13,11 +14,11 @@ import { PartitionPrune } from './partition-prune.service.js';
 import { PartitionPruneStore } from './partition-prune.store.js';
 import { LinksModule } from '../links/links.module.js';
 
-/** The partition statements run on the main database's pool. */
+/** The partition statements run on the pool of each table's database. */
 const PARTITION_STORE = {
   provide: PartitionStore,
-  useFactory: (ds: DataSource) => new PartitionStore(ds),
-  inject: [getDataSourceToken()],
+  useFactory: (main: DataSource, notifications: DataSource) => new PartitionStore(main, notifications),
+  inject: [getDataSourceToken(), getDataSourceToken(NOTIFICATION_DB)],
 };
 
 /** Message retention, archives and erasure: the rows that leave the tables, and where they go. */

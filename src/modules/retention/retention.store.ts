@@ -20,7 +20,7 @@ export const FINAL = FINAL_STATES.map((s) => `'${s}'`).join(',');
 const WALK = `WHERE m.id > ? AND m.id < ? AND m.status IN (${FINAL}) AND m.updated_at < ? ORDER BY m.id LIMIT ?`;
 
 /** A DATETIME(3) as ISO 8601 text, as the export writes it (sessions run in UTC). */
-const iso = (column: string) =>
+export const iso = (column: string) =>
   `IF(${column} IS NULL, NULL, CONCAT(LEFT(DATE_FORMAT(${column}, '%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z'))`;
 
 /** A message as it is archived: the export's row, and whose it is. */

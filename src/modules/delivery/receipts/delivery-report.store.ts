@@ -27,10 +27,31 @@ export interface AppliedReport {
   messageId: string;
 }
 
+/** How long a table found unpartitioned is taken as such before it is asked again (`db partition` may run meanwhile). */
+const DAY_COLUMN_RECHECK_MS = 60_000;
+
 /** Every statement on delivery_reports (notification database) but retention's. */
 @Injectable()
 export class DeliveryReportStore {
+  /** Whether the table has its partition column `day_id`, and until when that answer holds. */
+  private dayColumn: { present: boolean; until: number } | undefined;
+
   constructor(@InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource) {}
+
+  /**
+   * A partitioned table is cut on `day_id` (database/partitions/day-partitions.ts): the INSERT
+   * leaves it to its DEFAULT, a match sets it to the message id. Once present it stays.
+   */
+  private async hasDayColumn(): Promise<boolean> {
+    if (this.dayColumn && (this.dayColumn.present || Date.now() < this.dayColumn.until))
+      return this.dayColumn.present;
+    const rows = (await this.notifications.query(
+      `SELECT 1 FROM information_schema.COLUMNS
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'delivery_reports' AND COLUMN_NAME = 'day_id'`,
+    )) as unknown[];
+    this.dayColumn = { present: rows.length > 0, until: Date.now() + DAY_COLUMN_RECHECK_MS };
+    return this.dayColumn.present;
+  }
 
   /**
    * One multi-row INSERT for the batch, with the provider id's hex and decimal keys beside it; the
@@ -77,6 +98,9 @@ export class DeliveryReportStore {
    * same connector (or, for a receipt without one, from none), never another connector's.
    */
   async markApplied(receipts: AppliedReport[]): Promise<void> {
+    // MariaDB assigns left to right: day_id takes the message id just set, and the row moves
+    // to its message's day partition, where it is dropped with it.
+    const day = (await this.hasDayColumn()) ? ', day_id = message_id' : '';
     // One statement per connector (a batch usually comes from one): the connector is then a
     // plain condition, and the message id a simple CASE on the provider id, read once per row.
     const byConnector = new Map<string | null, AppliedReport[]>();
@@ -92,7 +116,7 @@ export class DeliveryReportStore {
         .map((r) => (params.push(r.providerMessageId, r.messageId), 'WHEN ? THEN ?'))
         .join(' ');
       await this.notifications.query(
-        `UPDATE delivery_reports SET applied_at = CURRENT_TIMESTAMP(3), message_id = CASE provider_message_id ${cases} END
+        `UPDATE delivery_reports SET applied_at = CURRENT_TIMESTAMP(3), message_id = CASE provider_message_id ${cases} END${day}
           WHERE provider_message_id IN (?) AND connector <=> ? AND applied_at IS NULL`,
         [...params, [...new Set(list.map((r) => r.providerMessageId))], connector],
       );
