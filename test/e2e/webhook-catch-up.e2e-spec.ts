@@ -55,6 +55,17 @@ describe('webhook events after a crash', () => {
     );
     notifications = t.app.get<DataSource>(getDataSourceToken(NOTIFICATION_DB));
     a = await createTenant(t);
+    // The catch-up owes only what is recorded after its first round set its mark.
+    await waitFor(
+      async () => {
+        const marks = (await notifications.query(
+          "SELECT last_id FROM event_catch_up WHERE name = 'webhooks'",
+        )) as unknown[];
+        return marks.length ? true : null;
+      },
+      20_000,
+      'the catch-up started',
+    );
   }, 60_000);
   afterAll(async () => {
     await t?.close();
