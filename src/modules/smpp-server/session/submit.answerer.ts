@@ -1,11 +1,24 @@
+import type { Logger } from '@nestjs/common';
 import smpp from 'smpp';
 import type { AuthContext } from '../../api-keys/auth/auth-context.js';
 import type { SmppCredential } from '../credentials/smpp-credential.store.js';
 import type { BindType } from '../bound-sessions.registry.js';
-import type { SessionDeps } from './smpp-session.js';
+import type { BindChecker } from '../binds/bind-check.service.js';
+import type { SubmitBucket } from '../binds/submit-bucket.service.js';
+import type { SmppSubmitHandler } from '../submit/smpp-submit.handler.js';
+import type { SmppSubmitMetrics } from '../submit/smpp-submit.metrics.js';
 
 /** How often a bound session reads its sender's standing again while it submits. */
 const STANDING_MS = 5000;
+
+/** What the answerer uses of the server: the session's own deps (SessionDeps extends these). */
+export interface SubmitDeps {
+  checker: BindChecker;
+  bucket: SubmitBucket;
+  submits: SmppSubmitHandler;
+  metrics: SmppSubmitMetrics;
+  logger: Logger;
+}
 
 export interface SessionBind {
   credential: SmppCredential;
@@ -35,7 +48,7 @@ export class SubmitAnswerer {
   private standingRead?: Promise<boolean>;
 
   constructor(
-    private readonly deps: Pick<SessionDeps, 'checker' | 'bucket' | 'submits' | 'metrics' | 'logger'>,
+    private readonly deps: SubmitDeps,
     private readonly session: SubmitSession,
   ) {}
 
