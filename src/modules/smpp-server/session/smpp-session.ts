@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@nestjs/common';
 import smpp from 'smpp';
 import { displayAddress } from '../../api-keys/auth/ip-allow-list.js';
 import type { BindType, BoundSession, BoundSessions } from '../bound-sessions.registry.js';
-import type { BindChecker } from '../binds/bind-check.service.js';
 import type { BindEntry, BindRegistry } from '../binds/bind.registry.js';
-import type { SubmitBucket } from '../binds/submit-bucket.service.js';
-import type { SmppSubmitHandler } from '../submit/smpp-submit.handler.js';
-import type { SmppSubmitMetrics } from '../submit/smpp-submit.metrics.js';
 import { DeliverTracker } from './deliver.tracker.js';
 import { PduWire } from './pdu.wire.js';
 import { ReadWindow } from './read.window.js';
-import { SubmitAnswerer, type SessionBind } from './submit.answerer.js';
+import { SubmitAnswerer, type SessionBind, type SubmitDeps } from './submit.answerer.js';
 
 /** The system_id the server names itself with in bind responses. */
 export const SERVER_SYSTEM_ID = 'bulk-messaging';
@@ -26,16 +21,11 @@ const BIND_TYPES: Record<string, BindType> = {
   bind_transceiver: 'transceiver',
 };
 
-export interface SessionDeps {
+export interface SessionDeps extends SubmitDeps {
   window: number;
   idleMs: number;
-  checker: BindChecker;
   registry: BindRegistry;
   bound: BoundSessions;
-  bucket: SubmitBucket;
-  submits: SmppSubmitHandler;
-  metrics: SmppSubmitMetrics;
-  logger: Logger;
   /** Called once the session is closed, bound or not. */
   onClosed: (s: SmppSession) => void;
 }
