@@ -294,11 +294,11 @@ const SAFE_SQL_INTERPOLATION = [
   /^\w+\.map\(\(\w*\) => (?:'[^']*'|"[^"]*"|[A-Z][A-Z0-9_]*)\)\.join\('[^']*'\)$/, // one placeholder group per row
   /^new Array\(\w+(?:\.length)?\)\.fill\([A-Z][A-Z0-9_]*\)\.join\('[^']*'\)$/,
   /^\w+\.escapeId\([\w.]+\)$/,
-  /^(?:reason|provider|at|connector)\.sql$/, // message.store: CASE id WHEN ? THEN ? … END (or the constant NULL)
+  /^(?:reason|provider|at|connector)\.sql$/, // message-state.store: CASE id WHEN ? THEN ? … END (or the constant NULL)
   /^cases$/, // api-key.store (last-used times), delivery-report.store: WHEN ? THEN ? …
   /^reason$/, // message-parts.store: '?' or CASE WHEN message_id = CAST(? AS UNSIGNED) AND part = ? THEN ? … END
-  /^stamp$/, // message-state.service: 'sent_at' or 'completed_at'
-  /^onEntry$/, // message.store: a constant fallback_due_at change per state (FALLBACK_ON_ENTRY)
+  /^stamp$/, // message-state.store: 'sent_at' or 'completed_at'
+  /^onEntry$/, // message-state.store: a constant fallback_due_at change per state (FALLBACK_ON_ENTRY)
   /^t$/, // migrations: DROP TABLE over a literal list
   /^columns\.map\(\(c\) => `\\`\$\{c\}\\``\)\.join\(', '\)$/, // request-log-reader: names from COLUMNS
   /^order\.length \? `ORDER BY \$\{order\.join\(', '\)\}` : ''$/,

@@ -8,6 +8,7 @@ import {
   type NewSendRequest,
   type StateWrite,
 } from '../../src/modules/messages/message.store.js';
+import { MessageStateStore } from '../../src/modules/messages/message-state.store.js';
 import type { HasServices, Tenant } from './account.factory.js';
 
 /**
@@ -124,7 +125,7 @@ export async function storeSend(
 }
 
 /**
- * Moves messages to a state as the lifecycle writes it (MessageStore.writeTransitions: the
+ * Moves messages to a state as the lifecycle writes it (MessageStateStore.writeTransitions: the
  * state, its time, a history row each), without the transition rules or refunds.
  */
 export async function moveTo(
@@ -135,7 +136,7 @@ export async function moveTo(
 ): Promise<void> {
   const at = extra.at ?? new Date();
   await t.app.get(DataSource).transaction((em) =>
-    t.app.get(MessageStore).writeTransitions(
+    t.app.get(MessageStateStore).writeTransitions(
       em,
       ids.map((id) => ({ id, status, reason: null, providerMessageId: null, ...extra, at })),
     ),

@@ -1,111 +1,28 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { MAIN_ENTITIES } from '../../src/app/entities.js';
 import { mainDataSourceOptions } from '../../src/database/data-sources.js';
 import { migrateDatabase } from '../../src/database/database-setup.js';
-import {
-  MessageStore,
-  type MessageGroup,
-  type NewSendRequest,
-} from '../../src/modules/messages/message.store.js';
-import { MessageLookupStore } from '../../src/modules/messages/message-lookup.store.js';
+import { MessageStore, type NewSendRequest } from '../../src/modules/messages/message.store.js';
+import { MessageStateStore } from '../../src/modules/messages/message-state.store.js';
 import type { Channel } from '../../src/modules/messages/channel.js';
 import { dropLocalState } from '../support/local-state.js';
+import { accept as acceptRows, group, request } from '../support/send-rows.js';
 import { testEnv, uniqueName } from '../support/test-app.js';
 
 /**
- * The message tables' store against a migrated MySQL database of this file's own. The lookups and
- * the parts have specs of their own (message-lookup.store and message-parts.store).
+ * The message tables' store against a migrated MySQL database of this file's own. The state
+ * changes, the lookups and the parts have specs of their own (message-state.store,
+ * message-lookup.store and message-parts.store).
  */
 
 const name = uniqueName();
 let ds: DataSource;
 let store: MessageStore;
-let lookups: MessageLookupStore;
-let nextId = 10_000_000n;
-const id = () => String(++nextId);
-const hourAgo = () => new Date(Date.now() - 3_600_000);
-
-function request(over: Partial<NewSendRequest> = {}): NewSendRequest {
-  return {
-    id: id(),
-    accountId: '7',
-    apiKeyId: '3',
-    channel: 'sms',
-    sender: 'ACME',
-    subject: null,
-    body: 'hello',
-    replyTo: null,
-    source: null,
-    callbackUrl: null,
-    userReferenceId: null,
-    requestHash: createHash('sha256').update(randomUUID()).digest(),
-    recipientCount: 2,
-    acceptedCount: 1,
-    unitsPerRecipient: 1,
-    cost: '0.5',
-    currency: 'ZMW',
-    createdAt: hourAgo(),
-    sendAt: null,
-    dueAt: null,
-    validityPeriod: 172_800,
-    validUntil: new Date(Date.now() + 172_800_000),
-    enqueuedAt: null,
-    ...over,
-  };
-}
-
-function group(req: NewSendRequest, recipients: string[], rejected: string[] = []): MessageGroup {
-  return {
-    common: {
-      sendRequestId: req.id,
-      accountId: req.accountId,
-      channel: req.channel,
-      createdAt: req.createdAt,
-    },
-    rows: [
-      ...recipients.map((recipient) => ({
-        id: id(),
-        uuid: randomUUID(),
-        recipient,
-        status: 'ACKNOWLEDGED' as const,
-        reason: null,
-        units: req.unitsPerRecipient,
-        cost: '0.5',
-      })),
-      ...rejected.map((recipient) => ({
-        id: id(),
-        uuid: randomUUID(),
-        recipient,
-        status: 'REJECTED' as const,
-        reason: 'INVALID_RECIPIENT',
-        units: 0,
-        cost: '0',
-      })),
-    ],
-  };
-}
-
-/** Stores one request with its messages, as the send pipeline does, and returns both. */
-async function accept(
-  over: Partial<NewSendRequest> = {},
-  recipients = ['260971000001'],
-  rejected: string[] = [],
-) {
-  const req = request(over);
-  const g = group(req, recipients, rejected);
-  await ds.transaction(async (em) => {
-    await store.insertRequests(em, [req]);
-    await store.insertMessages(em, [g]);
-  });
-  return { req, ids: g.rows.map((r) => r.id) };
-}
-
-const statusOf = async (messageId: string) =>
-  ((await ds.query('SELECT status FROM messages WHERE id = ?', [messageId])) as Array<{ status: string }>)[0]
-    ?.status;
+const states = new MessageStateStore();
+const accept = (over?: Partial<NewSendRequest>, recipients?: string[], rejected?: string[]) =>
+  acceptRows(ds, over, recipients, rejected);
 
 beforeAll(async () => {
   const config = loadConfig(testEnv(name));
@@ -113,7 +30,6 @@ beforeAll(async () => {
   await migrateDatabase(options, config.database);
   ds = await new DataSource(options).initialize();
   store = new MessageStore(ds);
-  lookups = new MessageLookupStore(ds);
 });
 
 afterAll(async () => {
@@ -246,7 +162,7 @@ describe('MessageStore: queueing and recovery', () => {
   });
 });
 
-describe('MessageStore: dispatching and state changes', () => {
+describe('MessageStore: dispatching', () => {
   it('gives the dispatcher the request text and only the messages still waiting', async () => {
     const { req, ids } = await accept({ channel: 'email', subject: 's', replyTo: 'r@acme.example' }, [
       'a@x.example',
@@ -262,7 +178,7 @@ describe('MessageStore: dispatching and state changes', () => {
     });
     expect(await store.findDispatchRequest('1')).toBeUndefined();
     await ds.transaction((em) =>
-      store.writeTransitions(em, [
+      states.writeTransitions(em, [
         { id: ids[0], status: 'SENT', reason: null, providerMessageId: 'p-1', at: new Date() },
       ]),
     );
@@ -283,52 +199,12 @@ describe('MessageStore: dispatching and state changes', () => {
     ]);
   });
 
-  it('locks messages with their request callback data and writes each change with its history', async () => {
-    const { req, ids } = await accept(
-      { callbackUrl: 'https://example.com/hook', userReferenceId: 'ref-lock' },
-      ['260971000040', '260971000041', '260971000042'],
-    );
-    const at = new Date('2026-01-02T03:04:05.678Z');
-    await ds.transaction(async (em) => {
-      const locked = await store.lockForTransition(em, [ids[2], ids[0], ids[1]]);
-      expect(locked.map((r) => [String(r.id), r.status, r.callback_url, r.user_reference_id])).toEqual(
-        ids.map((i) => [i, 'ACKNOWLEDGED', 'https://example.com/hook', 'ref-lock']),
-      );
-      expect(String(locked[0].send_request_id)).toBe(req.id);
-      await store.writeTransitions(em, [
-        { id: ids[0], status: 'SENT', reason: null, providerMessageId: 'prov-0', at },
-        { id: ids[1], status: 'SENT', reason: null, providerMessageId: 'prov-1', at },
-        { id: ids[2], status: 'FAILED', reason: 'TIMEOUT', providerMessageId: null, at },
-      ]);
-    });
-    const rows = (await ds.query(
-      'SELECT status, reason, provider_message_id, sent_at, completed_at FROM messages WHERE id IN (?) ORDER BY id',
-      [ids],
-    )) as Array<Record<string, unknown>>;
-    expect(rows).toEqual([
-      { status: 'SENT', reason: null, provider_message_id: 'prov-0', sent_at: at, completed_at: null },
-      { status: 'SENT', reason: null, provider_message_id: 'prov-1', sent_at: at, completed_at: null },
-      { status: 'FAILED', reason: 'TIMEOUT', provider_message_id: null, sent_at: null, completed_at: at },
-    ]);
-    // A later change without a reason or provider id keeps the ones already stored.
-    await ds.transaction((em) =>
-      store.writeTransitions(em, [
-        { id: ids[0], status: 'DELIVERED', reason: null, providerMessageId: null, at: new Date() },
-      ]),
-    );
-    expect(await statusOf(ids[0])).toBe('DELIVERED');
-    const [kept] = await ds.query('SELECT provider_message_id FROM messages WHERE id = ?', [ids[0]]);
-    expect(kept.provider_message_id).toBe('prov-0');
-    expect((await lookups.history(ids[0])).map((e) => e.status)).toEqual(['SENT', 'DELIVERED']);
-    expect(await lookups.history(ids[2])).toEqual([{ status: 'FAILED', reason: 'TIMEOUT', occurred_at: at }]);
-  });
-
   it('lists SENT messages older than the receipt wait, of the given channels only', async () => {
     const sms = await accept({}, ['260971000050']);
     const chat = await accept({ channel: 'chat' }, ['260971000051']);
     const old = new Date(Date.now() - 3_600_000);
     await ds.transaction((em) =>
-      store.writeTransitions(em, [
+      states.writeTransitions(em, [
         { id: sms.ids[0], status: 'SENT', reason: null, providerMessageId: 'x', at: old },
         { id: chat.ids[0], status: 'SENT', reason: null, providerMessageId: 'y', at: old },
       ]),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
-import { MessageStore } from '../../src/modules/messages/message.store.js';
+import { MessageStateStore } from '../../src/modules/messages/message-state.store.js';
 import { SmsPolicy } from '../../src/modules/sending/channels/sms/sms.policy.js';
 import { SendService } from '../../src/modules/sending/send.service.js';
 import { SendingModule } from '../../src/modules/sending/sending.module.js';
@@ -47,7 +47,7 @@ describe('SMPP marks on messages', () => {
       body: 'over http',
     });
     const ids = [smpp.entries[0]!.messageId, http.entries[0]!.messageId];
-    const locked = await ctx.ds.transaction((em) => ctx.get(MessageStore).lockForTransition(em, ids));
+    const locked = await ctx.ds.transaction((em) => ctx.get(MessageStateStore).lockForTransition(em, ids));
     const byId = new Map(locked.map((m) => [String(m.id), m]));
     expect(byId.get(ids[0]!)).toMatchObject({ smppCredentialId: credential!.id, smppRegisteredDelivery: 1 });
     expect(byId.get(ids[1]!)).toMatchObject({ smppCredentialId: null, smppRegisteredDelivery: null });

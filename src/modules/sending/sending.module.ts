@@ -13,6 +13,8 @@ import { SendCommitter } from './send.committer.js';
 import { TariffService } from './tariff.service.js';
 import { SendingMetrics } from './sending.metrics.js';
 import { SendService } from './send.service.js';
+import { SendPreparation } from './send-preparation.service.js';
+import { SendReplay } from './send-replay.service.js';
 import { TemplateInput } from './personalisation/template-input.service.js';
 import { TemplatesModule } from '../templates/templates.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
@@ -40,6 +42,8 @@ import { LinksModule } from '../links/links.module.js';
     IdGenerator,
     IdNodeStore,
     SendService,
+    SendPreparation,
+    SendReplay,
     SendCommitter,
     SendBatchStore,
     TemplateInput,

@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BalanceService } from '../../balance/balance.service.js';
-import { MessageStore, type LockedMessage } from '../../messages/message.store.js';
+import type { LockedMessage } from '../../messages/message.store.js';
+import { MessageStateStore } from '../../messages/message-state.store.js';
 import { DeliveryMetrics } from '../delivery.metrics.js';
 import type { MessageStatus } from '../../messages/channel.js';
 import { isBeingHandedOver } from './claim-lease.js';
@@ -40,7 +41,7 @@ export class MessageStateService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly balances: BalanceService,
-    private readonly store: MessageStore,
+    private readonly store: MessageStateStore,
     @Inject(DeliveryMetrics) private readonly metrics: DeliveryMetrics,
     @Inject(STATE_CHANGE_LISTENER) private readonly listener: StateChangeListener,
   ) {}

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@nestjs/common';
 import smpp from 'smpp';
 import { displayAddress } from '../../api-keys/auth/ip-allow-list.js';
-import type { AuthContext } from '../../api-keys/auth/auth-context.js';
-import type { SmppCredential } from '../credentials/smpp-credential.store.js';
 import type { BindType, BoundSession, BoundSessions } from '../bound-sessions.registry.js';
-import type { BindChecker } from '../binds/bind-check.service.js';
 import type { BindEntry, BindRegistry } from '../binds/bind.registry.js';
-import type { SubmitBucket } from '../binds/submit-bucket.service.js';
-import type { SmppSubmitHandler } from '../submit/smpp-submit.handler.js';
-import type { SmppSubmitMetrics } from '../submit/smpp-submit.metrics.js';
+import { DeliverTracker } from './deliver.tracker.js';
+import { PduWire } from './pdu.wire.js';
+import { ReadWindow } from './read.window.js';
+import { SubmitAnswerer, type SessionBind, type SubmitDeps } from './submit.answerer.js';
 
 /** The system_id the server names itself with in bind responses. */
 export const SERVER_SYSTEM_ID = 'bulk-messaging';
@@ -24,27 +21,13 @@ const BIND_TYPES: Record<string, BindType> = {
   bind_transceiver: 'transceiver',
 };
 
-/** How often a bound session reads its sender's standing again while it submits. */
-const STANDING_MS = 5000;
-
-export interface SessionDeps {
+export interface SessionDeps extends SubmitDeps {
   window: number;
   idleMs: number;
-  checker: BindChecker;
   registry: BindRegistry;
   bound: BoundSessions;
-  bucket: SubmitBucket;
-  submits: SmppSubmitHandler;
-  metrics: SmppSubmitMetrics;
-  logger: Logger;
   /** Called once the session is closed, bound or not. */
   onClosed: (s: SmppSession) => void;
-}
-
-interface Pending {
-  resolve: (status: number) => void;
-  reject: (err: Error) => void;
-  timer: NodeJS.Timeout;
 }
 
 /**
@@ -57,24 +40,30 @@ export class SmppSession implements BoundSession {
   readonly remoteAddress: string;
   since = new Date();
   private state: 'open' | 'binding' | 'bound' | 'closing' | 'closed' = 'open';
-  private bind?: { credential: SmppCredential; auth: AuthContext; type: BindType };
-  /** When the bind's standing (account, parent, credential, key) was last read, and a read under way. */
-  private standingAt = 0;
-  private standingRead?: Promise<boolean>;
-  private unanswered = 0;
-  private paused = false;
+  private bind?: SessionBind;
   private idleTimer?: NodeJS.Timeout;
-  private readonly pending = new Map<number, Pending>();
-  private answered?: () => void;
+  private readonly window: ReadWindow;
+  private readonly delivers = new DeliverTracker();
+  private readonly wire: PduWire;
+  private readonly submits: SubmitAnswerer;
   private closing?: Promise<void>;
   private left?: Promise<void>;
-  private corked = false;
 
   constructor(
     private readonly session: smpp.Session,
     private readonly deps: SessionDeps,
   ) {
     this.remoteAddress = displayAddress(session.socket.remoteAddress) ?? 'unknown';
+    this.window = new ReadWindow(deps.window, session);
+    this.wire = new PduWire(session);
+    this.submits = new SubmitAnswerer(deps, {
+      bind: () => this.bind,
+      renewed: (credential, auth) => {
+        if (this.bind) this.bind = { ...this.bind, credential, auth };
+      },
+      lost: (why) => void this.close(why),
+      who: () => `${this.systemId} from ${this.remoteAddress}`,
+    });
     // Without a listener an 'error' (a reset connection) would end the process.
     session.on('error', (err: Error) =>
       deps.logger.debug(`SMPP session ${this.remoteAddress}: ${err.message}`),
@@ -118,22 +107,7 @@ export class SmppSession implements BoundSession {
 
   deliverSm(fields: Record<string, unknown>, timeoutMs: number): Promise<number> {
     if (this.state !== 'bound') return Promise.reject(new Error('session not bound'));
-    return new Promise<number>((resolve, reject) => {
-      const pdu = new smpp.PDU('deliver_sm', fields as smpp.PduParams);
-      const written = this.write(pdu, (resp) => {
-        const p = this.pending.get(resp.sequence_number);
-        if (!p) return;
-        clearTimeout(p.timer);
-        this.pending.delete(resp.sequence_number);
-        p.resolve(resp.command_status);
-      });
-      if (!written) return reject(new Error('session not writable'));
-      const timer = setTimeout(() => {
-        this.pending.delete(pdu.sequence_number);
-        reject(new Error(`no deliver_sm_resp within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(pdu.sequence_number, { resolve, reject, timer });
-    });
+    return this.delivers.send((pdu, onResponse) => this.wire.write(pdu, onResponse), fields, timeoutMs);
   }
 
   /**
@@ -150,41 +124,17 @@ export class SmppSession implements BoundSession {
     const wasBound = this.state === 'bound';
     this.state = 'closing';
     this.session.pause();
-    if (this.unanswered > 0)
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, ANSWERS_WAIT_MS);
-        this.answered = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
+    await this.window.drain(ANSWERS_WAIT_MS);
     if (wasBound) {
       // Being unbound, it is bound no more: not listed, not counted toward the cap, sent nothing.
       void this.leave();
       this.deps.logger.log(`unbinding ${this.systemId} from ${this.remoteAddress}: ${reason}`);
       // Reading again, or the unbind_resp would never be seen.
       this.session.resume();
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, UNBIND_WAIT_MS);
-        const sent = this.session.unbind({}, () => {
-          clearTimeout(t);
-          resolve();
-        });
-        if (!sent) {
-          clearTimeout(t);
-          resolve();
-        }
-      });
+      await this.wire.unbind(UNBIND_WAIT_MS);
     }
-    await new Promise<void>((resolve) => {
-      if (this.state === 'closed') return resolve();
-      this.session.close(() => resolve());
-      // A peer that never acknowledges the FIN does not hold the shutdown.
-      setTimeout(() => {
-        this.session.destroy();
-        resolve();
-      }, UNBIND_WAIT_MS).unref();
-    });
+    // The peer may have closed the socket while the answers and the unbind were awaited.
+    if ((this.state as string) !== 'closed') await this.wire.end(UNBIND_WAIT_MS);
   }
 
   private closed(): void {
@@ -192,11 +142,7 @@ export class SmppSession implements BoundSession {
     const wasBound = !!this.bind;
     this.state = 'closed';
     clearTimeout(this.idleTimer);
-    for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(new Error('session closed'));
-    }
-    this.pending.clear();
+    this.delivers.closed();
     if (wasBound) this.leave();
     this.deps.onClosed(this);
   }
@@ -214,23 +160,6 @@ export class SmppSession implements BoundSession {
     return this.left;
   }
 
-  /**
-   * Sends a PDU in the same socket write as the others sent in this tick: a group commit
-   * answers a whole batch of submits at once, and one write each cost a system call each.
-   */
-  private write(pdu: smpp.PDU, onResponse?: (resp: smpp.PDU) => void): boolean {
-    const socket = this.session.socket;
-    if (!this.corked && socket.writable) {
-      this.corked = true;
-      socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        socket.uncork();
-      });
-    }
-    return this.session.send(pdu, onResponse);
-  }
-
   private touch(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => void this.close('idle'), this.deps.idleMs);
@@ -242,11 +171,7 @@ export class SmppSession implements BoundSession {
     // deliver_sm_resp and unbind_resp are matched by the library's callbacks.
     if (pdu.isResponse() || pdu.command === 'generic_nack') return;
     if (this.state === 'closing' || this.state === 'closed') return;
-    this.unanswered++;
-    if (this.unanswered >= this.deps.window && !this.paused) {
-      this.paused = true;
-      this.session.pause();
-    }
+    this.window.opened();
     this.answer(pdu).then(
       (resp) => this.reply(resp, pdu),
       (err: Error) => {
@@ -257,13 +182,8 @@ export class SmppSession implements BoundSession {
   }
 
   private reply(resp: smpp.PDU, pdu: smpp.PDU): void {
-    if (this.state !== 'closed') this.write(resp);
-    this.unanswered--;
-    if (this.paused && this.unanswered < this.deps.window && this.state !== 'closing') {
-      this.paused = false;
-      this.session.resume();
-    }
-    if (this.unanswered === 0) this.answered?.();
+    if (this.state !== 'closed') this.wire.write(resp);
+    this.window.answered(this.state === 'closing');
     if (this.state === 'closed') return;
     if (pdu.command === 'unbind') {
       this.state = 'closing';
@@ -288,48 +208,8 @@ export class SmppSession implements BoundSession {
       return pdu.response();
     }
     if (this.state !== 'bound') return pdu.response({ command_status: smpp.ESME_RINVBNDSTS });
-    if (pdu.command === 'submit_sm' || pdu.command === 'data_sm') {
-      if (this.bind!.type === 'receiver') return pdu.response({ command_status: smpp.ESME_RINVBNDSTS });
-      if (!(await this.stillStanding())) {
-        this.deps.metrics.count('refused');
-        return pdu.response({ command_status: smpp.errors.ESME_RSUBMITFAIL!, message_id: '' });
-      }
-      const { credential, auth } = this.bind!;
-      if (!(await this.deps.bucket.take(credential.id, credential.tps))) {
-        this.deps.metrics.count('throttled');
-        return pdu.response({ command_status: smpp.ESME_RTHROTTLED, message_id: '' });
-      }
-      const result = await this.deps.submits.submit(credential, auth, pdu);
-      this.deps.metrics.count(
-        result.status !== 0 ? 'refused' : 'rejected' in result && result.rejected ? 'rejected' : 'accepted',
-      );
-      return pdu.response({ command_status: result.status, message_id: result.messageId ?? '' });
-    }
+    if (pdu.command === 'submit_sm' || pdu.command === 'data_sm') return this.submits.answer(pdu);
     return pdu.response({ command_status: smpp.ESME_RINVCMDID });
-  }
-
-  /**
-   * A suspension, a revocation or a parent's new limit reaches a bind already made within
-   * STANDING_MS: the bind's sender is read again at most that often (one read shared by the
-   * submits that wait for it). A bind no longer in good standing has its submit refused and is
-   * unbound; a new bind is then refused with the bind's own code.
-   */
-  private stillStanding(): Promise<boolean> {
-    if (Date.now() - this.standingAt < STANDING_MS) return Promise.resolve(true);
-    this.standingRead ??= this.deps.checker
-      .standingOf(this.bind!.credential.id)
-      .then((now) => {
-        if (!now.ok) {
-          this.deps.logger.log(`unbinding ${this.systemId} from ${this.remoteAddress}: ${now.why}`);
-          setImmediate(() => void this.close(now.why));
-          return false;
-        }
-        if (this.bind) this.bind = { ...this.bind, credential: now.credential, auth: now.auth };
-        this.standingAt = Date.now();
-        return true;
-      })
-      .finally(() => (this.standingRead = undefined));
-    return this.standingRead;
   }
 
   private async onBind(pdu: smpp.PDU, type: BindType): Promise<smpp.PDU> {
@@ -345,7 +225,7 @@ export class SmppSession implements BoundSession {
       return pdu.response({ command_status: check.status, system_id: SERVER_SYSTEM_ID });
     }
     this.bind = { credential: check.credential, auth: check.auth, type };
-    this.standingAt = Date.now();
+    this.submits.bound();
     this.since = new Date();
     const taken = await this.deps.registry.take(this.entry(), check.credential.maxBinds).catch(() => false);
     if (!taken || this.state !== 'binding') {
