@@ -98,7 +98,7 @@ export interface SmppPeer {
   sendMo(source: string, destination: string, text: string, extra?: smpp.PduParams): Promise<number>;
   /** Sends enquire_link to a bound session; resolves with the enquire_link_resp command_status (-1: none). */
   enquireLink(): Promise<number>;
-  /** The peer unbinds every bound session; resolves with each unbind_resp command_status (-1: none in 2 s). */
+  /** The peer unbinds every bound session; resolves with each unbind_resp command_status (-1: none in 10 s). */
   unbindAll(): Promise<number[]>;
   /** Bound sessions right now. */
   boundSessions(): number;
@@ -119,7 +119,12 @@ interface Submitted {
   submittedAt: Date;
 }
 
-const RESPONSE_WAIT_MS = 2000;
+/**
+ * How long the peer waits for the client's answer to its request. The client answers a
+ * deliver_sm once the receipt is stored: a burst of hundreds on a machine loaded by the rest of
+ * the suite has taken over 2 s, which no SMSC's window would give up on.
+ */
+const RESPONSE_WAIT_MS = 10_000;
 
 function smppDate(date: Date): string {
   const two = (n: number) => String(n).padStart(2, '0');
