@@ -96,15 +96,22 @@ export class SegmentStore {
     return rows.map(row);
   }
 
-  /** Closes the open text; false when another process closed it first. */
+  /**
+   * Closes the open text; false when another process closed it first. The UPDATE changes `open`,
+   * a column of the parts' unique key, so two closes of one text at once can deadlock on that
+   * index; it runs as a transaction, which the data source runs again after a deadlock (the
+   * second run finds the text closed and answers false).
+   */
   async close(
     g: SegmentGroup,
     state: 'stored' | 'incomplete' | 'refused',
     messageId: string | null,
   ): Promise<boolean> {
-    const res = (await this.ds.query(
-      `UPDATE smpp_segments SET open = NULL, state = ?, message_id = ? WHERE ${GROUP} AND open = 1`,
-      [state, messageId, ...groupParams(g)],
+    const res = (await this.ds.transaction((em) =>
+      em.query(
+        `UPDATE smpp_segments SET open = NULL, state = ?, message_id = ? WHERE ${GROUP} AND open = 1`,
+        [state, messageId, ...groupParams(g)],
+      ),
     )) as { affectedRows: number };
     return res.affectedRows > 0;
   }
