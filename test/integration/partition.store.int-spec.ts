@@ -1,15 +1,24 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFICATION_DB } from '../../src/database/data-sources.js';
+import { PartitionCallbackAttemptsByDay1796603000000 } from '../../src/database/migrations/notification/1796603000000-partition-callback-attempts-by-day.js';
 import { PartitionDeliveryReportsByDay1796602000000 } from '../../src/database/migrations/notification/1796602000000-partition-delivery-reports-by-day.js';
-import { DAY_MS, dayStart, firstIdOf, partitionName } from '../../src/database/partitions/day-partitions.js';
+import {
+  DAY_MS,
+  dayStart,
+  firstIdOf,
+  msOfId,
+  partitionName,
+} from '../../src/database/partitions/day-partitions.js';
 import { makePartitionsAhead, partitionTables } from '../../src/database/partitions/partition-maintenance.js';
 import { PartitionStore } from '../../src/database/partitions/partition.store.js';
 import { PartitionMessageTablesByDay1796597880783 } from '../../src/database/migrations/main/1796597880783-partition-message-tables-by-day.js';
+import { CallbackStore } from '../../src/modules/callbacks/callback.store.js';
 import { DeliveryReportStore } from '../../src/modules/delivery/receipts/delivery-report.store.js';
 import { MessagesModule } from '../../src/modules/messages/messages.module.js';
 import { MessageLookupStore } from '../../src/modules/messages/message-lookup.store.js';
@@ -31,7 +40,42 @@ let archiveDir: string;
 let notifications: DataSource;
 let reports: DeliveryReportStore;
 
-const TABLES = ['messages', 'message_events', 'message_parts', 'delivery_reports'] as const;
+const TABLES = [
+  'messages',
+  'message_events',
+  'message_parts',
+  'delivery_reports',
+  'callback_attempts',
+] as const;
+/** Records a callback attempt at an event about `subject` (a message's id for 'message'). */
+const attempt = async (eventType: 'message' | 'inbound' | 'webhook', subject: string) => {
+  const eventId = randomUUID();
+  await new CallbackStore(notifications, ctx.config).recordAttempt({
+    eventId,
+    eventType,
+    messageRowId: subject,
+    accountId: tenant.account.id,
+    url: 'https://example.test/hook',
+    attempt: 1,
+    outcome: 'delivered',
+    httpStatus: 200,
+    error: null,
+    durationMs: 5,
+  });
+  const [row] = (await notifications.query('SELECT id FROM callback_attempts WHERE event_id = ?', [
+    eventId,
+  ])) as Array<{ id: string }>;
+  return String(row.id);
+};
+const attemptPartitionOf = async (id: string) => {
+  for (const p of await names('callback_attempts')) {
+    const rows = (await notifications.query(`SELECT 1 FROM callback_attempts PARTITION (${p}) WHERE id = ?`, [
+      id,
+    ])) as unknown[];
+    if (rows.length) return p;
+  }
+  return undefined;
+};
 /** Stores a receipt, applied to `messageId` when given (else waiting for a match). */
 const receipt = async (provider: string, messageId?: string) => {
   const applied = messageId
@@ -105,11 +149,15 @@ describe('day partitions of the message tables', () => {
       'messages.uq_messages_fallback_of(fallback_of,id)',
       'messages.uq_messages_uuid(uuid,id)',
     ]);
-    const reportKeys = (await notifications.query(
-      `SELECT INDEX_NAME AS k, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) AS cols FROM information_schema.STATISTICS
-        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'delivery_reports' AND NON_UNIQUE = 0 GROUP BY INDEX_NAME`,
-    )) as Array<{ k: string; cols: string }>;
-    expect(reportKeys.map((r) => `${r.k}(${r.cols})`)).toEqual(['PRIMARY(id,day_id)']);
+    const notificationKeys = (await notifications.query(
+      `SELECT TABLE_NAME AS t, INDEX_NAME AS k, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) AS cols FROM information_schema.STATISTICS
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('delivery_reports', 'callback_attempts') AND NON_UNIQUE = 0
+        GROUP BY TABLE_NAME, INDEX_NAME ORDER BY TABLE_NAME, INDEX_NAME`,
+    )) as Array<{ t: string; k: string; cols: string }>;
+    expect(notificationKeys.map((r) => `${r.t}.${r.k}(${r.cols})`)).toEqual([
+      'callback_attempts.PRIMARY(id,day_id)',
+      'delivery_reports.PRIMARY(id,day_id)',
+    ]);
   });
 
   it('put a receipt in the day it arrived until it matches, then in its message’s day, under the same id', async () => {
@@ -139,6 +187,34 @@ describe('day partitions of the message tables', () => {
         `INSERT INTO delivery_reports (id, transport, provider_message_id, status, occurred_at, message_id)
           VALUES (?, 'smpp', 'pp-late-3', 'DELIVERED', NOW(3), ?)`,
         [next, ids[0]],
+      ),
+    ).rejects.toThrow(/Duplicate entry/);
+  });
+
+  it('put a message’s callback attempt in its message’s day, another event’s in the day it was recorded', async () => {
+    const { ids } = await send(today - 2 * DAY_MS + 3_600_000, [
+      { recipient: '260971000060', status: 'DELIVERED' },
+    ]);
+    await makePartitionsAhead(store, { aheadDays: 0, spanDays: 1 });
+    const ofMessage = await attempt('message', ids[0]);
+    // The same number as a subject id of an inbound message or a webhook event says no day.
+    const ofInbound = await attempt('inbound', ids[0]);
+    const ofWebhook = await attempt('webhook', '1');
+    const rows = (await notifications.query(
+      'SELECT id, message_id, day_id FROM callback_attempts WHERE id IN (?) ORDER BY id',
+      [[ofMessage, ofInbound, ofWebhook]],
+    )) as Array<{ id: string; message_id: string; day_id: string }>;
+    expect(String(rows[0].day_id)).toBe(ids[0]);
+    for (const r of rows.slice(1)) expect(dayStart(msOfId(String(r.day_id)))).toBe(today);
+    expect(await attemptPartitionOf(ofMessage)).toBe((await names('callback_attempts'))[0]);
+    expect(await attemptPartitionOf(ofInbound)).toBe(partitionName(today));
+    expect(await attemptPartitionOf(ofWebhook)).toBe(partitionName(today));
+    // (id, day_id) refuses a repeated id in a day; no statement writes an id, the counter makes them.
+    await expect(
+      notifications.query(
+        `INSERT INTO callback_attempts (id, event_id, event_type, message_id, account_id, url, attempt, outcome, duration_ms)
+          VALUES (?, ?, 'webhook', 1, 1, 'https://example.test/hook', 1, 'delivered', 1)`,
+        [ofWebhook, randomUUID()],
       ),
     ).rejects.toThrow(/Duplicate entry/);
   });
@@ -219,9 +295,11 @@ describe('an unpartitioned database with data', () => {
     await runner.release();
     const notificationRunner = notifications.createQueryRunner();
     await new PartitionDeliveryReportsByDay1796602000000().down(notificationRunner);
+    await new PartitionCallbackAttemptsByDay1796603000000().down(notificationRunner);
     await notificationRunner.release();
     for (const table of TABLES) expect(await store.bounds(table)).toEqual([]);
     await notifications.query('DELETE FROM delivery_reports');
+    await notifications.query('DELETE FROM callback_attempts');
 
     const gone1 = await send(day(12), [
       { recipient: '260971000201', status: 'DELIVERED' },
@@ -237,6 +315,11 @@ describe('an unpartitioned database with data', () => {
     const gone1Receipt = await receipt('pp-gone1', gone1.ids[0]);
     const heldReceipt = await receipt('pp-held', held.ids[1]);
     const freshReceipt = await receipt('pp-fresh', fresh.ids[0]);
+    const gone1Attempt = await attempt('message', gone1.ids[0]);
+    const heldAttempt = await attempt('message', held.ids[1]);
+    const freshAttempt = await attempt('message', fresh.ids[0]);
+    // Recorded before the conversion: its day_id is the conversion's moment (the DEFAULT).
+    const inboundAttempt = await attempt('inbound', gone1.ids[0]);
 
     const converted = await partitionTables(store, { aheadDays: 7, spanDays: 1 });
     expect(converted.map((c) => c.table)).toEqual([...TABLES]);
@@ -245,6 +328,10 @@ describe('an unpartitioned database with data', () => {
     expect(await names('delivery_reports')).toEqual(await names('messages'));
     expect(await partitionOf(held.ids[1])).toBe(partitionName(dayStart(day(11))));
     expect(await reportPartitionOf(heldReceipt)).toBe(partitionName(dayStart(day(11))));
+    expect(await names('callback_attempts')).toEqual(await names('messages'));
+    expect(await attemptPartitionOf(heldAttempt)).toBe(partitionName(dayStart(day(11))));
+    expect(await attemptPartitionOf(gone1Attempt)).toBe(partitionName(dayStart(day(12))));
+    expect(await attemptPartitionOf(inboundAttempt)).toBe(partitionName(today));
 
     // A receipt matched late follows its message into day 10; one given up, arrived on day 10,
     // is there too; one still waiting for a message keeps day 12's receipts partition.
@@ -312,5 +399,12 @@ describe('an unpartitioned database with data', () => {
     // one given up under the day it arrived.
     expect(archived(12)).toBe(1);
     expect(archived(10)).toBe(2);
+
+    // Callback attempts: the gone messages' attempts are removed; the kept and fresh days' stay.
+    const leftAttempts = (await notifications.query(
+      'SELECT id FROM callback_attempts WHERE id IN (?) ORDER BY id',
+      [[gone1Attempt, heldAttempt, freshAttempt, inboundAttempt]],
+    )) as Array<{ id: string }>;
+    expect(leftAttempts.map((x) => String(x.id))).toEqual([heldAttempt, freshAttempt, inboundAttempt]);
   });
 });

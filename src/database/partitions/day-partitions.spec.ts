@@ -52,6 +52,12 @@ describe('day partitions', () => {
         'DROP PRIMARY KEY, ADD PRIMARY KEY (id, day_id), ALGORITHM=COPY, LOCK=SHARED PARTITION BY RANGE (day_id) ' +
         `(PARTITION p20261206 VALUES LESS THAN (${day('2026-12-07')}000000), PARTITION pmax VALUES LESS THAN (MAXVALUE))`,
     );
+    expect(partitionTableSql('callback_attempts', b)).toBe(
+      'ALTER TABLE callback_attempts ADD COLUMN day_id BIGINT UNSIGNED NOT NULL ' +
+        "DEFAULT (IF(event_type = 'message', message_id, UNIX_TIMESTAMP() * 1000000000)), " +
+        'DROP PRIMARY KEY, ADD PRIMARY KEY (id, day_id), ALGORITHM=COPY, LOCK=SHARED PARTITION BY RANGE (day_id) ' +
+        `(PARTITION p20261206 VALUES LESS THAN (${day('2026-12-07')}000000), PARTITION pmax VALUES LESS THAN (MAXVALUE))`,
+    );
     expect(addPartitionsSql('message_parts', b)).toMatch(
       /^ALTER TABLE message_parts REORGANIZE PARTITION pmax INTO \(PARTITION p20261206 .*, PARTITION pmax VALUES LESS THAN \(MAXVALUE\)\)$/,
     );

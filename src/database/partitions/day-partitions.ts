@@ -22,13 +22,18 @@ export const CATCH_ALL = 'pmax';
  * `UNIX_TIMESTAMP()` followed by nine zeros, which is at or after its message's day. The
  * report's own id is an AUTO_INCREMENT: ordered, but it says no day. `day_id` is the column's
  * DEFAULT, so every INSERT sets it; the UPDATE that matches a receipt sets it to the message id
- * (delivery-report.store.ts), and the row moves to its message's day.
+ * (delivery-report.store.ts), and the row moves to its message's day. A callback attempt is cut
+ * on `day_id` the same way: its message's id when it is a message's event (`event_type`
+ * 'message'); an attempt at another event (an inbound message's, a subscribed endpoint's) has
+ * another subject in `message_id`, so it takes the id-shaped moment it was recorded, its
+ * arrival day. An attempt is written once and never updated.
  */
 export const ALL_PARTITIONED_TABLES = [
   { table: 'messages', key: 'id', db: 'main' },
   { table: 'message_events', key: 'message_id', db: 'main' },
   { table: 'message_parts', key: 'message_id', db: 'main' },
   { table: 'delivery_reports', key: 'day_id', db: 'notification' },
+  { table: 'callback_attempts', key: 'day_id', db: 'notification' },
 ] as const;
 
 /** The partitioned tables of the main database (the message tables). */
@@ -38,6 +43,10 @@ export const PARTITIONED_TABLES = ALL_PARTITIONED_TABLES.filter((t) => t.db === 
 export const REPORT_DAY_COLUMN =
   'ADD COLUMN day_id BIGINT UNSIGNED NOT NULL DEFAULT (COALESCE(message_id, UNIX_TIMESTAMP() * 1000000000))';
 
+/** The callback attempts' partition column, added with their partitions. */
+export const ATTEMPT_DAY_COLUMN =
+  "ADD COLUMN day_id BIGINT UNSIGNED NOT NULL DEFAULT (IF(event_type = 'message', message_id, UNIX_TIMESTAMP() * 1000000000))";
+
 export type PartitionedTable = (typeof ALL_PARTITIONED_TABLES)[number]['table'];
 
 /**
@@ -45,8 +54,9 @@ export type PartitionedTable = (typeof ALL_PARTITIONED_TABLES)[number]['table'];
  * keeps the old rule: a message's UUID carries its id (messages/message-uuid.ts), so the
  * primary key keeps UUIDs apart; a fallback SMS is made under the fixed user_reference_id
  * `fallback-<chat uuid>`, unique in send_requests (not partitioned), so a chat message never
- * gets a second one; an event's id and a receipt's id are AUTO_INCREMENTs, unique by
- * themselves, so `(id, message_id)` and `(id, day_id)` keep ids apart as `(id)` did.
+ * gets a second one; an event's, a receipt's and a callback attempt's ids are AUTO_INCREMENTs,
+ * unique by themselves, so `(id, message_id)` and `(id, day_id)` keep ids apart as `(id)` did
+ * (the primary key is the only unique key of delivery_reports and callback_attempts).
  */
 const UNIQUE_KEY_CHANGES: Record<PartitionedTable, string[]> = {
   messages: [
@@ -58,6 +68,7 @@ const UNIQUE_KEY_CHANGES: Record<PartitionedTable, string[]> = {
   message_events: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id, message_id)'],
   message_parts: [],
   delivery_reports: [REPORT_DAY_COLUMN, 'DROP PRIMARY KEY', 'ADD PRIMARY KEY (id, day_id)'],
+  callback_attempts: [ATTEMPT_DAY_COLUMN, 'DROP PRIMARY KEY', 'ADD PRIMARY KEY (id, day_id)'],
 };
 
 /**
@@ -96,6 +107,7 @@ export const KEYS_BEFORE: Record<PartitionedTable, string[]> = {
   message_events: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id)'],
   message_parts: [],
   delivery_reports: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id)', 'DROP COLUMN day_id'],
+  callback_attempts: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id)', 'DROP COLUMN day_id'],
 };
 
 /** The database a partitioned table is in. */

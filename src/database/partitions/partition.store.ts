@@ -17,9 +17,9 @@ const DDL_LOCK_WAIT_SECONDS = 5;
 
 /**
  * The statements on the partitioned tables' partitions, each on its table's database (the
- * message tables on the main one, delivery_reports on the notification one; the same when
- * only one is given): what they are, and the ALTERs that add, drop and first make them. Rows
- * are not read here beyond the oldest id.
+ * message tables on the main one, delivery_reports and callback_attempts on the notification
+ * one; the same when only one is given): what they are, and the ALTERs that add, drop and first
+ * make them. Rows are not read here beyond the oldest id.
  */
 export class PartitionStore {
   constructor(
