@@ -76,6 +76,52 @@ describe('PartitionPruneStore', () => {
     expect(await store.holdsWaitingReport(p)).toBe(false);
   });
 
+  it('counts a callback attempts partition and reads its attempts at events other than a message’s', async () => {
+    const before = await store.countAttempts(p);
+    const { ids } = await storeSend(ctx, ownerOf(tenant), {
+      messages: [{ recipient: '260971000405', status: 'DELIVERED' }],
+      request: { createdAt: new Date(today + 3_600_000) },
+    });
+    for (const eventType of ['message', 'inbound', 'webhook'])
+      await ctx.get(CallbackStore).recordAttempt({
+        eventId: `pp-other-${eventType}`,
+        eventType,
+        messageRowId: ids[0],
+        accountId: tenant.account.id,
+        url: 'https://example.com/cb',
+        attempt: 1,
+        outcome: 'delivered',
+        httpStatus: 200,
+        error: null,
+        durationMs: 5,
+      });
+    expect(await store.countAttempts(p)).toBe(before + 3);
+    const others = (await store.otherAttempts(p, '0', 100)).filter((r) =>
+      String(r.event_id).startsWith('pp-other-'),
+    );
+    expect(others.map((r) => [r.event_id, r.event_type])).toEqual([
+      ['pp-other-inbound', 'inbound'],
+      ['pp-other-webhook', 'webhook'],
+    ]);
+    expect(String(others[0].attempted_at)).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
+    expect(Object.keys(others[0])).toEqual([
+      'id',
+      'event_id',
+      'message_id',
+      'url',
+      'attempt',
+      'outcome',
+      'http_status',
+      'error',
+      'duration_ms',
+      'attempted_at',
+      'event_type',
+    ]);
+    const rest = await store.otherAttempts(p, String(others[0].id), 100);
+    expect(rest.map((r) => r.event_id)).toContain('pp-other-webhook');
+    expect(rest.map((r) => r.event_id)).not.toContain('pp-other-inbound');
+  });
+
   it('removes receipts, message callback attempts and emptied requests by id range only, a chunk at a time', async () => {
     const owner = ownerOf(tenant);
     const inRange = await storeSend(ctx, owner, {

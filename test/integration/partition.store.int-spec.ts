@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -352,6 +353,21 @@ describe('an unpartitioned database with data', () => {
     };
     const givenUp = await unmatched('pp-given-up', day(10), true);
     const waiting = await unmatched('pp-waiting', day(12), false);
+    // Attempts at other events, recorded on day 10 (dropped) and day 11 (kept).
+    const otherAttempt = async (eventType: string, at: number) => {
+      const eventId = randomUUID();
+      await notifications.query(
+        `INSERT INTO callback_attempts (event_id, event_type, message_id, account_id, url, attempt, outcome, duration_ms, attempted_at, day_id)
+          VALUES (?, ?, 1, 1, 'https://example.test/hook', 1, 'delivered', 1, ?, ?)`,
+        [eventId, eventType, new Date(at), firstIdOf(at)],
+      );
+      const [row] = (await notifications.query('SELECT id FROM callback_attempts WHERE event_id = ?', [
+        eventId,
+      ])) as Array<{ id: string }>;
+      return String(row.id);
+    };
+    const webhookGone = await otherAttempt('webhook', day(10));
+    const webhookHeld = await otherAttempt('inbound', day(11));
 
     const r = await ctx.get(RetentionService).prune({ before: new Date(today - 8 * DAY_MS) });
     // Every day before the cutoff goes but the one with a message not final; empty days with them.
@@ -400,11 +416,43 @@ describe('an unpartitioned database with data', () => {
     expect(archived(12)).toBe(1);
     expect(archived(10)).toBe(2);
 
-    // Callback attempts: the gone messages' attempts are removed; the kept and fresh days' stay.
+    // Callback attempts: days 12 and 10 dropped with their messages (gone1's attempt, the
+    // webhook attempt recorded on day 10); day 11 kept with its message not final, the other
+    // event's attempt recorded that day with it; today's stay.
+    const attemptNames = await names('callback_attempts');
+    expect(attemptNames).not.toContain(partitionName(dayStart(day(12))));
+    expect(attemptNames).not.toContain(partitionName(dayStart(day(10))));
+    expect(attemptNames).toContain(partitionName(dayStart(day(11))));
     const leftAttempts = (await notifications.query(
       'SELECT id FROM callback_attempts WHERE id IN (?) ORDER BY id',
-      [[gone1Attempt, heldAttempt, freshAttempt, inboundAttempt]],
+      [[gone1Attempt, heldAttempt, freshAttempt, inboundAttempt, webhookGone, webhookHeld]],
     )) as Array<{ id: string }>;
-    expect(leftAttempts.map((x) => String(x.id))).toEqual([heldAttempt, freshAttempt, inboundAttempt]);
+    expect(leftAttempts.map((x) => String(x.id))).toEqual([
+      heldAttempt,
+      freshAttempt,
+      inboundAttempt,
+      webhookHeld,
+    ]);
+    expect(r!.removed.callback_attempts).toBe(2);
+    // Archived: gone1's attempt under its message's day, the webhook attempt under the day it
+    // was recorded, with its event type.
+    const attemptLines = async (d: number) => {
+      const file = join(
+        archiveDir,
+        new Date(day(d)).toISOString().slice(0, 10),
+        'callback_attempts.ndjson.gz',
+      );
+      return gunzipSync(readFileSync(file))
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    };
+    expect((await attemptLines(12)).map((l) => [String(l.id), l.event_type])).toEqual([
+      [gone1Attempt, undefined],
+    ]);
+    expect((await attemptLines(10)).map((l) => [String(l.id), l.event_type])).toEqual([
+      [webhookGone, 'webhook'],
+    ]);
   });
 });

@@ -51,13 +51,12 @@ export interface DayPruneResult {
 /**
  * A prune of the message tables by partition: each partition wholly before the cutoff whose
  * messages are all final and last changed before it is archived (with ARCHIVE_DIR), then its
- * messages' callback attempts, short links and requests are removed by id range, and the
- * partition is dropped from delivery_reports (its receipts are cut on the same days: by id range
- * where they are not), message_events, message_parts and messages, the messages last. A
- * partition holding a message not final (or changed since) stays whole until the day it may
- * go; its final messages still leave by the row walk that follows. A run stopped at any point
- * leaves the partition to the next run, which archives its rows again (an archive may hold a
- * row twice, never lose one).
+ * messages' short links and requests are removed by id range, and the partition is dropped from
+ * delivery_reports and callback_attempts (cut on the same days: by id range where they are
+ * not), message_events, message_parts and messages, the messages last. A partition holding a
+ * message not final (or changed since) stays whole until the day it may go; its final messages
+ * still leave by the row walk that follows. A run stopped at any point leaves the partition to
+ * the next run, which archives its rows again (an archive may hold a row twice, never lose one).
  */
 @Injectable()
 export class PartitionPrune {
@@ -81,18 +80,24 @@ export class PartitionPrune {
     let removed = NO_REMOVALS;
     const outcome = (dropped: string[]) => ({ removed, dropped, kept });
     if (days.length === 0) return outcome([]);
-    const reportDays = await this.reportDays(bounds, days, cutoff);
+    const reportDays = await this.goneWith('delivery_reports', bounds, days, cutoff, (p) =>
+      this.days.holdsWaitingReport(p),
+    );
+    const attemptDays = await this.goneWith('callback_attempts', bounds, days, cutoff);
+    const within = (d: { from: string; to: string }, parts: Array<{ from: bigint; to: bigint }>) =>
+      parts.some((r) => r.from <= BigInt(d.from) && BigInt(d.to) <= r.to);
     for (const d of days) {
       if (o.keep) await this.archive(d.from, d.to, before, o);
-      // A day whose receipts' partition goes with it needs no delete; one whose does not (the
-      // table unpartitioned, other bounds, a receipt waiting there) loses them by id range.
-      const dropsReports = reportDays.some((r) => r.from <= BigInt(d.from) && BigInt(d.to) <= r.to);
+      // A day whose receipts' (attempts') partition goes with it needs no delete; one whose does
+      // not (the table unpartitioned, other bounds, a receipt waiting there) loses them by id range.
       removed = addCounts(removed, {
         ...NO_REMOVALS,
-        delivery_reports: dropsReports
+        delivery_reports: within(d, reportDays)
           ? 0
           : await this.chunked((n) => this.days.removeReports(d.from, d.to, n), o),
-        callback_attempts: await this.chunked((n) => this.days.removeAttempts(d.from, d.to, n), o),
+        callback_attempts: within(d, attemptDays)
+          ? 0
+          : await this.chunked((n) => this.days.removeAttempts(d.from, d.to, n), o),
         short_links: await this.chunked((n) => this.links.removeOfMessageRange(d.from, d.to, n), o),
       });
       if (o.signal?.aborted) return outcome([]);
@@ -105,6 +110,16 @@ export class PartitionPrune {
       removed = addCounts(removed, {
         ...NO_REMOVALS,
         delivery_reports: await this.days.countReports(r.name),
+      });
+    }
+    // Attempts at other events (inbound messages', subscribed endpoints'), in the attempts'
+    // partitions that go: archived under the day they were recorded.
+    for (const a of attemptDays) {
+      if (o.keep) await this.archiveOtherAttempts(a.name, o);
+      if (o.signal?.aborted) return outcome([]);
+      removed = addCounts(removed, {
+        ...NO_REMOVALS,
+        callback_attempts: await this.days.countAttempts(a.name),
       });
     }
     const names = days.map((d) => d.name);
@@ -120,6 +135,10 @@ export class PartitionPrune {
     await this.partitions.drop(
       'delivery_reports',
       reportDays.map((r) => r.name),
+    );
+    await this.partitions.drop(
+      'callback_attempts',
+      attemptDays.map((a) => a.name),
     );
     for (const table of ['message_events', 'message_parts', 'messages'] as const)
       await this.partitions.drop(table, names);
@@ -137,31 +156,46 @@ export class PartitionPrune {
   }
 
   /**
-   * The partitions of delivery_reports that go with the message days dropped now: each wholly
-   * before the cutoff and within a day dropped now or below the first message partition left
-   * (so no message its receipts matched is left), and holding no receipt still waiting for a
-   * message (such a partition stays, and goes with a later day once its receipts are given up).
-   * A kept day's receipts are in its own partition, which is not among them.
+   * The partitions of delivery_reports or callback_attempts that go with the message days
+   * dropped now: each wholly before the cutoff and within a day dropped now or below the first
+   * message partition left (so no message its rows belong to is left), and not held by `holds`
+   * (a receipts' partition with a receipt still waiting for a message stays, and goes with a
+   * later day once its receipts are given up). A kept day's rows are in its own partition,
+   * which is not among them.
    */
-  private async reportDays(
+  private async goneWith(
+    table: 'delivery_reports' | 'callback_attempts',
     bounds: PartitionBound[],
     days: Array<{ name: string; from: string; to: string }>,
     cutoff: bigint,
+    holds?: (partition: string) => Promise<boolean>,
   ): Promise<Array<{ name: string; from: bigint; to: bigint }>> {
     const dropped = new Set(days.map((d) => d.name));
     const firstLeft = bounds.findIndex((b) => !dropped.has(b.name));
     const goneBelow = firstLeft <= 0 ? 0n : BigInt(bounds[firstLeft - 1].lessThan!);
     const out: Array<{ name: string; from: bigint; to: bigint }> = [];
-    const reports = await this.partitions.bounds('delivery_reports');
-    for (const [i, r] of reports.entries()) {
+    const parts = await this.partitions.bounds(table);
+    for (const [i, r] of parts.entries()) {
       if (r.name === CATCH_ALL || r.lessThan === null) break;
-      const from = i === 0 ? 0n : BigInt(reports[i - 1].lessThan!);
+      const from = i === 0 ? 0n : BigInt(parts[i - 1].lessThan!);
       const to = BigInt(r.lessThan);
       if (to > cutoff) break;
       const covered = to <= goneBelow || days.some((d) => BigInt(d.from) <= from && to <= BigInt(d.to));
-      if (covered && !(await this.days.holdsWaitingReport(r.name))) out.push({ name: r.name, from, to });
+      if (covered && !(await holds?.(r.name))) out.push({ name: r.name, from, to });
     }
     return out;
+  }
+
+  /** An attempts' partition's attempts at other events than a message's, batch by batch, into the archive. */
+  private async archiveOtherAttempts(partition: string, o: DayPruneHooks): Promise<void> {
+    let after = '0';
+    while (!o.signal?.aborted) {
+      const rows = await this.days.otherAttempts(partition, after, o.batch);
+      if (rows.length === 0) return;
+      after = String(rows[rows.length - 1].id);
+      await o.keep!(new Map(groupRows(rows, 'attempted_at', 'callback_attempts')));
+      if (rows.length < o.batch) return;
+    }
   }
 
   /** A receipts' partition's unmatched receipts, batch by batch, into the archive. */

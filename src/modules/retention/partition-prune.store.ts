@@ -10,9 +10,9 @@ const quoted = (name: string) => `\`${name.replace(/`/g, '``')}\``;
 /**
  * The statements of a prune by partition: whether a day's partition may go whole, what it
  * holds, and the rows of its messages in tables that are not cut by message id (the
- * notification database's callback attempts, its receipts where their partitions do not follow
- * the messages', and the requests). Each removal
- * takes one chunk of an id range, so the caller paces them.
+ * notification database's receipts and callback attempts where their partitions do not follow
+ * the messages', and the requests). Each removal takes one chunk of an id range, so the caller
+ * paces them.
  */
 @Injectable()
 export class PartitionPruneStore {
@@ -74,6 +74,30 @@ export class PartitionPruneStore {
               ${iso('applied_at')} AS applied_at
          FROM delivery_reports PARTITION (${quoted(partition)})
         WHERE message_id IS NULL AND id > ? ORDER BY id LIMIT ?`,
+      [after, limit],
+    )) as Row[];
+  }
+
+  /** Callback attempts a partition of callback_attempts holds. */
+  async countAttempts(partition: string): Promise<number> {
+    const [{ n }] = (await this.notifications.query(
+      `SELECT COUNT(*) AS n FROM callback_attempts PARTITION (${quoted(partition)})`,
+    )) as Array<{ n: string }>;
+    return Number(n);
+  }
+
+  /**
+   * Up to `limit` attempts of a callback_attempts partition at events other than a message's
+   * (an inbound message's, a subscribed endpoint's), after the id `after`: the columns of a
+   * message's attempts in the archive, with the `event_type` that says `message_id` names
+   * another subject.
+   */
+  async otherAttempts(partition: string, after: string, limit: number): Promise<Row[]> {
+    return (await this.notifications.query(
+      `SELECT id, event_id, message_id, url, attempt, outcome, http_status, error, duration_ms,
+              ${iso('attempted_at')} AS attempted_at, event_type
+         FROM callback_attempts PARTITION (${quoted(partition)})
+        WHERE event_type <> 'message' AND id > ? ORDER BY id LIMIT ?`,
       [after, limit],
     )) as Row[];
   }
