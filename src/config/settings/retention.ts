@@ -65,14 +65,14 @@ export const retentionSettings = {
     min: 1,
     max: 366,
     default: 7,
-    doc: 'the day partitions of the message tables and `delivery_reports` are made this many days ahead, by `db migrate` and hourly by the workers (see [Retention, archives and erasure](retention.md))',
+    doc: 'the day partitions of the message tables, `delivery_reports` and `callback_attempts` are made this many days ahead, by `db migrate` and hourly by the workers (see [Retention, archives and erasure](retention.md))',
   }),
   PARTITION_SPAN_DAYS: int({
     path: 'retention.partitionSpanDays',
     min: 1,
     max: 31,
     default: 1,
-    doc: 'days each new partition of the message tables and `delivery_reports` covers: a prune drops a partition whole once every message in it may go',
+    doc: 'days each new partition of the message tables, `delivery_reports` and `callback_attempts` covers: a prune drops a partition whole once every message in it may go',
   }),
   LINK_RETENTION_DAYS: int({
     path: 'shortLinks.retentionDays',
