@@ -1,11 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
-import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { PeriodicJob } from '../../../platform/periodic/periodic-job.js';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { MessageStore } from '../../messages/message.store.js';
 import type { Queue } from 'bull';
@@ -46,9 +40,7 @@ const UNQUEUED_PER_ROUND = 200;
  * only ACKNOWLEDGED messages, so nothing recorded as sent goes again.
  */
 @Injectable()
-export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(RecoverySweep.name);
-  private readonly task: PeriodicTask<number>;
+export class RecoverySweep extends PeriodicJob<number> {
   private cursor = '0';
 
   constructor(
@@ -58,28 +50,18 @@ export class RecoverySweep implements OnApplicationBootstrap, OnApplicationShutd
     private readonly receipts: ReceiptExpiry,
     @Inject(STATE_CHANGE_LISTENER) private readonly listener: StateChangeListener,
   ) {
-    this.task = new PeriodicTask({
-      run: () => this.round(),
+    super(RecoverySweep.name, {
       everyMs: config.sweepIntervalMs,
-      logger: this.logger,
       failure: 'sweep failed',
     });
   }
 
-  onApplicationBootstrap(): void {
-    this.task.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
-  }
-
   /** Returns how many requests were (re)enqueued (0 when the round failed). */
   async sweep(): Promise<number> {
-    return (await this.task.run()) ?? 0;
+    return (await this.runNow()) ?? 0;
   }
 
-  private async round(): Promise<number> {
+  protected async round(): Promise<number> {
     const enqueued = (await this.unqueued()) + (await this.stranded());
     await this.receipts.expire();
     await this.listener.recover();

@@ -1,12 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
-import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
+import { PeriodicJob } from '../../../platform/periodic/periodic-job.js';
 import { ScheduleStore, type Cancellable } from '../../messages/schedule.store.js';
 import { VALIDITY_PERIOD_ELAPSED } from '../lifecycle/claim-lease.js';
 import { CLAIM_LEASE_MS } from '../retry-policy.js';
@@ -29,37 +23,24 @@ const MAX_INTERVAL_MS = 5000;
  * messages would otherwise wait for ever.
  */
 @Injectable()
-export class ValidityExpiry implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(ValidityExpiry.name);
-  private readonly task: PeriodicTask<number>;
-
+export class ValidityExpiry extends PeriodicJob<number> {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly store: ScheduleStore,
     private readonly states: MessageStateService,
   ) {
-    this.task = new PeriodicTask({
-      run: () => this.round(),
+    super(ValidityExpiry.name, {
       everyMs: Math.min(config.sweepIntervalMs, MAX_INTERVAL_MS),
-      logger: this.logger,
       failure: 'validity expiry failed',
     });
   }
 
-  onApplicationBootstrap(): void {
-    this.task.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
-  }
-
   /** Returns how many messages ended EXPIRED (or CANCELLED, for a cancel left unfinished). */
   async expire(): Promise<number> {
-    return (await this.task.run()) ?? 0;
+    return (await this.runNow()) ?? 0;
   }
 
-  private async round(): Promise<number> {
+  protected async round(): Promise<number> {
     const expired = await this.endAll(
       (now, staleClaim) => this.store.findOutOfValidity(now, staleClaim, BATCH),
       { status: 'EXPIRED', reason: VALIDITY_PERIOD_ELAPSED, refund: true },

@@ -1,13 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
-import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
-import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
+import { PeriodicJob } from '../../../platform/periodic/periodic-job.js';
 import { MessageStore } from '../../messages/message.store.js';
 import { ScheduleStore, type ReleasedRequest } from '../../messages/schedule.store.js';
 import { dispatchJobId, DispatchProducer, waitingChunks, type Chunk } from '../dispatch/dispatch.producer.js';
@@ -33,42 +26,27 @@ const BATCHES_PER_TICK = 50;
  * on: a message is claimed before it is handed over.
  */
 @Injectable()
-export class DueScanner implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(DueScanner.name);
-  private readonly warnings = new RepeatLimiter(this.logger);
-  private readonly task: PeriodicTask<number>;
-
+export class DueScanner extends PeriodicJob<number> {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly schedules: ScheduleStore,
     private readonly messages: MessageStore,
     private readonly producer: DispatchProducer,
   ) {
-    this.task = new PeriodicTask({
-      run: (stop) => this.scanOnce(stop),
+    super(DueScanner.name, {
       everyMs: config.schedulePollMs,
       // A request due before the next poll is released when it falls due, not up to a poll late.
       nextDueAt: async () => (await schedules.nextDue())?.getTime() ?? null,
-      logger: this.logger,
-      warnings: this.warnings,
       failure: 'scheduled release failed',
     });
   }
 
-  onApplicationBootstrap(): void {
-    this.task.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
-  }
-
   /** Releases and queues what is due now; returns how many requests were released. */
   async scan(): Promise<number> {
-    return (await this.task.run()) ?? 0;
+    return (await this.runNow()) ?? 0;
   }
 
-  private async scanOnce(stop: AbortSignal): Promise<number> {
+  protected async round(stop: AbortSignal): Promise<number> {
     let released = 0;
     for (let batch = 0; batch < BATCHES_PER_TICK && !stop.aborted; batch++) {
       const due = await this.schedules.releaseDue(new Date(), REQUESTS_PER_BATCH, MESSAGES_PER_BATCH);

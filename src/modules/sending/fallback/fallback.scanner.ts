@@ -1,14 +1,7 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { AppException } from '../../../platform/errors/app.exception.js';
-import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
-import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
+import { PeriodicJob } from '../../../platform/periodic/periodic-job.js';
 import { AccountsService } from '../../accounts/accounts.service.js';
 import type { ApiKey } from '../../api-keys/api-key.entity.js';
 import { ApiKeysService } from '../../api-keys/api-keys.service.js';
@@ -35,11 +28,7 @@ export const FALLBACK_LEASE_MS = 60_000;
  * fallback_of is unique.
  */
 @Injectable()
-export class FallbackScanner implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(FallbackScanner.name);
-  private readonly warnings = new RepeatLimiter(this.logger);
-  private readonly task: PeriodicTask<number>;
-
+export class FallbackScanner extends PeriodicJob<number> {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly accounts: AccountsService,
@@ -49,31 +38,20 @@ export class FallbackScanner implements OnApplicationBootstrap, OnApplicationShu
     private readonly sms: SmsPolicy,
     private readonly metrics: SendingMetrics,
   ) {
-    this.task = new PeriodicTask({
-      run: (stop) => this.scanOnce(stop),
+    super(FallbackScanner.name, {
       everyMs: config.fallbackPollMs,
       // A fallback due before the next poll is made when it falls due, not up to a poll late.
       nextDueAt: async () => (await store.nextDue())?.getTime() ?? null,
-      logger: this.logger,
-      warnings: this.warnings,
       failure: 'fallback scan failed',
     });
   }
 
-  onApplicationBootstrap(): void {
-    this.task.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
-  }
-
   /** Makes the fallbacks due now; returns how many chat messages were settled (made or not needed). */
   async scan(): Promise<number> {
-    return (await this.task.run()) ?? 0;
+    return (await this.runNow()) ?? 0;
   }
 
-  private async scanOnce(stop: AbortSignal): Promise<number> {
+  protected async round(stop: AbortSignal): Promise<number> {
     let settled = 0;
     const auths = new Map<string, Promise<AuthContext | null>>();
     for (let batch = 0; batch < BATCHES_PER_TICK && !stop.aborted; batch++) {
