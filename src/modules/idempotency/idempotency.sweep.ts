@@ -1,5 +1,5 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
+import { Injectable } from '@nestjs/common';
+import { PeriodicJob } from '../../platform/periodic/periodic-job.js';
 import { IdempotencyStore } from './idempotency.store.js';
 
 /** Expired keys count as absent already (the claim checks expires_at); deleting them only frees space. */
@@ -10,26 +10,16 @@ const SWEEP_EVERY_MS = 10 * 60_000;
  * statements are idempotent, so processes sweeping at once only find less to delete.
  */
 @Injectable()
-export class IdempotencySweep implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly log = new Logger('Idempotency');
-  private readonly task = new PeriodicTask({
-    run: () => this.store.deleteExpired(),
-    everyMs: SWEEP_EVERY_MS,
-    logger: this.log,
-    failure: 'expired Idempotency-Keys not deleted',
-  });
-
-  constructor(private readonly store: IdempotencyStore) {}
-
-  onApplicationBootstrap(): void {
-    this.task.start();
+export class IdempotencySweep extends PeriodicJob<number> {
+  constructor(private readonly store: IdempotencyStore) {
+    super('Idempotency', { everyMs: SWEEP_EVERY_MS, failure: 'expired Idempotency-Keys not deleted' });
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
+  protected round(): Promise<number> {
+    return this.store.deleteExpired();
   }
 
   async sweep(): Promise<number> {
-    return (await this.task.run()) ?? 0;
+    return (await this.runNow()) ?? 0;
   }
 }

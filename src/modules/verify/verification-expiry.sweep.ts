@@ -1,13 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
-import { PeriodicTask } from '../../platform/periodic/periodic-task.js';
+import { PeriodicJob } from '../../platform/periodic/periodic-job.js';
 import { VerificationChecks } from './verification-checks.service.js';
 
 const PER_ROUND = 500;
@@ -17,28 +10,19 @@ const PER_ROUND = 500;
  * told, through VerificationOutcomes) even when nobody checks or reads it again.
  */
 @Injectable()
-export class VerificationExpiry implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('VerificationExpiry');
-  private readonly task: PeriodicTask;
-
-  constructor(@Inject(APP_CONFIG) config: AppConfig, checks: VerificationChecks) {
-    this.task = new PeriodicTask({
-      run: async () => {
-        await checks.expireDue(PER_ROUND);
-      },
+export class VerificationExpiry extends PeriodicJob<void> {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly checks: VerificationChecks,
+  ) {
+    super('VerificationExpiry', {
       everyMs: config.sweepIntervalMs,
-      logger: this.logger,
-      warnings: new RepeatLimiter(this.logger),
       failure: 'verification expiry failed',
       cause: 'sweep',
     });
   }
 
-  onApplicationBootstrap(): void {
-    this.task.start();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
+  protected async round(): Promise<void> {
+    await this.checks.expireDue(PER_ROUND);
   }
 }
