@@ -124,6 +124,8 @@ export async function startBenchApi(
     APP_ENV: 'bench',
     // Any APP_ENV but development and test needs its own; every process of a run shares it.
     SERVER_SECRET: `bench-only-server-secret-of-this-run-${name}`,
+    // No SMPP listener unless the bench asks for one: the default port is often another's.
+    SMPP_SERVER_PORT: '0',
     ...env,
   };
   return {

@@ -1,7 +1,7 @@
 /**
  * npm run bench [-- --quick] [--only B1,B2,...] [--cpu-prof <dir>]
  * Starts everything it needs on loopback (the API, a worker, a baseline app, an SMPP peer),
- * measures B1–B10, S1–S2 and T1 against baselines measured in the same run, prints a table of medians and
+ * measures B1–B11, S1–S2 and T1 against baselines measured in the same run, prints a table of medians and
  * writes it to bench/results/latest.json (a `--quick` or `--only` run to bench/results/partial.json,
  * which git ignores, so the committed full figures stay). `--only` runs the named benches alone (B1: the single
  * send against the baseline, its CPU per send and the API's RSS under it; B1+ adds the runs with
@@ -24,6 +24,7 @@ import { startSmppPeer } from '../test/support/smpp-peer.js';
 import { benchFairness } from './fairness.js';
 import { benchTestTraffic } from './test-traffic.js';
 import { benchBigBodies } from './big-bodies.js';
+import { benchErasure } from './erasure.js';
 import { benchPersonalisation } from './personalisation.js';
 import { benchSuppressionList } from './suppression.js';
 import { benchCountryList } from './countries.js';
@@ -631,6 +632,9 @@ async function main() {
   if (wants('T1')) for (const r of await benchTestTraffic(quick)) record(r);
   // B10: another tenant's /balance while a test key floods the largest bodies; an API of its own.
   if (wants('B10')) for (const r of await benchBigBodies(quick)) record(r);
+  // B11: erasure against 200,000 kept callback events, alone and 10 at once beside another tenant's sends.
+  if (wants('B11'))
+    for (const r of await benchErasure({ rows: quick ? 50_000 : 200_000, runs: 5, quick })) record(r);
   // S1, S2: scheduled sends, with an API, a worker and a database of their own.
   if (wants('S')) for (const r of await benchScheduling(quick)) record(r);
   // F1, F2: chat-to-SMS fallback lag and send-window overhead, with an API and a worker of their own.

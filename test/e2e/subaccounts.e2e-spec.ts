@@ -146,6 +146,30 @@ describe('sub-accounts: creation, overview and transfers', () => {
     });
   });
 
+  it("sums a sub-account's month once a minute, not on every read of the overview", async () => {
+    const parent = await createTenant(t, { balances: { sms: '100' }, prices: { sms: '0.5' } });
+    const child = await createSubaccount(t, parent, { transfers: { sms: '10' } });
+    const send = () => http(child.key).post(SMS, { from: 'ACME', to: ['260971000003'], message: 'hi' });
+    const usage = async () => {
+      const one = await http(parent.key).get(`${SUBS}/${child.username}`);
+      const all = await http(parent.key).get(SUBS);
+      expect([one.status, all.status]).toEqual([200, 200]);
+      const listed = all.body.subaccounts.find((s: { username: string }) => s.username === child.username);
+      return [one.body.usage.sms, listed.usage.sms];
+    };
+    expect((await send()).status).toBe(200);
+    expect(await usage()).toEqual([
+      { units: 1, cost: 0.5 },
+      { units: 1, cost: 0.5 },
+    ]);
+    // A second send within the minute: the overview answers from the month it summed.
+    expect((await send()).status).toBe(200);
+    expect(await usage()).toEqual([
+      { units: 1, cost: 0.5 },
+      { units: 1, cost: 0.5 },
+    ]);
+  });
+
   it("answers 404 for another account's sub-account and for a name that is not a sub-account", async () => {
     const parent = await createTenant(t);
     const stranger = await createTenant(t);

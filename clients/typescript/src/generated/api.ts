@@ -618,7 +618,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a recipient's number and message text from the account's data
-         * @description Replaces the number (or address) with `erased` and drops the text of every final message to it, the text of requests sent to it alone, and the number and text of inbound messages from it; so too in the payloads of callback events not yet delivered, the kept answers of idempotent requests, request log paths, and the archive, when one is kept. Amounts, states and times stay; the suppression list is not changed. A test key erases test data only.
+         * @description Replaces the number (or address) with `erased` and drops the text of every final message to it, the text of requests sent to it alone, and the number and text of inbound messages from it; so too in the payloads of callback events not yet delivered, the kept answers of idempotent requests, request log paths, and the archive, when one is kept. Amounts, states and times stay; the suppression list is not changed. A test key erases test data only. An account (with its sub-accounts) has one erasure running at a time per process, the next ones waiting their turn; past 10 running or waiting, 429 `RATE_LIMITED`.
          */
         post: operations["ErasureController_erase"];
         delete?: never;
