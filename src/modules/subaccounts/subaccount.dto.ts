@@ -3,17 +3,25 @@ import { IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator
 import { BalancesDto } from '../balance/balance-response.dto.js';
 import { CHANNELS } from '../messages/channel.js';
 
-/** Request bodies declare their fields for the whitelist; values are checked in subaccount-input.ts. */
+/**
+ * Request bodies declare their fields for the whitelist; values are checked in subaccount-input.ts.
+ * The fields are typed `unknown`, so the document's type of each is named.
+ */
 
 export class CreateSubaccountDto {
   @ApiProperty({
+    type: String,
     description: '3-64 characters: letters, digits, . _ @ -; unique across all accounts',
     example: 'acme-retail',
   })
   @IsOptional()
   username?: unknown;
 
-  @ApiPropertyOptional({ description: 'A display name, at most 100 characters', example: 'ACME Retail Ltd' })
+  @ApiPropertyOptional({
+    type: String,
+    description: 'A display name, at most 100 characters',
+    example: 'ACME Retail Ltd',
+  })
   @IsOptional()
   name?: unknown;
 }
@@ -34,7 +42,7 @@ export class TransferDto {
 }
 
 export class SubaccountKeyDto {
-  @ApiProperty({ description: '1-100 characters', example: 'production' })
+  @ApiProperty({ type: String, description: '1-100 characters', example: 'production' })
   @IsOptional()
   name?: unknown;
 
@@ -51,6 +59,7 @@ export class SubaccountKeyDto {
   daily_limit?: unknown;
 
   @ApiPropertyOptional({
+    type: String,
     description:
       "N requests per SECONDS; at most what the parent's most generous key allows (as many per window, no higher rate per second), else 400 naming rate_limit. Without it, the default rate limit, capped the same way",
     example: '100/1',

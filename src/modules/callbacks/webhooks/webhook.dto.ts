@@ -56,13 +56,14 @@ export class CreateWebhookDto {
 /** Any field of the creation body, and the status. */
 export class UpdateWebhookDto extends PartialType(OmitType(CreateWebhookDto, ['url', 'events'] as const)) {
   // Optional fields let a JSON null through their checks: the service refuses it where it means nothing.
-  @ApiPropertyOptional({ example: 'https://hooks.acme.example/messaging', maxLength: 2048 })
+  // `| null` hides the field's type from the document's reflection: it is named.
+  @ApiPropertyOptional({ type: String, example: 'https://hooks.acme.example/messaging', maxLength: 2048 })
   @IsOptional()
   @IsString()
   @MaxLength(2048)
   url?: string | null;
 
-  @ApiPropertyOptional({ description: EVENTS_DOC, example: ['*'] })
+  @ApiPropertyOptional({ type: [String], description: EVENTS_DOC, example: ['*'] })
   @IsOptional()
   @EventList()
   events?: string[] | null;
