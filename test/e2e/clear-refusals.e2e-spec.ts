@@ -78,4 +78,28 @@ describe('refusals that name what to change', () => {
       { field: 'to[1]', message: 'INVALID_NUMBER' },
     ]);
   });
+
+  it('names the missing country code on a verification start and a number lookup too', async () => {
+    const verify = await t
+      .http()
+      .post('/api/v1/json/verify')
+      .set('X-API-Key', tenant.key)
+      .send({ to: '0971234567' });
+    expect(verify.status).toBe(422);
+    expect(verify.body).toMatchObject({
+      message: 'The code cannot be sent to this recipient: INVALID_NUMBER.',
+      error: {
+        code: 'RECIPIENT_REJECTED',
+        details: [{ field: 'to', message: expect.stringMatching(/^INVALID_NUMBER: .*country code/) }],
+      },
+    });
+    const lookup = await get('/api/v1/json/lookup/0971234567');
+    expect(lookup.status).toBe(400);
+    expect(lookup.body.error.details).toEqual([
+      { field: 'number', message: expect.stringMatching(/^a national number without its country code/) },
+    ]);
+    expect((await get('/api/v1/json/lookup/12')).body.error.details).toEqual([
+      { field: 'number', message: 'a phone number: 8-15 digits with the country code, e.g. 260971234567' },
+    ]);
+  });
 });
