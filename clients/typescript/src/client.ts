@@ -58,7 +58,7 @@ export interface BulkMessagingClient {
   getMessage(messageId: string, options?: CallOptions): Promise<Message>;
   listMessages(query?: ListMessagesQuery, options?: CallOptions): Promise<MessageList>;
   /** Sends a one-time code (a test key's answer carries it as `test_code`). */
-  startVerification(body: VerificationStartBody, options?: CallOptions): Promise<VerificationStarted>;
+  startVerification(body: VerificationStartBody, options?: SendOptions): Promise<VerificationStarted>;
   checkVerification(
     verificationId: string,
     code: string,
@@ -119,7 +119,7 @@ export function createClient(options: ClientOptions): BulkMessagingClient {
       ),
     listMessages: (query = {}, o) =>
       unwrap(api.GET('/api/v1/json/messages', { params: { query }, signal: o?.signal })),
-    startVerification: (body, o) => unwrap(api.POST('/api/v1/json/verify', { body, signal: o?.signal })),
+    startVerification: (body, o) => unwrap(api.POST('/api/v1/json/verify', { body, ...create(o) })),
     checkVerification: (verificationId, code, o) =>
       unwrap(
         api.POST('/api/v1/json/verify/{verificationId}/check', {

@@ -133,6 +133,48 @@ describe('@bulk-messaging/client against the service', () => {
     }
   });
 
+  it('gives every create an Idempotency-Key, and retries a verification start under it after a 503', async () => {
+    const tenant = await createTenant(s.t, { test: true, balances: { sms: '10', email: '10', chat: '10' } });
+    const unavailable = {
+      status: 503,
+      body: { success: false, message: 'Busy', error: { code: 'SERVICE_UNAVAILABLE', details: [] } },
+    };
+    const proxy = await startProxy(s.url, (n) => (n === 0 ? unavailable : 'forward'));
+    try {
+      const api = client({ baseUrl: proxy.url, apiKey: tenant.test!.key });
+      const started = await api.startVerification({ to: '260971234567' });
+      expect((started as { test_code?: string }).test_code).toMatch(/^\d+$/);
+      const starts = proxy.requests.map((r) => r.headers['idempotency-key']);
+      expect(starts).toHaveLength(2);
+      expect(starts[0]).toMatch(/\S/);
+      expect(new Set(starts).size).toBe(1);
+
+      const live = client({ baseUrl: proxy.url, apiKey: tenant.key });
+      await live.sendSms(SMS);
+      await live.sendEmail({ from: 'a@acme.example', to: 'jane@example.com', subject: 'S', email_body: 'B' });
+      await live.sendChat({
+        username: tenant.username,
+        password: tenant.password,
+        senderid: '260971000000',
+        recipient: ['260971234567'],
+        message: 'Hi',
+      });
+      await live.createWebhook({ url: 'https://hooks.acme.example/e', events: ['*'] });
+      const creates = proxy.requests.filter((r) => r.method === 'POST');
+      expect(creates.map((r) => r.path)).toEqual([
+        '/api/v1/json/verify',
+        '/api/v1/json/verify',
+        '/api/v1/json/bulk/sms',
+        '/api/v1/json/bulk/email',
+        '/api/v1/json/bulk/chat',
+        '/api/v1/json/webhooks',
+      ]);
+      for (const r of creates) expect(r.headers['idempotency-key'], r.path).toMatch(/\S/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('retries a 503 and gives up after its retries with the last refusal', async () => {
     const unavailable = {
       status: 503,
