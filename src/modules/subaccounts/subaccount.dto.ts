@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { BalancesDto } from '../balance/balance-response.dto.js';
 import { CHANNELS } from '../messages/channel.js';
+import { IsWholeNumberFrom } from '../../platform/validation/validators.js';
 
 /**
  * Request bodies declare their fields for the whitelist; values are checked in subaccount-input.ts.
@@ -77,8 +78,7 @@ export class SubaccountListQuery {
 
   @ApiPropertyOptional({ description: 'Sub-accounts per page, at most 1000 (default 100)', example: '100' })
   @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  @MaxLength(7)
+  @IsWholeNumberFrom(1, 1000)
   limit?: string;
 }
 

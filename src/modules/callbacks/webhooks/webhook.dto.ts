@@ -6,7 +6,6 @@ import {
   ArrayUnique,
   IsArray,
   IsIn,
-  IsNumberString,
   IsOptional,
   IsString,
   MaxLength,
@@ -14,6 +13,7 @@ import {
 import type { DeliveryRow } from './webhook-delivery.store.js';
 import type { WebhookEndpointRow } from './webhook-endpoint.store.js';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './webhook-event-types.js';
+import { IsWholeNumberFrom } from '../../../platform/validation/validators.js';
 
 const EVENT_NAMES = [...WEBHOOK_EVENT_TYPES, ALL_EVENTS];
 const EVENTS_DOC = `Event types to receive, or "*" for every one: ${EVENT_NAMES.join(', ')}`;
@@ -86,8 +86,7 @@ export class DeliveriesQuery {
 
   @ApiPropertyOptional({ description: `At most ${DELIVERIES_MAX_LIMIT} (default 50)`, pattern: '^\\d+$' })
   @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  @MaxLength(4)
+  @IsWholeNumberFrom(1, DELIVERIES_MAX_LIMIT)
   limit?: string;
 }
 
