@@ -28,7 +28,7 @@ describe('@bulk-messaging/client against the service', () => {
     options: { baseUrl?: string; apiKey?: string; retries?: number; timeoutMs?: number } = {},
   ) => createClient({ baseUrl: s.url, apiKey: s.tenant.key, baseDelayMs: 20, ...options });
 
-  it('verifies a number with a code, looks a number up, and creates, lists and deletes a webhook endpoint', async () => {
+  it('verifies a number with a code, looks a number up, and creates, changes, reads and deletes a webhook endpoint', async () => {
     const tenant = await createTenant(s.t, { test: true, prices: { sms: '0.25' } });
     const test = client({ apiKey: tenant.test!.key });
     const started = await test.startVerification({ to: '260971234567', code_length: 6 });
@@ -58,7 +58,17 @@ describe('@bulk-messaging/client against the service', () => {
     });
     expect(made.secret).toMatch(/^whsec_/);
     expect((await live.listWebhooks()).webhooks.map((w) => w.webhook_id)).toEqual([made.webhook_id]);
-    await live.deleteWebhook(made.webhook_id);
+    const changed = await live.updateWebhook(made.webhook_id, {
+      url: 'https://hooks.acme.example/v2',
+      events: ['message.delivered', 'message.undelivered'],
+    });
+    expect(changed).toMatchObject({
+      url: 'https://hooks.acme.example/v2',
+      events: ['message.delivered', 'message.undelivered'],
+    });
+    expect((await live.getWebhook(made.webhook_id)).url).toBe('https://hooks.acme.example/v2');
+    expect((await live.listWebhookDeliveries(made.webhook_id, { limit: '10' })).data).toEqual([]);
+    expect(await live.deleteWebhook(made.webhook_id)).toMatchObject({ webhook_id: made.webhook_id });
     expect((await live.listWebhooks()).webhooks).toEqual([]);
   });
 
