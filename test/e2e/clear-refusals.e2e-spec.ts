@@ -35,6 +35,26 @@ describe('refusals that name what to change', () => {
         message: `${field} must be a whole number ${range}`,
       });
     }
+    // The lists paged by a cursor and a limit say it in the same words.
+    const hook = await t
+      .http()
+      .post('/api/v1/json/webhooks')
+      .set('X-API-Key', tenant.key)
+      .send({ url: 'https://hooks.acme.example/e', events: ['*'] });
+    const deliveries = `/api/v1/json/webhooks/${hook.body.webhook_id}/deliveries`;
+    for (const [path, range] of [
+      ['/api/v1/json/inbound?limit=0', 'from 1 to 1000'],
+      ['/api/v1/json/suppressions?limit=1001', 'from 1 to 1000'],
+      ['/api/v1/json/subaccounts?limit=0', 'from 1 to 1000'],
+      [`${deliveries}?limit=101`, 'from 1 to 100'],
+      [`${deliveries}?limit=abc`, 'from 1 to 100'],
+    ]) {
+      const res = await get(path);
+      expect(res.status, path).toBe(400);
+      expect(res.body.error.details, path).toEqual([
+        { field: 'limit', message: `limit must be a whole number ${range}` },
+      ]);
+    }
     const edge = await get('/api/v1/json/templates?per_page=500&page=1');
     expect(edge.status).toBe(200);
     expect(edge.body).toMatchObject({ page: 1, per_page: 500 });
@@ -76,6 +96,30 @@ describe('refusals that name what to change', () => {
     expect(res.body.error.details).toEqual([
       { field: 'to[0]', message: expect.stringMatching(/^INVALID_NUMBER: .*country code/) },
       { field: 'to[1]', message: 'INVALID_NUMBER' },
+    ]);
+  });
+
+  it('names the missing country code on a verification start and a number lookup too', async () => {
+    const verify = await t
+      .http()
+      .post('/api/v1/json/verify')
+      .set('X-API-Key', tenant.key)
+      .send({ to: '0971234567' });
+    expect(verify.status).toBe(422);
+    expect(verify.body).toMatchObject({
+      message: 'The code cannot be sent to this recipient: INVALID_NUMBER.',
+      error: {
+        code: 'RECIPIENT_REJECTED',
+        details: [{ field: 'to', message: expect.stringMatching(/^INVALID_NUMBER: .*country code/) }],
+      },
+    });
+    const lookup = await get('/api/v1/json/lookup/0971234567');
+    expect(lookup.status).toBe(400);
+    expect(lookup.body.error.details).toEqual([
+      { field: 'number', message: expect.stringMatching(/^a national number without its country code/) },
+    ]);
+    expect((await get('/api/v1/json/lookup/12')).body.error.details).toEqual([
+      { field: 'number', message: 'a phone number: 8-15 digits with the country code, e.g. 260971234567' },
     ]);
   });
 });

@@ -48,21 +48,21 @@ describe('admin CLI: test keys and spend limits', () => {
 
   it("sets, shows and clears a key's daily limit (create --daily-limit, update --daily-limit N|none)", async () => {
     const created = await cli('keys create --username limits --name capped --daily-limit 50 --json');
-    expect(created.json.daily_limit).toBe('50.000000');
+    expect(created.json.daily_limit).toBe(50);
     const changed = await cli(`keys update ${created.json.id} --daily-limit 12.5 --json`);
-    expect(changed.json.daily_limit).toBe('12.500000');
-    expect((await cli(`keys show ${created.json.id} --json`)).json.daily_limit).toBe('12.500000');
+    expect(changed.json.daily_limit).toBe(12.5);
+    expect((await cli(`keys show ${created.json.id} --json`)).json.daily_limit).toBe(12.5);
     expect((await cli(`keys limit ${created.json.id} --json`)).json).toEqual({
       id: created.json.id,
       name: 'capped',
       username: 'limits',
       mode: 'live',
-      daily_limit: '12.500000',
+      daily_limit: 12.5,
       day: new Date().toISOString().slice(0, 10),
-      spent_today: '0.000000',
-      remaining_today: '12.500000',
+      spent_today: 0,
+      remaining_today: 12.5,
     });
-    expect((await cli(`keys limit ${created.json.id} --daily 7 --json`)).json.daily_limit).toBe('7.000000');
+    expect((await cli(`keys limit ${created.json.id} --daily 7 --json`)).json.daily_limit).toBe(7);
     expect((await cli(`keys limit ${created.json.id} --clear --json`)).json.daily_limit).toBeNull();
     expect((await cli(`keys update ${created.json.id} --daily-limit 12.5 --json`)).code).toBe(0);
     const cleared = await cli(`keys update ${created.json.id} --daily-limit none --json`);
@@ -79,12 +79,12 @@ describe('admin CLI: test keys and spend limits', () => {
       currency: 'ZMW',
       daily_limit: null,
       day: new Date().toISOString().slice(0, 10),
-      spent_today: '0.000000',
+      spent_today: 0,
       remaining_today: null,
     });
     const set = await cli('accounts limit --username limits --daily 500.00 --json');
-    expect(set.json).toMatchObject({ daily_limit: '500.000000', remaining_today: '500.000000' });
-    expect((await cli('accounts limit --username limits --json')).json.daily_limit).toBe('500.000000');
+    expect(set.json).toMatchObject({ daily_limit: 500, remaining_today: 500 });
+    expect((await cli('accounts limit --username limits --json')).json.daily_limit).toBe(500);
     const text = await cli('accounts limit --username limits');
     expect(text.stdout).toMatch(/daily_limit:\s+500\.000000/);
     const cleared = await cli('accounts limit --username limits --clear --json');

@@ -9,11 +9,13 @@ describe("the OpenAPI error examples, against the API's own answers", () => {
   let t: TestApp;
   let poor: Tenant;
   let fenced: Tenant;
+  let limited: Tenant;
 
   beforeAll(async () => {
     t = await startTestApp();
     poor = await createTenant(t, { balances: { sms: '0.5' }, prices: { sms: '1' } });
     fenced = await createTenant(t, { key: { allowedIps: ['203.0.113.9'] } });
+    limited = await createTenant(t, { key: { rateLimit: { limit: 1, windowSeconds: 60 } } });
   });
   afterAll(async () => t?.close());
 
@@ -40,6 +42,39 @@ describe("the OpenAPI error examples, against the API's own answers", () => {
         (m) => m,
       ],
       ['IP_NOT_ALLOWED', sms(fenced.key, hi), (m) => m.replace(/from \S+\.$/, 'from 203.0.113.9.')],
+      // Refusals of the HTTP stack, before any route.
+      [
+        'FORBIDDEN',
+        t.http().post('/api/v1/json/bulk/sms').set('Sec-Fetch-Site', 'cross-site').send(hi),
+        (m) => m,
+      ],
+      [
+        'UNSUPPORTED_MEDIA_TYPE',
+        t
+          .http()
+          .post('/api/v1/json/bulk/sms')
+          .set('X-API-Key', poor.key)
+          .set('Content-Type', 'text/plain')
+          .send('Hi'),
+        (m) => m,
+      ],
+      [
+        'RATE_LIMITED',
+        t
+          .http()
+          .get('/api/v1/json/balance')
+          .set('X-API-Key', limited.key)
+          .then(() => t.http().get('/api/v1/json/balance').set('X-API-Key', limited.key)),
+        (m) =>
+          m
+            .replace(/^Rate limit of 1 requests per 60 s/, 'Rate limit of 100 requests per 1 s')
+            .replace(/after \d+ s\.$/, 'after 1 s.'),
+      ],
+      [
+        'NOT_FOUND',
+        t.http().get('/api/v1/json/messages/01a200fe-0dfd-7511-ad60-13d93139bcee').set('X-API-Key', poor.key),
+        (m) => m,
+      ],
     ];
     for (const [code, answer, normalise] of answers) {
       const body = (await answer).body as { message: string };

@@ -77,6 +77,24 @@ describe('a method a known path does not serve', () => {
     expect(res.text).toContain('<code>METHOD_NOT_ALLOWED</code>');
   });
 
+  it('answers OPTIONS on a known path 204 with the same Allow, and on an unknown path 404', async () => {
+    for (const [path, allow] of [
+      ['/api/v1/json/bulk/sms', 'POST'],
+      ['/api/v1/xml/bulk/sms', 'POST'],
+      ['/api/v1/json/balance', 'GET, HEAD, POST'],
+      ['/api/v1/json/messages/01a200fe-0dfd-7511-ad60-13d93139bcee', 'GET, HEAD'],
+      ['/health/live', 'GET, HEAD'],
+    ]) {
+      const res = await t.http().options(path);
+      expect(res.status, path).toBe(204);
+      expect(res.headers.allow, path).toBe(allow);
+      expect(res.headers['x-request-id'], path).toBeTruthy();
+    }
+    const unknown = await t.http().options('/api/v1/json/nope');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('NOT_FOUND');
+  });
+
   it('reads no body and sends nothing on a wrong method: PUT on a send with a valid body', async () => {
     const res = await ask('put', '/api/v1/json/bulk/sms').send({
       from: 'ACME',

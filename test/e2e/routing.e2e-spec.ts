@@ -144,7 +144,7 @@ describe.skipIf(missing !== null)('routing across SMSCs', () => {
     );
     const listed = await ok('prices', 'list', '--username', tenant.username, '--json');
     expect(JSON.parse(listed.stdout).prices).toEqual([
-      { channel: 'sms', prefix: '26097', cost_per_unit: '0.250000' },
+      { channel: 'sms', prefix: '26097', cost_per_unit: 0.25 },
     ]);
     await new Promise((r) => setTimeout(r, 1100)); // the API re-reads prices once a second
     const res = await send(['+260971000010', '+260961000011']);

@@ -130,11 +130,11 @@ describe("sub-accounts: the parent's prices with the sub-account's own overrides
       '--json',
     ]);
     expect(JSON.parse(shown.stdout)).toMatchObject({
-      daily_limit: '4.000000',
-      spent_today: '4.000000',
-      remaining_today: '0.000000',
+      daily_limit: 4,
+      spent_today: 4,
+      remaining_today: 0,
       subaccounts: 1,
-      subaccounts_spent_today: '3.000000',
+      subaccounts_spent_today: 3,
     });
     const ofChild = await runCli(testEnv(t.name), [
       'accounts',
@@ -143,6 +143,6 @@ describe("sub-accounts: the parent's prices with the sub-account's own overrides
       child.username,
       '--json',
     ]);
-    expect(JSON.parse(ofChild.stdout)).toMatchObject({ spent_today: '3.000000', parent: parent.username });
+    expect(JSON.parse(ofChild.stdout)).toMatchObject({ spent_today: 3, parent: parent.username });
   });
 });

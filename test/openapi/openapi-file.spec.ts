@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE, openApiDocument, openApiText } from '../../src/app/openapi-writer.js';
 
@@ -46,6 +48,46 @@ describe('openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
     expect(committed).not.toMatch(/"nullable":/);
+  });
+
+  // swagger-parser checks the document's frame against the OpenAPI 3.1 schema, which leaves the
+  // schemas themselves to JSON Schema: a misspelt type, a keyword on the wrong type or a field
+  // reflected as `object` (a TypeScript union) passes it. Ajv reads them as JSON Schema 2020-12.
+  it('has schemas Ajv compiles as JSON Schema 2020-12, and every example fits its schema', () => {
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
+    formats.default(ajv);
+    for (const keyword of ['example', 'discriminator', 'xml', 'externalDocs']) ajv.addKeyword(keyword);
+    const local = JSON.parse(committed.replaceAll('"#/components/schemas/', '"doc#/$defs/')) as Doc;
+    ajv.addSchema({ $id: 'doc', $defs: local.components.schemas });
+    const problems: string[] = [];
+    let checked = 0;
+    const check = (schema: object, value: unknown, where: string) => {
+      checked++;
+      try {
+        const valid = ajv.compile(schema);
+        if (!valid(value))
+          problems.push(`${where}: ${JSON.stringify(value)}: ${ajv.errorsText(valid.errors)}`);
+      } catch (err) {
+        problems.push(`${where}: ${(err as Error).message}`);
+      }
+    };
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}/${i}`));
+      if (node === null || typeof node !== 'object') return;
+      const { example, examples, schema, ...rest } = node as Record<string, unknown>;
+      const typed = ['type', '$ref', 'enum', 'anyOf', 'oneOf', 'allOf'].some((k) => k in rest);
+      // A schema with its own example, and a media type's named examples against its schema.
+      if (example !== undefined && typed) check(rest, example, where);
+      if (schema && examples && typeof examples === 'object')
+        for (const [name, e] of Object.entries(examples as Record<string, { value?: unknown }>))
+          if (e.value !== undefined) check(schema, e.value, `${where}/examples/${name}`);
+      if (schema) walk(schema, `${where}/schema`);
+      for (const [key, child] of Object.entries(rest)) walk(child, `${where}/${key}`);
+    };
+    walk(local.components.schemas, '#/components/schemas');
+    walk(local.paths, '#/paths');
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(1000);
   });
 
   it('says which of the alternative fields a send body needs', () => {

@@ -28,6 +28,12 @@ export type WebhookCreateBody = Schemas['CreateWebhookDto'];
 export type WebhookCreated = Schemas['CreatedWebhookDto'];
 export type Webhook = Schemas['WebhookDto'];
 export type WebhookList = Schemas['WebhookListDto'];
+export type WebhookUpdateBody = Schemas['UpdateWebhookDto'];
+export type WebhookDeleted = Schemas['WebhookDeletedDto'];
+export type WebhookDeliveryList = Schemas['WebhookDeliveryListDto'];
+export type WebhookDeliveriesQuery = NonNullable<
+  paths['/api/v1/json/webhooks/{webhookId}/deliveries']['get']['parameters']['query']
+>;
 
 export interface ClientOptions extends Partial<RetryOptions> {
   /** Where the service is, e.g. `https://sms.example.com` (no trailing `/api`). */
@@ -58,7 +64,7 @@ export interface BulkMessagingClient {
   getMessage(messageId: string, options?: CallOptions): Promise<Message>;
   listMessages(query?: ListMessagesQuery, options?: CallOptions): Promise<MessageList>;
   /** Sends a one-time code (a test key's answer carries it as `test_code`). */
-  startVerification(body: VerificationStartBody, options?: CallOptions): Promise<VerificationStarted>;
+  startVerification(body: VerificationStartBody, options?: SendOptions): Promise<VerificationStarted>;
   checkVerification(
     verificationId: string,
     code: string,
@@ -71,7 +77,16 @@ export interface BulkMessagingClient {
   /** A webhook endpoint; its `secret` is in this answer only. */
   createWebhook(body: WebhookCreateBody, options?: SendOptions): Promise<WebhookCreated>;
   listWebhooks(options?: CallOptions): Promise<WebhookList>;
-  deleteWebhook(webhookId: string, options?: CallOptions): Promise<unknown>;
+  getWebhook(webhookId: string, options?: CallOptions): Promise<Webhook>;
+  /** Changes an endpoint's url, events, description or status (`enabled` turns it on again). */
+  updateWebhook(webhookId: string, body: WebhookUpdateBody, options?: CallOptions): Promise<Webhook>;
+  deleteWebhook(webhookId: string, options?: CallOptions): Promise<WebhookDeleted>;
+  /** An endpoint's delivery log, newest first, paged by `next_cursor`. */
+  listWebhookDeliveries(
+    webhookId: string,
+    query?: WebhookDeliveriesQuery,
+    options?: CallOptions,
+  ): Promise<WebhookDeliveryList>;
   /** The typed openapi-fetch client underneath (same key, same retries), for every other route. */
   readonly api: Client<paths>;
 }
@@ -119,7 +134,7 @@ export function createClient(options: ClientOptions): BulkMessagingClient {
       ),
     listMessages: (query = {}, o) =>
       unwrap(api.GET('/api/v1/json/messages', { params: { query }, signal: o?.signal })),
-    startVerification: (body, o) => unwrap(api.POST('/api/v1/json/verify', { body, signal: o?.signal })),
+    startVerification: (body, o) => unwrap(api.POST('/api/v1/json/verify', { body, ...create(o) })),
     checkVerification: (verificationId, code, o) =>
       unwrap(
         api.POST('/api/v1/json/verify/{verificationId}/check', {
@@ -146,6 +161,25 @@ export function createClient(options: ClientOptions): BulkMessagingClient {
       unwrap(api.GET('/api/v1/json/lookup/{number}', { params: { path: { number } }, signal: o?.signal })),
     createWebhook: (body, o) => unwrap(api.POST('/api/v1/json/webhooks', { body, ...create(o) })),
     listWebhooks: (o) => unwrap(api.GET('/api/v1/json/webhooks', { signal: o?.signal })),
+    getWebhook: (webhookId, o) =>
+      unwrap(
+        api.GET('/api/v1/json/webhooks/{webhookId}', { params: { path: { webhookId } }, signal: o?.signal }),
+      ),
+    updateWebhook: (webhookId, body, o) =>
+      unwrap(
+        api.PATCH('/api/v1/json/webhooks/{webhookId}', {
+          params: { path: { webhookId } },
+          body,
+          signal: o?.signal,
+        }),
+      ),
+    listWebhookDeliveries: (webhookId, query = {}, o) =>
+      unwrap(
+        api.GET('/api/v1/json/webhooks/{webhookId}/deliveries', {
+          params: { path: { webhookId }, query },
+          signal: o?.signal,
+        }),
+      ),
     deleteWebhook: (webhookId, o) =>
       unwrap(
         api.DELETE('/api/v1/json/webhooks/{webhookId}', {

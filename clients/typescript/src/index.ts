@@ -22,7 +22,11 @@ export {
   type Webhook,
   type WebhookCreateBody,
   type WebhookCreated,
+  type WebhookDeleted,
+  type WebhookDeliveriesQuery,
+  type WebhookDeliveryList,
   type WebhookList,
+  type WebhookUpdateBody,
 } from './client.js';
 export { REQUIRED_ONE_OF, type WithAlternatives } from './alternatives.js';
 export { BulkMessagingError, type ErrorCode, type ErrorDetail } from './errors.js';

@@ -28,7 +28,7 @@ describe('@bulk-messaging/client against the service', () => {
     options: { baseUrl?: string; apiKey?: string; retries?: number; timeoutMs?: number } = {},
   ) => createClient({ baseUrl: s.url, apiKey: s.tenant.key, baseDelayMs: 20, ...options });
 
-  it('verifies a number with a code, looks a number up, and creates, lists and deletes a webhook endpoint', async () => {
+  it('verifies a number with a code, looks a number up, and creates, changes, reads and deletes a webhook endpoint', async () => {
     const tenant = await createTenant(s.t, { test: true, prices: { sms: '0.25' } });
     const test = client({ apiKey: tenant.test!.key });
     const started = await test.startVerification({ to: '260971234567', code_length: 6 });
@@ -58,7 +58,17 @@ describe('@bulk-messaging/client against the service', () => {
     });
     expect(made.secret).toMatch(/^whsec_/);
     expect((await live.listWebhooks()).webhooks.map((w) => w.webhook_id)).toEqual([made.webhook_id]);
-    await live.deleteWebhook(made.webhook_id);
+    const changed = await live.updateWebhook(made.webhook_id, {
+      url: 'https://hooks.acme.example/v2',
+      events: ['message.delivered', 'message.undelivered'],
+    });
+    expect(changed).toMatchObject({
+      url: 'https://hooks.acme.example/v2',
+      events: ['message.delivered', 'message.undelivered'],
+    });
+    expect((await live.getWebhook(made.webhook_id)).url).toBe('https://hooks.acme.example/v2');
+    expect((await live.listWebhookDeliveries(made.webhook_id, { limit: '10' })).data).toEqual([]);
+    expect(await live.deleteWebhook(made.webhook_id)).toMatchObject({ webhook_id: made.webhook_id });
     expect((await live.listWebhooks()).webhooks).toEqual([]);
   });
 
@@ -128,6 +138,48 @@ describe('@bulk-messaging/client against the service', () => {
       expect(keys[0]).toMatch(/\S/);
       expect(new Set(keys).size).toBe(1);
       expect(await sendRequestCount(s.t, s.tenant.account.id, 'sms')).toBe(before + 1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('gives every create an Idempotency-Key, and retries a verification start under it after a 503', async () => {
+    const tenant = await createTenant(s.t, { test: true, balances: { sms: '10', email: '10', chat: '10' } });
+    const unavailable = {
+      status: 503,
+      body: { success: false, message: 'Busy', error: { code: 'SERVICE_UNAVAILABLE', details: [] } },
+    };
+    const proxy = await startProxy(s.url, (n) => (n === 0 ? unavailable : 'forward'));
+    try {
+      const api = client({ baseUrl: proxy.url, apiKey: tenant.test!.key });
+      const started = await api.startVerification({ to: '260971234567' });
+      expect((started as { test_code?: string }).test_code).toMatch(/^\d+$/);
+      const starts = proxy.requests.map((r) => r.headers['idempotency-key']);
+      expect(starts).toHaveLength(2);
+      expect(starts[0]).toMatch(/\S/);
+      expect(new Set(starts).size).toBe(1);
+
+      const live = client({ baseUrl: proxy.url, apiKey: tenant.key });
+      await live.sendSms(SMS);
+      await live.sendEmail({ from: 'a@acme.example', to: 'jane@example.com', subject: 'S', email_body: 'B' });
+      await live.sendChat({
+        username: tenant.username,
+        password: tenant.password,
+        senderid: '260971000000',
+        recipient: ['260971234567'],
+        message: 'Hi',
+      });
+      await live.createWebhook({ url: 'https://hooks.acme.example/e', events: ['*'] });
+      const creates = proxy.requests.filter((r) => r.method === 'POST');
+      expect(creates.map((r) => r.path)).toEqual([
+        '/api/v1/json/verify',
+        '/api/v1/json/verify',
+        '/api/v1/json/bulk/sms',
+        '/api/v1/json/bulk/email',
+        '/api/v1/json/bulk/chat',
+        '/api/v1/json/webhooks',
+      ]);
+      for (const r of creates) expect(r.headers['idempotency-key'], r.path).toMatch(/\S/);
     } finally {
       await proxy.close();
     }

@@ -41,7 +41,7 @@ export class AccountsShowCommand extends CliCommand {
       time_zone: a.timeZone,
       channels,
     };
-    if (o.json) return printJson(view, { money: ['balance', 'cost_per_unit'] });
+    if (o.json) return printJson(view);
     printLine(
       `${view.username}  ${view.status}  ${view.currency}  client_id ${view.client_id}  created ${view.created_at}${view.parent ? `  sub-account of ${view.parent}` : ''}`,
     );
@@ -78,7 +78,7 @@ export class AccountsCreditCommand extends AccountChannelCommand {
     const a = await this.accounts.requireByUsername(o.username);
     const row = await this.balances.topUp(a.id, o.channel, o.amount, 'admin cli');
     const view = { username: a.username, channel: o.channel, amount: o.amount, balance: money(row.balance) };
-    if (o.json) return printJson(view, { money: ['amount', 'balance'] });
+    if (o.json) return printJson(view);
     printLine(`Credited ${view.amount} to ${view.username} ${view.channel}; balance now ${view.balance}`);
   }
 
@@ -108,7 +108,7 @@ export class AccountsPriceCommand extends AccountChannelCommand {
     const a = await this.accounts.requireByUsername(o.username);
     const row = await this.balances.setPrice(a.id, o.channel, o.costPerUnit);
     const view = { username: a.username, channel: o.channel, cost_per_unit: money(row.costPerUnit) };
-    if (o.json) return printJson(view, { money: ['cost_per_unit'] });
+    if (o.json) return printJson(view);
     printLine(`${view.username} ${view.channel} now costs ${view.cost_per_unit} per unit`);
   }
 

@@ -1,8 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsInstant } from '../../platform/validation/validators.js';
-import { AppException } from '../../platform/errors/app.exception.js';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsInstant, IsWholeNumberFrom } from '../../platform/validation/validators.js';
 import { ApiErrors, ApiKeyAuth } from '../../platform/openapi/api-docs.decorators.js';
 import {
   cursorTag,
@@ -44,8 +43,7 @@ export class InboundListQuery {
 
   @ApiPropertyOptional({ description: `At most ${MAX_LIMIT} (default 100)`, pattern: '^\\d+$' })
   @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  @MaxLength(7)
+  @IsWholeNumberFrom(1, MAX_LIMIT)
   limit?: string;
 
   @SubaccountQueryField()
@@ -109,8 +107,6 @@ export class InboundController {
   @SubaccountReadable()
   async list(@ReadSide() side: DataSide, @Query() q: InboundListQuery) {
     const limit = Number(q.limit ?? 100);
-    if (limit < 1 || limit > MAX_LIMIT)
-      throw AppException.validation([{ field: 'limit', message: `from 1 to ${MAX_LIMIT}` }]);
     const to = q.to?.trim().replace(/^\+/, '');
     // Checked, not only shaped: given for the same account, side and filters, and not past the newest message.
     const tag = cursorTag([side.accountId, side.testMode, q.since ?? null, to || null]);

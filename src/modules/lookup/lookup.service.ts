@@ -3,7 +3,7 @@ import { AppException } from '../../platform/errors/app.exception.js';
 import type { Account } from '../accounts/account.entity.js';
 import { Pricing } from '../balance/pricing/pricing.service.js';
 import { RoutingService } from '../delivery/smpp/routing.service.js';
-import { normalisePhone } from '../messages/recipients.js';
+import { invalidNumberHint, normalisePhone } from '../messages/recipients.js';
 import { numberFacts, type NumberFacts } from './number-facts.js';
 
 /** A number's facts and what one SMS segment to it would cost the account (null: no route takes it). */
@@ -30,7 +30,9 @@ export class LookupService {
         [
           {
             field: 'number',
-            message: 'a phone number: 8-15 digits with the country code, e.g. 260971234567',
+            message:
+              invalidNumberHint(raw) ??
+              'a phone number: 8-15 digits with the country code, e.g. 260971234567',
           },
         ],
         'The number is not a phone number in international form.',

@@ -51,6 +51,12 @@ export function invalidNumberHint(raw: unknown): string | undefined {
   return 'a national number without its country code: write it in international form, country code first and no leading 0 (260971234567, not 0971234567)';
 }
 
+/** A refused number's reason as a refusal's detail says it: the code, and the hint when there is one. */
+export function invalidNumberMessage(raw: unknown): string {
+  const hint = invalidNumberHint(raw);
+  return hint ? `INVALID_NUMBER: ${hint}` : 'INVALID_NUMBER';
+}
+
 /** Validates an address and lower-cases its domain, which is case-insensitive; the local part may not be. */
 export function normaliseEmail(raw: string): RecipientCheck {
   if (typeof raw !== 'string') return INVALID_EMAIL;

@@ -10,7 +10,7 @@ import type { ChannelPolicy, SendInput } from './channel-policy.js';
 import { IdGenerator } from './id.generator.js';
 import { listRecipients } from './recipient-list.js';
 import { resolveSchedule } from '../messages/schedule.js';
-import { invalidNumberHint } from '../messages/recipients.js';
+import { invalidNumberMessage } from '../messages/recipients.js';
 import { isTestKey } from './send-mode.js';
 import { planTexts } from './personalisation/text-plan.js';
 import { priceTexts } from './personalisation/entry-pricing.js';
@@ -112,13 +112,11 @@ export class SendPreparation {
     // A fallback SMS is stored whatever becomes of its recipient, so its chat message shows it (and an SMPP submit to a valid number).
     if (accepted.length === 0 && !storesRefused(input, entries)) {
       const details: ErrorDetail[] = input.recipients.length
-        ? entries.map((e) => {
-            const hint = e.reason === 'INVALID_NUMBER' ? invalidNumberHint(e.recipient) : undefined;
-            return {
-              field: `${policy.recipientField}[${e.index}]`,
-              message: hint ? `INVALID_NUMBER: ${hint}` : (e.reason ?? 'invalid'),
-            };
-          })
+        ? entries.map((e) => ({
+            field: `${policy.recipientField}[${e.index}]`,
+            message:
+              e.reason === 'INVALID_NUMBER' ? invalidNumberMessage(e.recipient) : (e.reason ?? 'invalid'),
+          }))
         : [{ field: policy.recipientField, message: 'at least one recipient is required' }];
       throw AppException.validation(details.slice(0, 100), 'No valid recipient in the request.');
     }

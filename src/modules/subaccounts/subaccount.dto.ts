@@ -1,19 +1,28 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNumberString, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { BalancesDto } from '../balance/balance-response.dto.js';
 import { CHANNELS } from '../messages/channel.js';
+import { IsWholeNumberFrom } from '../../platform/validation/validators.js';
 
-/** Request bodies declare their fields for the whitelist; values are checked in subaccount-input.ts. */
+/**
+ * Request bodies declare their fields for the whitelist; values are checked in subaccount-input.ts.
+ * The fields are typed `unknown`, so the document's type of each is named.
+ */
 
 export class CreateSubaccountDto {
   @ApiProperty({
+    type: String,
     description: '3-64 characters: letters, digits, . _ @ -; unique across all accounts',
     example: 'acme-retail',
   })
   @IsOptional()
   username?: unknown;
 
-  @ApiPropertyOptional({ description: 'A display name, at most 100 characters', example: 'ACME Retail Ltd' })
+  @ApiPropertyOptional({
+    type: String,
+    description: 'A display name, at most 100 characters',
+    example: 'ACME Retail Ltd',
+  })
   @IsOptional()
   name?: unknown;
 }
@@ -34,7 +43,7 @@ export class TransferDto {
 }
 
 export class SubaccountKeyDto {
-  @ApiProperty({ description: '1-100 characters', example: 'production' })
+  @ApiProperty({ type: String, description: '1-100 characters', example: 'production' })
   @IsOptional()
   name?: unknown;
 
@@ -51,6 +60,7 @@ export class SubaccountKeyDto {
   daily_limit?: unknown;
 
   @ApiPropertyOptional({
+    type: String,
     description:
       "N requests per SECONDS; at most what the parent's most generous key allows (as many per window, no higher rate per second), else 400 naming rate_limit. Without it, the default rate limit, capped the same way",
     example: '100/1',
@@ -68,8 +78,7 @@ export class SubaccountListQuery {
 
   @ApiPropertyOptional({ description: 'Sub-accounts per page, at most 1000 (default 100)', example: '100' })
   @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  @MaxLength(7)
+  @IsWholeNumberFrom(1, 1000)
   limit?: string;
 }
 

@@ -88,7 +88,9 @@ export class SubaccountsService {
   async list(parent: Account, q: { cursor?: string; limit?: string }) {
     const limit = q.limit === undefined ? DEFAULT_PAGE : Number(q.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
-      throw AppException.validation([{ field: 'limit', message: `from 1 to ${MAX_PAGE}` }]);
+      throw AppException.validation([
+        { field: 'limit', message: `limit must be a whole number from 1 to ${MAX_PAGE}` },
+      ]);
     const after = q.cursor === undefined ? null : decodeIdCursor(q.cursor);
     const rows = await this.store.page(parent.id, after, limit + 1);
     const more = rows.length > limit;

@@ -56,7 +56,7 @@ export class AccountsTransferCommand extends CliCommand {
       to_balance: balances[to.username],
       currency: parent.currency,
     };
-    if (o.json) return printJson(view, { money: ['amount', 'from_balance', 'to_balance'] });
+    if (o.json) return printJson(view);
     printLine(
       `Transferred ${view.amount} ${view.currency} of ${view.channel} credit from ${view.from} (now ${view.from_balance}) to ${view.to} (now ${view.to_balance}); transfer ${view.transfer_id}`,
     );

@@ -12,7 +12,7 @@ import {
   SuppressionListResponseDto,
 } from './suppressions.dto.js';
 import type { ListOwner } from './suppression.store.js';
-import { MAX_LIST_LIMIT, SuppressionsService } from './suppressions.service.js';
+import { SuppressionsService } from './suppressions.service.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 
 /** A test key keeps and reads the account's test list; a live key its live list. */
@@ -43,8 +43,6 @@ export class SuppressionsController {
   @SubaccountReadable()
   async list(@ReadSide() side: DataSide, @Query() q: SuppressionListQuery) {
     const limit = Number(q.limit ?? 100);
-    if (limit < 1 || limit > MAX_LIST_LIMIT)
-      throw AppException.validation([{ field: 'limit', message: `from 1 to ${MAX_LIST_LIMIT}` }]);
     const page = await this.suppressions.list(side, q.channel ?? null, q.cursor, limit);
     return { success: true, ...page };
   }

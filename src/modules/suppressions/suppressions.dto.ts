@@ -1,14 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsIn,
-  IsNumberString,
-  IsOptional,
-  IsString,
-  MaxLength,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { CHANNELS, type Channel } from '../messages/channel.js';
 import { SubaccountQueryField } from '../api-keys/auth/subaccount-scope.guard.js';
 import { RECIPIENT_REASONS, SUPPRESSION_REASONS, type SuppressionReason } from './suppression.store.js';
@@ -16,6 +7,7 @@ import { RECIPIENT_REASONS, SUPPRESSION_REASONS, type SuppressionReason } from '
 /** The reasons a tenant may give when it lists recipients itself. */
 const TENANT_REASONS = SUPPRESSION_REASONS.filter((r) => !RECIPIENT_REASONS.includes(r));
 import { MAX_ADD, MAX_LIST_LIMIT } from './suppressions.service.js';
+import { IsWholeNumberFrom } from '../../platform/validation/validators.js';
 
 export class SuppressionListQuery {
   @ApiPropertyOptional({ enum: CHANNELS, description: 'Only this channel (default: every channel)' })
@@ -35,8 +27,7 @@ export class SuppressionListQuery {
     pattern: '^\\d+$',
   })
   @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  @MaxLength(7)
+  @IsWholeNumberFrom(1, MAX_LIST_LIMIT)
   limit?: string;
 
   @SubaccountQueryField()

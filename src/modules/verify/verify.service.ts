@@ -6,6 +6,7 @@ import { sideOf, type AuthContext } from '../api-keys/auth/auth-context.js';
 import { PumpingGuard, type Admitted } from '../fraud/pumping/pumping.guard.js';
 import type { Channel } from '../messages/channel.js';
 import { countryOfNumber } from '../messages/windows/recipient-zone.js';
+import { invalidNumberMessage } from '../messages/recipients.js';
 import { ChatPolicy } from '../sending/channels/chat/chat.policy.js';
 import { EmailPolicy } from '../sending/channels/email/email.policy.js';
 import { SmsPolicy } from '../sending/channels/sms/sms.policy.js';
@@ -79,7 +80,11 @@ export class VerifyService {
     const { channel } = input;
     const policy = this.policies[channel];
     const checked = policy.normaliseRecipient(input.to);
-    if (!checked.ok) throw rejected(checked.reason);
+    if (!checked.ok)
+      throw rejected(
+        checked.reason,
+        checked.reason === 'INVALID_NUMBER' ? invalidNumberMessage(input.to) : checked.reason,
+      );
     const to = checked.value;
     const template = input.templateId
       ? await this.templates.lookup(sideOf(auth), input.templateId)
@@ -198,9 +203,10 @@ export class VerifyService {
   }
 }
 
-function rejected(reason: string): AppException {
+/** The recipient refused: the reason code in the message, the detail saying more where it can. */
+function rejected(reason: string, detail = reason): AppException {
   return new AppException('RECIPIENT_REJECTED', `The code cannot be sent to this recipient: ${reason}.`, [
-    { field: 'to', message: reason },
+    { field: 'to', message: detail },
   ]);
 }
 

@@ -1,14 +1,26 @@
 import { escapeAllControls, escapeControls } from '../text/control-characters.js';
 
 /**
- * stdout carries the answer only (one JSON object with --json); messages go to stderr.
- * `money` names the fields (at any depth) that hold amounts: exact decimal text in the
- * command's view, numbers in its JSON, as the API answers them (`"balance": 100.5`).
+ * The fields that hold amounts, wherever they appear in a command's view: exact decimal text in
+ * the view, numbers in its JSON, as the API answers them (`"balance": 100.5`). Named here once,
+ * so every command's --json prints them alike (balances, prices, limits and today's spend).
  */
-export function printJson(value: object, options: { money?: readonly string[] } = {}): void {
-  const money = new Set(options.money ?? []);
+export const MONEY_FIELDS: ReadonlySet<string> = new Set([
+  'amount',
+  'balance',
+  'from_balance',
+  'to_balance',
+  'cost_per_unit',
+  'daily_limit',
+  'spent_today',
+  'remaining_today',
+  'subaccounts_spent_today',
+]);
+
+/** stdout carries the answer only (one JSON object with --json); messages go to stderr. */
+export function printJson(value: object): void {
   const json = JSON.stringify(value, (key, v: unknown) =>
-    money.has(key) && typeof v === 'string' && v !== '' && Number.isFinite(Number(v)) ? Number(v) : v,
+    MONEY_FIELDS.has(key) && typeof v === 'string' && v !== '' && Number.isFinite(Number(v)) ? Number(v) : v,
   );
   process.stdout.write(`${json}\n`);
 }

@@ -5,6 +5,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import { AppException } from '../errors/app.exception.js';
 import { sendError } from '../errors/error-body.js';
+import { bodyTooLarge } from '../errors/http-refusals.js';
 import { bodyLimitOf, type BodyLimits } from '../../config/body-limits.js';
 import { jsonDepth } from './json-depth.js';
 
@@ -52,16 +53,8 @@ function declaredLength(req: IncomingMessage): number | undefined {
 }
 
 function tooLarge(limit: number, size?: number): AppException {
-  return new AppException(
-    'PAYLOAD_TOO_LARGE',
-    `The request body is larger than this endpoint takes (${limit} bytes).`,
-    [
-      {
-        field: 'body',
-        message: size === undefined ? `over ${limit} bytes` : `${size} bytes, limit ${limit}`,
-      },
-    ],
-  );
+  const { message, details } = bodyTooLarge(limit, size);
+  return new AppException('PAYLOAD_TOO_LARGE', message, details);
 }
 
 /**

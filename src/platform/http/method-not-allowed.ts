@@ -77,13 +77,12 @@ function routeTable(app: express.Express): RouteTable {
  * time a request comes (every module has mounted its routes by then), so a new route is covered
  * without a word here. A literal path belongs to its own routes even where a parameter route
  * would also take it: `GET /api/v1/json/bulk/sms` is the send route asked with the wrong
- * method, not a request summary of the reference "sms". OPTIONS is left to CORS (preflights)
- * and the router.
+ * method, not a request summary of the reference "sms". A CORS preflight is answered before
+ * this (security.ts); any other OPTIONS of a known path is answered 204 with the same `Allow`.
  */
 export function methodNotAllowed(app: express.Express): RequestHandler {
   let table: RouteTable | undefined;
   return (req, res, next) => {
-    if (req.method === 'OPTIONS') return next();
     table ??= routeTable(app);
     const method = req.method === 'HEAD' ? 'get' : req.method.toLowerCase();
     let allowed = table.literal.get(literalKey(req.path));
@@ -94,6 +93,11 @@ export function methodNotAllowed(app: express.Express): RequestHandler {
     }
     if (allowed.has(method) || (req.method === 'HEAD' && allowed.has('head'))) return next();
     const allow = allowHeader(allowed);
+    if (req.method === 'OPTIONS') {
+      res.status(204).setHeader('Allow', allow);
+      res.end();
+      return;
+    }
     sendError(req, res, 405, 'METHOD_NOT_ALLOWED', methodNotAllowedMessage(req.method, allow), [], {
       Allow: allow,
     });

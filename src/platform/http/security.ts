@@ -6,6 +6,14 @@ import helmet from 'helmet';
 import { AppException } from '../errors/app.exception.js';
 import { isXmlRoute, sendError, type ErrorEnvelope } from '../errors/error-body.js';
 import type { ErrorCode } from '../errors/error-codes.js';
+import {
+  CROSS_SITE_MESSAGE,
+  HEADERS_TOO_LARGE_MESSAGE,
+  MALFORMED_REQUEST_MESSAGE,
+  NOT_JSON_DETAIL,
+  NOT_JSON_MESSAGE,
+  REQUEST_TIMEOUT_MESSAGE,
+} from '../errors/http-refusals.js';
 import { xmlErrorBody } from '../xml/xml-codec.js';
 import { announcesBody } from './body-reader.js';
 
@@ -151,13 +159,7 @@ export function refuseCrossSite(origins: readonly string[]): RequestHandler {
     const listed = typeof origin === 'string' && (any || allowed.has(origin));
     const foreignOrigin = origin !== undefined && site !== 'same-origin' && !listed;
     if (foreignOrigin || (site === 'cross-site' && !listed)) {
-      sendError(
-        req,
-        res,
-        403,
-        'FORBIDDEN',
-        'Cross-site requests are not allowed: the request comes from a page of another origin.',
-      );
+      sendError(req, res, 403, 'FORBIDDEN', CROSS_SITE_MESSAGE);
       return;
     }
     next();
@@ -242,14 +244,7 @@ export function requireJsonBody(): RequestHandler {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || !announcesBody(req))
       return next();
     if (req.is('application/json')) return next();
-    sendError(
-      req,
-      res,
-      415,
-      'UNSUPPORTED_MEDIA_TYPE',
-      'A JSON endpoint needs Content-Type: application/json.',
-      [{ field: 'Content-Type', message: 'must be application/json' }],
-    );
+    sendError(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', NOT_JSON_MESSAGE, [NOT_JSON_DETAIL]);
   };
 }
 
@@ -290,13 +285,13 @@ export function applyServerLimits(server: Server, limits: ServerLimits): void {
 }
 
 const CLIENT_ERRORS: Record<string, [number, ErrorCode, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'The request line and headers are larger than the limit.'],
+  HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', HEADERS_TOO_LARGE_MESSAGE],
   HPE_CHUNK_EXTENSIONS_OVERFLOW: [
     413,
     'PAYLOAD_TOO_LARGE',
     'The chunk extensions are larger than the limit.',
   ],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'The request did not arrive in time.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', REQUEST_TIMEOUT_MESSAGE],
 };
 
 /**
@@ -315,7 +310,7 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
     const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
       400,
       'MALFORMED_REQUEST',
-      'The request is not valid HTTP.',
+      MALFORMED_REQUEST_MESSAGE,
     ];
     const requestId = randomUUID();
     // Express strips a mount path from req.url while a mounted middleware (the XML body reader) runs.

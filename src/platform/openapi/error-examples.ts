@@ -1,4 +1,5 @@
 import type { ErrorCode, ErrorDetail } from '../errors/error-codes.js';
+import * as refusal from '../errors/http-refusals.js';
 import { methodNotAllowedMessage } from '../errors/method-not-allowed-message.js';
 
 /**
@@ -12,7 +13,7 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     details: [{ field: 'to[3]', message: 'INVALID_NUMBER' }],
   },
   MALFORMED_BODY: { message: 'The request body is not valid JSON.' },
-  MALFORMED_REQUEST: { message: 'The request is not valid HTTP.' },
+  MALFORMED_REQUEST: { message: refusal.MALFORMED_REQUEST_MESSAGE },
   TOO_MANY_RECIPIENTS: {
     message: 'A request may name at most 10000 recipients; this one names 10001.',
     details: [{ field: 'to', message: 'at most 10000 recipients' }],
@@ -40,10 +41,10 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
   },
   IP_NOT_ALLOWED: { message: 'This API key is not allowed from 203.0.113.9.' },
   ACCOUNT_SUSPENDED: { message: 'The account is suspended.' },
-  FORBIDDEN: { message: 'Cross-site requests are not allowed.' },
+  FORBIDDEN: { message: refusal.CROSS_SITE_MESSAGE },
   NOT_FOUND: { message: 'No such message.' },
   METHOD_NOT_ALLOWED: { message: methodNotAllowedMessage('GET', 'POST') },
-  REQUEST_TIMEOUT: { message: 'The request did not arrive in time.' },
+  REQUEST_TIMEOUT: { message: refusal.REQUEST_TIMEOUT_MESSAGE },
   DUPLICATE_REFERENCE: {
     message:
       'user_reference_id "inv-2025-0001" was already used for a different sms request (api_reference 1764184470578998353).',
@@ -77,7 +78,7 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     message: 'Verification 0b9d5a1e-3c1f-4f0e-9a57-3c2b8e6d4f10 is approved, no longer pending.',
     details: [{ field: 'status', message: 'approved' }],
   },
-  PAYLOAD_TOO_LARGE: { message: 'The request body is larger than this endpoint takes (16384 bytes).' },
+  PAYLOAD_TOO_LARGE: refusal.bodyTooLarge(16384, 20480),
   IDEMPOTENCY_KEY_REUSED: {
     message:
       'This Idempotency-Key was already used with another request body (or on another route) in the last 24 hours; use a new key for a new request.',
@@ -87,10 +88,11 @@ export const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Erro
     message: 'The code cannot be sent to this recipient: SUPPRESSED.',
     details: [{ field: 'to', message: 'SUPPRESSED' }],
   },
-  UNSUPPORTED_MEDIA_TYPE: { message: 'A JSON endpoint needs Content-Type: application/json.' },
-  HEADERS_TOO_LARGE: { message: 'The request headers are larger than the limit.' },
+  UNSUPPORTED_MEDIA_TYPE: { message: refusal.NOT_JSON_MESSAGE, details: [refusal.NOT_JSON_DETAIL] },
+  HEADERS_TOO_LARGE: { message: refusal.HEADERS_TOO_LARGE_MESSAGE },
   RATE_LIMITED: {
-    message: 'Rate limit of 100 requests per 1 s exceeded for this API key; retry after 1 s.',
+    message:
+      'Rate limit of 100 requests per 1 s exceeded for this API key (a body counts once per started 4 KB of it); retry after 1 s.',
   },
   TOO_MANY_VERIFICATIONS: {
     message: '5 verifications were started for this number in the last 10 minutes; retry after 412 s.',

@@ -1982,14 +1982,14 @@ export interface components {
              */
             description?: string | null;
             /** @example https://hooks.acme.example/messaging */
-            url?: Record<string, never>;
+            url?: string;
             /**
              * @description Event types to receive, or "*" for every one: message.accepted, message.scheduled, message.sent, message.delivered, message.undelivered, message.rejected, message.expired, message.failed, message.cancelled, inbound.received, verification.approved, verification.failed, link.clicked, *
              * @example [
              *       "*"
              *     ]
              */
-            events?: Record<string, never>;
+            events?: string[];
             /**
              * @description `enabled` turns a disabled endpoint on again (and restarts its failing clock)
              * @enum {string}
@@ -2486,12 +2486,12 @@ export interface components {
              * @description 3-64 characters: letters, digits, . _ @ -; unique across all accounts
              * @example acme-retail
              */
-            username: Record<string, never>;
+            username: string;
             /**
              * @description A display name, at most 100 characters
              * @example ACME Retail Ltd
              */
-            name?: Record<string, never>;
+            name?: string;
         };
         SubaccountCreatedDto: {
             /** @example acme-retail */
@@ -2590,7 +2590,7 @@ export interface components {
              * @description 1-100 characters
              * @example production
              */
-            name: Record<string, never>;
+            name: string;
             /**
              * @default live
              * @enum {string}
@@ -2605,7 +2605,7 @@ export interface components {
              * @description N requests per SECONDS; at most what the parent's most generous key allows (as many per window, no higher rate per second), else 400 naming rate_limit. Without it, the default rate limit, capped the same way
              * @example 100/1
              */
-            rate_limit?: Record<string, never>;
+            rate_limit?: string;
         };
         SubaccountKeyCreatedDto: {
             /** @example 17 */

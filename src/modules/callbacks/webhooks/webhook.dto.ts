@@ -6,7 +6,6 @@ import {
   ArrayUnique,
   IsArray,
   IsIn,
-  IsNumberString,
   IsOptional,
   IsString,
   MaxLength,
@@ -14,6 +13,7 @@ import {
 import type { DeliveryRow } from './webhook-delivery.store.js';
 import type { WebhookEndpointRow } from './webhook-endpoint.store.js';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from './webhook-event-types.js';
+import { IsWholeNumberFrom } from '../../../platform/validation/validators.js';
 
 const EVENT_NAMES = [...WEBHOOK_EVENT_TYPES, ALL_EVENTS];
 const EVENTS_DOC = `Event types to receive, or "*" for every one: ${EVENT_NAMES.join(', ')}`;
@@ -56,13 +56,14 @@ export class CreateWebhookDto {
 /** Any field of the creation body, and the status. */
 export class UpdateWebhookDto extends PartialType(OmitType(CreateWebhookDto, ['url', 'events'] as const)) {
   // Optional fields let a JSON null through their checks: the service refuses it where it means nothing.
-  @ApiPropertyOptional({ example: 'https://hooks.acme.example/messaging', maxLength: 2048 })
+  // `| null` hides the field's type from the document's reflection: it is named.
+  @ApiPropertyOptional({ type: String, example: 'https://hooks.acme.example/messaging', maxLength: 2048 })
   @IsOptional()
   @IsString()
   @MaxLength(2048)
   url?: string | null;
 
-  @ApiPropertyOptional({ description: EVENTS_DOC, example: ['*'] })
+  @ApiPropertyOptional({ type: [String], description: EVENTS_DOC, example: ['*'] })
   @IsOptional()
   @EventList()
   events?: string[] | null;
@@ -85,8 +86,7 @@ export class DeliveriesQuery {
 
   @ApiPropertyOptional({ description: `At most ${DELIVERIES_MAX_LIMIT} (default 50)`, pattern: '^\\d+$' })
   @IsOptional()
-  @IsNumberString({ no_symbols: true })
-  @MaxLength(4)
+  @IsWholeNumberFrom(1, DELIVERIES_MAX_LIMIT)
   limit?: string;
 }
 

@@ -156,7 +156,9 @@ export class WebhooksService {
     await this.require(owner, id);
     const limit = Number(q.limit ?? 50);
     if (limit < 1 || limit > DELIVERIES_MAX_LIMIT)
-      throw AppException.validation([{ field: 'limit', message: `from 1 to ${DELIVERIES_MAX_LIMIT}` }]);
+      throw AppException.validation([
+        { field: 'limit', message: `limit must be a whole number from 1 to ${DELIVERIES_MAX_LIMIT}` },
+      ]);
     const tag = cursorTag([owner.accountId, owner.testMode, id]);
     const before = q.cursor ? decodeIdCursor(q.cursor, tag) : null;
     const rows = await this.deliveries.page(id, before, limit + 1);
