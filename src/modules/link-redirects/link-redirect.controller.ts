@@ -30,7 +30,7 @@ export class LinkRedirectController {
   @ApiOperation({
     summary: 'Follow a short link: 302 to its target, the click counted',
     description:
-      'No key. A request whose User-Agent is a link-preview fetcher or scanner (facebookexternalhit, Slackbot, WhatsApp, …) is redirected too but counted as a preview, not a click. Answers carry `Cache-Control: no-store`, so every click reaches the service.',
+      'No key. A request whose User-Agent is a link-preview fetcher or scanner (facebookexternalhit, Slackbot, WhatsApp, …), and any HEAD request, is redirected too but counted as a preview, not a click. Answers carry `Cache-Control: no-store`, so every click reaches the service.',
   })
   @ApiParam({
     name: 'code',
@@ -51,7 +51,7 @@ export class LinkRedirectController {
     content: { 'text/html': { schema: { type: 'string', example: NOT_FOUND_PAGE } } },
   })
   async follow(@Param('code') code: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const url = await this.redirects.follow(code, req.headers['user-agent']);
+    const url = await this.redirects.follow(code, req.headers['user-agent'], req.method === 'HEAD');
     res.setHeader('Cache-Control', NO_STORE);
     if (url === null) {
       res.status(404).type('html').send(NOT_FOUND_PAGE);
