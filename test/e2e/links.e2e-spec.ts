@@ -125,6 +125,26 @@ describe('short links', () => {
     }
   });
 
+  it('ignores a trailing slash and a query; other paths under /l/ get the API’s errors', async () => {
+    const res = await post(SMS, {
+      from: 'ACME',
+      to: [A],
+      message: 'https://acme.example/q',
+      shorten_links: true,
+    });
+    const [link] = await linksOfRequest(t, String(res.body.api_reference));
+    for (const path of [`${link!.code}/`, `${link!.code}?utm_source=x`]) {
+      const r = await follow(path);
+      expect([r.status, r.headers.location], path).toEqual([302, 'https://acme.example/q']);
+    }
+    for (const path of ['', `${link!.code}/more`]) {
+      const r = await follow(path);
+      expect([r.status, r.body.error?.code], path).toEqual([404, 'NOT_FOUND']);
+    }
+    const broken = await follow('%');
+    expect([broken.status, broken.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
+  });
+
   it('shortens personalised texts, XML sends and chat sends too', async () => {
     const personal = await post(SMS, {
       from: 'ACME',

@@ -8833,9 +8833,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An unknown code, or one older than LINK_RETENTION_DAYS: a plain HTML page */
+            /** @description An unknown code, one older than LINK_RETENTION_DAYS, or one whose message was pruned or erased: a plain HTML page */
             404: {
                 headers: {
+                    /** @description `no-store` */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
