@@ -74,6 +74,8 @@ const countProbe = ['--import', pathToFileURL(join(import.meta.dirname, 'count-p
 const COUNT_REQUESTS = quick ? 4000 : 10_000;
 /** Whether a bench is part of this run: all of them, or those named after `--only`. */
 const wants = (id: string) => !only || only.has(id);
+/** The benches run on the shared API; the others (B5 to B11, S, F, T1, E-SMPP, L1, CLI) start their own. */
+const SHARED_API_BENCHES = ['B1', 'B1+', 'B2', 'B2S', 'B2C', 'B3', 'B16', 'V1'];
 const RUNS = 3;
 const B1_SECONDS = quick ? 3 : 10;
 const B2_RUNS = quick ? 3 : 5;
@@ -202,7 +204,39 @@ async function main() {
   const started = Date.now();
   // CLI needs none of what follows: `--only CLI` measures it alone.
   if (wants('CLI')) for (const r of await benchCli(quick)) record(r);
-  if (only?.size === 1 && only.has('CLI')) return report(started);
+  // B1 to B4, B16 and V1 share one API (with a baseline app and an SMPP peer), started only for them.
+  if (SHARED_API_BENCHES.some(wants)) await benchOnSharedApi();
+  // B5 starts an API of its own (TRUST_PROXY, default throttles) on a database of its own.
+  if (wants('B5')) for (const r of await benchFairness(quick)) record(r);
+  // T1: live hand-over while another account floods test sends; an API and a worker of its own.
+  if (wants('T1')) for (const r of await benchTestTraffic(quick)) record(r);
+  // B10: another tenant's /balance while a test key floods the largest bodies; an API of its own.
+  if (wants('B10')) for (const r of await benchBigBodies(quick)) record(r);
+  // B11: erasure against 200,000 kept callback events, alone and 10 at once beside another tenant's sends.
+  if (wants('B11'))
+    for (const r of await benchErasure({ rows: quick ? 50_000 : 200_000, runs: 5, quick })) record(r);
+  // S1, S2: scheduled sends, with an API, a worker and a database of their own.
+  if (wants('S')) for (const r of await benchScheduling(quick)) record(r);
+  // F1, F2: chat-to-SMS fallback lag and send-window overhead, with an API and a worker of their own.
+  if (wants('F')) for (const r of await benchFallback(quick)) record(r);
+
+  // B6 seeds 1,000,000 messages into a database of its own and searches and exports them.
+  if (wants('B6')) for (const r of await benchSearch(quick)) record(r);
+  // B6 starts an API, two workers and two SMSCs of its own.
+  if (wants('B7')) for (const r of await benchRouting(quick)) record(r);
+  // B8 (a prune beside B1's load) and B9 (MySQL and Redis bytes per message): an API, a worker and a database of their own.
+  if (wants('B8') || wants('B9')) for (const r of await benchRetention(quick, { b8: wants('B8') })) record(r);
+  if (wants('B8P')) for (const r of await benchPartitions(quick)) record(r);
+  // E-SMPP: Kannel through our SMPP server against Kannel straight to the peer, in this run.
+  if (wants('E-SMPP')) for (const r of await benchSmppServer(quick)) record(r);
+  // L1: the short-link redirect against /health/live, on an API of its own.
+  if (wants('L1')) for (const r of await benchLinks(quick)) record(r);
+
+  await report(started);
+}
+
+/** B1 to B4, B16 and V1, on one API process started here with the baseline app and an SMPP peer. */
+async function benchOnSharedApi() {
   const apiPort = await freePort();
   const basePort = await freePort();
   const api = `http://127.0.0.1:${apiPort}`;
@@ -625,34 +659,6 @@ async function main() {
     await dropBenchState(db, name);
     await db.end();
   }
-
-  // B5 starts an API of its own (TRUST_PROXY, default throttles) on a database of its own.
-  if (wants('B5')) for (const r of await benchFairness(quick)) record(r);
-  // T1: live hand-over while another account floods test sends; an API and a worker of its own.
-  if (wants('T1')) for (const r of await benchTestTraffic(quick)) record(r);
-  // B10: another tenant's /balance while a test key floods the largest bodies; an API of its own.
-  if (wants('B10')) for (const r of await benchBigBodies(quick)) record(r);
-  // B11: erasure against 200,000 kept callback events, alone and 10 at once beside another tenant's sends.
-  if (wants('B11'))
-    for (const r of await benchErasure({ rows: quick ? 50_000 : 200_000, runs: 5, quick })) record(r);
-  // S1, S2: scheduled sends, with an API, a worker and a database of their own.
-  if (wants('S')) for (const r of await benchScheduling(quick)) record(r);
-  // F1, F2: chat-to-SMS fallback lag and send-window overhead, with an API and a worker of their own.
-  if (wants('F')) for (const r of await benchFallback(quick)) record(r);
-
-  // B6 seeds 1,000,000 messages into a database of its own and searches and exports them.
-  if (wants('B6')) for (const r of await benchSearch(quick)) record(r);
-  // B6 starts an API, two workers and two SMSCs of its own.
-  if (wants('B7')) for (const r of await benchRouting(quick)) record(r);
-  // B8 (a prune beside B1's load) and B9 (MySQL and Redis bytes per message): an API, a worker and a database of their own.
-  if (wants('B8') || wants('B9')) for (const r of await benchRetention(quick, { b8: wants('B8') })) record(r);
-  if (wants('B8P')) for (const r of await benchPartitions(quick)) record(r);
-  // E-SMPP: Kannel through our SMPP server against Kannel straight to the peer, in this run.
-  if (wants('E-SMPP')) for (const r of await benchSmppServer(quick)) record(r);
-  // L1: the short-link redirect against /health/live, on an API of its own.
-  if (wants('L1')) for (const r of await benchLinks(quick)) record(r);
-
-  await report(started);
 }
 
 /** The database and Redis servers the run measured, as the docs name them. */

@@ -119,8 +119,11 @@ describe('accounts countries (CLI) and GET /countries', () => {
     const off = await ok(`accounts countries --username ${acme.username} --no-premium --json`);
     expect(off.json).toMatchObject({ mode: 'all', premium: false });
     await settle();
+    const before = await balanceOf(t, acme.account.id);
     const refused = await send(acme.key, ['260971234560', '19005550124']);
     expect(refused.body.data[1]).toMatchObject({ status: 'REJECTED', reason: 'PREMIUM_NUMBER' });
+    // Only the Zambian mobile is charged (its destination price, 0.2); the premium number is not.
+    expect(Number(before) - Number(await balanceOf(t, acme.account.id))).toBeCloseTo(0.2, 6);
   });
 
   it('shows the setting, changing nothing, with --username alone', async () => {

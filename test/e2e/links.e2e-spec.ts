@@ -68,7 +68,7 @@ describe('short links', () => {
     expect(links[0]!.body).toBe(`Your order: ${BASE}/${links[0]!.code} or see ${BASE}/${links[1]!.code}.`);
   });
 
-  it('redirects with no-store and counts clicks, a link preview apart; the lookup shows them', async () => {
+  it('redirects with no-store and counts clicks, a link preview or HEAD apart; the lookup shows them', async () => {
     const res = await post(SMS, { from: 'ACME', to: [A], message: `Pay: ${LONG_URL}`, shorten_links: true });
     const messageId = String(res.body.data[0].message_id);
     const [link] = await linksOfRequest(t, String(res.body.api_reference));
@@ -81,9 +81,12 @@ describe('short links', () => {
     expect(first.headers.location).toBe(LONG_URL);
     expect(first.headers['cache-control']).toBe('no-store');
     await follow(link!.code);
+    // A HEAD is a link checker's, whatever its User-Agent: redirected, counted as a preview.
+    const head = await t.http().head(`/l/${link!.code}`).set('User-Agent', BROWSER);
+    expect([head.status, head.headers.location]).toEqual([302, LONG_URL]);
     // Counted in memory, written a second later (or now, when asked).
     await t.app.get(LinkClicks).flush();
-    expect(await linkRow(t, link!.code)).toMatchObject({ clicks: 2, previews: 1 });
+    expect(await linkRow(t, link!.code)).toMatchObject({ clicks: 2, previews: 2 });
 
     const lookup = await t.http().get(`/api/v1/json/messages/${messageId}`).set('X-API-Key', tenant.key);
     expect(lookup.status).toBe(200);
@@ -120,6 +123,26 @@ describe('short links', () => {
       expect(gone.headers['cache-control']).toBe('no-store');
       expect(gone.text).toContain('Link not found');
     }
+  });
+
+  it('ignores a trailing slash and a query; other paths under /l/ get the API’s errors', async () => {
+    const res = await post(SMS, {
+      from: 'ACME',
+      to: [A],
+      message: 'https://acme.example/q',
+      shorten_links: true,
+    });
+    const [link] = await linksOfRequest(t, String(res.body.api_reference));
+    for (const path of [`${link!.code}/`, `${link!.code}?utm_source=x`]) {
+      const r = await follow(path);
+      expect([r.status, r.headers.location], path).toEqual([302, 'https://acme.example/q']);
+    }
+    for (const path of ['', `${link!.code}/more`]) {
+      const r = await follow(path);
+      expect([r.status, r.body.error?.code], path).toEqual([404, 'NOT_FOUND']);
+    }
+    const broken = await follow('%');
+    expect([broken.status, broken.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
   });
 
   it('shortens personalised texts, XML sends and chat sends too', async () => {

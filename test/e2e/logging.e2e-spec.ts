@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Body, Controller, Logger as NestLogger, Module, Post } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ShortLinkStore } from '../../src/modules/links/short-link.store.js';
 import { Public } from '../../src/platform/http/public.decorator.js';
 import { LOG_DESTINATION } from '../../src/platform/logging/logging.module.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
@@ -127,6 +128,18 @@ describe('structured request logs (LOG_LEVEL=info)', () => {
     expect(all).not.toContain(ref);
     expect(all).not.toContain('260971234567');
     expect(all).not.toContain(token);
+  });
+
+  it('writes no access line for a followed short link, and one for a code that is not found', async () => {
+    const code = `Log${randomBytes(4).toString('hex')}`;
+    const link = { code, messageId: '1', position: 0, url: 'https://acme.example/x', createdAt: new Date() };
+    await t.ds.transaction((em) => t.app.get(ShortLinkStore).insert(em, [link]));
+    expect((await t.http().get(`/l/${code}`).set('X-Request-Id', 'log-test-link')).status).toBe(302);
+    expect((await t.http().get('/l/Zz9Zz9Zz9Z').set('X-Request-Id', 'log-test-nolink')).status).toBe(404);
+    // Lines are written in the order the answers end: the 404's comes after the 302's would have.
+    await waitFor(async () => accessLines('log-test-nolink').length === 1, 2000, 'access line');
+    expect(accessLines('log-test-nolink')[0]).toMatchObject({ level: 'info', res: { status_code: 404 } });
+    expect(accessLines('log-test-link')).toEqual([]);
   });
 
   it('redacts the key sent as a Bearer token or as HTTP Basic, and never logs message bodies', async () => {

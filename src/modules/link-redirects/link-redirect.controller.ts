@@ -10,6 +10,9 @@ import { LinkRedirects } from './link-redirects.service.js';
  * the next click straight to the target, uncounted, and a code's answer changes when it expires.
  */
 const NO_STORE = 'no-store';
+const NO_STORE_HEADER = {
+  'Cache-Control': { description: '`no-store`', schema: { type: 'string', example: NO_STORE } },
+};
 
 /** A plain page for people who follow a dead link (not the JSON envelope of the API). */
 const NOT_FOUND_PAGE =
@@ -30,7 +33,7 @@ export class LinkRedirectController {
   @ApiOperation({
     summary: 'Follow a short link: 302 to its target, the click counted',
     description:
-      'No key. A request whose User-Agent is a link-preview fetcher or scanner (facebookexternalhit, Slackbot, WhatsApp, …) is redirected too but counted as a preview, not a click. Answers carry `Cache-Control: no-store`, so every click reaches the service.',
+      'No key. A request whose User-Agent is a link-preview fetcher or scanner (facebookexternalhit, Slackbot, WhatsApp, …), and any HEAD request, is redirected too but counted as a preview, not a click. Answers carry `Cache-Control: no-store`, so every click reaches the service.',
   })
   @ApiParam({
     name: 'code',
@@ -42,16 +45,18 @@ export class LinkRedirectController {
     description: 'To the link target',
     headers: {
       Location: { description: 'the original URL', schema: { type: 'string', format: 'uri' } },
-      'Cache-Control': { description: '`no-store`', schema: { type: 'string', example: NO_STORE } },
+      ...NO_STORE_HEADER,
     },
   })
   @ApiErrors([500, 503])
   @ApiNotFoundResponse({
-    description: 'An unknown code, or one older than LINK_RETENTION_DAYS: a plain HTML page',
+    description:
+      'An unknown code, one older than LINK_RETENTION_DAYS, or one whose message was pruned or erased: a plain HTML page',
+    headers: NO_STORE_HEADER,
     content: { 'text/html': { schema: { type: 'string', example: NOT_FOUND_PAGE } } },
   })
   async follow(@Param('code') code: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const url = await this.redirects.follow(code, req.headers['user-agent']);
+    const url = await this.redirects.follow(code, req.headers['user-agent'], req.method === 'HEAD');
     res.setHeader('Cache-Control', NO_STORE);
     if (url === null) {
       res.status(404).type('html').send(NOT_FOUND_PAGE);

@@ -37,8 +37,12 @@ export class LinkRedirects {
     private readonly clicks: LinkClicks,
   ) {}
 
-  /** The target of a live code, its visit counted; null for an unknown or expired code. */
-  async follow(code: string, userAgent: string | undefined): Promise<string | null> {
+  /**
+   * The target of a live code, its visit counted; null for an unknown or expired code. A HEAD
+   * request (`headOnly`) is a preview whoever sends it: a browser following a link asks with GET,
+   * while link checkers and scanners ask for the headers alone.
+   */
+  async follow(code: string, userAgent: string | undefined, headOnly = false): Promise<string | null> {
     if (!CODE_PATTERN.test(code)) return null;
     // A code read in the last seconds is answered without a promise to wait for.
     const found =
@@ -48,7 +52,7 @@ export class LinkRedirects {
     const expiresAt = found && found.created_at.getTime() + this.config.shortLinks.retentionDays * DAY_MS;
     if (!found || expiresAt! <= now.getTime()) return null;
     const link = { code, url: found.url, message_id: found.message_id };
-    if (isPreviewAgent(userAgent)) this.clicks.previewed(link);
+    if (headOnly || isPreviewAgent(userAgent)) this.clicks.previewed(link);
     else this.clicks.clicked(link, now);
     return found.url;
   }

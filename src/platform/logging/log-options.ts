@@ -53,8 +53,12 @@ export const PRETTY_OPTIONS = {
   singleLine: true,
 };
 
-/** Access lines of these paths drop to debug while they succeed: probes and scrapes would drown the rest. */
-const QUIET = /^\/(health(\/|$|\?)|metrics(\?|$))/;
+/**
+ * Access lines of these paths drop to debug while they succeed: probes, scrapes and the short
+ * links' redirects (a campaign's clicks come in bursts, each already counted) would drown the
+ * rest, and writing a line would cost a redirect more than the rest of its answer.
+ */
+const QUIET = /^\/(health(\/|$|\?)|metrics(\?|$)|l\/)/;
 
 type Req = IncomingMessage & { originalUrl?: string };
 

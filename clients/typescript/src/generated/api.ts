@@ -636,7 +636,7 @@ export interface paths {
         };
         /**
          * Follow a short link: 302 to its target, the click counted
-         * @description No key. A request whose User-Agent is a link-preview fetcher or scanner (facebookexternalhit, Slackbot, WhatsApp, …) is redirected too but counted as a preview, not a click. Answers carry `Cache-Control: no-store`, so every click reaches the service.
+         * @description No key. A request whose User-Agent is a link-preview fetcher or scanner (facebookexternalhit, Slackbot, WhatsApp, …), and any HEAD request, is redirected too but counted as a preview, not a click. Answers carry `Cache-Control: no-store`, so every click reaches the service.
          */
         get: operations["LinkRedirectController_follow"];
         put?: never;
@@ -8833,9 +8833,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An unknown code, or one older than LINK_RETENTION_DAYS: a plain HTML page */
+            /** @description An unknown code, one older than LINK_RETENTION_DAYS, or one whose message was pruned or erased: a plain HTML page */
             404: {
                 headers: {
+                    /** @description `no-store` */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
