@@ -1,11 +1,12 @@
 /**
  * The figures the docs quote from the committed full bench run: the "Latest figures" table of
  * docs/performance.md and the capacity tables of docs/operations/scaling.md are made here from
- * bench/results/latest.json, between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` lines.
+ * bench/results/latest.json (the partition rows, until a full run has them, from
+ * bench/results/partitions.json), between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` lines.
  * A full `npm run bench` rewrites them; `npm run docs:bench` does so from the committed file,
  * and a test fails while a page differs from what this makes.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { retentionSettings } from '../src/config/settings/retention.js';
@@ -23,12 +24,19 @@ export interface BenchRun {
     mysql?: string;
     buffer_pool_mb?: number;
     redis?: string;
+    /** The 1-minute load average around a run made beside other work (absent: a quiet machine). */
+    load_average?: number;
   };
   at: string;
   results: BenchRow[];
 }
 
 export const LATEST = 'bench/results/latest.json';
+/**
+ * The newest `npm run bench -- --only B8P` run, committed: the capacity guide quotes its B8P
+ * rows (a day's partition dropped, the conversion) while the full run has none.
+ */
+export const PARTITION_RUN = 'bench/results/partitions.json';
 export const PAGES = { performance: 'docs/performance.md', scaling: 'docs/operations/scaling.md' } as const;
 
 /** The bench row whose id matches and whose metric starts with (or matches) the given text. */
@@ -244,7 +252,7 @@ function capacityTable(run: BenchRun): string {
   );
 }
 
-function dayTable(run: BenchRun): string {
+function dayTable(run: BenchRun, partitions?: BenchRun): string {
   const f = capacityFigures(run);
   const days = [1e6, 1e7, 1e8];
   const avg = days.map((n) => n / 86_400);
@@ -269,10 +277,12 @@ function dayTable(run: BenchRun): string {
     'not measured here (see below)',
     'B9 (MySQL bytes, single sends)',
     'B9 (Redis bytes)',
+    ...(partitions ? [`B8P (partition drop; run of ${partitions.at.slice(0, 10)})`] : []),
     'B8 (prune rates)',
-    'B8P (partition drop)',
+    ...(partitions ? [`B8P (conversion; run of ${partitions.at.slice(0, 10)})`] : []),
   ];
-  const drop = partitionDrop(run, days);
+  const drop = partitions && partitionDrop(partitions, days);
+  const convert = partitions && conversion(partitions, days, retentionDays);
   return table(
     ['messages a day', '1 M', '10 M', '100 M', 'from'],
     (
@@ -310,8 +320,11 @@ function dayTable(run: BenchRun): string {
               (i === 0 ? ' as single sends' : ''),
           ),
         ],
+        ...(drop ? [["pruning a day's messages (`db prune`), partitioned tables", ...drop]] : []),
         [
-          "pruning a day's messages (`db prune`)",
+          drop
+            ? "pruning a day's messages, tables not partitioned (the row walk)"
+            : "pruning a day's messages (`db prune`)",
           ...days.map((n, i) => {
             const dayBusy = n / f.pruneBeside > 86_400;
             return dayBusy
@@ -324,7 +337,7 @@ function dayTable(run: BenchRun): string {
                     : '');
           }),
         ],
-        ...(drop ? [["dropping a day's partition (`db prune` on partitioned tables)", ...drop]] : []),
+        ...(convert ? [['converting them to partitions (`db partition`, once)', ...convert]] : []),
       ] as string[][]
     ).map((line, i) => [...line, from[i]]),
   );
@@ -333,7 +346,8 @@ function dayTable(run: BenchRun): string {
 /**
  * A day's partition dropped beside sends, with its archive and without, from B8P's day of N
  * messages: the drop itself is a metadata change, and what grows with the day (the archive's
- * reads, the receipts deleted by id range) grows linearly, so the times scale by messages.
+ * reads, the partition's rows read to check and count them) grows linearly, so the times
+ * scale by messages.
  */
 function partitionDrop(run: BenchRun, days: number[]): string[] | undefined {
   const archived = rowIf(run, 'B8P', /^partition drop: .*archive included/);
@@ -343,8 +357,28 @@ function partitionDrop(run: BenchRun, days: number[]): string[] | undefined {
   return days.map(
     (n) =>
       `${duration((archived.value * n) / measured)} with its archive, ${duration((bare.value * n) / measured)} ` +
-      'without (beside sends; the DROP itself is milliseconds)',
+      'without, beside sends (of which the five DROPs, a second or so each under load, do not grow with the day)',
   );
+}
+
+/**
+ * `db partition` of a database holding `retentionDays` days of each size, at B8P's seconds per
+ * million messages (each with an event and a receipt): a copy of each table, whose writes wait.
+ */
+function conversion(run: BenchRun, days: number[], retentionDays: number): string[] | undefined {
+  const perMillion = rowIf(run, 'B8P', /^db partition of .* \(s per million\)$/);
+  if (!perMillion) return undefined;
+  return days.map(
+    (n, i) =>
+      `${duration((perMillion.value * n * retentionDays) / 1e6)}` +
+      (i === 0 ? ` for ${retentionDays} days kept, writes to each table waiting while it is copied` : ''),
+  );
+}
+
+/** The run whose B8P rows the guide quotes: the full run's, else the committed `--only B8P` run's. */
+export function partitionRun(run: BenchRun, separate?: BenchRun): BenchRun | undefined {
+  const measures = (r?: BenchRun) => r && rowIf(r, 'B8P', /^partition drop: /);
+  return measures(run) ? run : measures(separate) ? separate : undefined;
 }
 
 function scalingIntro(run: BenchRun): string {
@@ -357,7 +391,7 @@ function scalingIntro(run: BenchRun): string {
   );
 }
 
-function planIntro(run: BenchRun): string {
+function planIntro(run: BenchRun, partitions?: BenchRun): string {
   const f = capacityFigures(run);
   return wrap(
     `A day's traffic is not even: campaigns and business hours bunch it, so the table below plans for a peak of ` +
@@ -367,19 +401,44 @@ function planIntro(run: BenchRun): string {
       "table's allocated extents run higher), for each day of `MESSAGE_RETENTION_DAYS`, before backups and binary " +
       'logs; Redis is one primary and a replica, sized for the backlog it must hold while workers are away or ' +
       'behind; the ledger (a charge per request, a refund per failed message) is never pruned and is not counted. ' +
-      "Pruning divides a day's messages by B8's rates, quiet and beside sends.",
+      (partitions
+        ? partitionsText(run, partitions)
+        : "Pruning divides a day's messages by B8's rates, quiet and beside sends."),
+  );
+}
+
+/** How the plan's partition lines are computed, and from which run. */
+function partitionsText(run: BenchRun, partitions: BenchRun): string {
+  const archived = row(partitions, 'B8P', /^partition drop: .*archive included/);
+  const measured = countIn(archived.metric, /a day of ([\d,]+) messages/);
+  const source =
+    partitions === run
+      ? 'the same run'
+      : `\`npm run bench -- --only B8P\` of ${partitions.at.slice(0, 10)} (\`${PARTITION_RUN}\`, the same ` +
+        `machine${partitions.machine.load_average ? ` at a load average of ${num(partitions.machine.load_average, 0)} from other work, so an upper bound` : ''})`;
+  return (
+    'Pruning on partitioned tables (every new installation, or one converted by `db partition`) drops ' +
+    `a day's partitions: its time is B8P's for a day of ${num(measured, 0)} messages beside B1's sends, from ` +
+    `${source}, times the day's messages ÷ ${num(measured, 0)}, since what it reads (the archive, each ` +
+    "partition's rows checked and counted) grows with the day while the DROP does not. On tables not " +
+    "partitioned the prune walks the rows: a day's messages ÷ B8's rates, quiet and beside sends. The " +
+    "conversion is B8P's seconds per million messages times the messages `MESSAGE_RETENTION_DAYS` keeps."
   );
 }
 
 /** Each generated block by the page and the name its markers carry. */
-export function blocks(run: BenchRun): Record<keyof typeof PAGES, Record<string, string>> {
+export function blocks(
+  run: BenchRun,
+  separate?: BenchRun,
+): Record<keyof typeof PAGES, Record<string, string>> {
+  const partitions = partitionRun(run, separate);
   return {
     performance: { 'latest-figures': latestFigures(run) },
     scaling: {
       'capacity-intro': scalingIntro(run),
       capacity: capacityTable(run),
-      'plan-intro': planIntro(run),
-      plan: dayTable(run),
+      'plan-intro': planIntro(run, partitions),
+      plan: dayTable(run, partitions),
     },
   };
 }
@@ -401,7 +460,10 @@ export async function renderPage(file: string, text: string, parts: Record<strin
 /** The pages as the given run makes them, by path. */
 export async function renderBenchDocs(root = '.', run?: BenchRun): Promise<Record<string, string>> {
   const latest = run ?? (JSON.parse(readFileSync(join(root, LATEST), 'utf8')) as BenchRun);
-  const parts = blocks(latest);
+  const separate = existsSync(join(root, PARTITION_RUN))
+    ? (JSON.parse(readFileSync(join(root, PARTITION_RUN), 'utf8')) as BenchRun)
+    : undefined;
+  const parts = blocks(latest, separate);
   const out: Record<string, string> = {};
   for (const [key, path] of Object.entries(PAGES) as [keyof typeof PAGES, string][]) {
     const file = join(root, path);

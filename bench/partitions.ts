@@ -3,8 +3,9 @@
  * (`--only B8P`), or alone:
  *   npm run build && npm run build:bench && node dist/bench-build/bench/partitions.js [--quick] [--messages N]
  *
- * The API starts on fresh databases (the migration partitions the empty tables), which are
- * then put back unpartitioned to stand for an installation from before partitions. It seeds
+ * The API starts on fresh databases (the migrations partition the empty tables), whose
+ * partitioned tables (the message tables, receipts, callback attempts, request logs) are then
+ * put back unpartitioned to stand for an installation from before partitions. It seeds
  * three old days of N messages each (default 1,000,000; --quick 100,000), every one final,
  * with an event and a receipt each, and times `db partition` (the conversion, per million
  * rows). Then B1 (50 connections of single-recipient sends) runs without a prune, beside
@@ -21,6 +22,9 @@ import autocannon from 'autocannon';
 import { createConnection } from 'mysql2/promise';
 import { seedMessages } from '../test/support/message-seed.js';
 import { PartitionMessageTablesByDay1796597880783 } from '../src/database/migrations/main/1796597880783-partition-message-tables-by-day.js';
+import { PartitionDeliveryReportsByDay1796602000000 } from '../src/database/migrations/notification/1796602000000-partition-delivery-reports-by-day.js';
+import { PartitionCallbackAttemptsByDay1796603000000 } from '../src/database/migrations/notification/1796603000000-partition-callback-attempts-by-day.js';
+import { PartitionRequestLogsByDay1796604000000 } from '../src/database/migrations/log/1796604000000-partition-request-logs-by-day.js';
 import { cliJson, dropBenchState, startBenchApi, stop, waitHttp, type BenchRow } from './lib.js';
 
 const DAY_MS = 86_400_000;
@@ -51,6 +55,18 @@ export async function benchPartitions(quick: boolean, messages?: number): Promis
     // An installation from before partitions: the tables as they were.
     const runner = { query: async (sql: string, params?: unknown[]) => (await db.query(sql, params))[0] };
     await new PartitionMessageTablesByDay1796597880783().down(runner as any);
+    // The receipts, callback attempts and request logs too, each in its own database: left
+    // partitioned by their migrations, the seeded receipts would all sit in one partition made
+    // for today, which no prune of an old day can drop.
+    for (const [suffix, down] of [
+      ['_notification', new PartitionDeliveryReportsByDay1796602000000()],
+      ['_notification', new PartitionCallbackAttemptsByDay1796603000000()],
+      ['_log', new PartitionRequestLogsByDay1796604000000()],
+    ] as const) {
+      await db.query(`USE \`${name}${suffix}\``);
+      await down.down(runner as any);
+    }
+    await db.query(`USE \`${name}\``);
     const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
     const dayStart = (n: number) => today - (100 - n) * DAY_MS;
     const t0 = performance.now();

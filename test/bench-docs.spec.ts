@@ -8,6 +8,7 @@ import {
   duration,
   LATEST,
   PAGES,
+  PARTITION_RUN,
   renderBenchDocs,
   serversText,
   type BenchRun,
@@ -36,6 +37,51 @@ describe('figures quoted from the bench', () => {
     // 1,000,000 messages at 1,000 a second: 1,000 s.
     expect(blocks(faster).scaling.plan).toContain('17 minutes on a quiet database');
     expect(blocks(latest).scaling.plan).not.toBe(blocks(faster).scaling.plan);
+  });
+
+  it('scales the partitioned prune from the B8P run it names, the full run’s first', () => {
+    const b8p = (at: string, archived: number, bare: number): BenchRun => ({
+      ...latest,
+      at,
+      results: [
+        {
+          id: 'B8P',
+          metric: 'db partition of 3,000,000 messages with an event and receipt each (s per million)',
+          value: 40,
+          unit: 's',
+          bar: '',
+          ok: true,
+        },
+        {
+          id: 'B8P',
+          metric: 'partition drop: db prune of a day of 1,000,000 messages beside B1, archive included',
+          value: archived,
+          unit: 's',
+          bar: '≤ 60 s',
+          ok: true,
+        },
+        {
+          id: 'B8P',
+          metric: 'partition drop: db prune of a day of 1,000,000 messages beside B1, no archive',
+          value: bare,
+          unit: 's',
+          bar: '≤ 10 s',
+          ok: true,
+        },
+      ],
+    });
+    const separate = b8p('2026-12-07T05:00:00Z', 30, 6);
+    const plan = blocks(latest, separate).scaling.plan;
+    // 100 M a day: 100 × 30 s and 100 × 6 s; 90 days of 1 M at 40 s per million: 1 hour.
+    expect(plan).toContain('50 minutes with its archive, 10 minutes without');
+    expect(plan).toContain('60 minutes for 90 days kept');
+    expect(plan).toContain('B8P (partition drop; run of 2026-12-07)');
+    expect(blocks(latest, separate).scaling['plan-intro']).toContain(PARTITION_RUN);
+    // A full run with B8P rows is quoted before the separate one.
+    const full: BenchRun = { ...latest, results: [...latest.results, ...b8p(latest.at, 60, 12).results] };
+    expect(blocks(full, separate).scaling.plan).toContain('1.7 hours with its archive, 20 minutes without');
+    // Without B8P rows anywhere the plan quotes the row walk alone.
+    expect(blocks(latest).scaling.plan).not.toContain('partitioned tables');
   });
 
   it('names the row it misses instead of quoting nothing', () => {

@@ -81,9 +81,15 @@ export class DbMigrateCommand extends CliCommand {
       results.push({ name: t.name, url: describeDatabase(t.db), created: r.created, applied: r.applied });
     }
     const targets = databaseTargets(this.config);
-    const main = targets.find((t) => t.name === 'main')!;
-    const notification = targets.find((t) => t.name === 'notification')!;
-    const partitions = await partitionsAhead(main.options, notification.options, this.config.retention);
+    const [main, notification, log] = (['main', 'notification', 'log'] as const).map((name) =>
+      targets.find((t) => t.name === name)!,
+    );
+    const partitions = await partitionsAhead(
+      main.options,
+      notification.options,
+      log.options,
+      this.config.retention,
+    );
     if (o.json) return printJson({ databases: results, partitions_added: partitions });
     for (const r of results) {
       const what = [

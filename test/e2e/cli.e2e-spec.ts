@@ -430,7 +430,12 @@ describe('admin CLI (node dist/cli.js)', () => {
       const forty = await cli('logs prune --older-than-days 40 --json');
       expect(forty.code).toBe(0);
       expect(forty.stdout.trim().split('\n')).toHaveLength(1);
-      expect(forty.json).toEqual({ deleted: olderThan40, older_than_days: 40, cutoff: expect.any(String) });
+      expect(forty.json).toEqual({
+        deleted: olderThan40,
+        older_than_days: 40,
+        cutoff: expect.any(String),
+        partitions_dropped: [],
+      });
       expect(forty.json.deleted).toBeGreaterThanOrEqual(1);
       expect(Math.abs(Date.parse(forty.json.cutoff) - (Date.now() - 40 * 86_400_000))).toBeLessThan(60_000);
 

@@ -309,9 +309,10 @@ const SAFE_SQL_INTERPOLATION = [
   /^SELECT\.replace\('[\w., ]+', '[\w., ]+'\)$/, // smpp-credential.store: the constant SELECT with a literal column added
   /^columns\.map\(\(\[c\]\) => `\$\{c\} = \?`\)\.join\(', '\)$/, // smpp-credential.store: column names pushed as literals
   /^table$/, // the partitioned tables: a PartitionedTable, one of PARTITIONED_TABLES' literal names
-  /^KEYS_BEFORE(?:\[table\]|\.delivery_reports|\.callback_attempts)\.join\(', '\)$/, // the partitioning migrations' down: constant key clauses per table
+  /^KEYS_BEFORE(?:\[table\]|\.delivery_reports|\.callback_attempts|\.request_logs)\.join\(', '\)$/, // the partitioning migrations' down: constant key clauses per table
   /^day$/, // delivery-report.store: '' or the literal ', day_id = message_id'
   /^quoted\(partition\)$/, // partition-prune.store: a partition name read from INFORMATION_SCHEMA, quoted as an identifier
+  /^names\.map\(quoted\)\.join\(', '\)$/, // partition.store: the same, for a list of partitions
   /^before === null \? '' : ' AND id < \?'$/, // webhook-delivery.store: one of two literals (cursor paging)
   /^sets\.join\(', '\)$/, // webhook-endpoint.store: `<literal column> = ?` per field given
   /^(?:first|rest)$/, // short-link.store: a literal SELECT of placeholders, and the same repeated per tally

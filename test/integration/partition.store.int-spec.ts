@@ -6,7 +6,8 @@ import { gunzipSync } from 'node:zlib';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOTIFICATION_DB } from '../../src/database/data-sources.js';
+import { LOG_DB, NOTIFICATION_DB } from '../../src/database/data-sources.js';
+import { PartitionRequestLogsByDay1796604000000 } from '../../src/database/migrations/log/1796604000000-partition-request-logs-by-day.js';
 import { PartitionCallbackAttemptsByDay1796603000000 } from '../../src/database/migrations/notification/1796603000000-partition-callback-attempts-by-day.js';
 import { PartitionDeliveryReportsByDay1796602000000 } from '../../src/database/migrations/notification/1796602000000-partition-delivery-reports-by-day.js';
 import {
@@ -24,6 +25,8 @@ import { DeliveryReportStore } from '../../src/modules/delivery/receipts/deliver
 import { MessagesModule } from '../../src/modules/messages/messages.module.js';
 import { MessageLookupStore } from '../../src/modules/messages/message-lookup.store.js';
 import { uuidOfId } from '../../src/modules/messages/message-uuid.js';
+import { RequestLogPruner } from '../../src/modules/request-logs/request-log.pruner.js';
+import { RequestLogStore } from '../../src/modules/request-logs/request-log.store.js';
 import { PartitionScheduler } from '../../src/modules/retention/partition.scheduler.js';
 import { RetentionModule } from '../../src/modules/retention/retention.module.js';
 import { RetentionService } from '../../src/modules/retention/retention.service.js';
@@ -39,6 +42,7 @@ let store: PartitionStore;
 let tenant: Tenant;
 let archiveDir: string;
 let notifications: DataSource;
+let logs: DataSource;
 let reports: DeliveryReportStore;
 
 const TABLES = [
@@ -47,7 +51,31 @@ const TABLES = [
   'message_parts',
   'delivery_reports',
   'callback_attempts',
+  'request_logs',
 ] as const;
+/** Writes a request log created at `at` (epoch ms) and answers its id. */
+const requestLog = async (at: number) => {
+  const requestId = randomUUID();
+  await new RequestLogStore(logs).insert([
+    {
+      apiKeyId: '1',
+      accountId: '1',
+      method: 'POST',
+      path: '/api/v1/json/sms',
+      status: 200,
+      ip: null,
+      userAgent: null,
+      durationMs: 1,
+      apiReference: null,
+      requestId,
+      createdAt: new Date(at),
+    },
+  ]);
+  const [row] = (await logs.query('SELECT id FROM request_logs WHERE request_id = ?', [requestId])) as Array<{
+    id: string;
+  }>;
+  return String(row.id);
+};
 /** Records a callback attempt at an event about `subject` (a message's id for 'message'). */
 const attempt = async (eventType: 'message' | 'inbound' | 'webhook', subject: string) => {
   const eventId = randomUUID();
@@ -67,15 +95,6 @@ const attempt = async (eventType: 'message' | 'inbound' | 'webhook', subject: st
     eventId,
   ])) as Array<{ id: string }>;
   return String(row.id);
-};
-const attemptPartitionOf = async (id: string) => {
-  for (const p of await names('callback_attempts')) {
-    const rows = (await notifications.query(`SELECT 1 FROM callback_attempts PARTITION (${p}) WHERE id = ?`, [
-      id,
-    ])) as unknown[];
-    if (rows.length) return p;
-  }
-  return undefined;
 };
 /** Stores a receipt, applied to `messageId` when given (else waiting for a match). */
 const receipt = async (provider: string, messageId?: string) => {
@@ -97,28 +116,27 @@ const receipt = async (provider: string, messageId?: string) => {
   )) as Array<{ id: string }>;
   return String(row.id);
 };
-const reportPartitionOf = async (id: string) => {
-  for (const p of await names('delivery_reports')) {
-    const rows = (await notifications.query(`SELECT 1 FROM delivery_reports PARTITION (${p}) WHERE id = ?`, [
-      id,
-    ])) as unknown[];
-    if (rows.length) return p;
-  }
-  return undefined;
-};
 const today = dayStart(Date.now());
 const names = async (table: (typeof TABLES)[number]) => (await store.bounds(table)).map((b) => b.name);
-const send = (at: number, messages: MessageSpec[]) =>
-  storeSend(ctx, ownerOf(tenant), { messages, request: { createdAt: new Date(at) } });
-const partitionOf = async (id: string) => {
-  for (const p of await names('messages')) {
-    const rows = (await ctx.ds.query(`SELECT 1 FROM messages PARTITION (${p}) WHERE id = ?`, [
+/** The partition of `table` (on its database) holding the row `id`. */
+const partitionHolding = async (table: (typeof TABLES)[number], id: string) => {
+  const ds = { delivery_reports: notifications, callback_attempts: notifications, request_logs: logs }[
+    table as string
+  ];
+  for (const p of await names(table)) {
+    const rows = (await (ds ?? ctx.ds).query(`SELECT 1 FROM ${table} PARTITION (${p}) WHERE id = ?`, [
       id,
     ])) as unknown[];
     if (rows.length) return p;
   }
   return undefined;
 };
+const partitionOf = (id: string) => partitionHolding('messages', id);
+const reportPartitionOf = (id: string) => partitionHolding('delivery_reports', id);
+const attemptPartitionOf = (id: string) => partitionHolding('callback_attempts', id);
+const logPartitionOf = (id: string) => partitionHolding('request_logs', id);
+const send = (at: number, messages: MessageSpec[]) =>
+  storeSend(ctx, ownerOf(tenant), { messages, request: { createdAt: new Date(at) } });
 
 beforeAll(async () => {
   archiveDir = mkdtempSync(join(tmpdir(), 'partitions-'));
@@ -127,6 +145,7 @@ beforeAll(async () => {
   });
   store = ctx.get(PartitionStore);
   notifications = ctx.get<DataSource>(getDataSourceToken(NOTIFICATION_DB));
+  logs = ctx.get<DataSource>(getDataSourceToken(LOG_DB));
   reports = new DeliveryReportStore(notifications);
   tenant = await createTenant(ctx);
 });
@@ -159,6 +178,42 @@ describe('day partitions of the message tables', () => {
       'callback_attempts.PRIMARY(id,day_id)',
       'delivery_reports.PRIMARY(id,day_id)',
     ]);
+    const logKeys = (await logs.query(
+      `SELECT INDEX_NAME AS k, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) AS cols FROM information_schema.STATISTICS
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'request_logs' AND NON_UNIQUE = 0 GROUP BY INDEX_NAME`,
+    )) as Array<{ k: string; cols: string }>;
+    expect(logKeys.map((r) => `${r.k}(${r.cols})`)).toEqual(['PRIMARY(id,day_id)']);
+  });
+
+  it('put a request log in the day it was created, whatever the session time zone, under a unique id', async () => {
+    const at = today + 2 * DAY_MS + 3_600_000;
+    await makePartitionsAhead(store, { aheadDays: 3, spanDays: 1 });
+    const id = await requestLog(at);
+    const [row] = (await logs.query('SELECT day_id FROM request_logs WHERE id = ?', [id])) as Array<{
+      day_id: string;
+    }>;
+    expect(String(row.day_id)).toBe(firstIdOf(at));
+    expect(await logPartitionOf(id)).toBe(partitionName(dayStart(at)));
+    // The DEFAULT is date arithmetic on the UTC time written: another session time zone changes nothing.
+    const runner = logs.createQueryRunner();
+    await runner.query("SET time_zone = '+05:00'");
+    await runner.query(
+      "INSERT INTO request_logs (api_key_id, method, path, status, request_id, created_at) VALUES (1, 'GET', '/tz', 200, 'pp-tz', ?)",
+      [new Date(at).toISOString().slice(0, 23).replace('T', ' ')],
+    );
+    const [tz] = (await runner.query("SELECT day_id FROM request_logs WHERE request_id = 'pp-tz'")) as Array<{
+      day_id: string;
+    }>;
+    await runner.query("SET time_zone = '+00:00'");
+    await runner.release();
+    expect(String(tz.day_id)).toBe(firstIdOf(at));
+    // (id, day_id) refuses a repeated id in a day; no statement writes an id, the counter makes them.
+    await expect(
+      logs.query(
+        "INSERT INTO request_logs (id, api_key_id, method, path, status, created_at) VALUES (?, 1, 'GET', '/x', 200, ?)",
+        [id, new Date(at)],
+      ),
+    ).rejects.toThrow(/Duplicate entry/);
   });
 
   it('put a receipt in the day it arrived until it matches, then in its message’s day, under the same id', async () => {
@@ -298,9 +353,21 @@ describe('an unpartitioned database with data', () => {
     await new PartitionDeliveryReportsByDay1796602000000().down(notificationRunner);
     await new PartitionCallbackAttemptsByDay1796603000000().down(notificationRunner);
     await notificationRunner.release();
+    const logRunner = logs.createQueryRunner();
+    await new PartitionRequestLogsByDay1796604000000().down(logRunner);
+    await logRunner.release();
     for (const table of TABLES) expect(await store.bounds(table)).toEqual([]);
     await notifications.query('DELETE FROM delivery_reports');
     await notifications.query('DELETE FROM callback_attempts');
+    await logs.query('DELETE FROM request_logs');
+    // Request logs, by their own age: older than any message, and on days 12, 9, 8 and 1.
+    const oldLog = await requestLog(day(20));
+    const gone12Log = await requestLog(day(12));
+    const gone9Log = await requestLog(day(9));
+    const nowMs = Date.now();
+    const cutoffDayLog = await requestLog(today - 8 * DAY_MS);
+    const keptDayLog = await requestLog(nowMs - 8 * DAY_MS + 60_000);
+    const freshLog = await requestLog(day(1));
 
     const gone1 = await send(day(12), [
       { recipient: '260971000201', status: 'DELIVERED' },
@@ -333,6 +400,24 @@ describe('an unpartitioned database with data', () => {
     expect(await attemptPartitionOf(heldAttempt)).toBe(partitionName(dayStart(day(11))));
     expect(await attemptPartitionOf(gone1Attempt)).toBe(partitionName(dayStart(day(12))));
     expect(await attemptPartitionOf(inboundAttempt)).toBe(partitionName(today));
+    // Request logs from their own oldest day, then the messages' bounds.
+    const logNames = await names('request_logs');
+    expect(logNames[0]).toBe(partitionName(dayStart(day(20))));
+    expect(logNames.slice(8)).toEqual(await names('messages'));
+    expect(await logPartitionOf(gone12Log)).toBe(partitionName(dayStart(day(12))));
+
+    // logs prune keeps REQUEST_LOG_RETENTION_DAYS (8 here): every day partition that ends by the
+    // cutoff goes whole, the cutoff's day loses the rows before it one by one.
+    const pruned = await new RequestLogPruner(new RequestLogStore(logs), store, ctx.config).prune(8, nowMs);
+    expect(pruned.partitionsDropped).toEqual(
+      Array.from({ length: 12 }, (_, i) => partitionName(dayStart(day(20 - i)))),
+    );
+    expect(pruned.deleted).toBe(4);
+    const leftLogs = (await logs.query('SELECT id FROM request_logs WHERE id IN (?) ORDER BY id', [
+      [oldLog, gone12Log, gone9Log, cutoffDayLog, keptDayLog, freshLog],
+    ])) as Array<{ id: string }>;
+    expect(leftLogs.map((x) => String(x.id))).toEqual([keptDayLog, freshLog]);
+    expect((await names('request_logs'))[0]).toBe(partitionName(dayStart(today - 8 * DAY_MS)));
 
     // A receipt matched late follows its message into day 10; one given up, arrived on day 10,
     // is there too; one still waiting for a message keeps day 12's receipts partition.

@@ -50,6 +50,7 @@ import { DeliveryReportConnector1764032000000 } from './notification/17640320000
 import { IndexDeliveryReportsByMessage1764041000000 } from './notification/1764041000000-index-delivery-reports-by-message.js';
 import { CreateRequestLogs1764000300000 } from './log/1764000300000-create-request-logs.js';
 import { RequestLogRepeatCount1764001400000 } from './log/1764001400000-request-log-repeat-count.js';
+import { PartitionRequestLogsByDay1796604000000 } from './log/1796604000000-partition-request-logs-by-day.js';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -96,6 +97,7 @@ export const MAIN_MIGRATIONS: MigrationClass[] = [
 export const LOG_MIGRATIONS: MigrationClass[] = [
   CreateRequestLogs1764000300000,
   RequestLogRepeatCount1764001400000,
+  PartitionRequestLogsByDay1796604000000,
 ];
 export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   CreateReportsAndCallbacks1764000200000,

@@ -58,6 +58,12 @@ describe('day partitions', () => {
         'DROP PRIMARY KEY, ADD PRIMARY KEY (id, day_id), ALGORITHM=COPY, LOCK=SHARED PARTITION BY RANGE (day_id) ' +
         `(PARTITION p20261206 VALUES LESS THAN (${day('2026-12-07')}000000), PARTITION pmax VALUES LESS THAN (MAXVALUE))`,
     );
+    expect(partitionTableSql('request_logs', b)).toBe(
+      'ALTER TABLE request_logs ADD COLUMN day_id BIGINT UNSIGNED NOT NULL ' +
+        "DEFAULT (TIMESTAMPDIFF(MICROSECOND, '1970-01-01', COALESCE(created_at, UTC_TIMESTAMP(3))) * 1000), " +
+        'DROP PRIMARY KEY, ADD PRIMARY KEY (id, day_id), ALGORITHM=COPY, LOCK=SHARED PARTITION BY RANGE (day_id) ' +
+        `(PARTITION p20261206 VALUES LESS THAN (${day('2026-12-07')}000000), PARTITION pmax VALUES LESS THAN (MAXVALUE))`,
+    );
     expect(addPartitionsSql('message_parts', b)).toMatch(
       /^ALTER TABLE message_parts REORGANIZE PARTITION pmax INTO \(PARTITION p20261206 .*, PARTITION pmax VALUES LESS THAN \(MAXVALUE\)\)$/,
     );

@@ -26,7 +26,12 @@ export const CATCH_ALL = 'pmax';
  * on `day_id` the same way: its message's id when it is a message's event (`event_type`
  * 'message'); an attempt at another event (an inbound message's, a subscribed endpoint's) has
  * another subject in `message_id`, so it takes the id-shaped moment it was recorded, its
- * arrival day. An attempt is written once and never updated.
+ * arrival day. An attempt is written once and never updated. A request log (log database) is cut
+ * on `day_id` too, the id-shaped moment of its `created_at` (the request's time, written by
+ * the API in UTC), computed as the column's DEFAULT by date arithmetic that no session time
+ * zone changes: its day's partition holds exactly the rows of that day, and goes by the
+ * request logs' own age (REQUEST_LOG_RETENTION_DAYS), not the messages'. A log row is never
+ * updated but for its path (an erasure).
  */
 export const ALL_PARTITIONED_TABLES = [
   { table: 'messages', key: 'id', db: 'main' },
@@ -34,6 +39,7 @@ export const ALL_PARTITIONED_TABLES = [
   { table: 'message_parts', key: 'message_id', db: 'main' },
   { table: 'delivery_reports', key: 'day_id', db: 'notification' },
   { table: 'callback_attempts', key: 'day_id', db: 'notification' },
+  { table: 'request_logs', key: 'day_id', db: 'log' },
 ] as const;
 
 /** The partitioned tables of the main database (the message tables). */
@@ -47,6 +53,13 @@ export const REPORT_DAY_COLUMN =
 export const ATTEMPT_DAY_COLUMN =
   "ADD COLUMN day_id BIGINT UNSIGNED NOT NULL DEFAULT (IF(event_type = 'message', message_id, UNIX_TIMESTAMP() * 1000000000))";
 
+/**
+ * The request logs' partition column, added with their partitions. A DEFAULT sees a column
+ * left to its own DEFAULT as NULL, so a row written without `created_at` takes the UTC time.
+ */
+export const LOG_DAY_COLUMN =
+  "ADD COLUMN day_id BIGINT UNSIGNED NOT NULL DEFAULT (TIMESTAMPDIFF(MICROSECOND, '1970-01-01', COALESCE(created_at, UTC_TIMESTAMP(3))) * 1000)";
+
 export type PartitionedTable = (typeof ALL_PARTITIONED_TABLES)[number]['table'];
 
 /**
@@ -56,7 +69,8 @@ export type PartitionedTable = (typeof ALL_PARTITIONED_TABLES)[number]['table'];
  * `fallback-<chat uuid>`, unique in send_requests (not partitioned), so a chat message never
  * gets a second one; an event's, a receipt's and a callback attempt's ids are AUTO_INCREMENTs,
  * unique by themselves, so `(id, message_id)` and `(id, day_id)` keep ids apart as `(id)` did
- * (the primary key is the only unique key of delivery_reports and callback_attempts).
+ * (the primary key is the only unique key of delivery_reports and callback_attempts); a
+ * request log's id is an AUTO_INCREMENT too, and its primary key its only unique key.
  */
 const UNIQUE_KEY_CHANGES: Record<PartitionedTable, string[]> = {
   messages: [
@@ -69,6 +83,7 @@ const UNIQUE_KEY_CHANGES: Record<PartitionedTable, string[]> = {
   message_parts: [],
   delivery_reports: [REPORT_DAY_COLUMN, 'DROP PRIMARY KEY', 'ADD PRIMARY KEY (id, day_id)'],
   callback_attempts: [ATTEMPT_DAY_COLUMN, 'DROP PRIMARY KEY', 'ADD PRIMARY KEY (id, day_id)'],
+  request_logs: [LOG_DAY_COLUMN, 'DROP PRIMARY KEY', 'ADD PRIMARY KEY (id, day_id)'],
 };
 
 /**
@@ -108,10 +123,11 @@ export const KEYS_BEFORE: Record<PartitionedTable, string[]> = {
   message_parts: [],
   delivery_reports: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id)', 'DROP COLUMN day_id'],
   callback_attempts: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id)', 'DROP COLUMN day_id'],
+  request_logs: ['DROP PRIMARY KEY', 'ADD PRIMARY KEY (id)', 'DROP COLUMN day_id'],
 };
 
 /** The database a partitioned table is in. */
-export const databaseOf = (table: PartitionedTable): 'main' | 'notification' =>
+export const databaseOf = (table: PartitionedTable): 'main' | 'notification' | 'log' =>
   ALL_PARTITIONED_TABLES.find((t) => t.table === table)!.db;
 
 /** A partition: its name and the first id it no longer holds (null: MAXVALUE). */
@@ -123,6 +139,9 @@ export interface PartitionBound {
 export const firstIdOf = (ms: number): string => `${ms}000000`;
 export const msOfId = (id: string): number => Number(id.slice(0, -6));
 export const dayStart = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
+
+/** A partition's name as information_schema gives it, quoted for a statement. */
+export const quoted = (name: string) => `\`${name.replace(/`/g, '``')}\``;
 
 /** p20261206: the UTC day a partition starts. */
 export const partitionName = (startMs: number): string =>

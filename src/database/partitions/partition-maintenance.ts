@@ -48,8 +48,8 @@ export async function makePartitionsAhead(
 
 /**
  * Partitions the tables that are not yet: one partition per span from the oldest message's
- * day through the days ahead, then the catch-all. Each table is copied once, its unique keys
- * reworked in the same pass.
+ * day (request_logs: its oldest row's, as it is pruned by its own age) through the days ahead,
+ * then the catch-all. Each table is copied once, its unique keys reworked in the same pass.
  */
 export async function partitionTables(
   store: PartitionStore,
@@ -57,15 +57,16 @@ export async function partitionTables(
   nowMs = Date.now(),
 ): Promise<TableChange[]> {
   const oldest = await store.oldestMessageId();
-  const bounds = firstBounds(
-    oldest ? msOfId(oldest) : nowMs,
-    aheadUntil(nowMs, plan.aheadDays),
-    plan.spanDays,
-  );
+  const from = (ms: number | undefined) =>
+    firstBounds(ms ?? nowMs, aheadUntil(nowMs, plan.aheadDays), plan.spanDays);
   const out: TableChange[] = [];
   for (const { table } of ALL_PARTITIONED_TABLES) {
     if ((await store.bounds(table)).length) continue;
     const started = performance.now();
+    const bounds =
+      table === 'request_logs'
+        ? from(await store.oldestRequestLogMs())
+        : from(oldest ? msOfId(oldest) : undefined);
     await store.partition(table, bounds);
     out.push({ table, added: bounds.map((b) => b.name), seconds: (performance.now() - started) / 1000 });
   }

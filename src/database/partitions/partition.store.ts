@@ -3,6 +3,7 @@ import {
   addPartitionsSql,
   databaseOf,
   partitionTableSql,
+  quoted,
   type PartitionBound,
   type PartitionedTable,
 } from './day-partitions.js';
@@ -18,17 +19,20 @@ const DDL_LOCK_WAIT_SECONDS = 5;
 /**
  * The statements on the partitioned tables' partitions, each on its table's database (the
  * message tables on the main one, delivery_reports and callback_attempts on the notification
- * one; the same when only one is given): what they are, and the ALTERs that add, drop and first
- * make them. Rows are not read here beyond the oldest id.
+ * one, request_logs on the log one; the same when fewer are given): what they are, the rows
+ * they hold, and the ALTERs that add, drop and first make them. Rows are not read here beyond
+ * the oldest and the counts.
  */
 export class PartitionStore {
   constructor(
     private readonly main: DataSource,
     private readonly notifications: DataSource = main,
+    private readonly logs: DataSource = main,
   ) {}
 
   private on(table: PartitionedTable): DataSource {
-    return databaseOf(table) === 'main' ? this.main : this.notifications;
+    const db = databaseOf(table);
+    return db === 'main' ? this.main : db === 'log' ? this.logs : this.notifications;
   }
 
   /** A table's partitions in order; empty when it is not partitioned. */
@@ -56,6 +60,23 @@ export class PartitionStore {
       id: string | null;
     }>;
     return row?.id == null ? undefined : String(row.id);
+  }
+
+  /** When the oldest request log was written (epoch milliseconds), if any. */
+  async oldestRequestLogMs(): Promise<number | undefined> {
+    const [row] = (await this.logs.query('SELECT MIN(created_at) AS at FROM request_logs')) as Array<{
+      at: Date | null;
+    }>;
+    return row?.at == null ? undefined : new Date(row.at).getTime();
+  }
+
+  /** Rows the named partitions of a table hold (0 for none named). */
+  async rows(table: PartitionedTable, names: string[]): Promise<number> {
+    if (names.length === 0) return 0;
+    const [{ n }] = (await this.on(table).query(
+      `SELECT COUNT(*) AS n FROM ${table} PARTITION (${names.map(quoted).join(', ')})`,
+    )) as Array<{ n: string }>;
+    return Number(n);
   }
 
   /** Partitions an unpartitioned table (a copy of the table: writes wait while it runs). */

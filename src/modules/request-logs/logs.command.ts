@@ -21,11 +21,18 @@ export class LogsPruneCommand extends CliCommand {
 
   async run(_: string[], o: { json?: boolean; olderThanDays?: number }): Promise<void> {
     const r = await this.pruner.prune(o.olderThanDays);
-    const view = { deleted: r.deleted, older_than_days: r.olderThanDays, cutoff: r.cutoff.toISOString() };
+    const view = {
+      deleted: r.deleted,
+      older_than_days: r.olderThanDays,
+      cutoff: r.cutoff.toISOString(),
+      partitions_dropped: r.partitionsDropped,
+    };
     if (o.json) return printJson(view);
     printLine(
       `Deleted ${view.deleted} request log row(s) older than ${view.cutoff} (${view.older_than_days} days)`,
     );
+    if (view.partitions_dropped.length)
+      printLine(`day partitions dropped whole: ${view.partitions_dropped.join(', ')}`);
   }
 
   @Option({

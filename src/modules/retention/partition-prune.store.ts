@@ -2,10 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
+import { quoted } from '../../database/partitions/day-partitions.js';
 import { affected, FINAL, iso, type Row } from './retention.store.js';
-
-/** A partition's name as information_schema gives it, quoted for a statement. */
-const quoted = (name: string) => `\`${name.replace(/`/g, '``')}\``;
 
 /**
  * The statements of a prune by partition: whether a day's partition may go whole, what it

@@ -11,7 +11,7 @@ import { RetentionStore } from './retention.store.js';
 @SubCommand({
   name: 'partition',
   description:
-    'partition the message tables, delivery_reports and callback_attempts by day where they are not yet (each table copied once: writes to it wait meanwhile), then make the days ahead',
+    'partition the message tables, delivery_reports, callback_attempts and request_logs by day where they are not yet (each table copied once: writes to it wait meanwhile), then make the days ahead',
 })
 export class DbPartitionCommand extends CliCommand {
   constructor(
@@ -41,7 +41,9 @@ export class DbPartitionCommand extends CliCommand {
     const ahead = done.ahead.flatMap((c) => c.added.map((name) => `${c.table}.${name}`));
     if (o.json) return printJson({ converted, partitions_added: ahead });
     if (converted.length === 0)
-      printLine('The message tables, delivery_reports and callback_attempts were partitioned already.');
+      printLine(
+        'The message tables, delivery_reports, callback_attempts and request_logs were partitioned already.',
+      );
     for (const c of converted)
       printLine(`${c.table}: partitioned into ${c.partitions} day partition(s) and pmax in ${c.seconds} s`);
     if (ahead.length) printLine(`partitions made ahead: ${ahead.join(', ')}`);
