@@ -239,7 +239,8 @@ async function main() {
   );
   const smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 0 });
   const db = await (async () => {
-    await waitHttp(`${api}/health/ready`);
+    // A fresh database migrates first: on a loaded 2-core host that alone can pass a minute.
+    await waitHttp(`${api}/health/ready`, 240_000);
     return createConnection({ host: '127.0.0.1', user: 'root', database: name, timezone: 'Z' });
   })();
   try {
