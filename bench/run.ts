@@ -274,9 +274,16 @@ async function benchOnSharedApi() {
   );
   const smsc = await startSmppPeer({ autoReceipt: 'DELIVRD', receiptDelayMs: 0 });
   const db = await (async () => {
-    await waitHttp(`${api}/health/ready`);
+    // A fresh database migrates first: on a loaded 2-core host that alone can pass a minute.
+    await waitHttp(`${api}/health/ready`, 240_000);
     return createConnection({ host: '127.0.0.1', user: 'root', database: name, timezone: 'Z' });
-  })();
+  })().catch(async (err: unknown) => {
+    // Nothing is measured: leave no process of this run behind.
+    await stop(apiProc);
+    await stop(baseProc);
+    await smsc.close();
+    throw err;
+  });
   try {
     await waitHttp(`http://127.0.0.1:${basePort}/`, 30_000).catch(() => undefined);
     cli('accounts', 'create', '--username', 'bench', '--password', 'load-test-secret-1');

@@ -14,8 +14,8 @@ export interface ReceiptRun {
 /**
  * B3 with webhooks: the receipt rate of one worker with ENDPOINTS endpoints subscribed to `*`
  * (each state change fanned out to all three: a log row and an outbox job each, then a signed
- * POST to a receiver in this process), against the same run without endpoints, alternated so
- * drift hits both alike. The fan-out is on the receipt path (in the transaction's wake), the
+ * POST to a receiver in this process), against the same run without endpoints, made just before
+ * it (so drift over the run counts against the run with endpoints). The fan-out is on the receipt path (in the transaction's wake), the
  * POSTs on the worker's callback queue beside it.
  */
 export async function webhookFanOutRows(opts: {
@@ -55,7 +55,7 @@ export async function webhookFanOutRows(opts: {
     return [
       {
         id: 'B3',
-        metric: 'delivery receipts applied, one worker, no webhook endpoints (alternated with the next row)',
+        metric: 'delivery receipts applied, one worker, no webhook endpoints (run before the next row)',
         value: without.rate,
         unit: 'rcpt/s',
         bar: 'informational',

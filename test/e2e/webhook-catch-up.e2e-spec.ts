@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFICATION_DB } from '../../src/database/data-sources.js';
 import type { CommittedChange } from '../../src/modules/delivery/lifecycle/state-change.listener.js';
 import { messageEventId } from '../../src/modules/callbacks/event-ids.js';
-import { WebhookEvents } from '../../src/modules/callbacks/webhooks/webhook-events.service.js';
+import {
+  WebhookEvents,
+  type AcceptedSend,
+} from '../../src/modules/callbacks/webhooks/webhook-events.service.js';
 import { createTenant, type Tenant } from '../factories/account.factory.js';
 import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -17,21 +20,26 @@ interface Envelope {
 }
 
 /**
- * The process dies after a state change commits and before its events are kept: here the live
- * fan-out drops what it is told, as a process killed in those 50 ms would (the changes are
- * committed, nothing of their events is written anywhere).
+ * The process dies after a state change or a send commits and before its events are kept: here
+ * the live fan-out drops what it is told, as a process killed in those moments would (the rows
+ * are committed, nothing of their events is written anywhere).
  */
 const crash = { on: false };
 class CrashingWebhookEvents extends WebhookEvents {
   override async committed(changes: CommittedChange[]): Promise<void> {
     if (!crash.on) await super.committed(changes);
   }
+
+  override async accepted(send: AcceptedSend): Promise<void> {
+    if (!crash.on) await super.accepted(send);
+  }
 }
 
 /**
- * message.* events are delivered at least once whatever happens between a state change's commit
- * and its events being kept: the recovery sweep keeps from message_events what was not kept,
- * under the same event_id, and what was kept is neither logged nor sent twice.
+ * message.* events are delivered at least once whatever happens between a state change's (or a
+ * send's) commit and its events being kept: the recovery sweep keeps from message_events (and
+ * messages) what was not kept, under the same event_id, and what was kept is neither logged nor
+ * sent twice.
  */
 describe('webhook events after a crash', () => {
   let t: TestApp;
@@ -55,13 +63,13 @@ describe('webhook events after a crash', () => {
     );
     notifications = t.app.get<DataSource>(getDataSourceToken(NOTIFICATION_DB));
     a = await createTenant(t);
-    // The catch-up owes only what is recorded after its first round set its mark.
+    // The catch-ups owe only what is recorded after their first round set their marks.
     await waitFor(
       async () => {
         const marks = (await notifications.query(
-          "SELECT last_id FROM event_catch_up WHERE name = 'webhooks'",
+          "SELECT last_id FROM event_catch_up WHERE name IN ('webhooks', 'webhook-sends')",
         )) as unknown[];
-        return marks.length ? true : null;
+        return marks.length === 2 ? true : null;
       },
       20_000,
       'the catch-up started',
@@ -72,12 +80,12 @@ describe('webhook events after a crash', () => {
     await hooks?.close();
   });
 
-  const subscribe = async (path: string) => {
+  const subscribe = async (path: string, events = ['message.sent', 'message.delivered']) => {
     const made = await t
       .http()
       .post('/api/v1/json/webhooks')
       .set({ 'X-API-Key': a.key })
-      .send({ url: `${hooks.url}${path}`, events: ['message.sent', 'message.delivered'] });
+      .send({ url: `${hooks.url}${path}`, events });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     return made.body.webhook_id as string;
   };
@@ -112,20 +120,46 @@ describe('webhook events after a crash', () => {
       'SELECT event_id, type FROM webhook_deliveries WHERE webhook_id = ? ORDER BY type',
       [webhookId],
     )) as Array<{ event_id: string; type: string }>;
-  /** Until the sweep has gone past every state change recorded so far. */
-  const sweptPastNow = async () => {
-    const [{ id }] = (await t.ds.query('SELECT MAX(id) AS id FROM message_events')) as Array<{ id: string }>;
+  /** Until the sweep has gone past every state change (or message) recorded so far. */
+  const sweptPastNow = async (table = 'message_events', name = 'webhooks') => {
+    const [{ id }] = (await t.ds.query(`SELECT MAX(id) AS id FROM ${table}`)) as Array<{ id: string }>;
     await waitFor(
       async () => {
-        const [mark] = (await notifications.query(
-          "SELECT last_id FROM event_catch_up WHERE name = 'webhooks'",
-        )) as Array<{ last_id: string }>;
+        const [mark] = (await notifications.query('SELECT last_id FROM event_catch_up WHERE name = ?', [
+          name,
+        ])) as Array<{ last_id: string }>;
         return mark && BigInt(mark.last_id) >= BigInt(id) ? true : null;
       },
       20_000,
-      'the catch-up past the last state change',
+      `the catch-up past the last row of ${table}`,
     );
   };
+  const sendsSweptPastNow = () => sweptPastNow('messages', 'webhook-sends');
+  /** A send to a number and a suppressed one: the first accepted, the second rejected. */
+  const sendWithRejected = async (to: string, suppressed: string) => {
+    const blocked = await t
+      .http()
+      .post('/api/v1/json/suppressions')
+      .set({ 'X-API-Key': a.key })
+      .send({ channel: 'sms', recipients: [suppressed] });
+    expect(blocked.status, JSON.stringify(blocked.body)).toBe(200);
+    const sent = await t
+      .http()
+      .post('/api/v1/json/bulk/sms')
+      .set({ 'X-API-Key': a.key })
+      .send({ from: 'ACME', to: [to, suppressed], message: 'Hi' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const rows = (await t.ds.query(
+      'SELECT id, uuid, recipient FROM messages WHERE send_request_id = ? ORDER BY id',
+      [sent.body.api_reference],
+    )) as Array<{ id: string; uuid: string; recipient: string }>;
+    const of = (n: string) => rows.find((r) => r.recipient === n)!;
+    return {
+      accepted: { ...of(to), id: String(of(to).id) },
+      rejected: { ...of(suppressed), id: String(of(suppressed).id) },
+    };
+  };
+  const acceptanceEvents = ['message.accepted', 'message.scheduled', 'message.rejected'];
 
   it('delivers the events of state changes whose live fan-out died, under the event ids the live path gives', async () => {
     const hook = await subscribe('/lost');
@@ -175,5 +209,62 @@ describe('webhook events after a crash', () => {
       { event_id: messageEventId(m.id, 'DELIVERED'), type: 'message.delivered' },
       { event_id: messageEventId(m.id, 'SENT'), type: 'message.sent' },
     ]);
+  });
+
+  it("delivers a send's message.accepted and message.rejected whose live publication died, once, under the live ids", async () => {
+    const hook = await subscribe('/sends-lost', acceptanceEvents);
+    crash.on = true;
+    let sent: Awaited<ReturnType<typeof sendWithRejected>>;
+    try {
+      sent = await sendWithRejected('260971230003', '260971230004');
+      await waitFor(
+        async () => (envelopes('/sends-lost').length >= 2 ? true : null),
+        20_000,
+        'message.accepted and message.rejected kept by the sweep',
+      );
+    } finally {
+      crash.on = false;
+    }
+    await sendsSweptPastNow();
+    await new Promise((r) => setTimeout(r, 1000));
+    const got = envelopes('/sends-lost').sort((x, y) => x.type.localeCompare(y.type));
+    expect(got.map((e) => [e.type, e.event_id])).toEqual([
+      ['message.accepted', messageEventId(sent.accepted.id, 'ACKNOWLEDGED')],
+      ['message.rejected', messageEventId(sent.rejected.id, 'REJECTED')],
+    ]);
+    expect(got[0].data).toMatchObject({
+      message_id: sent.accepted.uuid,
+      status: 'ACKNOWLEDGED',
+      recipient: '260971230003',
+      reason: null,
+    });
+    expect(got[1].data).toMatchObject({
+      message_id: sent.rejected.uuid,
+      status: 'REJECTED',
+      recipient: '260971230004',
+      reason: 'SUPPRESSED',
+    });
+    expect((await logRows(hook)).map((r) => r.type)).toEqual(['message.accepted', 'message.rejected']);
+  });
+
+  it("logs and sends a send's events kept live once, when the sweep has gone over its messages too", async () => {
+    const hook = await subscribe('/sends-live', acceptanceEvents);
+    const sent = await sendWithRejected('260971230005', '260971230006');
+    await waitFor(
+      async () => (envelopes('/sends-live').length >= 2 ? true : null),
+      20_000,
+      'the live events',
+    );
+    await t.queue('callbacks').clean(0, 'completed');
+    await sendsSweptPastNow();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(
+      envelopes('/sends-live')
+        .map((e) => e.event_id)
+        .sort(),
+    ).toEqual(
+      [messageEventId(sent.accepted.id, 'ACKNOWLEDGED'), messageEventId(sent.rejected.id, 'REJECTED')].sort(),
+    );
+    expect((await logRows(hook)).map((r) => r.type)).toEqual(['message.accepted', 'message.rejected']);
   });
 });

@@ -3,7 +3,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { NOTIFICATION_DB } from '../../src/database/data-sources.js';
 import { EventCatchUpStore } from '../../src/modules/callbacks/event-catch-up.store.js';
-import { StateChangeCatchUp } from '../../src/modules/callbacks/state-change-catch-up.js';
+import { EventCatchUp, historyJournal } from '../../src/modules/callbacks/event-catch-up.js';
 import {
   MessageHistoryStore,
   type RecordedChange,
@@ -29,6 +29,14 @@ beforeAll(async () => {
   tenant = await createTenant(ctx);
 });
 afterAll(() => ctx?.close());
+
+const changes = () => historyJournal(history, 'message_events', (a, f, u) => history.changesOf(a, f, u));
+const DAY = 86_400_000;
+const limits = (graceMs: number, skips: Array<[string, string]> = []) => ({
+  graceMs,
+  reachMs: 7 * DAY,
+  skipped: (from: string, to: string) => void skips.push([from, to]),
+});
 
 /** Ages the mark's horizon as if it had been taken `ms` earlier. */
 const ageHorizon = (name: string, ms: number) =>
@@ -58,16 +66,16 @@ describe('EventCatchUpStore', () => {
   });
 });
 
-describe('StateChangeCatchUp', () => {
+describe('EventCatchUp', () => {
   it('passes each change once, only up to a horizon past its grace, and none before its start', async () => {
     const early = await storeSend(ctx, ownerOf(tenant), { messages: ['260971000201'] });
     await moveTo(ctx, early.ids, 'SENT');
     const seen: RecordedChange[] = [];
-    const catchUp = new StateChangeCatchUp('rounds', marks, history, 60_000, {
+    const catchUp = new EventCatchUp('rounds', marks, changes(), limits(60_000), {
       accounts: async () => [tenant.account.id],
-      keep: async (changes) => {
-        seen.push(...changes);
-        return changes.length;
+      keep: async (rows) => {
+        seen.push(...rows);
+        return rows.length;
       },
     });
     expect(await catchUp.round()).toBe(0); // starts after what is there
@@ -89,7 +97,7 @@ describe('StateChangeCatchUp', () => {
 
   it('reads no event when no account is owed anything, and still moves the mark', async () => {
     let reads = 0;
-    const catchUp = new StateChangeCatchUp('nobody', marks, history, 0, {
+    const catchUp = new EventCatchUp('nobody', marks, changes(), limits(0), {
       accounts: async () => [],
       keep: async () => ++reads,
     });
@@ -99,6 +107,44 @@ describe('StateChangeCatchUp', () => {
     await catchUp.round();
     await catchUp.round();
     expect(reads).toBe(0);
-    expect((await marks.get('nobody', 0))?.lastId).toBe(await history.lastId());
+    expect((await marks.get('nobody', 0))?.lastId).toBe(await history.lastId('message_events'));
+  });
+
+  it('moves a mark left behind past what the delivery log keeps to the rows within it, unread, and says so', async () => {
+    const seen: string[] = [];
+    const skips: Array<[string, string]> = [];
+    const catchUp = new EventCatchUp(
+      'behind',
+      marks,
+      historyJournal(history, 'messages', (a, f, u) => history.sendsOf(a, f, u)),
+      limits(0, skips),
+      {
+        accounts: async () => [tenant.account.id],
+        keep: async (rows) => {
+          seen.push(...rows.map((m) => m.messageId));
+          return rows.length;
+        },
+      },
+    );
+    const old = await storeSend(ctx, ownerOf(tenant), {
+      messages: ['260971000221'],
+      request: { createdAt: new Date(Date.now() - 8 * DAY) },
+    });
+    const within = await storeSend(ctx, ownerOf(tenant), {
+      messages: ['260971000222'],
+      request: { createdAt: new Date(Date.now() - 6 * DAY) },
+    });
+    // The mark as a sweep that stopped 9 days ago left it.
+    await marks.start('behind', (BigInt(old.ids[0]) - 1n).toString());
+    await catchUp.round(); // moves past the old row, takes the horizon
+    expect(skips).toHaveLength(1);
+    expect(BigInt(skips[0][1]) >= BigInt(old.ids[0]) && BigInt(skips[0][1]) < BigInt(within.ids[0])).toBe(
+      true,
+    );
+    await catchUp.round(); // reads up to the horizon
+    expect(seen).toContain(within.ids[0]);
+    expect(seen).not.toContain(old.ids[0]);
+    await catchUp.round();
+    expect(skips).toHaveLength(1);
   });
 });

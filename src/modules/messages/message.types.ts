@@ -189,3 +189,16 @@ export interface MessageView {
   /** Submitted over the SMPP server: the decimal id its client holds (the message's numeric id). */
   smpp_message_id?: string | null;
 }
+
+/**
+ * What a send answered for one of its messages, read back from the row: a charged message
+ * (units > 0) was ACKNOWLEDGED, or SCHEDULED when it waited for the request's send_at or its own
+ * window; the others were REJECTED. (A message rejected later was charged: its row says so.)
+ */
+export function statusAtSend(
+  m: Pick<AcceptedAnswerRow, 'units' | 'send_at'>,
+  requestSendAt: Date | null,
+): 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED' {
+  if (Number(m.units) === 0) return 'REJECTED';
+  return requestSendAt || m.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED';
+}

@@ -4,7 +4,7 @@ import { AppException } from '../../platform/errors/app.exception.js';
 import { IdempotencyStore } from '../idempotency/idempotency.store.js';
 import type { Channel } from '../messages/channel.js';
 import { MessageStore } from '../messages/message.store.js';
-import type { ReplayRequest } from '../messages/message.types.js';
+import { statusAtSend, type ReplayRequest } from '../messages/message.types.js';
 import { isTestKey } from './send-mode.js';
 import type { SendOutcome } from './send.types.js';
 
@@ -57,7 +57,7 @@ export class SendReplay {
         messageId: m.id,
         uuid: m.uuid,
         recipient: m.recipient,
-        status: m.units > 0 ? (req.send_at || m.send_at ? 'SCHEDULED' : 'ACKNOWLEDGED') : 'REJECTED',
+        status: statusAtSend(m, req.send_at),
         reason: m.units > 0 ? undefined : (m.reason ?? undefined),
         sendAt: m.units > 0 ? (m.send_at ?? undefined) : undefined,
       })),

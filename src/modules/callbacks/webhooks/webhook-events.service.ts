@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { DAY_MS } from '../../../database/partitions/day-partitions.js';
 import { MicroBatcher } from '../../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import type { Channel, MessageStatus } from '../../messages/channel.js';
@@ -8,32 +9,45 @@ import { messageEventPayload, type MessageEventPayload } from '../callback-job.j
 import { CallbackOutbox } from '../callback.outbox.js';
 import { EventCatchUpStore } from '../event-catch-up.store.js';
 import { messageEventId } from '../event-ids.js';
-import { StateChangeCatchUp } from '../state-change-catch-up.js';
-import { MessageHistoryStore, type RecordedChange } from '../../messages/message-history.store.js';
-import { WebhookDeliveryStore } from './webhook-delivery.store.js';
+import { EventCatchUp, historyJournal } from '../event-catch-up.js';
+import {
+  MessageHistoryStore,
+  type HistoryTable,
+  type RecordedChange,
+  type RecordedSend,
+} from '../../messages/message-history.store.js';
+import { DELIVERIES_KEPT_DAYS, WebhookDeliveryStore } from './webhook-delivery.store.js';
 import { MESSAGE_EVENT_OF, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-event-types.js';
 import { WebhookFanOut, type PublishedEvent } from './webhook-fan-out.service.js';
+import { WebhookCatchUpMetrics } from './webhooks.metrics.js';
 
 /** An event as another feature hands it in: one of the subscribable types. */
 export interface WebhookEvent extends PublishedEvent {
   type: WebhookEventType;
 }
 
-/** A send as committed: its recipients as the answer lists them. */
-export interface AcceptedSend {
+/** A send as committed, without its recipients. */
+interface SendFacts {
   accountId: string;
   test: boolean;
   channel: Channel;
   apiReference: string;
   userReferenceId: string | null;
   at: Date;
-  entries: Array<{
-    messageId: string;
-    uuid: string;
-    recipient: string;
-    status: Extract<MessageStatus, 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED'>;
-    reason?: string;
-  }>;
+}
+
+/** A recipient of a send as the answer lists it. */
+interface AnsweredEntry {
+  messageId: string;
+  uuid: string;
+  recipient: string;
+  status: Extract<MessageStatus, 'ACKNOWLEDGED' | 'SCHEDULED' | 'REJECTED'>;
+  reason?: string | null;
+}
+
+/** A send as committed: its recipients as the answer lists them. */
+export interface AcceptedSend extends SendFacts {
+  entries: AnsweredEntry[];
 }
 
 const ACCEPTANCE_TYPES = ['message.accepted', 'message.scheduled', 'message.rejected'] as const;
@@ -42,15 +56,17 @@ const MESSAGE_TYPES = WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('message.')
 const FAN_OUT_DELAY_MS = 50;
 /** At most this many events per fan-out (times the endpoints, at most 10: the rows of its statements). */
 const FAN_OUT_BATCH = 300;
-/** The catch-up's mark in event_catch_up. */
+/** The catch-ups' marks in event_catch_up: state changes (message_events), and sends (messages). */
 const CATCH_UP = 'webhooks';
+const SENDS_CATCH_UP = 'webhook-sends';
 
 /**
  * The one door for events to an account's webhook endpoints: `publish` logs each event for every
  * endpoint subscribed to its type and puts it on the callback outbox, which signs, sends, retries
  * and isolates targets as it does for delivery callbacks (at least once: a receiver deduplicates
- * by event_id). It also hears every committed state change of a message (message.* events), and
- * the recovery sweep re-derives from message_events those that a crash kept from being kept.
+ * by event_id). It also hears every committed state change of a message (message.* events) and
+ * every committed send, and the recovery sweep re-derives, from message_events and from
+ * messages, those that a crash kept from being kept.
  */
 @Injectable()
 export class WebhookEvents implements StateChangeListener, BeforeApplicationShutdown {
@@ -61,7 +77,7 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
     flush: (changes) => this.fanOutChanges(changes),
   });
 
-  private readonly catchUp: StateChangeCatchUp;
+  private readonly catchUps: Array<EventCatchUp<RecordedChange> | EventCatchUp<RecordedSend>>;
 
   constructor(
     private readonly fanOut: WebhookFanOut,
@@ -69,12 +85,42 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
     private readonly deliveries: WebhookDeliveryStore,
     marks: EventCatchUpStore,
     history: MessageHistoryStore,
+    metrics: WebhookCatchUpMetrics,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.catchUp = new StateChangeCatchUp(CATCH_UP, marks, history, config.eventCatchUpGraceMs, {
-      accounts: () => this.fanOut.accountsSubscribed(MESSAGE_TYPES),
-      keep: (changes) => this.keepAgain(changes),
+    // Not further back than the delivery log tells what was kept, nor than messages are kept.
+    const limits = (table: HistoryTable) => ({
+      graceMs: config.eventCatchUpGraceMs,
+      reachMs: Math.min(DELIVERIES_KEPT_DAYS, config.retention.messageDays) * DAY_MS,
+      skipped: (fromId: string, toId: string) => {
+        metrics.catchUpSkipped(table);
+        this.warnings.warn(
+          `the webhook catch-up of ${table} was left behind by more than the delivery log keeps: moved from id ${fromId} to ${toId} without re-checking the events in between`,
+        );
+      },
     });
+    this.catchUps = [
+      new EventCatchUp(
+        CATCH_UP,
+        marks,
+        historyJournal(history, 'message_events', (a, f, u) => history.changesOf(a, f, u)),
+        limits('message_events'),
+        {
+          accounts: () => this.fanOut.accountsSubscribed(MESSAGE_TYPES),
+          keep: (changes) => this.fanOutAll(changes.map(eventOf), true),
+        },
+      ),
+      new EventCatchUp(
+        SENDS_CATCH_UP,
+        marks,
+        historyJournal(history, 'messages', (a, f, u) => history.sendsOf(a, f, u)),
+        limits('messages'),
+        {
+          accounts: () => this.fanOut.accountsSubscribed(ACCEPTANCE_TYPES),
+          keep: (sends) => this.fanOutAll(sends.map(acceptanceOfRecorded), true),
+        },
+      ),
+    ];
   }
 
   /** Resolves once the events are kept (or, for none subscribed, at once). */
@@ -85,38 +131,13 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
   /**
    * The message.accepted, message.scheduled and message.rejected events of a send just committed,
    * one per recipient; nothing is built when no endpoint of the side takes them. Never throws:
-   * the send stands, and a failure is logged.
+   * the send stands, and a failure is logged. Events a crash (or a failure here) kept from being
+   * kept are kept by the recovery sweep from the messages' rows, under the same ids.
    */
   async accepted(send: AcceptedSend): Promise<void> {
     try {
       if (!(await this.fanOut.subscribed(send.accountId, send.test, ACCEPTANCE_TYPES))) return;
-      await this.publish(
-        send.entries.map((e) => {
-          const eventId = messageEventId(e.messageId, e.status);
-          const data: MessageEventPayload = {
-            event_id: eventId,
-            // The id the send answer gave: the UUID for SMS and chat, the numeric id for e-mail.
-            message_id: send.channel === 'email' ? e.messageId : e.uuid,
-            api_reference: send.apiReference,
-            user_reference_id: send.userReferenceId,
-            channel: send.channel,
-            recipient: e.recipient,
-            status: e.status,
-            reason: e.reason ?? null,
-            occurred_at: send.at.toISOString(),
-            test: send.test,
-          };
-          return {
-            accountId: send.accountId,
-            type: MESSAGE_EVENT_OF[e.status],
-            data,
-            test: send.test,
-            occurredAt: send.at,
-            eventId,
-            subjectRowId: e.messageId,
-          };
-        }),
-      );
+      await this.publish(send.entries.map((e) => acceptanceEvent(send, e)));
     } catch (err) {
       this.warnings.warn(
         `acceptance events of request ${send.apiReference} not kept: ${(err as Error).message}`,
@@ -164,11 +185,6 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
     );
   }
 
-  /** The events of recorded changes not kept yet (the sweep's catch-up); returns how many copies were kept. */
-  private async keepAgain(changes: RecordedChange[]): Promise<number> {
-    return this.fanOutAll(changes.map(eventOf), true);
-  }
-
   private async fanOutAll(events: WebhookEvent[], again: boolean): Promise<number> {
     let kept = 0;
     // A send of thousands of recipients is fanned out in slices, each statement a few MB at most.
@@ -181,13 +197,15 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
   }
 
   /**
-   * Run by the recovery sweep: keeps the message.* events that committed changes owe and no
-   * process kept (StateChangeCatchUp), then keeps the log to its days. The outbox's own sweep
-   * queues what is kept.
+   * Run by the recovery sweep: keeps the message.* events that committed state changes and sends
+   * owe and no process kept (EventCatchUp, over message_events and over messages), then keeps
+   * the log to its days. The outbox's own sweep queues what is kept.
    */
   async recover(): Promise<number> {
-    const kept = await this.catchUp.round();
-    if (kept) this.warnings.warn(`kept ${kept} message event(s) that their state change had not kept`);
+    let kept = 0;
+    for (const catchUp of this.catchUps) kept += await catchUp.round();
+    if (kept)
+      this.warnings.warn(`kept ${kept} message event(s) that their state change or send had not kept`);
     await this.deliveries.prune();
     return kept;
   }
@@ -205,4 +223,46 @@ function eventOf(c: CommittedChange): WebhookEvent {
     eventId,
     subjectRowId: String(c.message.id),
   };
+}
+
+/** A send's event for one recipient (message.accepted, .scheduled or .rejected), named by its message and state. */
+function acceptanceEvent(send: SendFacts, e: AnsweredEntry): WebhookEvent {
+  const eventId = messageEventId(e.messageId, e.status);
+  const data: MessageEventPayload = {
+    event_id: eventId,
+    // The id the send answer gave: the UUID for SMS and chat, the numeric id for e-mail.
+    message_id: send.channel === 'email' ? e.messageId : e.uuid,
+    api_reference: send.apiReference,
+    user_reference_id: send.userReferenceId,
+    channel: send.channel,
+    recipient: e.recipient,
+    status: e.status,
+    reason: e.reason ?? null,
+    occurred_at: send.at.toISOString(),
+    test: send.test,
+  };
+  return {
+    accountId: send.accountId,
+    type: MESSAGE_EVENT_OF[e.status],
+    data,
+    test: send.test,
+    occurredAt: send.at,
+    eventId,
+    subjectRowId: e.messageId,
+  };
+}
+
+/** The same event read back from the message's row (the sweep's catch-up of sends). */
+function acceptanceOfRecorded(m: RecordedSend): WebhookEvent {
+  return acceptanceEvent(
+    {
+      accountId: m.accountId,
+      test: m.test,
+      channel: m.channel,
+      apiReference: m.sendRequestId,
+      userReferenceId: m.userReferenceId,
+      at: m.createdAt,
+    },
+    m,
+  );
 }

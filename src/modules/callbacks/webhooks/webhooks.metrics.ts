@@ -19,3 +19,25 @@ export class WebhookMetrics {
     this.disabled.inc();
   }
 }
+
+/**
+ * The recovery sweep's catch-up of message.* events (WebhookEvents, in every process that
+ * publishes events): marks moved past rows older than the delivery log keeps.
+ */
+@Injectable()
+export class WebhookCatchUpMetrics {
+  private readonly skipped: Counter;
+
+  constructor(@Inject(MetricsService) metrics: MetricsService) {
+    this.skipped = new Counter({
+      name: 'bulk_webhook_catch_up_skipped_total',
+      help: "Times the recovery sweep's event catch-up found its mark older than the delivery log keeps and moved it past the older rows unread, by journal",
+      labelNames: ['journal'],
+      registers: [metrics.registry],
+    });
+  }
+
+  catchUpSkipped(journal: string): void {
+    this.skipped.inc({ journal });
+  }
+}

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { MessagesModule } from '../../messages/messages.module.js';
+import { MetricsModule } from '../../metrics/metrics.module.js';
 import { CallbackQueueModule } from '../callback-queue.module.js';
 import { CallbackStoreModule } from '../callback-store.module.js';
 import { WebhookEvents } from './webhook-events.service.js';
 import { WebhookStoreModule } from './webhook-store.module.js';
+import { WebhookCatchUpMetrics } from './webhooks.metrics.js';
 
 export const WEBHOOK_STATE_LISTENER = Symbol('WEBHOOK_STATE_LISTENER');
 
@@ -13,8 +15,12 @@ export const WEBHOOK_STATE_LISTENER = Symbol('WEBHOOK_STATE_LISTENER');
  * from the messages' history by the recovery sweep when a crash lost them).
  */
 @Module({
-  imports: [CallbackQueueModule, CallbackStoreModule, MessagesModule, WebhookStoreModule],
-  providers: [WebhookEvents, { provide: WEBHOOK_STATE_LISTENER, useExisting: WebhookEvents }],
+  imports: [CallbackQueueModule, CallbackStoreModule, MessagesModule, MetricsModule, WebhookStoreModule],
+  providers: [
+    WebhookEvents,
+    WebhookCatchUpMetrics,
+    { provide: WEBHOOK_STATE_LISTENER, useExisting: WebhookEvents },
+  ],
   exports: [WebhookEvents, WEBHOOK_STATE_LISTENER, WebhookStoreModule],
 })
 export class WebhooksModule {
