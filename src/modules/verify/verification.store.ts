@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { inOneTrip } from '../../database/statement.js';
 import type { Channel } from '../messages/channel.js';
 import type { Conversion } from '../fraud/pumping/pumping-rules.js';
 
@@ -39,9 +40,13 @@ export interface NewVerification {
   createdAt: Date;
 }
 
+/** A verification as a change left it; `moved`: it was pending, and this change applied. */
+export type Moved = { moved: boolean; row: VerificationRow } | undefined;
+
 const COLUMNS = `id, account_id, test_mode, channel, recipient, country, code_hash, status, attempts,
   message_id, public_message_id, expires_at, created_at, closed_at`;
 const OWNED = 'account_id = ? AND test_mode = ?';
+const PAST_ITS_END = ' AND expires_at <= ?';
 const owned = (o: VerificationOwner) => [o.accountId, o.testMode ? 1 : 0];
 
 /** Every statement on the verifications table. */
@@ -105,32 +110,57 @@ export class VerificationStore {
   }
 
   /**
-   * Runs `decide` on the verification locked FOR UPDATE and writes the status and attempts it
-   * returns, so two checks at once never both use the same attempt. Undefined: no such verification.
+   * A check of `digest` (the code entered, digested as the stored one is): on a pending
+   * verification, closes it `expired` past its end, else `approved` when the digests are equal,
+   * else counts the attempt, closing it `max_attempts_reached` at the `maxAttempts`-th. The
+   * decision is the UPDATE's own, so two checks at once never both use the same attempt.
    */
-  async change(
+  check(o: VerificationOwner, id: string, digest: Buffer, maxAttempts: number, at: Date): Promise<Moved> {
+    // Each assignment reads only columns none before it writes: attempts, the one that reads
+    // and writes the same column, comes last.
+    return this.moveOn(
+      o,
+      id,
+      `closed_at = IF(expires_at <= ? OR code_hash = ? OR attempts + 1 >= ?, ?, NULL),
+       status = CASE WHEN expires_at <= ? THEN 'expired' WHEN code_hash = ? THEN 'approved'
+                     WHEN attempts + 1 >= ? THEN 'max_attempts_reached' ELSE 'pending' END,
+       attempts = IF(expires_at <= ? OR code_hash = ?, attempts, attempts + 1)`,
+      [at, digest, maxAttempts, at, at, digest, maxAttempts, at, digest],
+    );
+  }
+
+  /** Closes a pending verification `canceled`, or `expired` when past its end. */
+  cancel(o: VerificationOwner, id: string, at: Date): Promise<Moved> {
+    return this.moveOn(o, id, `closed_at = ?, status = IF(expires_at <= ?, 'expired', 'canceled')`, [at, at]);
+  }
+
+  /** Closes a pending verification past its end `expired`; one still running is left as it is. */
+  expireIfDue(o: VerificationOwner, id: string, at: Date): Promise<Moved> {
+    return this.moveOn(o, id, `closed_at = ?, status = 'expired'`, [at], PAST_ITS_END, [at]);
+  }
+
+  /**
+   * Applies `assignments` to the verification if it is pending (and `also` holds), and reads it as it then is, in one
+   * transaction and one round trip: `moved` says whether it was pending (this call moved it on,
+   * under its row lock, and no other). Undefined: no such verification on this side.
+   */
+  private async moveOn(
     o: VerificationOwner,
     id: string,
-    decide: (row: VerificationRow) => Pick<VerificationRow, 'status' | 'attempts'>,
-    at: Date,
-  ): Promise<{ before: VerificationRow; after: VerificationRow } | undefined> {
-    return this.ds.transaction(async (em: EntityManager) => {
-      const [before] = (await em.query(
-        `SELECT ${COLUMNS} FROM verifications WHERE ${OWNED} AND id = ? FOR UPDATE`,
-        [...owned(o), id],
-      )) as VerificationRow[];
-      if (!before) return undefined;
-      const next = decide(before);
-      const closedAt = before.status === 'pending' && next.status !== 'pending' ? at : before.closed_at;
-      if (next.status !== before.status || next.attempts !== before.attempts)
-        await em.query('UPDATE verifications SET status = ?, attempts = ?, closed_at = ? WHERE id = ?', [
-          next.status,
-          next.attempts,
-          closedAt,
-          id,
-        ]);
-      return { before, after: { ...before, ...next, closed_at: closedAt } };
-    });
+    assignments: string,
+    params: unknown[],
+    also = '',
+    alsoParams: unknown[] = [],
+  ): Promise<Moved> {
+    const [update, rows] = (await inOneTrip(this.ds, [
+      {
+        sql: `UPDATE verifications SET ${assignments} WHERE ${OWNED} AND id = ? AND status = 'pending'${also}`,
+        params: [...params, ...owned(o), id, ...alsoParams],
+      },
+      { sql: `SELECT ${COLUMNS} FROM verifications WHERE ${OWNED} AND id = ?`, params: [...owned(o), id] },
+    ])) as [{ affectedRows: number }, VerificationRow[]];
+    const row = rows[0];
+    return row && { moved: update.affectedRows === 1, row };
   }
 
   /** Pending verifications past their end, oldest first, for the expiry sweep. */
