@@ -56,28 +56,33 @@ describe('VerificationStore', () => {
     expect(await store.find(test, v.id)).toBeUndefined();
   });
 
-  it('attaches the message and cancels the pending ones to the same recipient only', async () => {
+  it('stores a verification with its message, and keeps only the newest pending one to a recipient', async () => {
     const old = verification();
+    const older = verification({ recipient: old.recipient });
     const other = verification();
     const testSide = verification({ recipient: old.recipient });
-    const fresh = verification({ recipient: old.recipient });
+    const fresh = verification({
+      recipient: old.recipient,
+      message: { id: '42', publicId: 'uuid-42', maskedBody: 'Code ******' },
+    });
     for (const [o, v] of [
+      [live, older],
       [live, old],
       [live, other],
       [test, testSide],
       [live, fresh],
     ] as const)
       await store.insert(o, v);
-    const replaced = await store.attach(
-      live,
-      fresh.id,
-      { id: '42', publicId: 'uuid-42', maskedBody: 'Code ******' },
-      now,
-    );
-    expect(replaced.map((r) => [r.id, r.status])).toEqual([[old.id, 'canceled']]);
+    const replaced = await store.keepNewest(live, old.recipient, now);
+    expect(replaced.map((r) => [r.id, r.status])).toEqual([
+      [old.id, 'canceled'],
+      [older.id, 'canceled'],
+    ]);
     expect((await store.find(live, old.id))!.status).toBe('canceled');
+    expect((await store.find(live, fresh.id))!.status).toBe('pending');
     expect((await store.find(live, other.id))!.status).toBe('pending');
     expect((await store.find(test, testSide.id))!.status).toBe('pending');
+    expect(await store.keepNewest(live, old.recipient, now)).toEqual([]);
     expect(await store.find(live, fresh.id)).toMatchObject({
       message_id: '42',
       public_message_id: 'uuid-42',
@@ -196,12 +201,5 @@ describe('VerificationStore', () => {
     expect(await store.conversion(side, 'KE', now, 100)).toEqual({ decided: 5, approved: 1 });
     expect(await store.conversion(side, 'KE', now, 4)).toEqual({ decided: 4, approved: 0 });
     expect(await store.conversion(side, 'UG', now, 100)).toEqual({ decided: 0, approved: 0 });
-  });
-
-  it('removes a start whose code never went out', async () => {
-    const v = verification();
-    await store.insert(live, v);
-    await store.remove(v.id);
-    expect(await store.find(live, v.id)).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { inOneTrip } from '../../database/statement.js';
+import { inOneTrip, type Statement } from '../../database/statement.js';
 import type { Channel } from '../messages/channel.js';
 import type { Conversion } from '../fraud/pumping/pumping-rules.js';
 
@@ -38,6 +38,8 @@ export interface NewVerification {
   codeHash: Buffer;
   expiresAt: Date;
   createdAt: Date;
+  /** The code's message (and the text it keeps once handed over); absent only in tests. */
+  message?: { id: string; publicId: string; maskedBody: string };
 }
 
 /** A verification as a change left it; `moved`: it was pending, and this change applied. */
@@ -49,49 +51,56 @@ const OWNED = 'account_id = ? AND test_mode = ?';
 const PAST_ITS_END = ' AND expires_at <= ?';
 const owned = (o: VerificationOwner) => [o.accountId, o.testMode ? 1 : 0];
 
+/**
+ * The INSERT of a new verification with its code's message: for the send's own transaction, so
+ * the message and the verification that can mask its text are stored together or not at all.
+ */
+export function verificationInsert(o: VerificationOwner, v: NewVerification): Statement {
+  return {
+    sql: `INSERT INTO verifications (id, account_id, test_mode, channel, recipient, country, code_hash,
+            message_id, public_message_id, masked_body, expires_at, created_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    params: [
+      v.id,
+      ...owned(o),
+      v.channel,
+      v.recipient,
+      v.country,
+      v.codeHash,
+      v.message?.id ?? null,
+      v.message?.publicId ?? null,
+      v.message?.maskedBody ?? null,
+      v.expiresAt,
+      v.createdAt,
+    ],
+  };
+}
+
 /** Every statement on the verifications table. */
 @Injectable()
 export class VerificationStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   async insert(o: VerificationOwner, v: NewVerification): Promise<void> {
-    await this.ds.query(
-      `INSERT INTO verifications (id, account_id, test_mode, channel, recipient, country, code_hash, expires_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [v.id, ...owned(o), v.channel, v.recipient, v.country, v.codeHash, v.expiresAt, v.createdAt],
-    );
-  }
-
-  /** A start whose code never went out leaves nothing behind. */
-  async remove(id: string): Promise<void> {
-    await this.ds.query('DELETE FROM verifications WHERE id = ?', [id]);
+    const { sql, params } = verificationInsert(o, v);
+    await this.ds.query(sql, params);
   }
 
   /**
-   * Ties a started verification to its message (and the text that message keeps once handed
-   * over), and closes the recipient's older pending verifications as `canceled`, answering them:
-   * the old code stops working the moment the new one is sent. Each is closed by a statement of
-   * its own, on its primary key, so starts to one number at once take no range locks (they
-   * cannot deadlock) and the newest start's code is the one left working.
+   * Closes every pending verification to `recipient` but the newest as `canceled`, answering
+   * those it closed: the old code stops working once a new one is stored. Called after a start's
+   * send has committed, so of two starts at once the one to commit last sees both, whichever
+   * got the newer row. Each is closed by a statement of its own, on its primary key, so starts to
+   * one number at once take no range locks (they cannot deadlock) and the newest start's code is
+   * the one left working.
    */
-  async attach(
-    o: VerificationOwner,
-    id: string,
-    message: { id: string; publicId: string; maskedBody: string },
-    at: Date,
-  ): Promise<VerificationRow[]> {
-    await this.ds.query(
-      'UPDATE verifications SET message_id = ?, public_message_id = ?, masked_body = ? WHERE id = ?',
-      [message.id, message.publicId, message.maskedBody, id],
-    );
-    const older = (await this.ds.query(
-      `SELECT ${COLUMNS} FROM verifications
-        WHERE ${OWNED} AND recipient = (SELECT recipient FROM verifications WHERE id = ?) AND status = 'pending'
-          AND seq < (SELECT seq FROM verifications WHERE id = ?)`,
-      [...owned(o), id, id],
+  async keepNewest(o: VerificationOwner, recipient: string, at: Date): Promise<VerificationRow[]> {
+    const pending = (await this.ds.query(
+      `SELECT ${COLUMNS} FROM verifications WHERE ${OWNED} AND recipient = ? AND status = 'pending' ORDER BY seq DESC`,
+      [...owned(o), recipient],
     )) as VerificationRow[];
     const replaced: VerificationRow[] = [];
-    for (const v of older) {
+    for (const v of pending.slice(1)) {
       const r = (await this.ds.query(
         `UPDATE verifications SET status = 'canceled', closed_at = ? WHERE id = ? AND status = 'pending'`,
         [at, v.id],
