@@ -6,6 +6,7 @@ import { VerificationOutcomes } from './verification-outcomes.service.js';
 import {
   VerificationStore,
   type Moved,
+  type VerificationOutcome,
   type VerificationOwner,
   type VerificationRow,
   type VerificationStatus,
@@ -58,7 +59,7 @@ export class VerificationChecks {
    * The verification as a check or a cancel left it: 404 when there is none, 409 when it was
    * closed already; an outcome reached by this call is told to VerificationOutcomes.
    */
-  private settled(m: Moved, id: string): VerificationRow {
+  private settled<R extends VerificationOutcome>(m: Moved<R>, id: string): R {
     if (!m) throw notFound(id);
     if (!m.moved) throw closed(m.row);
     if (m.row.status !== 'pending') this.outcomes.closed(m.row);
@@ -82,7 +83,7 @@ function notFound(id: string): AppException {
   return new AppException('NOT_FOUND', `Verification ${id} not found.`);
 }
 
-function closed(v: VerificationRow): AppException {
+function closed(v: Pick<VerificationRow, 'id' | 'status'>): AppException {
   return new AppException('VERIFICATION_CLOSED', `Verification ${v.id} is ${v.status}, no longer pending.`, [
     { field: 'status', message: v.status },
   ]);

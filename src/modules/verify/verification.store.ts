@@ -42,11 +42,26 @@ export interface NewVerification {
   message?: { id: string; publicId: string; maskedBody: string };
 }
 
+/** What an outcome is told from (VerificationOutcomes): what a check reads back. */
+export type VerificationOutcome = Pick<
+  VerificationRow,
+  | 'id'
+  | 'account_id'
+  | 'test_mode'
+  | 'channel'
+  | 'recipient'
+  | 'country'
+  | 'status'
+  | 'attempts'
+  | 'closed_at'
+>;
+
 /** A verification as a change left it; `moved`: it was pending, and this change applied. */
-export type Moved = { moved: boolean; row: VerificationRow } | undefined;
+export type Moved<R = VerificationRow> = { moved: boolean; row: R } | undefined;
 
 const COLUMNS = `id, account_id, test_mode, channel, recipient, country, code_hash, status, attempts,
   message_id, public_message_id, expires_at, created_at, closed_at`;
+const OUTCOME_COLUMNS = 'id, account_id, test_mode, channel, recipient, country, status, attempts, closed_at';
 const OWNED = 'account_id = ? AND test_mode = ?';
 const PAST_ITS_END = ' AND expires_at <= ?';
 const owned = (o: VerificationOwner) => [o.accountId, o.testMode ? 1 : 0];
@@ -124,10 +139,17 @@ export class VerificationStore {
    * else counts the attempt, closing it `max_attempts_reached` at the `maxAttempts`-th. The
    * decision is the UPDATE's own, so two checks at once never both use the same attempt.
    */
-  check(o: VerificationOwner, id: string, digest: Buffer, maxAttempts: number, at: Date): Promise<Moved> {
+  check(
+    o: VerificationOwner,
+    id: string,
+    digest: Buffer,
+    maxAttempts: number,
+    at: Date,
+  ): Promise<Moved<VerificationOutcome>> {
     // Each assignment reads only columns none before it writes: attempts, the one that reads
     // and writes the same column, comes last.
     return this.moveOn(
+      OUTCOME_COLUMNS,
       o,
       id,
       `closed_at = IF(expires_at <= ? OR code_hash = ? OR attempts + 1 >= ?, ?, NULL),
@@ -140,34 +162,39 @@ export class VerificationStore {
 
   /** Closes a pending verification `canceled`, or `expired` when past its end. */
   cancel(o: VerificationOwner, id: string, at: Date): Promise<Moved> {
-    return this.moveOn(o, id, `closed_at = ?, status = IF(expires_at <= ?, 'expired', 'canceled')`, [at, at]);
+    return this.moveOn(COLUMNS, o, id, `closed_at = ?, status = IF(expires_at <= ?, 'expired', 'canceled')`, [
+      at,
+      at,
+    ]);
   }
 
   /** Closes a pending verification past its end `expired`; one still running is left as it is. */
   expireIfDue(o: VerificationOwner, id: string, at: Date): Promise<Moved> {
-    return this.moveOn(o, id, `closed_at = ?, status = 'expired'`, [at], PAST_ITS_END, [at]);
+    return this.moveOn(COLUMNS, o, id, `closed_at = ?, status = 'expired'`, [at], PAST_ITS_END, [at]);
   }
 
   /**
-   * Applies `assignments` to the verification if it is pending (and `also` holds), and reads it as it then is, in one
+   * Applies `assignments` to the verification if it is pending (and `also` holds), and reads its
+   * `columns` as it then is, in one
    * transaction and one round trip: `moved` says whether it was pending (this call moved it on,
    * under its row lock, and no other). Undefined: no such verification on this side.
    */
-  private async moveOn(
+  private async moveOn<R>(
+    columns: string,
     o: VerificationOwner,
     id: string,
     assignments: string,
     params: unknown[],
     also = '',
     alsoParams: unknown[] = [],
-  ): Promise<Moved> {
+  ): Promise<Moved<R>> {
     const [update, rows] = (await inOneTrip(this.ds, [
       {
         sql: `UPDATE verifications SET ${assignments} WHERE ${OWNED} AND id = ? AND status = 'pending'${also}`,
         params: [...params, ...owned(o), id, ...alsoParams],
       },
-      { sql: `SELECT ${COLUMNS} FROM verifications WHERE ${OWNED} AND id = ?`, params: [...owned(o), id] },
-    ])) as [{ affectedRows: number }, VerificationRow[]];
+      { sql: `SELECT ${columns} FROM verifications WHERE ${OWNED} AND id = ?`, params: [...owned(o), id] },
+    ])) as [{ affectedRows: number }, R[]];
     const row = rows[0];
     return row && { moved: update.affectedRows === 1, row };
   }
