@@ -109,12 +109,12 @@ export class VerificationStore {
    * one number at once take no range locks (they cannot deadlock) and the newest start's code is
    * the one left working.
    */
-  async keepNewest(o: VerificationOwner, recipient: string, at: Date): Promise<VerificationRow[]> {
+  async keepNewest(o: VerificationOwner, recipient: string, at: Date): Promise<VerificationOutcome[]> {
     const pending = (await this.ds.query(
-      `SELECT ${COLUMNS} FROM verifications WHERE ${OWNED} AND recipient = ? AND status = 'pending' ORDER BY seq DESC`,
+      `SELECT ${OUTCOME_COLUMNS} FROM verifications WHERE ${OWNED} AND recipient = ? AND status = 'pending' ORDER BY seq DESC`,
       [...owned(o), recipient],
-    )) as VerificationRow[];
-    const replaced: VerificationRow[] = [];
+    )) as VerificationOutcome[];
+    const replaced: VerificationOutcome[] = [];
     for (const v of pending.slice(1)) {
       const r = (await this.ds.query(
         `UPDATE verifications SET status = 'canceled', closed_at = ? WHERE id = ? AND status = 'pending'`,
