@@ -172,7 +172,7 @@ export class SendCommitter {
         sends.map((s) => s.messages),
       );
       await this.shortLinks.insert(em, linksOf(sends));
-      for (const s of sends) if (s.alongside) for (const a of s.alongside) await em.query(a.sql, a.params);
+      for (const s of sends) if (s.alongside) await this.batches.runEach(em, s.alongside);
       // The debit comes last so the hot balance row stays locked for as short a time as possible.
       await this.balances.debit(
         em,

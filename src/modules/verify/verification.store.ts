@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { inOneTrip, type Statement } from '../../database/statement.js';
+import { together, type Statement } from '../../database/statement.js';
 import type { Channel } from '../messages/channel.js';
 import type { Conversion } from '../fraud/pumping/pumping-rules.js';
 
@@ -65,6 +65,8 @@ const OUTCOME_COLUMNS = 'id, account_id, test_mode, channel, recipient, country,
 const OWNED = 'account_id = ? AND test_mode = ?';
 const PAST_ITS_END = ' AND expires_at <= ?';
 const owned = (o: VerificationOwner) => [o.accountId, o.testMode ? 1 : 0];
+const BEGIN: Statement = { sql: 'START TRANSACTION', params: [] };
+const COMMIT: Statement = { sql: 'COMMIT', params: [] };
 
 /**
  * The INSERT of a new verification with its code's message: for the send's own transaction, so
@@ -188,7 +190,7 @@ export class VerificationStore {
     also = '',
     alsoParams: unknown[] = [],
   ): Promise<Moved<R>> {
-    const [update, rows] = (await inOneTrip(this.ds, [
+    const [update, rows] = (await this.inOneTrip([
       {
         sql: `UPDATE verifications SET ${assignments} WHERE ${OWNED} AND id = ? AND status = 'pending'${also}`,
         params: [...params, ...owned(o), id, ...alsoParams],
@@ -256,5 +258,24 @@ export class VerificationStore {
   async markMasked(ids: string[], at: Date): Promise<void> {
     if (ids.length === 0) return;
     await this.ds.query('UPDATE verifications SET masked_at = ? WHERE id IN (?)', [at, ids]);
+  }
+
+  /**
+   * The statements in one transaction and one round trip: START TRANSACTION, each of them and
+   * COMMIT as one multi-statement query; answers each one's result, in order. When one fails,
+   * those after it are not run: the transaction is rolled back before its connection goes back
+   * to the pool, and the error thrown.
+   */
+  private async inOneTrip(statements: Statement[]): Promise<unknown[]> {
+    const all = together([BEGIN, ...statements, COMMIT]);
+    const runner = this.ds.createQueryRunner();
+    try {
+      return ((await runner.query(all.sql, all.params)) as unknown[]).slice(1, -1);
+    } catch (err) {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await runner.release();
+    }
   }
 }
