@@ -61,4 +61,16 @@ describe('SendBatchStore', () => {
     await store.commitIf([insert('after')], () => undefined);
     expect(await rowsOf('after')).toBe(1);
   });
+
+  it("runs statements one by one in the caller's transaction, rolled back with it", async () => {
+    await ctx.ds.transaction((em) => store.runEach(em, [insert('each'), insert('each'), update('each')]));
+    expect(await rowsOf('each')).toBe(2);
+    await expect(
+      ctx.ds.transaction(async (em) => {
+        await store.runEach(em, [insert('each-undone')]);
+        throw new Error('the send failed');
+      }),
+    ).rejects.toThrow('the send failed');
+    expect(await rowsOf('each-undone')).toBe(0);
+  });
 });

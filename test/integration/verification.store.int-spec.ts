@@ -56,28 +56,33 @@ describe('VerificationStore', () => {
     expect(await store.find(test, v.id)).toBeUndefined();
   });
 
-  it('attaches the message and cancels the pending ones to the same recipient only', async () => {
+  it('stores a verification with its message, and keeps only the newest pending one to a recipient', async () => {
     const old = verification();
+    const older = verification({ recipient: old.recipient });
     const other = verification();
     const testSide = verification({ recipient: old.recipient });
-    const fresh = verification({ recipient: old.recipient });
+    const fresh = verification({
+      recipient: old.recipient,
+      message: { id: '42', publicId: 'uuid-42', maskedBody: 'Code ******' },
+    });
     for (const [o, v] of [
+      [live, older],
       [live, old],
       [live, other],
       [test, testSide],
       [live, fresh],
     ] as const)
       await store.insert(o, v);
-    const replaced = await store.attach(
-      live,
-      fresh.id,
-      { id: '42', publicId: 'uuid-42', maskedBody: 'Code ******' },
-      now,
-    );
-    expect(replaced.map((r) => [r.id, r.status])).toEqual([[old.id, 'canceled']]);
+    const replaced = await store.keepNewest(live, old.recipient, now);
+    expect(replaced.map((r) => [r.id, r.status])).toEqual([
+      [old.id, 'canceled'],
+      [older.id, 'canceled'],
+    ]);
     expect((await store.find(live, old.id))!.status).toBe('canceled');
+    expect((await store.find(live, fresh.id))!.status).toBe('pending');
     expect((await store.find(live, other.id))!.status).toBe('pending');
     expect((await store.find(test, testSide.id))!.status).toBe('pending');
+    expect(await store.keepNewest(live, old.recipient, now)).toEqual([]);
     expect(await store.find(live, fresh.id)).toMatchObject({
       message_id: '42',
       public_message_id: 'uuid-42',
@@ -89,20 +94,87 @@ describe('VerificationStore', () => {
     expect(await store.unmasked(['42'])).toEqual([]);
   });
 
-  it('writes what the decision under the row lock returns, and closes once', async () => {
+  it('checks a code in one statement: counts wrong ones, closes at the last attempt, approves the right one', async () => {
+    const wrong = Buffer.alloc(32, 8);
     const v = verification();
     await store.insert(live, v);
-    const first = await store.change(
-      live,
-      v.id,
-      (r) => ({ status: 'pending', attempts: r.attempts + 1 }),
-      now,
+    expect(await store.check(live, v.id, wrong, 3, now)).toMatchObject({
+      moved: true,
+      row: { status: 'pending', attempts: 1, closed_at: null },
+    });
+    expect(await store.check(live, v.id, v.codeHash, 3, now)).toMatchObject({
+      moved: true,
+      row: { status: 'approved', attempts: 1, closed_at: now },
+    });
+    // Closed: left as it is, and said so.
+    expect(await store.check(live, v.id, v.codeHash, 3, now)).toMatchObject({
+      moved: false,
+      row: { status: 'approved', attempts: 1 },
+    });
+    expect(await store.check(test, v.id, v.codeHash, 3, now)).toBeUndefined();
+
+    const tried = verification();
+    await store.insert(live, tried);
+    for (const status of ['pending', 'pending', 'max_attempts_reached'])
+      expect((await store.check(live, tried.id, wrong, 3, now))!.row.status).toBe(status);
+    expect((await store.check(live, tried.id, tried.codeHash, 3, now))!).toMatchObject({
+      moved: false,
+      row: { status: 'max_attempts_reached', attempts: 3, closed_at: now },
+    });
+
+    const old = verification({ expiresAt: earlier });
+    await store.insert(live, old);
+    expect(await store.check(live, old.id, old.codeHash, 3, now)).toMatchObject({
+      moved: true,
+      row: { status: 'expired', attempts: 0, closed_at: now },
+    });
+  });
+
+  it('counts each of many checks at once exactly once', async () => {
+    const v = verification();
+    await store.insert(live, v);
+    const wrong = Buffer.alloc(32, 9);
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => store.check(live, v.id, wrong, 5, now)),
     );
-    expect(first!.after).toMatchObject({ status: 'pending', attempts: 1, closed_at: null });
-    const second = await store.change(live, v.id, (r) => ({ status: 'approved', attempts: r.attempts }), now);
-    expect(second!.before.status).toBe('pending');
-    expect(second!.after.closed_at).toEqual(now);
-    expect(await store.change(test, v.id, (r) => r, now)).toBeUndefined();
+    expect(results.filter((r) => r!.moved)).toHaveLength(5);
+    expect(results.filter((r) => r!.moved && r!.row.status === 'max_attempts_reached')).toHaveLength(1);
+    expect((await store.find(live, v.id))!.attempts).toBe(5);
+
+    // The right code checked twice at once is approved by one of them; the other finds it closed.
+    const right = verification();
+    await store.insert(live, right);
+    const both = await Promise.all([1, 2].map(() => store.check(live, right.id, right.codeHash, 5, now)));
+    expect(both.map((r) => [r!.moved, r!.row.status]).sort()).toEqual([
+      [false, 'approved'],
+      [true, 'approved'],
+    ]);
+  });
+
+  it('cancels a pending verification, expiring one past its end instead', async () => {
+    const v = verification();
+    const old = verification({ expiresAt: earlier });
+    await store.insert(live, v);
+    await store.insert(live, old);
+    expect(await store.cancel(live, v.id, now)).toMatchObject({ moved: true, row: { status: 'canceled' } });
+    expect(await store.cancel(live, v.id, now)).toMatchObject({ moved: false, row: { status: 'canceled' } });
+    expect(await store.cancel(live, old.id, now)).toMatchObject({ moved: true, row: { status: 'expired' } });
+  });
+
+  it('expires a pending verification met past its end, and only then', async () => {
+    const v = verification();
+    const old = verification({ expiresAt: earlier });
+    await store.insert(live, v);
+    await store.insert(live, old);
+    expect(await store.expireIfDue(live, v.id, now)).toMatchObject({
+      moved: false,
+      row: { status: 'pending' },
+    });
+    expect(await store.expireIfDue(live, old.id, now)).toMatchObject({
+      moved: true,
+      row: { status: 'expired', closed_at: now },
+    });
+    expect(await store.expireIfDue(test, old.id, now)).toBeUndefined();
   });
 
   it('finds pending verifications past their end, and expires each once', async () => {
@@ -119,7 +191,8 @@ describe('VerificationStore', () => {
     const decided = async (status: 'approved' | 'canceled') => {
       const v = verification({ country: 'KE' });
       await store.insert(side, v);
-      await store.change(side, v.id, (r) => ({ status, attempts: r.attempts }), now);
+      if (status === 'approved') await store.check(side, v.id, v.codeHash, 5, now);
+      else await store.cancel(side, v.id, now);
     };
     await decided('approved');
     for (let i = 0; i < 3; i++) await decided('canceled');
@@ -128,12 +201,5 @@ describe('VerificationStore', () => {
     expect(await store.conversion(side, 'KE', now, 100)).toEqual({ decided: 5, approved: 1 });
     expect(await store.conversion(side, 'KE', now, 4)).toEqual({ decided: 4, approved: 0 });
     expect(await store.conversion(side, 'UG', now, 100)).toEqual({ decided: 0, approved: 0 });
-  });
-
-  it('removes a start whose code never went out', async () => {
-    const v = verification();
-    await store.insert(live, v);
-    await store.remove(v.id);
-    expect(await store.find(live, v.id)).toBeUndefined();
   });
 });

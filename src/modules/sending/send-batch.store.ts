@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { countConflictRetry, isWriteConflict } from '../../database/conflict-retry.js';
 import { together, type Statement } from '../../database/statement.js';
 
@@ -42,5 +42,10 @@ export class SendBatchStore {
     } finally {
       await runner.release();
     }
+  }
+
+  /** Runs the statements one by one in the caller's transaction (a request written alone). */
+  async runEach(em: EntityManager, statements: Statement[]): Promise<void> {
+    for (const s of statements) await em.query(s.sql, s.params);
   }
 }

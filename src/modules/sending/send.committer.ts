@@ -24,6 +24,8 @@ export interface PreparedSend {
   spend?: SpendCharge | null;
   /** The Idempotency-Key's claim id, tied to the send in its transaction; null without the header. */
   idempotencyClaim?: string | null;
+  /** Rows of the caller's own tables that stand or fall with the send (a verification's), written in its transaction. */
+  alongside?: Statement[];
 }
 
 export class DuplicateReference extends Error {}
@@ -129,6 +131,7 @@ export class SendCommitter {
     for (const s of sends)
       if (s.idempotencyClaim) statements.push(linkSendStatement(s.idempotencyClaim, s.request.id));
     const links = statements.length - linksAt;
+    for (const s of sends) if (s.alongside) for (const a of s.alongside) statements.push(a);
     const debitsAt = statements.length;
     if (debit) statements.push(...debit.debits, debit.ledger);
     if (upsert) statements.push(upsert);
@@ -169,6 +172,7 @@ export class SendCommitter {
         sends.map((s) => s.messages),
       );
       await this.shortLinks.insert(em, linksOf(sends));
+      for (const s of sends) if (s.alongside) await this.batches.runEach(em, s.alongside);
       // The debit comes last so the hot balance row stays locked for as short a time as possible.
       await this.balances.debit(
         em,

@@ -12,7 +12,7 @@ import type { Claim } from '../idempotency/idempotency.store.js';
 import { SpendLimitExceeded } from '../balance/spend-limits.service.js';
 import { isTestKey, spendLimitRefusal } from './send-mode.js';
 import type { SendOutcome, SendPreview } from './send.types.js';
-import { storedSend } from './stored-send.js';
+import { storedSend, type Alongside } from './stored-send.js';
 import { refuseAccepted, storedRefusal } from './stored-refusals.js';
 import { TestQuota } from './test-quota.service.js';
 import { SendingMetrics } from './sending.metrics.js';
@@ -41,12 +41,16 @@ export class SendService {
     private readonly shortLinks: ShortLinks,
   ) {}
 
-  /** `claim`: the Idempotency-Key the request holds, if it came with one (IdempotencyGuard). */
+  /**
+   * `claim`: the Idempotency-Key the request holds, if it came with one (IdempotencyGuard);
+   * `alongside`: the caller's rows to write in the send's transaction.
+   */
   async send(
     policy: ChannelPolicy,
     auth: AuthContext,
     input: SendInput,
     claim?: Claim,
+    alongside?: Alongside,
   ): Promise<SendOutcome> {
     const { channel } = policy;
     const p = await this.preparation.prepare(policy, auth, input);
@@ -68,6 +72,7 @@ export class SendService {
           priority,
           suppressionExempt: input.ignoreSuppressions === true,
           idempotencyClaim: claim?.id ?? null,
+          alongside,
         },
         this.shortLinks,
       );

@@ -3,9 +3,17 @@ import type { Channel } from '../messages/channel.js';
 import type { NewMessageRow } from '../messages/message.types.js';
 import type { PreparedSend } from './send.committer.js';
 import { isTestKey, spendOf } from './send-mode.js';
-import type { CheckedRequest } from './send.types.js';
+import type { CheckedRequest, SendEntry } from './send.types.js';
 import type { ShortLinks } from '../links/short-links.service.js';
 import type { NewShortLink } from '../links/short-link.store.js';
+import type { Statement } from '../../database/statement.js';
+
+/**
+ * What a caller of the pipeline writes in the send's own transaction, from the recipients as the
+ * pipeline decided them (their message ids, REJECTED or not): a verification's row, so the code's
+ * message and its verification are stored together or not at all.
+ */
+export type Alongside = (entries: SendEntry[]) => Statement[];
 
 /**
  * What the committer writes for a checked request: its send_requests row, a messages row per
@@ -24,6 +32,8 @@ export function storedSend(
     suppressionExempt: boolean;
     /** The Idempotency-Key the request holds (its claim id), if it came with one. */
     idempotencyClaim: string | null;
+    /** The caller's rows written with the send, made from its recipients as they were decided. */
+    alongside?: Alongside;
   },
   shortLinks: ShortLinks,
 ): PreparedSend {
@@ -102,6 +112,7 @@ export function storedSend(
     },
     spend: spendOf(auth, cost, createdAt),
     idempotencyClaim: at.idempotencyClaim,
+    alongside: at.alongside?.(entries),
   };
 }
 

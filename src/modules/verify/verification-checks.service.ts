@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
-import { codeDigest, sameDigest } from './verification-code.js';
+import { codeDigest } from './verification-code.js';
 import { VerificationOutcomes } from './verification-outcomes.service.js';
 import {
   VerificationStore,
+  type Moved,
+  type VerificationOutcome,
   type VerificationOwner,
   type VerificationRow,
   type VerificationStatus,
@@ -31,24 +33,16 @@ export class VerificationChecks {
   ) {}
 
   async check(owner: VerificationOwner, id: string, code: string): Promise<CheckResult> {
-    const { after, wasClosed } = await this.apply(owner, id, (v, now) => {
-      if (v.expires_at <= now) return { status: 'expired', attempts: v.attempts };
-      // The digest is computed and compared whatever the code looks like: no early answer.
-      if (sameDigest(codeDigest(this.config.serverSecret, v.id, code), v.code_hash))
-        return { status: 'approved', attempts: v.attempts };
-      const attempts = v.attempts + 1;
-      return { status: attempts >= MAX_ATTEMPTS ? 'max_attempts_reached' : 'pending', attempts };
-    });
-    if (wasClosed) throw closed(after);
+    // The code entered is digested as the stored one was (keyed, bound to the verification) and
+    // the two digests compared by the UPDATE that counts the attempt: one round trip.
+    const digest = codeDigest(this.config.serverSecret, id, code);
+    const after = this.settled(await this.store.check(owner, id, digest, MAX_ATTEMPTS, new Date()), id);
     return { id, status: after.status, attemptsRemaining: remaining(after) };
   }
 
   async cancel(owner: VerificationOwner, id: string): Promise<VerificationRow> {
-    const { after, wasClosed } = await this.apply(owner, id, (v, now) => ({
-      status: v.expires_at > now ? 'canceled' : 'expired',
-      attempts: v.attempts,
-    }));
-    if (wasClosed || after.status !== 'canceled') throw closed(after);
+    const after = this.settled(await this.store.cancel(owner, id, new Date()), id);
+    if (after.status !== 'canceled') throw closed(after);
     return after;
   }
 
@@ -56,29 +50,20 @@ export class VerificationChecks {
     const v = await this.store.find(owner, id);
     if (!v) throw notFound(id);
     if (v.status !== 'pending' || v.expires_at > new Date()) return v;
-    return (await this.apply(owner, id, (row) => ({ status: 'expired', attempts: row.attempts }))).after;
+    const moved = await this.store.expireIfDue(owner, id, new Date());
+    if (moved?.moved) this.outcomes.closed(moved.row);
+    return moved?.row ?? v;
   }
 
   /**
-   * Moves a pending verification on as `next` says (a closed one is left as it is and answered
-   * with wasClosed), under its row lock; an outcome reached here is told to VerificationOutcomes.
+   * The verification as a check or a cancel left it: 404 when there is none, 409 when it was
+   * closed already; an outcome reached by this call is told to VerificationOutcomes.
    */
-  private async apply(
-    owner: VerificationOwner,
-    id: string,
-    next: (v: VerificationRow, now: Date) => Pick<VerificationRow, 'status' | 'attempts'>,
-  ): Promise<{ after: VerificationRow; wasClosed: boolean }> {
-    const now = new Date();
-    const changed = await this.store.change(
-      owner,
-      id,
-      (v) => (v.status === 'pending' ? next(v, now) : v),
-      now,
-    );
-    if (!changed) throw notFound(id);
-    const { before, after } = changed;
-    if (before.status === 'pending' && after.status !== 'pending') this.outcomes.closed(after);
-    return { after, wasClosed: before.status !== 'pending' };
+  private settled<R extends VerificationOutcome>(m: Moved<R>, id: string): R {
+    if (!m) throw notFound(id);
+    if (!m.moved) throw closed(m.row);
+    if (m.row.status !== 'pending') this.outcomes.closed(m.row);
+    return m.row;
   }
 
   /** Closes pending verifications past their end (the expiry sweep); answers how many it closed. */
@@ -98,7 +83,7 @@ function notFound(id: string): AppException {
   return new AppException('NOT_FOUND', `Verification ${id} not found.`);
 }
 
-function closed(v: VerificationRow): AppException {
+function closed(v: Pick<VerificationRow, 'id' | 'status'>): AppException {
   return new AppException('VERIFICATION_CLOSED', `Verification ${v.id} is ${v.status}, no longer pending.`, [
     { field: 'status', message: v.status },
   ]);

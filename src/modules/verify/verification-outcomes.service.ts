@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { WebhookEvents } from '../callbacks/webhooks/webhook-events.service.js';
 import { VerificationConversions } from './verification-conversion.cache.js';
-import type { VerificationRow } from './verification.store.js';
+import type { VerificationOutcome, VerificationRow } from './verification.store.js';
 import { VerifyMetrics } from './verify.metrics.js';
 
 /** The outcomes an account's endpoints hear of; a cancel is the account's own doing. */
@@ -29,7 +29,7 @@ export class VerificationOutcomes {
     private readonly conversions: VerificationConversions,
   ) {}
 
-  closed(v: VerificationRow): void {
+  closed(v: VerificationOutcome): void {
     this.metrics.count(v.country, v.status);
     this.conversions.forget({ accountId: String(v.account_id), testMode: Boolean(v.test_mode) }, v.country);
     const type = EVENT_OF[v.status];

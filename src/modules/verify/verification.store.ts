@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { together, type Statement } from '../../database/statement.js';
 import type { Channel } from '../messages/channel.js';
 import type { Conversion } from '../fraud/pumping/pumping-rules.js';
 
@@ -37,12 +38,60 @@ export interface NewVerification {
   codeHash: Buffer;
   expiresAt: Date;
   createdAt: Date;
+  /** The code's message (and the text it keeps once handed over); absent only in tests. */
+  message?: { id: string; publicId: string; maskedBody: string };
 }
+
+/** What an outcome is told from (VerificationOutcomes): what a check reads back. */
+export type VerificationOutcome = Pick<
+  VerificationRow,
+  | 'id'
+  | 'account_id'
+  | 'test_mode'
+  | 'channel'
+  | 'recipient'
+  | 'country'
+  | 'status'
+  | 'attempts'
+  | 'closed_at'
+>;
+
+/** A verification as a change left it; `moved`: it was pending, and this change applied. */
+export type Moved<R = VerificationRow> = { moved: boolean; row: R } | undefined;
 
 const COLUMNS = `id, account_id, test_mode, channel, recipient, country, code_hash, status, attempts,
   message_id, public_message_id, expires_at, created_at, closed_at`;
+const OUTCOME_COLUMNS = 'id, account_id, test_mode, channel, recipient, country, status, attempts, closed_at';
 const OWNED = 'account_id = ? AND test_mode = ?';
+const PAST_ITS_END = ' AND expires_at <= ?';
 const owned = (o: VerificationOwner) => [o.accountId, o.testMode ? 1 : 0];
+const BEGIN: Statement = { sql: 'START TRANSACTION', params: [] };
+const COMMIT: Statement = { sql: 'COMMIT', params: [] };
+
+/**
+ * The INSERT of a new verification with its code's message: for the send's own transaction, so
+ * the message and the verification that can mask its text are stored together or not at all.
+ */
+export function verificationInsert(o: VerificationOwner, v: NewVerification): Statement {
+  return {
+    sql: `INSERT INTO verifications (id, account_id, test_mode, channel, recipient, country, code_hash,
+            message_id, public_message_id, masked_body, expires_at, created_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    params: [
+      v.id,
+      ...owned(o),
+      v.channel,
+      v.recipient,
+      v.country,
+      v.codeHash,
+      v.message?.id ?? null,
+      v.message?.publicId ?? null,
+      v.message?.maskedBody ?? null,
+      v.expiresAt,
+      v.createdAt,
+    ],
+  };
+}
 
 /** Every statement on the verifications table. */
 @Injectable()
@@ -50,43 +99,25 @@ export class VerificationStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   async insert(o: VerificationOwner, v: NewVerification): Promise<void> {
-    await this.ds.query(
-      `INSERT INTO verifications (id, account_id, test_mode, channel, recipient, country, code_hash, expires_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [v.id, ...owned(o), v.channel, v.recipient, v.country, v.codeHash, v.expiresAt, v.createdAt],
-    );
-  }
-
-  /** A start whose code never went out leaves nothing behind. */
-  async remove(id: string): Promise<void> {
-    await this.ds.query('DELETE FROM verifications WHERE id = ?', [id]);
+    const { sql, params } = verificationInsert(o, v);
+    await this.ds.query(sql, params);
   }
 
   /**
-   * Ties a started verification to its message (and the text that message keeps once handed
-   * over), and closes the recipient's older pending verifications as `canceled`, answering them:
-   * the old code stops working the moment the new one is sent. Each is closed by a statement of
-   * its own, on its primary key, so starts to one number at once take no range locks (they
-   * cannot deadlock) and the newest start's code is the one left working.
+   * Closes every pending verification to `recipient` but the newest as `canceled`, answering
+   * those it closed: the old code stops working once a new one is stored. Called after a start's
+   * send has committed, so of two starts at once the one to commit last sees both, whichever
+   * got the newer row. Each is closed by a statement of its own, on its primary key, so starts to
+   * one number at once take no range locks (they cannot deadlock) and the newest start's code is
+   * the one left working.
    */
-  async attach(
-    o: VerificationOwner,
-    id: string,
-    message: { id: string; publicId: string; maskedBody: string },
-    at: Date,
-  ): Promise<VerificationRow[]> {
-    await this.ds.query(
-      'UPDATE verifications SET message_id = ?, public_message_id = ?, masked_body = ? WHERE id = ?',
-      [message.id, message.publicId, message.maskedBody, id],
-    );
-    const older = (await this.ds.query(
-      `SELECT ${COLUMNS} FROM verifications
-        WHERE ${OWNED} AND recipient = (SELECT recipient FROM verifications WHERE id = ?) AND status = 'pending'
-          AND seq < (SELECT seq FROM verifications WHERE id = ?)`,
-      [...owned(o), id, id],
-    )) as VerificationRow[];
-    const replaced: VerificationRow[] = [];
-    for (const v of older) {
+  async keepNewest(o: VerificationOwner, recipient: string, at: Date): Promise<VerificationOutcome[]> {
+    const pending = (await this.ds.query(
+      `SELECT ${OUTCOME_COLUMNS} FROM verifications WHERE ${OWNED} AND recipient = ? AND status = 'pending' ORDER BY seq DESC`,
+      [...owned(o), recipient],
+    )) as VerificationOutcome[];
+    const replaced: VerificationOutcome[] = [];
+    for (const v of pending.slice(1)) {
       const r = (await this.ds.query(
         `UPDATE verifications SET status = 'canceled', closed_at = ? WHERE id = ? AND status = 'pending'`,
         [at, v.id],
@@ -105,32 +136,69 @@ export class VerificationStore {
   }
 
   /**
-   * Runs `decide` on the verification locked FOR UPDATE and writes the status and attempts it
-   * returns, so two checks at once never both use the same attempt. Undefined: no such verification.
+   * A check of `digest` (the code entered, digested as the stored one is): on a pending
+   * verification, closes it `expired` past its end, else `approved` when the digests are equal,
+   * else counts the attempt, closing it `max_attempts_reached` at the `maxAttempts`-th. The
+   * decision is the UPDATE's own, so two checks at once never both use the same attempt.
    */
-  async change(
+  check(
     o: VerificationOwner,
     id: string,
-    decide: (row: VerificationRow) => Pick<VerificationRow, 'status' | 'attempts'>,
+    digest: Buffer,
+    maxAttempts: number,
     at: Date,
-  ): Promise<{ before: VerificationRow; after: VerificationRow } | undefined> {
-    return this.ds.transaction(async (em: EntityManager) => {
-      const [before] = (await em.query(
-        `SELECT ${COLUMNS} FROM verifications WHERE ${OWNED} AND id = ? FOR UPDATE`,
-        [...owned(o), id],
-      )) as VerificationRow[];
-      if (!before) return undefined;
-      const next = decide(before);
-      const closedAt = before.status === 'pending' && next.status !== 'pending' ? at : before.closed_at;
-      if (next.status !== before.status || next.attempts !== before.attempts)
-        await em.query('UPDATE verifications SET status = ?, attempts = ?, closed_at = ? WHERE id = ?', [
-          next.status,
-          next.attempts,
-          closedAt,
-          id,
-        ]);
-      return { before, after: { ...before, ...next, closed_at: closedAt } };
-    });
+  ): Promise<Moved<VerificationOutcome>> {
+    // Each assignment reads only columns none before it writes: attempts, the one that reads
+    // and writes the same column, comes last.
+    return this.moveOn(
+      OUTCOME_COLUMNS,
+      o,
+      id,
+      `closed_at = IF(expires_at <= ? OR code_hash = ? OR attempts + 1 >= ?, ?, NULL),
+       status = CASE WHEN expires_at <= ? THEN 'expired' WHEN code_hash = ? THEN 'approved'
+                     WHEN attempts + 1 >= ? THEN 'max_attempts_reached' ELSE 'pending' END,
+       attempts = IF(expires_at <= ? OR code_hash = ?, attempts, attempts + 1)`,
+      [at, digest, maxAttempts, at, at, digest, maxAttempts, at, digest],
+    );
+  }
+
+  /** Closes a pending verification `canceled`, or `expired` when past its end. */
+  cancel(o: VerificationOwner, id: string, at: Date): Promise<Moved> {
+    return this.moveOn(COLUMNS, o, id, `closed_at = ?, status = IF(expires_at <= ?, 'expired', 'canceled')`, [
+      at,
+      at,
+    ]);
+  }
+
+  /** Closes a pending verification past its end `expired`; one still running is left as it is. */
+  expireIfDue(o: VerificationOwner, id: string, at: Date): Promise<Moved> {
+    return this.moveOn(COLUMNS, o, id, `closed_at = ?, status = 'expired'`, [at], PAST_ITS_END, [at]);
+  }
+
+  /**
+   * Applies `assignments` to the verification if it is pending (and `also` holds), and reads its
+   * `columns` as it then is, in one
+   * transaction and one round trip: `moved` says whether it was pending (this call moved it on,
+   * under its row lock, and no other). Undefined: no such verification on this side.
+   */
+  private async moveOn<R>(
+    columns: string,
+    o: VerificationOwner,
+    id: string,
+    assignments: string,
+    params: unknown[],
+    also = '',
+    alsoParams: unknown[] = [],
+  ): Promise<Moved<R>> {
+    const [update, rows] = (await this.inOneTrip([
+      {
+        sql: `UPDATE verifications SET ${assignments} WHERE ${OWNED} AND id = ? AND status = 'pending'${also}`,
+        params: [...params, ...owned(o), id, ...alsoParams],
+      },
+      { sql: `SELECT ${columns} FROM verifications WHERE ${OWNED} AND id = ?`, params: [...owned(o), id] },
+    ])) as [{ affectedRows: number }, R[]];
+    const row = rows[0];
+    return row && { moved: update.affectedRows === 1, row };
   }
 
   /** Pending verifications past their end, oldest first, for the expiry sweep. */
@@ -190,5 +258,24 @@ export class VerificationStore {
   async markMasked(ids: string[], at: Date): Promise<void> {
     if (ids.length === 0) return;
     await this.ds.query('UPDATE verifications SET masked_at = ? WHERE id IN (?)', [at, ids]);
+  }
+
+  /**
+   * The statements in one transaction and one round trip: START TRANSACTION, each of them and
+   * COMMIT as one multi-statement query; answers each one's result, in order. When one fails,
+   * those after it are not run: the transaction is rolled back before its connection goes back
+   * to the pool, and the error thrown.
+   */
+  private async inOneTrip(statements: Statement[]): Promise<unknown[]> {
+    const all = together([BEGIN, ...statements, COMMIT]);
+    const runner = this.ds.createQueryRunner();
+    try {
+      return ((await runner.query(all.sql, all.params)) as unknown[]).slice(1, -1);
+    } catch (err) {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await runner.release();
+    }
   }
 }

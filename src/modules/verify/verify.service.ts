@@ -14,13 +14,15 @@ import type { ChannelPolicy } from '../sending/channel-policy.js';
 import { isTestKey } from '../sending/send-mode.js';
 import { SendService } from '../sending/send.service.js';
 import type { SendEntry } from '../sending/send.types.js';
+import type { Alongside } from '../sending/stored-send.js';
+import type { Statement } from '../../database/statement.js';
 import { TemplatesService } from '../templates/templates.service.js';
 import { codeDigest, newCode } from './verification-code.js';
 import { VerificationConversions } from './verification-conversion.cache.js';
 import { VerificationOutcomes } from './verification-outcomes.service.js';
 import { VerificationRate } from './verification-rate.limiter.js';
 import { maskedText, verificationText } from './verification-text.js';
-import { VerificationStore, type VerificationOwner } from './verification.store.js';
+import { VerificationStore, verificationInsert, type VerificationOwner } from './verification.store.js';
 import { VerifyMetrics } from './verify.metrics.js';
 import { VERIFY_REFERENCE_PREFIX } from './verify-reference.js';
 
@@ -52,8 +54,9 @@ const NO_COUNTRY = 'ZZ';
 
 /**
  * Starts a verification: checks the recipient and text, the per-number cap and the pumping
- * guard, stores the code's keyed digest, then sends the code through the one send pipeline
- * (priced, charged, routed, suppressed, limited like any send, as a high-priority message).
+ * guard, then sends the code through the one send pipeline (priced, charged, routed,
+ * suppressed, limited like any send, as a high-priority message), which stores the
+ * verification (the code's keyed digest, never the code) in the transaction of its message.
  */
 @Injectable()
 export class VerifyService {
@@ -118,6 +121,24 @@ export class VerifyService {
     let admitted: Admitted | null = null;
     const code = newCode(input.codeLength);
     const expiresAt = new Date(now.getTime() + input.ttlSeconds * 1000);
+    const maskedBody = maskedText(text.body);
+    // The verification's row is written in the send's own transaction, with its message.
+    const verification = (entries: SendEntry[]): Statement[] => {
+      const e = entries[0];
+      if (!e || e.status === 'REJECTED') return [];
+      return [
+        verificationInsert(owner, {
+          id,
+          channel,
+          recipient: to,
+          country,
+          codeHash: codeDigest(this.config.serverSecret, id, code),
+          expiresAt,
+          createdAt: now,
+          message: { id: e.messageId, publicId: publicId(channel, e), maskedBody },
+        }),
+      ];
+    };
     let entry: SendEntry;
     try {
       if (channel !== 'email')
@@ -127,33 +148,14 @@ export class VerifyService {
           source: 'verification',
           conversion: (c) => this.conversions.of(owner, c, now),
         });
-      await this.store.insert(owner, {
-        id,
-        channel,
-        recipient: to,
-        country,
-        codeHash: codeDigest(this.config.serverSecret, id, code),
-        expiresAt,
-        createdAt: now,
-      });
-      entry = await this.send(policy, auth, id, to, sender, text.body, text.subject, code);
+      entry = await this.send(policy, auth, id, to, sender, text, code, verification);
     } catch (err) {
       // Nothing went out: the start leaves no verification, no place in the cap and no count.
-      await Promise.allSettled([
-        this.store.remove(id),
-        this.rate.giveBack(owner, to, id),
-        admitted?.release(),
-      ]);
+      await Promise.allSettled([this.rate.giveBack(owner, to, id), admitted?.release()]);
       throw err;
     }
     // The code is on its way: from here on the verification stays, whatever fails.
-    const replaced = await this.store.attach(
-      owner,
-      id,
-      { id: entry.messageId, publicId: publicId(channel, entry), maskedBody: maskedText(text.body) },
-      new Date(),
-    );
-    for (const old of replaced) this.outcomes.closed(old);
+    for (const old of await this.store.keepNewest(owner, to, new Date())) this.outcomes.closed(old);
     this.metrics.count(country, 'pending');
     return {
       id,
@@ -172,23 +174,29 @@ export class VerifyService {
     id: string,
     to: string,
     sender: string,
-    body: string,
-    subject: string | null,
+    text: { body: string; subject: string | null },
     code: string,
+    verification: Alongside,
   ): Promise<SendEntry> {
     let outcome;
     try {
-      outcome = await this.sends.send(policy, auth, {
-        sender,
-        recipients: [to],
-        body,
-        subject,
-        // The code reaches the text as a personalisation value: the request's stored text keeps
-        // the {{code}} placeholder, and only the message's own text holds the code until hand-over.
-        variables: { [to]: { code } },
-        userReferenceId: `${VERIFY_REFERENCE_PREFIX}${id}`,
-        priority: 'high',
-      });
+      outcome = await this.sends.send(
+        policy,
+        auth,
+        {
+          sender,
+          recipients: [to],
+          body: text.body,
+          subject: text.subject,
+          // The code reaches the text as a personalisation value: the request's stored text keeps
+          // the {{code}} placeholder, and only the message's own text holds the code until hand-over.
+          variables: { [to]: { code } },
+          userReferenceId: `${VERIFY_REFERENCE_PREFIX}${id}`,
+          priority: 'high',
+        },
+        undefined,
+        verification,
+      );
     } catch (err) {
       // No recipient accepted: the pipeline's 400 names the recipient's reason.
       if (err instanceof AppException && err.code === 'VALIDATION_ERROR') {
