@@ -151,7 +151,7 @@ describe('sub-accounts: keys, whose data a key reads, suspension', () => {
       username: child.username,
       mode: 'live',
       status: 'active',
-      daily_limit: '5.000000',
+      daily_limit: 5,
       rate_limit: '50/1',
     });
     const key = created.body.key as string;

@@ -147,7 +147,7 @@ export class SubaccountKeyViewDto {
   @ApiProperty({ type: [String] }) allowed_ips: string[];
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) expires_at: string | null;
   @ApiProperty({ nullable: true, type: String, example: '100/1' }) rate_limit: string | null;
-  @ApiProperty({ nullable: true, type: String, example: '50.000000' }) daily_limit: string | null;
+  @ApiProperty({ nullable: true, type: Number, example: 50 }) daily_limit: number | null;
   @ApiProperty({ enum: ['high', 'normal'] }) priority: string;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) revoked_at: string | null;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) last_used_at: string | null;

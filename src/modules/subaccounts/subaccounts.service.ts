@@ -39,6 +39,11 @@ export function monthStart(now = new Date()): Date {
  * usage), transfers of credit both ways, and their API keys. A sub-account exists for its
  * parent only: any other account is answered 404, as for a name that does not exist.
  */
+/** A key as the API answers it: its daily limit a number, as every amount the API gives. */
+function answered<T extends { daily_limit: string | null }>(view: T) {
+  return { ...view, daily_limit: view.daily_limit === null ? null : Number(view.daily_limit) };
+}
+
 @Injectable()
 export class SubaccountsService {
   private readonly usage = new TtlCache<ChannelUsage[]>(USAGE_TTL_MS, 100_000);
@@ -149,7 +154,7 @@ export class SubaccountsService {
         dailyLimit: input.dailyLimit,
         rateLimit: input.rateLimit,
       });
-      return withSecret(keyView({ ...apiKey, username: child.username }), secret);
+      return answered(withSecret(keyView({ ...apiKey, username: child.username }), secret));
     } catch (err) {
       if (err instanceof RateLimitAboveParent)
         throw AppException.validation(
@@ -171,7 +176,7 @@ export class SubaccountsService {
         [{ field: 'key_id', message: 'no such key' }],
       );
     const revoked = await this.keys.revoke(keyId);
-    return keyView({ ...revoked, username: child.username });
+    return answered(keyView({ ...revoked, username: child.username }));
   }
 
   private async child(parent: Account, username: string): Promise<SubaccountRow> {

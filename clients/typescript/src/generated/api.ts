@@ -2625,8 +2625,8 @@ export interface components {
             expires_at: string | null;
             /** @example 100/1 */
             rate_limit: string | null;
-            /** @example 50.000000 */
-            daily_limit: string | null;
+            /** @example 50 */
+            daily_limit: number | null;
             /** @enum {string} */
             priority: "high" | "normal";
             /** Format: date-time */
@@ -2659,8 +2659,8 @@ export interface components {
             expires_at: string | null;
             /** @example 100/1 */
             rate_limit: string | null;
-            /** @example 50.000000 */
-            daily_limit: string | null;
+            /** @example 50 */
+            daily_limit: number | null;
             /** @enum {string} */
             priority: "high" | "normal";
             /** Format: date-time */
