@@ -408,7 +408,11 @@ describe('an unpartitioned database with data', () => {
 
     // logs prune keeps REQUEST_LOG_RETENTION_DAYS (8 here): every day partition that ends by the
     // cutoff goes whole, the cutoff's day loses the rows before it one by one.
-    const pruned = await new RequestLogPruner(new RequestLogStore(logs), store, ctx.config).prune(8, nowMs);
+    const pruner = new RequestLogPruner(new RequestLogStore(logs), store, ctx.config);
+    // While another process prunes (it holds the log database's prune lock), a prune removes nothing.
+    expect(await new RequestLogStore(logs).exclusively(() => pruner.prune(8, nowMs))).toBeUndefined();
+    expect((await names('request_logs'))[0]).toBe(partitionName(dayStart(day(20))));
+    const pruned = (await pruner.prune(8, nowMs))!;
     expect(pruned.partitionsDropped).toEqual(
       Array.from({ length: 12 }, (_, i) => partitionName(dayStart(day(20 - i)))),
     );

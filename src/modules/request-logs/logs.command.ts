@@ -1,6 +1,6 @@
 import { Command, Option, SubCommand } from 'nest-commander';
 import { CliCommand, CommandGroup } from '../../platform/cli/cli-command.js';
-import { UsageError } from '../../platform/cli/cli-errors.js';
+import { CommandError, UsageError } from '../../platform/cli/cli-errors.js';
 import { printJson, printLine } from '../../platform/cli/output.js';
 import { RequestLogPruner } from './request-log.pruner.js';
 
@@ -21,6 +21,7 @@ export class LogsPruneCommand extends CliCommand {
 
   async run(_: string[], o: { json?: boolean; olderThanDays?: number }): Promise<void> {
     const r = await this.pruner.prune(o.olderThanDays);
+    if (!r) throw new CommandError('Another process is pruning the request logs; nothing was removed.');
     const view = {
       deleted: r.deleted,
       older_than_days: r.olderThanDays,

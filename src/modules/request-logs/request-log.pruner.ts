@@ -20,7 +20,8 @@ export interface LogPruneResult {
  * 30). On a partitioned table every day partition that ends at or before the cutoff is dropped
  * whole first (its rows counted, then one ALTER: no row is deleted one by one); the rows left
  * before the cutoff (the cutoff's own day, or a table not partitioned) are deleted oldest
- * first, in chunks along the created_at index. Run by `logs prune` (e.g. from cron).
+ * first, in chunks along the created_at index. Run by `logs prune` (e.g. from cron), one
+ * process at a time (the log database's prune lock).
  */
 @Injectable()
 export class RequestLogPruner {
@@ -30,10 +31,15 @@ export class RequestLogPruner {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async prune(
+  /** One prune under the log database's prune lock; undefined when another process is pruning. */
+  prune(
     olderThanDays = this.config.requestLogRetentionDays,
     nowMs = Date.now(),
-  ): Promise<LogPruneResult> {
+  ): Promise<LogPruneResult | undefined> {
+    return this.store.exclusively(() => this.run(olderThanDays, nowMs));
+  }
+
+  private async run(olderThanDays: number, nowMs: number): Promise<LogPruneResult> {
     const cutoff = new Date(nowMs - olderThanDays * 86_400_000);
     // A partition's rows were all created before its bound: one ending by the cutoff holds none younger.
     const last = BigInt(firstIdOf(cutoff.getTime()));

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { LOG_DB } from '../../database/data-sources.js';
+import { withNamedLock } from '../../database/named-lock.js';
 
 const COLUMNS = [
   'id',
@@ -52,6 +53,14 @@ const cut = (s: string | null, n: number) => (s && s.length > n ? s.slice(0, n) 
 @Injectable()
 export class RequestLogStore {
   constructor(@InjectDataSource(LOG_DB) private readonly logDs: DataSource) {}
+
+  /**
+   * `work` while this process holds the log database's prune lock (one per log database); undefined
+   * when another process holds it, so two prunes never drop the same partition.
+   */
+  exclusively<T>(work: () => Promise<T>): Promise<T | undefined> {
+    return withNamedLock(this.logDs, `request-logs-prune:${String(this.logDs.options.database)}`, work);
+  }
 
   /** False once the log database is closed (at shutdown): a failed write is then not worth keeping. */
   get open(): boolean {
