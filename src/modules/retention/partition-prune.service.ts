@@ -16,6 +16,7 @@ import {
   RetentionStore,
   type RemovedCounts,
   type RetainedMessage,
+  type Row,
 } from './retention.store.js';
 
 /** Rows of the unpartitioned tables removed per statement. */
@@ -102,25 +103,29 @@ export class PartitionPrune {
       });
       if (o.signal?.aborted) return outcome([]);
     }
-    // Receipts that matched no message, in the receipts' partitions that go: archived as the
-    // walk archives them (by the day they arrived).
-    for (const r of reportDays) {
-      if (o.keep) await this.archiveUnmatched(r.name, o);
+    // What no message day archives, in the receipts' and attempts' partitions that go, archived
+    // under the day each row arrived: receipts that matched no message, and attempts at other
+    // events than a message's (inbound messages', subscribed endpoints').
+    const leftovers = [
+      ...reportDays.map((r) => ({
+        table: 'delivery_reports' as const,
+        name: r.name,
+        at: 'received_at',
+        read: (after: string, n: number) => this.days.unmatchedReports(r.name, after, n),
+        count: () => this.days.countReports(r.name),
+      })),
+      ...attemptDays.map((a) => ({
+        table: 'callback_attempts' as const,
+        name: a.name,
+        at: 'attempted_at',
+        read: (after: string, n: number) => this.days.otherAttempts(a.name, after, n),
+        count: () => this.days.countAttempts(a.name),
+      })),
+    ];
+    for (const l of leftovers) {
+      if (o.keep) await this.archiveRows(l.read, l.at, l.table, o);
       if (o.signal?.aborted) return outcome([]);
-      removed = addCounts(removed, {
-        ...NO_REMOVALS,
-        delivery_reports: await this.days.countReports(r.name),
-      });
-    }
-    // Attempts at other events (inbound messages', subscribed endpoints'), in the attempts'
-    // partitions that go: archived under the day they were recorded.
-    for (const a of attemptDays) {
-      if (o.keep) await this.archiveOtherAttempts(a.name, o);
-      if (o.signal?.aborted) return outcome([]);
-      removed = addCounts(removed, {
-        ...NO_REMOVALS,
-        callback_attempts: await this.days.countAttempts(a.name),
-      });
+      removed = addCounts(removed, { ...NO_REMOVALS, [l.table]: await l.count() });
     }
     const names = days.map((d) => d.name);
     for (const d of days)
@@ -186,26 +191,19 @@ export class PartitionPrune {
     return out;
   }
 
-  /** An attempts' partition's attempts at other events than a message's, batch by batch, into the archive. */
-  private async archiveOtherAttempts(partition: string, o: DayPruneHooks): Promise<void> {
+  /** A partition's rows `read` gives, batch by batch, into the archive under the day of their `at`. */
+  private async archiveRows(
+    read: (after: string, n: number) => Promise<Row[]>,
+    at: string,
+    table: 'delivery_reports' | 'callback_attempts',
+    o: DayPruneHooks,
+  ): Promise<void> {
     let after = '0';
     while (!o.signal?.aborted) {
-      const rows = await this.days.otherAttempts(partition, after, o.batch);
+      const rows = await read(after, o.batch);
       if (rows.length === 0) return;
       after = String(rows[rows.length - 1].id);
-      await o.keep!(new Map(groupRows(rows, 'attempted_at', 'callback_attempts')));
-      if (rows.length < o.batch) return;
-    }
-  }
-
-  /** A receipts' partition's unmatched receipts, batch by batch, into the archive. */
-  private async archiveUnmatched(partition: string, o: DayPruneHooks): Promise<void> {
-    let after = '0';
-    while (!o.signal?.aborted) {
-      const rows = await this.days.unmatchedReports(partition, after, o.batch);
-      if (rows.length === 0) return;
-      after = String(rows[rows.length - 1].id);
-      await o.keep!(new Map(groupRows(rows, 'received_at', 'delivery_reports')));
+      await o.keep!(new Map(groupRows(rows, at, table)));
       if (rows.length < o.batch) return;
     }
   }
