@@ -152,7 +152,7 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
    * together, so the state path never waits for the fan-out. A process that dies before they are
    * kept loses nothing: each event's id is derived from its message and state (event-ids.ts), and
    * the recovery sweep keeps, from message_events, those not logged for an endpoint, between one
-   * and two EVENT_CATCH_UP_GRACE_MS after the change (StateChangeCatchUp). An event kept by both
+   * and two EVENT_CATCH_UP_GRACE_MS after the change (EventCatchUp). An event kept by both
    * is logged and sent once.
    */
   async committed(changes: CommittedChange[]): Promise<void> {
