@@ -1,11 +1,12 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
+import { DispatchProducer } from '../../src/modules/delivery/dispatch/dispatch.producer.js';
 import { SmsPolicy } from '../../src/modules/sending/channels/sms/sms.policy.js';
 import type { SendInput } from '../../src/modules/sending/channel-policy.js';
 import { SendService } from '../../src/modules/sending/send.service.js';
@@ -79,6 +80,27 @@ describe('SendService', () => {
     expect(debit.amount).toBe('-0.500000');
     const queued = await queuedMessageIds(ctx.get<Queue>(getQueueToken('sms')));
     expect(queued).toEqual(expect.arrayContaining(out.entries.map((e) => e.messageId)));
+  });
+
+  it('answers a send marked answerOnceStored once it is stored, while its dispatch jobs have not reached Redis; one without the mark waits for them', async () => {
+    const auth = await tenant('10');
+    const dispatch = ctx.get(DispatchProducer);
+    let release!: (ok: boolean) => void;
+    const held = new Promise<boolean>((resolve) => (release = resolve));
+    const enqueue = vi.spyOn(dispatch, 'enqueue').mockReturnValue(held);
+    try {
+      const out = await sends.send(sms, auth, input({ answerOnceStored: true }));
+      expect((await rowsOf(ctx.ds, out.apiReference)).map((r) => r.status)).toEqual(['ACKNOWLEDGED']);
+      let answered = false;
+      const waiting = sends.send(sms, auth, input()).then(() => (answered = true));
+      await vi.waitFor(() => expect(enqueue).toHaveBeenCalledTimes(2));
+      await new Promise((r) => setImmediate(r));
+      expect(answered).toBe(false);
+      release(true);
+      await waiting;
+    } finally {
+      enqueue.mockRestore();
+    }
   });
 
   it('commits requests that arrive together in one transaction (group commit) of one round trip, each with its own charge', async () => {
