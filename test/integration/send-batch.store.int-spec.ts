@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Statement } from '../../src/database/statement.js';
-import { SendBatchStore } from '../../src/modules/sending/send-batch.store.js';
+import { SendBatchStore, type BatchStatement } from '../../src/modules/sending/send-batch.store.js';
+import { recordRunnerQueries } from '../support/runner-queries.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 
-/** A batch of statements in one transaction, committed only when its check accepts their results. */
+/** A batch of statements in one transaction and one round trip, committed only when each statement that must change one row did. */
 
 let ctx: ServiceContext;
 let store: SendBatchStore;
@@ -18,6 +19,7 @@ const update = (host: string): Statement => ({
   sql: 'UPDATE id_nodes SET pid = pid + 1 WHERE host = ?',
   params: [host],
 });
+const oneRow = (s: Statement): BatchStatement => ({ ...s, oneRow: true });
 const rowsOf = async (host: string) =>
   Number(
     (
@@ -35,30 +37,44 @@ beforeAll(async () => {
 afterAll(() => ctx?.close());
 
 describe('SendBatchStore', () => {
-  it("commits every statement once the check accepts each one's count of changed rows, in order", async () => {
-    let seen: Array<number | undefined> = [];
-    await store.commitIf([insert('ok'), insert('ok'), update('ok'), update('none')], (results) => {
-      seen = results.map((r) => r.affectedRows);
-    });
-    expect(seen).toEqual([1, 1, 2, 0]);
+  it('commits every statement in one query when each one marked oneRow changed one row', async () => {
+    const { runners, restore } = recordRunnerQueries(ctx.ds);
+    try {
+      await store.commitAtOnce([
+        insert('ok'),
+        insert('ok'),
+        insert('one'),
+        oneRow(update('one')),
+        update('none'),
+      ]);
+    } finally {
+      restore();
+    }
+    expect(runners).toEqual([[expect.any(String)]]);
+    expect(runners[0]![0]).toMatch(/^START TRANSACTION;[^]*;\nCOMMIT$/);
     expect(await rowsOf('ok')).toBe(2);
   });
 
-  it('rolls every statement back when the check throws, and throws its error', async () => {
-    const refused = new Error('a balance could not pay');
+  it('commits nothing when a statement marked oneRow changed no row, and throws', async () => {
     await expect(
-      store.commitIf([insert('refused'), update('refused')], () => {
-        throw refused;
-      }),
-    ).rejects.toBe(refused);
+      store.commitAtOnce([insert('refused'), oneRow(update('no-such-host')), insert('refused')]),
+    ).rejects.toThrow(/did not change its one row/);
     expect(await rowsOf('refused')).toBe(0);
+  });
+
+  it('commits nothing when a statement marked oneRow changed two rows', async () => {
+    await store.commitAtOnce([insert('two'), insert('two')]);
+    await expect(store.commitAtOnce([insert('two-more'), oneRow(update('two'))])).rejects.toThrow(
+      /did not change its one row/,
+    );
+    expect(await rowsOf('two-more')).toBe(0);
   });
 
   it('rolls back the statements before one that fails, and leaves the pool usable', async () => {
     const bad: Statement = { sql: 'INSERT INTO id_nodes (no_such_column) VALUES (1)', params: [] };
-    await expect(store.commitIf([insert('broken'), bad], () => undefined)).rejects.toThrow(/no_such_column/);
+    await expect(store.commitAtOnce([insert('broken'), bad])).rejects.toThrow(/no_such_column/);
     expect(await rowsOf('broken')).toBe(0);
-    await store.commitIf([insert('after')], () => undefined);
+    await store.commitAtOnce([insert('after')]);
     expect(await rowsOf('after')).toBe(1);
   });
 

@@ -6,6 +6,7 @@ import { AccountsModule } from '../../src/modules/accounts/accounts.module.js';
 import { ApiKeysModule } from '../../src/modules/api-keys/api-keys.module.js';
 import type { AuthContext } from '../../src/modules/api-keys/auth/auth-context.js';
 import { BalanceService } from '../../src/modules/balance/balance.service.js';
+import { DispatchProducer } from '../../src/modules/delivery/dispatch/dispatch.producer.js';
 import { SmsPolicy } from '../../src/modules/sending/channels/sms/sms.policy.js';
 import type { SendInput } from '../../src/modules/sending/channel-policy.js';
 import { SendService } from '../../src/modules/sending/send.service.js';
@@ -14,6 +15,7 @@ import { AppException } from '../../src/platform/errors/app.exception.js';
 import { authOf, createTenant } from '../factories/account.factory.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 import { queuedMessageIds } from '../support/test-app.js';
+import { recordRunnerQueries } from '../support/runner-queries.js';
 
 /**
  * The one send pipeline, called directly on real MySQL and Redis: what holds here holds for
@@ -80,22 +82,31 @@ describe('SendService', () => {
     expect(queued).toEqual(expect.arrayContaining(out.entries.map((e) => e.messageId)));
   });
 
-  it('commits requests that arrive together in one transaction (group commit) of two round trips, each with its own charge', async () => {
+  it('answers a send marked answerOnceStored once it is stored, while its dispatch jobs have not reached Redis; one without the mark waits for them', async () => {
+    const auth = await tenant('10');
+    const dispatch = ctx.get(DispatchProducer);
+    let release!: (ok: boolean) => void;
+    const held = new Promise<boolean>((resolve) => (release = resolve));
+    const enqueue = vi.spyOn(dispatch, 'enqueue').mockReturnValue(held);
+    try {
+      const out = await sends.send(sms, auth, input({ answerOnceStored: true }));
+      expect((await rowsOf(ctx.ds, out.apiReference)).map((r) => r.status)).toEqual(['ACKNOWLEDGED']);
+      let answered = false;
+      const waiting = sends.send(sms, auth, input()).then(() => (answered = true));
+      await vi.waitFor(() => expect(enqueue).toHaveBeenCalledTimes(2));
+      await new Promise((r) => setImmediate(r));
+      expect(answered).toBe(false);
+      release(true);
+      await waiting;
+    } finally {
+      enqueue.mockRestore();
+    }
+  });
+
+  it('commits requests that arrive together in one transaction (group commit) of one round trip, each with its own charge', async () => {
     const auth = await tenant('100', '1');
     // The statements each query runner is given, runner by runner.
-    const sent: string[][] = [];
-    const create = ctx.ds.createQueryRunner.bind(ctx.ds);
-    const runners = vi.spyOn(ctx.ds, 'createQueryRunner').mockImplementation((mode) => {
-      const runner = create(mode);
-      const mine: string[] = [];
-      sent.push(mine);
-      const query = runner.query.bind(runner);
-      runner.query = ((sql: string, ...rest: unknown[]) => {
-        mine.push(sql);
-        return (query as (...a: unknown[]) => unknown)(sql, ...rest);
-      }) as typeof runner.query;
-      return runner;
-    });
+    const { runners: sent, restore } = recordRunnerQueries(ctx.ds);
     try {
       const outs = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
@@ -104,23 +115,27 @@ describe('SendService', () => {
       );
       expect(new Set(outs.map((o) => o.apiReference)).size).toBe(20);
     } finally {
-      runners.mockRestore();
+      restore();
     }
     const batches = sent.filter((q) => q[0]?.startsWith('START TRANSACTION'));
     expect(batches.length).toBeGreaterThan(0);
     expect(batches.length).toBeLessThan(20);
     for (const batch of batches) {
-      expect(batch).toHaveLength(2);
+      expect(batch).toHaveLength(1);
       const statements = batch[0]!.split(';\n');
-      expect(statements.map((q) => /^(START TRANSACTION|\w+ (INTO )?\w+)/.exec(q)?.[0])).toEqual([
+      expect(
+        statements.map((q) => /^(START TRANSACTION|COMMIT|BEGIN NOT ATOMIC|\w+ (INTO )?\w+)/.exec(q)?.[0]),
+      ).toEqual([
         'START TRANSACTION',
         'INSERT INTO send_requests',
         'INSERT INTO messages',
         'UPDATE account_channels',
+        // The debit must have changed its row, or the query stops here.
+        'BEGIN NOT ATOMIC',
         'INSERT INTO ledger_entries',
         'INSERT INTO daily_spend',
+        'COMMIT',
       ]);
-      expect(batch[1]).toBe('COMMIT');
     }
     expect(await balanceOf(auth)).toBe('80.000000');
   });

@@ -38,6 +38,12 @@ export interface SendInput {
   ignoreSuppressions?: boolean;
   /** A submit_sm over the SMPP server: the credential it came on and its registered_delivery & 0x03. */
   smpp?: { credentialId: number; registeredDelivery: number } | null;
+  /**
+   * Answered once stored and charged, without waiting for its dispatch jobs to reach Redis (those
+   * that do not are queued by the recovery sweep): for a client that keeps a window of sends in
+   * flight, whose rate is the window over the time each send takes to be answered (an SMPP submit).
+   */
+  answerOnceStored?: boolean;
 }
 
 /** One text's size as the channel counts and charges it. */

@@ -4,40 +4,54 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { countConflictRetry, isWriteConflict } from '../../database/conflict-retry.js';
 import { together, type Statement } from '../../database/statement.js';
 
-/** The driver's answer to one statement of a multi-statement query (a write's count of changed rows). */
-export interface StatementResult {
-  affectedRows?: number;
+/** A statement of a batch; `oneRow`: it must change exactly one row, or nothing of the batch is committed. */
+export interface BatchStatement extends Statement {
+  oneRow?: boolean;
 }
 
 const BEGIN: Statement = { sql: 'START TRANSACTION', params: [] };
+const COMMIT: Statement = { sql: 'COMMIT', params: [] };
+/**
+ * Stops the query at the statement before it unless that statement changed one row: the
+ * SIGNAL fails the query there, so the statements after it, COMMIT included, never run.
+ */
+const ONE_ROW: Statement = {
+  sql: `BEGIN NOT ATOMIC IF ROW_COUNT() <> 1 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'a batch statement did not change its one row'; END IF; END`,
+  params: [],
+};
 
 /**
- * A batch of sends in one transaction and two round trips: START TRANSACTION and every
- * statement in one multi-statement query, then COMMIT. The statements are built by the modules
- * that own their tables (messages, idempotency, balance); this store runs them on one connection.
+ * A batch of sends in one transaction and one round trip: START TRANSACTION, every statement,
+ * a guard after each that must change one row, and COMMIT, in one multi-statement query. The
+ * statements are built by the modules that own their tables (messages, idempotency, balance);
+ * this store runs them on one connection.
  */
 @Injectable()
 export class SendBatchStore {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * Runs the statements in one transaction and commits it once `check` has accepted their
-   * results (one per statement, in order). When `check` throws, or a statement fails, rolls
-   * back and throws; throws too when the COMMIT did not go through (or its connection was lost).
+   * Runs the statements in one transaction and commits it, all in one round trip, unless a
+   * statement fails or one marked `oneRow` did not change exactly one row: then nothing is
+   * committed (rolled back) and it throws. It throws too when the answer did not come back (the
+   * connection lost): the transaction may then have committed or not.
    */
-  async commitIf(statements: Statement[], check: (results: StatementResult[]) => void): Promise<void> {
-    const all = together([BEGIN, ...statements]);
+  async commitAtOnce(statements: BatchStatement[]): Promise<void> {
+    const all: Statement[] = [BEGIN];
+    for (const s of statements) {
+      all.push(s);
+      if (s.oneRow) all.push(ONE_ROW);
+    }
+    all.push(COMMIT);
+    const query = together(all);
     const runner = this.ds.createQueryRunner();
-    let atCommit = false;
     try {
-      const results = (await runner.query(all.sql, all.params)) as StatementResult[];
-      check(results.slice(1));
-      atCommit = true;
-      await runner.query('COMMIT');
+      await runner.query(query.sql, query.params);
     } catch (err) {
+      // A failed statement leaves the transaction open on this connection.
       await runner.query('ROLLBACK').catch(() => undefined);
       // The caller writes the sends again, one by one: count a conflict as the retry it is.
-      if (isWriteConflict(err)) countConflictRetry(err, atCommit);
+      if (isWriteConflict(err)) countConflictRetry(err);
       throw err;
     } finally {
       await runner.release();

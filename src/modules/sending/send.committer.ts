@@ -10,7 +10,7 @@ import { MessageStore, type MessageGroup, type NewSendRequest } from '../message
 import { messagesInserts, requestsInsert } from '../messages/message-inserts.js';
 import type { Channel } from '../messages/channel.js';
 import { IdempotencyStore, linkSendStatement } from '../idempotency/idempotency.store.js';
-import { SendBatchStore } from './send-batch.store.js';
+import { SendBatchStore, type BatchStatement } from './send-batch.store.js';
 import { ShortLinkStore, shortLinksInserts, type NewShortLink } from '../links/short-link.store.js';
 
 /** Everything one accepted send writes, computed before the transaction. */
@@ -32,8 +32,6 @@ export class DuplicateReference extends Error {}
 /** The request's Idempotency-Key is already tied to a send (made by an earlier attempt): this one is not stored. */
 export class SendAlreadyMade extends Error {}
 class AlreadyStored extends Error {}
-/** A batch written at once did not go through as a whole (a balance that cannot pay): each request is written again on its own. */
-class NotAtOnce extends Error {}
 
 const MYSQL_DUP = 1062;
 /** Requests with more messages than this are written alone: they already amortise their round trips. */
@@ -50,10 +48,11 @@ const MAX_BATCH = 100;
  * request's problem never becomes another's and each gets its own exact answer.
  *
  * A batch whose messages fit one INSERT and whose charges have no daily limit to check (the
- * common case) is written in two round trips: every statement from START TRANSACTION to the
- * spend upsert in one multi-statement query, then COMMIT once each debit is seen to have
- * changed its row (SendBatchStore; else ROLLBACK, and the requests are written one by one as above): under
- * load each round trip also waits for the event loop (docs/performance.md#round-trips).
+ * common case) is written in one round trip: START TRANSACTION, every statement and COMMIT in
+ * one multi-statement query, where a debit that does not change its row (or a tie to an
+ * Idempotency-Key already taken) stops the query before its COMMIT (SendBatchStore; the
+ * requests are then written one by one as above): under load each round trip also waits for
+ * the event loop (docs/performance.md#round-trips).
  */
 @Injectable()
 export class SendCommitter {
@@ -110,9 +109,11 @@ export class SendCommitter {
   }
 
   /**
-   * The batch in two round trips, when it can be (else null, and nothing was written): one
-   * INSERT of messages at most, and no daily limit to check. Its promise rejects when the
-   * transaction did not commit (rolled back, or its connection lost).
+   * The batch in one round trip, when it can be (else null, and nothing was written): one
+   * INSERT of messages at most, and no daily limit to check. Each debit and each tie to an
+   * Idempotency-Key must change its one row, or nothing is committed. Its promise rejects when
+   * the transaction did not commit (a balance that cannot pay, a key already tied to a send: each
+   * request written again alone finds out which), or when its answer was lost.
    */
   private writeAtOnce(sends: PreparedSend[]): Promise<void> | null {
     const spend = sends.flatMap((s) => (s.spend ? [s.spend] : []));
@@ -122,26 +123,21 @@ export class SendCommitter {
     if (first.done || !messages.next().done) return null;
     const debit = debitStatements(sends.map((s) => s.charge));
     const upsert = this.spend.unlimitedCharge(spend);
-    const statements: Statement[] = [
+    const statements: BatchStatement[] = [
       requestsInsert(sends.map((s) => s.request)),
       first.value,
       ...shortLinksInserts(linksOf(sends)),
     ];
-    const linksAt = statements.length;
     for (const s of sends)
-      if (s.idempotencyClaim) statements.push(linkSendStatement(s.idempotencyClaim, s.request.id));
-    const links = statements.length - linksAt;
+      if (s.idempotencyClaim)
+        statements.push({ ...linkSendStatement(s.idempotencyClaim, s.request.id), oneRow: true });
     for (const s of sends) if (s.alongside) for (const a of s.alongside) statements.push(a);
-    const debitsAt = statements.length;
-    if (debit) statements.push(...debit.debits, debit.ledger);
+    if (debit) {
+      for (const d of debit.debits) statements.push({ ...d, oneRow: true });
+      statements.push(debit.ledger);
+    }
     if (upsert) statements.push(upsert);
-    return this.batches.commitIf(statements, (results) => {
-      const unpaid = debit?.debits.some((_, i) => results[debitsAt + i]?.affectedRows !== 1);
-      // A key already tied to a send: written again alone, that request finds out (SendAlreadyMade).
-      let unlinked = false;
-      for (let i = 0; i < links; i++) if (results[linksAt + i]?.affectedRows !== 1) unlinked = true;
-      if (unpaid || unlinked) throw new NotAtOnce();
-    });
+    return this.batches.commitAtOnce(statements);
   }
 
   /** Ties the send to its Idempotency-Key, unless an earlier attempt under the key made one. */

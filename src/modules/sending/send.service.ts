@@ -125,14 +125,17 @@ export class SendService {
     if (deferred) this.sendingMetrics.windowDeferred(channel, deferred);
     if (accepted.length === 0) {
       // Nothing to send (a fallback SMS stored REJECTED).
-    } else if (!schedule.sendAt && deferred === 0)
-      await this.dispatch.enqueue(
+    } else if (!schedule.sendAt && deferred === 0) {
+      // Never rejects: jobs that do not reach Redis are left to the recovery sweep.
+      const queued = this.dispatch.enqueue(
         channel,
         apiReference,
         accepted.map((e) => e.messageId),
         priority,
         isTestKey(auth),
       );
+      if (!input.answerOnceStored) await queued;
+    }
     // Some wait for their window: the others go now, in the chunks the due scanner and the
     // recovery sweep cut (by place among the request's accepted messages).
     else if (!schedule.sendAt && deferred < accepted.length)

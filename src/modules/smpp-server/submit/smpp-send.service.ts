@@ -86,6 +86,8 @@ export class SmppSend {
         sendAt: t.sendAt ?? null,
         validityPeriod: t.validityPeriod ?? null,
         smpp: { credentialId: credential.id, registeredDelivery: t.registeredDelivery },
+        // The client's window of submits turns over as fast as they are answered.
+        answerOnceStored: true,
       });
       const entry = out.entries[0]!;
       const rejected = entry.status === 'REJECTED' ? (entry.reason ?? 'REJECTED') : null;
