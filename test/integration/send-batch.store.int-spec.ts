@@ -44,6 +44,19 @@ describe('SendBatchStore', () => {
     expect(await rowsOf('ok')).toBe(2);
   });
 
+  it('sends reads with the COMMIT, in its round trip, and answers their rows in order', async () => {
+    const count = (host: string): Statement => ({
+      sql: 'SELECT COUNT(*) AS n FROM id_nodes WHERE host = ?',
+      params: [host],
+    });
+    const rows = await store.commitIf([insert('read'), insert('read')], () => undefined, [
+      count('read'),
+      count('none'),
+    ]);
+    expect(rows.map((r) => Number((r as Array<{ n: string }>)[0]!.n))).toEqual([2, 0]);
+    expect(await store.commitIf([insert('unread')], () => undefined)).toEqual([]);
+  });
+
   it('rolls every statement back when the check throws, and throws its error', async () => {
     const refused = new Error('a balance could not pay');
     await expect(

@@ -10,6 +10,7 @@ export interface StatementResult {
 }
 
 const BEGIN: Statement = { sql: 'START TRANSACTION', params: [] };
+const COMMIT: Statement = { sql: 'COMMIT', params: [] };
 
 /**
  * A batch of sends in one transaction and two round trips: START TRANSACTION and every
@@ -24,8 +25,14 @@ export class SendBatchStore {
    * Runs the statements in one transaction and commits it once `check` has accepted their
    * results (one per statement, in order). When `check` throws, or a statement fails, rolls
    * back and throws; throws too when the COMMIT did not go through (or its connection was lost).
+   * `after`: reads sent with the COMMIT, in its round trip, so each sees the transaction
+   * committed; answers their rows, in order (none when there are none).
    */
-  async commitIf(statements: Statement[], check: (results: StatementResult[]) => void): Promise<void> {
+  async commitIf(
+    statements: Statement[],
+    check: (results: StatementResult[]) => void,
+    after: Statement[] = [],
+  ): Promise<unknown[][]> {
     const all = together([BEGIN, ...statements]);
     const runner = this.ds.createQueryRunner();
     let atCommit = false;
@@ -33,7 +40,12 @@ export class SendBatchStore {
       const results = (await runner.query(all.sql, all.params)) as StatementResult[];
       check(results.slice(1));
       atCommit = true;
-      await runner.query('COMMIT');
+      if (after.length === 0) {
+        await runner.query('COMMIT');
+        return [];
+      }
+      const commit = together([COMMIT, ...after]);
+      return ((await runner.query(commit.sql, commit.params)) as unknown[][]).slice(1);
     } catch (err) {
       await runner.query('ROLLBACK').catch(() => undefined);
       // The caller writes the sends again, one by one: count a conflict as the retry it is.

@@ -26,6 +26,19 @@ export interface PreparedSend {
   idempotencyClaim?: string | null;
   /** Rows of the caller's own tables that stand or fall with the send (a verification's), written in its transaction. */
   alongside?: Statement[];
+  /** The caller's read of what the send left, sent with its COMMIT when it can be (AfterCommit). */
+  afterCommit?: AfterCommit;
+}
+
+/**
+ * A read of the caller's own tables that must see the send committed (a verification's older
+ * pending ones to its number): sent in the COMMIT's round trip when the send is written with
+ * others at once, and `read` handed its rows. A send written another way (alone, statement by
+ * statement) never runs it, and `read` is not called: the caller reads for itself then.
+ */
+export interface AfterCommit {
+  statement: Statement;
+  read(rows: unknown[]): void;
 }
 
 export class DuplicateReference extends Error {}
@@ -135,13 +148,23 @@ export class SendCommitter {
     const debitsAt = statements.length;
     if (debit) statements.push(...debit.debits, debit.ledger);
     if (upsert) statements.push(upsert);
-    return this.batches.commitIf(statements, (results) => {
-      const unpaid = debit?.debits.some((_, i) => results[debitsAt + i]?.affectedRows !== 1);
-      // A key already tied to a send: written again alone, that request finds out (SendAlreadyMade).
-      let unlinked = false;
-      for (let i = 0; i < links; i++) if (results[linksAt + i]?.affectedRows !== 1) unlinked = true;
-      if (unpaid || unlinked) throw new NotAtOnce();
-    });
+    const reads: AfterCommit[] = [];
+    for (const s of sends) if (s.afterCommit) reads.push(s.afterCommit);
+    return this.batches
+      .commitIf(
+        statements,
+        (results) => {
+          const unpaid = debit?.debits.some((_, i) => results[debitsAt + i]?.affectedRows !== 1);
+          // A key already tied to a send: written again alone, that request finds out (SendAlreadyMade).
+          let unlinked = false;
+          for (let i = 0; i < links; i++) if (results[linksAt + i]?.affectedRows !== 1) unlinked = true;
+          if (unpaid || unlinked) throw new NotAtOnce();
+        },
+        reads.map((r) => r.statement),
+      )
+      .then((rows) => {
+        for (let i = 0; i < reads.length; i++) reads[i]!.read(rows[i] ?? []);
+      });
   }
 
   /** Ties the send to its Idempotency-Key, unless an earlier attempt under the key made one. */

@@ -93,6 +93,14 @@ export function verificationInsert(o: VerificationOwner, v: NewVerification): St
   };
 }
 
+/** The pending verifications to `recipient`, newest first: what keepNewest closes all but the first of. */
+export function pendingTo(o: VerificationOwner, recipient: string): Statement {
+  return {
+    sql: `SELECT ${OUTCOME_COLUMNS} FROM verifications WHERE ${OWNED} AND recipient = ? AND status = 'pending' ORDER BY seq DESC`,
+    params: [...owned(o), recipient],
+  };
+}
+
 /** Every statement on the verifications table. */
 @Injectable()
 export class VerificationStore {
@@ -109,13 +117,19 @@ export class VerificationStore {
    * send has committed, so of two starts at once the one to commit last sees both, whichever
    * got the newer row. Each is closed by a statement of its own, on its primary key, so starts to
    * one number at once take no range locks (they cannot deadlock) and the newest start's code is
-   * the one left working.
+   * the one left working. `pending`: the rows of `pendingTo` if they were read after the commit
+   * already (with the send's COMMIT), else they are read here.
    */
-  async keepNewest(o: VerificationOwner, recipient: string, at: Date): Promise<VerificationOutcome[]> {
-    const pending = (await this.ds.query(
-      `SELECT ${OUTCOME_COLUMNS} FROM verifications WHERE ${OWNED} AND recipient = ? AND status = 'pending' ORDER BY seq DESC`,
-      [...owned(o), recipient],
-    )) as VerificationOutcome[];
+  async keepNewest(
+    o: VerificationOwner,
+    recipient: string,
+    at: Date,
+    pending?: VerificationOutcome[],
+  ): Promise<VerificationOutcome[]> {
+    if (!pending) {
+      const { sql, params } = pendingTo(o, recipient);
+      pending = (await this.ds.query(sql, params)) as VerificationOutcome[];
+    }
     const replaced: VerificationOutcome[] = [];
     for (const v of pending.slice(1)) {
       const r = (await this.ds.query(

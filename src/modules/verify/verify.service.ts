@@ -15,6 +15,7 @@ import { isTestKey } from '../sending/send-mode.js';
 import { SendService } from '../sending/send.service.js';
 import type { SendEntry } from '../sending/send.types.js';
 import type { Alongside } from '../sending/stored-send.js';
+import type { AfterCommit } from '../sending/send.committer.js';
 import type { Statement } from '../../database/statement.js';
 import { TemplatesService } from '../templates/templates.service.js';
 import { codeDigest, newCode } from './verification-code.js';
@@ -22,7 +23,13 @@ import { VerificationConversions } from './verification-conversion.cache.js';
 import { VerificationOutcomes } from './verification-outcomes.service.js';
 import { VerificationRate } from './verification-rate.limiter.js';
 import { maskedText, verificationText } from './verification-text.js';
-import { VerificationStore, verificationInsert, type VerificationOwner } from './verification.store.js';
+import {
+  pendingTo,
+  VerificationStore,
+  verificationInsert,
+  type VerificationOutcome,
+  type VerificationOwner,
+} from './verification.store.js';
 import { VerifyMetrics } from './verify.metrics.js';
 import { VERIFY_REFERENCE_PREFIX } from './verify-reference.js';
 
@@ -139,6 +146,12 @@ export class VerifyService {
         }),
       ];
     };
+    // The pending ones to the number, read with the send's COMMIT when the send is written with others.
+    let pending: VerificationOutcome[] | undefined;
+    const afterCommit: AfterCommit = {
+      statement: pendingTo(owner, to),
+      read: (rows) => (pending = rows as VerificationOutcome[]),
+    };
     let entry: SendEntry;
     try {
       if (channel !== 'email')
@@ -148,14 +161,14 @@ export class VerifyService {
           source: 'verification',
           conversion: (c) => this.conversions.of(owner, c, now),
         });
-      entry = await this.send(policy, auth, id, to, sender, text, code, verification);
+      entry = await this.send(policy, auth, id, to, sender, text, code, verification, afterCommit);
     } catch (err) {
       // Nothing went out: the start leaves no verification, no place in the cap and no count.
       await Promise.allSettled([this.rate.giveBack(owner, to, id), admitted?.release()]);
       throw err;
     }
     // The code is on its way: from here on the verification stays, whatever fails.
-    for (const old of await this.store.keepNewest(owner, to, new Date())) this.outcomes.closed(old);
+    for (const old of await this.store.keepNewest(owner, to, new Date(), pending)) this.outcomes.closed(old);
     this.metrics.count(country, 'pending');
     return {
       id,
@@ -177,6 +190,7 @@ export class VerifyService {
     text: { body: string; subject: string | null },
     code: string,
     verification: Alongside,
+    afterCommit: AfterCommit,
   ): Promise<SendEntry> {
     let outcome;
     try {
@@ -196,6 +210,7 @@ export class VerifyService {
         },
         undefined,
         verification,
+        afterCommit,
       );
     } catch (err) {
       // No recipient accepted: the pipeline's 400 names the recipient's reason.
