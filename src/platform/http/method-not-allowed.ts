@@ -91,9 +91,12 @@ export function methodNotAllowed(app: express.Express): RequestHandler {
     let allowed = table.literal.get(literalKey(req.path));
     if (!allowed) {
       // The prefix first: each matcher is a regular expression that decodes what it captures.
+      // A route of the method that matches leaves the request to the router, as most do.
       const lower = req.path.toLowerCase();
-      const matching = table.patterns.filter((p) => lower.startsWith(p.prefix) && p.matches(req.path));
-      if (matching.length === 0 || matching.some((p) => p.methods.has(method))) return next();
+      const near = table.patterns.filter((p) => lower.startsWith(p.prefix));
+      if (near.some((p) => p.methods.has(method) && p.matches(req.path))) return next();
+      const matching = near.filter((p) => p.matches(req.path));
+      if (matching.length === 0) return next();
       allowed = new Set(matching.flatMap((p) => [...p.methods]));
     }
     if (allowed.has(method) || (req.method === 'HEAD' && allowed.has('head'))) return next();
