@@ -1,7 +1,7 @@
 /**
- * V1: what a verification costs the API next to what it is built on. A start (per-number cap,
+ * V1: what a verification costs the API next to what it is built on. A start (per-number cap and
  * pumping guard, then a single-recipient send through the pipeline that stores the
- * verification with its message, and older pending ones to the number looked for) against a
+ * verification with its message and looks for older pending ones to the number) against a
  * single-recipient B1 send; a check (the code digested, then compared and the attempt written
  * in one round trip) against a balance read. CPU of the API process per 2xx answer, runs
  * alternated so drift hits both alike. Called from `npm run bench` with the API it started.
@@ -166,9 +166,9 @@ export async function benchVerify(opts: {
     };
   };
   return [
-    // A start is a send and three round trips more (the cap and the guard in Redis, the pending
-    // ones to the number after the commit); a check is one round trip, as a balance read is, with
-    // a body to validate and a code to digest.
+    // A start is a send and one round trip more (the cap and the guard in one call to Redis; the
+    // pending ones to the number are read with the send's COMMIT); a check is one round trip, as a
+    // balance read is, with a body to validate and a code to digest.
     row('verification start, API CPU per start (baseline: a single-recipient send)', starts, sends, 1.3),
     row('verification check, API CPU per check (baseline: a balance read)', checks, balances, 1),
   ];

@@ -55,6 +55,16 @@ describe('SendBatchStore', () => {
     expect(await rowsOf('ok')).toBe(2);
   });
 
+  it('sends reads after the COMMIT in the same query, and answers their rows in order', async () => {
+    const count = (host: string): Statement => ({
+      sql: 'SELECT COUNT(*) AS n FROM id_nodes WHERE host = ?',
+      params: [host],
+    });
+    const rows = await store.commitAtOnce([insert('read'), insert('read')], [count('read'), count('none')]);
+    expect(rows.map((r) => Number((r as Array<{ n: string }>)[0]!.n))).toEqual([2, 0]);
+    expect(await store.commitAtOnce([insert('unread')])).toEqual([]);
+  });
+
   it('commits nothing when a statement marked oneRow changed no row, and throws', async () => {
     await expect(
       store.commitAtOnce([insert('refused'), oneRow(update('no-such-host')), insert('refused')]),

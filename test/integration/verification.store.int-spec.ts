@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  pendingTo,
   VerificationStore,
   type NewVerification,
+  type VerificationOutcome,
   type VerificationOwner,
 } from '../../src/modules/verify/verification.store.js';
 import { createTenant, TENANT_MODULES } from '../factories/account.factory.js';
@@ -92,6 +94,21 @@ describe('VerificationStore', () => {
     ]);
     await store.markMasked([fresh.id], now);
     expect(await store.unmasked(['42'])).toEqual([]);
+  });
+
+  it('closes all but the newest of the pending ones read beforehand (with a send COMMIT)', async () => {
+    const old = verification();
+    const fresh = verification({ recipient: old.recipient });
+    await store.insert(live, old);
+    await store.insert(live, fresh);
+    const read = pendingTo(live, old.recipient);
+    const pending = (await ctx.ds.query(read.sql, read.params)) as VerificationOutcome[];
+    expect(pending.map((v) => v.id)).toEqual([fresh.id, old.id]);
+    const replaced = await store.keepNewest(live, old.recipient, now, pending);
+    expect(replaced.map((r) => [r.id, r.status])).toEqual([[old.id, 'canceled']]);
+    expect((await store.find(live, fresh.id))!.status).toBe('pending');
+    // Rows read before another closed them: none is told closed twice.
+    expect(await store.keepNewest(live, old.recipient, now, pending)).toEqual([]);
   });
 
   it('checks a code in one statement: counts wrong ones, closes at the last attempt, approves the right one', async () => {

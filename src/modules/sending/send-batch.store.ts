@@ -34,19 +34,22 @@ export class SendBatchStore {
    * Runs the statements in one transaction and commits it, all in one round trip, unless a
    * statement fails or one marked `oneRow` did not change exactly one row: then nothing is
    * committed (rolled back) and it throws. It throws too when the answer did not come back (the
-   * connection lost): the transaction may then have committed or not.
+   * connection lost): the transaction may then have committed or not. `after`: reads sent after
+   * the COMMIT in the same query, so each sees the transaction committed; answers their rows, in
+   * order (none when there are none).
    */
-  async commitAtOnce(statements: BatchStatement[]): Promise<void> {
+  async commitAtOnce(statements: BatchStatement[], after: Statement[] = []): Promise<unknown[][]> {
     const all: Statement[] = [BEGIN];
     for (const s of statements) {
       all.push(s);
       if (s.oneRow) all.push(ONE_ROW);
     }
-    all.push(COMMIT);
+    all.push(COMMIT, ...after);
     const query = together(all);
     const runner = this.ds.createQueryRunner();
     try {
-      await runner.query(query.sql, query.params);
+      const results = (await runner.query(query.sql, query.params)) as unknown[][];
+      return after.length === 0 ? [] : results.slice(all.length - after.length);
     } catch (err) {
       // A failed statement leaves the transaction open on this connection.
       await runner.query('ROLLBACK').catch(() => undefined);

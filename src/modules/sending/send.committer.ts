@@ -26,6 +26,19 @@ export interface PreparedSend {
   idempotencyClaim?: string | null;
   /** Rows of the caller's own tables that stand or fall with the send (a verification's), written in its transaction. */
   alongside?: Statement[];
+  /** The caller's read of what the send left, sent with its COMMIT when it can be (AfterCommit). */
+  afterCommit?: AfterCommit;
+}
+
+/**
+ * A read of the caller's own tables that must see the send committed (a verification's older
+ * pending ones to its number): sent in the COMMIT's round trip when the send is written with
+ * others at once, and `read` handed its rows. A send written another way (alone, statement by
+ * statement) never runs it, and `read` is not called: the caller reads for itself then.
+ */
+export interface AfterCommit {
+  statement: Statement;
+  read(rows: unknown[]): void;
 }
 
 export class DuplicateReference extends Error {}
@@ -137,7 +150,16 @@ export class SendCommitter {
       statements.push(debit.ledger);
     }
     if (upsert) statements.push(upsert);
-    return this.batches.commitAtOnce(statements);
+    const reads: AfterCommit[] = [];
+    for (const s of sends) if (s.afterCommit) reads.push(s.afterCommit);
+    return this.batches
+      .commitAtOnce(
+        statements,
+        reads.map((r) => r.statement),
+      )
+      .then((rows) => {
+        for (let i = 0; i < reads.length; i++) reads[i]!.read(rows[i] ?? []);
+      });
   }
 
   /** Ties the send to its Idempotency-Key, unless an earlier attempt under the key made one. */

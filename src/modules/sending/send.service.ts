@@ -7,7 +7,7 @@ import { DispatchProducer, waitingChunks } from '../delivery/dispatch/dispatch.p
 import { WebhookEvents } from '../callbacks/webhooks/webhook-events.service.js';
 import type { ChannelPolicy, SendInput } from './channel-policy.js';
 import { IdGenerator } from './id.generator.js';
-import { DuplicateReference, SendAlreadyMade, SendCommitter } from './send.committer.js';
+import { DuplicateReference, SendAlreadyMade, SendCommitter, type AfterCommit } from './send.committer.js';
 import type { Claim } from '../idempotency/idempotency.store.js';
 import { SpendLimitExceeded } from '../balance/spend-limits.service.js';
 import { isTestKey, spendLimitRefusal } from './send-mode.js';
@@ -43,7 +43,8 @@ export class SendService {
 
   /**
    * `claim`: the Idempotency-Key the request holds, if it came with one (IdempotencyGuard);
-   * `alongside`: the caller's rows to write in the send's transaction.
+   * `alongside`: the caller's rows to write in the send's transaction; `afterCommit`: its read of
+   * what the send left, sent with the COMMIT where it can be.
    */
   async send(
     policy: ChannelPolicy,
@@ -51,6 +52,7 @@ export class SendService {
     input: SendInput,
     claim?: Claim,
     alongside?: Alongside,
+    afterCommit?: AfterCommit,
   ): Promise<SendOutcome> {
     const { channel } = policy;
     const p = await this.preparation.prepare(policy, auth, input);
@@ -73,6 +75,7 @@ export class SendService {
           suppressionExempt: input.ignoreSuppressions === true,
           idempotencyClaim: claim?.id ?? null,
           alongside,
+          afterCommit,
         },
         this.shortLinks,
       );

@@ -1,7 +1,7 @@
 import type { AuthContext } from '../api-keys/auth/auth-context.js';
 import type { Channel } from '../messages/channel.js';
 import type { NewMessageRow } from '../messages/message.types.js';
-import type { PreparedSend } from './send.committer.js';
+import type { AfterCommit, PreparedSend } from './send.committer.js';
 import { isTestKey, spendOf } from './send-mode.js';
 import type { CheckedRequest, SendEntry } from './send.types.js';
 import type { ShortLinks } from '../links/short-links.service.js';
@@ -34,6 +34,8 @@ export function storedSend(
     idempotencyClaim: string | null;
     /** The caller's rows written with the send, made from its recipients as they were decided. */
     alongside?: Alongside;
+    /** The caller's read of what the send left, with its COMMIT where it can be. */
+    afterCommit?: AfterCommit;
   },
   shortLinks: ShortLinks,
 ): PreparedSend {
@@ -113,6 +115,7 @@ export function storedSend(
     spend: spendOf(auth, cost, createdAt),
     idempotencyClaim: at.idempotencyClaim,
     alongside: at.alongside?.(entries),
+    afterCommit: at.afterCommit,
   };
 }
 

@@ -93,6 +93,14 @@ export function verificationInsert(o: VerificationOwner, v: NewVerification): St
   };
 }
 
+/** The pending verifications to `recipient`, newest first: what keepNewest closes all but the first of. */
+export function pendingTo(o: VerificationOwner, recipient: string): Statement {
+  return {
+    sql: `SELECT ${OUTCOME_COLUMNS} FROM verifications WHERE ${OWNED} AND recipient = ? AND status = 'pending' ORDER BY seq DESC`,
+    params: [...owned(o), recipient],
+  };
+}
+
 /** Every statement on the verifications table. */
 @Injectable()
 export class VerificationStore {
@@ -109,13 +117,19 @@ export class VerificationStore {
    * send has committed, so of two starts at once the one to commit last sees both, whichever
    * got the newer row. Each is closed by a statement of its own, on its primary key, so starts to
    * one number at once take no range locks (they cannot deadlock) and the newest start's code is
-   * the one left working.
+   * the one left working. `pending`: the rows of `pendingTo` if they were read after the commit
+   * already (with the send's COMMIT), else they are read here.
    */
-  async keepNewest(o: VerificationOwner, recipient: string, at: Date): Promise<VerificationOutcome[]> {
-    const pending = (await this.ds.query(
-      `SELECT ${OUTCOME_COLUMNS} FROM verifications WHERE ${OWNED} AND recipient = ? AND status = 'pending' ORDER BY seq DESC`,
-      [...owned(o), recipient],
-    )) as VerificationOutcome[];
+  async keepNewest(
+    o: VerificationOwner,
+    recipient: string,
+    at: Date,
+    pending?: VerificationOutcome[],
+  ): Promise<VerificationOutcome[]> {
+    if (!pending) {
+      const { sql, params } = pendingTo(o, recipient);
+      pending = (await this.ds.query(sql, params)) as VerificationOutcome[];
+    }
     const replaced: VerificationOutcome[] = [];
     for (const v of pending.slice(1)) {
       const r = (await this.ds.query(
@@ -148,17 +162,21 @@ export class VerificationStore {
     maxAttempts: number,
     at: Date,
   ): Promise<Moved<VerificationOutcome>> {
-    // Each assignment reads only columns none before it writes: attempts, the one that reads
-    // and writes the same column, comes last.
+    // The time, the digest and the limit as session variables, each sent once rather than as the
+    // nine parameters they would be. Each assignment reads only columns none before it writes:
+    // attempts, the one that reads and writes the same column, comes last.
     return this.moveOn(
       OUTCOME_COLUMNS,
       o,
       id,
-      `closed_at = IF(expires_at <= ? OR code_hash = ? OR attempts + 1 >= ?, ?, NULL),
-       status = CASE WHEN expires_at <= ? THEN 'expired' WHEN code_hash = ? THEN 'approved'
-                     WHEN attempts + 1 >= ? THEN 'max_attempts_reached' ELSE 'pending' END,
-       attempts = IF(expires_at <= ? OR code_hash = ?, attempts, attempts + 1)`,
-      [at, digest, maxAttempts, at, at, digest, maxAttempts, at, digest],
+      `closed_at = IF(expires_at <= @at OR code_hash = @code OR attempts + 1 >= @max, @at, NULL),
+       status = CASE WHEN expires_at <= @at THEN 'expired' WHEN code_hash = @code THEN 'approved'
+                     WHEN attempts + 1 >= @max THEN 'max_attempts_reached' ELSE 'pending' END,
+       attempts = IF(expires_at <= @at OR code_hash = @code, attempts, attempts + 1)`,
+      [],
+      '',
+      [],
+      { sql: 'SET @at = ?, @code = ?, @max = ?', params: [at, digest, maxAttempts] },
     );
   }
 
@@ -189,14 +207,18 @@ export class VerificationStore {
     params: unknown[],
     also = '',
     alsoParams: unknown[] = [],
+    before?: Statement,
   ): Promise<Moved<R>> {
-    const [update, rows] = (await this.inOneTrip([
-      {
-        sql: `UPDATE verifications SET ${assignments} WHERE ${OWNED} AND id = ? AND status = 'pending'${also}`,
-        params: [...params, ...owned(o), id, ...alsoParams],
-      },
-      { sql: `SELECT ${columns} FROM verifications WHERE ${OWNED} AND id = ?`, params: [...owned(o), id] },
-    ])) as [{ affectedRows: number }, R[]];
+    const [update, rows] = (
+      await this.inOneTrip([
+        ...(before ? [before] : []),
+        {
+          sql: `UPDATE verifications SET ${assignments} WHERE ${OWNED} AND id = ? AND status = 'pending'${also}`,
+          params: [...params, ...owned(o), id, ...alsoParams],
+        },
+        { sql: `SELECT ${columns} FROM verifications WHERE ${OWNED} AND id = ?`, params: [...owned(o), id] },
+      ])
+    ).slice(before ? 1 : 0) as [{ affectedRows: number }, R[]];
     const row = rows[0];
     return row && { moved: update.affectedRows === 1, row };
   }

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AppException } from '../../platform/errors/app.exception.js';
 import { sideOf, type AuthContext } from '../api-keys/auth/auth-context.js';
-import { PumpingGuard, type Admitted } from '../fraud/pumping/pumping.guard.js';
+import { CapFull, PumpingGuard, type Admitted } from '../fraud/pumping/pumping.guard.js';
 import type { Channel } from '../messages/channel.js';
 import { countryOfNumber } from '../messages/windows/recipient-zone.js';
 import { invalidNumberMessage } from '../messages/recipients.js';
@@ -15,14 +15,21 @@ import { isTestKey } from '../sending/send-mode.js';
 import { SendService } from '../sending/send.service.js';
 import type { SendEntry } from '../sending/send.types.js';
 import type { Alongside } from '../sending/stored-send.js';
+import type { AfterCommit } from '../sending/send.committer.js';
 import type { Statement } from '../../database/statement.js';
 import { TemplatesService } from '../templates/templates.service.js';
 import { codeDigest, newCode } from './verification-code.js';
 import { VerificationConversions } from './verification-conversion.cache.js';
 import { VerificationOutcomes } from './verification-outcomes.service.js';
-import { VerificationRate } from './verification-rate.limiter.js';
+import { VerificationRate, waitAfter } from './verification-rate.limiter.js';
 import { maskedText, verificationText } from './verification-text.js';
-import { VerificationStore, verificationInsert, type VerificationOwner } from './verification.store.js';
+import {
+  pendingTo,
+  VerificationStore,
+  verificationInsert,
+  type VerificationOutcome,
+  type VerificationOwner,
+} from './verification.store.js';
 import { VerifyMetrics } from './verify.metrics.js';
 import { VERIFY_REFERENCE_PREFIX } from './verify-reference.js';
 
@@ -107,18 +114,15 @@ export class VerifyService {
     const owner: VerificationOwner = sideOf(auth);
     const id = randomUUID();
     const now = new Date();
-    const wait = await this.rate.take(owner, to, id, now.getTime());
-    if (wait > 0) {
-      const seconds = Math.ceil(wait / 1000);
-      throw new AppException(
-        'TOO_MANY_VERIFICATIONS',
-        `5 verifications were started for this number in the last 10 minutes; retry after ${seconds} s.`,
-        [{ field: 'to', message: 'at most 5 per 10 minutes' }],
-        { 'Retry-After': String(seconds) },
-      );
+    // E-mail has no pumping guard: its cap is taken alone. Other channels' cap is taken in the
+    // guard's own call to Redis, below.
+    if (channel === 'email') {
+      const wait = await this.rate.take(owner, to, id, now.getTime());
+      if (wait > 0) throw tooMany(wait);
     }
     const country = channel === 'email' ? NO_COUNTRY : (countryOfNumber(to) ?? NO_COUNTRY);
     let admitted: Admitted | null = null;
+    let capped = false;
     const code = newCode(input.codeLength);
     const expiresAt = new Date(now.getTime() + input.ttlSeconds * 1000);
     const maskedBody = maskedText(text.body);
@@ -139,23 +143,40 @@ export class VerifyService {
         }),
       ];
     };
+    // The pending ones to the number, read with the send's COMMIT when the send is written with others.
+    let pending: VerificationOutcome[] | undefined;
+    const afterCommit: AfterCommit = {
+      statement: pendingTo(owner, to),
+      read: (rows) => (pending = rows as VerificationOutcome[]),
+    };
     let entry: SendEntry;
     try {
       if (channel !== 'email')
-        admitted = await this.pumping.admit({
-          scope: owner,
-          number: to,
-          source: 'verification',
-          conversion: (c) => this.conversions.of(owner, c, now),
-        });
-      entry = await this.send(policy, auth, id, to, sender, text, code, verification);
+        admitted = await this.pumping
+          .admit(
+            {
+              scope: owner,
+              number: to,
+              source: 'verification',
+              conversion: (c) => this.conversions.of(owner, c, now),
+              cap: this.rate.place(owner, to, id),
+            },
+            now.getTime(),
+          )
+          .catch((err: unknown) => {
+            if (!(err instanceof CapFull)) throw err;
+            // The cap was full: nothing was taken or counted, nothing to give back.
+            capped = true;
+            throw tooMany(waitAfter(err.oldestAt, now.getTime()));
+          });
+      entry = await this.send(policy, auth, id, to, sender, text, code, verification, afterCommit);
     } catch (err) {
       // Nothing went out: the start leaves no verification, no place in the cap and no count.
-      await Promise.allSettled([this.rate.giveBack(owner, to, id), admitted?.release()]);
+      if (!capped) await Promise.allSettled([this.rate.giveBack(owner, to, id), admitted?.release()]);
       throw err;
     }
     // The code is on its way: from here on the verification stays, whatever fails.
-    for (const old of await this.store.keepNewest(owner, to, new Date())) this.outcomes.closed(old);
+    for (const old of await this.store.keepNewest(owner, to, new Date(), pending)) this.outcomes.closed(old);
     this.metrics.count(country, 'pending');
     return {
       id,
@@ -177,6 +198,7 @@ export class VerifyService {
     text: { body: string; subject: string | null },
     code: string,
     verification: Alongside,
+    afterCommit: AfterCommit,
   ): Promise<SendEntry> {
     let outcome;
     try {
@@ -196,6 +218,7 @@ export class VerifyService {
         },
         undefined,
         verification,
+        afterCommit,
       );
     } catch (err) {
       // No recipient accepted: the pipeline's 400 names the recipient's reason.
@@ -209,6 +232,17 @@ export class VerifyService {
     if (entry.status === 'REJECTED') throw rejected(entry.reason ?? 'REJECTED');
     return entry;
   }
+}
+
+/** The per-number cap's refusal, `waitMs` before a place frees. */
+function tooMany(waitMs: number): AppException {
+  const seconds = Math.ceil(waitMs / 1000);
+  return new AppException(
+    'TOO_MANY_VERIFICATIONS',
+    `5 verifications were started for this number in the last 10 minutes; retry after ${seconds} s.`,
+    [{ field: 'to', message: 'at most 5 per 10 minutes' }],
+    { 'Retry-After': String(seconds) },
+  );
 }
 
 /** The recipient refused: the reason code in the message, the detail saying more where it can. */

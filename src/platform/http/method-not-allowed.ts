@@ -10,6 +10,8 @@ interface RouteLayer {
 }
 
 interface PatternRoutes {
+  /** The route's path up to its first parameter, lower case: a path not starting so cannot match. */
+  prefix: string;
   matches: (path: string) => boolean;
   methods: Set<string>;
 }
@@ -54,6 +56,7 @@ function routeTable(app: express.Express): RouteTable {
     }
     const matchers = layer.matchers;
     const entry = patterns.get(route.path) ?? {
+      prefix: route.path.slice(0, route.path.search(/[:*({]/)).toLowerCase(),
       matches: (path: string) => {
         // A matcher decodes the path's parameters: a malformed escape (`%`) throws. Such a path
         // is left to the router, which answers it 400.
@@ -87,8 +90,13 @@ export function methodNotAllowed(app: express.Express): RequestHandler {
     const method = req.method === 'HEAD' ? 'get' : req.method.toLowerCase();
     let allowed = table.literal.get(literalKey(req.path));
     if (!allowed) {
-      const matching = table.patterns.filter((p) => p.matches(req.path));
-      if (matching.length === 0 || matching.some((p) => p.methods.has(method))) return next();
+      // The prefix first: each matcher is a regular expression that decodes what it captures.
+      // A route of the method that matches leaves the request to the router, as most do.
+      const lower = req.path.toLowerCase();
+      const near = table.patterns.filter((p) => lower.startsWith(p.prefix));
+      if (near.some((p) => p.methods.has(method) && p.matches(req.path))) return next();
+      const matching = near.filter((p) => p.matches(req.path));
+      if (matching.length === 0) return next();
       allowed = new Set(matching.flatMap((p) => [...p.methods]));
     }
     if (allowed.has(method) || (req.method === 'HEAD' && allowed.has('head'))) return next();

@@ -13,7 +13,7 @@ import {
   type GuardedSource,
 } from './pumping-rules.js';
 import { PumpingMetrics } from './pumping.metrics.js';
-import { PumpingState, type PumpingScope } from './pumping-state.service.js';
+import { PumpingState, type CapPlace, type PumpingScope } from './pumping-state.service.js';
 import { PumpingStore, type PumpingSettings } from './pumping.store.js';
 
 /** What the guard is asked about: one code or reply to one number. */
@@ -24,6 +24,19 @@ export interface GuardedSend {
   source: GuardedSource;
   /** The country's latest decided verifications (verifications only; auto-replies have none). */
   conversion?: (country: string) => Promise<Conversion>;
+  /**
+   * The caller's own cap, looked at and taken in the same call to Redis as the guard's blocks
+   * and count (a verification's per-number cap): when it is full, admit throws CapFull and
+   * nothing is counted.
+   */
+  cap?: CapPlace;
+}
+
+/** The caller's cap was full: nothing was counted. `oldestAt`: when its oldest place was taken. */
+export class CapFull extends Error {
+  constructor(readonly oldestAt: number) {
+    super('cap full');
+  }
 }
 
 /** A send the guard let through and counted; `release` takes it back if it did not go out. */
@@ -63,21 +76,26 @@ export class PumpingGuard {
   ) {}
 
   async admit(send: GuardedSend, now = Date.now()): Promise<Admitted> {
-    const { scope, number, source } = send;
+    const { scope, number, source, cap } = send;
     const settings = await this.settings.get(scope.accountId, () => this.store.settings(scope.accountId));
-    if (settings.safeList.includes(number)) return NOTHING;
+    const safe = settings.safeList.includes(number);
+    // A safe-listed number is neither refused nor counted: only the caller's cap is taken.
+    if (safe && !cap) return NOTHING;
     const prefix = prefixOf(number);
     const country = countryOfNumber(number);
-
-    if (!settings.monitor) {
-      const held = (await this.state.blocks(scope, now)).find(
-        (b) => (b.kind === 'prefix' && b.value === prefix) || (b.kind === 'country' && b.value === country),
-      );
-      if (held) throw this.refusal(source, held.kind, held.value, held.until.getTime() - now);
-    }
-
     const id = randomUUID();
-    const sent = await this.state.reserve(scope, prefix, id, now);
+    const admission = await this.state.admit(
+      scope,
+      { prefix, country, checkBlocks: !settings.monitor && !safe, count: !safe, id, cap },
+      now,
+    );
+    if (admission.outcome === 'capped') throw new CapFull(admission.oldestAt);
+    if (admission.outcome === 'blocked') {
+      const held = admission.block;
+      throw this.refusal(source, held.kind, held.value, held.until.getTime() - now);
+    }
+    if (safe) return NOTHING;
+    const sent = admission.sent;
     const admitted: Admitted = { release: () => this.state.release(scope, prefix, id) };
     let verdict: { kind: BlockKind; value: string; why: string } | null = null;
     if (sent > this.config.pumping.prefixLimit)
