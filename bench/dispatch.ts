@@ -159,7 +159,7 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
     cpu.stop();
     rows.push(await receiptRow(db, one, b3.rate, delivered >= preload));
     rows.push(...(await lagRows(db, one)));
-    const cpuUse = await cpuRows(db, one, cpu, cpuOf);
+    const cpuUse = await cpuRows(db, one, cpu, cpuOf, 'per message, first hand-over to last receipt');
     rows.push(...cpuUse.rows);
     rows.push(await drainRow(db, one, delivered >= preload));
     rows.push({
@@ -200,12 +200,21 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
       const from = submits();
       const acksFrom = acks();
       startWorkers(1);
+      const pids = {
+        worker: workers[0].pid!,
+        MySQL: pidOf('mariadbd') ?? pidOf('mysqld'),
+        Redis: pidOf('redis-server'),
+      };
+      const sampler = new CpuSampler(Object.values(pids).filter((p): p is number => p !== undefined));
+      sampler.start();
       const sent = await dispatchRate(refs, from);
       await waitAtPeer(acks, acksFrom, preload, 60_000);
       const delivered = await waitFor(refs, ['DELIVERED'], preload, 30_000);
+      sampler.stop();
       await stopWorkers();
       const row = await receiptRow(db, refs, sent.rate, delivered >= preload);
-      return { rate: row.value, all: delivered >= preload };
+      const cpuOfRun = await cpuRows(db, refs, sampler, pids, 'per message');
+      return { rate: row.value, all: delivered >= preload, cpu: cpuOfRun.rows };
     };
     rows.push(...(await webhookFanOutRows({ api: ctx.api, key: ctx.key, runOne })));
   } finally {
@@ -273,6 +282,8 @@ async function cpuRows(
   refs: string[],
   cpu: CpuSampler,
   pids: Record<string, number | undefined>,
+  /** What the row's value is, after the process's name. */
+  per: string,
 ): Promise<{ rows: BenchRow[]; share: number }> {
   const [[r]] = (await db.query(
     'SELECT COUNT(*) AS n, MIN(sent_at) AS first, MAX(completed_at) AS last FROM messages WHERE send_request_id IN (?)',
@@ -284,7 +295,7 @@ async function cpuRows(
   const share = ms.reduce((a, b) => a + b, 0) / spanMs;
   const rows = names.map((name, i) => ({
     id: 'B3',
-    metric: `${name} CPU per message, first hand-over to last receipt (${Math.round((100 * ms[i]) / spanMs)}% of a core)`,
+    metric: `${name} CPU ${per} (${Math.round((100 * ms[i]) / spanMs)}% of a core)`,
     value: Math.round((ms[i] * 1000) / Number(r.n)),
     unit: 'µs',
     bar: 'informational',

@@ -9,6 +9,8 @@ export interface ReceiptRun {
   /** Receipts applied per second over the span of their completed_at (B3's receipt row). */
   rate: number;
   all: boolean;
+  /** CPU per message of the worker, MySQL and Redis from the first hand-over to the last receipt. */
+  cpu: BenchRow[];
 }
 
 /**
@@ -61,6 +63,7 @@ export async function webhookFanOutRows(opts: {
         bar: 'informational',
         ok: without.all,
       },
+      ...without.cpu.map((r) => ({ ...r, metric: `${r.metric}, no webhook endpoints` })),
       {
         id: 'B3',
         metric: `delivery receipts applied, one worker, ${ENDPOINTS} webhook endpoints on * (${received} events POSTed by the end)`,
@@ -71,6 +74,8 @@ export async function webhookFanOutRows(opts: {
         bar: '≥ 0.9× without',
         ok: withHooks.all && ratio >= 0.9,
       },
+      // The worker's CPU holds its callback queue's POSTs too (the same process).
+      ...withHooks.cpu.map((r) => ({ ...r, metric: `${r.metric}, ${ENDPOINTS} webhook endpoints` })),
     ];
   } finally {
     await new Promise((r) => receiver.close(r));
