@@ -214,7 +214,12 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
       await stopWorkers();
       const row = await receiptRow(db, refs, sent.rate, delivered >= preload);
       const cpuOfRun = await cpuRows(db, refs, sampler, pids, 'per message');
-      return { rate: row.value, all: delivered >= preload, cpu: cpuOfRun.rows };
+      return {
+        rate: row.value,
+        all: delivered >= preload,
+        cpu: cpuOfRun.rows,
+        span: { from: cpuOfRun.from, to: cpuOfRun.to },
+      };
     };
     rows.push(...(await webhookFanOutRows({ api: ctx.api, key: ctx.key, runOne })));
   } finally {
@@ -284,7 +289,7 @@ async function cpuRows(
   pids: Record<string, number | undefined>,
   /** What the row's value is, after the process's name. */
   per: string,
-): Promise<{ rows: BenchRow[]; share: number }> {
+): Promise<{ rows: BenchRow[]; share: number; from: number; to: number }> {
   const [[r]] = (await db.query(
     'SELECT COUNT(*) AS n, MIN(sent_at) AS first, MAX(completed_at) AS last FROM messages WHERE send_request_id IN (?)',
     [refs],
@@ -301,7 +306,7 @@ async function cpuRows(
     bar: 'informational',
     ok: true,
   }));
-  return { rows, share };
+  return { rows, share, from: new Date(r.first).getTime(), to: new Date(r.last).getTime() };
 }
 
 /** How long after the last hand-over the last message of B3 became DELIVERED. */
