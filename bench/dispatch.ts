@@ -214,7 +214,14 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
       await stopWorkers();
       const row = await receiptRow(db, refs, sent.rate, delivered >= preload);
       const cpuOfRun = await cpuRows(db, refs, sampler, pids, 'per message');
+      // The webhook events' copies for an endpoint that the fan-out had logged by the last receipt.
+      const [[logged]] = (await db.query(
+        `SELECT COUNT(*) AS n FROM \`${ctx.env.QUEUE_PREFIX}_notification\`.webhook_deliveries
+          WHERE created_at BETWEEN ? AND ?`,
+        [new Date(cpuOfRun.from), new Date(cpuOfRun.to)],
+      )) as any;
       return {
+        logged: Number(logged.n),
         rate: row.value,
         all: delivered >= preload,
         cpu: cpuOfRun.rows,
