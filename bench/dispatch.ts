@@ -21,6 +21,8 @@ export interface DispatchBenchContext {
   /** The API and the bench account's key, for the run with webhook endpoints. */
   api: string;
   key: string;
+  /** Only the webhook pair (`--only B3W`). */
+  webhooksOnly: boolean;
 }
 
 /** The SMPP window of each worker (and of Kannel): one bind each, large enough not to be the limit. */
@@ -100,8 +102,43 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
     return { done, rate: done / (Number(span.ms) / 1000) };
   };
 
+  // One worker, without and then with webhook endpoints on every event.
+  const runOne = async (base: number) => {
+    const refs = await load(base);
+    const from = submits();
+    const acksFrom = acks();
+    startWorkers(1);
+    const pids = {
+      worker: workers[0].pid!,
+      MySQL: pidOf('mariadbd') ?? pidOf('mysqld'),
+      Redis: pidOf('redis-server'),
+    };
+    const sampler = new CpuSampler(Object.values(pids).filter((p): p is number => p !== undefined));
+    sampler.start();
+    const sent = await dispatchRate(refs, from);
+    await waitAtPeer(acks, acksFrom, preload, 60_000);
+    const delivered = await waitFor(refs, ['DELIVERED'], preload, 30_000);
+    sampler.stop();
+    await stopWorkers();
+    const row = await receiptRow(db, refs, sent.rate, delivered >= preload);
+    const cpuOfRun = await cpuRows(db, refs, sampler, pids, 'per message');
+    // The webhook events' copies for an endpoint that the fan-out had logged by the last receipt.
+    const [[logged]] = (await db.query(
+      `SELECT COUNT(*) AS n FROM \`${ctx.env.QUEUE_PREFIX}_notification\`.webhook_deliveries
+        WHERE created_at BETWEEN ? AND ?`,
+      [new Date(cpuOfRun.from), new Date(cpuOfRun.to)],
+    )) as any;
+    return {
+      logged: Number(logged.n),
+      rate: row.value,
+      all: delivered >= preload,
+      cpu: cpuOfRun.rows,
+      span: { from: cpuOfRun.from, to: cpuOfRun.to },
+    };
+  };
   try {
     await db.query("UPDATE messages SET status = 'DELIVERED' WHERE status = 'ACKNOWLEDGED'"); // earlier benches' messages are not part of B3
+    if (ctx.webhooksOnly) return await webhookFanOutRows({ api: ctx.api, key: ctx.key, runOne });
     const one = await load(1_000_000);
 
     // Kannel on the same peer, with the same window, before the worker starts: they never share the cores.
@@ -159,7 +196,7 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
     cpu.stop();
     rows.push(await receiptRow(db, one, b3.rate, delivered >= preload));
     rows.push(...(await lagRows(db, one)));
-    const cpuUse = await cpuRows(db, one, cpu, cpuOf);
+    const cpuUse = await cpuRows(db, one, cpu, cpuOf, 'per message, first hand-over to last receipt');
     rows.push(...cpuUse.rows);
     rows.push(await drainRow(db, one, delivered >= preload));
     rows.push({
@@ -194,19 +231,6 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
     await waitFor(two, ['DELIVERED'], preload, 60_000);
     await stopWorkers();
 
-    // One worker again, without and then with webhook endpoints on every event.
-    const runOne = async (base: number) => {
-      const refs = await load(base);
-      const from = submits();
-      const acksFrom = acks();
-      startWorkers(1);
-      const sent = await dispatchRate(refs, from);
-      await waitAtPeer(acks, acksFrom, preload, 60_000);
-      const delivered = await waitFor(refs, ['DELIVERED'], preload, 30_000);
-      await stopWorkers();
-      const row = await receiptRow(db, refs, sent.rate, delivered >= preload);
-      return { rate: row.value, all: delivered >= preload };
-    };
     rows.push(...(await webhookFanOutRows({ api: ctx.api, key: ctx.key, runOne })));
   } finally {
     await stopWorkers();
@@ -273,7 +297,9 @@ async function cpuRows(
   refs: string[],
   cpu: CpuSampler,
   pids: Record<string, number | undefined>,
-): Promise<{ rows: BenchRow[]; share: number }> {
+  /** What the row's value is, after the process's name. */
+  per: string,
+): Promise<{ rows: BenchRow[]; share: number; from: number; to: number }> {
   const [[r]] = (await db.query(
     'SELECT COUNT(*) AS n, MIN(sent_at) AS first, MAX(completed_at) AS last FROM messages WHERE send_request_id IN (?)',
     [refs],
@@ -284,13 +310,13 @@ async function cpuRows(
   const share = ms.reduce((a, b) => a + b, 0) / spanMs;
   const rows = names.map((name, i) => ({
     id: 'B3',
-    metric: `${name} CPU per message, first hand-over to last receipt (${Math.round((100 * ms[i]) / spanMs)}% of a core)`,
+    metric: `${name} CPU ${per} (${Math.round((100 * ms[i]) / spanMs)}% of a core)`,
     value: Math.round((ms[i] * 1000) / Number(r.n)),
     unit: 'µs',
     bar: 'informational',
     ok: true,
   }));
-  return { rows, share };
+  return { rows, share, from: new Date(r.first).getTime(), to: new Date(r.last).getTime() };
 }
 
 /** How long after the last hand-over the last message of B3 became DELIVERED. */

@@ -8,8 +8,8 @@
  * spend limits and a test key; B2 includes the 100,000-recipient request unless `--quick`, the
  * run with a suppression list, which B2S names alone, and the run with a 50-country allow list,
  * which B2C names alone; B3 runs Kannel against the same SMPP peer where Debian's kannel is
- * installed, then one worker, then two; V1 a verification's start and check against a send and
- * a balance read).
+ * installed, then one worker, then two, then its webhook pair, which B3W names alone; V1 a
+ * verification's start and check against a send and a balance read).
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,7 +75,7 @@ const COUNT_REQUESTS = quick ? 4000 : 10_000;
 /** Whether a bench is part of this run: all of them, or those named after `--only`. */
 const wants = (id: string) => !only || only.has(id);
 /** The benches run on the shared API; the others (B5 to B11, S, F, T1, E-SMPP, L1, CLI) start their own. */
-const SHARED_API_BENCHES = ['B1', 'B1+', 'B2', 'B2S', 'B2C', 'B3', 'B16', 'V1'];
+const SHARED_API_BENCHES = ['B1', 'B1+', 'B2', 'B2S', 'B2C', 'B3', 'B3W', 'B16', 'V1'];
 const RUNS = 3;
 const B1_SECONDS = quick ? 3 : 10;
 const B2_RUNS = quick ? 3 : 5;
@@ -642,8 +642,9 @@ async function benchOnSharedApi() {
       });
 
     // B3: throughput from queue to the SMPP peer: one worker, Kannel, two workers, receipts, latency.
-    if (wants('B3'))
+    if (wants('B3') || wants('B3W'))
       for (const r of await benchDispatch({
+        webhooksOnly: !wants('B3'),
         db,
         env: common,
         smsc,

@@ -25,10 +25,13 @@ describe('webhook endpoints', () => {
   let b: Tenant;
   let hooks: HttpPeer;
   let failing = true;
+  let down = true;
 
   beforeAll(async () => {
     hooks = await startHttpPeer((req) =>
-      req.path.startsWith('/flaky') && failing ? { status: 500 } : { status: 204 },
+      (req.path.startsWith('/flaky') && failing) || (req.path.startsWith('/down') && down)
+        ? { status: 500 }
+        : { status: 204 },
     );
     t = await startTestApp({
       RUN_WORKERS: 'true',
@@ -206,6 +209,35 @@ describe('webhook endpoints', () => {
     ]);
     for (const w of [all, some])
       await t.http().delete(`/api/v1/json/webhooks/${w.body.webhook_id}`).set(as(a.key));
+  });
+
+  it("retries one endpoint's copy of an event without posting it again to the endpoint that took it", async () => {
+    const c = await createTenant(t);
+    const ok = await create(c.key, { url: `${hooks.url}/ok`, events: ['message.delivered'] });
+    const failed = await create(c.key, { url: `${hooks.url}/down`, events: ['message.delivered'] });
+    const log = async (w: typeof ok) =>
+      (await t.http().get(`/api/v1/json/webhooks/${w.body.webhook_id}/deliveries`).set(as(c.key))).body
+        .data as Array<Record<string, any>>;
+    await sendSms(c.key, '260971234570');
+    await waitFor(
+      async () => ((await log(failed))[0]?.attempts >= 2 ? true : null),
+      20_000,
+      'two failed attempts at /down',
+    );
+    down = false;
+    const delivered = await waitFor(
+      async () => ((await log(failed))[0]?.delivered_at ? (await log(failed))[0] : null),
+      20_000,
+      'the copy for /down delivered',
+    );
+    expect(delivered.attempts).toBeGreaterThanOrEqual(3);
+    expect(await log(ok)).toEqual([expect.objectContaining({ attempts: 1, last_status: 204 })]);
+    expect(at('/ok')).toHaveLength(1);
+    const ids = new Set(envelopes('/down').map((e) => e.event_id));
+    expect(ids).toEqual(new Set([envelopes('/ok')[0].event_id]));
+    // Every attempt at a copy names the same copy.
+    expect(new Set(at('/down').map((r) => r.headers['x-event-id'])).size).toBe(1);
+    expect(at('/down')[0].headers['x-event-id']).not.toBe(at('/ok')[0].headers['x-event-id']);
   });
 
   it('posts message.scheduled and message.rejected when a send is accepted', async () => {

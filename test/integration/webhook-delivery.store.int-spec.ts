@@ -124,8 +124,10 @@ describe('WebhookFanOut', () => {
       String(sql).trim().split(/\s+/).slice(0, 4).join(' '),
     );
     statements.mockRestore();
-    expect(jobs).toHaveLength(10);
-    expect(new Set(jobs.map((j) => j.payload.event_id)).size).toBe(1);
+    // One outbox job for the event, its copies one per endpoint of the side.
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]!.copies).toHaveLength(10);
+    expect(new Set(jobs[0]!.copies!.map((c) => c.deliveryId)).size).toBe(10);
     expect(writes).toEqual([
       'INSERT INTO webhook_deliveries (delivery_id,',
       'INSERT IGNORE INTO callback_outbox',

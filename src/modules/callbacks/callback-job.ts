@@ -27,7 +27,20 @@ export interface CallbackJob {
   eventType?: 'inbound' | 'webhook';
   /** The endpoint of a 'webhook' event: its secret signs it. */
   webhookId?: string;
+  /**
+   * A 'webhook' event for several endpoints in one job (eventId then names the job; url and
+   * webhookId are the first copy's): each copy is attempted once from it, and a copy that
+   * needs another attempt goes on as a job of its own, named by its copy's id.
+   */
+  copies?: WebhookCopy[];
   payload: MessageEventPayload | InboundEventPayload | WebhookEnvelope;
+}
+
+/** One endpoint's copy of a webhook event. */
+export interface WebhookCopy {
+  deliveryId: string;
+  webhookId: string;
+  url: string;
 }
 
 /** What a subscribed endpoint is POSTed: one event, `data` as the event type defines it. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import type { Queue } from 'bull';
+import type { JobOptions, Queue } from 'bull';
 import { MicroBatcher } from '../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../platform/logging/repeat-limiter.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
@@ -58,6 +58,35 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
 
   /** Keeps the events, then queues them (or leaves them to the sweep when Redis is down or slow). */
   async queue(jobs: CallbackJob[]): Promise<void> {
+    await this.keepAndAdd(jobs.map((data) => ({ data, opts: callbackJobOptions(data.eventId) })));
+  }
+
+  /**
+   * As `queue`, for events that already had attempts (`priorAttempts`), each due `delayMs` from
+   * now: they keep the attempts left and the backoff schedule where it was.
+   */
+  async queueLater(
+    events: Array<{ job: CallbackJob & { priorAttempts?: number }; delayMs: number }>,
+  ): Promise<void> {
+    await this.keepAndAdd(
+      events.map(({ job, delayMs }) => {
+        const prior = job.priorAttempts ?? 0;
+        const opts = callbackJobOptions(job.eventId);
+        return {
+          data: job,
+          opts: {
+            ...opts,
+            delay: delayMs,
+            attempts: Math.max(1, opts.attempts - prior),
+            backoff: { type: 'jittered', options: { offset: prior } },
+          },
+        };
+      }),
+    );
+  }
+
+  private async keepAndAdd(entries: Array<{ data: CallbackJob; opts: JobOptions }>): Promise<void> {
+    const jobs = entries.map((e) => e.data);
     const ids = jobs.map((j) => j.eventId);
     let kept = true;
     await this.store.keep(jobs).catch((err: Error) => {
@@ -67,7 +96,7 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
       );
     });
     try {
-      await this.add(jobs);
+      await this.add(entries);
     } catch (err) {
       this.warnings.warn(
         kept
@@ -92,7 +121,12 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
     for (;;) {
       const rows = await this.store.unqueued(UNQUEUED_GRACE_MS, BATCH);
       if (rows.length === 0) break;
-      await this.add(rows.map((r) => JSON.parse(r.job) as CallbackJob));
+      await this.add(
+        rows.map((r) => {
+          const data = JSON.parse(r.job) as CallbackJob;
+          return { data, opts: callbackJobOptions(data.eventId) };
+        }),
+      );
       await this.markQueued(rows.map((r) => r.event_id));
       queued += rows.length;
       if (rows.length < BATCH) break;
@@ -107,7 +141,7 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
     this.warnings.flush();
   }
 
-  private async add(jobs: CallbackJob[]): Promise<void> {
+  private async add(jobs: Array<{ data: CallbackJob; opts: JobOptions }>): Promise<void> {
     if (DOWN.has(this.callbacks.client.status))
       throw new Error(`Redis connection ${this.callbacks.client.status}`);
     let timer: NodeJS.Timeout | undefined;
@@ -119,9 +153,7 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
     });
     try {
       await Promise.race([
-        this.callbacks.addBulk(
-          jobs.map((data) => ({ name: 'deliver', data, opts: callbackJobOptions(data.eventId) })),
-        ),
+        this.callbacks.addBulk(jobs.map(({ data, opts }) => ({ name: 'deliver', data, opts }))),
         timeout,
       ]);
     } finally {

@@ -4,11 +4,13 @@ import type { Job, Queue } from 'bull';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { AccountsService } from '../accounts/accounts.service.js';
 import {
+  CALLBACK_ATTEMPTS,
   CALLBACK_COMPLETED_KEPT,
   CALLBACK_FAILED_KEPT,
   CALLBACK_FAILURES_TO_OPEN,
+  jitteredBackoff,
 } from '../delivery/retry-policy.js';
-import { CALLBACK_QUEUE, type CallbackJob } from './callback-job.js';
+import { CALLBACK_QUEUE, type CallbackJob, type WebhookCopy } from './callback-job.js';
 import { CallbackMetrics } from './callbacks.metrics.js';
 import { CallbackOutbox } from './callback.outbox.js';
 import { CallbackStore } from './callback.store.js';
@@ -24,7 +26,20 @@ export class CallbackFailed extends Error {}
  * A callback event put back on the queue while its target was busy: it keeps its attempt count,
  * and, once an open circuit has held it, when that first happened.
  */
-type QueuedCallback = CallbackJob & { priorAttempts?: number; parks?: number; heldSince?: number };
+export type QueuedCallback = CallbackJob & { priorAttempts?: number; parks?: number; heldSince?: number };
+
+/** An event to be queued again a moment later (CallbackOutbox.queueLater). */
+export interface DeferredCallback {
+  job: QueuedCallback;
+  delayMs: number;
+}
+
+type AttemptResult =
+  | { kind: 'done' }
+  | { kind: 'park'; delayMs: number; heldSince?: number }
+  | { kind: 'failed'; failure: string };
+
+const DONE: AttemptResult = { kind: 'done' };
 
 /**
  * Delivers one signed callback and records the attempt in the notification
@@ -63,59 +78,117 @@ export class CallbackSender {
   }
 
   async handle(job: Job<QueuedCallback>): Promise<void> {
-    const { url, accountId, eventId } = job.data;
-    const attempt = (job.data.priorAttempts ?? 0) + job.attemptsMade + 1;
-    const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (job.data.copies) return this.handleCopies(job.data, job.data.copies);
+    const result = await this.attempt(job.data, job.attemptsMade, job.opts.attempts ?? 1);
+    if (result.kind === 'park') return this.park(job, result.delayMs, result.heldSince);
+    if (result.kind === 'failed') throw new CallbackFailed(`callback ${job.data.eventId}: ${result.failure}`);
+  }
+
+  /**
+   * An event's copies for several endpoints: each attempted once, side by side. A copy that
+   * needs another attempt (failed, or its target busy or held) goes on as a job of its own,
+   * kept in the outbox under its copy's id before this job's row goes.
+   */
+  private async handleCopies(event: QueuedCallback, copies: WebhookCopy[]): Promise<void> {
+    const later: DeferredCallback[] = [];
+    await Promise.all(
+      copies.map(async (c) => {
+        const copy: QueuedCallback = {
+          ...event,
+          eventId: c.deliveryId,
+          url: c.url,
+          webhookId: c.webhookId,
+          copies: undefined,
+        };
+        const result = await this.attempt(copy, 0, CALLBACK_ATTEMPTS, false);
+        if (result.kind === 'park')
+          later.push({
+            job: {
+              ...copy,
+              parks: 1,
+              ...(result.heldSince === undefined ? {} : { heldSince: result.heldSince }),
+            },
+            delayMs: Math.round(result.delayMs * (0.5 + Math.random())),
+          });
+        if (result.kind === 'failed')
+          later.push({ job: { ...copy, priorAttempts: 1 }, delayMs: this.backoff(1) });
+      }),
+    );
+    if (later.length) await this.outbox.queueLater(later);
+    this.outbox.finished(event.eventId);
+  }
+
+  /**
+   * One attempt at an event: done with (delivered, refused, dropped, or out of attempts), to be
+   * parked (its target busy, or held by an open circuit), or failed (to be tried again).
+   * `ownRow`: the event has an outbox row of its own, to go once it is done with.
+   */
+  private async attempt(
+    data: QueuedCallback,
+    attemptsMade: number,
+    attempts: number,
+    ownRow = true,
+  ): Promise<AttemptResult> {
+    const { url, accountId, eventId } = data;
+    const finished = () => {
+      if (ownRow) this.outbox.finished(eventId);
+    };
+    const attempt = (data.priorAttempts ?? 0) + attemptsMade + 1;
+    const last = attemptsMade + 1 >= attempts;
     // A test event to a failing target is dropped rather than held or retried (TestCallbackCap).
-    const test = job.data.payload.test === true;
-    if (test && (await this.testCap.exhausted(accountId, url))) return this.dropTest(eventId);
+    const test = data.payload.test === true;
+    if (test && (await this.testCap.exhausted(accountId, url))) return this.dropTest(finished);
     // An account's test events have a circuit of their own: their failures never hold live events.
     const admission = this.gate.enter(circuitOf(test ? `${accountId}/test` : accountId, url));
-    if (!admission.ok && admission.reason === 'open' && test) return this.dropTest(eventId);
+    if (!admission.ok && admission.reason === 'open' && test) return this.dropTest(finished);
     if (!admission.ok && admission.reason === 'open') {
       // Held, not attempted: an open circuit spends none of the event's attempts, for
       // CALLBACK_MAX_HOLD_MS at most (a target dead for good would hold its events for ever).
-      const heldSince = job.data.heldSince ?? Date.now();
-      if (Date.now() - heldSince >= this.config.callbackMaxHoldMs) return this.dropHeld(eventId);
+      const heldSince = data.heldSince ?? Date.now();
+      if (Date.now() - heldSince >= this.config.callbackMaxHoldMs) {
+        this.metrics.attempt('hold_expired');
+        finished();
+        return DONE;
+      }
       this.metrics.held();
-      return this.park(job, admission.retryInMs, heldSince);
+      return { kind: 'park', delayMs: admission.retryInMs, heldSince };
     }
-    if (!admission.ok) return this.park(job, admission.retryInMs);
+    if (!admission.ok) return { kind: 'park', delayMs: admission.retryInMs, heldSince: data.heldSince };
     let failure: string | null = 'not attempted';
     try {
-      failure = await this.deliver(job, attempt, last, admission.release);
+      failure = await this.deliver(data, attempt, last, admission.release);
     } finally {
       admission.release(failure === null); // a no-op once deliver has released it
     }
-    if (failure === null || last) this.outbox.finished(eventId);
+    if (failure === null || last) finished();
     if (test && failure === null) await this.testCap.succeeded(accountId, url);
     if (test && failure !== null) await this.testCap.failed(accountId, url);
-    if (failure !== null) throw new CallbackFailed(`callback ${eventId}: ${failure}`);
+    return failure === null ? DONE : { kind: 'failed', failure };
   }
 
-  /** An event held past CALLBACK_MAX_HOLD_MS: no more attempts, counted as hold_expired. */
-  private dropHeld(eventId: string): void {
-    this.metrics.attempt('hold_expired');
-    this.outbox.finished(eventId);
+  /** The delay before an event's next attempt after `attemptsMade`, as the queue's backoff reckons it. */
+  private backoff(attemptsMade: number): number {
+    return jitteredBackoff(this.config.callbackBackoffBaseMs)(attemptsMade);
   }
 
-  private dropTest(eventId: string): void {
+  private dropTest(finished: () => void): AttemptResult {
     this.metrics.attempt('test_dropped');
-    this.outbox.finished(eventId);
+    finished();
+    return DONE;
   }
 
   /** Returns why the attempt failed and is to be retried, or null when it is done with. */
   private async deliver(
-    job: Job<QueuedCallback>,
+    data: QueuedCallback,
     attempt: number,
     last: boolean,
     release: (succeeded: boolean, tookMs?: number) => void,
   ): Promise<string | null> {
-    const { url, accountId, payload, messageRowId, eventId, eventType } = job.data;
+    const { url, accountId, payload, messageRowId, eventId, eventType } = data;
     // A webhook event is signed with its endpoint's own secret (none: the endpoint is gone or disabled).
     const secret =
       eventType === 'webhook'
-        ? await this.webhooks.secretOf(job.data)
+        ? await this.webhooks.secretOf(data)
         : await this.accounts.callbackSecretOf(accountId);
     if (secret === undefined) return null;
     const body = JSON.stringify(payload);
@@ -160,7 +233,7 @@ export class CallbackSender {
     });
     this.metrics.attempt(outcome);
     if (eventType === 'webhook')
-      await this.webhooks.attempted(job.data, {
+      await this.webhooks.attempted(data, {
         httpStatus,
         error,
         delivered: outcome === 'delivered',

@@ -24,3 +24,6 @@ export const messageEventId = (messageId: string, status: MessageStatus): string
 /** The id of an event's copy for one endpoint (its delivery log row, outbox row and queue job). */
 export const deliveryIdOf = (eventId: string, webhookId: string): string =>
   namedUuid(`webhook-copy:${eventId}:${webhookId}`);
+
+/** The id of the job (and outbox row) that carries an event's copies for several endpoints. */
+export const copiesIdOf = (eventId: string): string => namedUuid(`webhook-copies:${eventId}`);

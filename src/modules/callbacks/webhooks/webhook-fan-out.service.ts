@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { TtlCache } from '../../../platform/caching/ttl-cache.js';
-import type { CallbackJob, WebhookEnvelope } from '../callback-job.js';
-import { deliveryIdOf } from '../event-ids.js';
+import type { CallbackJob, WebhookCopy, WebhookEnvelope } from '../callback-job.js';
+import { copiesIdOf, deliveryIdOf } from '../event-ids.js';
 import { WebhookDeliveryStore, type NewDelivery } from './webhook-delivery.store.js';
 import { WebhookEndpointStore, type WebhookEndpointRow } from './webhook-endpoint.store.js';
 import { subscribes } from './webhook-event-types.js';
@@ -97,6 +97,7 @@ export class WebhookFanOut {
         test: e.test,
       };
       const text = JSON.stringify(envelope);
+      const copies: WebhookCopy[] = [];
       for (const w of targets) {
         const deliveryId = deliveryIdOf(envelope.event_id, w.uuid);
         rows.push({
@@ -107,8 +108,21 @@ export class WebhookFanOut {
           type: e.type,
           envelope: text,
         });
-        if (w.status === 'enabled') jobs.push(webhookJob(w, deliveryId, envelope, e.subjectRowId ?? '0'));
+        if (w.status === 'enabled') copies.push({ deliveryId, webhookId: w.uuid, url: w.url });
       }
+      // One job for the event's endpoints, not one each: a third of the outbox rows and queue
+      // jobs with three endpoints. The recovery sweep's are one per copy, to leave out those logged.
+      if (copies.length > 1 && !again) jobs.push(copiesJob(e.accountId, copies, envelope, e.subjectRowId));
+      else
+        for (const c of copies)
+          jobs.push(
+            webhookJob(
+              { uuid: c.webhookId, url: c.url, account_id: e.accountId },
+              c.deliveryId,
+              envelope,
+              e.subjectRowId,
+            ),
+          );
     }
     if (!again) {
       await this.deliveries.insert(rows);
@@ -122,6 +136,25 @@ export class WebhookFanOut {
   private endpointsOf(accountId: string): Promise<WebhookEndpointRow[]> {
     return this.endpoints.get(accountId, () => this.endpointStore.ofAccounts([accountId]));
   }
+}
+
+/** The outbox job that POSTs an envelope to several endpoints, each copy once (CallbackJob.copies). */
+function copiesJob(
+  accountId: string,
+  copies: WebhookCopy[],
+  envelope: WebhookEnvelope,
+  subjectRowId = '0',
+): CallbackJob {
+  return {
+    eventId: copiesIdOf(envelope.event_id),
+    url: copies[0]!.url,
+    accountId,
+    messageRowId: subjectRowId,
+    eventType: 'webhook',
+    webhookId: copies[0]!.webhookId,
+    copies,
+    payload: envelope,
+  };
 }
 
 /** The outbox job that POSTs an envelope to one endpoint; `deliveryId` names this copy. */
