@@ -17,12 +17,6 @@ export interface ActiveBlock {
 }
 
 /**
- * The pumping guard's short-lived state, in Redis and keyed by account and side: each prefix's
- * sends of the last hour (a sorted set by time) and the account's blocks (a hash of block →
- * end). Both expire by themselves an hour after their last write, so nothing needs sweeping,
- * and every API process sees the same counts and blocks at once.
- */
-/**
  * A send's whole admission in one call: the caller's cap (when it brings one: a sliding window
  * of its own, such as a verification's per-number cap) is looked at, then the blocks of the
  * send's prefix and country (unless in monitor mode), and only when neither refuses is the
@@ -93,6 +87,12 @@ type WithScripts = Redis & {
   pumpingAdmit(...args: Array<string | number>): Promise<[string, string, string?]>;
 };
 
+/**
+ * The pumping guard's short-lived state, in Redis and keyed by account and side: each prefix's
+ * sends of the last hour (a sorted set by time) and the account's blocks (a hash of block →
+ * end). Both expire by themselves an hour after their last write, so nothing needs sweeping,
+ * and every API process sees the same counts and blocks at once.
+ */
 @Injectable()
 export class PumpingState {
   private readonly redis: WithScripts;
