@@ -216,8 +216,10 @@ export class PartitionPrune {
       const limit = Math.max(o.batch, ARCHIVE_BATCH);
       const rows: RetainedMessage[] = await this.rows.candidates(after, to, before, limit);
       if (rows.length === 0) return;
-      after = String(rows[rows.length - 1].id);
-      await o.keep!(byDay(rows, await this.rows.related(rows.map((r) => String(r.id)))));
+      const ids = rows.map((r) => String(r.id));
+      const related = await this.rows.relatedOfRange(after, ids);
+      after = ids[ids.length - 1];
+      await o.keep!(byDay(rows, related));
       if (rows.length < limit) return;
       await o.rest(performance.now() - started);
     }
