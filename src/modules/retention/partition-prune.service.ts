@@ -208,19 +208,31 @@ export class PartitionPrune {
     }
   }
 
-  /** The partition's messages and their rows, batch by batch, into the archive. */
+  /**
+   * The partition's messages and their rows, batch by batch, into the archive: the next batch
+   * is read while the one before is written (MariaDB's work and the process's overlap).
+   */
   private async archive(from: string, to: string, before: Date, o: DayPruneHooks): Promise<void> {
-    let after = from === '0' ? '0' : (BigInt(from) - 1n).toString();
+    const limit = Math.max(o.batch, ARCHIVE_BATCH);
+    const read = async (after: string) => {
+      const rows: RetainedMessage[] = await this.rows.candidates(after, to, before, limit);
+      if (rows.length === 0) return undefined;
+      const ids = rows.map((r) => String(r.id));
+      return { rows, last: ids[ids.length - 1], related: await this.rows.relatedOfRange(after, ids) };
+    };
+    let next = read(from === '0' ? '0' : (BigInt(from) - 1n).toString());
     while (!o.signal?.aborted) {
       const started = performance.now();
-      const limit = Math.max(o.batch, ARCHIVE_BATCH);
-      const rows: RetainedMessage[] = await this.rows.candidates(after, to, before, limit);
-      if (rows.length === 0) return;
-      const ids = rows.map((r) => String(r.id));
-      const related = await this.rows.relatedOfRange(after, ids);
-      after = ids[ids.length - 1];
-      await o.keep!(byDay(rows, related));
-      if (rows.length < limit) return;
+      const batch = await next;
+      if (!batch) return;
+      const more = batch.rows.length === limit;
+      if (more) {
+        next = read(batch.last);
+        // Awaited on the next turn; a write that fails first must not leave it unhandled.
+        next.catch(() => undefined);
+      }
+      await o.keep!(byDay(batch.rows, batch.related));
+      if (!more) return;
       await o.rest(performance.now() - started);
     }
   }
