@@ -67,15 +67,7 @@ export async function benchPartitions(quick: boolean, messages?: number): Promis
       ok: true,
     });
 
-    const b1 = () =>
-      autocannon({
-        url: `${api}/api/v1/json/bulk/sms`,
-        method: 'POST',
-        connections: 50,
-        duration: seconds,
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body: JSON.stringify({ from: 'BENCH', to: '260971234567', message: 'Your code is 123456' }),
-      });
+    const b1 = () => b1Load(api, key, seconds);
     await b1(); // warm-up
     const without = (await b1()).latency.p99;
     // A prune of one day beside B1: the prune's own time to its end, B1's p99 meanwhile.
@@ -134,6 +126,17 @@ export async function benchPartitions(quick: boolean, messages?: number): Promis
   }
   return rows;
 }
+
+/** B1's load: 50 connections of single-recipient sends for `seconds`. */
+export const b1Load = (api: string, key: string, seconds: number) =>
+  autocannon({
+    url: `${api}/api/v1/json/bulk/sms`,
+    method: 'POST',
+    connections: 50,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ from: 'BENCH', to: '260971234567', message: 'Your code is 123456' }),
+  });
 
 /** The first millisecond of the seeded day `n` (0 the oldest), a hundred days back. */
 export const seededDayStart = (n: number) => Math.floor(Date.now() / DAY_MS) * DAY_MS - (100 - n) * DAY_MS;
