@@ -38,6 +38,8 @@ export interface DayPruneHooks {
   batch: number;
   /** Rests between two statements, so others' statements get their turn. */
   rest: (chunkMs: number) => Promise<void>;
+  /** Rests after an archive batch that took `batchMs` (as `rest` when absent). */
+  restAfterArchive?: (batchMs: number) => Promise<void>;
   signal?: AbortSignal;
   onProgress?: (removed: RemovedCounts) => void;
 }
@@ -233,7 +235,7 @@ export class PartitionPrune {
       }
       await o.keep!(byDay(batch.rows, batch.related));
       if (!more) return;
-      await o.rest(performance.now() - started);
+      await (o.restAfterArchive ?? o.rest)(performance.now() - started);
     }
   }
 
