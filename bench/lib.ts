@@ -105,6 +105,21 @@ export class RssSampler {
   }
 }
 
+/** The settings of a bench's processes on the databases and queues named `name`. */
+export function benchEnv(name: string, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: `mysql://root@127.0.0.1:3306/${name}`,
+    QUEUE_PREFIX: name,
+    LOG_LEVEL: 'error',
+    APP_ENV: 'bench',
+    // Any APP_ENV but development and test needs its own; every process of a run shares it.
+    SERVER_SECRET: `bench-only-server-secret-of-this-run-${name}`,
+    // No SMPP listener unless the bench asks for one: the default port is often another's.
+    SMPP_SERVER_PORT: '0',
+    ...env,
+  };
+}
+
 /**
  * A bench's own API process: a database and queue prefix named after the bench (the API creates
  * and migrates the database at start), its environment for the CLI and any worker, and the CLI.
@@ -117,17 +132,7 @@ export async function startBenchApi(
 ) {
   const name = `bench_${tag}_${process.pid}`;
   const port = await freePort();
-  const fullEnv: Record<string, string> = {
-    DATABASE_URL: `mysql://root@127.0.0.1:3306/${name}`,
-    QUEUE_PREFIX: name,
-    LOG_LEVEL: 'error',
-    APP_ENV: 'bench',
-    // Any APP_ENV but development and test needs its own; every process of a run shares it.
-    SERVER_SECRET: `bench-only-server-secret-of-this-run-${name}`,
-    // No SMPP listener unless the bench asks for one: the default port is often another's.
-    SMPP_SERVER_PORT: '0',
-    ...env,
-  };
+  const fullEnv = benchEnv(name, env);
   return {
     name,
     port,

@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
-import { createConnection } from 'mysql2/promise';
+import { createConnection, type Connection } from 'mysql2/promise';
 import { seedMessages } from '../test/support/message-seed.js';
 import { PartitionMessageTablesByDay1796597880783 } from '../src/database/migrations/main/1796597880783-partition-message-tables-by-day.js';
 import { PartitionDeliveryReportsByDay1796602000000 } from '../src/database/migrations/notification/1796602000000-partition-delivery-reports-by-day.js';
@@ -52,52 +52,8 @@ export async function benchPartitions(quick: boolean, messages?: number): Promis
       .key as string;
     const [[account]] = (await db.query("SELECT id FROM accounts WHERE username = 'keeper'")) as any;
 
-    // An installation from before partitions: the tables as they were.
-    const runner = { query: async (sql: string, params?: unknown[]) => (await db.query(sql, params))[0] };
-    await new PartitionMessageTablesByDay1796597880783().down(runner as any);
-    // The receipts, callback attempts and request logs too, each in its own database: left
-    // partitioned by their migrations, the seeded receipts would all sit in one partition made
-    // for today, which no prune of an old day can drop.
-    for (const [suffix, down] of [
-      ['_notification', new PartitionDeliveryReportsByDay1796602000000()],
-      ['_notification', new PartitionCallbackAttemptsByDay1796603000000()],
-      ['_log', new PartitionRequestLogsByDay1796604000000()],
-    ] as const) {
-      await db.query(`USE \`${name}${suffix}\``);
-      await down.down(runner as any);
-    }
-    await db.query(`USE \`${name}\``);
-    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-    const dayStart = (n: number) => today - (100 - n) * DAY_MS;
-    const t0 = performance.now();
-    for (let d = 0; d < 3; d++) {
-      const start = new Date(dayStart(d));
-      await seedMessages((sql, params) => db.query(sql, params), {
-        accountId: String(account.id),
-        count: perDay,
-        firstId: BigInt(start.getTime()) * 1_000_000n,
-        start,
-        perRequest: 1000,
-        stepMs: Math.floor(DAY_MS / Math.ceil(perDay / 1000)),
-      });
-    }
-    // Every seeded message final, so each day may go whole; an event and a receipt each.
-    // updated_at kept: the column follows every UPDATE, and a message changed now is not old.
-    await db.query(
-      "UPDATE messages SET status = 'DELIVERED', updated_at = created_at WHERE status IN ('ACKNOWLEDGED', 'SENT', 'SCHEDULED')",
-    );
-    await db.query(
-      'INSERT INTO message_events (message_id, status, occurred_at) SELECT id, status, created_at FROM messages',
-    );
-    await db.query(
-      `INSERT INTO \`${name}_notification\`.delivery_reports
-         (transport, provider_message_id, status, occurred_at, received_at, applied_at, message_id)
-       SELECT 'smpp', CONCAT('p', id), 'DELIVRD', created_at, created_at, created_at, id FROM messages`,
-    );
+    const dayStart = await seedOldDays(db, name, String(account.id), perDay, 3);
     const total = perDay * 3;
-    process.stderr.write(
-      `B8P: seeded ${total} messages in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`,
-    );
 
     const c0 = performance.now();
     cliJson(env, 'db', 'partition');
@@ -111,15 +67,7 @@ export async function benchPartitions(quick: boolean, messages?: number): Promis
       ok: true,
     });
 
-    const b1 = () =>
-      autocannon({
-        url: `${api}/api/v1/json/bulk/sms`,
-        method: 'POST',
-        connections: 50,
-        duration: seconds,
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body: JSON.stringify({ from: 'BENCH', to: '260971234567', message: 'Your code is 123456' }),
-      });
+    const b1 = () => b1Load(api, key, seconds);
     await b1(); // warm-up
     const without = (await b1()).latency.p99;
     // A prune of one day beside B1: the prune's own time to its end, B1's p99 meanwhile.
@@ -177,6 +125,81 @@ export async function benchPartitions(quick: boolean, messages?: number): Promis
     rmSync(archiveDir, { recursive: true, force: true });
   }
   return rows;
+}
+
+/** B1's load: 50 connections of single-recipient sends for `seconds`. */
+export const b1Load = (api: string, key: string, seconds: number) =>
+  autocannon({
+    url: `${api}/api/v1/json/bulk/sms`,
+    method: 'POST',
+    connections: 50,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ from: 'BENCH', to: '260971234567', message: 'Your code is 123456' }),
+  });
+
+/** The first millisecond of the seeded day `n` (0 the oldest), a hundred days back. */
+export const seededDayStart = (n: number) => Math.floor(Date.now() / DAY_MS) * DAY_MS - (100 - n) * DAY_MS;
+
+/**
+ * An installation from before partitions, seeded: the message tables, receipts, callback
+ * attempts and request logs put back unpartitioned, then `days` old days of `perDay` messages
+ * each (the oldest a hundred days back), every one final, with an event and a receipt each.
+ * Returns the first millisecond of a seeded day.
+ */
+export async function seedOldDays(
+  db: Connection,
+  name: string,
+  accountId: string,
+  perDay: number,
+  days: number,
+): Promise<(n: number) => number> {
+  // An installation from before partitions: the tables as they were.
+  const runner = { query: async (sql: string, params?: unknown[]) => (await db.query(sql, params))[0] };
+  await new PartitionMessageTablesByDay1796597880783().down(runner as any);
+  // The receipts, callback attempts and request logs too, each in its own database: left
+  // partitioned by their migrations, the seeded receipts would all sit in one partition made
+  // for today, which no prune of an old day can drop.
+  for (const [suffix, down] of [
+    ['_notification', new PartitionDeliveryReportsByDay1796602000000()],
+    ['_notification', new PartitionCallbackAttemptsByDay1796603000000()],
+    ['_log', new PartitionRequestLogsByDay1796604000000()],
+  ] as const) {
+    await db.query(`USE \`${name}${suffix}\``);
+    await down.down(runner as any);
+  }
+  await db.query(`USE \`${name}\``);
+  const dayStart = seededDayStart;
+  const t0 = performance.now();
+  for (let d = 0; d < days; d++) {
+    const start = new Date(dayStart(d));
+    await seedMessages((sql, params) => db.query(sql, params), {
+      accountId,
+      count: perDay,
+      firstId: BigInt(start.getTime()) * 1_000_000n,
+      start,
+      perRequest: 1000,
+      stepMs: Math.floor(DAY_MS / Math.ceil(perDay / 1000)),
+    });
+  }
+  // Every seeded message final, so each day may go whole; an event and a receipt each.
+  // updated_at kept: the column follows every UPDATE, and a message changed now is not old.
+  await db.query(
+    "UPDATE messages SET status = 'DELIVERED', updated_at = created_at WHERE status IN ('ACKNOWLEDGED', 'SENT', 'SCHEDULED')",
+  );
+  await db.query(
+    'INSERT INTO message_events (message_id, status, occurred_at) SELECT id, status, created_at FROM messages',
+  );
+  await db.query(
+    `INSERT INTO \`${name}_notification\`.delivery_reports
+       (transport, provider_message_id, status, occurred_at, received_at, applied_at, message_id)
+     SELECT 'smpp', CONCAT('p', id), 'DELIVRD', created_at, created_at, created_at, id FROM messages`,
+  );
+  const total = perDay * days;
+  process.stderr.write(
+    `B8P: seeded ${total} messages in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`,
+  );
+  return dayStart;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -304,6 +304,7 @@ const SAFE_SQL_INTERPOLATION = [
   /^order\.length \? `ORDER BY \$\{order\.join\(', '\)\}` : ''$/,
   /^mode$/, // erasure.store: '' or ' AND <a literal column> = ?'
   /^iso\('[\w.]+'\)$/, // retention.store: DATE_FORMAT of a literal column name
+  /^where$/, // retention.store: one of two literal conditions on message_id (an id list or an id range)
   /^rows\.map\(\(\) => (?:`WHEN \$\{match\} THEN \?`|match)\)\.join\('[^']*'\)$/, // daily-spend.store: a literal key match per row
   /^all \? '' : ' AND recipient_hash IS NULL'$/, // callback.store: one of two literals
   /^SELECT\.replace\('[\w., ]+', '[\w., ]+'\)$/, // smpp-credential.store: the constant SELECT with a literal column added

@@ -25,6 +25,7 @@ import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait.js';
 import { seedAccountMessages } from '../support/message-seed.js';
 import { balanceOf, sendRequestFields } from '../support/probes.js';
+import { othersWrite } from '../support/others-writes.js';
 
 const SMS = '/api/v1/json/bulk/sms';
 const FINAL = ['DELIVERED', 'UNDELIVERED', 'EXPIRED', 'FAILED', 'REJECTED', 'CANCELLED'];
@@ -283,16 +284,7 @@ describe('message retention and archives (db prune, db archive)', () => {
     const final = await finalLeft();
     expect(final).toBeGreaterThan(30);
     // Others write: about 500 rows a second into a table of their own on the same server.
-    await t.ds.query('CREATE TABLE pace_writes (id INT AUTO_INCREMENT PRIMARY KEY, at DATETIME(3))');
-    let writing = true;
-    const writer = (async () => {
-      while (writing) {
-        await t.ds.query(
-          'INSERT INTO pace_writes (at) VALUES (NOW(3)), (NOW(3)), (NOW(3)), (NOW(3)), (NOW(3))',
-        );
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    })();
+    const others = await othersWrite((sql) => t.ds.query(sql));
     const before = new Date(Date.now() - 90 * 86_400_000);
     const pace = { batch: 10, pauseFactor: 1000, quietPauseFactor: 0 };
     // The prune as a worker's schedule runs it: with a signal its shutdown aborts.
@@ -335,8 +327,7 @@ describe('message retention and archives (db prune, db archive)', () => {
       expect(JSON.parse(quiet.stdout).removed.messages).toBe(final - busy - stopped);
       expect(await finalLeft()).toBe(0);
     } finally {
-      writing = false;
-      await writer;
+      await others.stop();
     }
   });
 

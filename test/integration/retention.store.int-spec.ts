@@ -145,6 +145,15 @@ describe('RetentionStore: removal', () => {
     });
   });
 
+  it("reads a run of messages' rows by the range of their ids, kept to the messages listed", async () => {
+    const { ids } = await oldSend(41, ['260971000011', '260971000012', '260971000013']);
+    await moveTo(ctx, ids, 'SENT', { at: daysAgo(41) });
+    const listed = [ids[0], ids[2]];
+    const byRange = await store.relatedOfRange((BigInt(ids[0]) - 1n).toString(), listed);
+    expect(new Set(byRange.message_events.map((e) => String(e.message_id)))).toEqual(new Set(listed));
+    expect(byRange).toEqual(await store.related(listed));
+  });
+
   it('removes only final messages, and a request only once none of its messages is left', async () => {
     const { request, ids } = await oldSend(40, [
       { recipient: 'x', status: 'DELIVERED' },

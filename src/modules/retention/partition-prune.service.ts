@@ -38,6 +38,8 @@ export interface DayPruneHooks {
   batch: number;
   /** Rests between two statements, so others' statements get their turn. */
   rest: (chunkMs: number) => Promise<void>;
+  /** Rests after an archive batch that took `batchMs` (as `rest` when absent). */
+  restAfterArchive?: (batchMs: number) => Promise<void>;
   signal?: AbortSignal;
   onProgress?: (removed: RemovedCounts) => void;
 }
@@ -208,18 +210,32 @@ export class PartitionPrune {
     }
   }
 
-  /** The partition's messages and their rows, batch by batch, into the archive. */
+  /**
+   * The partition's messages and their rows, batch by batch, into the archive: the next batch
+   * is read while the one before is written (MariaDB's work and the process's overlap).
+   */
   private async archive(from: string, to: string, before: Date, o: DayPruneHooks): Promise<void> {
-    let after = from === '0' ? '0' : (BigInt(from) - 1n).toString();
+    const limit = Math.max(o.batch, ARCHIVE_BATCH);
+    const read = async (after: string) => {
+      const rows: RetainedMessage[] = await this.rows.candidates(after, to, before, limit);
+      if (rows.length === 0) return undefined;
+      const ids = rows.map((r) => String(r.id));
+      return { rows, last: ids[ids.length - 1], related: await this.rows.relatedOfRange(after, ids) };
+    };
+    let next = read(from === '0' ? '0' : (BigInt(from) - 1n).toString());
     while (!o.signal?.aborted) {
       const started = performance.now();
-      const limit = Math.max(o.batch, ARCHIVE_BATCH);
-      const rows: RetainedMessage[] = await this.rows.candidates(after, to, before, limit);
-      if (rows.length === 0) return;
-      after = String(rows[rows.length - 1].id);
-      await o.keep!(byDay(rows, await this.rows.related(rows.map((r) => String(r.id)))));
-      if (rows.length < limit) return;
-      await o.rest(performance.now() - started);
+      const batch = await next;
+      if (!batch) return;
+      const more = batch.rows.length === limit;
+      if (more) {
+        next = read(batch.last);
+        // Awaited on the next turn; a write that fails first must not leave it unhandled.
+        next.catch(() => undefined);
+      }
+      await o.keep!(byDay(batch.rows, batch.related));
+      if (!more) return;
+      await (o.restAfterArchive ?? o.rest)(performance.now() - started);
     }
   }
 

@@ -39,6 +39,9 @@ const WRITES_WINDOW_MS = 1000;
 /** ...and over this long at least (a few milliseconds hold a handful of rows or none). */
 const FIRST_LOOK_MS = 200;
 
+/** While a day's archive rests, others' writes are looked at this often. */
+const ARCHIVE_LOOK_MS = 250;
+
 /** The pause after a batch that took `batchMs`: `factor` times as long, `minMs` at least. */
 export function pauseAfterBatch(batchMs: number, minMs: number, factor: number): number {
   return Math.max(minMs, factor * batchMs);
@@ -129,12 +132,23 @@ export class RetentionService {
       archived.rows += w.rows;
     };
     // Whole days go first, by DROP PARTITION: their messages are not deleted one by one, so
-    // they pause only RETENTION_PAUSE_MS between statements (the busy factor's pace is for the
-    // row walk's deletes, whose index reads evict the sends' pages).
+    // they pause only RETENTION_PAUSE_MS between statements. A day's archive batch reads and
+    // compresses 10,000 messages' rows, CPU the sends beside it need: while others write it
+    // rests the busy factor times the batch, and goes on as soon as their writes fall quiet
+    // (a burst of sends holds the archive back only while it lasts).
+    const restAfterArchive = async (batchMs: number) => {
+      const until = performance.now() + pauseAfterBatch(batchMs, pauseMs, this.config.retention.pauseFactor);
+      await rest(pauseMs);
+      while (!signal?.aborted && performance.now() < until) {
+        if ((await factorNow()) === this.config.retention.quietPauseFactor) return;
+        await rest(Math.min(ARCHIVE_LOOK_MS, until - performance.now()));
+      }
+    };
     const days = await this.byPartition.run(before, {
       keep: archive ? keep : undefined,
       batch,
       rest: async () => void (await rest(pauseMs)),
+      restAfterArchive,
       signal,
       onProgress,
     });

@@ -122,30 +122,53 @@ export class RetentionStore {
   }
 
   /** The events, parts, receipts and callback attempts of these messages. */
-  async related(ids: string[]): Promise<RelatedRows> {
+  related(ids: string[]): Promise<RelatedRows> {
+    return this.relatedWhere('message_id IN (?)', [ids]);
+  }
+
+  /**
+   * The events, parts, receipts and callback attempts of these messages, `ids` in id order and
+   * all of them after `after`: read by the range their ids span, not by the list, then kept to
+   * the list's. A list of ten thousand ids costs MariaDB about 0.75 s a table on a partitioned
+   * table (each value is placed in the partitions and the index one by one); the range, a few
+   * milliseconds. For a day's batch, whose messages are every one of that range.
+   */
+  async relatedOfRange(after: string, ids: string[]): Promise<RelatedRows> {
+    const rows = await this.relatedWhere('message_id > ? AND message_id <= ?', [after, ids[ids.length - 1]]);
+    const wanted = new Set(ids);
+    const keep = (list: Row[]) => list.filter((r) => wanted.has(String(r.message_id)));
+    return {
+      message_events: keep(rows.message_events),
+      message_parts: keep(rows.message_parts),
+      delivery_reports: keep(rows.delivery_reports),
+      callback_attempts: keep(rows.callback_attempts),
+    };
+  }
+
+  private async relatedWhere(where: string, params: unknown[]): Promise<RelatedRows> {
     const [events, parts, reports, attempts] = await Promise.all([
       this.main.query(
         `SELECT message_id, status, reason, ${iso('occurred_at')} AS occurred_at
-           FROM message_events WHERE message_id IN (?) ORDER BY message_id, id`,
-        [ids],
+           FROM message_events WHERE ${where} ORDER BY message_id, id`,
+        params,
       ),
       this.main.query(
         `SELECT message_id, part, provider_message_id, status, reason, ${iso('reported_at')} AS reported_at
-           FROM message_parts WHERE message_id IN (?) ORDER BY message_id, part`,
-        [ids],
+           FROM message_parts WHERE ${where} ORDER BY message_id, part`,
+        params,
       ),
       this.notifications.query(
         `SELECT id, message_id, transport, connector, provider_message_id, status, reason,
                 ${iso('occurred_at')} AS occurred_at, ${iso('received_at')} AS received_at,
                 ${iso('applied_at')} AS applied_at
-           FROM delivery_reports WHERE message_id IN (?) ORDER BY id`,
-        [ids],
+           FROM delivery_reports WHERE ${where} ORDER BY id`,
+        params,
       ),
       this.notifications.query(
         `SELECT id, event_id, message_id, url, attempt, outcome, http_status, error, duration_ms,
                 ${iso('attempted_at')} AS attempted_at
-           FROM callback_attempts WHERE event_type = 'message' AND message_id IN (?) ORDER BY id`,
-        [ids],
+           FROM callback_attempts WHERE event_type = 'message' AND ${where} ORDER BY id`,
+        params,
       ),
     ]);
     return {

@@ -1,0 +1,22 @@
+/**
+ * Others writing beside a prune: about 500 rows a second into a table of their own
+ * (`pace_writes`, made here) on the same server, until `stop` resolves.
+ */
+export async function othersWrite(
+  query: (sql: string) => Promise<unknown>,
+): Promise<{ stop(): Promise<void> }> {
+  await query('CREATE TABLE pace_writes (id INT AUTO_INCREMENT PRIMARY KEY, at DATETIME(3))');
+  let writing = true;
+  const writer = (async () => {
+    while (writing) {
+      await query('INSERT INTO pace_writes (at) VALUES (NOW(3)), (NOW(3)), (NOW(3)), (NOW(3)), (NOW(3))');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  return {
+    stop: async () => {
+      writing = false;
+      await writer;
+    },
+  };
+}
