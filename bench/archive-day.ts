@@ -2,7 +2,7 @@
  * The archive step of B8P alone, to compare builds in minutes: `db prune` of one seeded day with
  * ARCHIVE_DIR set, on an idle database, with the CPU the CLI process and MariaDB spent on it.
  *   node dist/bench-build/bench/archive-day.js seed <db> [--messages N] [--days D]
- *   node dist/bench-build/bench/archive-day.js prune <db> <day> [--cli path/to/cli.js] [--cpu-prof dir] [--b1]
+ *   node dist/bench-build/bench/archive-day.js prune <db> <day> [--cli path/to/cli.js] [--cpu-prof dir] [--b1] [--no-archive]
  *   node dist/bench-build/bench/archive-day.js drop <db>
  * `seed` makes the databases (`db migrate`) and seeds D old days (default 6) of N messages each
  * (default 200,000) as B8P does, then partitions them (`db partition`). Each `prune` removes the
@@ -11,7 +11,8 @@
  * the CPU milliseconds per thousand rows of the CLI process and of MariaDB (`--cpu-prof`: the CLI's
  * V8 profile in that directory, for profile-top.js). `--b1`: the build's API is started on the
  * databases and B1's load runs 10 s without the prune, then 10 s from the prune's start, as in
- * B8P: B1's p99 beside it against without.
+ * B8P: B1's p99 beside it against without. `--no-archive`: the prune without ARCHIVE_DIR (B8P's
+ * second prune), its per-1,000-row figures then per 1,000 messages removed.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -79,6 +80,7 @@ async function prune(name: string, day: number, cli: string): Promise<void> {
   const beside = process.argv.includes('--b1') ? await startB1(name, cli) : undefined;
   const load = beside?.b1();
   const archiveDir = mkdtempSync(join(tmpdir(), 'archive-day-'));
+  const archive = !process.argv.includes('--no-archive');
   const mariadb = pidOf('mariadbd') ?? pidOf('mysqld');
   const dbBefore = mariadb ? cpuMs(mariadb) : 0;
   const before = new Date(seededDayStart(day + 1)).toISOString();
@@ -86,7 +88,7 @@ async function prune(name: string, day: number, cli: string): Promise<void> {
   const profile = flag('--cpu-prof', '');
   const nodeArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
   const child = spawn(process.execPath, [...nodeArgs, cli, 'db', 'prune', '--before', before, '--json'], {
-    env: { ...process.env, ...envOf(name), ARCHIVE_DIR: archiveDir },
+    env: { ...process.env, ...envOf(name), ...(archive && { ARCHIVE_DIR: archiveDir }) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';
@@ -112,7 +114,7 @@ async function prune(name: string, day: number, cli: string): Promise<void> {
   await stop(beside?.proc);
   if (code !== 0) throw new Error(`db prune ended with ${code}: ${stdout}`);
   const out = JSON.parse(stdout);
-  const rows = Number(out.archived_rows);
+  const rows = archive ? Number(out.archived_rows) : Number(out.removed.messages);
   const perK = (ms: number) => ((ms / rows) * 1000).toFixed(0);
   console.log(
     JSON.stringify({
