@@ -64,11 +64,12 @@ const JOBS_CATCH_UP = 'webhook-jobs';
 
 /**
  * The one door for events to an account's webhook endpoints: `publish` logs each event for every
- * endpoint subscribed to its type and puts it on the callback outbox, which signs, sends, retries
- * and isolates targets as it does for delivery callbacks (at least once: a receiver deduplicates
- * by event_id). It also hears every committed state change of a message (message.* events) and
- * every committed send, and the recovery sweep re-derives, from message_events and from
- * messages, those that a crash kept from being kept.
+ * endpoint subscribed to its type and puts it on the callback queue (its log rows its record),
+ * which signs, sends, retries and isolates targets as it does for delivery callbacks (at least
+ * once: a receiver deduplicates by event_id). It also hears every committed state change of a
+ * message (message.* events) and every committed send, and the recovery sweep re-derives, from
+ * message_events and from messages, those that a crash kept from being kept, and queues again,
+ * from the log, the jobs that a crash or Redis lost.
  */
 @Injectable()
 export class WebhookEvents implements StateChangeListener, BeforeApplicationShutdown {
@@ -245,8 +246,9 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
 
   /**
    * Run by the recovery sweep: keeps the message.* events that committed state changes and sends
-   * owe and no process kept (EventCatchUp, over message_events and over messages), then keeps
-   * the log to its days. The outbox's own sweep queues what is kept.
+   * owe and no process kept (EventCatchUp, over message_events and over messages), queues again
+   * the jobs of copies logged and not yet taken (over the delivery log), then keeps the log to
+   * its days. The outbox's own sweep queues what is kept on the outbox.
    */
   async recover(): Promise<number> {
     let kept = 0;
