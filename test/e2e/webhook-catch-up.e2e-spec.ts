@@ -1,7 +1,10 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_CONFIG, type AppConfig } from '../../src/config/config.js';
 import { NOTIFICATION_DB } from '../../src/database/data-sources.js';
+import type { CallbackJob } from '../../src/modules/callbacks/callback-job.js';
+import { CallbackOutbox } from '../../src/modules/callbacks/callback.outbox.js';
 import type { CommittedChange } from '../../src/modules/delivery/lifecycle/state-change.listener.js';
 import { messageEventId } from '../../src/modules/callbacks/event-ids.js';
 import {
@@ -36,6 +39,17 @@ class CrashingWebhookEvents extends WebhookEvents {
 }
 
 /**
+ * The process dies after a fresh event's log rows are written and before its job reaches the
+ * queue: here the queuing of jobs recorded by the log alone drops them.
+ */
+const dropJobs = { on: false };
+class DroppingOutbox extends CallbackOutbox {
+  override async queueLogged(jobs: CallbackJob[]): Promise<void> {
+    if (!dropJobs.on) await super.queueLogged(jobs);
+  }
+}
+
+/**
  * message.* events are delivered at least once whatever happens between a state change's (or a
  * send's) commit and its events being kept: the recovery sweep keeps from message_events (and
  * messages) what was not kept, under the same event_id, and what was kept is neither logged nor
@@ -59,7 +73,14 @@ describe('webhook events after a crash', () => {
         EVENT_CATCH_UP_GRACE_MS: '2000',
       },
       undefined,
-      { override: (b) => b.overrideProvider(WebhookEvents).useClass(CrashingWebhookEvents) },
+      {
+        override: (b) =>
+          b
+            .overrideProvider(WebhookEvents)
+            .useClass(CrashingWebhookEvents)
+            .overrideProvider(CallbackOutbox)
+            .useClass(DroppingOutbox),
+      },
     );
     notifications = t.app.get<DataSource>(getDataSourceToken(NOTIFICATION_DB));
     a = await createTenant(t);
@@ -67,9 +88,9 @@ describe('webhook events after a crash', () => {
     await waitFor(
       async () => {
         const marks = (await notifications.query(
-          "SELECT last_id FROM event_catch_up WHERE name IN ('webhooks', 'webhook-sends')",
+          "SELECT last_id FROM event_catch_up WHERE name IN ('webhooks', 'webhook-sends', 'webhook-jobs')",
         )) as unknown[];
-        return marks.length === 2 ? true : null;
+        return marks.length === 3 ? true : null;
       },
       20_000,
       'the catch-up started',
@@ -135,6 +156,36 @@ describe('webhook events after a crash', () => {
     );
   };
   const sendsSweptPastNow = () => sweptPastNow('messages', 'webhook-sends');
+  const jobsSweptPastNow = async () => {
+    const [{ id }] = (await notifications.query('SELECT MAX(id) AS id FROM webhook_deliveries')) as Array<{
+      id: string;
+    }>;
+    await waitFor(
+      async () => {
+        const [mark] = (await notifications.query(
+          "SELECT last_id FROM event_catch_up WHERE name = 'webhook-jobs'",
+        )) as Array<{ last_id: string }>;
+        return mark && BigInt(mark.last_id) >= BigInt(id) ? true : null;
+      },
+      20_000,
+      'the job catch-up past the last row of webhook_deliveries',
+    );
+  };
+  /** Until `n` events have reached the path. */
+  const arrived = (path: string, n: number, what: string) =>
+    waitFor(async () => (envelopes(path).length >= n ? true : null), 20_000, what);
+  /** The event ids that reached the path, sorted. */
+  const eventIdsAt = (path: string) =>
+    envelopes(path)
+      .map((e) => e.event_id)
+      .sort();
+  const copiesOf = async (webhookId: string) =>
+    (
+      (await notifications.query(
+        'SELECT attempts, first_pending FROM webhook_deliveries WHERE webhook_id = ? ORDER BY type',
+        [webhookId],
+      )) as Array<{ attempts: number; first_pending: number }>
+    ).map((r) => [Number(r.attempts), Number(r.first_pending)]);
   /** A send to a number and a suppressed one: the first accepted, the second rejected. */
   const sendWithRejected = async (to: string, suppressed: string) => {
     const blocked = await t
@@ -266,5 +317,56 @@ describe('webhook events after a crash', () => {
       [messageEventId(sent.accepted.id, 'ACKNOWLEDGED'), messageEventId(sent.rejected.id, 'REJECTED')].sort(),
     );
     expect((await logRows(hook)).map((r) => r.type)).toEqual(['message.accepted', 'message.rejected']);
+  });
+
+  it("queues a fresh event's job that never reached the queue, once, from its log rows", async () => {
+    const hook = await subscribe('/unqueued');
+    dropJobs.on = true;
+    let m: Awaited<ReturnType<typeof sendSms>>;
+    try {
+      m = await sendSms('260971230007');
+      await delivered(m.uuid);
+      await waitFor(
+        async () => ((await logRows(hook)).length === 2 ? true : null),
+        20_000,
+        'both events logged, their jobs dropped',
+      );
+    } finally {
+      dropJobs.on = false;
+    }
+    expect(await copiesOf(hook)).toEqual([
+      [0, 1],
+      [0, 1],
+    ]);
+    await arrived('/unqueued', 2, 'the events queued by the sweep');
+    await jobsSweptPastNow();
+    // A round more: anything the sweep had queued again has had its time to arrive.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(eventIdsAt('/unqueued')).toEqual(
+      [messageEventId(m.id, 'DELIVERED'), messageEventId(m.id, 'SENT')].sort(),
+    );
+    expect(await copiesOf(hook)).toEqual([
+      [1, 0],
+      [1, 0],
+    ]);
+  });
+
+  it('puts back the jobs of copies not yet taken when the queue lost its data', async () => {
+    const hook = await subscribe('/queue-lost');
+    const m = await sendSms('260971230008');
+    await delivered(m.uuid);
+    await arrived('/queue-lost', 2, 'the live events');
+    await jobsSweptPastNow();
+    // As if both jobs had been on the queue, not yet taken, when Redis lost its data (the marker
+    // key goes with it); the sweep that notices puts them back.
+    await notifications.query('UPDATE webhook_deliveries SET first_pending = 1 WHERE webhook_id = ?', [hook]);
+    await t.queue('callbacks').clean(0, 'completed');
+    await t
+      .queue('callbacks')
+      .client.del(`${t.app.get<AppConfig>(APP_CONFIG).queuePrefix}:callbacks:outbox-epoch`);
+    await arrived('/queue-lost', 4, 'the events queued again');
+    const ids = [messageEventId(m.id, 'DELIVERED'), messageEventId(m.id, 'SENT')];
+    expect(eventIdsAt('/queue-lost')).toEqual([...ids, ...ids].sort());
+    expect((await copiesOf(hook)).map(([, pending]) => pending)).toEqual([0, 0]);
   });
 });

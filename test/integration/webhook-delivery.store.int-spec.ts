@@ -3,7 +3,10 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CallbackStore } from '../../src/modules/callbacks/callback.store.js';
-import { WebhookDeliveryStore } from '../../src/modules/callbacks/webhooks/webhook-delivery.store.js';
+import {
+  WebhookDeliveryStore,
+  type PendingCopy,
+} from '../../src/modules/callbacks/webhooks/webhook-delivery.store.js';
 import { WebhookEndpointStore } from '../../src/modules/callbacks/webhooks/webhook-endpoint.store.js';
 import { WebhookFanOut } from '../../src/modules/callbacks/webhooks/webhook-fan-out.service.js';
 import { NOTIFICATION_DB } from '../../src/database/data-sources.js';
@@ -86,8 +89,83 @@ describe('WebhookDeliveryStore', () => {
   });
 });
 
+describe("WebhookDeliveryStore: copies owed by their event's job", () => {
+  const pendingOf = async (ids: string[]) =>
+    (
+      (await notifications.query(
+        'SELECT delivery_id FROM webhook_deliveries WHERE delivery_id IN (?) AND first_pending = 1',
+        [ids],
+      )) as Array<{ delivery_id: string }>
+    ).map((r) => r.delivery_id);
+
+  const idsOf = async (deliveryIds: string[]) =>
+    (
+      (await notifications.query('SELECT id FROM webhook_deliveries WHERE delivery_id IN (?) ORDER BY id', [
+        deliveryIds,
+      ])) as Array<{ id: string | number }>
+    ).map((r) => String(r.id));
+
+  it("lists a range's pending copies until each is taken, attempted or found not due", async () => {
+    const w = randomUUID();
+    const before = await store.lastId();
+    const rows = [1, 2, 3, 4, 5].map(() => ({ ...delivery(w), pending: true, subjectId: '42' }));
+    const done = { ...delivery(w), pending: false };
+    await store.insert([...rows, done]);
+    const last = await store.lastId();
+    const ids = await idsOf([...rows, done].map((r) => r.deliveryId));
+    expect(ids).toHaveLength(6);
+    expect(ids[5]).toBe(last);
+    expect((await store.pendingIn(before, last)).map((c) => c.delivery_id)).toEqual(
+      rows.map((r) => r.deliveryId),
+    );
+    expect((await store.pendingIn(before, last))[0]).toMatchObject({
+      event_id: rows[0].eventId,
+      webhook_id: w,
+      envelope: '{}',
+    });
+    expect(String((await store.pendingIn(before, last))[0]!.subject_id)).toBe('42');
+    await store.taken([rows[0].deliveryId]);
+    await store.attempted(rows[1].eventId, w, {
+      httpStatus: 500,
+      error: 'HTTP 500',
+      delivered: false,
+      nextAttemptAt: null,
+    });
+    await store.notDue(rows[2].eventId, w);
+    expect(await pendingOf(rows.map((r) => r.deliveryId))).toEqual(
+      expect.arrayContaining([rows[3].deliveryId, rows[4].deliveryId]),
+    );
+    expect(await pendingOf(rows.map((r) => r.deliveryId))).toHaveLength(2);
+    // A batch of two rows from `before` ends at the second; fewer left than asked: at the end given.
+    const end = await store.batchEnd(before, last, 2);
+    expect(end).toBe(ids[1]);
+    expect(await store.batchEnd(end, last, 100)).toBe(last);
+    expect((await store.pendingIn(end, last)).map((c) => c.delivery_id)).toEqual([
+      rows[3].deliveryId,
+      rows[4].deliveryId,
+    ]);
+  });
+
+  it('tells where rows older than a time end, and where the last hours begin', async () => {
+    const w = randomUUID();
+    const before = await store.lastId();
+    const old = { ...delivery(w), pending: true };
+    const fresh = { ...delivery(w), pending: true };
+    await store.insert([old]);
+    await ageWebhookDeliveries(ctx, [old.deliveryId], 1);
+    await store.insert([fresh]);
+    const [oldId, freshId] = await idsOf([old.deliveryId, fresh.deliveryId]);
+    const since = new Date(Date.now() - 3600_000);
+    expect(await store.skipTo(before, since)).toBe(oldId);
+    expect(await store.skipTo(oldId!, since)).toBeNull();
+    // The old row is outside the last hour, the fresh one within it (and within the last six).
+    expect(BigInt(await store.idBefore(6))).toBeLessThanOrEqual(BigInt(before));
+    expect(BigInt(await store.idBefore(1))).toBeLessThan(BigInt(freshId!));
+  });
+});
+
 describe('WebhookFanOut', () => {
-  it('writes one state change for 10 subscribed endpoints in one log statement and one outbox statement', async () => {
+  it('writes one state change for 10 subscribed endpoints in one log statement, with no outbox row', async () => {
     const tenant = await createTenant(ctx);
     const owner = { accountId: tenant.account.id, testMode: false };
     const endpoints = ctx.get(WebhookEndpointStore);
@@ -119,18 +197,57 @@ describe('WebhookFanOut', () => {
         occurredAt: new Date(),
       },
     ]);
-    await ctx.get(CallbackStore).keep(jobs);
     const writes = statements.mock.calls.map(([sql]) =>
       String(sql).trim().split(/\s+/).slice(0, 4).join(' '),
     );
     statements.mockRestore();
-    // One outbox job for the event, its copies one per endpoint of the side.
+    // One queue job for the event, its copies one per endpoint of the side, recorded by the log.
     expect(jobs).toHaveLength(1);
+    expect(jobs[0]!.loggedOnly).toBe(true);
     expect(jobs[0]!.copies).toHaveLength(10);
-    expect(new Set(jobs[0]!.copies!.map((c) => c.deliveryId)).size).toBe(10);
-    expect(writes).toEqual([
-      'INSERT INTO webhook_deliveries (delivery_id,',
-      'INSERT IGNORE INTO callback_outbox',
-    ]);
+    const ids = jobs[0]!.copies!.map((c) => c.deliveryId);
+    expect(new Set(ids).size).toBe(10);
+    expect(writes).toEqual(['INSERT INTO webhook_deliveries (delivery_id,']);
+    const pending = (await notifications.query(
+      'SELECT delivery_id, event_id, webhook_id, account_id, envelope, subject_id FROM webhook_deliveries WHERE delivery_id IN (?) AND first_pending = 1',
+      [ids],
+    )) as PendingCopy[];
+    expect(pending).toHaveLength(10);
+    // The sweep's job for copies not yet taken is the same job: same id, same envelope.
+    const again = await ctx.get(WebhookFanOut).jobsOfPending(pending.slice(0, 4));
+    expect(again).toHaveLength(1);
+    expect(again[0]).toMatchObject({
+      eventId: jobs[0]!.eventId,
+      payload: jobs[0]!.payload,
+      loggedOnly: true,
+      accountId: String(owner.accountId),
+    });
+    expect(again[0]!.copies!.map((c) => c.deliveryId).sort()).toEqual(
+      ids.filter((id) => pending.slice(0, 4).some((p) => p.delivery_id === id)).sort(),
+    );
+  });
+
+  it("logs a disabled endpoint's copy as not pending, and queues nothing for it alone", async () => {
+    const tenant = await createTenant(ctx);
+    const owner = { accountId: tenant.account.id, testMode: false };
+    const endpoints = ctx.get(WebhookEndpointStore);
+    const uuid = randomUUID();
+    await endpoints.insert(
+      owner,
+      { uuid, url: 'https://hooks.example/off', events: ['*'], description: null, secret: 's' },
+      10,
+    );
+    await endpoints.update(owner, uuid, { status: 'disabled' });
+    const jobs = await ctx
+      .get(WebhookFanOut)
+      .prepare([
+        { accountId: owner.accountId, type: 'message.sent', data: {}, test: false, occurredAt: new Date() },
+      ]);
+    expect(jobs).toEqual([]);
+    const rows = (await notifications.query(
+      'SELECT first_pending FROM webhook_deliveries WHERE webhook_id = ?',
+      [uuid],
+    )) as Array<{ first_pending: number }>;
+    expect(rows.map((r) => Number(r.first_pending))).toEqual([0]);
   });
 });

@@ -32,6 +32,7 @@ import { CreateWebhookDeliveries1796597632251 } from './notification/17965976322
 import { CreateEventCatchUp1796600000000 } from './notification/1796600000000-create-event-catch-up.js';
 import { PartitionDeliveryReportsByDay1796602000000 } from './notification/1796602000000-partition-delivery-reports-by-day.js';
 import { PartitionCallbackAttemptsByDay1796603000000 } from './notification/1796603000000-partition-callback-attempts-by-day.js';
+import { WebhookDeliveriesFirstPending1796604000000 } from './notification/1796604000000-webhook-deliveries-first-pending.js';
 import { CreateSmppCredentials1764060000000 } from './main/1764060000000-create-smpp-credentials.js';
 import { CreateSmppSegments1764060100000 } from './main/1764060100000-create-smpp-segments.js';
 import { CreateSmppReceipts1764061000000 } from './main/1764061000000-create-smpp-receipts.js';
@@ -112,4 +113,5 @@ export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   CreateEventCatchUp1796600000000,
   PartitionDeliveryReportsByDay1796602000000,
   PartitionCallbackAttemptsByDay1796603000000,
+  WebhookDeliveriesFirstPending1796604000000,
 ];

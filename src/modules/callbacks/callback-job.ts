@@ -33,6 +33,11 @@ export interface CallbackJob {
    * needs another attempt goes on as a job of its own, named by its copy's id.
    */
   copies?: WebhookCopy[];
+  /**
+   * The job has no outbox row: its copies' delivery-log rows are its record (`first_pending`),
+   * and the recovery sweep queues it again, under the same id, when it was lost.
+   */
+  loggedOnly?: true;
   payload: MessageEventPayload | InboundEventPayload | WebhookEnvelope;
 }
 

@@ -15,7 +15,7 @@ const QUEUE_TIMEOUT_MS = 800;
 /** A kept event not yet queued is left this long to the call that is queuing it, then the sweep takes it. */
 export const UNQUEUED_GRACE_MS = 2000;
 /** Longer than any event's retry schedule: a row this old is a leftover (its deletion failed). */
-const FORGET_AFTER_HOURS = 6;
+export const FORGET_AFTER_HOURS = 6;
 const DONE_FLUSH_MS = 200;
 /** ioredis states in which a command would only wait for a reconnection. */
 const DOWN = new Set(['reconnecting', 'close', 'end']);
@@ -42,6 +42,8 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
     flush: (ids) => this.clear(ids),
   });
   private epoch?: string;
+  /** Told when the queue has lost its data, after the kept events go back on it. */
+  private readonly lossListeners: Array<() => Promise<void>> = [];
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -59,6 +61,33 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
   /** Keeps the events, then queues them (or leaves them to the sweep when Redis is down or slow). */
   async queue(jobs: CallbackJob[]): Promise<void> {
     await this.keepAndAdd(jobs.map((data) => ({ data, opts: callbackJobOptions(data.eventId) })));
+  }
+
+  /**
+   * Queues jobs whose record is elsewhere (CallbackJob.loggedOnly: a webhook event's log rows),
+   * without an outbox row. When Redis is down or slow they are kept on the outbox instead, as an
+   * event not yet queued, for the sweep to queue in a moment; when that fails too, the record's
+   * own sweep queues them.
+   */
+  async queueLogged(jobs: CallbackJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    try {
+      await this.add(jobs.map((data) => ({ data, opts: callbackJobOptions(data.eventId) })));
+    } catch (err) {
+      this.warnings.warn(
+        `${jobs.length} callback(s) not queued (${(err as Error).message}); kept to queue later`,
+      );
+      await this.store
+        .keep(jobs.map(({ loggedOnly: _, ...job }) => job))
+        .catch((e: Error) =>
+          this.warnings.warn(`${jobs.length} callback(s) not kept either (${e.message}); left to the sweep`),
+        );
+    }
+  }
+
+  /** `listener` runs when the queue is found to have lost its data (by the sweep that finds it). */
+  onQueueLost(listener: () => Promise<void>): void {
+    this.lossListeners.push(listener);
   }
 
   /**
@@ -202,5 +231,12 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
       this.logger.warn(
         `the callback queue lost its data; ${requeued} callback event(s) not yet delivered go back on it`,
       );
+    try {
+      for (const listener of this.lossListeners) await listener();
+    } catch (err) {
+      // The marker goes again, so the next sweep puts everything back once more.
+      await client.del(key);
+      throw err;
+    }
   }
 }

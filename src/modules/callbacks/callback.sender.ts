@@ -35,11 +35,13 @@ export interface DeferredCallback {
 }
 
 type AttemptResult =
-  | { kind: 'done' }
+  /** `skipped`: done with unattempted (a test event dropped, or held too long). */
+  | { kind: 'done'; skipped?: true }
   | { kind: 'park'; delayMs: number; heldSince?: number }
   | { kind: 'failed'; failure: string };
 
 const DONE: AttemptResult = { kind: 'done' };
+const SKIPPED: AttemptResult = { kind: 'done', skipped: true };
 
 /**
  * Delivers one signed callback and records the attempt in the notification
@@ -85,12 +87,14 @@ export class CallbackSender {
   }
 
   /**
-   * An event's copies for several endpoints: each attempted once, side by side. A copy that
-   * needs another attempt (failed, or its target busy or held) goes on as a job of its own,
-   * kept in the outbox under its copy's id before this job's row goes.
+   * An event's copies for its endpoints: each attempted once, side by side. A copy that needs
+   * another attempt (failed, or its target busy or held) goes on as a job of its own, kept in
+   * the outbox under its copy's id; then the copies not attempted are marked taken on the
+   * delivery log (an attempt marks its own), and this job's outbox row, when it has one, goes.
    */
   private async handleCopies(event: QueuedCallback, copies: WebhookCopy[]): Promise<void> {
     const later: DeferredCallback[] = [];
+    const unattempted: string[] = [];
     await Promise.all(
       copies.map(async (c) => {
         const copy: QueuedCallback = {
@@ -101,6 +105,8 @@ export class CallbackSender {
           copies: undefined,
         };
         const result = await this.attempt(copy, 0, CALLBACK_ATTEMPTS, false);
+        if (result.kind === 'park' || (result.kind === 'done' && result.skipped))
+          unattempted.push(c.deliveryId);
         if (result.kind === 'park')
           later.push({
             job: {
@@ -115,7 +121,8 @@ export class CallbackSender {
       }),
     );
     if (later.length) await this.outbox.queueLater(later);
-    this.outbox.finished(event.eventId);
+    await this.webhooks.taken(unattempted);
+    if (!event.loggedOnly) this.outbox.finished(event.eventId);
   }
 
   /**
@@ -148,7 +155,7 @@ export class CallbackSender {
       if (Date.now() - heldSince >= this.config.callbackMaxHoldMs) {
         this.metrics.attempt('hold_expired');
         finished();
-        return DONE;
+        return SKIPPED;
       }
       this.metrics.held();
       return { kind: 'park', delayMs: admission.retryInMs, heldSince };
@@ -174,7 +181,7 @@ export class CallbackSender {
   private dropTest(finished: () => void): AttemptResult {
     this.metrics.attempt('test_dropped');
     finished();
-    return DONE;
+    return SKIPPED;
   }
 
   /** Returns why the attempt failed and is to be retried, or null when it is done with. */

@@ -44,6 +44,11 @@ export class WebhookAttempts {
     return endpoint.secret;
   }
 
+  /** The sender has taken these copies of an event's job without an attempt (delivery ids). */
+  async taken(deliveryIds: string[]): Promise<void> {
+    await this.deliveries.taken(deliveryIds);
+  }
+
   async attempted(job: CallbackJob, a: WebhookAttempt): Promise<void> {
     const webhookId = job.webhookId!;
     const next = a.delivered || a.last ? null : new Date(Date.now() + a.retryInMs);

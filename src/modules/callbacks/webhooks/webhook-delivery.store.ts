@@ -12,6 +12,20 @@ export interface NewDelivery {
   type: string;
   /** The envelope as POSTed (JSON). */
   envelope: string;
+  /** The copy's first attempt is owed by its event's queue job alone (no outbox row); false when not given. */
+  pending?: boolean;
+  /** The row the event is about (the attempt log's message_id); '0' when not given. */
+  subjectId?: string;
+}
+
+/** A copy whose first attempt its event's queue job still owes (`first_pending`). */
+export interface PendingCopy {
+  delivery_id: string;
+  event_id: string;
+  webhook_id: string;
+  account_id: string;
+  envelope: string;
+  subject_id: string;
 }
 
 export interface DeliveryRow {
@@ -50,11 +64,83 @@ export class WebhookDeliveryStore {
   async insert(rows: NewDelivery[]): Promise<void> {
     if (rows.length === 0) return;
     await this.notifications.query(
-      `INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, type, envelope) VALUES ${rows
-        .map(() => '(?, ?, ?, ?, ?, ?)')
+      `INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, type, envelope, first_pending, subject_id) VALUES ${rows
+        .map(() => '(?, ?, ?, ?, ?, ?, ?, ?)')
         .join(',')} ON DUPLICATE KEY UPDATE delivery_id = delivery_id`,
-      rows.flatMap((r) => [r.deliveryId, r.eventId, r.webhookId, r.accountId, r.type, r.envelope]),
+      rows.flatMap((r) => [
+        r.deliveryId,
+        r.eventId,
+        r.webhookId,
+        r.accountId,
+        r.type,
+        r.envelope,
+        r.pending ? 1 : 0,
+        r.subjectId ?? '0',
+      ]),
     );
+  }
+
+  /** The sender has taken these copies (held over on the outbox, or done with unattempted). */
+  async taken(deliveryIds: string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await this.notifications.query(
+      'UPDATE webhook_deliveries SET first_pending = 0 WHERE delivery_id IN (?) AND first_pending = 1',
+      [deliveryIds],
+    );
+  }
+
+  /** The highest id so far (0 when none). */
+  async lastId(): Promise<string> {
+    const [row] = (await this.notifications.query(
+      'SELECT COALESCE(MAX(id), 0) AS id FROM webhook_deliveries',
+    )) as Array<{ id: string | number }>;
+    return String(row!.id);
+  }
+
+  /** The id of the `rows`-th row after `afterId`, at most `uptoId` (`uptoId` when fewer are left). */
+  async batchEnd(afterId: string, uptoId: string, rows: number): Promise<string> {
+    const [row] = (await this.notifications.query(
+      `SELECT COUNT(*) AS n, MAX(id) AS id FROM (
+         SELECT id FROM webhook_deliveries WHERE id > ? AND id <= ? ORDER BY id LIMIT ?) batch`,
+      [afterId, uptoId, rows],
+    )) as Array<{ n: string | number; id: string | number | null }>;
+    return Number(row!.n) < rows ? uptoId : String(row!.id);
+  }
+
+  /** The copies in (`afterId`, `uptoId`] whose first attempt is still owed by their event's job, in id order. */
+  async pendingIn(afterId: string, uptoId: string): Promise<PendingCopy[]> {
+    return (await this.notifications.query(
+      `SELECT delivery_id, event_id, webhook_id, account_id, envelope, subject_id FROM webhook_deliveries
+        WHERE id > ? AND id <= ? AND first_pending = 1 ORDER BY id`,
+      [afterId, uptoId],
+    )) as PendingCopy[];
+  }
+
+  /** The id just before the first row logged in the last `hours` (the last id when none is). */
+  async idBefore(hours: number): Promise<string> {
+    const [row] = (await this.notifications.query(
+      `SELECT id FROM webhook_deliveries WHERE created_at >= CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR
+        ORDER BY created_at LIMIT 1`,
+      [hours],
+    )) as Array<{ id: string | number }>;
+    return row ? String(BigInt(row.id) - 1n) : this.lastId();
+  }
+
+  /**
+   * When the rows after `afterId` start before `since`: the last id logged before it; null when
+   * they start later, or none is there.
+   */
+  async skipTo(afterId: string, since: Date): Promise<string | null> {
+    const [first] = (await this.notifications.query(
+      'SELECT created_at FROM webhook_deliveries WHERE id > ? ORDER BY id LIMIT 1',
+      [afterId],
+    )) as Array<{ created_at: Date }>;
+    if (!first || new Date(first.created_at).getTime() >= since.getTime()) return null;
+    const [last] = (await this.notifications.query(
+      'SELECT id FROM webhook_deliveries WHERE created_at < ? ORDER BY created_at DESC LIMIT 1',
+      [since],
+    )) as Array<{ id: string | number }>;
+    return last && BigInt(last.id) > BigInt(afterId) ? String(last.id) : null;
   }
 
   /** Which of these copies are logged. */
@@ -70,7 +156,7 @@ export class WebhookDeliveryStore {
   /** One attempt's outcome on its event's row (replays count on the row they replay). */
   async attempted(eventId: string, webhookId: string, o: AttemptOutcome): Promise<void> {
     await this.notifications.query(
-      `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?,
+      `UPDATE webhook_deliveries SET attempts = attempts + 1, first_pending = 0, last_status = ?, last_error = ?,
           last_attempt_at = CURRENT_TIMESTAMP(3), next_attempt_at = ?,
           delivered_at = IF(?, CURRENT_TIMESTAMP(3), delivered_at)
         WHERE webhook_id = ? AND event_id = ?`,
@@ -81,7 +167,7 @@ export class WebhookDeliveryStore {
   /** The event is not to be attempted (the endpoint is disabled): no attempt is due any more. */
   async notDue(eventId: string, webhookId: string): Promise<void> {
     await this.notifications.query(
-      'UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND event_id = ?',
+      'UPDATE webhook_deliveries SET next_attempt_at = NULL, first_pending = 0 WHERE webhook_id = ? AND event_id = ?',
       [webhookId, eventId],
     );
   }

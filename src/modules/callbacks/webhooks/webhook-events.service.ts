@@ -6,17 +6,17 @@ import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import type { Channel, MessageStatus } from '../../messages/channel.js';
 import type { CommittedChange, StateChangeListener } from '../../delivery/lifecycle/state-change.listener.js';
 import { messageEventPayload, type MessageEventPayload } from '../callback-job.js';
-import { CallbackOutbox } from '../callback.outbox.js';
+import { CallbackOutbox, FORGET_AFTER_HOURS } from '../callback.outbox.js';
 import { EventCatchUpStore } from '../event-catch-up.store.js';
 import { messageEventId } from '../event-ids.js';
-import { EventCatchUp, historyJournal } from '../event-catch-up.js';
+import { CATCH_UP_BATCH, EventCatchUp, historyJournal, type CatchUpJournal } from '../event-catch-up.js';
 import {
   MessageHistoryStore,
   type HistoryTable,
   type RecordedChange,
   type RecordedSend,
 } from '../../messages/message-history.store.js';
-import { DELIVERIES_KEPT_DAYS, WebhookDeliveryStore } from './webhook-delivery.store.js';
+import { DELIVERIES_KEPT_DAYS, WebhookDeliveryStore, type PendingCopy } from './webhook-delivery.store.js';
 import { MESSAGE_EVENT_OF, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-event-types.js';
 import { WebhookFanOut, type PublishedEvent } from './webhook-fan-out.service.js';
 import { WebhookCatchUpMetrics } from './webhooks.metrics.js';
@@ -59,14 +59,17 @@ const FAN_OUT_BATCH = 300;
 /** The catch-ups' marks in event_catch_up: state changes (message_events), and sends (messages). */
 const CATCH_UP = 'webhooks';
 const SENDS_CATCH_UP = 'webhook-sends';
+/** The mark of the catch-up of fresh events' queue jobs (the delivery log's first_pending copies). */
+const JOBS_CATCH_UP = 'webhook-jobs';
 
 /**
  * The one door for events to an account's webhook endpoints: `publish` logs each event for every
- * endpoint subscribed to its type and puts it on the callback outbox, which signs, sends, retries
- * and isolates targets as it does for delivery callbacks (at least once: a receiver deduplicates
- * by event_id). It also hears every committed state change of a message (message.* events) and
- * every committed send, and the recovery sweep re-derives, from message_events and from
- * messages, those that a crash kept from being kept.
+ * endpoint subscribed to its type and puts it on the callback queue (its log rows its record),
+ * which signs, sends, retries and isolates targets as it does for delivery callbacks (at least
+ * once: a receiver deduplicates by event_id). It also hears every committed state change of a
+ * message (message.* events) and every committed send, and the recovery sweep re-derives, from
+ * message_events and from messages, those that a crash kept from being kept, and queues again,
+ * from the log, the jobs that a crash or Redis lost.
  */
 @Injectable()
 export class WebhookEvents implements StateChangeListener, BeforeApplicationShutdown {
@@ -77,7 +80,9 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
     flush: (changes) => this.fanOutChanges(changes),
   });
 
-  private readonly catchUps: Array<EventCatchUp<RecordedChange> | EventCatchUp<RecordedSend>>;
+  private readonly catchUps: Array<
+    EventCatchUp<RecordedChange> | EventCatchUp<RecordedSend> | EventCatchUp<PendingCopy>
+  >;
 
   constructor(
     private readonly fanOut: WebhookFanOut,
@@ -120,7 +125,28 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
           keep: (sends) => this.fanOutAll(sends.map(acceptanceOfRecorded), true),
         },
       ),
+      // A fresh event's job has no outbox row: its log rows are read once, between one and two
+      // grace periods after they were written, and the job of a copy not yet taken is queued
+      // again under its id (a job still on the queue is not added twice).
+      new EventCatchUp(
+        JOBS_CATCH_UP,
+        marks,
+        deliveryLogJournal(deliveries),
+        {
+          graceMs: config.eventCatchUpGraceMs,
+          reachMs: FORGET_AFTER_HOURS * 3600_000,
+          skipped: (fromId: string, toId: string) => {
+            metrics.catchUpSkipped('webhook_deliveries');
+            this.warnings.warn(
+              `the webhook job catch-up was left behind by more than ${FORGET_AFTER_HOURS} hours: moved from id ${fromId} to ${toId} without queuing the copies in between`,
+            );
+          },
+        },
+        { accounts: async () => ['*'], keep: (copies) => this.requeue(copies) },
+      ),
     ];
+    // A queue that lost its data lost the jobs of the copies not yet taken.
+    outbox.onQueueLost(() => this.requeueAllPending());
   }
 
   /** Resolves once the events are kept (or, for none subscribed, at once). */
@@ -190,16 +216,39 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
     // A send of thousands of recipients is fanned out in slices, each statement a few MB at most.
     for (let i = 0; i < events.length; i += FAN_OUT_BATCH) {
       const jobs = await this.fanOut.prepare(events.slice(i, i + FAN_OUT_BATCH), again);
-      if (jobs.length) await this.outbox.queue(jobs);
+      // A fresh event's job is recorded by its log rows; the sweep's go on the outbox.
+      if (again) await this.outbox.queue(jobs);
+      else await this.outbox.queueLogged(jobs);
       kept += jobs.length;
     }
     return kept;
   }
 
+  /** Queues again the jobs of these copies not yet taken (the same job ids); returns how many jobs. */
+  private async requeue(copies: PendingCopy[]): Promise<number> {
+    const jobs = await this.fanOut.jobsOfPending(copies);
+    await this.outbox.queueLogged(jobs);
+    return jobs.length;
+  }
+
+  /** Every copy logged within the outbox's reach whose job is not yet taken goes back on the queue. */
+  private async requeueAllPending(): Promise<void> {
+    let after = await this.deliveries.idBefore(FORGET_AFTER_HOURS);
+    const last = await this.deliveries.lastId();
+    let queued = 0;
+    while (BigInt(after) < BigInt(last)) {
+      const end = await this.deliveries.batchEnd(after, last, CATCH_UP_BATCH);
+      queued += await this.requeue(await this.deliveries.pendingIn(after, end));
+      after = end;
+    }
+    if (queued) this.warnings.warn(`${queued} webhook event job(s) lost with the queue go back on it`);
+  }
+
   /**
    * Run by the recovery sweep: keeps the message.* events that committed state changes and sends
-   * owe and no process kept (EventCatchUp, over message_events and over messages), then keeps
-   * the log to its days. The outbox's own sweep queues what is kept.
+   * owe and no process kept (EventCatchUp, over message_events and over messages), queues again
+   * the jobs of copies logged and not yet taken (over the delivery log), then keeps the log to
+   * its days. The outbox's own sweep queues what is kept on the outbox.
    */
   async recover(): Promise<number> {
     let kept = 0;
@@ -209,6 +258,17 @@ export class WebhookEvents implements StateChangeListener, BeforeApplicationShut
     await this.deliveries.prune();
     return kept;
   }
+}
+
+/** The delivery log as a journal of the copies whose first attempt their event's job owes. */
+function deliveryLogJournal(deliveries: WebhookDeliveryStore): CatchUpJournal<PendingCopy> {
+  return {
+    lastId: () => deliveries.lastId(),
+    batchEnd: (afterId, uptoId, rows) => deliveries.batchEnd(afterId, uptoId, rows),
+    // Every account's rows: `accounts` names none in particular.
+    read: (_accounts, afterId, uptoId) => deliveries.pendingIn(afterId, uptoId),
+    skipTo: (afterId, since) => deliveries.skipTo(afterId, since),
+  };
 }
 
 /** A state change's message.* event, named by its message and state. */

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { TtlCache } from '../../../platform/caching/ttl-cache.js';
 import type { CallbackJob, WebhookCopy, WebhookEnvelope } from '../callback-job.js';
 import { copiesIdOf, deliveryIdOf } from '../event-ids.js';
-import { WebhookDeliveryStore, type NewDelivery } from './webhook-delivery.store.js';
+import { WebhookDeliveryStore, type NewDelivery, type PendingCopy } from './webhook-delivery.store.js';
 import { WebhookEndpointStore, type WebhookEndpointRow } from './webhook-endpoint.store.js';
 import { subscribes } from './webhook-event-types.js';
 
@@ -30,10 +30,12 @@ const ENDPOINTS_TTL_MS = 2000;
 
 /**
  * Turns events into what each subscribed endpoint is owed: a delivery-log row per endpoint and
- * an outbox job per enabled one. All the log rows of a batch go in one statement, and the jobs
- * come back to be kept (one statement too) and queued by the caller, however many endpoints
- * subscribe. A disabled endpoint's events are logged but not sent, for a replay later. MySQL
- * only: the receiving path of inbound messages uses it without a queue.
+ * the queue jobs that send them. All the log rows of a batch go in one statement, however many
+ * endpoints subscribe. Fresh events (not the recovery sweep's) get one job per event for its
+ * enabled endpoints, kept by the log rows alone (`first_pending`), with no outbox row: the
+ * caller queues them, and the sweep queues again, under the same job id, those whose job was
+ * lost. A disabled endpoint's events are logged but not sent, for a replay later. MySQL only:
+ * the receiving path of inbound messages uses it without a queue.
  */
 @Injectable()
 export class WebhookFanOut {
@@ -70,7 +72,8 @@ export class WebhookFanOut {
    * Logs the events owed and returns the jobs that send them. Each copy's id is derived from the
    * event's and the endpoint's, so an event published again (`again`: by the recovery sweep)
    * names the same copies: those logged already are left out, and so are endpoints made after
-   * the event occurred, which were never owed it.
+   * the event occurred, which were never owed it. A fresh event's job (CallbackJob.loggedOnly)
+   * is to be queued without an outbox row; the sweep's are one per copy, kept on the outbox.
    */
   async prepare(events: PublishedEvent[], again = false): Promise<CallbackJob[]> {
     if (events.length === 0) return [];
@@ -97,9 +100,11 @@ export class WebhookFanOut {
         test: e.test,
       };
       const text = JSON.stringify(envelope);
+      const subjectId = e.subjectRowId ?? '0';
       const copies: WebhookCopy[] = [];
       for (const w of targets) {
         const deliveryId = deliveryIdOf(envelope.event_id, w.uuid);
+        const enabled = w.status === 'enabled';
         rows.push({
           deliveryId,
           eventId: envelope.event_id,
@@ -107,12 +112,15 @@ export class WebhookFanOut {
           accountId: e.accountId,
           type: e.type,
           envelope: text,
+          pending: enabled && !again,
+          subjectId,
         });
-        if (w.status === 'enabled') copies.push({ deliveryId, webhookId: w.uuid, url: w.url });
+        if (enabled) copies.push({ deliveryId, webhookId: w.uuid, url: w.url });
       }
-      // One job for the event's endpoints, not one each: a third of the outbox rows and queue
-      // jobs with three endpoints. The recovery sweep's are one per copy, to leave out those logged.
-      if (copies.length > 1 && !again) jobs.push(copiesJob(e.accountId, copies, envelope, e.subjectRowId));
+      if (copies.length === 0) continue;
+      // One job for the event's endpoints, its record the log rows. The recovery sweep's are one
+      // per copy, to leave out those logged.
+      if (!again) jobs.push(copiesJob(e.accountId, copies, envelope, subjectId));
       else
         for (const c of copies)
           jobs.push(
@@ -120,7 +128,7 @@ export class WebhookFanOut {
               { uuid: c.webhookId, url: c.url, account_id: e.accountId },
               c.deliveryId,
               envelope,
-              e.subjectRowId,
+              subjectId,
             ),
           );
     }
@@ -133,12 +141,44 @@ export class WebhookFanOut {
     return jobs.filter((j) => !logged.has(j.eventId));
   }
 
+  /**
+   * The jobs of copies whose event's job may have been lost (`first_pending`), one per event as
+   * the fan-out made it: the same job id, so a job still on the queue is not added twice. Each
+   * copy goes to its endpoint's URL as it is now; a deleted endpoint's copies are gone with it.
+   */
+  async jobsOfPending(pending: PendingCopy[]): Promise<CallbackJob[]> {
+    const endpoints = new Map(
+      (await this.endpointStore.ofAccounts([...new Set(pending.map((p) => String(p.account_id)))])).map(
+        (w) => [w.uuid, w],
+      ),
+    );
+    const byEvent = new Map<string, { first: PendingCopy; copies: WebhookCopy[] }>();
+    for (const p of pending) {
+      const w = endpoints.get(p.webhook_id);
+      if (!w) continue;
+      const event = byEvent.get(p.event_id) ?? { first: p, copies: [] };
+      event.copies.push({ deliveryId: p.delivery_id, webhookId: w.uuid, url: w.url });
+      byEvent.set(p.event_id, event);
+    }
+    return [...byEvent.values()].map(({ first, copies }) =>
+      copiesJob(
+        String(first.account_id),
+        copies,
+        JSON.parse(first.envelope) as WebhookEnvelope,
+        String(first.subject_id),
+      ),
+    );
+  }
+
   private endpointsOf(accountId: string): Promise<WebhookEndpointRow[]> {
     return this.endpoints.get(accountId, () => this.endpointStore.ofAccounts([accountId]));
   }
 }
 
-/** The outbox job that POSTs an envelope to several endpoints, each copy once (CallbackJob.copies). */
+/**
+ * The job that POSTs an envelope to its endpoints, each copy once (CallbackJob.copies), kept by
+ * the log rows alone; named by its event, so the sweep's job for the same event is the same job.
+ */
 function copiesJob(
   accountId: string,
   copies: WebhookCopy[],
@@ -153,6 +193,7 @@ function copiesJob(
     eventType: 'webhook',
     webhookId: copies[0]!.webhookId,
     copies,
+    loggedOnly: true,
     payload: envelope,
   };
 }
