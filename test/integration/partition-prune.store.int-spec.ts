@@ -40,17 +40,23 @@ describe('PartitionPruneStore', () => {
     const cutoff = new Date(today + 2 * DAY_MS);
     // The send's messages are final, last changed at `at`.
     await ctx.ds.query('UPDATE messages SET updated_at = ? WHERE id IN (?)', [at, ids]);
-    expect(await store.holdsKept(p, cutoff)).toBe(false);
-    expect(await store.holdsKept(p, new Date(today))).toBe(true);
+    expect(await store.survey(p, cutoff)).toEqual({ held: false, messages: 1 });
+    // Changed since the cutoff: held, though final.
+    expect((await store.survey(p, new Date(today))).held).toBe(true);
     const waiting = await storeSend(ctx, ownerOf(tenant), {
       messages: ['260971000402'],
       request: { createdAt: at },
     });
     await ctx.ds.query('UPDATE messages SET updated_at = ? WHERE id IN (?)', [at, waiting.ids]);
-    expect(await store.holdsKept(p, cutoff)).toBe(true);
+    // Not final: held, whatever the time.
+    expect((await store.survey(p, cutoff)).held).toBe(true);
     await moveTo(ctx, waiting.ids, 'SENT', { at });
+    expect((await store.survey(p, cutoff)).held).toBe(true);
+    await moveTo(ctx, waiting.ids, 'DELIVERED', { at });
+    await ctx.ds.query('UPDATE messages SET updated_at = ? WHERE id IN (?)', [at, waiting.ids]);
+    expect(await store.survey(p, cutoff)).toEqual({ held: false, messages: 2 });
     expect(await store.count('messages', p)).toBe(2);
-    expect(await store.count('message_events', p)).toBe(1);
+    expect(await store.count('message_events', p)).toBe(2);
   });
 
   it('tells a receipts partition holding a receipt waiting for its message, and reads its unmatched ones', async () => {

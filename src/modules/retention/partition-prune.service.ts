@@ -73,12 +73,15 @@ export class PartitionPrune {
   async run(before: Date, o: DayPruneHooks): Promise<DayPruneResult> {
     const bounds = await this.partitions.bounds('messages');
     const cutoff = BigInt(firstIdOf(before.getTime()));
-    const days: Array<{ name: string; from: string; to: string }> = [];
+    const days: Array<{ name: string; from: string; to: string; messages: number }> = [];
     const kept: string[] = [];
     for (const [i, p] of bounds.entries()) {
       if (p.name === CATCH_ALL || p.lessThan === null || BigInt(p.lessThan) > cutoff) break;
-      if (await this.days.holdsKept(p.name, before)) kept.push(p.name);
-      else days.push({ name: p.name, from: i === 0 ? '0' : bounds[i - 1].lessThan!, to: p.lessThan });
+      // A day's messages are counted here: no message is added to a day past, nor removed by another prune.
+      const { held, messages } = await this.days.survey(p.name, before);
+      if (held) kept.push(p.name);
+      else
+        days.push({ name: p.name, from: i === 0 ? '0' : bounds[i - 1].lessThan!, to: p.lessThan, messages });
     }
     let removed = NO_REMOVALS;
     const outcome = (dropped: string[]) => ({ removed, dropped, kept });
@@ -135,7 +138,7 @@ export class PartitionPrune {
         ...NO_REMOVALS,
         message_events: await this.days.count('message_events', d.name),
         message_parts: await this.days.count('message_parts', d.name),
-        messages: await this.days.count('messages', d.name),
+        messages: d.messages,
       });
     // The receipts first and the messages last: a run cut short before them finds the days
     // again (and archives their messages with the receipts still there, or already gone).

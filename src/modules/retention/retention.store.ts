@@ -15,6 +15,10 @@ export const FINAL_STATES: readonly MessageStatus[] = MESSAGE_STATUSES.filter(
 );
 /** FINAL_STATES as an SQL list (constants only). */
 export const FINAL = FINAL_STATES.map((s) => `'${s}'`).join(',');
+/** The other states as an SQL list: `status IN` it reads a range of the status index, `NOT IN (FINAL)` all of it. */
+export const NOT_FINAL = MESSAGE_STATUSES.filter((s) => !FINAL_STATES.includes(s))
+  .map((s) => `'${s}'`)
+  .join(',');
 
 /** The prune's walk over `messages m`: final, last changed before `?`, after one id and before another, in id order. */
 const WALK = `WHERE m.id > ? AND m.id < ? AND m.status IN (${FINAL}) AND m.updated_at < ? ORDER BY m.id LIMIT ?`;
