@@ -141,20 +141,24 @@ describe("a day's archive", () => {
   it('rests after each batch while others write, and goes on once they stop', async () => {
     const start = dayBack(29);
     const date = start.toISOString().slice(0, 10);
-    // Others write about 500 rows a second into a table of their own on the same server.
+    // Others write up to 2,500 rows a second into a table of their own on the same server.
     const others = await othersWrite((sql) => ctx.ds.query(sql));
     try {
-      // Stopped after 3 s beside the writes: one batch archived (its rest is the busy factor,
-      // 48, times the batch), the day not dropped.
+      // Stopped after 3 s beside the writes: each batch is followed by a rest of the busy
+      // factor, 48, times the batch, so fewer than the day's three batches are archived (one,
+      // or two where a batch takes under 60 ms), and the day is not dropped.
       const busy = (await pruneBefore(start, 100, AbortSignal.timeout(3000)))!;
       expect(busy.partitions.dropped).toEqual([]);
-      expect(indexOf(date).map(([, rows]) => rows)).toEqual([10_000, 10_000, 10_000]);
+      expect(indexOf(date).every(([, rows]) => rows === 10_000)).toBe(true);
     } finally {
       await others.stop();
     }
-    // Writes that count as quiet: the rest of the day goes at once, and the day is dropped.
+    const busyBatches = indexOf(date).filter(([file]) => file === 'messages.ndjson.gz').length;
+    expect(busyBatches).toBeGreaterThanOrEqual(1);
+    expect(busyBatches).toBeLessThan(3);
+    // Writes that count as quiet: the day goes at once, all three batches, and is dropped.
     const quiet = (await pruneBefore(start, ALWAYS_QUIET))!;
     expect(quiet.partitions.dropped).toEqual([partitionName(dayStart(start.getTime()))]);
-    expect(indexOf(date).filter(([file]) => file === 'messages.ndjson.gz')).toHaveLength(4);
+    expect(indexOf(date).filter(([file]) => file === 'messages.ndjson.gz')).toHaveLength(busyBatches + 3);
   });
 });
