@@ -278,10 +278,12 @@ describe('webhook endpoints', () => {
     // A number ending 0004: delivered, then an inbound STOP from it.
     const sent = await sendSms(a.test!.key, '260971230004');
     expect(sent.status).toBe(200);
+    // Events come at least once and in no set order: the STOP's may come before the delivery's.
+    const has = (type: string) => envelopes('/test-side').some((e) => e.type === type);
     await waitFor(
-      async () => (envelopes('/test-side').some((e) => e.type === 'inbound.received') ? true : null),
+      async () => (has('inbound.received') && has('message.delivered') ? true : null),
       30_000,
-      'inbound.received on the test side',
+      'inbound.received and message.delivered on the test side',
     );
     const events = envelopes('/test-side');
     expect(events.every((e) => e.test === true)).toBe(true);
