@@ -131,7 +131,7 @@ export class RetentionService {
       archived.members += w.members;
       archived.rows += w.rows;
     };
-    // Whole days go first, by DROP PARTITION: their messages are not deleted one by one, so
+    // Whole days go first, their partitions dropped: their messages are not deleted one by one, so
     // they pause only RETENTION_PAUSE_MS between statements. A day's archive batch reads and
     // compresses 10,000 messages' rows, CPU the sends beside it need: while others write it
     // rests the busy factor times the batch, and goes on as soon as their writes fall quiet
