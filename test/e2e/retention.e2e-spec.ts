@@ -331,14 +331,21 @@ describe('message retention and archives (db prune, db archive)', () => {
     }
   });
 
-  it('lets one prune run at a time: a second one, while the lock is held, removes nothing and says so', async () => {
+  it('lets one prune run at a time: a second one waits --wait seconds for the lock, then removes nothing and says so', async () => {
     const holder = await createConnection({ host: '127.0.0.1', user: 'root', database: t.name });
     try {
       await holder.query('SELECT GET_LOCK(?, 0)', [`retention:${t.name}`]);
-      const r = await runCli(cliEnv, ['db', 'prune', '--json']);
+      const r = await runCli(cliEnv, ['db', 'prune', '--wait', '1', '--json']);
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/another process is pruning/i);
+      expect(r.stderr).toMatch(/another process is pruning \(it held the retention lock for 1 s\)/i);
       expect(r.stdout).toBe('');
+      // Released within the wait: the prune runs.
+      const waiting = runCli(cliEnv, ['db', 'prune', '--wait', '30', '--json']);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await holder.query('SELECT RELEASE_LOCK(?)', [`retention:${t.name}`]);
+      const after = await waiting;
+      expect(after.code, after.stderr).toBe(0);
+      expect(JSON.parse(after.stdout)).toHaveProperty('removed');
     } finally {
       await holder.end();
     }

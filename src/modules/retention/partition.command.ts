@@ -1,11 +1,12 @@
 import { Inject } from '@nestjs/common';
-import { SubCommand } from 'nest-commander';
+import { Option, SubCommand } from 'nest-commander';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { makePartitionsAhead, partitionTables } from '../../database/partitions/partition-maintenance.js';
 import { PartitionStore } from '../../database/partitions/partition.store.js';
 import { CliCommand } from '../../platform/cli/cli-command.js';
 import { CommandError } from '../../platform/cli/cli-errors.js';
 import { printJson, printLine } from '../../platform/cli/output.js';
+import { CLI_LOCK_WAIT_SECONDS, WAIT_OPTION } from './lock-wait.js';
 import { RetentionStore } from './retention.store.js';
 
 @SubCommand({
@@ -22,17 +23,24 @@ export class DbPartitionCommand extends CliCommand {
     super();
   }
 
-  async run(_: string[], o: { json?: boolean }): Promise<void> {
+  async run(_: string[], o: { json?: boolean; wait?: number }): Promise<void> {
     const plan = {
       aheadDays: this.config.retention.partitionDaysAhead,
       spanDays: this.config.retention.partitionSpanDays,
     };
-    const done = await this.retention.exclusively(this.retention.lockName(), async () => ({
-      converted: await partitionTables(this.partitions, plan),
-      ahead: await makePartitionsAhead(this.partitions, plan),
-    }));
+    const wait = o.wait ?? CLI_LOCK_WAIT_SECONDS;
+    const done = await this.retention.exclusively(
+      this.retention.lockName(),
+      async () => ({
+        converted: await partitionTables(this.partitions, plan),
+        ahead: await makePartitionsAhead(this.partitions, plan),
+      }),
+      wait,
+    );
     if (!done)
-      throw new CommandError('Another process holds the retention lock (a prune); nothing was changed.');
+      throw new CommandError(
+        `Another process held the retention lock (a prune) for ${wait} s; nothing was changed.`,
+      );
     const converted = done.converted.map((c) => ({
       table: c.table,
       partitions: c.added.length,
@@ -47,5 +55,10 @@ export class DbPartitionCommand extends CliCommand {
     for (const c of converted)
       printLine(`${c.table}: partitioned into ${c.partitions} day partition(s) and pmax in ${c.seconds} s`);
     if (ahead.length) printLine(`partitions made ahead: ${ahead.join(', ')}`);
+  }
+
+  @Option({ flags: WAIT_OPTION.flags, description: WAIT_OPTION.description })
+  parseWait(v: string): number {
+    return WAIT_OPTION.parse(v);
   }
 }

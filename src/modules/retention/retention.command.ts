@@ -5,6 +5,7 @@ import { CommandError } from '../../platform/cli/cli-errors.js';
 import { printJson, printLine } from '../../platform/cli/output.js';
 import { parseIsoDate } from '../../platform/cli/parsers.js';
 import { DbHashOutboxCommand } from './hash-outbox.command.js';
+import { CLI_LOCK_WAIT_SECONDS, WAIT_OPTION } from './lock-wait.js';
 import { DbPartitionCommand } from './partition.command.js';
 import type { RemovedCounts } from './retention.store.js';
 import { RetentionService, type PruneResult } from './retention.service.js';
@@ -12,6 +13,7 @@ import { RetentionService, type PruneResult } from './retention.service.js';
 interface PruneFlags {
   json?: boolean;
   before?: Date;
+  wait?: number;
 }
 
 /** Progress on stderr, at most once a second, so stdout keeps the answer alone. */
@@ -53,10 +55,11 @@ abstract class RetentionCommand extends CliCommand {
       before: o.before,
       requireArchive: this.requireArchive,
       onProgress: progressPrinter(),
+      lockWaitSeconds: o.wait ?? CLI_LOCK_WAIT_SECONDS,
     });
     if (!r)
       throw new CommandError(
-        'Another process is pruning (it holds the retention lock); nothing was removed.',
+        `Another process is pruning (it held the retention lock for ${o.wait ?? CLI_LOCK_WAIT_SECONDS} s); nothing was removed.`,
       );
     const v = view(r);
     if (o.json) return printJson(v);
@@ -77,6 +80,11 @@ abstract class RetentionCommand extends CliCommand {
   })
   parseBefore(v: string): Date {
     return parseIsoDate(v);
+  }
+
+  @Option({ flags: WAIT_OPTION.flags, description: WAIT_OPTION.description })
+  parseWait(v: string): number {
+    return WAIT_OPTION.parse(v);
   }
 }
 

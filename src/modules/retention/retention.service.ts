@@ -18,6 +18,8 @@ export interface PruneOptions {
   onProgress?: (removed: RemovedCounts) => void;
   /** Stops the run between two batches (a process shutting down). */
   signal?: AbortSignal;
+  /** How long to wait for the retention lock when another process holds it; default 0. */
+  lockWaitSeconds?: number;
 }
 
 export interface PruneResult {
@@ -79,13 +81,17 @@ export class RetentionService {
     return new Date(now - this.config.retention.messageDays * 86_400_000);
   }
 
-  /** One prune under the retention lock; undefined when another process is pruning. */
+  /** One prune under the retention lock; undefined when another process still holds it after the wait. */
   async prune(o: PruneOptions = {}): Promise<PruneResult | undefined> {
     const archiveDir = this.config.retention.archiveDir ?? null;
     if (o.requireArchive && !archiveDir)
       throw new AppException('VALIDATION_ERROR', 'ARCHIVE_DIR is not set: there is nowhere to archive to.');
     const before = o.before ?? this.defaultBefore();
-    return this.store.exclusively(this.store.lockName(), () => this.run(before, archiveDir, o));
+    return this.store.exclusively(
+      this.store.lockName(),
+      () => this.run(before, archiveDir, o),
+      o.lockWaitSeconds ?? 0,
+    );
   }
 
   private async run(before: Date, archiveDir: string | null, o: PruneOptions): Promise<PruneResult> {

@@ -118,3 +118,10 @@ export function parseLimit(value: string): number {
   if (!(n >= 1 && n <= 1000)) throw new UsageError('Expected a whole number from 1 to 1000.');
   return n;
 }
+
+/** How long to wait for a lock, in whole seconds: 0 (not at all) to 3600. */
+export function parseWaitSeconds(value: string): number {
+  const n = /^\d{1,4}$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(n >= 0 && n <= 3600)) throw new UsageError('Expected a whole number of seconds from 0 to 3600.');
+  return n;
+}
