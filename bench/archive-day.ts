@@ -10,8 +10,8 @@
  * can be alternated on one seed. It prints the prune's seconds, the rows archived per second and
  * the CPU milliseconds per thousand rows of the CLI process and of MariaDB (`--cpu-prof`: the CLI's
  * V8 profile in that directory, for profile-top.js). `--b1`: the build's API is started on the
- * databases and B1's load runs 10 s without the prune, then 10 s from the prune's start, as in
- * B8P: B1's p99 beside it against without. `--no-archive`: the prune without ARCHIVE_DIR (B8P's
+ * databases and B1's load runs 10 s alone and 10 s from the prune's start, as in B8P: B1's p99
+ * over the requests in flight during the prune's own run against those before and after it. `--no-archive`: the prune without ARCHIVE_DIR (B8P's
  * second prune), its per-1,000-row figures then per 1,000 messages removed.
  */
 import { spawn } from 'node:child_process';
@@ -30,7 +30,7 @@ import {
   stop,
   waitHttp,
 } from './lib.js';
-import { b1Load, seedOldDays, seededDayStart } from './partitions.js';
+import { b1Beside, b1Load, seedOldDays, seededDayStart, type Beside } from './partitions.js';
 
 const envOf = (name: string) => benchEnv(name);
 
@@ -54,7 +54,7 @@ async function seed(name: string): Promise<void> {
   }
 }
 
-/** The build's API on the databases, B1 run twice (a warm-up) and its p99 without a prune. */
+/** The build's API on the databases, with a key for B1, after B1's warm-up. */
 async function startB1(name: string, cli: string) {
   const env = envOf(name);
   const port = await freePort();
@@ -71,16 +71,25 @@ async function startB1(name: string, cli: string) {
   cliJson(env, 'accounts', 'price', '--username', 'keeper', '--channel', 'sms', '--cost-per-unit', '0.01');
   const key = cliJson(env, 'keys', 'create', '--username', 'keeper', '--name', `b1-${Date.now()}`)
     .key as string;
-  const b1 = () => b1Load(api, key, 10);
-  await b1();
-  return { proc, b1, without: (await b1()).latency.p99 };
+  await b1Load(api, key, 10);
+  return { proc, api, key };
 }
 
-async function prune(name: string, day: number, cli: string): Promise<void> {
-  const beside = process.argv.includes('--b1') ? await startB1(name, cli) : undefined;
-  const load = beside?.b1();
-  const archiveDir = mkdtempSync(join(tmpdir(), 'archive-day-'));
-  const archive = !process.argv.includes('--no-archive');
+interface PruneRun {
+  code: number | null;
+  stdout: string;
+  cliCpu: number;
+  dbCpu: number;
+  wall: number;
+}
+
+/** `db prune` of `day` with the build's CLI, its CPU read from /proc until it ends. */
+async function runPrune(
+  name: string,
+  day: number,
+  cli: string,
+  archiveDir: string | null,
+): Promise<PruneRun> {
   const mariadb = pidOf('mariadbd') ?? pidOf('mysqld');
   const dbBefore = mariadb ? cpuMs(mariadb) : 0;
   const before = new Date(seededDayStart(day + 1)).toISOString();
@@ -88,12 +97,11 @@ async function prune(name: string, day: number, cli: string): Promise<void> {
   const profile = flag('--cpu-prof', '');
   const nodeArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
   const child = spawn(process.execPath, [...nodeArgs, cli, 'db', 'prune', '--before', before, '--json'], {
-    env: { ...process.env, ...envOf(name), ...(archive && { ARCHIVE_DIR: archiveDir }) },
+    env: { ...process.env, ...envOf(name), ...(archiveDir && { ARCHIVE_DIR: archiveDir }) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';
   child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-  // The CLI's CPU, read from /proc until it ends.
   let cliCpu = 0;
   const timer = setInterval(() => {
     try {
@@ -105,15 +113,36 @@ async function prune(name: string, day: number, cli: string): Promise<void> {
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearInterval(timer);
   const wall = (performance.now() - started) / 1000;
-  const dbCpu = mariadb ? cpuMs(mariadb) - dbBefore : 0;
+  return { code, stdout, cliCpu, dbCpu: mariadb ? cpuMs(mariadb) - dbBefore : 0, wall };
+}
+
+async function prune(name: string, day: number, cli: string): Promise<void> {
+  const archiveDir = mkdtempSync(join(tmpdir(), 'archive-day-'));
+  const archive = !process.argv.includes('--no-archive');
+  const work = () => runPrune(name, day, cli, archive ? archiveDir : null);
+  let p: PruneRun;
+  let b1: Beside<PruneRun> | undefined;
+  if (process.argv.includes('--b1')) {
+    const { proc, api, key } = await startB1(name, cli);
+    try {
+      // As in B8P: B1 10 s alone and 10 s from the prune's start, the p99 beside its own run against without.
+      b1 = await b1Beside(api, key, 10, 10, async () => {
+        const result = await work();
+        const ended = performance.now();
+        const seconds = result.code === 0 ? Number(JSON.parse(result.stdout).seconds) : result.wall;
+        return { result, window: { from: ended - seconds * 1000, to: ended } };
+      });
+      p = b1.result;
+    } finally {
+      await stop(proc);
+    }
+  } else p = await work();
   const bytes = readdirSync(archiveDir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .reduce((n, e) => n + statSync(join(e.parentPath, e.name)).size, 0);
   rmSync(archiveDir, { recursive: true, force: true });
-  const b1 = await load;
-  await stop(beside?.proc);
-  if (code !== 0) throw new Error(`db prune ended with ${code}: ${stdout}`);
-  const out = JSON.parse(stdout);
+  if (p.code !== 0) throw new Error(`db prune ended with ${p.code}: ${p.stdout}`);
+  const out = JSON.parse(p.stdout);
   const rows = archive ? Number(out.archived_rows) : Number(out.removed.messages);
   const perK = (ms: number) => ((ms / rows) * 1000).toFixed(0);
   console.log(
@@ -124,16 +153,18 @@ async function prune(name: string, day: number, cli: string): Promise<void> {
       messages: out.removed.messages,
       archived_rows: rows,
       prune_seconds: out.seconds,
-      process_seconds: Math.round(wall * 10) / 10,
+      process_seconds: Math.round(p.wall * 10) / 10,
       rows_per_second: Math.round(rows / out.seconds),
       archive_bytes: bytes,
-      cli_cpu_ms_per_1000_rows: perK(cliCpu),
-      mariadb_cpu_ms_per_1000_rows: perK(dbCpu),
+      cli_cpu_ms_per_1000_rows: perK(p.cliCpu),
+      mariadb_cpu_ms_per_1000_rows: perK(p.dbCpu),
       ...(b1 && {
-        b1_p99_ms: b1.latency.p99,
-        b1_p99_without_ms: beside!.without,
-        b1_ratio: Math.round((b1.latency.p99 / beside!.without) * 100) / 100,
-        b1_failed: b1.non2xx + b1.errors,
+        b1_p99_ms: b1.p99,
+        b1_p99_without_ms: b1.without,
+        b1_ratio: Math.round((b1.p99 / b1.without) * 100) / 100,
+        b1_p99_whole_cli_ms: b1.p99Whole,
+        b1_requests: b1.counts,
+        b1_failed: b1.failed,
       }),
       loadavg: readFileSync('/proc/loadavg', 'utf8').trim(),
     }),
