@@ -11,6 +11,7 @@ import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
 import { REDIS } from '../../../platform/redis/redis.module.js';
+import { subscriber } from '../../../platform/redis/redis-subscriber.js';
 import { BoundSessions, type BoundSession } from '../bound-sessions.registry.js';
 import { OUTBOX_POLL_MS, outboxWakeChannel } from './outbox-wake.js';
 import { deliverSmFields } from './receipt-pdu.js';
@@ -73,24 +74,16 @@ export class SmppOutboxSender implements OnApplicationBootstrap, OnApplicationSh
     this.sessions.onBound((s) => {
       if (this.receives(s)) this.wake([s.credentialId]);
     });
-    const sub = this.redis.duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      lazyConnect: true,
+    this.subscriber = subscriber(this.redis, outboxWakeChannel(this.config), {
+      onMessage: (text) => {
+        try {
+          this.wake((JSON.parse(text) as unknown[]).map(Number));
+        } catch {
+          // not ours: ignored
+        }
+      },
+      onFailure: (err) => this.warnings.warn(`SMPP outbox wake-ups not heard (${err.message}); polling`),
     });
-    sub.on('error', () => undefined); // the main connection reports outages; polling covers them
-    sub.on('message', (_channel: string, text: string) => {
-      try {
-        this.wake((JSON.parse(text) as unknown[]).map(Number));
-      } catch {
-        // not ours: ignored
-      }
-    });
-    void sub
-      .connect()
-      .then(() => sub.subscribe(outboxWakeChannel(this.config)))
-      .catch((err: Error) => this.warnings.warn(`SMPP outbox wake-ups not heard (${err.message}); polling`));
-    this.subscriber = sub;
     this.task.start();
   }
 
