@@ -40,14 +40,14 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
   const { db, smsc, preload } = ctx;
   const rows: BenchRow[] = [];
   const workers: ChildProcess[] = [];
-  const startWorkers = (n: number) => {
+  const startWorkers = (n: number, profile?: string) => {
     for (let i = 0; i < n; i++)
       workers.push(
         startNode(
           'dist/worker.js',
           [],
           { ...ctx.env, SMS_TRANSPORT: 'smpp', SMPP_URL: smsc.url, SMPP_WINDOW: String(WINDOW) },
-          ctx.cpuProfile(n === 1 ? 'worker' : `worker-${i + 1}-of-${n}`),
+          ctx.cpuProfile(profile ?? (n === 1 ? 'worker' : `worker-${i + 1}-of-${n}`)),
         ),
       );
   };
@@ -103,11 +103,11 @@ export async function benchDispatch(ctx: DispatchBenchContext): Promise<BenchRow
   };
 
   // One worker, without and then with webhook endpoints on every event.
-  const runOne = async (base: number) => {
+  const runOne = async (base: number, profile: string) => {
     const refs = await load(base);
     const from = submits();
     const acksFrom = acks();
-    startWorkers(1);
+    startWorkers(1, profile);
     const pids = {
       worker: workers[0].pid!,
       MySQL: pidOf('mariadbd') ?? pidOf('mysqld'),

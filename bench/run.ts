@@ -263,7 +263,8 @@ async function benchOnSharedApi() {
       BENCH_COUNT_FILE: countFile('api'),
     },
     // `--cpu-prof <dir>`: the API, the baseline app and B3's worker write V8 CPU profiles there when
-    // they stop (api, baseline, worker.cpuprofile; bench/profile-top.ts and profile-diff.ts read them).
+    // they stop (api, baseline, worker.cpuprofile; B3's webhook pair worker-without-webhooks and
+    // worker-with-webhooks; bench/profile-top.ts and profile-diff.ts read them).
     [...cpuProfile('api'), ...countProbe],
   );
   const baseProc = startNode(

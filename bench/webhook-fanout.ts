@@ -27,8 +27,11 @@ export interface ReceiptRun {
 export async function webhookFanOutRows(opts: {
   api: string;
   key: string;
-  /** Loads B3's preload, runs one worker until every receipt is applied, stops it. */
-  runOne: (base: number) => Promise<ReceiptRun>;
+  /**
+   * Loads B3's preload, runs one worker until every receipt is applied, stops it; `profile` names
+   * the worker's CPU profile under `--cpu-prof`.
+   */
+  runOne: (base: number, profile: string) => Promise<ReceiptRun>;
 }): Promise<BenchRow[]> {
   let received = 0;
   const arrivals: number[] = [];
@@ -52,12 +55,12 @@ export async function webhookFanOutRows(opts: {
     return (await res.json()) as { webhook_id: string };
   };
   try {
-    const without = await opts.runOne(4_000_000);
+    const without = await opts.runOne(4_000_000, 'worker-without-webhooks');
     const ids: string[] = [];
     for (let i = 0; i < ENDPOINTS; i++)
       ids.push((await call('POST', '', { url: `${url}/${i}`, events: ['*'] })).webhook_id);
     // The worker reads an account's endpoints when it first needs them (then every 2 s).
-    const withHooks = await opts.runOne(4_500_000);
+    const withHooks = await opts.runOne(4_500_000, 'worker-with-webhooks');
     for (const id of ids) await call('DELETE', `/${id}`);
     const ratio = withHooks.rate / without.rate;
     // The worker POSTs beside the receipts (its callback queue), on the same CPU.
