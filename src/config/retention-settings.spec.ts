@@ -13,6 +13,7 @@ describe('retention settings', () => {
       pauseFactor: 48,
       quietPauseFactor: 1,
       quietWrites: 100,
+      nice: 19,
       partitionDaysAhead: 7,
       partitionSpanDays: 1,
     });
@@ -22,6 +23,8 @@ describe('retention settings', () => {
     expect(() => loadConfig({ RETENTION_QUIET_PAUSE_FACTOR: '-1' })).toThrow(/RETENTION_QUIET_PAUSE_FACTOR/);
     expect(loadConfig({ RETENTION_QUIET_WRITES: '0' }).retention.quietWrites).toBe(0);
     expect(() => loadConfig({ RETENTION_QUIET_WRITES: 'many' })).toThrow(/RETENTION_QUIET_WRITES/);
+    expect(loadConfig({ RETENTION_NICE: '0' }).retention.nice).toBe(0);
+    expect(() => loadConfig({ RETENTION_NICE: '20' })).toThrow(/RETENTION_NICE/);
     expect(loadConfig({ RETENTION_SCHEDULE: 'off' }).retention.scheduleMs).toBeUndefined();
   });
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -346,6 +347,38 @@ describe('message retention and archives (db prune, db archive)', () => {
       const after = await waiting;
       expect(after.code, after.stderr).toBe(0);
       expect(JSON.parse(after.stdout)).toHaveProperty('removed');
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('runs `db prune` at the CPU niceness of RETENTION_NICE, every thread of its process', async () => {
+    const holder = await createConnection({ host: '127.0.0.1', user: 'root', database: t.name });
+    try {
+      // Held, so the prune waits for it long enough to be looked at.
+      await holder.query('SELECT GET_LOCK(?, 0)', [`retention:${t.name}`]);
+      const child = spawn(process.execPath, ['dist/cli.js', 'db', 'prune', '--wait', '3', '--json'], {
+        env: { PATH: process.env.PATH ?? '', ...cliEnv, RETENTION_NICE: '13' },
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const niceness = (tid: string) =>
+        Number(readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+      let seen: number[] = [];
+      await waitFor(
+        async () => {
+          try {
+            seen = readdirSync(`/proc/${child.pid}/task`).map(niceness);
+          } catch {
+            seen = [];
+          }
+          return seen.length > 0 && seen.every((n) => n === 13);
+        },
+        10_000,
+        'the prune lowering its priority',
+      );
+      expect(seen.length).toBeGreaterThan(5);
+      expect(await exited).toBe(1); // the lock was never released
     } finally {
       await holder.end();
     }

@@ -33,6 +33,8 @@ export function testEnv(name: string, overrides: Record<string, string> = {}): R
     REQUEST_LOG_REFUSAL_WINDOW_SECONDS: '1',
     // No SMPP listener on the fixed default port; the SMPP server's suites give it a free one.
     SMPP_SERVER_PORT: '0',
+    // The CLI runs in the test's own process: a prune there must not lower the suite's priority.
+    RETENTION_NICE: '0',
     ...overrides,
   };
 }

@@ -60,6 +60,13 @@ export const retentionSettings = {
     default: 100,
     doc: 'the database counts as quiet while others wrote fewer rows than this per second (inserted and updated: the `Handler_write` and `Handler_update` counters of its server) since the batch before; `0`: never quiet',
   }),
+  RETENTION_NICE: int({
+    path: 'retention.nice',
+    min: 0,
+    max: 19,
+    default: 19,
+    doc: "the CPU niceness `db prune` and `db archive` give their own process once started (19: the lowest priority, the CPU others leave; `0`: as any other process); the scheduled prune in a worker keeps the worker's",
+  }),
   PARTITION_DAYS_AHEAD: int({
     path: 'retention.partitionDaysAhead',
     min: 1,

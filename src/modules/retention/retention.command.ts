@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Option, SubCommand } from 'nest-commander';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { CliCommand } from '../../platform/cli/cli-command.js';
 import { CommandError } from '../../platform/cli/cli-errors.js';
 import { printJson, printLine } from '../../platform/cli/output.js';
 import { parseIsoDate } from '../../platform/cli/parsers.js';
+import { lowerCpuPriority } from '../../platform/startup/cpu-priority.js';
 import { DbHashOutboxCommand } from './hash-outbox.command.js';
 import { CLI_LOCK_WAIT_SECONDS, WAIT_OPTION } from './lock-wait.js';
 import { DbPartitionCommand } from './partition.command.js';
@@ -46,11 +48,16 @@ function view(r: PruneResult) {
 abstract class RetentionCommand extends CliCommand {
   protected abstract readonly requireArchive: boolean;
 
-  constructor(private readonly retention: RetentionService) {
+  constructor(
+    private readonly retention: RetentionService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
     super();
   }
 
   async run(_: string[], o: PruneFlags): Promise<void> {
+    // A prune is background work: at RETENTION_NICE it takes the CPU the service leaves.
+    lowerCpuPriority(this.config.retention.nice);
     const r = await this.retention.prune({
       before: o.before,
       requireArchive: this.requireArchive,
