@@ -213,6 +213,14 @@ describe('WebhookFanOut', () => {
       [ids],
     )) as PendingCopy[];
     expect(pending).toHaveLength(10);
+    // Each copy is logged with the keyed hash of who its envelope names, by which an erasure finds it.
+    const hashes = (await notifications.query(
+      'SELECT DISTINCT HEX(recipient_hash) AS hash FROM webhook_deliveries WHERE delivery_id IN (?)',
+      [ids],
+    )) as Array<{ hash: string }>;
+    expect(hashes).toEqual([
+      { hash: ctx.get(CallbackStore).recipientHash('260971000001').toString('hex').toUpperCase() },
+    ]);
     // The sweep's job for copies not yet taken is the same job: same id, same envelope.
     const again = await ctx.get(WebhookFanOut).jobsOfPending(pending.slice(0, 4));
     expect(again).toHaveLength(1);

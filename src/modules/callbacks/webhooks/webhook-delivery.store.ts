@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { NOTIFICATION_DB } from '../../../database/data-sources.js';
+import { recipientHash } from '../outbox-recipient.js';
 
 /** An event owed to one endpoint, as the fan-out writes it. */
 export interface NewDelivery {
@@ -16,6 +18,8 @@ export interface NewDelivery {
   pending?: boolean;
   /** The row the event is about (the attempt log's message_id); '0' when not given. */
   subjectId?: string;
+  /** Who the envelope names (outboxRecipient), kept as its keyed hash for an erasure; '' when none. */
+  recipient?: string;
 }
 
 /** A copy whose first attempt its event's queue job still owes (`first_pending`). */
@@ -58,14 +62,23 @@ export const DELIVERIES_KEPT_DAYS = 7;
 /** Every statement on webhook_deliveries (notification database). */
 @Injectable()
 export class WebhookDeliveryStore {
-  constructor(@InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource) {}
+  constructor(
+    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /** The events owed, every endpoint's in one statement; a copy logged already stays as it is. */
   async insert(rows: NewDelivery[]): Promise<void> {
     if (rows.length === 0) return;
+    // An event's copies name the same recipient: one hash per recipient of the batch.
+    const hashes = new Map<string, Buffer>();
+    const hashOf = (recipient = '') => {
+      if (!hashes.has(recipient)) hashes.set(recipient, recipientHash(this.config.serverSecret, recipient));
+      return hashes.get(recipient)!;
+    };
     await this.notifications.query(
-      `INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, type, envelope, first_pending, subject_id) VALUES ${rows
-        .map(() => '(?, ?, ?, ?, ?, ?, ?, ?)')
+      `INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, type, envelope, first_pending, subject_id, recipient_hash) VALUES ${rows
+        .map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)')
         .join(',')} ON DUPLICATE KEY UPDATE delivery_id = delivery_id`,
       rows.flatMap((r) => [
         r.deliveryId,
@@ -76,6 +89,7 @@ export class WebhookDeliveryStore {
         r.envelope,
         r.pending ? 1 : 0,
         r.subjectId ?? '0',
+        hashOf(r.recipient),
       ]),
     );
   }
