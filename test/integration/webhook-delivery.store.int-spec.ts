@@ -89,6 +89,36 @@ describe('WebhookDeliveryStore', () => {
   });
 });
 
+describe('WebhookDeliveryStore: recipient hashes', () => {
+  it('gives rows logged without a recipient hash the hash of who their envelope names, and with `all` every row', async () => {
+    const w = randomUUID();
+    const message = {
+      ...delivery(w),
+      envelope: JSON.stringify({ type: 'message.sent', data: { recipient: '260971000009' } }),
+    };
+    const inbound = {
+      ...delivery(w),
+      envelope: JSON.stringify({ type: 'inbound.received', data: { from: '260971000008' } }),
+    };
+    await store.insert([message, inbound]);
+    await notifications.query('UPDATE webhook_deliveries SET recipient_hash = NULL WHERE webhook_id = ?', [
+      w,
+    ]);
+    expect(await store.hashRecipients(false)).toBe(2);
+    const hashes = (await notifications.query(
+      'SELECT HEX(recipient_hash) AS hash FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id',
+      [w],
+    )) as Array<{ hash: string }>;
+    const hex = (r: string) => ctx.get(CallbackStore).recipientHash(r).toString('hex').toUpperCase();
+    expect(hashes.map((h) => h.hash)).toEqual([hex('260971000009'), hex('260971000008')]);
+    expect(await store.hashRecipients(false)).toBe(0);
+    const [{ n }] = (await notifications.query('SELECT COUNT(*) AS n FROM webhook_deliveries')) as Array<{
+      n: string;
+    }>;
+    expect(await store.hashRecipients(true)).toBe(Number(n));
+  });
+});
+
 describe("WebhookDeliveryStore: copies owed by their event's job", () => {
   const pendingOf = async (ids: string[]) =>
     (
