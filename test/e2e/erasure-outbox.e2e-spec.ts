@@ -105,7 +105,7 @@ describe('erasure in the callback outbox, by recipient hash', () => {
     const env = { ...testEnv(t.name, settings), LOG_LEVEL: 'silent' };
     const missing = await runCli(env, ['db', 'hash-outbox', '--json']);
     expect(missing.code, missing.stderr).toBe(0);
-    expect(JSON.parse(missing.stdout)).toEqual({ hashed: 3 });
+    expect(JSON.parse(missing.stdout)).toEqual({ hashed: 3, webhook_deliveries: 0 });
     for (const e of await outboxEvents(t)) expect(e.hash, e.names).toBe(hex(e.names));
     const all = await runCli(env, ['db', 'hash-outbox', '--all', '--json']);
     expect(JSON.parse(all.stdout).hashed).toBe((await outboxEvents(t)).length);

@@ -11,7 +11,7 @@ import { startHttpPeer, type HttpPeer } from '../support/http-peer.js';
 import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { balanceOf } from '../support/probes.js';
 import { ledgerEntries, requestLogsWithPath, suppressionCount } from '../support/account-probes.js';
-import { outboxHolding } from '../support/callback-probes.js';
+import { outboxHolding, webhookDeliveriesHolding } from '../support/callback-probes.js';
 import { accountMessages, requestMessages } from '../support/message-probes.js';
 import { waitFor } from '../support/wait.js';
 
@@ -29,7 +29,8 @@ const BINARY_TYPES = ['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', '
 /**
  * Erasure from the outside: a recipient with sends alone and in bulk (one personalised), signed
  * callbacks still being retried, receipts, an inbound message with its webhook event, an
- * idempotent send and a suppression removed over HTTP, partly archived; then every column of
+ * idempotent send and a suppression removed over HTTP, partly archived, every event logged for a
+ * webhook endpoint subscribed to all; then every column of
  * every table of the three databases and every archive file, decompressed, is searched for the
  * number and the texts.
  */
@@ -37,6 +38,7 @@ describe('erasing a recipient from every table and archive file', () => {
   let t: TestApp;
   let tenant: Tenant;
   let hooks: HttpPeer;
+  let webhookId: string;
   let archiveDir: string;
   let cliEnv: Record<string, string>;
   const databases = () => [t.name, `${t.name}_notification`, `${t.name}_log`];
@@ -128,7 +130,8 @@ describe('erasing a recipient from every table and archive file', () => {
   beforeAll(async () => {
     hooks = await startHttpPeer();
     // '/ok' takes every callback; '/down' never does, so its events stay in the outbox, retried.
-    hooks.setHandler((req) => ({ status: req.path.startsWith('/ok') ? 204 : 503 }));
+    // '/endpoint' (the webhook endpoint) takes every event, logged for it all the same.
+    hooks.setHandler((req) => ({ status: /^\/(ok|endpoint)/.test(req.path) ? 204 : 503 }));
     archiveDir = mkdtempSync(join(tmpdir(), 'erasure-archive-'));
     const settings = {
       RUN_WORKERS: 'true',
@@ -137,6 +140,8 @@ describe('erasing a recipient from every table and archive file', () => {
       ARCHIVE_DIR: archiveDir,
       RETENTION_BATCH: '3',
       RETENTION_PAUSE_MS: '0',
+      // The CLI's inbound.received event waits on the outbox for a worker's sweep to queue it.
+      SWEEP_INTERVAL_MS: '500',
     };
     t = await startTestApp(settings);
     cliEnv = { ...testEnv(t.name, settings), LOG_LEVEL: 'silent' };
@@ -150,6 +155,13 @@ describe('erasing a recipient from every table and archive file', () => {
       '--inbound-url',
       `${hooks.url}/down/inbound`,
     );
+    const endpoint = await t
+      .http()
+      .post('/api/v1/json/webhooks')
+      .set('X-API-Key', tenant.key)
+      .send({ url: `${hooks.url}/endpoint`, events: ['*'] });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    webhookId = String(endpoint.body.webhook_id);
   }, 60_000);
   afterAll(async () => {
     await t?.close();
@@ -208,12 +220,29 @@ describe('erasing a recipient from every table and archive file', () => {
       15_000,
       'the request log of the suppression removed',
     );
+    // The endpoint's log: each of the four messages' acceptance and final state, and the inbound
+    // message, delivered (the archived messages' among them): none is left to be sent with the number.
+    const logged = async () => {
+      const rows = await webhookDeliveriesHolding(t, R);
+      const of = (type: RegExp) => rows.filter((r) => type.test(r.type)).length;
+      const seen = {
+        accepted: of(/^message\.accepted$/),
+        final: of(/^message\.(delivered|undelivered|expired|failed|rejected|cancelled)$/),
+        inbound: of(/^inbound\.received$/),
+        undelivered: rows.filter((r) => !r.delivered).length,
+      };
+      if (seen.accepted !== 4 || seen.final !== 4 || seen.inbound !== 1 || seen.undelivered > 0)
+        throw new Error(JSON.stringify({ seen, rows }));
+      return true;
+    };
+    await waitFor(logged, 15_000, 'webhook events logged and delivered');
     // Before: the number and every text are found in the tables and in the archive.
     expect(await rowsHolding(R)).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/\.messages\.recipient: 2$/),
         expect.stringMatching(/\.inbound_messages\.sender: 1$/),
         expect.stringMatching(/\.callback_outbox\.job: /),
+        expect.stringMatching(/\.webhook_deliveries\.envelope: /),
         expect.stringMatching(/\.idempotency_keys\.body: 2$/),
         expect.stringMatching(/\.request_logs\.path: 1$/),
       ]),
@@ -242,6 +271,7 @@ describe('erasing a recipient from every table and archive file', () => {
       await balanceOf(t, tenant.account.id),
     ];
     const outboxBefore = await outboxHolding(t, R);
+    const deliveriesBefore = await webhookDeliveriesHolding(t, R);
 
     const answer = await cli(
       'accounts',
@@ -259,13 +289,14 @@ describe('erasing a recipient from every table and archive file', () => {
         send_requests: 1,
         inbound_messages: 1,
         callback_outbox: outboxBefore,
+        webhook_deliveries: deliveriesBefore.length,
         idempotency_keys: 2,
         request_logs: 1,
         short_links: 0,
         archived_messages: 2,
       },
       archive_files: 1,
-      total: 9 + outboxBefore,
+      total: 9 + outboxBefore + deliveriesBefore.length,
       pending: 0,
     });
 
@@ -311,6 +342,21 @@ describe('erasing a recipient from every table and archive file', () => {
     expect(replay.status).toBe(200);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.data.map((d: { mobile_number: string }) => d.mobile_number)).toEqual(['erased']);
+
+    // A replay of a logged event about the number sends the envelope as rewritten.
+    const event = deliveriesBefore.find((d) => d.type.startsWith('message.'))!.event_id;
+    const sent = () => hooks.requests.filter((q) => q.path === '/endpoint' && q.body.includes(event));
+    const sentBefore = sent().length;
+    expect(sent()[0]!.body).toContain(R);
+    const replayed = await t
+      .http()
+      .post(`/api/v1/json/webhooks/${webhookId}/deliveries/${event}/replay`)
+      .set(auth);
+    expect(replayed.status, JSON.stringify(replayed.body)).toBe(200);
+    await waitFor(async () => sent().length > sentBefore, 15_000, 'the replayed event');
+    const replayedBody = sent()[sentBefore]!;
+    expect(replayedBody.json).toMatchObject({ event_id: event, data: { recipient: 'erased' } });
+    expect(replayedBody.body).not.toContain(R);
 
     // The account's own route, again: nothing is left to change.
     const again = await t.http().post('/api/v1/json/recipients/erase').set(auth).send({ recipient: R });

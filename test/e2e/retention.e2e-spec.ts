@@ -434,6 +434,7 @@ describe('message retention and archives (db prune, db archive)', () => {
         send_requests: 1,
         inbound_messages: 0,
         callback_outbox: 0,
+        webhook_deliveries: 0,
         idempotency_keys: 0,
         request_logs: 0,
         short_links: 0,

@@ -1,7 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { NOTIFICATION_DB } from '../../src/database/data-sources.js';
 import { CallbackStore } from '../../src/modules/callbacks/callback.store.js';
-import type { CallbackJob } from '../../src/modules/callbacks/callback-job.js';
+import type { CallbackJob, WebhookEnvelope } from '../../src/modules/callbacks/callback-job.js';
+import { outboxRecipient } from '../../src/modules/callbacks/outbox-recipient.js';
+import { WebhookDeliveryStore } from '../../src/modules/callbacks/webhooks/webhook-delivery.store.js';
 import { IdempotencyStore } from '../../src/modules/idempotency/idempotency.store.js';
 import { InboundStore } from '../../src/modules/inbound/inbound.store.js';
 import { MessagesModule } from '../../src/modules/messages/messages.module.js';
@@ -21,12 +26,19 @@ let tenant: Tenant;
 let stranger: Tenant;
 const ERASED = 'erased';
 let n = 0;
+const envelope = (type: string, data: Record<string, unknown>, test = false): WebhookEnvelope => ({
+  event_id: randomUUID(),
+  type,
+  occurred_at: new Date().toISOString(),
+  data,
+  test,
+});
 const number = () => `2609720000${String(++n).padStart(2, '0')}`;
 
 beforeAll(async () => {
   ctx = await startServices(
     [...TENANT_MODULES, MessagesModule],
-    [ErasureStore, CallbackStore, IdempotencyStore, InboundStore, RequestLogStore],
+    [ErasureStore, CallbackStore, IdempotencyStore, InboundStore, RequestLogStore, WebhookDeliveryStore],
   );
   store = ctx.get(ErasureStore);
   tenant = await createTenant(ctx, { test: true });
@@ -49,6 +61,7 @@ describe('ErasureStore: messages', () => {
       ids: [live.ids[0]],
       requestIds: [live.request.id],
       pending: 1,
+      pendingIds: [live.ids[1]],
     });
     expect((await store.messagesTo({ accountId: tenant.account.id, testMode: true }, to)).ids).toEqual(
       test.ids,
@@ -133,8 +146,8 @@ describe('ErasureStore: copies kept elsewhere', () => {
     const event = (
       accountId: string,
       messageRowId: string,
-      payload: Record<string, unknown>,
-      eventType?: 'inbound',
+      payload: object,
+      eventType?: 'inbound' | 'webhook',
     ): CallbackJob => ({
       eventId: randomUUID(),
       url: 'https://example.com/cb',
@@ -148,15 +161,18 @@ describe('ErasureStore: copies kept elsewhere', () => {
       event(tenant.account.id, '102', { from: to, text: 'stop', test: false }, 'inbound'),
       event(tenant.account.id, '103', { recipient: to, test: false }),
       event(stranger.account.id, '101', { recipient: to, test: false }),
+      // Webhook copies: of a message erased (or archived) and of one still under way.
+      event(tenant.account.id, '104', envelope('message.delivered', { recipient: to }), 'webhook'),
+      event(tenant.account.id, '105', envelope('message.sent', { recipient: to }), 'webhook'),
     ];
     await ctx.get(CallbackStore).keep(jobs);
     const changed = await store.eraseOutbox(
       { accountId: tenant.account.id },
       to,
-      { messages: new Set(['101']), inbound: new Set(['102']) },
+      { messages: new Set(['101']), inbound: new Set(['102']), pending: new Set(['105']) },
       ERASED,
     );
-    expect(changed).toBe(2);
+    expect(changed).toBe(3);
     const rows = (await ctx.ds.query(
       `SELECT event_id, job FROM \`${ctx.name}_notification\`.callback_outbox WHERE event_id IN (?)`,
       [jobs.map((j) => j.eventId)],
@@ -166,6 +182,72 @@ describe('ErasureStore: copies kept elsewhere', () => {
     expect(payloadOf(jobs[1])).toMatchObject({ from: ERASED, text: '' });
     expect(payloadOf(jobs[2]).recipient).toBe(to);
     expect(payloadOf(jobs[3]).recipient).toBe(to);
+    expect(payloadOf(jobs[4]).data.recipient).toBe(ERASED);
+    expect(payloadOf(jobs[5]).data.recipient).toBe(to);
+  });
+
+  it("rewrites the webhook delivery log's envelopes about the recipient, delivered or pending, of one account and side", async () => {
+    const to = number();
+    const deliveries = ctx.get(WebhookDeliveryStore);
+    const notifications = ctx.get<DataSource>(getDataSourceToken(NOTIFICATION_DB));
+    const [w1, w2] = [randomUUID(), randomUUID()];
+    const row = (
+      accountId: string,
+      subjectId: string,
+      e: WebhookEnvelope,
+      webhookId = w1,
+      pending = false,
+    ) => ({
+      deliveryId: randomUUID(),
+      eventId: e.event_id,
+      webhookId,
+      accountId,
+      type: e.type,
+      envelope: JSON.stringify(e),
+      pending,
+      subjectId,
+      recipient: outboxRecipient({ eventType: 'webhook', payload: e }),
+    });
+    const delivered = envelope('message.delivered', { recipient: to, status: 'DELIVERED' });
+    const rows = [
+      // One event, two endpoints: the first copy's attempt still owed, the second delivered.
+      row(tenant.account.id, '201', delivered, w1, true),
+      row(tenant.account.id, '201', delivered, w2),
+      row(tenant.account.id, '202', envelope('inbound.received', { from: to, text: 'stop me' })),
+      // A message still under way, the test side, another account, another recipient: untouched.
+      row(tenant.account.id, '203', envelope('message.sent', { recipient: to })),
+      row(tenant.account.id, '204', envelope('message.delivered', { recipient: to }, true)),
+      row(stranger.account.id, '205', envelope('message.delivered', { recipient: to })),
+      row(tenant.account.id, '206', envelope('message.delivered', { recipient: number() })),
+      // Logged before the recipient hash: found by its text.
+      row(tenant.account.id, '0', envelope('message.accepted', { recipient: to })),
+    ];
+    await deliveries.insert(rows);
+    await notifications.query('UPDATE webhook_deliveries SET recipient_hash = NULL WHERE delivery_id = ?', [
+      rows[7]!.deliveryId,
+    ]);
+    const changed = await store.eraseWebhookDeliveries(
+      { accountId: tenant.account.id, testMode: false },
+      { recipient: to, replacement: ERASED, pending: new Set(['203']) },
+    );
+    expect(changed).toBe(4);
+    const after = (await notifications.query(
+      `SELECT delivery_id, envelope, first_pending, HEX(recipient_hash) AS hash FROM webhook_deliveries
+        WHERE delivery_id IN (?)`,
+      [rows.map((r) => r.deliveryId)],
+    )) as Array<{ delivery_id: string; envelope: string; first_pending: number; hash: string }>;
+    const of = (i: number) => after.find((a) => a.delivery_id === rows[i]!.deliveryId)!;
+    const data = (i: number) => (JSON.parse(of(i).envelope) as WebhookEnvelope).data;
+    const erasedHash = ctx.get(CallbackStore).recipientHash(ERASED).toString('hex').toUpperCase();
+    for (const i of [0, 1, 7]) {
+      expect(data(i), String(i)).toMatchObject({ recipient: ERASED });
+      expect(of(i).hash).toBe(erasedHash);
+    }
+    expect(data(2)).toMatchObject({ from: ERASED, text: '' });
+    for (const i of [3, 4, 5]) expect(data(i), String(i)).toMatchObject({ recipient: to });
+    // The copy still owed stays owed, and a replay reads the rewritten envelope.
+    expect(Number(of(0).first_pending)).toBe(1);
+    expect((await deliveries.get(w2, delivered.event_id))!.envelope).not.toContain(to);
   });
 
   it('rewrites the kept answers of idempotent requests, in JSON and in XML, of this account only', async () => {

@@ -89,6 +89,36 @@ describe('WebhookDeliveryStore', () => {
   });
 });
 
+describe('WebhookDeliveryStore: recipient hashes', () => {
+  it('gives rows logged without a recipient hash the hash of who their envelope names, and with `all` every row', async () => {
+    const w = randomUUID();
+    const message = {
+      ...delivery(w),
+      envelope: JSON.stringify({ type: 'message.sent', data: { recipient: '260971000009' } }),
+    };
+    const inbound = {
+      ...delivery(w),
+      envelope: JSON.stringify({ type: 'inbound.received', data: { from: '260971000008' } }),
+    };
+    await store.insert([message, inbound]);
+    await notifications.query('UPDATE webhook_deliveries SET recipient_hash = NULL WHERE webhook_id = ?', [
+      w,
+    ]);
+    expect(await store.hashRecipients(false)).toBe(2);
+    const hashes = (await notifications.query(
+      'SELECT HEX(recipient_hash) AS hash FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id',
+      [w],
+    )) as Array<{ hash: string }>;
+    const hex = (r: string) => ctx.get(CallbackStore).recipientHash(r).toString('hex').toUpperCase();
+    expect(hashes.map((h) => h.hash)).toEqual([hex('260971000009'), hex('260971000008')]);
+    expect(await store.hashRecipients(false)).toBe(0);
+    const [{ n }] = (await notifications.query('SELECT COUNT(*) AS n FROM webhook_deliveries')) as Array<{
+      n: string;
+    }>;
+    expect(await store.hashRecipients(true)).toBe(Number(n));
+  });
+});
+
 describe("WebhookDeliveryStore: copies owed by their event's job", () => {
   const pendingOf = async (ids: string[]) =>
     (
@@ -213,6 +243,14 @@ describe('WebhookFanOut', () => {
       [ids],
     )) as PendingCopy[];
     expect(pending).toHaveLength(10);
+    // Each copy is logged with the keyed hash of who its envelope names, by which an erasure finds it.
+    const hashes = (await notifications.query(
+      'SELECT DISTINCT HEX(recipient_hash) AS hash FROM webhook_deliveries WHERE delivery_id IN (?)',
+      [ids],
+    )) as Array<{ hash: string }>;
+    expect(hashes).toEqual([
+      { hash: ctx.get(CallbackStore).recipientHash('260971000001').toString('hex').toUpperCase() },
+    ]);
     // The sweep's job for copies not yet taken is the same job: same id, same envelope.
     const again = await ctx.get(WebhookFanOut).jobsOfPending(pending.slice(0, 4));
     expect(again).toHaveLength(1);

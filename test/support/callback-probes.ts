@@ -88,3 +88,15 @@ export async function outboxEvents(
     };
   });
 }
+
+/** The webhook delivery log's rows whose envelope holds a text (a recipient, say): event, type, and whether delivered. */
+export async function webhookDeliveriesHolding(
+  t: Probed,
+  text: string,
+): Promise<Array<{ event_id: string; type: string; delivered: boolean }>> {
+  const rows = (await t.ds.query(
+    `SELECT event_id, type, delivered_at FROM ${table(t, 'webhook_deliveries')} WHERE envelope LIKE ? ORDER BY id`,
+    [`%${text}%`],
+  )) as Array<{ event_id: string; type: string; delivered_at: Date | null }>;
+  return rows.map((r) => ({ event_id: r.event_id, type: r.type, delivered: r.delivered_at !== null }));
+}

@@ -33,6 +33,7 @@ import { CreateEventCatchUp1796600000000 } from './notification/1796600000000-cr
 import { PartitionDeliveryReportsByDay1796602000000 } from './notification/1796602000000-partition-delivery-reports-by-day.js';
 import { PartitionCallbackAttemptsByDay1796603000000 } from './notification/1796603000000-partition-callback-attempts-by-day.js';
 import { WebhookDeliveriesFirstPending1796604000000 } from './notification/1796604000000-webhook-deliveries-first-pending.js';
+import { WebhookDeliveriesRecipientHash1796605000000 } from './notification/1796605000000-webhook-deliveries-recipient-hash.js';
 import { CreateSmppCredentials1764060000000 } from './main/1764060000000-create-smpp-credentials.js';
 import { CreateSmppSegments1764060100000 } from './main/1764060100000-create-smpp-segments.js';
 import { CreateSmppReceipts1764061000000 } from './main/1764061000000-create-smpp-receipts.js';
@@ -114,4 +115,5 @@ export const NOTIFICATION_MIGRATIONS: MigrationClass[] = [
   PartitionDeliveryReportsByDay1796602000000,
   PartitionCallbackAttemptsByDay1796603000000,
   WebhookDeliveriesFirstPending1796604000000,
+  WebhookDeliveriesRecipientHash1796605000000,
 ];

@@ -13,8 +13,8 @@ import type {
 export function outboxRecipient(job: Pick<CallbackJob, 'eventType' | 'payload'>): string {
   if (job.eventType === 'webhook') {
     // A message event's data names its recipient, an inbound one's its sender; other events neither.
-    const data = (job.payload as WebhookEnvelope).data as { recipient?: unknown; from?: unknown };
-    return String(data.recipient ?? data.from ?? '');
+    const data = (job.payload as WebhookEnvelope).data as { recipient?: unknown; from?: unknown } | undefined;
+    return String(data?.recipient ?? data?.from ?? '');
   }
   return job.eventType === 'inbound'
     ? (job.payload as InboundEventPayload).from

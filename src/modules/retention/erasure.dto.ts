@@ -29,6 +29,13 @@ class ErasedRowsDto {
   })
   callback_outbox: number;
 
+  @ApiProperty({
+    description:
+      'Webhook delivery log rows (7 days, delivered or not) whose envelope named this recipient: message events ' +
+      'of its messages no longer under way, inbound.received events from it; a replay sends the rewritten envelope',
+  })
+  webhook_deliveries: number;
+
   @ApiProperty({ description: 'Kept answers of idempotent requests (24 hours) that named this recipient' })
   idempotency_keys: number;
 

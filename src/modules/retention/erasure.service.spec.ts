@@ -16,11 +16,14 @@ function service() {
   const store = {
     messagesTo: (scope: { accountId: string }) => {
       started.push(scope.accountId);
-      return new Promise((resolve) => gates.push(() => resolve({ ids: [], requestIds: [], pending: 0 })));
+      return new Promise((resolve) =>
+        gates.push(() => resolve({ ids: [], requestIds: [], pending: 0, pendingIds: [] })),
+      );
     },
     erase: async () => ({ messages: 0, send_requests: 0 }),
     eraseInbound: async () => [],
     eraseOutbox: async () => 0,
+    eraseWebhookDeliveries: async () => 0,
     eraseKeptAnswers: async () => 0,
     eraseRequestLogs: async () => 0,
   } as unknown as ErasureStore;

@@ -51,7 +51,8 @@ export interface ErasureResult {
 /**
  * Erases a recipient from an account's data: the number (or address) and the text of every
  * final message to it, the text of requests sent to it alone, the inbound messages it sent,
- * the callback events about them not yet delivered, the kept answers of idempotent requests,
+ * the callback events about them not yet delivered, the webhook delivery log's envelopes about
+ * them, the kept answers of idempotent requests,
  * request log paths that name it, the short links of those messages, and its lines in the archive. Amounts, states and times stay
  * (the ledger and the summaries still add up); suppression entries stay, since they exist to keep
  * the number from being messaged.
@@ -99,15 +100,22 @@ export class ErasureService {
     // Archive lines carry no test flag: a test key's erasure stays on the test side of the tables.
     const archiveDir = scope.testMode ? undefined : this.config.retention.archiveDir;
     const work = async (): Promise<ErasureResult> => {
-      const { ids, requestIds, pending } = await this.store.messagesTo(scope, recipient);
+      const { ids, requestIds, pending, pendingIds } = await this.store.messagesTo(scope, recipient);
       const erased = await this.store.erase(ids, requestIds, ERASED);
       const inbound = await this.store.eraseInbound(scope, recipient, ERASED);
+      // Events about messages still under way are left as the messages are.
+      const stillPending = new Set(pendingIds);
       const outbox = await this.store.eraseOutbox(
         scope,
         recipient,
-        { messages: new Set(ids), inbound: new Set(inbound) },
+        { messages: new Set(ids), inbound: new Set(inbound), pending: stillPending },
         ERASED,
       );
+      const deliveries = await this.store.eraseWebhookDeliveries(scope, {
+        recipient,
+        replacement: ERASED,
+        pending: stillPending,
+      });
       const archive = archiveDir
         ? await eraseFromArchive(archiveDir, { accountId: scope.accountId, recipient, replacement: ERASED })
         : { lines: {}, files: 0 };
@@ -115,6 +123,7 @@ export class ErasureService {
         ...erased,
         inbound_messages: inbound.length,
         callback_outbox: outbox,
+        webhook_deliveries: deliveries,
         idempotency_keys: await this.store.eraseKeptAnswers(scope, recipient, ERASED),
         request_logs: await this.store.eraseRequestLogs(scope, recipient, names, ERASED),
         // The short links of those messages: they answer 404 from then on.

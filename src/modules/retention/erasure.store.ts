@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { LOG_DB, NOTIFICATION_DB } from '../../database/data-sources.js';
+import type { WebhookEnvelope } from '../callbacks/callback-job.js';
 import { CallbackStore } from '../callbacks/callback.store.js';
 import { affected, FINAL } from './retention.store.js';
 
@@ -20,6 +21,7 @@ export interface ErasedRows {
   send_requests: number;
   inbound_messages: number;
   callback_outbox: number;
+  webhook_deliveries: number;
   idempotency_keys: number;
   request_logs: number;
   short_links: number;
@@ -30,6 +32,33 @@ const containing = (s: string) => `%${s.replace(/[\\%_]/g, '\\$&')}%`;
 
 /** `s` as XML text writes it (the XML send answer lists each recipient as an element's text). */
 const xmlText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Who an erasure takes out of webhook envelopes, and the messages to it still under way (left as they are). */
+export interface EnvelopeErasure {
+  recipient: string;
+  replacement: string;
+  /** Row ids of the recipient's messages not yet final. */
+  pending: Set<string>;
+}
+
+/**
+ * An envelope with the recipient erased, as the outbox's events are: a message event of a message
+ * no longer under way (erased now, or archived) names the replacement as recipient; an
+ * inbound.received event from the recipient names it as sender and loses its text. undefined
+ * when the envelope is about neither. `subjectId` is the row the event is about.
+ */
+function erasedEnvelope(
+  envelope: WebhookEnvelope,
+  subjectId: string,
+  e: EnvelopeErasure,
+): WebhookEnvelope | undefined {
+  const data = envelope.data as Record<string, unknown>;
+  if (envelope.type === 'inbound.received' && data.from === e.recipient)
+    return { ...envelope, data: { ...data, from: e.replacement, text: '' } };
+  if (envelope.type.startsWith('message.') && data.recipient === e.recipient && !e.pending.has(subjectId))
+    return { ...envelope, data: { ...data, recipient: e.replacement } };
+  return undefined;
+}
 
 /** ' AND <column> = ?' with its value when the scope is one side (test or live), else nothing. */
 function sideOf(scope: ErasureScope, column: string, test: unknown = 1, live: unknown = 0) {
@@ -67,6 +96,7 @@ export class ErasureStore {
       ids: final.map((r) => String(r.id)),
       requestIds: [...new Set(final.map((r) => String(r.send_request_id)))],
       pending: rows.length - final.length,
+      pendingIds: rows.filter((r) => Number(r.final) !== 1).map((r) => String(r.id)),
     };
   }
 
@@ -122,7 +152,8 @@ export class ErasureStore {
   /**
    * Callback events not yet delivered (the outbox's copy of each queued payload): a message event
    * of an erased message gets the replacement as recipient; an inbound event of an erased inbound
-   * message gets it as sender, and loses its text. The recipient's events are found by their
+   * message gets it as sender, and loses its text; a webhook event's envelope is rewritten as the
+   * delivery log's (erasedEnvelope). The recipient's events are found by their
    * recipient hash (indexed), so an erasure reads only them however full the outbox is; events
    * kept without a hash (before the column existed, until `db hash-outbox` runs) are found by
    * their text among those alone. A changed event's hash becomes the replacement's.
@@ -130,9 +161,10 @@ export class ErasureStore {
   async eraseOutbox(
     scope: ErasureScope,
     recipient: string,
-    erased: { messages: Set<string>; inbound: Set<string> },
+    erased: { messages: Set<string>; inbound: Set<string>; pending: Set<string> },
     replacement: string,
   ): Promise<number> {
+    const envelopes: EnvelopeErasure = { recipient, replacement, pending: erased.pending };
     const rows = (await this.notifications.query(
       `SELECT event_id, job FROM callback_outbox FORCE INDEX (ix_callback_outbox_recipient)
         WHERE recipient_hash = ? OR (recipient_hash IS NULL AND job LIKE ?)`,
@@ -150,7 +182,12 @@ export class ErasureStore {
       const p = job.payload;
       if (job.accountId !== scope.accountId) continue;
       if (scope.testMode !== undefined && (p.test === true) !== scope.testMode) continue;
-      if (job.eventType === 'inbound' && erased.inbound.has(job.messageRowId) && p.from === recipient)
+      const envelope =
+        job.eventType === 'webhook'
+          ? erasedEnvelope(p as unknown as WebhookEnvelope, job.messageRowId, envelopes)
+          : undefined;
+      if (envelope) job.payload = envelope as unknown as Record<string, unknown>;
+      else if (job.eventType === 'inbound' && erased.inbound.has(job.messageRowId) && p.from === recipient)
         job.payload = { ...p, from: replacement, text: '' };
       else if (!job.eventType && erased.messages.has(job.messageRowId) && p.recipient === recipient)
         job.payload = { ...p, recipient: replacement };
@@ -162,6 +199,49 @@ export class ErasureStore {
         ),
       );
     }
+    return changed;
+  }
+
+  /**
+   * The webhook delivery log (7 days of envelopes as POSTed, replayed from there): the account's
+   * envelopes about the recipient are rewritten as the outbox's webhook events are
+   * (erasedEnvelope), delivered or not, so a replay or a first attempt still owed sends the
+   * rewritten one. They are found by their recipient hash (indexed); rows logged without one (before
+   * the column existed, until `db hash-outbox` runs) by their text among those alone. An event's
+   * copies (one per endpoint) share one envelope: one statement per event. A changed row's hash
+   * becomes the replacement's.
+   */
+  async eraseWebhookDeliveries(scope: ErasureScope, erasure: EnvelopeErasure): Promise<number> {
+    const rows = (await this.notifications.query(
+      `SELECT id, subject_id, envelope FROM webhook_deliveries FORCE INDEX (ix_webhook_deliveries_recipient)
+        WHERE (recipient_hash = ? OR (recipient_hash IS NULL AND envelope LIKE ?)) AND account_id = ?`,
+      [
+        this.callbacks.recipientHash(erasure.recipient),
+        containing(JSON.stringify(erasure.recipient).slice(1, -1)),
+        scope.accountId,
+      ],
+    )) as Array<{ id: string; subject_id: string; envelope: string }>;
+    const byEnvelope = new Map<string, string[]>();
+    for (const row of rows) {
+      const envelope = JSON.parse(row.envelope) as WebhookEnvelope;
+      if (scope.testMode !== undefined && (envelope.test === true) !== scope.testMode) continue;
+      const erased = erasedEnvelope(envelope, String(row.subject_id), erasure);
+      if (!erased) continue;
+      const text = JSON.stringify(erased);
+      const ids = byEnvelope.get(text);
+      if (ids) ids.push(String(row.id));
+      else byEnvelope.set(text, [String(row.id)]);
+    }
+    const replacementHash = this.callbacks.recipientHash(erasure.replacement);
+    let changed = 0;
+    for (const [envelope, ids] of byEnvelope)
+      for (let i = 0; i < ids.length; i += CHUNK)
+        changed += affected(
+          await this.notifications.query(
+            'UPDATE webhook_deliveries SET envelope = ?, recipient_hash = ? WHERE id IN (?)',
+            [envelope, replacementHash, ids.slice(i, i + CHUNK)],
+          ),
+        );
     return changed;
   }
 

@@ -2456,6 +2456,8 @@ export interface components {
             inbound_messages: number;
             /** @description Callback events not yet delivered (message events of those messages, inbound events from this recipient) whose kept payload was erased */
             callback_outbox: number;
+            /** @description Webhook delivery log rows (7 days, delivered or not) whose envelope named this recipient: message events of its messages no longer under way, inbound.received events from it; a replay sends the rewritten envelope */
+            webhook_deliveries: number;
             /** @description Kept answers of idempotent requests (24 hours) that named this recipient */
             idempotency_keys: number;
             /** @description Request log rows whose path named this recipient (a suppression removed) */

@@ -1,7 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { NOTIFICATION_DB } from '../../../database/data-sources.js';
+import type { WebhookEnvelope } from '../callback-job.js';
+import { outboxRecipient, recipientHash } from '../outbox-recipient.js';
 
 /** An event owed to one endpoint, as the fan-out writes it. */
 export interface NewDelivery {
@@ -16,6 +19,8 @@ export interface NewDelivery {
   pending?: boolean;
   /** The row the event is about (the attempt log's message_id); '0' when not given. */
   subjectId?: string;
+  /** Who the envelope names (outboxRecipient), kept as its keyed hash for an erasure; '' when none. */
+  recipient?: string;
 }
 
 /** A copy whose first attempt its event's queue job still owes (`first_pending`). */
@@ -52,20 +57,32 @@ export interface AttemptOutcome {
   nextAttemptAt: Date | null;
 }
 
+/** Rows given a recipient hash per statement by `hashRecipients`. */
+const HASH_CHUNK = 1000;
+
 /** Rows a delivery log keeps, in days. */
 export const DELIVERIES_KEPT_DAYS = 7;
 
 /** Every statement on webhook_deliveries (notification database). */
 @Injectable()
 export class WebhookDeliveryStore {
-  constructor(@InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource) {}
+  constructor(
+    @InjectDataSource(NOTIFICATION_DB) private readonly notifications: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /** The events owed, every endpoint's in one statement; a copy logged already stays as it is. */
   async insert(rows: NewDelivery[]): Promise<void> {
     if (rows.length === 0) return;
+    // An event's copies name the same recipient: one hash per recipient of the batch.
+    const hashes = new Map<string, Buffer>();
+    const hashOf = (recipient = '') => {
+      if (!hashes.has(recipient)) hashes.set(recipient, recipientHash(this.config.serverSecret, recipient));
+      return hashes.get(recipient)!;
+    };
     await this.notifications.query(
-      `INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, type, envelope, first_pending, subject_id) VALUES ${rows
-        .map(() => '(?, ?, ?, ?, ?, ?, ?, ?)')
+      `INSERT INTO webhook_deliveries (delivery_id, event_id, webhook_id, account_id, type, envelope, first_pending, subject_id, recipient_hash) VALUES ${rows
+        .map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)')
         .join(',')} ON DUPLICATE KEY UPDATE delivery_id = delivery_id`,
       rows.flatMap((r) => [
         r.deliveryId,
@@ -76,8 +93,40 @@ export class WebhookDeliveryStore {
         r.envelope,
         r.pending ? 1 : 0,
         r.subjectId ?? '0',
+        hashOf(r.recipient),
       ]),
     );
+  }
+
+  /**
+   * Gives logged rows their recipient hash (as the outbox's, CallbackStore.hashRecipients): those
+   * without one (logged before the column existed), or, with `all`, every row (after SERVER_SECRET
+   * changed). Returns how many rows were given one.
+   */
+  async hashRecipients(all: boolean): Promise<number> {
+    let done = 0;
+    let after = '0';
+    for (;;) {
+      const rows = (await this.notifications.query(
+        `SELECT id, envelope FROM webhook_deliveries
+          WHERE id > ?${all ? '' : ' AND recipient_hash IS NULL'} ORDER BY id LIMIT ?`,
+        [after, HASH_CHUNK],
+      )) as Array<{ id: string; envelope: string }>;
+      if (rows.length === 0) return done;
+      const named = rows.map((r) =>
+        outboxRecipient({ eventType: 'webhook', payload: JSON.parse(r.envelope) as WebhookEnvelope }),
+      );
+      await this.notifications.query(
+        `UPDATE webhook_deliveries SET recipient_hash = CASE id ${rows.map(() => 'WHEN ? THEN ?').join(' ')} END
+          WHERE id IN (?)`,
+        [
+          ...rows.flatMap((r, i) => [r.id, recipientHash(this.config.serverSecret, named[i]!)]),
+          rows.map((r) => r.id),
+        ],
+      );
+      done += rows.length;
+      after = String(rows[rows.length - 1]!.id);
+    }
   }
 
   /** The sender has taken these copies (held over on the outbox, or done with unattempted). */

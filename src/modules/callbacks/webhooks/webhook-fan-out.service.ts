@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { TtlCache } from '../../../platform/caching/ttl-cache.js';
 import type { CallbackJob, WebhookCopy, WebhookEnvelope } from '../callback-job.js';
 import { copiesIdOf, deliveryIdOf } from '../event-ids.js';
+import { outboxRecipient } from '../outbox-recipient.js';
 import { WebhookDeliveryStore, type NewDelivery, type PendingCopy } from './webhook-delivery.store.js';
 import { WebhookEndpointStore, type WebhookEndpointRow } from './webhook-endpoint.store.js';
 import { subscribes } from './webhook-event-types.js';
@@ -101,6 +102,7 @@ export class WebhookFanOut {
       };
       const text = JSON.stringify(envelope);
       const subjectId = e.subjectRowId ?? '0';
+      const recipient = outboxRecipient({ eventType: 'webhook', payload: envelope });
       const copies: WebhookCopy[] = [];
       for (const w of targets) {
         const deliveryId = deliveryIdOf(envelope.event_id, w.uuid);
@@ -114,6 +116,7 @@ export class WebhookFanOut {
           envelope: text,
           pending: enabled && !again,
           subjectId,
+          recipient,
         });
         if (enabled) copies.push({ deliveryId, webhookId: w.uuid, url: w.url });
       }
