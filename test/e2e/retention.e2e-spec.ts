@@ -332,10 +332,21 @@ describe('message retention and archives (db prune, db archive)', () => {
     }
   });
 
-  it('lets one prune run at a time: a second one waits --wait seconds for the lock, then removes nothing and says so', async () => {
+  /** Runs `work` while another connection holds the retention lock; `release` lets it go early. */
+  async function withLockHeld(work: (release: () => Promise<void>) => Promise<void>): Promise<void> {
     const holder = await createConnection({ host: '127.0.0.1', user: 'root', database: t.name });
     try {
       await holder.query('SELECT GET_LOCK(?, 0)', [`retention:${t.name}`]);
+      await work(async () => {
+        await holder.query('SELECT RELEASE_LOCK(?)', [`retention:${t.name}`]);
+      });
+    } finally {
+      await holder.end();
+    }
+  }
+
+  it('lets one prune run at a time: a second one waits --wait seconds for the lock, then removes nothing and says so', () =>
+    withLockHeld(async (release) => {
       const r = await runCli(cliEnv, ['db', 'prune', '--wait', '1', '--json']);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/another process is pruning \(it held the retention lock for 1 s\)/i);
@@ -343,20 +354,15 @@ describe('message retention and archives (db prune, db archive)', () => {
       // Released within the wait: the prune runs.
       const waiting = runCli(cliEnv, ['db', 'prune', '--wait', '30', '--json']);
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      await holder.query('SELECT RELEASE_LOCK(?)', [`retention:${t.name}`]);
+      await release();
       const after = await waiting;
       expect(after.code, after.stderr).toBe(0);
       expect(JSON.parse(after.stdout)).toHaveProperty('removed');
-    } finally {
-      await holder.end();
-    }
-  });
+    }));
 
-  it('runs `db prune` at the CPU niceness of RETENTION_NICE, every thread of its process', async () => {
-    const holder = await createConnection({ host: '127.0.0.1', user: 'root', database: t.name });
-    try {
-      // Held, so the prune waits for it long enough to be looked at.
-      await holder.query('SELECT GET_LOCK(?, 0)', [`retention:${t.name}`]);
+  it('runs `db prune` at the CPU niceness of RETENTION_NICE, every thread of its process', () =>
+    // Held, so the prune waits for it long enough to be looked at.
+    withLockHeld(async () => {
       const child = spawn(process.execPath, ['dist/cli.js', 'db', 'prune', '--wait', '3', '--json'], {
         env: { PATH: process.env.PATH ?? '', ...cliEnv, RETENTION_NICE: '13' },
         stdio: 'ignore',
@@ -379,10 +385,7 @@ describe('message retention and archives (db prune, db archive)', () => {
       );
       expect(seen.length).toBeGreaterThan(5);
       expect(await exited).toBe(1); // the lock was never released
-    } finally {
-      await holder.end();
-    }
-  });
+    }));
 
   it('erases a recipient from messages, requests sent to it alone and the archive, keeping amounts, the ledger and its suppression', async () => {
     const R = '260971555001';
