@@ -11,8 +11,9 @@
  * times `db partition` (the conversion, per million rows). Then B1 (50 connections of
  * single-recipient sends) runs 10 s alone and 10 s from the start of `db prune` of the oldest
  * day with ARCHIVE_DIR set, then the same with `db prune` of the next day without it: each
- * prune's own time, and B1's p99 over the requests in flight during the prune's run against
- * B1's p99 over its requests before and after it, in the same run (b1Beside).
+ * prune's own time, and B1's p99 over its 10 s from the prune's start against its 10 s alone,
+ * in the same run (b1Beside), as B8 holds B1 beside a prune. Beside them, for information, the
+ * p99 over the requests in flight during the prune's own run against those before and after it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -110,13 +111,23 @@ export async function benchPartitions(quick: boolean, messages?: number): Promis
       });
       rows.push({
         id: 'B8P',
-        metric: `B1 p99 beside a partition drop, ${what} (${r.counts.beside} requests beside, ${r.counts.without} before and after)`,
+        metric: `B1 p99 beside a partition drop, ${what}: its ${seconds} s run from the prune's start (${r.counts.run} requests) against its ${seconds} s alone before it (${r.counts.alone})`,
+        value: r.run,
+        unit: 'ms',
+        baseline: r.alone,
+        ratio: Math.round((r.run / r.alone) * 100) / 100,
+        bar: '≤ 1.1× without',
+        ok: r.run / r.alone <= 1.1,
+      });
+      rows.push({
+        id: 'B8P',
+        metric: `B1 p99 over the requests in flight during the prune's own run, ${what} (${r.counts.beside} requests, against ${r.counts.without} before and after)`,
         value: r.p99,
         unit: 'ms',
         baseline: r.without,
         ratio: Math.round((r.p99 / r.without) * 100) / 100,
-        bar: '≤ 1.1× without',
-        ok: r.p99 / r.without <= 1.1,
+        bar: 'informational',
+        ok: true,
       });
       rows.push({
         id: 'B8P',
@@ -159,14 +170,18 @@ export interface Window {
 
 export interface Beside<T> {
   result: T;
+  /** B1's p99 over its run beside the work: the requests sent from the work's start until the load stops. */
+  run: number;
+  /** B1's p99 over its run alone: the requests answered before the work started (its first second left out). */
+  alone: number;
   /** B1's p99 over the requests in flight during the work's own window. */
   p99: number;
   /** B1's p99 over the requests before the work started and after it ended. */
   without: number;
   /** B1's p99 over the requests in flight at any time from the work's start to its end (the CLI's start included). */
   p99Whole: number;
-  /** Requests in each of the three sets. */
-  counts: { beside: number; without: number; whole: number };
+  /** Requests in each set. */
+  counts: { run: number; alone: number; beside: number; without: number; whole: number };
   failed: number;
 }
 
@@ -212,16 +227,24 @@ export async function b1Beside<T>(
       a.done >= from && a.sent <= to;
     const beside = answers.filter((a) => overlaps(a, window.from, window.to)).map(latency);
     const whole = answers.filter((a) => overlaps(a, started, ended)).map(latency);
-    const without = answers
-      .filter((a) => a.done < started || a.sent > ended)
-      .filter((a) => a.sent >= answers[0].sent + 1000) // the first second: connections opening
-      .map(latency);
+    const warm = answers.filter((a) => a.sent >= answers[0].sent + 1000); // the first second: connections opening
+    const without = warm.filter((a) => a.done < started || a.sent > ended).map(latency);
+    const run = answers.filter((a) => a.sent >= started).map(latency);
+    const alone = warm.filter((a) => a.done < started).map(latency);
     return {
       result,
+      run: percentile(run, 99),
+      alone: percentile(alone, 99),
       p99: percentile(beside, 99),
       without: percentile(without, 99),
       p99Whole: percentile(whole, 99),
-      counts: { beside: beside.length, without: without.length, whole: whole.length },
+      counts: {
+        run: run.length,
+        alone: alone.length,
+        beside: beside.length,
+        without: without.length,
+        whole: whole.length,
+      },
       failed,
     };
   } finally {
