@@ -309,7 +309,7 @@ const SAFE_SQL_INTERPOLATION = [
   /^all \? '' : ' AND recipient_hash IS NULL'$/, // callback.store: one of two literals
   /^SELECT\.replace\('[\w., ]+', '[\w., ]+'\)$/, // smpp-credential.store: the constant SELECT with a literal column added
   /^columns\.map\(\(\[c\]\) => `\$\{c\} = \?`\)\.join\(', '\)$/, // smpp-credential.store: column names pushed as literals
-  /^table$/, // the partitioned tables: a PartitionedTable, one of PARTITIONED_TABLES' literal names
+  /^table$/, // a literal table name: a PartitionedTable (one of PARTITIONED_TABLES), or a key of recipient-hash.store's HASHED
   /^KEYS_BEFORE(?:\[table\]|\.delivery_reports|\.callback_attempts|\.request_logs)\.join\(', '\)$/, // the partitioning migrations' down: constant key clauses per table
   /^day$/, // delivery-report.store: '' or the literal ', day_id = message_id'
   /^quoted\(partition\)$/, // partition-prune.store: a partition name read from INFORMATION_SCHEMA, quoted as an identifier
@@ -319,6 +319,7 @@ const SAFE_SQL_INTERPOLATION = [
   /^sets\.join\(', '\)$/, // webhook-endpoint.store: `<literal column> = ?` per field given
   /^(?:first|rest)$/, // short-link.store: a literal SELECT of placeholders, and the same repeated per tally
   /^id \? 'AND m\.id = \?' : ''$/, // message-lookup.store: one of two literals (the id a UUID carries)
+  /^(?:key|text)$/, // recipient-hash.store: a literal column name from HASHED, chosen by a literal table name
 ];
 
 /** Dynamic imports of a computed name, reviewed: each names one of a few constant paths. */

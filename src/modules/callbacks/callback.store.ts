@@ -5,9 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import type { CallbackJob } from './callback-job.js';
 import { outboxRecipient, recipientHash } from './outbox-recipient.js';
-
-/** Rows given a recipient hash per statement by `hashRecipients`. */
-const HASH_CHUNK = 1000;
+import { backfillRecipientHashes } from './recipient-hash.store.js';
 
 /** A kept event: its id and the job as queued (JSON). */
 export interface OutboxRow {
@@ -52,24 +50,7 @@ export class CallbackStore {
    * Returns how many rows were given one.
    */
   async hashRecipients(all: boolean): Promise<number> {
-    let done = 0;
-    let after = '';
-    for (;;) {
-      const rows = (await this.notifications.query(
-        `SELECT event_id, job FROM callback_outbox
-          WHERE event_id > ?${all ? '' : ' AND recipient_hash IS NULL'} ORDER BY event_id LIMIT ?`,
-        [after, HASH_CHUNK],
-      )) as OutboxRow[];
-      if (rows.length === 0) return done;
-      const hashes = rows.map((r) => this.recipientHash(outboxRecipient(JSON.parse(r.job) as CallbackJob)));
-      await this.notifications.query(
-        `UPDATE callback_outbox SET recipient_hash = CASE event_id ${rows.map(() => 'WHEN ? THEN ?').join(' ')} END
-          WHERE event_id IN (?)`,
-        [...rows.flatMap((r, i) => [r.event_id, hashes[i]]), rows.map((r) => r.event_id)],
-      );
-      done += rows.length;
-      after = rows[rows.length - 1]!.event_id;
-    }
+    return backfillRecipientHashes(this.notifications, 'callback_outbox', (r) => this.recipientHash(r), all);
   }
 
   /** What `callback_outbox.recipient_hash` holds for the events about `recipient`. */

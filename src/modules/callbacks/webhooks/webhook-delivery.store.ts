@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
 import { NOTIFICATION_DB } from '../../../database/data-sources.js';
-import type { WebhookEnvelope } from '../callback-job.js';
-import { outboxRecipient, recipientHash } from '../outbox-recipient.js';
+import { recipientHash } from '../outbox-recipient.js';
+import { backfillRecipientHashes } from '../recipient-hash.store.js';
 
 /** An event owed to one endpoint, as the fan-out writes it. */
 export interface NewDelivery {
@@ -57,9 +57,6 @@ export interface AttemptOutcome {
   nextAttemptAt: Date | null;
 }
 
-/** Rows given a recipient hash per statement by `hashRecipients`. */
-const HASH_CHUNK = 1000;
-
 /** Rows a delivery log keeps, in days. */
 export const DELIVERIES_KEPT_DAYS = 7;
 
@@ -104,29 +101,12 @@ export class WebhookDeliveryStore {
    * changed). Returns how many rows were given one.
    */
   async hashRecipients(all: boolean): Promise<number> {
-    let done = 0;
-    let after = '0';
-    for (;;) {
-      const rows = (await this.notifications.query(
-        `SELECT id, envelope FROM webhook_deliveries
-          WHERE id > ?${all ? '' : ' AND recipient_hash IS NULL'} ORDER BY id LIMIT ?`,
-        [after, HASH_CHUNK],
-      )) as Array<{ id: string; envelope: string }>;
-      if (rows.length === 0) return done;
-      const named = rows.map((r) =>
-        outboxRecipient({ eventType: 'webhook', payload: JSON.parse(r.envelope) as WebhookEnvelope }),
-      );
-      await this.notifications.query(
-        `UPDATE webhook_deliveries SET recipient_hash = CASE id ${rows.map(() => 'WHEN ? THEN ?').join(' ')} END
-          WHERE id IN (?)`,
-        [
-          ...rows.flatMap((r, i) => [r.id, recipientHash(this.config.serverSecret, named[i]!)]),
-          rows.map((r) => r.id),
-        ],
-      );
-      done += rows.length;
-      after = String(rows[rows.length - 1]!.id);
-    }
+    return backfillRecipientHashes(
+      this.notifications,
+      'webhook_deliveries',
+      (r) => recipientHash(this.config.serverSecret, r),
+      all,
+    );
   }
 
   /** The sender has taken these copies (held over on the outbox, or done with unattempted). */
