@@ -10,8 +10,8 @@
  * can be alternated on one seed. It prints the prune's seconds, the rows archived per second and
  * the CPU milliseconds per thousand rows of the CLI process and of MariaDB (`--cpu-prof`: the CLI's
  * V8 profile in that directory, for profile-top.js). `--b1`: the build's API is started on the
- * databases and B1's load runs 10 s alone and 10 s from the prune's start, as in B8P: B1's p99
- * over its 10 s from the prune's start against its 10 s alone, and over the requests in flight
+ * databases and B1's load runs 10 s alone and on from the prune's start, as in B8P: B1's p99
+ * over its 10 s from the prune's own start against its 10 s alone, and over the requests in flight
  * during the prune's own run against those before and after it. `--no-archive`: the prune
  * without ARCHIVE_DIR (B8P's second prune), its per-1,000-row figures then per 1,000 messages
  * removed.
@@ -127,7 +127,7 @@ async function prune(name: string, day: number, cli: string): Promise<void> {
   if (process.argv.includes('--b1')) {
     const { proc, api, key } = await startB1(name, cli);
     try {
-      // As in B8P: B1 10 s alone and 10 s from the prune's start, the p99 beside its own run against without.
+      // As in B8P: B1 10 s alone and 10 s from the prune's own start, and the p99 over its own run against without.
       b1 = await b1Beside(api, key, 10, 10, async () => {
         const result = await work();
         const ended = performance.now();
