@@ -12,7 +12,7 @@ import { startTestApp, testEnv, type TestApp } from '../support/test-app.js';
 import { balanceOf } from '../support/probes.js';
 import { ledgerEntries, requestLogsWithPath, suppressionCount } from '../support/account-probes.js';
 import { outboxHolding, webhookDeliveriesHolding } from '../support/callback-probes.js';
-import { accountMessages, requestMessages } from '../support/message-probes.js';
+import { accountMessages, messageFields, requestMessages } from '../support/message-probes.js';
 import { waitFor } from '../support/wait.js';
 
 const SMS = '/api/v1/json/bulk/sms';
@@ -29,8 +29,8 @@ const BINARY_TYPES = ['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', '
 /**
  * Erasure from the outside: a recipient with sends alone and in bulk (one personalised), signed
  * callbacks still being retried, receipts, an inbound message with its webhook event, an
- * idempotent send and a suppression removed over HTTP, partly archived, every event logged for a
- * webhook endpoint subscribed to all; then every column of
+ * idempotent send and a suppression removed over HTTP, a verification failed, partly archived,
+ * every event logged for a webhook endpoint subscribed to all; then every column of
  * every table of the three databases and every archive file, decompressed, is searched for the
  * number and the texts.
  */
@@ -184,6 +184,27 @@ describe('erasing a recipient from every table and archive file', () => {
     );
     expect(archived.removed.messages).toBe(3);
 
+    // A verification to it (before it is suppressed), its code's message delivered, then failed
+    // by five wrong codes (seven digits never match a code of six): its row and its
+    // verification.failed event name the number.
+    const auth = { 'X-API-Key': tenant.key };
+    const started = await t.http().post('/api/v1/json/verify').set(auth).send({ to: R, from: 'ACME' });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const verification = String(started.body.verification_id);
+    await waitFor(
+      async () =>
+        FINAL.includes((await messageFields(t, { uuid: started.body.message_id }, 'status')).status),
+      15_000,
+      "the code's message final",
+    );
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await t.http().post(`/api/v1/json/verify/${verification}/check`).set(auth).send({ code: '0000000' }))
+          .status,
+      ).toBe(200);
+    const shownBefore = await t.http().get(`/api/v1/json/verify/${verification}`).set(auth);
+    expect(shownBefore.body).toMatchObject({ to: R, status: 'max_attempts_reached' });
+
     // Still in the tables: a send to it alone and a personalised one, both idempotent, whose
     // callbacks keep failing; an inbound message whose webhook event keeps failing too.
     await send({ to: [R], message: SECRETS[1], callback_url: `${hooks.url}/down` }, 'erase-alone');
@@ -201,7 +222,6 @@ describe('erasing a recipient from every table and archive file', () => {
     );
     expect(inbound.inbound).toHaveLength(1);
     // A suppression added and removed over HTTP (its path names the number), then added again.
-    const auth = { 'X-API-Key': tenant.key };
     expect(
       (
         await t
@@ -220,8 +240,9 @@ describe('erasing a recipient from every table and archive file', () => {
       15_000,
       'the request log of the suppression removed',
     );
-    // The endpoint's log: each of the four messages' acceptance and final state, and the inbound
-    // message, delivered (the archived messages' among them): none is left to be sent with the number.
+    // The endpoint's log: each of the five messages' acceptance and final state (the code's
+    // among them), the inbound message and the verification's outcome, delivered (the archived
+    // messages' among them): none is left to be sent with the number.
     const logged = async () => {
       const rows = await webhookDeliveriesHolding(t, R);
       const of = (type: RegExp) => rows.filter((r) => type.test(r.type)).length;
@@ -229,9 +250,16 @@ describe('erasing a recipient from every table and archive file', () => {
         accepted: of(/^message\.accepted$/),
         final: of(/^message\.(delivered|undelivered|expired|failed|rejected|cancelled)$/),
         inbound: of(/^inbound\.received$/),
+        verification: of(/^verification\.failed$/),
         undelivered: rows.filter((r) => !r.delivered).length,
       };
-      if (seen.accepted !== 4 || seen.final !== 4 || seen.inbound !== 1 || seen.undelivered > 0)
+      if (
+        seen.accepted !== 5 ||
+        seen.final !== 5 ||
+        seen.inbound !== 1 ||
+        seen.verification !== 1 ||
+        seen.undelivered > 0
+      )
         throw new Error(JSON.stringify({ seen, rows }));
       return true;
     };
@@ -239,8 +267,9 @@ describe('erasing a recipient from every table and archive file', () => {
     // Before: the number and every text are found in the tables and in the archive.
     expect(await rowsHolding(R)).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/\.messages\.recipient: 2$/),
+        expect.stringMatching(/\.messages\.recipient: 3$/),
         expect.stringMatching(/\.inbound_messages\.sender: 1$/),
+        expect.stringMatching(/\.verifications\.recipient: 1$/),
         expect.stringMatching(/\.callback_outbox\.job: /),
         expect.stringMatching(/\.webhook_deliveries\.envelope: /),
         expect.stringMatching(/\.idempotency_keys\.body: 2$/),
@@ -285,9 +314,10 @@ describe('erasing a recipient from every table and archive file', () => {
     expect(answer).toEqual({
       recipient: R,
       rows: {
-        messages: 2,
-        send_requests: 1,
+        messages: 3,
+        send_requests: 2,
         inbound_messages: 1,
+        verifications: 1,
         callback_outbox: outboxBefore,
         webhook_deliveries: deliveriesBefore.length,
         idempotency_keys: 2,
@@ -296,7 +326,7 @@ describe('erasing a recipient from every table and archive file', () => {
         archived_messages: 2,
       },
       archive_files: 1,
-      total: 9 + outboxBefore + deliveriesBefore.length,
+      total: 12 + outboxBefore + deliveriesBefore.length,
       pending: 0,
     });
 
@@ -357,6 +387,10 @@ describe('erasing a recipient from every table and archive file', () => {
     const replayedBody = sent()[sentBefore]!;
     expect(replayedBody.json).toMatchObject({ event_id: event, data: { recipient: 'erased' } });
     expect(replayedBody.body).not.toContain(R);
+
+    // The verification, as its account reads it, names the number no more; its outcome stays.
+    const shown = await t.http().get(`/api/v1/json/verify/${verification}`).set(auth);
+    expect(shown.body).toMatchObject({ to: 'erased', status: 'max_attempts_reached' });
 
     // The account's own route, again: nothing is left to change.
     const again = await t.http().post('/api/v1/json/recipients/erase').set(auth).send({ recipient: R });

@@ -436,6 +436,7 @@ describe('message retention and archives (db prune, db archive)', () => {
         messages: 2,
         send_requests: 1,
         inbound_messages: 0,
+        verifications: 0,
         callback_outbox: 0,
         webhook_deliveries: 0,
         idempotency_keys: 0,

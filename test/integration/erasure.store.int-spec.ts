@@ -12,6 +12,7 @@ import { InboundStore } from '../../src/modules/inbound/inbound.store.js';
 import { MessagesModule } from '../../src/modules/messages/messages.module.js';
 import { RequestLogStore } from '../../src/modules/request-logs/request-log.store.js';
 import { ErasureStore } from '../../src/modules/retention/erasure.store.js';
+import { VerificationStore, type NewVerification } from '../../src/modules/verify/verification.store.js';
 import { createTenant, TENANT_MODULES, type Tenant } from '../factories/account.factory.js';
 import { ownerOf, storeSend } from '../factories/message.factory.js';
 import { requestLogs } from '../support/account-probes.js';
@@ -38,7 +39,15 @@ const number = () => `2609720000${String(++n).padStart(2, '0')}`;
 beforeAll(async () => {
   ctx = await startServices(
     [...TENANT_MODULES, MessagesModule],
-    [ErasureStore, CallbackStore, IdempotencyStore, InboundStore, RequestLogStore, WebhookDeliveryStore],
+    [
+      ErasureStore,
+      CallbackStore,
+      IdempotencyStore,
+      InboundStore,
+      RequestLogStore,
+      VerificationStore,
+      WebhookDeliveryStore,
+    ],
   );
   store = ctx.get(ErasureStore);
   tenant = await createTenant(ctx, { test: true });
@@ -140,6 +149,94 @@ describe('ErasureStore: messages', () => {
   });
 });
 
+describe('ErasureStore: verifications', () => {
+  it("replaces the number and kept text of the recipient's closed verifications on one side, and counts those pending", async () => {
+    const to = number();
+    const verifications = ctx.get(VerificationStore);
+    const live = { accountId: tenant.account.id, testMode: false };
+    const test = { accountId: tenant.account.id, testMode: true };
+    const theirs = { accountId: stranger.account.id, testMode: false };
+    const now = new Date();
+    const v = (recipient = to, masked = 'Your code is ******'): NewVerification => ({
+      id: randomUUID(),
+      channel: 'sms',
+      recipient,
+      country: 'ZM',
+      codeHash: randomBytes(32),
+      expiresAt: new Date(now.getTime() + 600_000),
+      createdAt: now,
+      message: { id: String(1000 + ++n), publicId: randomUUID(), maskedBody: masked },
+    });
+    const approved = v(to, 'Acme code ******');
+    const [expired, canceled, pending, testSide, stranger_, otherNumber] = [
+      v(),
+      v(),
+      v(),
+      v(),
+      v(),
+      v(number()),
+    ];
+    for (const [o, row] of [
+      [live, approved],
+      [live, expired],
+      [live, canceled],
+      [live, pending],
+      [test, testSide],
+      [theirs, stranger_],
+      [live, otherNumber],
+    ] as const)
+      await verifications.insert(o, row);
+    const digest = (await verifications.find(live, approved.id))!.code_hash;
+    expect((await verifications.check(live, approved.id, digest, 5, now))?.row.status).toBe('approved');
+    for (const id of [expired.id, testSide.id, stranger_.id, otherNumber.id])
+      expect(await verifications.expire(id, now)).toBe(true);
+    expect((await verifications.cancel(live, canceled.id, now))?.row.status).toBe('canceled');
+    await verifications.markMasked([canceled.id], now);
+
+    expect(await store.eraseVerifications(live, to, ERASED)).toEqual({ verifications: 3, pending: 1 });
+    const rows = async () =>
+      new Map(
+        (
+          (await ctx.ds.query(
+            'SELECT id, recipient, status, masked_body, masked_at FROM verifications WHERE id IN (?)',
+            [[approved, expired, canceled, pending, testSide, stranger_, otherNumber].map((r) => r.id)],
+          )) as Array<{
+            id: string;
+            recipient: string;
+            status: string;
+            masked_body: string | null;
+            masked_at: Date | null;
+          }>
+        ).map((r) => [r.id, r]),
+      );
+    const after = await rows();
+    for (const r of [approved, expired, canceled])
+      expect(after.get(r.id), r.id).toMatchObject({
+        recipient: ERASED,
+        masked_body: null,
+        masked_at: expect.any(Date),
+      });
+    // The masking's own time stays where it was set.
+    expect(after.get(canceled.id)!.masked_at!.getTime()).toBe(now.getTime());
+    expect(after.get(approved.id)!.status).toBe('approved');
+    // A pending verification (a check still needs it), the test side, another account and
+    // another number: untouched.
+    for (const r of [pending, testSide, stranger_, otherNumber])
+      expect(after.get(r.id), r.id).toMatchObject({
+        recipient: r.recipient,
+        masked_body: 'Your code is ******',
+        masked_at: null,
+      });
+
+    // Both sides: the test side's now, and the pending one still counted.
+    expect(await store.eraseVerifications({ accountId: tenant.account.id }, to, ERASED)).toEqual({
+      verifications: 1,
+      pending: 1,
+    });
+    expect((await rows()).get(testSide.id)!.recipient).toBe(ERASED);
+  });
+});
+
 describe('ErasureStore: copies kept elsewhere', () => {
   it("rewrites the outbox's events of erased messages and inbound messages of the account, and no other", async () => {
     const to = number();
@@ -164,6 +261,8 @@ describe('ErasureStore: copies kept elsewhere', () => {
       // Webhook copies: of a message erased (or archived) and of one still under way.
       event(tenant.account.id, '104', envelope('message.delivered', { recipient: to }), 'webhook'),
       event(tenant.account.id, '105', envelope('message.sent', { recipient: to }), 'webhook'),
+      // A verification's outcome: found by its hash, as the others are.
+      event(tenant.account.id, '106', envelope('verification.failed', { to, status: 'expired' }), 'webhook'),
     ];
     await ctx.get(CallbackStore).keep(jobs);
     const changed = await store.eraseOutbox(
@@ -172,7 +271,7 @@ describe('ErasureStore: copies kept elsewhere', () => {
       { messages: new Set(['101']), inbound: new Set(['102']), pending: new Set(['105']) },
       ERASED,
     );
-    expect(changed).toBe(3);
+    expect(changed).toBe(4);
     const rows = (await ctx.ds.query(
       `SELECT event_id, job FROM \`${ctx.name}_notification\`.callback_outbox WHERE event_id IN (?)`,
       [jobs.map((j) => j.eventId)],
@@ -184,6 +283,7 @@ describe('ErasureStore: copies kept elsewhere', () => {
     expect(payloadOf(jobs[3]).recipient).toBe(to);
     expect(payloadOf(jobs[4]).data.recipient).toBe(ERASED);
     expect(payloadOf(jobs[5]).data.recipient).toBe(to);
+    expect(payloadOf(jobs[6]).data).toEqual({ to: ERASED, status: 'expired' });
   });
 
   it("rewrites the webhook delivery log's envelopes about the recipient, delivered or pending, of one account and side", async () => {
@@ -221,6 +321,9 @@ describe('ErasureStore: copies kept elsewhere', () => {
       row(tenant.account.id, '206', envelope('message.delivered', { recipient: number() })),
       // Logged before the recipient hash: found by its text.
       row(tenant.account.id, '0', envelope('message.accepted', { recipient: to })),
+      // A verification's outcome names the recipient as `to`; one of the test side stays.
+      row(tenant.account.id, '0', envelope('verification.approved', { to, status: 'approved' })),
+      row(tenant.account.id, '0', envelope('verification.failed', { to, status: 'expired' }, true)),
     ];
     await deliveries.insert(rows);
     await notifications.query('UPDATE webhook_deliveries SET recipient_hash = NULL WHERE delivery_id = ?', [
@@ -230,7 +333,7 @@ describe('ErasureStore: copies kept elsewhere', () => {
       { accountId: tenant.account.id, testMode: false },
       { recipient: to, replacement: ERASED, pending: new Set(['203']) },
     );
-    expect(changed).toBe(4);
+    expect(changed).toBe(5);
     const after = (await notifications.query(
       `SELECT delivery_id, envelope, first_pending, HEX(recipient_hash) AS hash FROM webhook_deliveries
         WHERE delivery_id IN (?)`,
@@ -244,6 +347,9 @@ describe('ErasureStore: copies kept elsewhere', () => {
       expect(of(i).hash).toBe(erasedHash);
     }
     expect(data(2)).toMatchObject({ from: ERASED, text: '' });
+    expect(data(8)).toEqual({ to: ERASED, status: 'approved' });
+    expect(of(8).hash).toBe(erasedHash);
+    expect(data(9)).toEqual({ to, status: 'expired' });
     for (const i of [3, 4, 5]) expect(data(i), String(i)).toMatchObject({ recipient: to });
     // The copy still owed stays owed, and a replay reads the rewritten envelope.
     expect(Number(of(0).first_pending)).toBe(1);

@@ -8,12 +8,16 @@ import type {
 
 /**
  * The recipient a kept event names, as a send stores it: a message event's recipient, an inbound
- * event's sender (for a webhook event, as its data names them).
+ * event's sender, a verification event's number or address (for a webhook event, as its data
+ * names them).
  */
 export function outboxRecipient(job: Pick<CallbackJob, 'eventType' | 'payload'>): string {
   if (job.eventType === 'webhook') {
-    // A message event's data names its recipient, an inbound one's its sender; other events neither.
-    const data = (job.payload as WebhookEnvelope).data as { recipient?: unknown; from?: unknown } | undefined;
+    // A message event's data names its recipient, an inbound one's its sender, a verification
+    // one's `to` (an inbound event's `to` is the account's own number); other events none.
+    const envelope = job.payload as WebhookEnvelope;
+    const data = envelope.data as { recipient?: unknown; from?: unknown; to?: unknown } | undefined;
+    if (envelope.type.startsWith('verification.')) return String(data?.to ?? '');
     return String(data?.recipient ?? data?.from ?? '');
   }
   return job.eventType === 'inbound'

@@ -33,7 +33,10 @@ export class AccountsEraseRecipientCommand extends CliCommand {
     printLine(`Erased ${r.recipient} from ${o.username}: ${r.total} row(s)`);
     for (const [what, n] of Object.entries(r.rows)) printLine(`  ${what.padEnd(18)} ${n}`);
     if (r.archive_files) printLine(`${r.archive_files} archive file(s) rewritten and verified`);
-    if (r.pending) printLine(`${r.pending} message(s) not yet final were left; erase again once they end`);
+    if (r.pending)
+      printLine(
+        `${r.pending} message(s) or verification(s) not yet final were left; erase again once they end`,
+      );
   }
 
   @Option({ flags: '--username <username>', description: 'the account', required: true })

@@ -24,15 +24,23 @@ class ErasedRowsDto {
 
   @ApiProperty({
     description:
-      'Callback events not yet delivered (message events of those messages, inbound events from this recipient) ' +
-      'whose kept payload was erased',
+      'Verifications to this recipient no longer pending (approved, failed, expired, canceled), whose number ' +
+      '(or address) and kept message text were erased',
+  })
+  verifications: number;
+
+  @ApiProperty({
+    description:
+      'Callback events not yet delivered (message events of those messages, inbound events from this recipient, ' +
+      'verification events of its verifications) whose kept payload was erased',
   })
   callback_outbox: number;
 
   @ApiProperty({
     description:
       'Webhook delivery log rows (7 days, delivered or not) whose envelope named this recipient: message events ' +
-      'of its messages no longer under way, inbound.received events from it; a replay sends the rewritten envelope',
+      'of its messages no longer under way, inbound.received events from it, verification events of its ' +
+      'verifications; a replay sends the rewritten envelope',
   })
   webhook_deliveries: number;
 
@@ -70,7 +78,8 @@ export class EraseRecipientResponseDto {
 
   @ApiProperty({
     description:
-      'Messages to this recipient not yet in a final state, left as they are: erase again once they end',
+      'Messages to this recipient not yet in a final state, and its verifications still pending, left as they ' +
+      'are: erase again once they end',
   })
   pending: number;
 }

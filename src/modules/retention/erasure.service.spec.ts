@@ -22,6 +22,7 @@ function service() {
     },
     erase: async () => ({ messages: 0, send_requests: 0 }),
     eraseInbound: async () => [],
+    eraseVerifications: async () => ({ verifications: 0, pending: 0 }),
     eraseOutbox: async () => 0,
     eraseWebhookDeliveries: async () => 0,
     eraseKeptAnswers: async () => 0,

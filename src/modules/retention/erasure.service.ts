@@ -44,15 +44,18 @@ export interface ErasureResult {
   archive_files: number;
   /** Every row and archived line changed. */
   total: number;
-  /** Messages to the recipient not yet in a final state: left as they are, erase again once they end. */
+  /**
+   * Messages to the recipient not yet in a final state, and its verifications still pending: left
+   * as they are, erase again once they end.
+   */
   pending: number;
 }
 
 /**
  * Erases a recipient from an account's data: the number (or address) and the text of every
  * final message to it, the text of requests sent to it alone, the inbound messages it sent,
- * the callback events about them not yet delivered, the webhook delivery log's envelopes about
- * them, the kept answers of idempotent requests,
+ * its closed verifications, the callback events about them not yet delivered, the webhook
+ * delivery log's envelopes about them, the kept answers of idempotent requests,
  * request log paths that name it, the short links of those messages, and its lines in the archive. Amounts, states and times stay
  * (the ledger and the summaries still add up); suppression entries stay, since they exist to keep
  * the number from being messaged.
@@ -103,6 +106,7 @@ export class ErasureService {
       const { ids, requestIds, pending, pendingIds } = await this.store.messagesTo(scope, recipient);
       const erased = await this.store.erase(ids, requestIds, ERASED);
       const inbound = await this.store.eraseInbound(scope, recipient, ERASED);
+      const verifications = await this.store.eraseVerifications(scope, recipient, ERASED);
       // Events about messages still under way are left as the messages are.
       const stillPending = new Set(pendingIds);
       const outbox = await this.store.eraseOutbox(
@@ -122,6 +126,7 @@ export class ErasureService {
       const rows = {
         ...erased,
         inbound_messages: inbound.length,
+        verifications: verifications.verifications,
         callback_outbox: outbox,
         webhook_deliveries: deliveries,
         idempotency_keys: await this.store.eraseKeptAnswers(scope, recipient, ERASED),
@@ -131,7 +136,13 @@ export class ErasureService {
         archived_messages: archive.lines.messages ?? 0,
       };
       const total = Object.values(rows).reduce((a, b) => a + b, 0);
-      return { recipient, rows, archive_files: archive.files, total, pending };
+      return {
+        recipient,
+        rows,
+        archive_files: archive.files,
+        total,
+        pending: pending + verifications.pending,
+      };
     };
     if (!archiveDir) return work();
     // A prune holding rows it read before the erasure would archive the number again: wait for it.

@@ -20,6 +20,7 @@ export interface ErasedRows {
   messages: number;
   send_requests: number;
   inbound_messages: number;
+  verifications: number;
   callback_outbox: number;
   webhook_deliveries: number;
   idempotency_keys: number;
@@ -44,8 +45,9 @@ export interface EnvelopeErasure {
 /**
  * An envelope with the recipient erased, as the outbox's events are: a message event of a message
  * no longer under way (erased now, or archived) names the replacement as recipient; an
- * inbound.received event from the recipient names it as sender and loses its text. undefined
- * when the envelope is about neither. `subjectId` is the row the event is about.
+ * inbound.received event from the recipient names it as sender and loses its text; a
+ * verification.* event (told only once its verification is closed) names it as `to`. undefined
+ * when the envelope is about none of them. `subjectId` is the row the event is about.
  */
 function erasedEnvelope(
   envelope: WebhookEnvelope,
@@ -57,6 +59,8 @@ function erasedEnvelope(
     return { ...envelope, data: { ...data, from: e.replacement, text: '' } };
   if (envelope.type.startsWith('message.') && data.recipient === e.recipient && !e.pending.has(subjectId))
     return { ...envelope, data: { ...data, recipient: e.replacement } };
+  if (envelope.type.startsWith('verification.') && data.to === e.recipient)
+    return { ...envelope, data: { ...data, to: e.replacement } };
   return undefined;
 }
 
@@ -147,6 +151,35 @@ export class ErasureStore {
         [replacement, ids.slice(i, i + CHUNK), sender],
       );
     return ids;
+  }
+
+  /**
+   * The recipient's verifications on this side of the account that are closed (approved, failed,
+   * expired, canceled): the replacement in place of the number, and the text their code's message
+   * kept (masked_body) dropped, as the message's own is; masked_at set, so the recovery round of
+   * the masking never writes that text back into the erased message. Pending ones are left (a
+   * check still needs the row) and counted.
+   */
+  async eraseVerifications(
+    scope: ErasureScope,
+    recipient: string,
+    replacement: string,
+  ): Promise<{ verifications: number; pending: number }> {
+    // Both sides named, so the key (account_id, test_mode, recipient, created_at) is read whole.
+    const sides = scope.testMode === undefined ? [0, 1] : [scope.testMode ? 1 : 0];
+    const changed = affected(
+      await this.main.query(
+        `UPDATE verifications SET recipient = ?, masked_body = NULL, masked_at = COALESCE(masked_at, ?)
+          WHERE account_id = ? AND test_mode IN (?) AND recipient = ? AND status <> 'pending'`,
+        [replacement, new Date(), scope.accountId, sides, recipient],
+      ),
+    );
+    // What still names the number is pending (or closed since the UPDATE): erase again later.
+    const [left] = (await this.main.query(
+      `SELECT COUNT(*) AS n FROM verifications WHERE account_id = ? AND test_mode IN (?) AND recipient = ?`,
+      [scope.accountId, sides, recipient],
+    )) as Array<{ n: number | string }>;
+    return { verifications: changed, pending: Number(left?.n ?? 0) };
   }
 
   /**

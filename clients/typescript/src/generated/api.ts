@@ -2454,9 +2454,11 @@ export interface components {
             send_requests: number;
             /** @description Inbound messages from this recipient, whose number and text were erased */
             inbound_messages: number;
-            /** @description Callback events not yet delivered (message events of those messages, inbound events from this recipient) whose kept payload was erased */
+            /** @description Verifications to this recipient no longer pending (approved, failed, expired, canceled), whose number (or address) and kept message text were erased */
+            verifications: number;
+            /** @description Callback events not yet delivered (message events of those messages, inbound events from this recipient, verification events of its verifications) whose kept payload was erased */
             callback_outbox: number;
-            /** @description Webhook delivery log rows (7 days, delivered or not) whose envelope named this recipient: message events of its messages no longer under way, inbound.received events from it; a replay sends the rewritten envelope */
+            /** @description Webhook delivery log rows (7 days, delivered or not) whose envelope named this recipient: message events of its messages no longer under way, inbound.received events from it, verification events of its verifications; a replay sends the rewritten envelope */
             webhook_deliveries: number;
             /** @description Kept answers of idempotent requests (24 hours) that named this recipient */
             idempotency_keys: number;
@@ -2480,7 +2482,7 @@ export interface components {
             archive_files: number;
             /** @description All rows and archive lines changed */
             total: number;
-            /** @description Messages to this recipient not yet in a final state, left as they are: erase again once they end */
+            /** @description Messages to this recipient not yet in a final state, and its verifications still pending, left as they are: erase again once they end */
             pending: number;
         };
         CreateSubaccountDto: {
