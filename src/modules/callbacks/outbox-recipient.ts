@@ -17,7 +17,7 @@ export function outboxRecipient(job: Pick<CallbackJob, 'eventType' | 'payload'>)
     // one's `to` (an inbound event's `to` is the account's own number); other events none.
     const envelope = job.payload as WebhookEnvelope;
     const data = envelope.data as { recipient?: unknown; from?: unknown; to?: unknown } | undefined;
-    if (envelope.type.startsWith('verification.')) return String(data?.to ?? '');
+    if (String(envelope.type ?? '').startsWith('verification.')) return String(data?.to ?? '');
     return String(data?.recipient ?? data?.from ?? '');
   }
   return job.eventType === 'inbound'
