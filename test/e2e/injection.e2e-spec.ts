@@ -306,7 +306,7 @@ const SAFE_SQL_INTERPOLATION = [
   /^iso\('[\w.]+'\)$/, // retention.store: DATE_FORMAT of a literal column name
   /^where$/, // retention.store: one of two literal conditions on message_id (an id list or an id range)
   /^rows\.map\(\(\) => (?:`WHEN \$\{match\} THEN \?`|match)\)\.join\('[^']*'\)$/, // daily-spend.store: a literal key match per row
-  /^all \? '' : ' AND recipient_hash IS NULL'$/, // callback.store: one of two literals
+  /^all \? '' : ' AND \(recipient_hash IS NULL OR recipient_hash = \?\)'$/, // recipient-hash.store: one of two literals
   /^SELECT\.replace\('[\w., ]+', '[\w., ]+'\)$/, // smpp-credential.store: the constant SELECT with a literal column added
   /^columns\.map\(\(\[c\]\) => `\$\{c\} = \?`\)\.join\(', '\)$/, // smpp-credential.store: column names pushed as literals
   /^table$/, // a literal table name: a PartitionedTable (one of PARTITIONED_TABLES), or a key of recipient-hash.store's HASHED

@@ -102,4 +102,33 @@ describe('backfillRecipientHashes', () => {
     expect(rows.filter((r) => r.actual !== r.expected)).toEqual([]);
     expect(await backfillRecipientHashes(notifications, 'webhook_deliveries', hash, true)).toBe(ROWS);
   });
+
+  it('rehashes a logged verification event hashed as naming no one by its `to`, and leaves events that name no one', async () => {
+    const webhookId = randomUUID();
+    const logged = (type: string, data: object) => ({
+      deliveryId: randomUUID(),
+      eventId: randomUUID(),
+      webhookId,
+      accountId: '7',
+      type,
+      envelope: JSON.stringify({ type, data }),
+      recipient: '', // as a version that did not read a verification's `to` hashed it
+    });
+    await ctx
+      .get(WebhookDeliveryStore)
+      .insert([
+        logged('verification.failed', { to: '260971555001' }),
+        logged('link.clicked', { link_id: 'abc' }),
+      ]);
+    expect(await backfillRecipientHashes(notifications, 'webhook_deliveries', hash, false)).toBe(1);
+    const rows = (await notifications.query(
+      'SELECT type, recipient_hash AS hash FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id',
+      [webhookId],
+    )) as Array<{ type: string; hash: Buffer }>;
+    expect(rows.map((r) => [r.type, Buffer.from(r.hash).toString('hex')])).toEqual([
+      ['verification.failed', hash('260971555001').toString('hex')],
+      ['link.clicked', hash('').toString('hex')],
+    ]);
+    expect(await backfillRecipientHashes(notifications, 'webhook_deliveries', hash, false)).toBe(0);
+  });
 });

@@ -27,9 +27,11 @@ const HASHED = {
 } as const;
 
 /**
- * Gives a table's rows their recipient hash, a thousand a statement in key order: those without
- * one (kept before the column existed, or by a process of an older version), or, with `all`,
- * every row (after SERVER_SECRET changed). Returns how many rows were given one.
+ * Gives a table's rows their recipient hash, a thousand read a statement in key order: those
+ * without one (kept before the column existed, or by a process of an older version) and those
+ * hashed as naming no one whose text now names someone (a verification event, hashed so by a
+ * version that did not read its `to`); or, with `all`, every row (after SERVER_SECRET changed).
+ * Returns how many rows were given one.
  */
 export async function backfillRecipientHashes(
   notifications: DataSource,
@@ -38,21 +40,26 @@ export async function backfillRecipientHashes(
   all: boolean,
 ): Promise<number> {
   const { key, first, text, names } = HASHED[table];
+  const nobody = hash('');
   let done = 0;
   let after: string = first;
   for (;;) {
     const rows = (await notifications.query(
-      `SELECT ${key} AS \`key\`, ${text} AS text FROM ${table}
-        WHERE ${key} > ?${all ? '' : ' AND recipient_hash IS NULL'} ORDER BY ${key} LIMIT ?`,
-      [after, HASH_CHUNK],
-    )) as Array<{ key: string; text: string }>;
+      `SELECT ${key} AS \`key\`, ${text} AS text, recipient_hash AS hash FROM ${table}
+        WHERE ${key} > ?${all ? '' : ' AND (recipient_hash IS NULL OR recipient_hash = ?)'} ORDER BY ${key} LIMIT ?`,
+      all ? [after, HASH_CHUNK] : [after, nobody, HASH_CHUNK],
+    )) as Array<{ key: string; text: string; hash: Buffer | null }>;
     if (rows.length === 0) return done;
-    await notifications.query(
-      `UPDATE ${table} SET recipient_hash = CASE ${key} ${rows.map(() => 'WHEN ? THEN ?').join(' ')} END
-        WHERE ${key} IN (?)`,
-      [...rows.flatMap((r) => [r.key, hash(names(r.text))]), rows.map((r) => r.key)],
-    );
-    done += rows.length;
     after = String(rows[rows.length - 1]!.key);
+    const changed = rows
+      .map((r) => ({ key: r.key, hash: hash(names(r.text)), was: r.hash }))
+      .filter((r) => all || !r.was || !r.hash.equals(r.was));
+    if (changed.length === 0) continue;
+    await notifications.query(
+      `UPDATE ${table} SET recipient_hash = CASE ${key} ${changed.map(() => 'WHEN ? THEN ?').join(' ')} END
+        WHERE ${key} IN (?)`,
+      [...changed.flatMap((r) => [r.key, r.hash]), changed.map((r) => r.key)],
+    );
+    done += changed.length;
   }
 }
