@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { isWriteConflict } from '../../database/conflict-retry.js';
+import { againOnWriteConflict } from '../../database/conflict-retry.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import type { CallbackJob } from './callback-job.js';
 import { outboxRecipient, recipientHash } from './outbox-recipient.js';
@@ -12,6 +12,9 @@ import { backfillRecipientHashes } from './recipient-hash.store.js';
 const DEADLOCK_TRIES = 5;
 /** Rows one statement puts back or forgets, each named by its primary key. */
 const ROWS_PER_STATEMENT = 1000;
+
+/** The ids a SELECT of `event_id` answered. */
+const eventIds = (rows: unknown): string[] => (rows as Array<{ event_id: string }>).map((r) => r.event_id);
 
 /** A kept event: its id and the job as queued (JSON). */
 export interface OutboxRow {
@@ -90,7 +93,9 @@ export class CallbackStore {
    * itself locked every row and gap it passed, and deadlocked with the keeps of new events.
    */
   async unmarkAllQueued(): Promise<number> {
-    const ids = await this.eventIds('queued_at IS NOT NULL', []);
+    const ids = eventIds(
+      await this.notifications.query('SELECT event_id FROM callback_outbox WHERE queued_at IS NOT NULL'),
+    );
     let changed = 0;
     for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
       const res = (await this.againOnDeadlock(
@@ -113,37 +118,22 @@ export class CallbackStore {
    * and gap it passed, and deadlocked with the keeps of new events.
    */
   async forgetOlderThan(hours: number): Promise<void> {
-    const old = 'created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR';
-    const ids = await this.eventIds(old, [hours], ROWS_PER_STATEMENT);
+    const ids = eventIds(
+      await this.notifications.query(
+        'SELECT event_id FROM callback_outbox WHERE created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR LIMIT ?',
+        [hours, ROWS_PER_STATEMENT],
+      ),
+    );
     if (ids.length === 0) return;
-    await this.notifications.query(`DELETE FROM callback_outbox WHERE event_id IN (?) AND ${old}`, [
-      ids,
-      hours,
-    ]);
+    await this.notifications.query(
+      'DELETE FROM callback_outbox WHERE event_id IN (?) AND created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR',
+      [ids, hours],
+    );
   }
 
-  /**
-   * Runs one statement, again (up to DEADLOCK_TRIES in all) when a deadlock rolled it back. A lock
-   * wait timeout is not tried again: it has already waited innodb_lock_wait_timeout.
-   */
-  private async againOnDeadlock(sql: string, params: unknown[]): Promise<unknown> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.notifications.query(sql, params);
-      } catch (err) {
-        if (attempt >= DEADLOCK_TRIES || !isWriteConflict(err)) throw err;
-        await new Promise((r) => setTimeout(r, 10 * attempt * (0.5 + Math.random())));
-      }
-    }
-  }
-
-  /** The ids of the kept events that meet `where`, read without locks (a plain SELECT). */
-  private async eventIds(where: string, params: unknown[], limit?: number): Promise<string[]> {
-    const rows = (await this.notifications.query(
-      `SELECT event_id FROM callback_outbox WHERE ${where}${limit === undefined ? '' : ' LIMIT ?'}`,
-      limit === undefined ? params : [...params, limit],
-    )) as Array<{ event_id: string }>;
-    return rows.map((r) => r.event_id);
+  /** One statement, again (up to DEADLOCK_TRIES in all) when a deadlock rolled it back. */
+  private againOnDeadlock(sql: string, params: unknown[]): Promise<unknown> {
+    return againOnWriteConflict(() => this.notifications.query(sql, params), DEADLOCK_TRIES);
   }
 
   async recordAttempt(a: CallbackAttempt): Promise<void> {
