@@ -36,6 +36,22 @@ const pause = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, 5 * attempt * (0.5 + Math.random())));
 
 /**
+ * Runs one autocommitted statement (or other work that a deadlock rolls back whole), again when
+ * a deadlock rolled it back, up to `tries` in all; counted as a transaction's retries are.
+ */
+export async function againOnWriteConflict<T>(run: () => Promise<T>, tries = CONFLICT_TRIES): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= tries || !isWriteConflict(err)) throw err;
+      countConflictRetry(err);
+      await pause(attempt);
+    }
+  }
+}
+
+/**
  * Makes every `transaction()` of the data source (and of its manager) run its work again when
  * the transaction was rolled back by a deadlock, which is how Galera reports a certification
  * failure at COMMIT when another node committed a conflicting write first. Such a transaction

@@ -226,15 +226,16 @@ export class CallbackOutbox implements StateChangeListener, OnApplicationShutdow
     if ((await client.set(key, mine, 'NX')) !== 'OK') return;
     const hadOne = this.epoch !== undefined;
     this.epoch = mine;
-    const requeued = await this.store.unmarkAllQueued();
-    if (hadOne || requeued)
-      this.logger.warn(
-        `the callback queue lost its data; ${requeued} callback event(s) not yet delivered go back on it`,
-      );
     try {
+      const requeued = await this.store.unmarkAllQueued();
+      if (hadOne || requeued)
+        this.logger.warn(
+          `the callback queue lost its data; ${requeued} callback event(s) not yet delivered go back on it`,
+        );
       for (const listener of this.lossListeners) await listener();
     } catch (err) {
-      // The marker goes again, so the next sweep puts everything back once more.
+      // The marker goes again, so the next sweep puts everything back once more: left set, the
+      // events queued on the lost data would stay marked queued, and never be queued again.
       await client.del(key);
       throw err;
     }

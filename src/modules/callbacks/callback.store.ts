@@ -2,10 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { againOnWriteConflict } from '../../database/conflict-retry.js';
 import { NOTIFICATION_DB } from '../../database/data-sources.js';
 import type { CallbackJob } from './callback-job.js';
 import { outboxRecipient, recipientHash } from './outbox-recipient.js';
 import { backfillRecipientHashes } from './recipient-hash.store.js';
+
+/** Tries of a statement that a deadlock rolled back (whole: it changed nothing). */
+const DEADLOCK_TRIES = 5;
+/** Rows one statement puts back or forgets, each named by its primary key. */
+const ROWS_PER_STATEMENT = 1000;
+
+/** The ids a SELECT of `event_id` answered. */
+const eventIds = (rows: unknown): string[] => (rows as Array<{ event_id: string }>).map((r) => r.event_id);
 
 /** A kept event: its id and the job as queued (JSON). */
 export interface OutboxRow {
@@ -35,10 +44,14 @@ export class CallbackStore {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Keeps the events, not yet queued; an event kept already stays as it is. */
+  /**
+   * Keeps the events, not yet queued; an event kept already stays as it is. A deadlock is tried
+   * again: an event that is not kept lives on Redis alone, and goes if Redis loses its data
+   * before the event is delivered.
+   */
   async keep(jobs: CallbackJob[]): Promise<void> {
     if (jobs.length === 0) return;
-    await this.notifications.query(
+    await this.againOnDeadlock(
       `INSERT IGNORE INTO callback_outbox (event_id, job, recipient_hash) VALUES ${jobs.map(() => '(?, ?, ?)').join(',')}`,
       jobs.flatMap((j) => [j.eventId, JSON.stringify(j), this.recipientHash(outboxRecipient(j))]),
     );
@@ -74,12 +87,24 @@ export class CallbackStore {
     );
   }
 
-  /** Every queued event back to not queued (the queue lost its data); returns how many. */
+  /**
+   * Every queued event back to not queued (the queue lost its data); returns how many. The rows
+   * are read first, without locks, and changed by primary key: an UPDATE that searched the table
+   * itself locked every row and gap it passed, and deadlocked with the keeps of new events.
+   */
   async unmarkAllQueued(): Promise<number> {
-    const res = (await this.notifications.query(
-      'UPDATE callback_outbox SET queued_at = NULL WHERE queued_at IS NOT NULL',
-    )) as { affectedRows?: number };
-    return res.affectedRows ?? 0;
+    const ids = eventIds(
+      await this.notifications.query('SELECT event_id FROM callback_outbox WHERE queued_at IS NOT NULL'),
+    );
+    let changed = 0;
+    for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
+      const res = (await this.againOnDeadlock(
+        'UPDATE callback_outbox SET queued_at = NULL WHERE event_id IN (?) AND queued_at IS NOT NULL',
+        [ids.slice(i, i + ROWS_PER_STATEMENT)],
+      )) as { affectedRows?: number };
+      changed += res.affectedRows ?? 0;
+    }
+    return changed;
   }
 
   /** The events done with. */
@@ -87,12 +112,28 @@ export class CallbackStore {
     await this.notifications.query('DELETE FROM callback_outbox WHERE event_id IN (?)', [ids]);
   }
 
-  /** Up to 1000 leftover rows older than `hours`. */
+  /**
+   * Up to 1000 leftover rows older than `hours`. Read first, without locks, and deleted by
+   * primary key: a DELETE that searched the table itself (on every sweep round) locked every row
+   * and gap it passed, and deadlocked with the keeps of new events.
+   */
   async forgetOlderThan(hours: number): Promise<void> {
-    await this.notifications.query(
-      'DELETE FROM callback_outbox WHERE created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR LIMIT 1000',
-      [hours],
+    const ids = eventIds(
+      await this.notifications.query(
+        'SELECT event_id FROM callback_outbox WHERE created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR LIMIT ?',
+        [hours, ROWS_PER_STATEMENT],
+      ),
     );
+    if (ids.length === 0) return;
+    await this.notifications.query(
+      'DELETE FROM callback_outbox WHERE event_id IN (?) AND created_at < CURRENT_TIMESTAMP(3) - INTERVAL ? HOUR',
+      [ids, hours],
+    );
+  }
+
+  /** One statement, again (up to DEADLOCK_TRIES in all) when a deadlock rolled it back. */
+  private againOnDeadlock(sql: string, params: unknown[]): Promise<unknown> {
+    return againOnWriteConflict(() => this.notifications.query(sql, params), DEADLOCK_TRIES);
   }
 
   async recordAttempt(a: CallbackAttempt): Promise<void> {
