@@ -155,6 +155,8 @@ describe('VerificationStore', () => {
       Array.from({ length: 8 }, () => store.check(live, v.id, wrong, 5, now)),
     );
     expect(results.filter((r) => r!.moved)).toHaveLength(5);
+    // Each answers the attempt it took, not the row as another check left it after.
+    expect(results.flatMap((r) => (r!.moved ? [r!.row.attempts] : [])).sort()).toEqual([1, 2, 3, 4, 5]);
     expect(results.filter((r) => r!.moved && r!.row.status === 'max_attempts_reached')).toHaveLength(1);
     expect((await store.find(live, v.id))!.attempts).toBe(5);
 
