@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import { CALLBACK_QUEUE, type CallbackJob } from '../../src/modules/callbacks/ca
 import { CallbackOutbox } from '../../src/modules/callbacks/callback.outbox.js';
 import { CallbackQueueModule } from '../../src/modules/callbacks/callback-queue.module.js';
 import { CallbackStore } from '../../src/modules/callbacks/callback.store.js';
+import { callbackJob } from '../support/callback-probes.js';
 import { ageOutboxEvents } from '../support/clock.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 
@@ -16,27 +16,7 @@ let outbox: CallbackOutbox;
 let store: CallbackStore;
 let queue: Queue<CallbackJob>;
 
-const job = (): CallbackJob => {
-  const eventId = randomUUID();
-  return {
-    eventId,
-    url: 'https://example.com/cb',
-    accountId: '7',
-    messageRowId: '1796000000000000001',
-    payload: {
-      event_id: eventId,
-      message_id: randomUUID(),
-      api_reference: '1796000000000000000',
-      user_reference_id: null,
-      channel: 'sms',
-      recipient: '260971000001',
-      status: 'SENT',
-      reason: null,
-      occurred_at: '2030-01-01T00:00:00.000Z',
-      test: false,
-    },
-  };
-};
+const job = (): CallbackJob => callbackJob({}, 'SENT');
 
 beforeAll(async () => {
   ctx = await startServices([CallbackQueueModule]);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallbackJob } from '../../src/modules/callbacks/callback-job.js';
 import { CallbackStore } from '../../src/modules/callbacks/callback.store.js';
-import { allCallbackAttempts, outboxCount } from '../support/callback-probes.js';
+import { allCallbackAttempts, callbackJob, outboxCount } from '../support/callback-probes.js';
 import { ageOutboxEvents } from '../support/clock.js';
 import { startServices, type ServiceContext } from '../support/service-context.js';
 
@@ -11,28 +11,7 @@ import { startServices, type ServiceContext } from '../support/service-context.j
 let ctx: ServiceContext;
 let store: CallbackStore;
 
-const job = (over: Partial<CallbackJob> = {}): CallbackJob => {
-  const eventId = randomUUID();
-  return {
-    eventId,
-    url: 'https://example.com/cb',
-    accountId: '7',
-    messageRowId: '1796000000000000001',
-    payload: {
-      event_id: eventId,
-      message_id: randomUUID(),
-      api_reference: '1796000000000000000',
-      user_reference_id: null,
-      channel: 'sms',
-      recipient: '260971000001',
-      status: 'DELIVERED',
-      reason: null,
-      occurred_at: '2030-01-01T00:00:00.000Z',
-      test: false,
-    },
-    ...over,
-  };
-};
+const job = (over: Partial<CallbackJob> = {}): CallbackJob => callbackJob(over);
 const ids = (rows: Array<{ event_id: string }>) => rows.map((r) => r.event_id);
 
 beforeAll(async () => {

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { CallbackJob } from '../../src/modules/callbacks/callback-job.js';
+import type { MessageStatus } from '../../src/modules/messages/channel.js';
 import { countOf, type Probed } from './message-probes.js';
 
 /** Named reads of callback attempts and the callback outbox (the notification database), for e2e specs. */
@@ -99,4 +102,31 @@ export async function webhookDeliveriesHolding(
     [`%${text}%`],
   )) as Array<{ event_id: string; type: string; delivered_at: Date | null }>;
   return rows.map((r) => ({ event_id: r.event_id, type: r.type, delivered: r.delivered_at !== null }));
+}
+
+/** A message-event callback job to example.com, its own event and message ids; `over` replaces fields. */
+export function callbackJob(
+  over: Partial<CallbackJob> = {},
+  status: MessageStatus = 'DELIVERED',
+): CallbackJob {
+  const eventId = randomUUID();
+  return {
+    eventId,
+    url: 'https://example.com/cb',
+    accountId: '7',
+    messageRowId: '1796000000000000001',
+    payload: {
+      event_id: eventId,
+      message_id: randomUUID(),
+      api_reference: '1796000000000000000',
+      user_reference_id: null,
+      channel: 'sms',
+      recipient: '260971000001',
+      status,
+      reason: null,
+      occurred_at: '2030-01-01T00:00:00.000Z',
+      test: false,
+    },
+    ...over,
+  };
 }
