@@ -49,6 +49,20 @@ describe('takeJobs', () => {
     expect(log.errors).toEqual([]);
   });
 
+  it('lets a queue closed while its workers start (its connection being named) end quietly', async () => {
+    const log = recorder();
+    const unhandled = await unhandledDuring(async () => {
+      for (let i = 0; i < 10; i++) {
+        const queue = new Bull(`take-jobs-starting-${process.pid}-${i}`, 'redis://127.0.0.1:6379');
+        takeJobs(queue, 'work', 1, async () => undefined, log);
+        await new Promise((r) => setTimeout(r, i));
+        await queue.close();
+      }
+    });
+    expect(unhandled.map(String)).toEqual([]);
+    expect(log.errors).toEqual([]);
+  });
+
   it('logs, rather than leaves unhandled, workers that fail to start on a queue nobody closed', async () => {
     const log = recorder();
     const failing = (reason: unknown) =>
