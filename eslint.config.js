@@ -8,7 +8,6 @@ export default tseslint.config(
       'bench/results/**',
       'soak/results/**',
       'clients/*/dist/**',
-      'clients/*/src/generated/**',
     ],
   },
   ...tseslint.configs.recommended,
