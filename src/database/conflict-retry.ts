@@ -36,19 +36,36 @@ const pause = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, 5 * attempt * (0.5 + Math.random())));
 
 /**
- * Runs one autocommitted statement (or other work that a deadlock rolls back whole), again when
- * a deadlock rolled it back, up to `tries` in all; counted as a transaction's retries are.
+ * Runs `run` again while it fails with an error `when` accepts, up to `tries` in all, pausing a
+ * little longer before each try (`pauseMs` times the try's number, jittered); `onRetry` hears each
+ * error that is about to be tried again. Any other error, or the last try's, is thrown.
  */
-export async function againOnWriteConflict<T>(run: () => Promise<T>, tries = CONFLICT_TRIES): Promise<T> {
+export async function retryOn<T>(
+  run: () => Promise<T>,
+  o: { when: (err: unknown) => boolean; tries: number; pauseMs: number; onRetry?: (err: unknown) => void },
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (err) {
-      if (attempt >= tries || !isWriteConflict(err)) throw err;
-      countConflictRetry(err);
-      await pause(attempt);
+      if (attempt >= o.tries || !o.when(err)) throw err;
+      o.onRetry?.(err);
+      await new Promise((r) => setTimeout(r, o.pauseMs * attempt * (0.5 + Math.random())));
     }
   }
+}
+
+/**
+ * Runs one autocommitted statement (or other work that a deadlock rolls back whole), again when
+ * a deadlock rolled it back, up to `tries` in all; counted as a transaction's retries are.
+ */
+export function againOnWriteConflict<T>(run: () => Promise<T>, tries = CONFLICT_TRIES): Promise<T> {
+  return retryOn(run, {
+    when: isWriteConflict,
+    tries,
+    pauseMs: 5,
+    onRetry: (err) => countConflictRetry(err),
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/config.js';
+import { retryOn } from '../../../database/conflict-retry.js';
 import { MicroBatcher } from '../../../platform/batching/micro-batcher.js';
 import { RepeatLimiter } from '../../../platform/logging/repeat-limiter.js';
 import { PeriodicTask } from '../../../platform/periodic/periodic-task.js';
@@ -298,13 +299,6 @@ export class DeliveryReportService implements OnApplicationBootstrap, OnApplicat
 }
 
 /** Deadlocks and lock wait timeouts between concurrent batches are routine: the batch is tried again. */
-export async function retryLocks<T>(fn: () => Promise<T>, retries = REPORT_LOCK_TRIES): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (attempt >= retries || !isLockConflict(err)) throw err;
-      await new Promise((r) => setTimeout(r, 20 * attempt * Math.random()));
-    }
-  }
+export function retryLocks<T>(fn: () => Promise<T>, retries = REPORT_LOCK_TRIES): Promise<T> {
+  return retryOn(fn, { when: isLockConflict, tries: retries, pauseMs: 10 });
 }
