@@ -93,18 +93,23 @@ export class CallbackStore {
    * itself locked every row and gap it passed, and deadlocked with the keeps of new events.
    */
   async unmarkAllQueued(): Promise<number> {
-    const ids = eventIds(
-      await this.notifications.query('SELECT event_id FROM callback_outbox WHERE queued_at IS NOT NULL'),
-    );
     let changed = 0;
-    for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
+    // A thousand at a time in key order: a long outage can leave many queued.
+    for (let after = ''; ;) {
+      const ids = eventIds(
+        await this.notifications.query(
+          'SELECT event_id FROM callback_outbox WHERE event_id > ? AND queued_at IS NOT NULL ORDER BY event_id LIMIT ?',
+          [after, ROWS_PER_STATEMENT],
+        ),
+      );
+      if (ids.length === 0) return changed;
       const res = (await this.againOnDeadlock(
         'UPDATE callback_outbox SET queued_at = NULL WHERE event_id IN (?) AND queued_at IS NOT NULL',
-        [ids.slice(i, i + ROWS_PER_STATEMENT)],
+        [ids],
       )) as { affectedRows?: number };
       changed += res.affectedRows ?? 0;
+      after = ids[ids.length - 1]!;
     }
-    return changed;
   }
 
   /** The events done with. */
