@@ -2,13 +2,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: [
-      'dist/**',
-      'node_modules/**',
-      'bench/results/**',
-      'soak/results/**',
-      'clients/*/dist/**',
-    ],
+    ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'soak/results/**', 'clients/*/dist/**'],
   },
   ...tseslint.configs.recommended,
   {
